@@ -1,0 +1,48 @@
+# The whole project is driven from here; `make` alone prints this help.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-host
+
+.PHONY: help toolchain install generate build lint infra migrate up down test test-unit test-e2e bench clean
+
+help: ## Show the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
+
+toolchain: ## Provision the pinned Node 24 and pnpm into .tools/
+	@scripts/toolchain.sh
+
+install: toolchain ## Install Debian packages (postgresql, nats-server, chromium) and JS dependencies
+	@scripts/infra.sh install
+	@pnpm install --frozen-lockfile --reporter=silent
+
+generate: install ## Regenerate protobuf and Prisma code (committed; a clean tree stays clean)
+	@buf generate
+	@for s in $(SERVICES); do node libs/db/dist/cli.js generate services/$$s || exit 1; done
+	@biome format --write libs/proto/src/gen services/*/src/generated >/dev/null
+
+build: install ## Type-check and compile every package
+	@tsc -b tsconfig.json
+
+lint: build ## Lint and format-check the tree, lint the protobuf contracts
+	@biome check .
+	@buf lint
+
+infra: install ## Start Postgres and NATS JetStream on loopback (data under .data/)
+	@scripts/infra.sh start
+
+up: build infra ## Start the whole fleet on loopback; prints the URL and an API key (Ctrl-C stops it)
+	@node --enable-source-maps libs/fleet/dist/cli.js up
+
+down: ## Stop the fleet and what `make up` started
+	@-node libs/fleet/dist/cli.js down 2>/dev/null
+	@scripts/infra.sh stop
+
+test: build infra ## Run the whole suite (unit, then end-to-end through the fleet)
+	@scripts/test.sh
+
+bench: build infra ## Run the benchmarks
+	@echo "no benchmarks yet"
+
+clean: ## Remove build output (keeps .data/)
+	@rm -rf libs/*/dist services/*/dist e2e/dist

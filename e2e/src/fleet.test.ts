@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { type Fleet, SERVICES } from '@wap/fleet';
+import { readLogLines, startFleet, until } from './harness.js';
+
+let fleet: Fleet;
+
+before(async () => {
+  fleet = await startFleet();
+});
+
+after(async () => {
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+});
+
+test('readiness reports all seven services healthy', async () => {
+  const res = await fetch(`${fleet.gatewayUrl}/readyz`);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { status: string; checks: Record<string, boolean> };
+  assert.equal(body.status, 'ready');
+  assert.deepEqual(Object.keys(body.checks).sort(), [...SERVICES].sort());
+  assert.ok(Object.values(body.checks).every(Boolean));
+  assert.ok(res.headers.get('x-request-id'), 'every response carries a request id');
+});
+
+test('one trace id crosses from the gateway to every service', async () => {
+  const traceId = randomBytes(16).toString('hex');
+  const res = await fetch(`${fleet.gatewayUrl}/readyz`, {
+    headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+  });
+  assert.equal(res.status, 200);
+  for (const service of SERVICES) {
+    await until(
+      `${service} logs trace ${traceId}`,
+      async () => readLogLines(fleet.logFile(service)).some((line) => line.trace_id === traceId),
+      5_000,
+    );
+  }
+  const ledgerLine = readLogLines(fleet.logFile('billing-ledger')).find((l) => l.trace_id === traceId);
+  assert.equal(ledgerLine?.rpc, '/grpc.health.v1.Health/Check');
+});
+
+test('an unknown route answers the spec Error object', async () => {
+  const res = await fetch(`${fleet.gatewayUrl}/v1/nothing-here`);
+  assert.equal(res.status, 404);
+  assert.deepEqual(await res.json(), {
+    code: 'not_found',
+    message: (await import('@wap/errors')).ERRORS.not_found.message,
+  });
+});
+
+test('SIGTERM drains and every service exits 0', async () => {
+  for (const service of SERVICES) {
+    const started = Date.now();
+    assert.equal(await fleet.stopOne(service), 0, `${service} exit code`);
+    assert.ok(Date.now() - started < 10_000, `${service} stopped within its deadline`);
+  }
+});

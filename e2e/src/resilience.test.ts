@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { Fleet, SERVICES } from '@wap/fleet';
+import { PrivateInfra, until } from './harness.js';
+
+// This file stops and starts Postgres and NATS, so it runs its own.
+const infra = new PrivateInfra();
+let fleet: Fleet;
+
+before(async () => {
+  await infra.init();
+  fleet = new Fleet({
+    infra: infra.infra,
+    dbPrefix: `t${randomBytes(4).toString('hex')}_`,
+    logDir: mkdtempSync(path.join(tmpdir(), 'wap-fleet-')),
+    env: { LOG_LEVEL: 'info' },
+  });
+  await fleet.migrate();
+  await fleet.start();
+  await fleet.waitReady(90_000);
+});
+
+after(async () => {
+  await fleet?.stop();
+  await infra.destroy();
+});
+
+const readiness = async () => (await fetch(`${fleet.gatewayUrl}/readyz`)).status;
+const pids = () => SERVICES.map((s) => fleet.pid(s));
+
+async function outage(name: string, stop: () => Promise<void> | void, start: () => Promise<void>) {
+  const before = pids();
+  await stop();
+  await until(`readiness turns false without ${name}`, async () => (await readiness()) === 503, 20_000);
+  // Give crash loops a chance to show themselves before looking.
+  await new Promise((r) => setTimeout(r, 3_000));
+  assert.equal(await readiness(), 503);
+  assert.deepEqual(pids(), before, 'no service exited or restarted');
+  await start();
+  await until(`readiness comes back with ${name}`, async () => (await readiness()) === 200, 30_000);
+  assert.deepEqual(pids(), before, 'the same processes serve again');
+}
+
+test('readiness follows NATS down and up, nothing crashes', async () => {
+  await outage(
+    'NATS',
+    () => infra.stopNats(),
+    () => infra.startNats(),
+  );
+});
+
+test('readiness follows Postgres down and up, nothing crashes', async () => {
+  await outage(
+    'Postgres',
+    () => infra.stopPostgres(),
+    () => infra.startPostgres(),
+  );
+});

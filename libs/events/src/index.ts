@@ -1,0 +1,7 @@
+export { connectNats, type NatsLink } from './connection.js';
+export { Consumer, type ConsumeSettings, type Delivery } from './consume.js';
+export { handleOnce } from './inbox.js';
+export { enqueueEvent, OutboxRelay } from './outbox.js';
+export { Publisher, type PublishOptions } from './publish.js';
+export type { SqlClient, TransactionalSqlClient } from './sql.js';
+export { type ConsumerSpec, ensureStreams, type StreamSpec } from './streams.js';

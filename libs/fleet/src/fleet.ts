@@ -1,0 +1,212 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { applyMigrations, databaseUrlFor, dropDatabase, ensureDatabase } from '@wap/db';
+
+/** The seven services, in the order they start (the gateway last: it fronts the rest). */
+export const SERVICES = [
+  'billing-ledger',
+  'crawl',
+  'agent',
+  'monitor',
+  'session-recorder',
+  'browser-host',
+  'gateway',
+] as const;
+export type ServiceName = (typeof SERVICES)[number];
+
+export const ROOT = path.resolve(__dirname, '../../..');
+
+export interface Infra {
+  adminUrl: string;
+  natsUrl: string;
+}
+
+/** Connection strings of the Postgres and NATS that `scripts/infra.sh` runs (or the environment names). */
+export function localInfra(): Infra {
+  if (process.env.DATABASE_ADMIN_URL && process.env.NATS_URL) {
+    return { adminUrl: process.env.DATABASE_ADMIN_URL, natsUrl: process.env.NATS_URL };
+  }
+  const out = execFileSync(path.join(ROOT, 'scripts/infra.sh'), ['env'], { encoding: 'utf8' });
+  const vars = Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+  );
+  return { adminUrl: vars.DATABASE_ADMIN_URL, natsUrl: vars.NATS_URL };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const envName = (service: ServiceName) => service.toUpperCase().replaceAll('-', '_');
+
+export interface FleetSettings {
+  infra: Infra;
+  /** Databases are named `<prefix><service>`; tests use a unique prefix and drop them after. */
+  dbPrefix: string;
+  logDir: string;
+  /** Fixed ports (make up) or free ones chosen at start (tests). */
+  ports?: { http: number; grpc: Record<ServiceName, number> };
+  /** Extra environment for every service (LOG_LEVEL, test allow-lists...). */
+  env?: Record<string, string>;
+  /** Copy each line a service prints to this process's stdout. */
+  echo?: boolean;
+}
+
+interface Child {
+  proc: ChildProcess;
+  log: WriteStream;
+  exited: Promise<number | null>;
+}
+
+/** Starts, stops, kills and restarts the services as separate processes. */
+export class Fleet {
+  private readonly children = new Map<ServiceName, Child>();
+  private ports!: { http: number; grpc: Record<ServiceName, number> };
+
+  constructor(readonly settings: FleetSettings) {}
+
+  get gatewayUrl(): string {
+    return `http://127.0.0.1:${this.ports.http}`;
+  }
+
+  grpcAddress(service: ServiceName): string {
+    return `127.0.0.1:${this.ports.grpc[service]}`;
+  }
+
+  databaseUrl(service: ServiceName): string {
+    return databaseUrlFor(this.settings.infra.adminUrl, this.databaseName(service));
+  }
+
+  logFile(service: ServiceName): string {
+    return path.join(this.settings.logDir, `${service}.log`);
+  }
+
+  private databaseName(service: ServiceName): string {
+    return `${this.settings.dbPrefix}${service.replaceAll('-', '_')}`;
+  }
+
+  /** Creates each service's database if missing and applies its migrations. */
+  async migrate(): Promise<void> {
+    for (const service of SERVICES) {
+      await ensureDatabase(this.settings.infra.adminUrl, this.databaseName(service));
+      await applyMigrations({
+        migrationsDir: path.join(ROOT, 'services', service, 'prisma', 'migrations'),
+        databaseUrl: this.databaseUrl(service),
+      });
+    }
+  }
+
+  async start(): Promise<void> {
+    if (!this.ports) {
+      this.ports = this.settings.ports ?? {
+        http: await freePort(),
+        grpc: Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()]))) as Record<
+          ServiceName,
+          number
+        >,
+      };
+    }
+    mkdirSync(this.settings.logDir, { recursive: true });
+    for (const service of SERVICES) this.startOne(service);
+  }
+
+  serviceEnv(service: ServiceName): Record<string, string> {
+    const upstreams = Object.fromEntries(SERVICES.map((s) => [`${envName(s)}_ADDR`, this.grpcAddress(s)]));
+    return {
+      ...upstreams,
+      OTEL_SERVICE_NAME: service,
+      DATABASE_URL: this.databaseUrl(service),
+      NATS_URL: this.settings.infra.natsUrl,
+      GRPC_PORT: String(this.ports.grpc[service]),
+      HTTP_PORT: String(this.ports.http),
+      ...this.settings.env,
+    };
+  }
+
+  startOne(service: ServiceName): void {
+    const log = createWriteStream(this.logFile(service), { flags: 'a' });
+    const proc = spawn(
+      process.execPath,
+      ['--enable-source-maps', path.join(ROOT, 'services', service, 'dist', 'main.js')],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.serviceEnv(service) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    for (const stream of [proc.stdout, proc.stderr]) {
+      stream?.on('data', (chunk: Buffer) => {
+        log.write(chunk);
+        if (this.settings.echo) process.stdout.write(prefixLines(service, chunk));
+      });
+    }
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    this.children.set(service, { proc, log, exited });
+  }
+
+  /** SIGTERM and wait: the service drains and exits 0. Returns its exit code. */
+  async stopOne(service: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    const child = this.children.get(service);
+    if (!child) return null;
+    child.proc.kill(signal);
+    const code = await child.exited;
+    child.log.end();
+    this.children.delete(service);
+    return code;
+  }
+
+  /** The pid of a running service; undefined once it has exited. */
+  pid(service: ServiceName): number | undefined {
+    const proc = this.children.get(service)?.proc;
+    return proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined;
+  }
+
+  async stop(): Promise<void> {
+    // The gateway first so nothing new comes in, then the rest together.
+    await this.stopOne('gateway');
+    await Promise.all([...this.children.keys()].map((s) => this.stopOne(s)));
+  }
+
+  /** Polls the gateway's /readyz until it answers 200. */
+  async waitReady(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.gatewayUrl}/readyz`);
+        last = await res.text();
+        if (res.status === 200) return;
+      } catch (err) {
+        last = String(err);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`fleet not ready after ${timeoutMs} ms: ${last}`);
+  }
+
+  async dropDatabases(): Promise<void> {
+    for (const service of SERVICES) await dropDatabase(this.settings.infra.adminUrl, this.databaseName(service));
+  }
+}
+
+function prefixLines(service: string, chunk: Buffer): string {
+  return chunk
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => `${service.padEnd(16)} | ${line}\n`)
+    .join('');
+}

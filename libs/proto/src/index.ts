@@ -1,0 +1,2 @@
+// Generated protobuf-es code for every contract under proto/ (see `make generate`).
+export * as health from './gen/grpc/health/v1/health_pb.js';

