@@ -45,13 +45,14 @@ export async function ensureStreams(
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const spec of streams) {
-    const config: Partial<StreamConfig> = {
+    const config: Partial<StreamConfig> & { name: string } = {
       name: spec.name,
       subjects: spec.subjects,
       retention: retention[spec.retention],
       storage: StorageType.File,
       max_age: ms(spec.maxAgeMs ?? 0),
-      duplicate_window: ms(spec.duplicateWindowMs ?? 120_000),
+      // The server refuses a de-duplication window longer than the stream keeps messages.
+      duplicate_window: ms(Math.min(spec.duplicateWindowMs ?? 120_000, spec.maxAgeMs || Number.POSITIVE_INFINITY)),
     };
     const exists = await jsm.streams.info(spec.name).then(
       () => true,

@@ -48,7 +48,7 @@ export function addService<S extends GenServiceMethods>(
   impl: ServiceImpl<S>,
   log: Logger,
 ): void {
-  const definition: grpc.ServiceDefinition = {};
+  const definition: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const handlers: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
     const path = methodPath(method);

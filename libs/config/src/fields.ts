@@ -1,0 +1,118 @@
+import { z } from 'zod';
+
+/**
+ * Field builders for environment variables. Each takes the raw string and
+ * fails with `expected <what>, got "<value>"`, so loadConfig can print one line
+ * per variable an operator can act on without reading the code.
+ */
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+}
+
+export function port() {
+  return parsed('an integer between 1 and 65535', toPort);
+}
+
+/** An absolute URL, kept as written (drivers take strings); protocols like "postgresql:". */
+export function url(options: { protocols?: readonly string[] } = {}) {
+  const protocols = options.protocols?.map((p) => (p.endsWith(':') ? p : `${p}:`));
+  const expected = protocols ? `a URL with protocol ${protocols.join(' or ')}` : 'an absolute URL';
+  return parsed(
+    expected,
+    (raw) => {
+      if (!URL.canParse(raw)) return undefined;
+      const parsedUrl = new URL(raw);
+      if (parsedUrl.host === '') return undefined;
+      return protocols && !protocols.includes(parsedUrl.protocol) ? undefined : raw;
+    },
+    // A URL is where credentials hide (postgresql://user:password@...); a bad
+    // one is echoed without them so the error can go to logs.
+    redactUrl,
+  );
+}
+
+/** "500ms", "30s", "5m", "1h" or a bare number of milliseconds; yields milliseconds. */
+export function duration() {
+  return parsed('a duration such as 500ms, 30s, 5m or a number of milliseconds', parseDuration);
+}
+
+export function bool() {
+  return parsed('one of true, false, 1, 0, yes, no', (raw) => BOOLEANS.get(raw.toLowerCase()));
+}
+
+export function logLevel() {
+  return parsed(`one of ${LOG_LEVELS.join(', ')}`, (raw) => {
+    const level = raw.toLowerCase();
+    return (LOG_LEVELS as readonly string[]).includes(level) ? (level as LogLevel) : undefined;
+  });
+}
+
+/** Comma-separated values, trimmed, empty items dropped. */
+export function csv() {
+  return z.string().transform((raw) =>
+    raw
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== ''),
+  );
+}
+
+/** "host:port" or "[ipv6]:port"; the host comes back without brackets. */
+export function hostPort() {
+  return parsed('host:port with a port between 1 and 65535', (raw): HostPort | undefined => {
+    const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9_.-]+)):([0-9]+)$/.exec(raw);
+    const host = match?.[1] ?? match?.[2];
+    const portNumber = toPort(match?.[3] ?? '');
+    return host !== undefined && portNumber !== undefined ? { host, port: portNumber } : undefined;
+  });
+}
+
+const BOOLEANS = new Map([
+  ['true', true],
+  ['1', true],
+  ['yes', true],
+  ['false', false],
+  ['0', false],
+  ['no', false],
+]);
+
+const MS_PER_UNIT = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+function parseDuration(raw: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw);
+  if (!match?.[1]) return undefined;
+  const unit = (match[2] ?? 'ms') as keyof typeof MS_PER_UNIT;
+  const ms = Math.round(Number(match[1]) * MS_PER_UNIT[unit]);
+  return Number.isSafeInteger(ms) ? ms : undefined;
+}
+
+function toPort(raw: string): number | undefined {
+  if (!/^[0-9]{1,5}$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return value >= 1 && value <= 65535 ? value : undefined;
+}
+
+/** A string schema that parses with `parse`, which answers undefined to reject. */
+function parsed<T>(expected: string, parse: (raw: string) => T | undefined, show: (raw: string) => string = quote) {
+  return z.string().transform((raw, ctx) => {
+    const value = parse(raw.trim());
+    if (value === undefined) {
+      ctx.addIssue({ code: 'custom', message: `expected ${expected}, got ${show(raw)}` });
+      return z.NEVER;
+    }
+    return value;
+  });
+}
+
+function quote(raw: string): string {
+  return JSON.stringify(raw.length > 80 ? `${raw.slice(0, 77)}...` : raw);
+}
+
+function redactUrl(raw: string): string {
+  return quote(raw.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/is, '$1***@').replace(/\?.*$/s, '?***'));
+}

@@ -1,0 +1,14 @@
+export {
+  bool,
+  csv,
+  duration,
+  type HostPort,
+  hostPort,
+  LOG_LEVELS,
+  type LogLevel,
+  logLevel,
+  port,
+  url,
+} from './fields.js';
+export { ConfigError, type ConfigProblem, type Env, loadConfig } from './load.js';
+export { serviceEnv } from './service-env.js';

@@ -1,0 +1,95 @@
+import { GRPC_STATUS as G } from '../grpc-status.js';
+import { details, int, oneOfValues, retryAfterSeconds, str } from '../json-schema.js';
+import type { Entries } from './spec.js';
+
+const PLANS = ['free', 'builder', 'pro', 'scale'];
+
+/**
+ * Money runs out → 402, throughput limits → 429, our own shortage → 503.
+ * Clients handle the three differently (top up, back off, retry later), so the
+ * status alone must tell them apart. See docs/decisions/0002-error-statuses.md.
+ */
+export const capacity: Entries<
+  | 'cap_exceeded'
+  | 'no_capacity'
+  | 'quota_exceeded'
+  | 'concurrency_limit'
+  | 'plan_required'
+  | 'capability_unavailable'
+  | 'decode_unavailable'
+  | 'exit_unavailable'
+> = {
+  cap_exceeded: {
+    status: 402,
+    grpc: G.RESOURCE_EXHAUSTED,
+    message: 'A spending cap set by the caller would be exceeded.',
+    when: 'The charge would take spending past a cap the caller set, such as a crawl or run `limit` or the workspace spending cap.',
+    details: details({
+      cap: int('The cap, in credits.'),
+      spent: int('Credits already spent against it.'),
+      needed: int('Credits the call would add.'),
+    }),
+  },
+  no_capacity: {
+    status: 503,
+    grpc: G.UNAVAILABLE,
+    message: 'The service has no free capacity right now.',
+    when: 'No browser or worker is free to take the work at this moment; it clears without any change by the caller.',
+    details: details({}, { retryAfterSeconds }),
+  },
+  quota_exceeded: {
+    status: 402,
+    grpc: G.RESOURCE_EXHAUSTED,
+    message: 'The credit balance cannot cover this call.',
+    when: "The remaining credits, plan allowance plus grants as shown by `GET /v1/credits`, are fewer than the call's charge.",
+    details: details({
+      needed: int('Credits the call needs.'),
+      available: int('Credits left in the balance.'),
+    }),
+  },
+  concurrency_limit: {
+    status: 429,
+    grpc: G.RESOURCE_EXHAUSTED,
+    message: 'A plan limit on concurrent browsers or requests per minute was reached.',
+    when: "Starting the work would exceed the plan's concurrent browsers, or the request exceeds the plan's requests per minute.",
+    details: details(
+      {
+        kind: oneOfValues(['browsers', 'requests_per_minute'], 'Which plan limit was reached.'),
+        limit: int("The plan's limit."),
+        active: int('Browsers open, or requests made in the current minute.'),
+      },
+      { retryAfterSeconds },
+    ),
+  },
+  plan_required: {
+    status: 403,
+    grpc: G.PERMISSION_DENIED,
+    message: "The workspace's plan does not include this capability.",
+    when: 'The call uses a capability or option that only a higher plan includes.',
+    details: details({
+      plan: oneOfValues(PLANS, 'Lowest plan that includes it.'),
+      current: oneOfValues(PLANS, "The workspace's plan."),
+    }),
+  },
+  capability_unavailable: {
+    status: 503,
+    grpc: G.UNAVAILABLE,
+    message: 'This capability is temporarily unavailable.',
+    when: 'The capability has a registry row but the service behind it is down, switched off or mid-rollout.',
+    details: details({}, { capability: str(), retryAfterSeconds }),
+  },
+  decode_unavailable: {
+    status: 503,
+    grpc: G.UNAVAILABLE,
+    message: 'No model capacity is free to generate a response right now.',
+    when: 'The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.',
+    details: details({}, { retryAfterSeconds }),
+  },
+  exit_unavailable: {
+    status: 503,
+    grpc: G.UNAVAILABLE,
+    message: 'The requested network exit is not available.',
+    when: "The profile's pinned exit, or the exit location asked for, cannot carry traffic at the moment.",
+    details: details({}, { exit: str('The pinned exit or location asked for.'), retryAfterSeconds }),
+  },
+};

@@ -1,0 +1,97 @@
+import { GRPC_STATUS as G } from '../grpc-status.js';
+import { arrayOf, details, int, issueList, oneOfValues, str } from '../json-schema.js';
+import type { Entries } from './spec.js';
+
+/**
+ * A target site failing is answered 422, not 502: the platform worked, the
+ * page did not, and 5xx stays reserved for our own faults (alerts, SLOs and
+ * client retry policies key on it).
+ */
+export const pages: Entries<
+  | 'page_unreachable'
+  | 'document_unrepresentable'
+  | 'page_lost'
+  | 'extraction_failed'
+  | 'answer_lost'
+  | 'search_refused'
+  | 'lab_arm_forbidden'
+> = {
+  page_unreachable: {
+    status: 422,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The target page could not be reached.',
+    when: "Fetching the URL failed before a usable response: DNS, connection, TLS, the site's own timeout, an error status, or the site blocking access.",
+    details: details(
+      {
+        url: str(undefined, 'uri'),
+        reason: oneOfValues(['dns', 'connect', 'tls', 'timeout', 'http_status', 'blocked']),
+      },
+      { status: int("The site's HTTP status, when reason is http_status.") },
+    ),
+  },
+  document_unrepresentable: {
+    status: 422,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The document cannot be returned in the requested formats.',
+    when: 'The fetched content, for example a binary file, has no representation in any of the formats asked for.',
+    details: details({ formats: arrayOf(str(), 'The formats asked for.') }, { contentType: str() }),
+  },
+  page_lost: {
+    status: 422,
+    grpc: G.ABORTED,
+    message: 'The browser page closed before the operation finished.',
+    when: 'The tab crashed, was closed by the site or navigated away while the service was still reading or acting on it; a retry often succeeds.',
+    details: details({ reason: oneOfValues(['crashed', 'closed', 'navigated']) }, { url: str(undefined, 'uri') }),
+  },
+  extraction_failed: {
+    status: 422,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'Structured data could not be extracted from the page.',
+    when: 'The extraction did not produce data that matches the requested schema.',
+    details: details({ issues: issueList }),
+  },
+  answer_lost: {
+    status: 409,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The answer was not used because the run had stopped waiting for it.',
+    when: 'An answer is posted to a run that is no longer paused on a question: it ended, was cancelled or its question lapsed.',
+    details: details({ runId: str(), status: str("The run's status when the answer arrived.") }),
+  },
+  search_refused: {
+    status: 422,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The search provider refused the query.',
+    when: 'The search provider declined the query, for example as unsafe or unsupported in the requested region.',
+    details: details({}, { reason: str("The provider's reason, when it gives one.") }),
+  },
+  lab_arm_forbidden: {
+    status: 403,
+    grpc: G.PERMISSION_DENIED,
+    message: 'The requested experimental variant is not available to this workspace.',
+    when: 'A call selects a lab (experimental) arm of a capability that the workspace is not enrolled in.',
+    details: details({ arm: str() }),
+  },
+};
+
+export const integrations: Entries<'integration_check_failed' | 'integration_changed'> = {
+  integration_check_failed: {
+    status: 422,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The MCP server did not pass the connection check.',
+    when: 'Connecting an integration failed: the endpoint is not HTTPS, did not answer as an MCP server, or rejected the credential of the secret handle.',
+    details: details({
+      endpoint: str(),
+      reason: oneOfValues(['not_https', 'unreachable', 'not_mcp', 'auth_rejected']),
+    }),
+  },
+  integration_changed: {
+    status: 409,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The integration changed after the run was granted access to it.',
+    when: "A run calls a connected server that was disconnected, or whose tools changed, since the run's grant was made.",
+    details: details({
+      integrationId: str(),
+      change: oneOfValues(['disconnected', 'tools_changed']),
+    }),
+  },
+};

@@ -1,0 +1,103 @@
+import { GRPC_STATUS as G } from '../grpc-status.js';
+import { details, int, noDetails, str } from '../json-schema.js';
+import type { Entries } from './spec.js';
+
+const money = {
+  currency: str('ISO 4217 code.'),
+};
+
+/**
+ * Purchase limits are the caller's own policy over their own card, so they
+ * answer 403, not 402: 402 is kept for our credits, and a client that tops up
+ * on 402 must not do so because a merchant purchase was capped.
+ */
+export const purchases: Entries<
+  | 'spend_cap_required'
+  | 'card_number_in_task'
+  | 'merchant_not_allowed'
+  | 'spend_cap_exceeded'
+  | 'per_purchase_exceeded'
+  | 'no_open_purchase'
+  | 'approval_denied'
+  | 'approval_timed_out'
+> = {
+  spend_cap_required: {
+    status: 422,
+    grpc: G.INVALID_ARGUMENT,
+    message: 'A task that may purchase needs a spend cap.',
+    when: 'An agent task allowed to make purchases is submitted without a spend cap.',
+    details: details({ field: str('The missing request field.') }),
+  },
+  card_number_in_task: {
+    status: 422,
+    grpc: G.INVALID_ARGUMENT,
+    message: 'The task text contains a card number.',
+    when: 'The task text includes what looks like a payment card number; cards are stored as secrets and referenced by handle.',
+    // Deliberately empty: echoing where the number sits would help no one and risks logging it.
+    details: noDetails,
+  },
+  merchant_not_allowed: {
+    status: 403,
+    grpc: G.PERMISSION_DENIED,
+    message: 'The merchant is not allowed for purchases.',
+    when: "The run tries to buy from a merchant outside the workspace's allowed merchants.",
+    details: details({ merchant: str() }),
+  },
+  spend_cap_exceeded: {
+    status: 403,
+    grpc: G.PERMISSION_DENIED,
+    message: "The purchase would exceed the run's spend cap.",
+    when: 'The purchase amount plus what the run already spent exceeds the spend cap the run was submitted with.',
+    details: details({
+      cap: int('Minor units of currency.'),
+      spent: int('Minor units of currency.'),
+      amount: int('Minor units of currency.'),
+      ...money,
+    }),
+  },
+  per_purchase_exceeded: {
+    status: 403,
+    grpc: G.PERMISSION_DENIED,
+    message: 'The purchase exceeds the per-purchase limit.',
+    when: 'A single purchase is larger than the most one purchase may cost.',
+    details: details({ limit: int('Minor units of currency.'), amount: int('Minor units of currency.'), ...money }),
+  },
+  no_open_purchase: {
+    status: 409,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'There is no purchase awaiting approval.',
+    when: 'An approval or denial is sent for a run that has no purchase waiting for one.',
+    details: details({ runId: str() }),
+  },
+  approval_denied: {
+    status: 403,
+    grpc: G.PERMISSION_DENIED,
+    message: 'The purchase was not approved.',
+    when: 'The approver rejected a purchase the run asked to make.',
+    details: details({ purchaseId: str() }),
+  },
+  approval_timed_out: {
+    status: 409,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'No approval arrived in time for the purchase.',
+    when: 'A purchase waiting for approval got no decision before its approval window closed.',
+    details: details({ purchaseId: str() }, { windowSeconds: int('How long approval was awaited.') }),
+  },
+};
+
+export const providers: Entries<'provider_test_failed' | 'provider_cards_open'> = {
+  provider_test_failed: {
+    status: 422,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The card provider did not pass the connection test.',
+    when: 'Connecting a card-issuing provider failed its test call: bad credentials, wrong account, or no answer.',
+    details: details({ provider: str() }, { reason: str("The provider's reason, when it gives one.") }),
+  },
+  provider_cards_open: {
+    status: 409,
+    grpc: G.FAILED_PRECONDITION,
+    message: 'The provider still has open cards.',
+    when: 'A card provider is removed while cards it issued are still open; they must be closed first.',
+    details: details({ provider: str(), openCards: int() }),
+  },
+};

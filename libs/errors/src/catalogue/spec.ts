@@ -1,0 +1,18 @@
+import type { ErrorCode } from '../codes.js';
+import type { JsonSchema } from '../json-schema.js';
+
+export interface ErrorSpec {
+  /** HTTP status of the REST and MCP answer. */
+  readonly status: number;
+  /** Fixed and human; clients branch on the code, so it never carries values. */
+  readonly message: string;
+  /** gRPC status number used between services. */
+  readonly grpc: number;
+  /** The condition that raises the code, one sentence, for docs/errors.md. */
+  readonly when: string;
+  /** Shape of `details` for this code. */
+  readonly details: JsonSchema;
+}
+
+/** The catalogue entries of one group of codes; each group lives in its own file. */
+export type Entries<K extends ErrorCode> = { readonly [P in K]: ErrorSpec };

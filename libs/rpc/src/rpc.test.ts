@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import * as grpc from '@grpc/grpc-js';
+import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ApiError, isApiError } from '@wap/errors';
+import { createLogger } from '@wap/log';
+import { health } from '@wap/proto';
+import { addService, createClient, HealthService, type ServiceImpl } from './index.js';
+
+const { SERVING, NOT_SERVING } = health.HealthCheckResponse_ServingStatus;
+type HealthMethods = (typeof health.Health)['method'];
+
+const lines: Record<string, unknown>[] = [];
+const log = createLogger({
+  service: 'test',
+  destination: new Writable({
+    write(chunk, _e, done) {
+      for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+      done();
+    },
+  }),
+});
+
+const servers: grpc.Server[] = [];
+async function serve(impl: ServiceImpl<HealthMethods>): Promise<string> {
+  const server = new grpc.Server();
+  addService(server, health.Health, impl, log);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  servers.push(server);
+  return `127.0.0.1:${port}`;
+}
+
+before(() => {
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+});
+after(() => {
+  for (const s of servers) s.forceShutdown();
+});
+
+const notUsed = {
+  list: async () => ({}),
+  watch: async function* () {},
+};
+
+test('a typed unary call round-trips a message', async () => {
+  const address = await serve({
+    ...notUsed,
+    check: async (req) => ({ status: req.service === 'crawl' ? SERVING : NOT_SERVING }),
+  });
+  const client = createClient(health.Health, address);
+  assert.equal((await client.check({ service: 'crawl' })).status, SERVING);
+  assert.equal((await client.check({ service: 'other' })).status, NOT_SERVING);
+  client.close();
+});
+
+test('an API error keeps its code and details across three services', async () => {
+  const deepest = await serve({
+    ...notUsed,
+    check: async () => {
+      throw new ApiError('profile_in_use', { profileId: 'prof_1' });
+    },
+  });
+  const deepClient = createClient(health.Health, deepest);
+  const middle = await serve({ ...notUsed, check: async (req) => deepClient.check(req) });
+  const middleClient = createClient(health.Health, middle);
+  const front = await serve({ ...notUsed, check: async (req) => middleClient.check(req) });
+  const client = createClient(health.Health, front);
+  const err = await client.check({ service: '' }).catch((e) => e);
+  assert.ok(isApiError(err));
+  assert.equal(err.code, 'profile_in_use');
+  assert.deepEqual(err.details, { profileId: 'prof_1' });
+  for (const c of [client, middleClient, deepClient]) c.close();
+});
+
+test('an unexpected error becomes internal and leaks nothing', async () => {
+  const address = await serve({
+    ...notUsed,
+    check: async () => {
+      throw new Error('password=hunter2 at /srv/secret.ts:12');
+    },
+  });
+  const client = createClient(health.Health, address);
+  const err = await client.check({ service: '' }).catch((e) => e);
+  assert.ok(isApiError(err));
+  assert.equal(err.code, 'internal');
+  assert.ok(!JSON.stringify({ m: err.message, d: err.details }).includes('hunter2'));
+  client.close();
+});
+
+test('every call has a deadline; passing it is deadline_exceeded', async () => {
+  const address = await serve({
+    ...notUsed,
+    check: () => new Promise((resolve) => setTimeout(() => resolve({ status: SERVING }), 2_000)),
+  });
+  const client = createClient(health.Health, address, { defaultTimeoutMs: 100 });
+  const started = Date.now();
+  const err = await client.check({ service: '' }).catch((e) => e);
+  assert.equal(err.code, 'deadline_exceeded');
+  assert.ok(Date.now() - started < 1_500);
+  client.close();
+});
+
+test('the caller trace context reaches the handler and its log lines', async () => {
+  let seen: string | undefined;
+  const address = await serve({
+    ...notUsed,
+    check: async () => {
+      seen = trace.getSpan(context.active())?.spanContext().traceId;
+      return { status: SERVING };
+    },
+  });
+  const client = createClient(health.Health, address);
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const parent = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId,
+    spanId: '00f067aa0ba902b7',
+    traceFlags: TraceFlags.SAMPLED,
+  });
+  await context.with(parent, () => client.check({ service: '' }));
+  assert.equal(seen, traceId);
+  assert.ok(lines.some((l) => l.trace_id === traceId && l.rpc === '/grpc.health.v1.Health/Check'));
+  client.close();
+});
+
+test('health follows its probes, caches them, and stays down after shutdown', async () => {
+  let up = true;
+  let runs = 0;
+  const service = new HealthService('crawl', [{ name: 'database', check: async () => (runs++, up) }], 0);
+  const address = await serve(service.impl);
+  const client = createClient(health.Health, address);
+  assert.equal((await client.check({ service: '' })).status, SERVING);
+  assert.equal((await client.check({ service: 'crawl' })).status, SERVING);
+  const unknown = await client.check({ service: 'billing' }).catch((e) => e);
+  assert.equal(unknown.code, 'not_found');
+  up = false;
+  assert.equal((await client.check({ service: '' })).status, NOT_SERVING);
+  assert.deepEqual((await service.evaluate()).failing, ['database']);
+  up = true;
+  service.shutdown();
+  assert.equal((await client.check({ service: '' })).status, NOT_SERVING);
+  assert.ok(runs >= 3);
+  client.close();
+});
+
+test('Watch streams status changes', async () => {
+  let up = true;
+  const service = new HealthService('crawl', [{ name: 'nats', check: async () => up }], 0);
+  const client = createClient(health.Health, await serve(service.impl), { defaultTimeoutMs: 10_000 });
+  const seen: number[] = [];
+  for await (const update of client.watch({ service: '' })) {
+    seen.push(update.status);
+    if (seen.length === 1) up = false;
+    if (seen.length === 2) service.shutdown();
+    if (seen.length === 2) break;
+  }
+  assert.deepEqual(seen, [SERVING, NOT_SERVING]);
+  client.close();
+});
