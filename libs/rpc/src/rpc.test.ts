@@ -131,7 +131,11 @@ test('the caller trace context reaches the handler and its log lines', async () 
 test('health follows its probes, caches them, and stays down after shutdown', async () => {
   let up = true;
   let runs = 0;
-  const service = new HealthService('crawl', [{ name: 'database', check: async () => (runs++, up) }], 0);
+  const probe = async () => {
+    runs++;
+    return up;
+  };
+  const service = new HealthService('crawl', [{ name: 'database', check: probe }], 0);
   const address = await serve(service.impl);
   const client = createClient(health.Health, address);
   assert.equal((await client.check({ service: '' })).status, SERVING);
