@@ -19,7 +19,6 @@ install: toolchain ## Install Debian packages (postgresql, nats-server, chromium
 generate: install ## Regenerate protobuf and Prisma code (committed; a clean tree stays clean)
 	@buf generate
 	@for s in $(SERVICES); do node libs/db/dist/cli.js generate services/$$s || exit 1; done
-	@biome format --write libs/proto/src/gen services/*/src/generated >/dev/null
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json

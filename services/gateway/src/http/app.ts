@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context } from '@opentelemetry/api';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
@@ -17,11 +18,35 @@ const requestId: RequestHandler = (req, res, next) => {
   next();
 };
 
+/** One line per request, written in the request's trace so it carries its trace id. */
+const accessLog =
+  (log: Logger): RequestHandler =>
+  (req, res, next) => {
+    const started = performance.now();
+    const ctx = context.active();
+    res.on('finish', () =>
+      context.with(ctx, () =>
+        log.info(
+          {
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(performance.now() - started),
+            requestId: res.locals.requestId,
+          },
+          'request',
+        ),
+      ),
+    );
+    next();
+  };
+
 export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId);
+  app.use(accessLog(deps.log));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

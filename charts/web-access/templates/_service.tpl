@@ -1,0 +1,179 @@
+{{/*
+Everything one service is made of. Each templates/<service>.yaml is a single
+line: {{ include "web-access.service" (dict "root" . "name" "<service>") }}.
+The context handed down is (dict "root" $ "name" <service> "s" <its values block>).
+*/}}
+{{- define "web-access.service" -}}
+{{- $key := include "web-access.valuesKey" .name }}
+{{- $s := index .root.Values $key }}
+{{- if not $s }}
+{{- fail (printf "values: no block %q for the %s service" $key .name) }}
+{{- end }}
+{{- if and (eq .name "gateway") (not $s.httpPort) }}
+{{- fail "gateway.httpPort is required: it serves the public API and the /healthz and /readyz probes" }}
+{{- end }}
+{{- if $s.enabled }}
+{{- $ctx := dict "root" .root "name" .name "s" $s }}
+{{- if and $s.database.enabled (not $s.database.existingSecret) }}
+---
+{{ include "web-access.databaseSecret" $ctx }}
+{{- end }}
+{{- if and $s.database.enabled $s.migration.enabled }}
+---
+{{ include "web-access.migrationJob" $ctx }}
+{{- end }}
+---
+{{ include "web-access.deployment" $ctx }}
+---
+{{ include "web-access.k8sService" $ctx }}
+{{- if $s.autoscaling.enabled }}
+---
+{{ include "web-access.hpa" $ctx }}
+{{- end }}
+{{- if $s.podDisruptionBudget.enabled }}
+---
+{{ include "web-access.pdb" $ctx }}
+{{- end }}
+{{- if .root.Values.networkPolicy.enabled }}
+---
+{{ include "web-access.networkPolicy" $ctx }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+A hook, like the migration Job that reads it: Helm creates hooks before the
+release's ordinary resources, so an ordinary Secret would not exist yet when
+the pre-install Job starts.
+*/}}
+{{- define "web-access.databaseSecret" -}}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ include "web-access.databaseSecretName" . }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+  annotations:
+    helm.sh/hook: pre-install,pre-upgrade
+    helm.sh/hook-weight: "-10"
+    helm.sh/hook-delete-policy: before-hook-creation
+type: Opaque
+stringData:
+  DATABASE_URL: {{ include "web-access.databaseUrl" . | quote }}
+{{- end }}
+
+{{- define "web-access.k8sService" -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "web-access.componentName" . }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "web-access.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ .root.Values.grpcPort }}
+      targetPort: grpc
+      protocol: TCP
+      appProtocol: kubernetes.io/h2c
+    {{- if .s.httpPort }}
+    - name: http
+      port: {{ .s.httpPort }}
+      targetPort: http
+      protocol: TCP
+    {{- end }}
+{{- end }}
+
+{{- define "web-access.hpa" -}}
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ include "web-access.componentName" . }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ include "web-access.componentName" . }}
+  minReplicas: {{ .s.autoscaling.minReplicas }}
+  maxReplicas: {{ .s.autoscaling.maxReplicas }}
+  metrics:
+    {{- with .s.autoscaling.targetCPUUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+    {{- with .s.autoscaling.targetMemoryUtilizationPercentage }}
+    - type: Resource
+      resource:
+        name: memory
+        target:
+          type: Utilization
+          averageUtilization: {{ . }}
+    {{- end }}
+  {{- with .s.autoscaling.behavior }}
+  behavior:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+{{- end }}
+
+{{- define "web-access.pdb" -}}
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ include "web-access.componentName" . }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  maxUnavailable: {{ .s.podDisruptionBudget.maxUnavailable }}
+  selector:
+    matchLabels:
+      {{- include "web-access.selectorLabels" . | nindent 6 }}
+{{- end }}
+
+{{/* gRPC only from this release's pods; the HTTP port from networkPolicy.httpFrom (any when empty). */}}
+{{- define "web-access.networkPolicy" -}}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "web-access.componentName" . }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "web-access.selectorLabels" . | nindent 6 }}
+  policyTypes: [Ingress]
+  ingress:
+    - from:
+        - podSelector:
+            matchLabels:
+              {{- include "web-access.releaseSelector" .root | nindent 14 }}
+      ports:
+        - port: grpc
+          protocol: TCP
+    {{- if .s.httpPort }}
+    - ports:
+        - port: http
+          protocol: TCP
+      {{- with .root.Values.networkPolicy.httpFrom }}
+      from:
+        - podSelector:
+            matchLabels:
+              {{- include "web-access.releaseSelector" $.root | nindent 14 }}
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
+{{- end }}

