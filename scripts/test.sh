@@ -4,9 +4,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/infra.sh env | sed 's/^/export /')"
+echo "== lint"
+biome check . >/dev/null || { biome check . 2>&1 | tail -40; exit 1; }
+buf lint
+if [ -d .git ] && git diff --quiet; then
+  echo "== generated code is reproducible (make generate on a clean tree changes nothing)"
+  make --no-print-directory generate >/dev/null
+  git diff --exit-code --stat || { echo "make generate changed committed files: run it and commit" >&2; exit 1; }
+fi
 shopt -s globstar nullglob
 unit=(libs/*/dist/**/*.test.js services/*/dist/**/*.test.js)
 e2e=(e2e/dist/**/*.test.js)
+echo "== unit tests"
 # Unit tests run two files at a time (2 cores); e2e files each start a fleet, so one at a time.
 node --test --enable-source-maps --test-concurrency=2 --test-reporter=spec "${unit[@]}"
+echo "== end-to-end tests"
 node --test --enable-source-maps --test-concurrency=1 --test-reporter=spec "${e2e[@]}"
