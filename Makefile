@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-host
 
-.PHONY: help toolchain install generate build lint infra migrate up down test test-unit test-e2e bench clean
+.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench clean
 
 help: ## Show the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
@@ -26,6 +26,9 @@ build: install ## Type-check and compile every package
 lint: build ## Lint and format-check the tree, lint the protobuf contracts
 	@biome check .
 	@buf lint
+
+chart: ## Lint the Helm chart and validate its manifests against the Kubernetes schemas
+	@scripts/helm-check.sh
 
 infra: install ## Start Postgres and NATS JetStream on loopback (data under .data/)
 	@scripts/infra.sh start

@@ -12,6 +12,8 @@ if [ -d .git ] && git diff --quiet; then
   make --no-print-directory generate >/dev/null
   git diff --exit-code --stat || { echo "make generate changed committed files: run it and commit" >&2; exit 1; }
 fi
+echo "== helm chart"
+scripts/helm-check.sh
 shopt -s globstar nullglob
 unit=(libs/*/dist/**/*.test.js services/*/dist/**/*.test.js)
 e2e=(e2e/dist/**/*.test.js)

@@ -64,7 +64,7 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/* host:port of a service's gRPC server as the gateway dials it. */}}
 {{- define "web-access.grpcAddress" -}}
-{{- printf "%s.%s.svc.%s:%d" (include "web-access.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int .root.Values.grpcPort) }}
+{{- printf "dns:///%s.%s.svc.%s:%d" (include "web-access.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int .root.Values.grpcPort) }}
 {{- end }}
 
 {{- define "web-access.serviceAccountName" -}}

@@ -73,6 +73,11 @@ metadata:
     app.kubernetes.io/component: {{ .name }}
 spec:
   type: ClusterIP
+  {{- if ne .name "gateway" }}
+  # Headless: clients resolve every pod and balance calls round-robin
+  # (one long-lived HTTP/2 connection to a virtual IP would pin one pod).
+  clusterIP: None
+  {{- end }}
   selector:
     {{- include "web-access.selectorLabels" . | nindent 4 }}
   ports:

@@ -29,6 +29,8 @@ export function createClient<S extends GenServiceMethods>(
 ): ServiceClient<S> & Closable {
   const channel = new grpc.Client(address, settings.credentials ?? grpc.credentials.createInsecure(), {
     'grpc.keepalive_time_ms': 30_000,
+    // Spread calls over every address a name resolves to (a headless Service's pods).
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
     ...settings.channelOptions,
   });
   const defaultTimeoutMs = settings.defaultTimeoutMs ?? 5_000;
