@@ -34,7 +34,7 @@ infra: install ## Start Postgres and NATS JetStream on loopback (data under .dat
 	@scripts/infra.sh start
 
 up: build infra ## Start the whole fleet on loopback; prints the URL and an API key (Ctrl-C stops it)
-	@node --enable-source-maps libs/fleet/dist/cli.js up
+	@node --enable-source-maps --disable-warning=ExperimentalWarning libs/fleet/dist/cli.js up
 
 down: ## Stop the fleet and what `make up` started
 	@-node libs/fleet/dist/cli.js down 2>/dev/null

@@ -14,7 +14,7 @@ NATS_PORT=${WAP_NATS_PORT:-42220}
 NATS_MON_PORT=${WAP_NATS_MON_PORT:-42221}
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+as_pg() { if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
 
 install() {
   local missing=()
@@ -32,19 +32,38 @@ install() {
 pg_running() { [ -n "$PG_BIN" ] && "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
 nats_running() { curl -fsS "http://127.0.0.1:$NATS_MON_PORT/healthz?js-enabled-only=true" >/dev/null 2>&1; }
 
+# As root, Postgres runs as the `postgres` user, which may not be able to enter the
+# checkout (under /root, say): then the cluster lives in postgres's home, linked from .data/pg.
+pg_data_dir() {
+  mkdir -p "$DATA"
+  [ -e "$DATA/pg" ] && return 0
+  if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$DATA"; then
+    local dir
+    dir="$(getent passwd postgres | cut -d: -f6)/wap-$(echo "$DATA" | sha1sum | cut -c1-12)"
+    mkdir -p "$dir" && ln -s "$dir" "$DATA/pg"
+  else
+    mkdir -p "$DATA/pg"
+  fi
+}
+
 start_pg() {
   pg_running && return 0
-  mkdir -p "$DATA"
-  if [ ! -f "$DATA/pg/PG_VERSION" ]; then
-    mkdir -p "$DATA/pg"
-    [ -f "$DATA/pg.password" ] || head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$DATA/pg.password"
-    if [ "$(id -u)" = 0 ]; then chown postgres "$DATA/pg"; cp "$DATA/pg.password" /tmp/wap-pgpw.$$; chown postgres /tmp/wap-pgpw.$$; pwfile=/tmp/wap-pgpw.$$; else pwfile=$DATA/pg.password; fi
-    as_pg "$PG_BIN/initdb" -D "$DATA/pg" -U wap --pwfile="$pwfile" --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
-    rm -f /tmp/wap-pgpw.$$
+  pg_data_dir
+  local pgdata log
+  pgdata=$(readlink -f "$DATA/pg")
+  log="$pgdata.log"
+  [ -f "$DATA/pg.password" ] || (umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=' > "$DATA/pg.password")
+  if [ "$(id -u)" = 0 ]; then chown postgres "$pgdata"; touch "$log"; chown postgres "$log"; fi
+  if [ ! -f "$pgdata/PG_VERSION" ]; then
+    local pwfile
+    pwfile=$(mktemp)
+    cp "$DATA/pg.password" "$pwfile"
+    [ "$(id -u)" = 0 ] && chown postgres "$pwfile"
+    as_pg "$PG_BIN/initdb" -D "$pgdata" -U wap --pwfile="$pwfile" --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
+    rm -f "$pwfile"
   fi
-  [ "$(id -u)" = 0 ] && chown postgres "$DATA/pg" && touch "$DATA/pg.log" && chown postgres "$DATA/pg.log"
-  as_pg "$PG_BIN/pg_ctl" -D "$DATA/pg" -l "$DATA/pg.log" -w -t 60 \
-    -o "-h 127.0.0.1 -p $PG_PORT -k /tmp -c max_connections=400 -c shared_buffers=256MB -c fsync=on" start >/dev/null
+  as_pg "$PG_BIN/pg_ctl" -D "$pgdata" -l "$log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $PG_PORT -k /tmp -c max_connections=400 -c shared_buffers=256MB" start >/dev/null
   touch "$DATA/pg.started-by-us"
 }
 
@@ -63,7 +82,7 @@ stop() {
     kill "$(cat "$DATA/nats.pid")" 2>/dev/null || true; rm -f "$DATA/nats.started-by-us"
   fi
   if [ -f "$DATA/pg.started-by-us" ] && pg_running; then
-    as_pg "$PG_BIN/pg_ctl" -D "$DATA/pg" -m fast -w stop >/dev/null || true; rm -f "$DATA/pg.started-by-us"
+    as_pg "$PG_BIN/pg_ctl" -D "$(readlink -f "$DATA/pg")" -m fast -w stop >/dev/null || true; rm -f "$DATA/pg.started-by-us"
   fi
 }
 

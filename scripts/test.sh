@@ -19,6 +19,6 @@ unit=(libs/*/dist/**/*.test.js services/*/dist/**/*.test.js)
 e2e=(e2e/dist/**/*.test.js)
 echo "== unit tests"
 # Unit tests run two files at a time (2 cores); e2e files each start a fleet, so one at a time.
-node --test --enable-source-maps --test-concurrency=2 --test-reporter=spec "${unit[@]}"
+node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=2 --test-reporter=spec "${unit[@]}"
 echo "== end-to-end tests"
-node --test --enable-source-maps --test-concurrency=1 --test-reporter=spec "${e2e[@]}"
+node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=1 --test-reporter=spec "${e2e[@]}"
