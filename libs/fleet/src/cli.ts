@@ -48,9 +48,17 @@ async function up(): Promise<void> {
   await fleet.migrate();
   await fleet.start();
   await fleet.waitReady(120_000);
+  const seed = await fleet.admin<{ apiKey: string; workspace: string; plan: string }>(
+    'seed',
+    '--key-file',
+    path.join(DATA, 'api-key'),
+  );
   console.log(`
   The fleet is up.
     Gateway:  ${fleet.gatewayUrl}
+    API key:  ${seed.apiKey}   (workspace "${seed.workspace}", plan ${seed.plan}; kept in .data/api-key)
+    Try:      curl -H "Authorization: Bearer $(cat .data/api-key)" ${fleet.gatewayUrl}/v1/credits
+    API docs: ${fleet.gatewayUrl}/docs
     Ready:    ${fleet.gatewayUrl}/readyz
     Logs:     ${path.join(DATA, 'logs')}/<service>.log
   Ctrl-C or \`make down\` stops it.

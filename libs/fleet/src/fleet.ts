@@ -1,7 +1,8 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { applyMigrations, databaseUrlFor, dropDatabase, ensureDatabase } from '@wap/db';
 
 /** The seven services, in the order they start (the gateway last: it fronts the rest). */
@@ -195,6 +196,56 @@ export class Fleet {
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`fleet not ready after ${timeoutMs} ms: ${last}`);
+  }
+
+  /** Another gateway replica on the same database and services; returns its URL and a stop function. */
+  async extraGateway(): Promise<{ url: string; stop: () => Promise<number | null> }> {
+    const http = await freePort();
+    const proc = spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services/gateway/dist/main.js')], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        ...this.serviceEnv('gateway'),
+        HTTP_PORT: String(http),
+        GRPC_PORT: String(await freePort()),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const url = `http://127.0.0.1:${http}`;
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const ok = await fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return {
+      url,
+      stop: async () => {
+        proc.kill('SIGTERM');
+        return exited;
+      },
+    };
+  }
+
+  /** Runs the gateway's admin command (workspaces, keys) with the gateway's environment. */
+  async admin<T = Record<string, unknown>>(...args: string[]): Promise<T> {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(ROOT, 'services/gateway/dist/admin.js'), ...args],
+      { env: { PATH: process.env.PATH ?? '', ...this.serviceEnv('gateway') } },
+    );
+    return JSON.parse(stdout) as T;
+  }
+
+  /** A fresh workspace on `plan` with one API key. */
+  async workspace(plan = 'free'): Promise<{ workspaceId: string; apiKey: string; keyId: string }> {
+    const name = `ws-${Math.random().toString(36).slice(2, 10)}`;
+    await this.admin('workspace', 'create', name, '--plan', plan);
+    return this.admin('key', 'create', name);
   }
 
   async dropDatabases(): Promise<void> {

@@ -5,13 +5,21 @@ export const env = baseEnv(50050).extend({
   /** Where the public HTTP API listens. */
   HTTP_HOST: z.string().default('127.0.0.1'),
   HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  /** gRPC addresses (host:port) of the services behind the gateway. */
-  BILLING_LEDGER_ADDR: z.string().default('127.0.0.1:50051'),
-  CRAWL_ADDR: z.string().default('127.0.0.1:50052'),
-  AGENT_ADDR: z.string().default('127.0.0.1:50053'),
-  MONITOR_ADDR: z.string().default('127.0.0.1:50054'),
-  SESSION_RECORDER_ADDR: z.string().default('127.0.0.1:50055'),
-  BROWSER_HOST_ADDR: z.string().default('127.0.0.1:50056'),
+  /**
+   * gRPC targets (host:port or dns:///name:port) of the services behind the
+   * gateway. A service left unset is not configured: its capabilities have no
+   * registry row and readiness does not wait for it.
+   */
+  BILLING_LEDGER_ADDR: z.string().optional(),
+  CRAWL_ADDR: z.string().optional(),
+  AGENT_ADDR: z.string().optional(),
+  MONITOR_ADDR: z.string().optional(),
+  SESSION_RECORDER_ADDR: z.string().optional(),
+  BROWSER_HOST_ADDR: z.string().optional(),
+  /** The base URL clients use (behind an ingress); named in the OpenAPI document's servers. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Largest JSON body accepted, in bytes. */
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
 });
 
 export type GatewayConfig = z.infer<typeof env>;

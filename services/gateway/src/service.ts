@@ -6,16 +6,26 @@ import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
+import { expireIdempotencyRecords } from './http/idempotency.js';
+import { IdentityStore } from './identity/store.js';
+import { buildRegistry } from './registry/index.js';
 import { Upstreams } from './upstreams.js';
 
 export const definition: ServiceDefinition<typeof env, PrismaClient> = {
   name: 'gateway',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, log, health }) => {
+  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url, { max: 20 }) }),
+  start: async ({ config, log, db, health }) => {
     const upstreams = new Upstreams(config);
+    const registry = buildRegistry(upstreams);
     const app = createApp({
       log,
+      db,
+      identity: new IdentityStore(db),
+      upstreams,
+      registry,
+      publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
+      maxBodyBytes: config.MAX_BODY_BYTES,
       readiness: async () => {
         const [own, services] = await Promise.all([health.evaluate(), upstreams.readiness()]);
         const checks = { gateway: own.failing.length === 0, ...services };
@@ -25,13 +35,18 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
     const server: Server = await new Promise((resolve) => {
       const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));
     });
-    const address = server.address();
+    server.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
     log.info(
-      { http: typeof address === 'object' && address ? `http://${config.HTTP_HOST}:${address.port}` : address },
+      { http: `http://${config.HTTP_HOST}:${config.HTTP_PORT}`, capabilities: registry.map((r) => r.name) },
       'http listening',
     );
+    const sweep = setInterval(() => {
+      expireIdempotencyRecords(db).catch((err) => log.warn({ err }, 'idempotency sweep failed'));
+    }, 3_600_000);
+    sweep.unref();
     return {
       stop: async () => {
+        clearInterval(sweep);
         // Stop accepting, let in-flight requests finish (the runtime's deadline bounds this).
         await new Promise<void>((resolve) => server.close(() => resolve()));
         upstreams.close();

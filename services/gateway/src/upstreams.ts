@@ -1,15 +1,19 @@
-import { health } from '@wap/proto';
+import { health, ledger } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from './config.js';
+import type { Backend } from './registry/types.js';
 
 type HealthClient = ServiceClient<(typeof health.Health)['method']> & Closable;
+export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;
 
-/** One gRPC channel per service behind the gateway. */
+/** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
-  readonly health: Record<string, HealthClient>;
+  private readonly health = new Map<Backend, HealthClient>();
+  private readonly closables: Closable[] = [];
+  private readonly ledgerClient: LedgerClient | undefined;
 
   constructor(config: GatewayConfig) {
-    const addresses: Record<string, string> = {
+    const addresses: Record<Backend, string | undefined> = {
       'billing-ledger': config.BILLING_LEDGER_ADDR,
       crawl: config.CRAWL_ADDR,
       agent: config.AGENT_ADDR,
@@ -17,16 +21,32 @@ export class Upstreams {
       'session-recorder': config.SESSION_RECORDER_ADDR,
       'browser-host': config.BROWSER_HOST_ADDR,
     };
-    this.health = Object.fromEntries(
-      Object.entries(addresses).map(([name, address]) => [name, createClient(health.Health, address)]),
-    );
+    for (const [name, address] of Object.entries(addresses) as [Backend, string | undefined][]) {
+      if (!address) continue;
+      const client = createClient(health.Health, address);
+      this.health.set(name, client);
+      this.closables.push(client);
+    }
+    if (addresses['billing-ledger']) {
+      this.ledgerClient = createClient(ledger.LedgerService, addresses['billing-ledger']);
+      this.closables.push(this.ledgerClient);
+    }
   }
 
-  /** Each service's own verdict on its readiness, asked in parallel. */
+  configured(backend: Backend): boolean {
+    return this.health.has(backend);
+  }
+
+  get ledger(): LedgerClient {
+    if (!this.ledgerClient) throw new Error('billing-ledger is not configured');
+    return this.ledgerClient;
+  }
+
+  /** Each configured service's own verdict on its readiness, asked in parallel. */
   async readiness(timeoutMs = 1_000): Promise<Record<string, boolean>> {
     const serving = health.HealthCheckResponse_ServingStatus.SERVING;
     const entries = await Promise.all(
-      Object.entries(this.health).map(async ([name, client]) => {
+      [...this.health].map(async ([name, client]) => {
         const ok = await client.check({ service: '' }, { timeoutMs }).then(
           (r) => r.status === serving,
           () => false,
@@ -38,6 +58,6 @@ export class Upstreams {
   }
 
   close(): void {
-    for (const client of Object.values(this.health)) client.close();
+    for (const client of this.closables) client.close();
   }
 }

@@ -50,13 +50,13 @@ export const capacity: Entries<
   concurrency_limit: {
     status: 429,
     grpc: G.RESOURCE_EXHAUSTED,
-    message: 'A plan limit on concurrent browsers or requests per minute was reached.',
-    when: "Starting the work would exceed the plan's concurrent browsers, or the request exceeds the plan's requests per minute.",
+    message: 'A limit on concurrent work or on the request rate was reached.',
+    when: "Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, or a request with the same Idempotency-Key is still in progress.",
     details: details(
       {
-        kind: oneOfValues(['browsers', 'requests_per_minute'], 'Which plan limit was reached.'),
-        limit: int("The plan's limit."),
-        active: int('Browsers open, or requests made in the current minute.'),
+        kind: oneOfValues(['browsers', 'requests_per_minute', 'idempotency_key'], 'Which limit was reached.'),
+        limit: int("The plan's limit (1 for an Idempotency-Key)."),
+        active: int('Browsers open, requests counted in the sliding minute, or requests holding the key.'),
       },
       { retryAfterSeconds },
     ),

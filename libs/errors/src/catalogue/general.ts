@@ -16,7 +16,10 @@ export const general: Entries<
     grpc: G.UNAUTHENTICATED,
     message: 'The request carries no valid credential.',
     when: 'The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token.',
-    details: details({}, { reason: oneOfValues(['missing', 'malformed', 'invalid', 'expired', 'revoked']) }),
+    details: details(
+      {},
+      { reason: oneOfValues(['missing', 'malformed', 'multiple', 'invalid', 'expired', 'revoked']) },
+    ),
   },
   bad_request: {
     status: 400,

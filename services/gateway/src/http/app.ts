@@ -1,11 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { context } from '@opentelemetry/api';
-import { ApiError, toErrorBody } from '@wap/errors';
+import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+import express, { type RequestHandler } from 'express';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { IdentityStore, Principal } from '../identity/store.js';
+import { openApiDocument } from '../registry/openapi.js';
+import type { Capability } from '../registry/types.js';
+import type { Upstreams } from '../upstreams.js';
+import { authenticate } from './auth.js';
+import { docsRouter } from './docs.js';
+import { errorHandler } from './errors.js';
+import { idempotency } from './idempotency.js';
+import { mountRegistry } from './mount.js';
+import { rateLimit } from './rate-limit.js';
 
 export interface AppDeps {
   log: Logger;
+  db: PrismaClient;
+  identity: IdentityStore;
+  upstreams: Upstreams;
+  registry: Capability[];
+  publicUrl: string;
+  maxBodyBytes: number;
   /** The gateway's own readiness (database, NATS) and that of every service behind it. */
   readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
 }
@@ -33,6 +50,7 @@ const accessLog =
             status: res.statusCode,
             ms: Math.round(performance.now() - started),
             requestId: res.locals.requestId,
+            workspaceId: (res.locals.principal as Principal | undefined)?.workspaceId,
           },
           'request',
         ),
@@ -45,6 +63,7 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('query parser', 'simple');
   app.use(requestId);
   app.use(accessLog(deps.log));
 
@@ -56,13 +75,27 @@ export function createApp(deps: AppDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
+  const document = openApiDocument(deps.registry, `${deps.publicUrl}`);
+  app.get('/v1/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use(docsRouter());
+
+  app.use(
+    mountRegistry(deps.registry, {
+      guard: [authenticate(deps.identity, 'rest'), rateLimit(deps.db)],
+      beforeHandler: [idempotency(deps.db)],
+      maxBodyBytes: deps.maxBodyBytes,
+      context: (res) => ({
+        principal: res.locals.principal as Principal,
+        requestId: res.locals.requestId as string,
+        upstreams: deps.upstreams,
+        log: deps.log,
+      }),
+    }),
+  );
+
   app.use((_req, _res, next) => next(new ApiError('not_found')));
-  const onError: ErrorRequestHandler = (err, _req, res, _next) => {
-    const body = toErrorBody(err, res.locals.requestId);
-    const status = err instanceof ApiError ? err.status : 500;
-    if (status >= 500) deps.log.error({ err, requestId: res.locals.requestId }, 'request failed');
-    res.status(status).json(body);
-  };
-  app.use(onError);
+  app.use(errorHandler(deps.log));
   return app;
 }

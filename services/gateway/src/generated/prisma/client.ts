@@ -49,3 +49,34 @@ export type EventOutbox = Prisma.EventOutboxModel
  * 
  */
 export type EventInbox = Prisma.EventInboxModel
+/**
+ * Model Workspace
+ * 
+ */
+export type Workspace = Prisma.WorkspaceModel
+/**
+ * Model User
+ * 
+ */
+export type User = Prisma.UserModel
+/**
+ * Model Membership
+ * 
+ */
+export type Membership = Prisma.MembershipModel
+/**
+ * Model ApiKey
+ * An API key `ock_<keyId>.<secret>`: only a SHA-256 of the secret is kept.
+ */
+export type ApiKey = Prisma.ApiKeyModel
+/**
+ * Model RateWindow
+ * Requests counted per workspace per fixed window; the limiter weighs the
+ * previous window in (a sliding window counter). See rate_limit_take().
+ */
+export type RateWindow = Prisma.RateWindowModel
+/**
+ * Model IdempotencyRecord
+ * The first response to a POST with an Idempotency-Key, replayed to retries.
+ */
+export type IdempotencyRecord = Prisma.IdempotencyRecordModel

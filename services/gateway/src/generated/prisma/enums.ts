@@ -9,7 +9,19 @@
 * 🟢 You can import this file directly.
 */
 
+export const Plan = {
+  free: 'free',
+  builder: 'builder',
+  pro: 'pro',
+  scale: 'scale'
+} as const
+
+export type Plan = (typeof Plan)[keyof typeof Plan]
 
 
-// This file is empty because there are no enums in the schema.
-export {}
+export const Role = {
+  owner: 'owner',
+  member: 'member'
+} as const
+
+export type Role = (typeof Role)[keyof typeof Role]

@@ -10,4 +10,10 @@
  */
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
+export type * from './models/Workspace.js'
+export type * from './models/User.js'
+export type * from './models/Membership.js'
+export type * from './models/ApiKey.js'
+export type * from './models/RateWindow.js'
+export type * from './models/IdempotencyRecord.js'
 export type * from './commonInputTypes.js'

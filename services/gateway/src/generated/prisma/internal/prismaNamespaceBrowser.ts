@@ -52,7 +52,13 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   EventOutbox: 'EventOutbox',
-  EventInbox: 'EventInbox'
+  EventInbox: 'EventInbox',
+  Workspace: 'Workspace',
+  User: 'User',
+  Membership: 'Membership',
+  ApiKey: 'ApiKey',
+  RateWindow: 'RateWindow',
+  IdempotencyRecord: 'IdempotencyRecord'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -92,6 +98,70 @@ export const EventInboxScalarFieldEnum = {
 export type EventInboxScalarFieldEnum = (typeof EventInboxScalarFieldEnum)[keyof typeof EventInboxScalarFieldEnum]
 
 
+export const WorkspaceScalarFieldEnum = {
+  id: 'id',
+  name: 'name',
+  plan: 'plan',
+  createdAt: 'createdAt'
+} as const
+
+export type WorkspaceScalarFieldEnum = (typeof WorkspaceScalarFieldEnum)[keyof typeof WorkspaceScalarFieldEnum]
+
+
+export const UserScalarFieldEnum = {
+  id: 'id',
+  email: 'email',
+  createdAt: 'createdAt'
+} as const
+
+export type UserScalarFieldEnum = (typeof UserScalarFieldEnum)[keyof typeof UserScalarFieldEnum]
+
+
+export const MembershipScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  userId: 'userId',
+  role: 'role',
+  createdAt: 'createdAt'
+} as const
+
+export type MembershipScalarFieldEnum = (typeof MembershipScalarFieldEnum)[keyof typeof MembershipScalarFieldEnum]
+
+
+export const ApiKeyScalarFieldEnum = {
+  id: 'id',
+  keyId: 'keyId',
+  workspaceId: 'workspaceId',
+  name: 'name',
+  secretHash: 'secretHash',
+  createdAt: 'createdAt',
+  revokedAt: 'revokedAt'
+} as const
+
+export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
+
+
+export const RateWindowScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  window: 'window',
+  count: 'count'
+} as const
+
+export type RateWindowScalarFieldEnum = (typeof RateWindowScalarFieldEnum)[keyof typeof RateWindowScalarFieldEnum]
+
+
+export const IdempotencyRecordScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  key: 'key',
+  fingerprint: 'fingerprint',
+  done: 'done',
+  statusCode: 'statusCode',
+  body: 'body',
+  createdAt: 'createdAt'
+} as const
+
+export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -105,6 +175,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

@@ -1,0 +1,30 @@
+/** A tiny client for the REST API as a user sees it: status, headers, JSON body. */
+export interface Reply<T = Record<string, unknown>> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export async function call<T = Record<string, unknown>>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text for the assertion message
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T };
+}

@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { ERRORS } from '@wap/errors';
+import type { Fleet } from '@wap/fleet';
+import { call } from './api.js';
+import { startFleet } from './harness.js';
+
+let fleet: Fleet;
+let key: string;
+let keyId: string;
+
+before(async () => {
+  fleet = await startFleet();
+  ({ apiKey: key, keyId } = await fleet.workspace('pro'));
+});
+after(async () => {
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+});
+
+const isError = (body: unknown, code: keyof typeof ERRORS) => {
+  const b = body as { code: string; message: string };
+  assert.equal(b.code, code, JSON.stringify(body));
+  assert.equal(b.message, ERRORS[code].message);
+};
+
+/** Two Authorization header lines, which fetch would fold into one. */
+function twoCredentials(url: string, a: string, b: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/v1/credits`, (res) => {
+      let text = '';
+      res.on('data', (c) => {
+        text += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.setHeader('authorization', [`Bearer ${a}`, `Bearer ${b}`]);
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('auth', () => {
+  test('a valid key reads credits', async () => {
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(typeof r.body.remaining, 'number');
+    assert.ok(r.headers.get('x-request-id'));
+  });
+
+  const cases: [string, Record<string, string>, string][] = [
+    ['no header', {}, 'missing'],
+    ['not Bearer', { authorization: 'Basic dXNlcjpwYXNz' }, 'malformed'],
+    ['Bearer with nothing', { authorization: 'Bearer ' }, 'malformed'],
+    ['not a credential', { authorization: 'Bearer hello' }, 'malformed'],
+    [
+      'unknown key',
+      { authorization: 'Bearer ock_aaaaaaaaaaaaaaaa.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
+      'invalid',
+    ],
+    ['two credentials in one header', { authorization: 'Bearer a, Bearer b' }, 'malformed'],
+  ];
+  for (const [name, headers, reason] of cases) {
+    test(`401 unauthorized: ${name}`, async () => {
+      const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { headers });
+      assert.equal(r.status, 401);
+      isError(r.body, 'unauthorized');
+      assert.equal((r.body.details as { reason: string }).reason, reason);
+    });
+  }
+
+  test('401 unauthorized: right key id, wrong secret', async () => {
+    const forged = `ock_${keyId}.${'B'.repeat(43)}`;
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: forged });
+    assert.equal(r.status, 401);
+    isError(r.body, 'unauthorized');
+  });
+
+  test('401 unauthorized: two Authorization headers', async () => {
+    const r = await twoCredentials(fleet.gatewayUrl, key, key);
+    assert.equal(r.status, 401);
+    isError(r.body, 'unauthorized');
+    assert.equal((r.body as { details: { reason: string } }).details.reason, 'multiple');
+  });
+
+  test('an OAuth token nobody issued is refused', async () => {
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: 'oat_notissued' });
+    assert.equal(r.status, 401);
+    isError(r.body, 'unauthorized');
+  });
+
+  test('revocation takes effect on the next request', async () => {
+    const { apiKey, keyId: id } = await fleet.workspace('pro');
+    assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).status, 200);
+    await fleet.admin('key', 'revoke', id);
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey });
+    assert.equal(r.status, 401);
+    assert.equal((r.body.details as { reason: string }).reason, 'revoked');
+  });
+
+  test('public routes need no credential', async () => {
+    for (const path of ['/v1/openapi.json', '/docs', '/healthz', '/readyz']) {
+      const r = await call(fleet.gatewayUrl, 'GET', path);
+      assert.equal(r.status, 200, path);
+    }
+  });
+});
+
+describe('errors', () => {
+  test('unknown route: 404 not_found', async () => {
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/nope', { key });
+    assert.equal(r.status, 404);
+    isError(r.body, 'not_found');
+  });
+
+  test('wrong method: 405 with Allow', async () => {
+    const r = await call(fleet.gatewayUrl, 'DELETE', '/v1/credits', { key });
+    assert.equal(r.status, 405);
+    isError(r.body, 'method_not_allowed');
+    assert.equal(r.headers.get('allow'), 'GET, HEAD');
+    assert.deepEqual((r.body.details as { allow: string[] }).allow, ['GET', 'HEAD']);
+  });
+
+  test('schema violation: 400 with the field path', async () => {
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/usage?from=yesterday', { key });
+    assert.equal(r.status, 400);
+    isError(r.body, 'bad_request');
+    const issues = (r.body.details as { issues: { path: string }[] }).issues;
+    assert.deepEqual(
+      issues.map((i) => i.path),
+      ['query.from'],
+    );
+  });
+
+  test('every response carries a request id, errors included', async () => {
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/nope');
+    assert.match(r.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
+  });
+});
+
+describe('rate limits', () => {
+  test('two gateway replicas share one workspace budget', async () => {
+    const second = await fleet.extraGateway();
+    try {
+      const { apiKey } = await fleet.workspace('free'); // 120 requests per minute
+      const statuses: number[] = [];
+      const burst = async (url: string) => {
+        for (let i = 0; i < 20; i++) {
+          const batch = await Promise.all(
+            Array.from({ length: 8 }, () => call(url, 'GET', '/v1/credits', { key: apiKey })),
+          );
+          statuses.push(...batch.map((r) => r.status));
+        }
+      };
+      await Promise.all([burst(fleet.gatewayUrl), burst(second.url)]);
+      const accepted = statuses.filter((s) => s === 200).length;
+      const limited = statuses.filter((s) => s === 429).length;
+      assert.equal(accepted + limited, 320);
+      assert.ok(Math.abs(accepted - 120) <= 6, `accepted ${accepted}, the plan allows 120 (±5%)`);
+
+      const r = await call(second.url, 'GET', '/v1/credits', { key: apiKey });
+      assert.equal(r.status, 429);
+      isError(r.body, 'concurrency_limit');
+      assert.equal((r.body.details as { kind: string }).kind, 'requests_per_minute');
+      assert.ok(Number(r.headers.get('retry-after')) >= 1);
+      assert.match(r.headers.get('ratelimit-policy') ?? '', /q=120;w=60/);
+      assert.match(r.headers.get('ratelimit') ?? '', /r=0;t=\d+/);
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { ApiError } from '@wap/errors';
+import express, { type RequestHandler, type Router } from 'express';
+import type { z } from 'zod';
+import type { Capability, HandlerContext } from '../registry/types.js';
+
+/** Express path syntax from the OpenAPI form: `/v1/crawl/{id}` → `/v1/crawl/:id`. */
+export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.infer<S> | undefined {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  throw new ApiError('bad_request', {
+    issues: result.error.issues.map((issue) => ({
+      path: [where, ...issue.path.map(String)].join('.'),
+      message: issue.message,
+    })),
+  });
+}
+
+export interface MountDeps {
+  /** Runs before every capability: authentication, then the rate limit. */
+  guard: RequestHandler[];
+  /** Runs after the body is parsed, before the handler (idempotency). */
+  beforeHandler: RequestHandler[];
+  context(res: express.Response, signal: AbortSignal): Omit<HandlerContext, 'signal'>;
+  maxBodyBytes: number;
+}
+
+/** REST routes from the registry; a known path with another method answers 405. */
+export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
+  const router = express.Router({ strict: false });
+  const json = express.json({ limit: deps.maxBodyBytes, type: () => true });
+  const methodsByPath = new Map<string, string[]>();
+
+  for (const row of rows) {
+    const path = expressPath(row.path);
+    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), row.method.toUpperCase()]);
+    const run: RequestHandler = async (req, res, next) => {
+      const abort = new AbortController();
+      res.on('close', () => abort.abort());
+      try {
+        const input = {
+          params: parse(row.request.params, req.params, 'path'),
+          query: parse(row.request.query, req.query, 'query'),
+          body: parse(row.request.body, req.body, 'body'),
+        };
+        const ctx: HandlerContext = { ...deps.context(res, abort.signal), signal: abort.signal };
+        const result = await row.handler(ctx, input as never);
+        res.status(200).json(result);
+      } catch (err) {
+        next(err);
+      }
+    };
+    const body = row.method === 'post' || row.method === 'put' ? [json] : [];
+    router[row.method](path, ...deps.guard, ...body, ...deps.beforeHandler, run);
+  }
+
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    router.all(path, (_req, res, next) => {
+      res.setHeader('Allow', allow.join(', '));
+      next(new ApiError('method_not_allowed', { allow }));
+    });
+  }
+  return router;
+}

@@ -1,0 +1,78 @@
+import type { PlanName } from '@wap/plans';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import { mintApiKey } from './credentials.js';
+
+/** Who is calling: resolved from a credential on every request. */
+export interface Principal {
+  workspaceId: string;
+  plan: PlanName;
+  credential: { kind: 'api_key'; keyId: string } | { kind: 'oauth_token' };
+  surfaces: ReadonlySet<'rest' | 'mcp'>;
+}
+
+export interface ApiKeyRow {
+  workspaceId: string;
+  plan: PlanName;
+  secretHash: Uint8Array;
+  revoked: boolean;
+}
+
+/** Identity rows of the gateway database; nothing else touches them. */
+export class IdentityStore {
+  constructor(private readonly db: PrismaClient) {}
+
+  async createWorkspace(name: string, plan: PlanName = 'free') {
+    return this.db.workspace.create({ data: { name, plan } });
+  }
+
+  async findWorkspace(idOrName: string) {
+    const byId = /^[0-9a-f-]{36}$/.test(idOrName)
+      ? await this.db.workspace.findUnique({ where: { id: idOrName } })
+      : null;
+    return byId ?? this.db.workspace.findFirst({ where: { name: idOrName }, orderBy: { createdAt: 'asc' } });
+  }
+
+  async setPlan(workspaceId: string, plan: PlanName) {
+    return this.db.workspace.update({ where: { id: workspaceId }, data: { plan } });
+  }
+
+  /** Mints a key; the returned credential is the only copy of its secret. */
+  async createApiKey(workspaceId: string, name: string) {
+    const key = mintApiKey();
+    await this.db.apiKey.create({
+      data: { keyId: key.keyId, workspaceId, name, secretHash: new Uint8Array(key.secretHash) },
+    });
+    return { keyId: key.keyId, credential: key.credential };
+  }
+
+  async revokeApiKey(keyId: string): Promise<boolean> {
+    const { count } = await this.db.apiKey.updateMany({
+      where: { keyId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    return count === 1;
+  }
+
+  async listApiKeys(workspaceId: string) {
+    return this.db.apiKey.findMany({
+      where: { workspaceId },
+      select: { keyId: true, name: true, createdAt: true, revokedAt: true },
+      orderBy: { createdAt: 'asc' },
+    });
+  }
+
+  /** One indexed read per request: revocation takes effect on the next request. */
+  async apiKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    const row = await this.db.apiKey.findUnique({
+      where: { keyId },
+      select: { secretHash: true, revokedAt: true, workspace: { select: { id: true, plan: true } } },
+    });
+    if (!row) return undefined;
+    return {
+      workspaceId: row.workspace.id,
+      plan: row.workspace.plan,
+      secretHash: row.secretHash,
+      revoked: row.revokedAt !== null,
+    };
+  }
+}

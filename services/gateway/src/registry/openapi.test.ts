@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { validate } from '@readme/openapi-parser';
+import { ERROR_CODES } from '@wap/errors';
+import { buildRegistry } from './index.js';
+import { openApiDocument } from './openapi.js';
+
+const everything = buildRegistry({ configured: () => true });
+
+test('the document is valid OpenAPI 3.1', async () => {
+  const doc = openApiDocument(everything, 'http://127.0.0.1:8080');
+  const result = await validate(structuredClone(doc) as never);
+  assert.ok(result.valid, JSON.stringify(result, null, 2));
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.info.version, '1.0.0');
+  assert.deepEqual(doc.components.securitySchemes.ApiKeyAuth, {
+    type: 'http',
+    scheme: 'bearer',
+    description: doc.components.securitySchemes.ApiKeyAuth.description,
+  });
+  assert.deepEqual(doc.security, [{ ApiKeyAuth: [] }]);
+});
+
+test('its paths are exactly the registry rows, with their MCP tool names', () => {
+  const doc = openApiDocument(everything, 'http://x');
+  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(
+      ([method, op]) => `${method.toUpperCase()} ${path} ${(op as { 'x-mcp-tool': string })['x-mcp-tool']}`,
+    ),
+  );
+  assert.deepEqual(operations.sort(), everything.map((r) => `${r.method.toUpperCase()} ${r.path} ${r.mcpTool}`).sort());
+});
+
+test('the Error schema has the closed enum of 45 codes', () => {
+  const doc = openApiDocument(everything, 'http://x');
+  const error = doc.components.schemas.Error as { properties: { code: { enum: string[] } }; required: string[] };
+  assert.deepEqual(error.properties.code.enum, [...ERROR_CODES]);
+  assert.equal(error.properties.code.enum.length, 45);
+  assert.ok(error.required.includes('code') && error.required.includes('message'));
+});
+
+test('a row whose backend is not configured has no path', () => {
+  const none = openApiDocument(buildRegistry({ configured: () => false }), 'http://x');
+  assert.deepEqual(none.paths, {});
+  const ledgerOnly = buildRegistry({ configured: (b) => b === 'billing-ledger' });
+  assert.ok(ledgerOnly.every((r) => r.backend === 'billing-ledger'));
+});
+
+test('rows follow the naming rules', () => {
+  for (const row of everything) {
+    assert.match(row.mcpTool, /^service_[a-z]+_[a-z_]+$/, row.name);
+    assert.match(row.path, /^\/v1\//, row.name);
+  }
+  assert.equal(new Set(everything.map((r) => r.name)).size, everything.length);
+});

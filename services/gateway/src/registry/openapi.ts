@@ -1,0 +1,149 @@
+import { ERRORS, type ErrorCode, errorSchema } from '@wap/errors';
+import { z } from 'zod';
+import { type Capability, COMMON_ERRORS, type Tag } from './types.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const TAG_DESCRIPTIONS: Record<Tag, string> = {
+  Agent: 'Natural-language browser tasks run as jobs.',
+  Crawl: 'Walk a site and stream each page as it is scraped.',
+  Credits: 'The one credit balance every capability draws on.',
+  Integrations: 'External MCP servers a run may call.',
+  Monitors: 'Watch a page on a schedule and notify on real change.',
+  Profiles: 'Durable browser identities with a pinned exit.',
+  Purchases: 'Purchases made by agents within spend caps.',
+  Rules: 'Workspace rules, enforced or given as guidance.',
+  Scrape: 'Fetch one known URL as clean content.',
+  Search: 'Web search, optionally rendering every hit.',
+  Secrets: 'Credentials stored under handles; never read back.',
+  Sessions: 'Past browser sessions with replays.',
+  Usage: 'Metered usage as attached to each call.',
+  Wallet: 'Payment methods for agent purchases.',
+};
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  }) as JsonSchema;
+  return rest;
+};
+
+function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
+  if (!schema) return [];
+  const json = toSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, property]) => {
+    const { description, ...rest } = property;
+    return {
+      name,
+      in: where,
+      required: where === 'path' || (json.required ?? []).includes(name),
+      ...(description ? { description } : {}),
+      schema: rest,
+    };
+  });
+}
+
+/** Error responses grouped by status, each listing the codes it can carry. */
+function errorResponses(codes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERRORS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [
+        String(status),
+        {
+          description: list.map((c) => `\`${c}\`: ${ERRORS[c].when}`).join('\n\n'),
+          ...(status === 429 ? { headers: rateLimitHeaders } : {}),
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/Error' },
+              examples: Object.fromEntries(list.map((c) => [c, { value: { code: c, message: ERRORS[c].message } }])),
+            },
+          },
+        },
+      ]),
+  );
+}
+
+const rateLimitHeaders = {
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  RateLimit: {
+    description: 'IETF RateLimit fields: remaining requests `r` and seconds to reset `t`.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'IETF RateLimit policy: quota `q` per window `w` seconds.',
+    schema: { type: 'string' },
+  },
+};
+
+/** The OpenAPI 3.1 document of exactly the rows this deployment serves. */
+export function openApiDocument(rows: Capability[], serverUrl: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const row of rows) {
+    const operation: Record<string, unknown> = {
+      operationId: row.name,
+      summary: row.summary,
+      ...(row.description ? { description: row.description } : {}),
+      tags: [row.tag],
+      'x-mcp-tool': row.mcpTool,
+      'x-bills': row.bills,
+      parameters: [...parameters(row.request.params, 'path'), ...parameters(row.request.query, 'query')],
+      responses: {
+        '200': {
+          description: row.bills.length ? `Success. Billed: ${row.bills.join(', ')}.` : 'Success. Free.',
+          headers: { 'X-Request-Id': { schema: { type: 'string' } }, RateLimit: rateLimitHeaders.RateLimit },
+          content: { 'application/json': { schema: toSchema(row.response, 'output') } },
+        },
+        ...errorResponses([...COMMON_ERRORS, ...row.errors, ...(row.request.params ? (['not_found'] as const) : [])]),
+      },
+    };
+    if (row.request.body) {
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: toSchema(row.request.body, 'input') } },
+      };
+      if (row.method === 'post') {
+        (operation.parameters as unknown[]).push({
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: 'Retries with the same key and body return the first response without repeating the work.',
+          schema: { type: 'string', maxLength: 255 },
+        });
+      }
+    }
+    paths[row.path] = { ...paths[row.path], [row.method]: operation };
+  }
+  const tags = [...new Set(rows.map((r) => r.tag))]
+    .sort()
+    .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Web Access API',
+      version: '1.0.0',
+      description: 'Scrape, crawl, search, browser agents, monitors and stealth browsers on one credit balance.',
+    },
+    servers: [{ url: serverUrl }],
+    tags,
+    security: [{ ApiKeyAuth: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        ApiKeyAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key `ock_<keyId>.<secret>` or an OAuth access token `oat_...`.',
+        },
+      },
+      schemas: { Error: errorSchema() },
+    },
+  };
+}

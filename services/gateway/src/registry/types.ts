@@ -1,0 +1,97 @@
+import type { ErrorCode } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import type { z } from 'zod';
+import type { Principal } from '../identity/store.js';
+import type { Upstreams } from '../upstreams.js';
+
+/** The spec's capability groups (part 1). */
+export type Tag =
+  | 'Agent'
+  | 'Crawl'
+  | 'Credits'
+  | 'Integrations'
+  | 'Monitors'
+  | 'Profiles'
+  | 'Purchases'
+  | 'Rules'
+  | 'Scrape'
+  | 'Search'
+  | 'Secrets'
+  | 'Sessions'
+  | 'Usage'
+  | 'Wallet';
+
+/** The spec's meters (part 8); `free` rows bill nothing. */
+export type Meter =
+  | 'context_seconds'
+  | 'page_load'
+  | 'search_result'
+  | 'agent_seconds'
+  | 'monitor_change'
+  | 'proxy_bytes';
+
+export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'session-recorder' | 'browser-host';
+
+export interface HandlerContext {
+  principal: Principal;
+  requestId: string;
+  upstreams: Upstreams;
+  log: Logger;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+export interface CapabilityInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/**
+ * One row of the registry: everything the REST route, the OpenAPI document
+ * and the MCP tool are generated from.
+ */
+export interface Capability<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** Dotted name in the spec's words: `crawl.results`. */
+  name: string;
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI form: `/v1/crawl/{id}/results`. */
+  path: `/v1/${string}`;
+  tag: Tag;
+  summary: string;
+  description?: string;
+  /** The service that must be configured for this row to exist. */
+  backend: Backend;
+  /** Meters this route charges; empty for free routes. */
+  bills: Meter[];
+  /** `service_<group>_<verb>` */
+  mcpTool: `service_${string}`;
+  request: { params?: P; query?: Q; body?: B };
+  response: R;
+  /** Errors this route itself can answer, beyond the ones every authenticated route can. */
+  errors: ErrorCode[];
+  handler(ctx: HandlerContext, input: CapabilityInput<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<z.input<R>>;
+}
+
+/** Keeps each row's handler typed by its own schemas. */
+export function capability<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  row: Capability<P, Q, B, R>,
+): Capability {
+  return row as unknown as Capability;
+}
+
+/** Errors any authenticated route can answer. */
+export const COMMON_ERRORS: ErrorCode[] = [
+  'bad_request',
+  'unauthorized',
+  'tenant_scope',
+  'concurrency_limit',
+  'internal',
+  'deadline_exceeded',
+  'capability_unavailable',
+];
