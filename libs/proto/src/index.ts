@@ -1,3 +1,4 @@
 // Generated protobuf-es code for every contract under proto/ (see `make generate`).
 export * as health from './gen/grpc/health/v1/health_pb.js';
 export * as ledger from './gen/wap/billing/v1/ledger_pb.js';
+export * as browser from './gen/wap/browser/v1/browser_pb.js';

@@ -24,7 +24,20 @@ export const pages: Entries<
     details: details(
       {
         url: str(undefined, 'uri'),
-        reason: oneOfValues(['dns', 'connect', 'tls', 'timeout', 'http_status', 'blocked']),
+        reason: oneOfValues(
+          [
+            'dns',
+            'connect',
+            'tls',
+            'timeout',
+            'http_status',
+            'blocked',
+            'private_address',
+            'too_large',
+            'too_many_redirects',
+          ],
+          '`blocked`: the site refused access; `private_address`: the URL or a redirect leads to a loopback, private, link-local or metadata address, which is never fetched.',
+        ),
       },
       { status: int("The site's HTTP status, when reason is http_status.") },
     ),

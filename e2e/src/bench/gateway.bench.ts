@@ -1,0 +1,61 @@
+// make bench: authenticated free reads through the gateway (GET /v1/credits:
+// auth, rate limit, a gRPC call to the ledger) against a bare HTTP server
+// answering the same bytes, both driven by the same load generator in a
+// second process. Goal (issue 3): p99 under 20 ms at 1,000 requests/s.
+import { startFleet } from '../harness.js';
+import { runLoad, startBareServer, table } from './run-load.js';
+
+const RATE = Number(process.env.BENCH_RATE ?? 1000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+// Each scale workspace allows 6,000 requests a minute (100/s): spread the load.
+const WORKSPACES = Math.ceil((RATE * 1.5) / 100);
+
+async function main() {
+  const fleet = await startFleet({ env: { LOG_LEVEL: 'warn' } });
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < WORKSPACES; i++) keys.push((await fleet.workspace('scale')).apiKey);
+    const headers = keys.map((key) => ({ authorization: `Bearer ${key}` }));
+    const sample = await fetch(`${fleet.gatewayUrl}/v1/credits`, { headers: headers[0] });
+    if (sample.status !== 200) throw new Error(`credits answered ${sample.status}: ${await sample.text()}`);
+    const bare = await startBareServer(await sample.text(), sample.headers.get('content-type') ?? 'application/json');
+    try {
+      const warm = { rate: RATE, seconds: 3, connections: 50 };
+      await runLoad({ ...warm, url: `${fleet.gatewayUrl}/v1/credits`, headers });
+      await runLoad({ ...warm, url: bare.url, headers });
+      const settings = { rate: RATE, seconds: SECONDS, connections: 50 };
+      const gateway = await runLoad({ ...settings, url: `${fleet.gatewayUrl}/v1/credits`, headers });
+      const floor = await runLoad({ ...settings, url: bare.url, headers });
+      const rows = [
+        { target: 'gateway GET /v1/credits', ...flatten(gateway) },
+        { target: 'bare node:http, same bytes', ...flatten(floor) },
+      ];
+      console.log(`\nAuthenticated free reads at ${RATE} req/s for ${SECONDS} s, 50 connections, ${WORKSPACES} workspaces\n`);
+      console.log(table(rows));
+      console.log(`\np99 ratio gateway/bare: ${(gateway.p99 / Math.max(floor.p99, 0.001)).toFixed(1)}x; goal p99 < 20 ms: ${gateway.p99 < 20 ? 'met' : 'NOT met'}`);
+      console.log(JSON.stringify({ bench: 'gateway-free-reads', rate: RATE, gateway, bare: floor }));
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await fleet.stop();
+    await fleet.dropDatabases();
+  }
+}
+
+function flatten(r: Awaited<ReturnType<typeof runLoad>>) {
+  return {
+    'req/s': r.requestsPerSecond.toFixed(0),
+    p50: `${r.p50} ms`,
+    p90: `${r.p90} ms`,
+    p99: `${r.p99} ms`,
+    max: `${r.max} ms`,
+    '2xx': r.statuses['2xx'] ?? 0,
+    non2xx: (r.statuses['4xx'] ?? 0) + (r.statuses['5xx'] ?? 0) + (r.statuses.errors ?? 0),
+  };
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

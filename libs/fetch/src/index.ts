@@ -1,0 +1,13 @@
+export { createFetchAgent, defaultFetchAgent, type FetchAgent, type FetchAgentOptions } from './agent.js';
+export { ACCEPT_ENCODING } from './body.js';
+export { type CharsetSource, decodeText, detectCharset, isTextual, normaliseCharset } from './charset.js';
+export { type FailureKind, FetchFailure } from './failure.js';
+export {
+  type FetchedPage,
+  type FetchedText,
+  type FetchOptions,
+  fetchPage,
+  fetchText,
+  requireText,
+} from './fetch-page.js';
+export { DESKTOP_USER_AGENT, MOBILE_USER_AGENT, type RawResponse, type Redirect } from './request.js';

@@ -1,0 +1,13 @@
+export { AllowList, classifyAddress, isBlockedAddress } from './address.js';
+export {
+  assertAllowedAddress,
+  BlockedAddressError,
+  type GuardedLookupOptions,
+  guardedLookup,
+  isBlockedAddressError,
+  type LookupFunction,
+  type Resolver,
+  systemResolver,
+} from './lookup.js';
+export type { AddressClass } from './ranges.js';
+export { type CheckUrlOptions, checkUrl, type UrlRefusal, urlRefusal } from './url.js';

@@ -1,0 +1,141 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ApiError } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import puppeteer, { type Browser } from 'puppeteer-core';
+
+export interface PoolSettings {
+  executablePath: string;
+  size: number;
+  pagesPerBrowser: number;
+  recycleAfterPages: number;
+  log: Logger;
+}
+
+/** Flags for a headless Chromium on a closed network (see the machine notes). */
+const CHROMIUM_ARGS = [
+  '--headless=new',
+  '--no-sandbox', // root in a container; the browser is isolated by its egress proxy and its own process
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
+  '--no-default-browser-check',
+  '--mute-audio',
+  '--hide-scrollbars',
+  '--disable-features=Translate,MediaRouter,OptimizationHints',
+];
+
+interface Slot {
+  browser: Promise<Browser>;
+  userDataDir: string;
+  active: number;
+  served: number;
+  retiring: boolean;
+}
+
+/**
+ * Chromium processes shared by renders. A slot takes up to `pagesPerBrowser`
+ * renders at once; it is replaced after `recycleAfterPages` (bounding leaks)
+ * and at once when it crashes. Callers queue when every slot is full.
+ */
+export class BrowserPool {
+  private readonly slots: Slot[] = [];
+  private readonly waiting: (() => void)[] = [];
+  private closed = false;
+
+  constructor(private readonly settings: PoolSettings) {}
+
+  private launch(): Slot {
+    const userDataDir = mkdtempSync(path.join(tmpdir(), 'wap-chromium-'));
+    const slot: Slot = { userDataDir, active: 0, served: 0, retiring: false, browser: Promise.resolve(null as never) };
+    slot.browser = puppeteer
+      .launch({
+        executablePath: this.settings.executablePath,
+        args: CHROMIUM_ARGS,
+        userDataDir,
+        headless: true,
+        protocolTimeout: 60_000,
+        handleSIGINT: false,
+        handleSIGTERM: false,
+        handleSIGHUP: false,
+      })
+      .then((browser) => {
+        browser.on('disconnected', () => {
+          if (!slot.retiring && !this.closed) this.settings.log.warn('chromium exited; replacing it');
+          this.retire(slot);
+        });
+        return browser;
+      });
+    slot.browser.catch((err) => {
+      this.settings.log.error({ err }, 'chromium failed to start');
+      this.retire(slot);
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private retire(slot: Slot) {
+    slot.retiring = true;
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    if (slot.active === 0) void this.dispose(slot);
+    this.wake();
+  }
+
+  private async dispose(slot: Slot) {
+    await slot.browser.then((b) => b.close()).catch(() => undefined);
+    rmSync(slot.userDataDir, { recursive: true, force: true });
+  }
+
+  private wake() {
+    this.waiting.shift()?.();
+  }
+
+  private pick(): Slot | undefined {
+    const open = this.slots.filter((s) => !s.retiring && s.active < this.settings.pagesPerBrowser);
+    if (open.length > 0) return open.reduce((a, b) => (b.active < a.active ? b : a));
+    return this.slots.length < this.settings.size ? this.launch() : undefined;
+  }
+
+  /** Runs `work` with a browser from the pool, waiting for room if needed. */
+  async with<T>(work: (browser: Browser) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let slot = this.pick();
+    while (!slot) {
+      if (this.closed) throw new ApiError('no_capacity');
+      await new Promise<void>((resolve, reject) => {
+        this.waiting.push(resolve);
+        signal?.addEventListener('abort', () => reject(new ApiError('deadline_exceeded')), { once: true });
+      });
+      slot = this.pick();
+    }
+    slot.active++;
+    slot.served++;
+    try {
+      return await work(await slot.browser);
+    } finally {
+      slot.active--;
+      if (slot.served >= this.settings.recycleAfterPages && !slot.retiring) this.retire(slot);
+      else if (slot.retiring && slot.active === 0) void this.dispose(slot);
+      this.wake();
+    }
+  }
+
+  /** Whether a browser can be started or is running. */
+  async healthy(): Promise<boolean> {
+    if (this.closed) return false;
+    const slot = this.slots[0];
+    if (!slot) return true; // none started yet: started on first use
+    return slot.browser.then((b) => b.connected).catch(() => false);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const wake of this.waiting.splice(0)) wake();
+    await Promise.all(this.slots.splice(0).map((s) => this.dispose(s)));
+  }
+}

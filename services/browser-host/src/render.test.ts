@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { after, before, test } from 'node:test';
+import { create } from '@bufbuild/protobuf';
+import { isApiError } from '@wap/errors';
+import { createLogger } from '@wap/log';
+import { AllowList } from '@wap/netguard';
+import { browser as proto } from '@wap/proto';
+import { EgressProxy } from './egress/proxy.js';
+import { BrowserPool } from './pool/pool.js';
+import { render } from './render.js';
+
+const log = createLogger({ service: 'test', level: 'error', destination: new Writable({ write: (_c, _e, d) => d() }) });
+const PAGES: Record<string, string> = {
+  '/static': '<html><head><title>Static</title></head><body><p>Plain words.</p></body></html>',
+  '/scripted':
+    '<html><body><div id="app"></div><script>setTimeout(() => { document.getElementById("app").innerHTML = "<p id=late>Rendered by script</p>" }, 50)</script></body></html>',
+  '/button':
+    '<html><body><button id="b" onclick="document.body.insertAdjacentHTML(\'beforeend\', \'<p id=shown>Clicked!</p>\')">go</button></body></html>',
+  '/metadata-probe':
+    '<html><body><p>probe</p><script>fetch("http://169.254.169.254/latest/meta-data/").catch(() => {}); fetch("http://10.1.2.3/").catch(() => {})</script></body></html>',
+};
+
+let site: Server;
+let base: string;
+let egress: EgressProxy;
+let pool: BrowserPool;
+
+before(async () => {
+  site = createServer((req, res) => {
+    if (req.url === '/set-cookie') {
+      res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-1; Path=/' }).end('<p>set</p>');
+      return;
+    }
+    if (req.url === '/echo-cookie') {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<p id=c>cookie=[${req.headers.cookie ?? ''}]</p>`);
+      return;
+    }
+    const page = PAGES[req.url ?? ''];
+    res.writeHead(page ? 200 : 404, { 'content-type': 'text/html' }).end(page ?? 'not here');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+  egress = new EgressProxy(new AllowList(['127.0.0.0/8']));
+  await egress.start();
+  pool = new BrowserPool({
+    executablePath: '/usr/bin/chromium',
+    size: 1,
+    pagesPerBrowser: 2,
+    recycleAfterPages: 3,
+    log,
+  });
+});
+after(async () => {
+  await pool.close();
+  await egress.stop();
+  site.close();
+});
+
+const request = (path: string, init: Omit<Partial<proto.RenderRequest>, '$typeName'> = {}) =>
+  create(proto.RenderRequestSchema, { url: `${base}${path}`, timeoutMs: 15_000, ...init });
+const run = (req: proto.RenderRequest) => pool.with((b) => render(b, egress, req, new AbortController().signal));
+
+test('renders script-made content through the egress and counts its bytes', async () => {
+  const out = await run(request('/scripted', { waitForSelector: '#late' }));
+  assert.equal(out.status, 200);
+  assert.match(out.html, /Rendered by script/);
+  assert.equal(out.finalUrl, `${base}/scripted`);
+  assert.ok(out.proxyBytes > 0n, 'the page came through the egress proxy');
+});
+
+test('actions run before capture, and a screenshot is a PNG', async () => {
+  const out = await run(
+    request('/button', {
+      actions: [create(proto.ActionSchema, { kind: { case: 'click', value: { selector: '#b' } } })],
+      screenshot: true,
+    }),
+  );
+  assert.match(out.html, /Clicked!/);
+  assert.deepEqual([...out.screenshot.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+});
+
+test("a page's own requests to private and metadata addresses are refused", async () => {
+  const out = await run(request('/metadata-probe', { waitUntil: proto.WaitUntil.NETWORK_IDLE }));
+  assert.equal(out.status, 200);
+  assert.ok(
+    out.blockedRequests.some((b) => b.includes('169.254.169.254')),
+    out.blockedRequests.join('; '),
+  );
+  assert.ok(
+    out.blockedRequests.some((b) => b.includes('10.1.2.3')),
+    out.blockedRequests.join('; '),
+  );
+});
+
+test('without the allow-list, a loopback page is unreachable', async () => {
+  const strict = new EgressProxy(new AllowList());
+  await strict.start();
+  try {
+    const err = await pool
+      .with((b) => render(b, strict, request('/static'), new AbortController().signal))
+      .catch((e: unknown) => e);
+    assert.ok(isApiError(err), String(err));
+    assert.equal(err.code, 'page_unreachable');
+    assert.equal((err.details as { reason: string }).reason, 'private_address');
+  } finally {
+    await strict.stop();
+  }
+});
+
+test('a crashed browser is replaced and the next render works', async () => {
+  await pool.with(async (b) => {
+    b.process()?.kill('SIGKILL');
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  const out = await run(request('/static'));
+  assert.match(out.html, /Plain words/);
+});
+
+test('one render never sees the cookies of another', async () => {
+  assert.equal((await run(request('/set-cookie'))).status, 200);
+  const [a, b] = await Promise.all([run(request('/echo-cookie')), run(request('/echo-cookie'))]);
+  assert.match(a.html, /cookie=\[\]/);
+  assert.match(b.html, /cookie=\[\]/);
+});

@@ -1,0 +1,16 @@
+import { ApiError } from '@wap/errors';
+import { type AllowList, checkUrl } from '@wap/netguard';
+import type { browser as proto } from '@wap/proto';
+import type { CallContext } from '@wap/rpc';
+import type { EgressProxy } from '../egress/proxy.js';
+import type { BrowserPool } from '../pool/pool.js';
+import { render } from '../render.js';
+
+export function renderRpc(pool: BrowserPool, egress: EgressProxy, allow: AllowList) {
+  return async (req: proto.RenderRequest, ctx: CallContext) => {
+    checkUrl(req.url, { allow });
+    if (req.actions.length > 50)
+      throw new ApiError('bad_request', { issues: [{ path: 'actions', message: 'at most 50 actions' }] });
+    return pool.with((browser) => render(browser, egress, req, ctx.signal), ctx.signal);
+  };
+}
