@@ -10,6 +10,13 @@ import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace
 
 let sdk: NodeSDK | undefined;
 
+const DROP_SPANS: SpanProcessor = {
+  onStart: () => undefined,
+  onEnd: () => undefined,
+  forceFlush: async () => undefined,
+  shutdown: async () => undefined,
+};
+
 export interface TelemetrySettings {
   serviceName: string;
   /** OTLP/HTTP endpoint; without one spans are still made (logs carry their ids) but not exported. */
@@ -23,9 +30,11 @@ export interface TelemetrySettings {
  */
 export function startTelemetry(settings: TelemetrySettings): void {
   if (sdk) return;
+  // Without an exporter, spans are still made (so ids are real and logs carry
+  // them) and then dropped: an empty processor list would leave no provider at all.
   const spanProcessors: SpanProcessor[] = settings.otlpEndpoint
     ? [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${settings.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }))]
-    : [];
+    : [DROP_SPANS];
   sdk = new NodeSDK({
     serviceName: settings.serviceName,
     spanProcessors,
