@@ -30,9 +30,13 @@ async function main() {
         { target: 'gateway GET /v1/credits', ...flatten(gateway) },
         { target: 'bare node:http, same bytes', ...flatten(floor) },
       ];
-      console.log(`\nAuthenticated free reads at ${RATE} req/s for ${SECONDS} s, 50 connections, ${WORKSPACES} workspaces\n`);
+      console.log(
+        `\nAuthenticated free reads at ${RATE} req/s for ${SECONDS} s, 50 connections, ${WORKSPACES} workspaces\n`,
+      );
       console.log(table(rows));
-      console.log(`\np99 ratio gateway/bare: ${(gateway.p99 / Math.max(floor.p99, 0.001)).toFixed(1)}x; goal p99 < 20 ms: ${gateway.p99 < 20 ? 'met' : 'NOT met'}`);
+      console.log(
+        `\np99 ratio gateway/bare: ${(gateway.p99 / Math.max(floor.p99, 0.001)).toFixed(1)}x; goal p99 < 20 ms: ${gateway.p99 < 20 ? 'met' : 'NOT met'}`,
+      );
       console.log(JSON.stringify({ bench: 'gateway-free-reads', rate: RATE, gateway, bare: floor }));
     } finally {
       await bare.stop();

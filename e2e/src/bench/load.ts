@@ -21,7 +21,13 @@ async function main() {
     ...(config.rate > 0 ? { overallRate: config.rate } : {}),
     requests: config.headers.map((headers) => ({ method: 'GET', headers })),
   });
-  const statuses = { '2xx': result['2xx'], '4xx': result['4xx'], '5xx': result['5xx'], errors: result.errors, timeouts: result.timeouts };
+  const statuses = {
+    '2xx': result['2xx'],
+    '4xx': result['4xx'],
+    '5xx': result['5xx'],
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
   process.stdout.write(
     `${JSON.stringify({
       requestsPerSecond: result.requests.average,

@@ -1,16 +1,18 @@
-import { health, ledger } from '@wap/proto';
+import { crawl, health, ledger } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from './config.js';
 import type { Backend } from './registry/types.js';
 
 type HealthClient = ServiceClient<(typeof health.Health)['method']> & Closable;
 export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;
+export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
   private readonly health = new Map<Backend, HealthClient>();
   private readonly closables: Closable[] = [];
   private readonly ledgerClient: LedgerClient | undefined;
+  private readonly crawlClient: CrawlClient | undefined;
 
   constructor(config: GatewayConfig) {
     const addresses: Record<Backend, string | undefined> = {
@@ -27,6 +29,10 @@ export class Upstreams {
       this.health.set(name, client);
       this.closables.push(client);
     }
+    if (addresses.crawl) {
+      this.crawlClient = createClient(crawl.CrawlService, addresses.crawl, { defaultTimeoutMs: 60_000 });
+      this.closables.push(this.crawlClient);
+    }
     if (addresses['billing-ledger']) {
       this.ledgerClient = createClient(ledger.LedgerService, addresses['billing-ledger']);
       this.closables.push(this.ledgerClient);
@@ -40,6 +46,11 @@ export class Upstreams {
   get ledger(): LedgerClient {
     if (!this.ledgerClient) throw new Error('billing-ledger is not configured');
     return this.ledgerClient;
+  }
+
+  get crawl(): CrawlClient {
+    if (!this.crawlClient) throw new Error('crawl is not configured');
+    return this.crawlClient;
   }
 
   /** Each configured service's own verdict on its readiness, asked in parallel. */

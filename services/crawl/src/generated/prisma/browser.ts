@@ -18,6 +18,12 @@ export { Prisma }
 export * as $Enums from './enums.js'
 export * from './enums.js';
 /**
+ * Model CachedPage
+ * The last copy of a page a workspace fetched, for scrapes with `maxAge`.
+ * Kept per workspace: custom headers may carry a workspace's own cookies.
+ */
+export type CachedPage = Prisma.CachedPageModel
+/**
  * Model EventOutbox
  * 
  */

@@ -29,8 +29,8 @@ export * from "./enums.js"
  * const prisma = new PrismaClient({
  *   adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL })
  * })
- * // Fetch zero or more EventOutboxes
- * const eventOutboxes = await prisma.eventOutbox.findMany()
+ * // Fetch zero or more CachedPages
+ * const cachedPages = await prisma.cachedPage.findMany()
  * ```
  * 
  * Read more in our [docs](https://pris.ly/d/client).
@@ -39,6 +39,12 @@ export const PrismaClient = $Class.getPrismaClientClass()
 export type PrismaClient<LogOpts extends Prisma.LogLevel = never, OmitOpts extends Prisma.PrismaClientOptions["omit"] = Prisma.PrismaClientOptions["omit"], ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = $Class.PrismaClient<LogOpts, OmitOpts, ExtArgs>
 export { Prisma }
 
+/**
+ * Model CachedPage
+ * The last copy of a page a workspace fetched, for scrapes with `maxAge`.
+ * Kept per workspace: custom headers may carry a workspace's own cookies.
+ */
+export type CachedPage = Prisma.CachedPageModel
 /**
  * Model EventOutbox
  * 

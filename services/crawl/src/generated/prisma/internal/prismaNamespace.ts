@@ -397,6 +397,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 
 export const ModelName = {
+  CachedPage: 'CachedPage',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -414,10 +415,84 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox"
+    modelProps: "cachedPage" | "eventOutbox" | "eventInbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
+    CachedPage: {
+      payload: Prisma.$CachedPagePayload<ExtArgs>
+      fields: Prisma.CachedPageFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CachedPageFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CachedPageFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>
+        }
+        findFirst: {
+          args: Prisma.CachedPageFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CachedPageFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>
+        }
+        findMany: {
+          args: Prisma.CachedPageFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>[]
+        }
+        create: {
+          args: Prisma.CachedPageCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>
+        }
+        createMany: {
+          args: Prisma.CachedPageCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CachedPageCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>[]
+        }
+        delete: {
+          args: Prisma.CachedPageDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>
+        }
+        update: {
+          args: Prisma.CachedPageUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>
+        }
+        deleteMany: {
+          args: Prisma.CachedPageDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CachedPageUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CachedPageUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>[]
+        }
+        upsert: {
+          args: Prisma.CachedPageUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CachedPagePayload>
+        }
+        aggregate: {
+          args: Prisma.CachedPageAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCachedPage>
+        }
+        groupBy: {
+          args: Prisma.CachedPageGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CachedPageGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CachedPageCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CachedPageCountAggregateOutputType> | number
+        }
+      }
+    }
     EventOutbox: {
       payload: Prisma.$EventOutboxPayload<ExtArgs>
       fields: Prisma.EventOutboxFieldRefs
@@ -605,6 +680,21 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
 
 
+export const CachedPageScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  cacheKey: 'cacheKey',
+  url: 'url',
+  finalUrl: 'finalUrl',
+  status: 'status',
+  contentType: 'contentType',
+  html: 'html',
+  engine: 'engine',
+  fetchedAt: 'fetchedAt'
+} as const
+
+export type CachedPageScalarFieldEnum = (typeof CachedPageScalarFieldEnum)[keyof typeof CachedPageScalarFieldEnum]
+
+
 export const EventOutboxScalarFieldEnum = {
   id: 'id',
   subject: 'subject',
@@ -687,16 +777,16 @@ export type ListStringFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaMod
 
 
 /**
- * Reference to a field of type 'Json'
+ * Reference to a field of type 'Int'
  */
-export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
+export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
     
 
 
 /**
- * Reference to a field of type 'QueryMode'
+ * Reference to a field of type 'Int[]'
  */
-export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
     
 
 
@@ -715,16 +805,30 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
- * Reference to a field of type 'Int'
+ * Reference to a field of type 'Json'
  */
-export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
+export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Json'>
     
 
 
 /**
- * Reference to a field of type 'Int[]'
+ * Reference to a field of type 'QueryMode'
  */
-export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+    
+
+
+/**
+ * Reference to a field of type 'Float'
+ */
+export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
+    
+
+
+/**
+ * Reference to a field of type 'Float[]'
+ */
+export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
     
 
 /**
@@ -878,6 +982,7 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
  */
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
+  cachedPage?: Prisma.CachedPageOmit
   eventOutbox?: Prisma.EventOutboxOmit
   eventInbox?: Prisma.EventInboxOmit
 }

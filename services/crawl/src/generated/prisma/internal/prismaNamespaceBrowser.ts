@@ -51,6 +51,7 @@ export const AnyNull = runtime.AnyNull
 
 
 export const ModelName = {
+  CachedPage: 'CachedPage',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -69,6 +70,21 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 } as const)
 
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
+
+
+export const CachedPageScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  cacheKey: 'cacheKey',
+  url: 'url',
+  finalUrl: 'finalUrl',
+  status: 'status',
+  contentType: 'contentType',
+  html: 'html',
+  engine: 'engine',
+  fetchedAt: 'fetchedAt'
+} as const
+
+export type CachedPageScalarFieldEnum = (typeof CachedPageScalarFieldEnum)[keyof typeof CachedPageScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {

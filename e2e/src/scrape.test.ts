@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Fleet } from '@wap/fleet';
+import { startTestSite, type TestSite } from '@wap/testsite';
+import { call } from './api.js';
+import { startFleet } from './harness.js';
+
+let fleet: Fleet;
+let site: TestSite;
+let key: string;
+
+before(async () => {
+  site = await startTestSite({ pages: 20 });
+  // The allow-list lets the fleet reach the loopback test site; production never sets it.
+  fleet = await startFleet({ env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '10s', EGRESS_ALLOW: '127.0.0.0/8' } });
+  ({ apiKey: key } = await fleet.workspace('pro'));
+});
+after(async () => {
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+  await site?.close();
+});
+
+type ScrapeReply = {
+  success: boolean;
+  data: {
+    markdown?: string;
+    text?: string;
+    html?: string;
+    links?: string[];
+    screenshot?: string;
+    metadata: Record<string, unknown>;
+  };
+  usage: { credits: number; meters: Record<string, number> };
+};
+
+const scrape = (body: Record<string, unknown>, apiKey = key, headers: Record<string, string> = {}) =>
+  call<ScrapeReply>(fleet.gatewayUrl, 'POST', '/v1/scrape', { key: apiKey, body, headers });
+const credits = async (apiKey = key) =>
+  (await call<{ available: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body.available;
+
+describe('scrape', () => {
+  test('an article comes back as clean markdown, billed one page', async () => {
+    const article = site.article(3);
+    const r = await scrape({ url: `${site.url}/articles/3`, formats: ['markdown', 'links', 'metadata'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.success, true);
+    assert.ok(r.body.data.markdown?.includes(article.title), 'the title is in the markdown');
+    assert.ok(!r.body.data.markdown?.includes('cookie'), 'the cookie banner is not main content');
+    assert.ok(
+      r.body.data.links?.every((l) => l.startsWith('http')),
+      'links are absolute',
+    );
+    assert.equal(r.body.data.metadata.statusCode, 200);
+    assert.deepEqual(r.body.usage, { credits: 1, meters: { page_load: 1 } });
+  });
+
+  test('a page that needs scripts is rendered in a browser', async () => {
+    const r = await scrape({ url: `${site.url}/rendered/1`, formats: ['text'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.metadata.engine, 'browser');
+    assert.ok(r.body.data.text?.includes(site.renderedArticle(1).title), r.body.data.text);
+  });
+
+  test('a screenshot is a PNG data URL', async () => {
+    const r = await scrape({ url: `${site.url}/articles/1`, formats: ['screenshot'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.body.data.screenshot ?? '', /^data:image\/png;base64,iVBOR/);
+  });
+
+  for (const [name, path, reason] of [
+    ['an error status', '/does-not-exist', 'http_status'],
+    ['a redirect into a private range', '/redirect/private', 'private_address'],
+  ] as const) {
+    test(`${name} is page_unreachable and not billed`, async () => {
+      const before = await credits();
+      const r = await scrape({ url: `${site.url}${path}` });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal((r.body as unknown as { code: string }).code, 'page_unreachable');
+      assert.equal((r.body as unknown as { details: { reason: string } }).details.reason, reason);
+      assert.equal(await credits(), before);
+    });
+  }
+
+  test('metadata and private addresses are refused, never fetched', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[::1]:80/']) {
+      const r = await scrape({ url });
+      assert.equal(r.status, 422, `${url}: ${JSON.stringify(r.body)}`);
+    }
+  });
+
+  test('a bad body is 400 with the field', async () => {
+    const r = await scrape({ url: 'ftp://example.com/', formats: ['pdf'] });
+    assert.equal(r.status, 400);
+    const paths = (r.body as unknown as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path);
+    assert.ok(paths.includes('body.url') && paths.some((p) => p.startsWith('body.formats')), paths.join());
+  });
+
+  test('a retry with the same Idempotency-Key is answered once and billed once', async () => {
+    const before = await credits();
+    const body = { url: `${site.url}/articles/5` };
+    const first = await scrape(body, key, { 'idempotency-key': 'scrape-5' });
+    const second = await scrape(body, key, { 'idempotency-key': 'scrape-5' });
+    assert.equal(first.status, 200);
+    assert.equal(second.status, 200);
+    assert.equal(second.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(second.body, first.body);
+    assert.equal(before - (await credits()), 1);
+    const other = await scrape({ url: `${site.url}/articles/6` }, key, { 'idempotency-key': 'scrape-5' });
+    assert.equal(other.status, 400, 'the same key with another body is refused');
+  });
+});
+
+describe('one credit balance', () => {
+  test('3 credits buy 3 pages; the fourth is refused and charges nothing', async () => {
+    const ws = `three-${Date.now()}`;
+    await fleet.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
+    await fleet.admin('credits', 'grant', ws, '3', '--kind', 'promotional');
+    const { apiKey } = await fleet.admin<{ apiKey: string }>('key', 'create', ws);
+    for (let i = 0; i < 3; i++) {
+      const r = await scrape({ url: `${site.url}/articles/${i}` }, apiKey);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    }
+    const fourth = await scrape({ url: `${site.url}/articles/9` }, apiKey);
+    assert.equal(fourth.status, 402, JSON.stringify(fourth.body));
+    assert.equal((fourth.body as unknown as { code: string }).code, 'quota_exceeded');
+
+    const c = await call<{ granted: number; spent: number; remaining: number }>(
+      fleet.gatewayUrl,
+      'GET',
+      '/v1/credits',
+      { key: apiKey },
+    );
+    assert.deepEqual([c.body.granted, c.body.spent, c.body.remaining], [3, 3, 0]);
+    const u = await call<{
+      total: { credits: number; meters: Record<string, number> };
+      byCapability: { capability: string; credits: number }[];
+    }>(fleet.gatewayUrl, 'GET', '/v1/usage', { key: apiKey });
+    assert.deepEqual(u.body.total, { credits: 3, meters: { page_load: 3 } });
+    assert.deepEqual(
+      u.body.byCapability.map((b) => [b.capability, b.credits]),
+      [['scrape', 3]],
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { create } from '@bufbuild/protobuf';
+import { ApiError } from '@wap/errors';
+import { type Format as ExtractFormat, type ExtractResult, extract } from '@wap/extract';
+import { type FetchAgent, fetchPage, requireText } from '@wap/fetch';
+import { type AllowList, checkUrl } from '@wap/netguard';
+import { browser, crawl } from '@wap/proto';
+import type { Closable, ServiceClient } from '@wap/rpc';
+import { chooseEngine, looksScriptRendered } from '../domain/engine.js';
+
+export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
+
+const { Format } = crawl;
+
+/** A page as fetched or rendered, before extraction: what the page cache keeps. */
+export interface RawPage {
+  finalUrl: string;
+  status: number;
+  html: string;
+  contentType: string;
+  engine: 'fetch' | 'browser';
+  screenshot?: Uint8Array;
+}
+
+export interface PipelineDeps {
+  agent: FetchAgent;
+  allow: AllowList;
+  browser?: BrowserClient;
+}
+
+const EXTRACT_FORMATS: Partial<Record<crawl.Format, ExtractFormat>> = {
+  [Format.MARKDOWN]: 'markdown',
+  [Format.HTML]: 'html',
+  [Format.TEXT]: 'text',
+  [Format.LINKS]: 'links',
+  [Format.METADATA]: 'metadata',
+};
+
+export const FORMAT_NAMES: Partial<Record<crawl.Format, string>> = {
+  [Format.MARKDOWN]: 'markdown',
+  [Format.HTML]: 'html',
+  [Format.RAW_HTML]: 'rawHtml',
+  [Format.TEXT]: 'text',
+  [Format.LINKS]: 'links',
+  [Format.METADATA]: 'metadata',
+  [Format.SCREENSHOT]: 'screenshot',
+  [Format.SCREENSHOT_FULL_PAGE]: 'screenshot@fullPage',
+};
+
+/** Markdown when nothing is asked, as Firecrawl does. */
+export const formatsOf = (options: crawl.ScrapeOptions) =>
+  options.formats.length > 0 ? options.formats : [Format.MARKDOWN];
+
+function extractWith(page: RawPage, options: crawl.ScrapeOptions): ExtractResult {
+  const formats = formatsOf(options).flatMap((f) => EXTRACT_FORMATS[f] ?? []);
+  // Script-rendered detection needs the text even when it is not asked for.
+  return extract(page.html, page.finalUrl, {
+    formats: [...new Set<ExtractFormat>([...formats, 'text', 'metadata'])],
+    onlyMainContent: options.onlyMainContent ?? true,
+    includeTags: options.includeTags,
+    excludeTags: options.excludeTags,
+  });
+}
+
+async function viaFetch(
+  deps: PipelineDeps,
+  url: string,
+  options: crawl.ScrapeOptions,
+  signal: AbortSignal,
+): Promise<RawPage> {
+  const page = await fetchPage(url, {
+    agent: deps.agent,
+    signal,
+    timeoutMs: options.timeoutMs > 0 ? options.timeoutMs : 30_000,
+    headers: options.headers,
+    mobile: options.mobile,
+  });
+  if (page.status >= 400) throw new ApiError('page_unreachable', { url, reason: 'http_status', status: page.status });
+  requireText(
+    page,
+    formatsOf(options).map((f) => FORMAT_NAMES[f] ?? 'unknown'),
+  );
+  return {
+    finalUrl: page.finalUrl,
+    status: page.status,
+    html: page.body ?? '',
+    contentType: page.contentType ?? '',
+    engine: 'fetch',
+  };
+}
+
+async function viaBrowser(
+  deps: PipelineDeps,
+  url: string,
+  options: crawl.ScrapeOptions,
+  signal: AbortSignal,
+): Promise<RawPage> {
+  if (!deps.browser) throw new ApiError('capability_unavailable', { capability: 'browser rendering' });
+  const formats = formatsOf(options);
+  const timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : 30_000;
+  const rendered = await deps.browser.render(
+    create(browser.RenderRequestSchema, {
+      url,
+      waitMs: options.waitForMs,
+      timeoutMs,
+      headers: options.headers,
+      mobile: options.mobile,
+      actions: options.actions,
+      screenshot: formats.includes(Format.SCREENSHOT) || formats.includes(Format.SCREENSHOT_FULL_PAGE),
+      fullPageScreenshot: formats.includes(Format.SCREENSHOT_FULL_PAGE),
+    }),
+    { timeoutMs: timeoutMs + 5_000, signal },
+  );
+  if (rendered.status >= 400)
+    throw new ApiError('page_unreachable', { url, reason: 'http_status', status: rendered.status });
+  return {
+    finalUrl: rendered.finalUrl,
+    status: rendered.status,
+    html: rendered.html,
+    contentType: rendered.headers['content-type'] ?? 'text/html',
+    engine: 'browser',
+    screenshot: rendered.screenshot.length > 0 ? rendered.screenshot : undefined,
+  };
+}
+
+/** Fetches (or renders) one page the way its options ask; `auto` renders only when the page needs it. */
+export async function loadPage(deps: PipelineDeps, url: string, options: crawl.ScrapeOptions, signal: AbortSignal) {
+  const target = checkUrl(url, { allow: deps.allow }).href;
+  const choice = chooseEngine(options, deps.browser !== undefined);
+  if (choice === 'browser') return viaBrowser(deps, target, options, signal);
+  const fetched = await viaFetch(deps, target, options, signal);
+  if (choice === 'fetch-then-decide' && /html/i.test(fetched.contentType)) {
+    const quick = extract(fetched.html, fetched.finalUrl, { formats: ['text'], onlyMainContent: true });
+    if (looksScriptRendered(fetched.html, quick.text)) return viaBrowser(deps, target, options, signal);
+  }
+  return fetched;
+}
+
+/** The requested formats of a loaded page. */
+export function toDocument(page: RawPage, options: crawl.ScrapeOptions, cached: boolean): crawl.Document {
+  const formats = new Set(formatsOf(options));
+  const extracted = extractWith(page, options);
+  const metadata = {
+    ...extracted.metadata,
+    sourceURL: page.finalUrl,
+    url: page.finalUrl,
+    statusCode: page.status,
+    contentType: page.contentType,
+  };
+  return create(crawl.DocumentSchema, {
+    url: page.finalUrl,
+    markdown: formats.has(Format.MARKDOWN) ? extracted.markdown : '',
+    html: formats.has(Format.HTML) ? extracted.html : '',
+    rawHtml: formats.has(Format.RAW_HTML) ? page.html : '',
+    text: formats.has(Format.TEXT) ? extracted.text : '',
+    links: formats.has(Format.LINKS) ? extracted.links : [],
+    metadata: formats.has(Format.METADATA) ? (JSON.parse(JSON.stringify(metadata)) as never) : undefined,
+    screenshot: page.screenshot ?? new Uint8Array(),
+    statusCode: page.status,
+    engine: page.engine,
+    cached,
+    warnings: extracted.warnings,
+  });
+}

@@ -1,0 +1,171 @@
+import { create } from '@bufbuild/protobuf';
+import { browser, crawl } from '@wap/proto';
+import { z } from 'zod';
+import { capability } from '../types.js';
+import { toUsageObject, usageObject } from '../usage-shape.js';
+
+const FORMATS = {
+  markdown: crawl.Format.MARKDOWN,
+  html: crawl.Format.HTML,
+  rawHtml: crawl.Format.RAW_HTML,
+  text: crawl.Format.TEXT,
+  links: crawl.Format.LINKS,
+  metadata: crawl.Format.METADATA,
+  screenshot: crawl.Format.SCREENSHOT,
+  'screenshot@fullPage': crawl.Format.SCREENSHOT_FULL_PAGE,
+} as const;
+
+const action = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('wait'),
+    milliseconds: z.number().int().min(0).max(60_000).optional(),
+    selector: z.string().min(1).optional(),
+  }),
+  z.object({ type: z.literal('click'), selector: z.string().min(1) }),
+  z.object({ type: z.literal('write'), text: z.string().max(10_000) }),
+  z.object({ type: z.literal('press'), key: z.string().min(1).max(40) }),
+  z.object({
+    type: z.literal('scroll'),
+    direction: z.enum(['up', 'down']).default('down'),
+    selector: z.string().optional(),
+  }),
+]);
+
+/** Scrape options, named as Firecrawl names them so code can switch without rewriting. */
+export const scrapeOptions = z.object({
+  formats: z
+    .array(z.enum(Object.keys(FORMATS) as [keyof typeof FORMATS, ...(keyof typeof FORMATS)[]]))
+    .max(8)
+    .default(['markdown'])
+    .describe('What to return. Default: markdown.'),
+  onlyMainContent: z
+    .boolean()
+    .default(true)
+    .describe('Keep only the main content, without navigation, footers and ads.'),
+  includeTags: z
+    .array(z.string().max(200))
+    .max(50)
+    .optional()
+    .describe('CSS selectors to keep; everything else is dropped.'),
+  excludeTags: z.array(z.string().max(200)).max(50).optional().describe('CSS selectors to remove before extraction.'),
+  waitFor: z
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(0)
+    .describe('Milliseconds to wait after loading (renders in a browser).'),
+  timeout: z.number().int().min(1_000).max(120_000).default(30_000).describe('Milliseconds the whole page may take.'),
+  headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (cookies, user agent...).'),
+  mobile: z.boolean().default(false).describe('Fetch as a mobile device.'),
+  actions: z.array(action).max(50).optional().describe('Steps run in a browser before capture.'),
+  maxAge: z
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe('Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.'),
+  engine: z
+    .enum(['auto', 'fetch', 'browser'])
+    .default('auto')
+    .describe('`auto` fetches and renders only pages that need scripts.'),
+});
+
+export type ScrapeOptionsInput = z.infer<typeof scrapeOptions>;
+
+function toAction(a: z.infer<typeof action>): browser.Action {
+  switch (a.type) {
+    case 'wait':
+      return create(browser.ActionSchema, {
+        kind: { case: 'wait', value: { milliseconds: a.milliseconds ?? 0, selector: a.selector ?? '' } },
+      });
+    case 'click':
+      return create(browser.ActionSchema, { kind: { case: 'click', value: { selector: a.selector } } });
+    case 'write':
+      return create(browser.ActionSchema, { kind: { case: 'write', value: { text: a.text } } });
+    case 'press':
+      return create(browser.ActionSchema, { kind: { case: 'press', value: { key: a.key } } });
+    case 'scroll':
+      return create(browser.ActionSchema, {
+        kind: { case: 'scroll', value: { direction: a.direction, selector: a.selector ?? '' } },
+      });
+  }
+}
+
+export function toScrapeOptions(o: ScrapeOptionsInput): crawl.ScrapeOptions {
+  return create(crawl.ScrapeOptionsSchema, {
+    formats: o.formats.map((f) => FORMATS[f]),
+    onlyMainContent: o.onlyMainContent,
+    includeTags: o.includeTags ?? [],
+    excludeTags: o.excludeTags ?? [],
+    waitForMs: o.waitFor,
+    timeoutMs: o.timeout,
+    headers: o.headers ?? {},
+    mobile: o.mobile,
+    maxAgeMs: BigInt(o.maxAge),
+    engine: { auto: crawl.Engine.AUTO, fetch: crawl.Engine.FETCH, browser: crawl.Engine.BROWSER }[o.engine],
+    actions: (o.actions ?? []).map(toAction),
+  });
+}
+
+export const documentSchema = z.object({
+  markdown: z.string().optional(),
+  html: z.string().optional(),
+  rawHtml: z.string().optional(),
+  text: z.string().optional(),
+  links: z.array(z.string()).optional(),
+  screenshot: z.string().optional().describe('A data: URL of the PNG.'),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  warnings: z.array(z.string()).optional(),
+});
+
+export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeOptionsInput['formats']) {
+  const asked = new Set(formats);
+  return {
+    ...(asked.has('markdown') ? { markdown: doc?.markdown ?? '' } : {}),
+    ...(asked.has('html') ? { html: doc?.html ?? '' } : {}),
+    ...(asked.has('rawHtml') ? { rawHtml: doc?.rawHtml ?? '' } : {}),
+    ...(asked.has('text') ? { text: doc?.text ?? '' } : {}),
+    ...(asked.has('links') ? { links: doc?.links ?? [] } : {}),
+    ...((asked.has('screenshot') || asked.has('screenshot@fullPage')) && doc?.screenshot.length
+      ? { screenshot: `data:image/png;base64,${Buffer.from(doc.screenshot).toString('base64')}` }
+      : {}),
+    metadata: { ...(doc?.metadata ?? {}), statusCode: doc?.statusCode, engine: doc?.engine, cached: doc?.cached },
+    ...(doc?.warnings.length ? { warnings: doc.warnings } : {}),
+  };
+}
+
+const body = scrapeOptions.extend({
+  url: z
+    .url({ protocol: /^https?$/ })
+    .max(8_192)
+    .describe('The page to scrape (http or https).'),
+});
+
+export const scrapeRow = capability({
+  name: 'scrape',
+  method: 'post',
+  path: '/v1/scrape',
+  tag: 'Scrape',
+  summary: 'Scrape one page into clean content',
+  description:
+    'Fetches one known URL (rendering it in a browser when it needs scripts) and returns the requested formats. 1 credit per page; a page that cannot be fetched or represented is not billed.',
+  backend: 'crawl',
+  bills: ['page_load'],
+  mcpTool: 'service_scrape_page',
+  request: { body },
+  response: z.object({ success: z.literal(true), data: documentSchema, usage: usageObject }),
+  errors: ['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'quota_exceeded', 'no_capacity'],
+  handler: async ({ principal, upstreams, requestId, signal }, { body: input }) => {
+    const { url, ...options } = input;
+    const out = await upstreams.crawl.scrape(
+      { workspaceId: principal.workspaceId, requestId, url, options: toScrapeOptions(options) },
+      { timeoutMs: options.timeout + 15_000, signal },
+    );
+    return {
+      success: true as const,
+      data: toDocumentJson(out.document, options.formats),
+      usage: toUsageObject(out.usage),
+    };
+  },
+});
