@@ -19,10 +19,14 @@ export function needsBrowser(options: crawl.ScrapeOptions): boolean {
 export function looksScriptRendered(html: string, extractedText: string): boolean {
   const text = extractedText.trim();
   if (text.length >= 500) return false;
-  const scripts = (html.match(/<script\b/gi) ?? []).length;
-  const mountPoint = /<(div|main)[^>]+id=["'](root|app|__next|__nuxt|svelte|main)["'][^>]*>\s*<\/\1>/i.test(html);
   const noscriptHint = /<noscript[^>]*>[^<]*(enable|requires?) javascript/i.test(html);
-  return mountPoint || noscriptHint || (scripts >= 3 && text.length < 200) || (scripts >= 1 && text.length === 0);
+  if (!noscriptHint && !/<script\b/i.test(html)) return false;
+  // An app's mount point holding nothing or a loading placeholder.
+  const mountPoint =
+    /<(div|main|section)[^>]+id=["'](root|app|__next|__nuxt|svelte|main|application)["'][^>]*>\s*(<(p|div|span)[^>]*>\s*(loading[^<]{0,20})?\s*<\/\4>\s*)?<\/\1>/i.test(
+      html,
+    );
+  return mountPoint || noscriptHint || text.length < 200 || /^\W*loading\b/i.test(text);
 }
 
 export type EngineChoice = 'fetch' | 'browser' | 'fetch-then-decide';

@@ -100,6 +100,8 @@ async function viaBrowser(
   const rendered = await deps.browser.render(
     create(browser.RenderRequestSchema, {
       url,
+      // Scripts fill pages after `load`; a quiet network is the better sign the page is done.
+      waitUntil: browser.WaitUntil.NETWORK_IDLE,
       waitMs: options.waitForMs,
       timeoutMs,
       headers: options.headers,
