@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Until the console exists, this mints and revokes API keys and manages workspaces.
 // It reads the gateway's own environment (DATABASE_URL, BILLING_LEDGER_ADDR).
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { createPrismaAdapter } from '@wap/db';
 import { isPlanName, type PlanName } from '@wap/plans';
 import { ledger } from '@wap/proto';
@@ -11,8 +13,9 @@ import { parseCredential, secretMatches } from './identity/credentials.js';
 import { IdentityStore } from './identity/store.js';
 
 const USAGE = `usage: admin.js <command>
-  workspace create <name> [--plan free|builder|pro|scale]
+  workspace create <name> [--plan free|builder|pro|scale] [--allowance CREDITS]
   workspace plan <workspace> <plan>
+  credits grant <workspace> <credits> [--kind promotional|student|purchased] [--lapses ISO-DATE] [--note TEXT]
   key create <workspace> [--name NAME]     prints the key once; only its hash is kept
   key revoke <keyId>
   key list <workspace>
@@ -37,17 +40,37 @@ function planOption(args: string[], fallback: PlanName = 'free'): PlanName {
   return plan;
 }
 
-/** The ledger must know the workspace's plan before anything is billed. */
-async function openAccount(workspaceId: string, plan: PlanName) {
+function ledgerClient() {
   const address = process.env.BILLING_LEDGER_ADDR;
-  if (!address) return;
-  const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 10_000 });
+  return address ? createClient(ledger.LedgerService, address, { defaultTimeoutMs: 10_000 }) : undefined;
+}
+
+const millicredits = (credits: string) => {
+  const value = Number(credits);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`not a credit amount: ${credits}`);
+  return BigInt(Math.round(value * 1000));
+};
+
+/** The ledger must know the workspace's plan before anything is billed. */
+async function openAccount(workspaceId: string, plan: PlanName, allowance?: string) {
+  const client = ledgerClient();
+  if (!client) return;
   try {
-    await client.ensureAccount({ workspaceId, plan: PLAN_ENUM[plan] });
+    await client.ensureAccount({
+      workspaceId,
+      plan: PLAN_ENUM[plan],
+      ...(allowance !== undefined ? { monthlyAllowanceMillicredits: millicredits(allowance) } : {}),
+    });
   } finally {
     client.close();
   }
 }
+
+const GRANT_KINDS: Record<string, ledger.GrantKind> = {
+  promotional: ledger.GrantKind.PROMOTIONAL,
+  student: ledger.GrantKind.STUDENT,
+  purchased: ledger.GrantKind.PURCHASED,
+};
 
 async function main(args: string[]): Promise<void> {
   const url = process.env.DATABASE_URL;
@@ -64,12 +87,33 @@ async function main(args: string[]): Promise<void> {
     if (noun === 'workspace' && verb === 'create' && arg) {
       const plan = planOption(args);
       const ws = await identity.createWorkspace(arg, plan);
-      await openAccount(ws.id, plan);
+      await openAccount(ws.id, plan, option(args, 'allowance'));
       console.log(JSON.stringify({ workspaceId: ws.id, name: ws.name, plan }));
     } else if (noun === 'workspace' && verb === 'plan' && arg && isPlanName(args[3])) {
       const ws = await identity.setPlan((await workspaceOf(arg)).id, args[3]);
       await openAccount(ws.id, args[3]);
       console.log(JSON.stringify({ workspaceId: ws.id, plan: ws.plan }));
+    } else if (noun === 'credits' && verb === 'grant' && arg && args[3]) {
+      const ws = await workspaceOf(arg);
+      const kind = GRANT_KINDS[option(args, 'kind') ?? 'promotional'];
+      if (!kind) throw new Error('--kind is promotional, student or purchased');
+      const lapses = new Date(option(args, 'lapses') ?? Date.now() + 365 * 86_400_000);
+      if (Number.isNaN(lapses.getTime())) throw new Error('--lapses is an ISO date');
+      const client = ledgerClient();
+      if (!client) throw new Error('BILLING_LEDGER_ADDR is not set');
+      try {
+        const grant = await client.grant({
+          workspaceId: ws.id,
+          idempotencyKey: `admin:${randomUUID()}`,
+          kind,
+          millicredits: millicredits(args[3]),
+          lapsesAt: timestampFromDate(lapses),
+          note: option(args, 'note') ?? '',
+        });
+        console.log(JSON.stringify({ workspaceId: ws.id, grantId: grant.grantId, credits: Number(args[3]) }));
+      } finally {
+        client.close();
+      }
     } else if (noun === 'key' && verb === 'create' && arg) {
       const ws = await workspaceOf(arg);
       const key = await identity.createApiKey(ws.id, option(args, 'name') ?? 'admin');
