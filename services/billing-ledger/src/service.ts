@@ -1,13 +1,27 @@
 // The billing-ledger service: credits, holds, usage and concurrency slots.
-import { createPrismaAdapter } from '@wap/db';
+import { duration } from '@wap/config';
+import { ledger } from '@wap/proto';
+import { addService } from '@wap/rpc';
 import { baseEnv, type ServiceDefinition } from '@wap/service';
-import { PrismaClient } from './generated/prisma/client.js';
+import { Sweeper } from './jobs/sweeper.js';
+import { openLedger, systemClock } from './ledger.js';
+import { LedgerDatabase } from './store/database.js';
 
-const env = baseEnv(50051);
+const env = baseEnv(50051).extend({
+  // How often expired holds are marked and lapsed leases deleted; reads treat
+  // both as gone in between, so this only bounds how long the rows linger.
+  HOLD_SWEEP_INTERVAL: duration().prefault('5s'),
+});
 
-export const definition: ServiceDefinition<typeof env, PrismaClient> = {
+export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
   name: 'billing-ledger',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async () => ({}),
+  openDatabase: (url) => new LedgerDatabase(url),
+  start: async ({ config, db, log, server }) => {
+    const { deps, impl } = openLedger(db, systemClock);
+    addService(server, ledger.LedgerService, impl, log);
+    const sweeper = new Sweeper(deps.money, deps.clock, log, config.HOLD_SWEEP_INTERVAL);
+    sweeper.start();
+    return { stop: () => sweeper.stop() };
+  },
 };

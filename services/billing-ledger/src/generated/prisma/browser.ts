@@ -18,6 +18,46 @@ export { Prisma }
 export * as $Enums from './enums.js'
 export * from './enums.js';
 /**
+ * Model Account
+ * One credit balance per workspace. Its row lock serialises every money movement of the workspace.
+ */
+export type Account = Prisma.AccountModel
+/**
+ * Model Grant
+ * A promotional, student or purchased grant; lapses_at null never lapses.
+ */
+export type Grant = Prisma.GrantModel
+/**
+ * Model Hold
+ * A reservation for work in progress: status active, then exactly one of settled, voided, expired.
+ */
+export type Hold = Prisma.HoldModel
+/**
+ * Model Entry
+ * One money movement, never updated or deleted: a grant credited, or a spend drawn from one source.
+ */
+export type Entry = Prisma.EntryModel
+/**
+ * Model UsageRecord
+ * What one Settle or Charge call caused: the `usage` object of its response.
+ */
+export type UsageRecord = Prisma.UsageRecordModel
+/**
+ * Model UsageMeter
+ * 
+ */
+export type UsageMeter = Prisma.UsageMeterModel
+/**
+ * Model IdempotencyRecord
+ * The first answer to an idempotency key, replayed to every retry with the same request.
+ */
+export type IdempotencyRecord = Prisma.IdempotencyRecordModel
+/**
+ * Model SlotLease
+ * A concurrent-browser slot, held until expires_at unless renewed.
+ */
+export type SlotLease = Prisma.SlotLeaseModel
+/**
  * Model EventOutbox
  * 
  */

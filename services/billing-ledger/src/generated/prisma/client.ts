@@ -29,8 +29,8 @@ export * from "./enums.js"
  * const prisma = new PrismaClient({
  *   adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL })
  * })
- * // Fetch zero or more EventOutboxes
- * const eventOutboxes = await prisma.eventOutbox.findMany()
+ * // Fetch zero or more Accounts
+ * const accounts = await prisma.account.findMany()
  * ```
  * 
  * Read more in our [docs](https://pris.ly/d/client).
@@ -39,6 +39,46 @@ export const PrismaClient = $Class.getPrismaClientClass()
 export type PrismaClient<LogOpts extends Prisma.LogLevel = never, OmitOpts extends Prisma.PrismaClientOptions["omit"] = Prisma.PrismaClientOptions["omit"], ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = $Class.PrismaClient<LogOpts, OmitOpts, ExtArgs>
 export { Prisma }
 
+/**
+ * Model Account
+ * One credit balance per workspace. Its row lock serialises every money movement of the workspace.
+ */
+export type Account = Prisma.AccountModel
+/**
+ * Model Grant
+ * A promotional, student or purchased grant; lapses_at null never lapses.
+ */
+export type Grant = Prisma.GrantModel
+/**
+ * Model Hold
+ * A reservation for work in progress: status active, then exactly one of settled, voided, expired.
+ */
+export type Hold = Prisma.HoldModel
+/**
+ * Model Entry
+ * One money movement, never updated or deleted: a grant credited, or a spend drawn from one source.
+ */
+export type Entry = Prisma.EntryModel
+/**
+ * Model UsageRecord
+ * What one Settle or Charge call caused: the `usage` object of its response.
+ */
+export type UsageRecord = Prisma.UsageRecordModel
+/**
+ * Model UsageMeter
+ * 
+ */
+export type UsageMeter = Prisma.UsageMeterModel
+/**
+ * Model IdempotencyRecord
+ * The first answer to an idempotency key, replayed to every retry with the same request.
+ */
+export type IdempotencyRecord = Prisma.IdempotencyRecordModel
+/**
+ * Model SlotLease
+ * A concurrent-browser slot, held until expires_at unless renewed.
+ */
+export type SlotLease = Prisma.SlotLeaseModel
 /**
  * Model EventOutbox
  * 

@@ -9,7 +9,62 @@
 * 🟢 You can import this file directly.
 */
 
+export const Plan = {
+  free: 'free',
+  builder: 'builder',
+  pro: 'pro',
+  scale: 'scale'
+} as const
+
+export type Plan = (typeof Plan)[keyof typeof Plan]
 
 
-// This file is empty because there are no enums in the schema.
-export {}
+export const GrantKind = {
+  promotional: 'promotional',
+  student: 'student',
+  purchased: 'purchased'
+} as const
+
+export type GrantKind = (typeof GrantKind)[keyof typeof GrantKind]
+
+
+export const HoldStatus = {
+  active: 'active',
+  settled: 'settled',
+  voided: 'voided',
+  expired: 'expired'
+} as const
+
+export type HoldStatus = (typeof HoldStatus)[keyof typeof HoldStatus]
+
+
+export const EntryKind = {
+  grant: 'grant',
+  spend: 'spend'
+} as const
+
+export type EntryKind = (typeof EntryKind)[keyof typeof EntryKind]
+
+
+export const Meter = {
+  context_seconds: 'context_seconds',
+  page_load: 'page_load',
+  search_result: 'search_result',
+  agent_seconds: 'agent_seconds',
+  monitor_change: 'monitor_change',
+  proxy_bytes: 'proxy_bytes',
+  bytes_egress: 'bytes_egress',
+  tokens: 'tokens'
+} as const
+
+export type Meter = (typeof Meter)[keyof typeof Meter]
+
+
+export const Operation = {
+  authorize: 'authorize',
+  settle: 'settle',
+  charge: 'charge',
+  grant: 'grant'
+} as const
+
+export type Operation = (typeof Operation)[keyof typeof Operation]

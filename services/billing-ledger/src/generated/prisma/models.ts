@@ -8,6 +8,14 @@
  *
  * 🟢 You can import this file directly.
  */
+export type * from './models/Account.js'
+export type * from './models/Grant.js'
+export type * from './models/Hold.js'
+export type * from './models/Entry.js'
+export type * from './models/UsageRecord.js'
+export type * from './models/UsageMeter.js'
+export type * from './models/IdempotencyRecord.js'
+export type * from './models/SlotLease.js'
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './commonInputTypes.js'

@@ -51,6 +51,14 @@ export const AnyNull = runtime.AnyNull
 
 
 export const ModelName = {
+  Account: 'Account',
+  Grant: 'Grant',
+  Hold: 'Hold',
+  Entry: 'Entry',
+  UsageRecord: 'UsageRecord',
+  UsageMeter: 'UsageMeter',
+  IdempotencyRecord: 'IdempotencyRecord',
+  SlotLease: 'SlotLease',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -69,6 +77,117 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 } as const)
 
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
+
+
+export const AccountScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  plan: 'plan',
+  monthlyAllowance: 'monthlyAllowance',
+  slotLimit: 'slotLimit',
+  allowancePeriodStart: 'allowancePeriodStart',
+  allowance: 'allowance',
+  allowanceSpent: 'allowanceSpent',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type AccountScalarFieldEnum = (typeof AccountScalarFieldEnum)[keyof typeof AccountScalarFieldEnum]
+
+
+export const GrantScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  kind: 'kind',
+  amount: 'amount',
+  spent: 'spent',
+  lapsesAt: 'lapsesAt',
+  note: 'note',
+  createdAt: 'createdAt'
+} as const
+
+export type GrantScalarFieldEnum = (typeof GrantScalarFieldEnum)[keyof typeof GrantScalarFieldEnum]
+
+
+export const HoldScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  idempotencyKey: 'idempotencyKey',
+  capability: 'capability',
+  reference: 'reference',
+  amount: 'amount',
+  settled: 'settled',
+  status: 'status',
+  expiresAt: 'expiresAt',
+  resolvedAt: 'resolvedAt',
+  released: 'released',
+  createdAt: 'createdAt'
+} as const
+
+export type HoldScalarFieldEnum = (typeof HoldScalarFieldEnum)[keyof typeof HoldScalarFieldEnum]
+
+
+export const EntryScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  kind: 'kind',
+  amount: 'amount',
+  usageId: 'usageId',
+  holdId: 'holdId',
+  grantId: 'grantId',
+  allowancePeriodStart: 'allowancePeriodStart',
+  createdAt: 'createdAt'
+} as const
+
+export type EntryScalarFieldEnum = (typeof EntryScalarFieldEnum)[keyof typeof EntryScalarFieldEnum]
+
+
+export const UsageRecordScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  holdId: 'holdId',
+  idempotencyKey: 'idempotencyKey',
+  capability: 'capability',
+  reference: 'reference',
+  priced: 'priced',
+  charged: 'charged',
+  uncollected: 'uncollected',
+  createdAt: 'createdAt'
+} as const
+
+export type UsageRecordScalarFieldEnum = (typeof UsageRecordScalarFieldEnum)[keyof typeof UsageRecordScalarFieldEnum]
+
+
+export const UsageMeterScalarFieldEnum = {
+  usageId: 'usageId',
+  meter: 'meter',
+  quantity: 'quantity',
+  millicredits: 'millicredits'
+} as const
+
+export type UsageMeterScalarFieldEnum = (typeof UsageMeterScalarFieldEnum)[keyof typeof UsageMeterScalarFieldEnum]
+
+
+export const IdempotencyRecordScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  key: 'key',
+  operation: 'operation',
+  requestHash: 'requestHash',
+  response: 'response',
+  createdAt: 'createdAt'
+} as const
+
+export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
+
+
+export const SlotLeaseScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  holder: 'holder',
+  expiresAt: 'expiresAt',
+  createdAt: 'createdAt'
+} as const
+
+export type SlotLeaseScalarFieldEnum = (typeof SlotLeaseScalarFieldEnum)[keyof typeof SlotLeaseScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {
@@ -115,6 +234,14 @@ export const QueryMode = {
 export type QueryMode = (typeof QueryMode)[keyof typeof QueryMode]
 
 
+export const NullsOrder = {
+  first: 'first',
+  last: 'last'
+} as const
+
+export type NullsOrder = (typeof NullsOrder)[keyof typeof NullsOrder]
+
+
 export const JsonNullValueFilter = {
   DbNull: DbNull,
   JsonNull: JsonNull,
@@ -122,12 +249,4 @@ export const JsonNullValueFilter = {
 } as const
 
 export type JsonNullValueFilter = (typeof JsonNullValueFilter)[keyof typeof JsonNullValueFilter]
-
-
-export const NullsOrder = {
-  first: 'first',
-  last: 'last'
-} as const
-
-export type NullsOrder = (typeof NullsOrder)[keyof typeof NullsOrder]
 

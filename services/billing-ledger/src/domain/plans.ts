@@ -1,0 +1,18 @@
+// The plans of spec part 8, from the one table every service reads (libs/plans),
+// in the ledger's unit.
+import { PLANS, type PlanName } from '@wap/plans';
+import { MC_PER_CREDIT } from './pricing.js';
+
+export type { PlanName };
+
+export interface PlanLimits {
+  monthlyAllowanceMc: bigint;
+  concurrentBrowsers: number;
+}
+
+export const PLAN_LIMITS = Object.fromEntries(
+  Object.entries(PLANS).map(([name, plan]) => [
+    name,
+    { monthlyAllowanceMc: BigInt(plan.creditsPerMonth) * MC_PER_CREDIT, concurrentBrowsers: plan.concurrentBrowsers },
+  ]),
+) as Readonly<Record<PlanName, PlanLimits>>;

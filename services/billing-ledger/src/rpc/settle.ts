@@ -1,0 +1,19 @@
+import type { ledger } from '@wap/proto';
+import { quantitiesOf, requestHash } from '../domain/idempotency.js';
+import { priceUsage } from '../domain/pricing.js';
+import { usageSummary } from './convert.js';
+import { clocked, type LedgerDeps } from './deps.js';
+import { Issues, requireId } from './parse.js';
+import { accepted } from './refusal.js';
+
+export const settle = (deps: LedgerDeps) => async (req: ledger.SettleRequest) => {
+  const holdId = requireId('hold', req.holdId);
+  const issues = new Issues();
+  const key = issues.text('idempotency_key', req.idempotencyKey, { max: 255 });
+  const meters = issues.meters('meters', req.meters);
+  issues.throwIfAny();
+  const usage = priceUsage(meters);
+  const hash = requestHash('settle', { holdId, meters: quantitiesOf(usage) });
+  const answer = accepted(await deps.money.settle({ holdId, key, hash, usage }, clocked(deps.clock)), holdId);
+  return { usage: usageSummary(answer.usage), holdRemainingMillicredits: BigInt(answer.hold_remaining) };
+};

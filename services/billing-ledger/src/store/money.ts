@@ -1,0 +1,162 @@
+// The money movements, each one call of a ledger_* SQL function (migrations
+// *_ledger_money_functions and *_ledger_operations), typed here.
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Period } from '../domain/period.js';
+import type { PricedUsage } from '../domain/pricing.js';
+import { type BatchedFunction, Batcher, type BatcherSettings, DEFAULT_BATCHING } from './batcher.js';
+import { callLedger } from './call.js';
+
+/** A usage summary as stored: exact integers travel as strings inside the jsonb. */
+export interface StoredUsage {
+  meters: { meter: string; quantity: string; mc: string }[];
+  millicredits: number;
+}
+
+/** What an account is opened on, or moved to. */
+export interface AccountTerms {
+  plan: string;
+  monthlyMc: bigint;
+  slots: number;
+}
+
+export interface Clocked {
+  now: Date;
+  period: Period;
+}
+
+const meterJson = (usage: PricedUsage) =>
+  JSON.stringify(
+    usage.meters.map((m) => ({ meter: m.meter, quantity: m.quantity.toString(), mc: m.millicredits.toString() })),
+  );
+
+export class MoneyStore {
+  readonly batcher: Batcher;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    batching: BatcherSettings = DEFAULT_BATCHING,
+  ) {
+    this.batcher = new Batcher(pool, batching);
+  }
+
+  private call<T>(fn: string, values: unknown[]) {
+    return callLedger<T>(this.pool, fn, values);
+  }
+
+  /** The hot calls: grouped into one transaction with whatever arrives alongside. */
+  private batched<T>(fn: BatchedFunction, values: unknown[]) {
+    return this.batcher.call<T>(fn, values);
+  }
+
+  /** Opens the account on `open` if it has none, then applies whatever `change` names. */
+  ensureAccount(workspaceId: string, terms: { open: AccountTerms; change?: Partial<AccountTerms> }, at: Clocked) {
+    const change = terms.change ?? {};
+    return this.call<{ plan: string; slots: number; allowance: number }>('ledger_ensure_account', [
+      workspaceId,
+      terms.open.plan,
+      terms.open.monthlyMc,
+      terms.open.slots,
+      change.plan ?? null,
+      change.monthlyMc ?? null,
+      change.slots ?? null,
+      at.now,
+      at.period.start,
+    ]);
+  }
+
+  grant(
+    g: {
+      workspaceId: string;
+      key: string;
+      hash: string;
+      kind: string;
+      amountMc: bigint;
+      lapsesAt: Date | null;
+      note: string;
+    },
+    at: Clocked,
+  ) {
+    return this.call<{ grant_id: string }>('ledger_grant', [
+      g.workspaceId,
+      g.key,
+      g.hash,
+      g.kind,
+      g.amountMc,
+      g.lapsesAt,
+      g.note,
+      at.now,
+      at.period.start,
+      randomUUID(),
+    ]);
+  }
+
+  authorize(
+    a: {
+      workspaceId: string;
+      key: string;
+      hash: string;
+      capability: string;
+      reference: string;
+      amountMc: bigint;
+      ttlSeconds: number;
+    },
+    at: Clocked,
+  ) {
+    return this.batched<{ hold_id: string; millicredits: number; expires_at: number }>('ledger_authorize', [
+      a.workspaceId,
+      a.key,
+      a.hash,
+      a.capability,
+      a.reference,
+      a.amountMc,
+      a.ttlSeconds,
+      at.now,
+      at.period.start,
+      randomUUID(),
+    ]);
+  }
+
+  settle(s: { holdId: string; key: string; hash: string; usage: PricedUsage }, at: Clocked) {
+    return this.batched<{ usage: StoredUsage; hold_remaining: number }>('ledger_settle', [
+      s.holdId,
+      s.key,
+      s.hash,
+      meterJson(s.usage),
+      s.usage.millicredits,
+      at.now,
+      at.period.start,
+      at.period.end,
+      randomUUID(),
+    ]);
+  }
+
+  void(holdId: string, at: Clocked) {
+    return this.call<{ released: number; settled: number; status: string }>('ledger_void', [holdId, at.now]);
+  }
+
+  charge(
+    c: { workspaceId: string; key: string; hash: string; capability: string; reference: string; usage: PricedUsage },
+    at: Clocked,
+  ) {
+    return this.batched<{ usage: StoredUsage }>('ledger_charge', [
+      c.workspaceId,
+      c.key,
+      c.hash,
+      c.capability,
+      c.reference,
+      meterJson(c.usage),
+      c.usage.millicredits,
+      at.now,
+      at.period.start,
+      at.period.end,
+      randomUUID(),
+    ]);
+  }
+
+  /** Expires due holds and deletes lapsed leases, one batch; answers how many of either. */
+  async sweep(now: Date, batch: number): Promise<number> {
+    const result = await this.pool.query<{ n: number }>('SELECT "ledger_sweep"($1, $2) AS n', [now, batch]);
+    return result.rows[0]!.n;
+  }
+}
