@@ -43,8 +43,8 @@ down: ## Stop the fleet and what `make up` started
 test: build infra ## Run the whole suite (unit, then end-to-end through the fleet)
 	@scripts/test.sh
 
-bench: build infra ## Run the benchmarks
-	@echo "no benchmarks yet"
+bench: build infra ## Run the benchmarks (ledger settles, gateway reads, extraction F1); figures on stdout
+	@scripts/bench.sh
 
 clean: ## Remove build output (keeps .data/)
 	@rm -rf libs/*/dist services/*/dist e2e/dist

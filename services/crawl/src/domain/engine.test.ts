@@ -20,6 +20,10 @@ test('an empty app shell looks script-rendered; an article does not', () => {
   assert.ok(looksScriptRendered('<noscript>You need to enable JavaScript to run this app.</noscript>', ''));
   assert.ok(!looksScriptRendered('<article><p>words</p></article>', 'x'.repeat(600)));
   assert.ok(!looksScriptRendered('<p>A short page with no scripts.</p>', 'A short page with no scripts.'));
-  assert.ok(looksScriptRendered('<main id="app"><p class="loading">Loading&hellip;</p></main><script>x()</script>', 'Loading…'));
-  assert.ok(!looksScriptRendered(`<article>${'word '.repeat(200)}</article><script>analytics()</script>`, 'word '.repeat(200)));
+  assert.ok(
+    looksScriptRendered('<main id="app"><p class="loading">Loading&hellip;</p></main><script>x()</script>', 'Loading…'),
+  );
+  assert.ok(
+    !looksScriptRendered(`<article>${'word '.repeat(200)}</article><script>analytics()</script>`, 'word '.repeat(200)),
+  );
 });

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { extract } from './index.js';
+
+function timed<T>(run: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = run();
+  return { value, ms: performance.now() - started };
+}
+
+describe('extract: junk and hostile input', () => {
+  it('never throws on junk', () => {
+    const junk: unknown[] = [
+      '',
+      '   ',
+      null,
+      undefined,
+      42,
+      'just words',
+      '<',
+      '<html',
+      '</div></div><p>',
+      '<html><body><div><p>abc<table><tr><td>x<div><ul><li>y',
+      String.fromCharCode(...Array.from({ length: 4000 }, (_, i) => (i * 7919) % 256)),
+      '\u0000\u0001\uFFFD<p>\u0000</p>',
+      '<svg><foreignObject><p>inside</p></foreignObject></svg>',
+    ];
+    for (const input of junk) {
+      const result = extract(input as string, 'not a url');
+      assert.equal(typeof result.text, 'string');
+      assert.equal(typeof result.markdown, 'string');
+      assert.ok(Array.isArray(result.links));
+    }
+  });
+
+  it('keeps the text of a bare fragment', () => {
+    assert.equal(extract('just words').text, 'just words');
+  });
+
+  it('bounds a page with too many elements', () => {
+    const rows = Array.from({ length: 70_000 }, (_, i) => `<p>Paragraph ${i} of a very long page.</p>`).join('');
+    const { value, ms } = timed(() => extract(`<html><body>${rows}</body></html>`, 'https://example.org/'));
+    assert.ok(ms < 5000, `took ${ms} ms`);
+    assert.match(value.text, /Paragraph 69999 of a very long page\./);
+    assert.match(value.warnings.join(), /plain paragraphs only/);
+  });
+
+  it('bounds an absurdly deep page without parsing it', () => {
+    const deep = `<html><body>${'<div>'.repeat(50_000)}deep &amp; text${'</div>'.repeat(50_000)}</body></html>`;
+    const { value, ms } = timed(() => extract(deep, 'https://example.org/'));
+    assert.ok(ms < 2000, `took ${ms} ms`);
+    assert.equal(value.text, 'deep & text');
+  });
+
+  it('truncates oversized input', () => {
+    const { value, ms } = timed(() => extract(`<p>${'word '.repeat(1_100_000)}</p>`, 'https://example.org/'));
+    assert.ok(ms < 6000, `took ${ms} ms`);
+    assert.match(value.warnings.join(), /input truncated/);
+  });
+});

@@ -1,0 +1,113 @@
+import { parseHTML } from 'linkedom';
+
+export const ELEMENT_NODE = 1;
+export const TEXT_NODE = 3;
+
+/**
+ * Parses a page into a DOM. linkedom only builds a body for markup that carries an <html>
+ * element, so bare fragments are wrapped; everything else is taken as written.
+ */
+export function parseDocument(html: string): Document {
+  const markup = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
+  return parseHTML(closeHeadingsLikeBrowsers(markup)).document as unknown as Document;
+}
+
+/**
+ * In HTML any </h1>...</h6> closes the open heading; linkedom's parser ignores a mismatched one
+ * and lets the heading swallow the rest of the page, so the end tags are matched up first.
+ */
+function closeHeadingsLikeBrowsers(html: string): string {
+  let open: string | undefined;
+  return html.replace(/<(\/?)h([1-6])(?=[\s>/])/gi, (tag, closing: string, level: string) => {
+    if (!closing) {
+      open = level;
+      return tag;
+    }
+    const matched = open ?? level;
+    open = undefined;
+    return `</h${matched}`;
+  });
+}
+
+/** The element that holds the visible page: <body> when the parser made one, else the root. */
+export function contentRoot(document: Document): Element | undefined {
+  return document.querySelector('body') ?? document.documentElement ?? undefined;
+}
+
+/** Collapses white space runs and trims, the way text is compared throughout. */
+export function trim(text: string | null | undefined): string {
+  return text ? text.replace(/\s+/g, ' ').trim() : '';
+}
+
+/** `trim(text).length` without building the collapsed string (pages can be megabytes). */
+export function collapsedLength(text: string | null | undefined): number {
+  if (!text) return 0;
+  let length = 0;
+  let pendingSpace = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    const space = code === 32 || (code >= 9 && code <= 13) || code === 160 || (code > 255 && /\s/.test(text[i]!));
+    if (space) pendingSpace = length > 0;
+    else {
+      if (pendingSpace) length++;
+      pendingSpace = false;
+      length++;
+    }
+  }
+  return length;
+}
+
+export function tagOf(node: Node): string {
+  return node.nodeType === ELEMENT_NODE ? (node as Element).localName.toLowerCase() : '';
+}
+
+export function isElement(node: Node | null | undefined): node is Element {
+  return node?.nodeType === ELEMENT_NODE;
+}
+
+export function textOf(node: Node): string {
+  return trim(node.textContent);
+}
+
+/** Replaces an element by its children, keeping their text in place. */
+export function unwrap(element: Element): void {
+  const parent = element.parentNode;
+  if (!parent) return;
+  while (element.firstChild) parent.insertBefore(element.firstChild, element);
+  parent.removeChild(element);
+}
+
+export function remove(node: Node): void {
+  node.parentNode?.removeChild(node);
+}
+
+/** Every descendant element in document order, captured up front so callers may mutate the tree. */
+export function descendants(root: Element): Element[] {
+  const out: Element[] = [];
+  const stack: Element[] = [];
+  for (let child = root.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  while (stack.length > 0) {
+    const element = stack.pop()!;
+    out.push(element);
+    for (let child = element.lastElementChild; child; child = child.previousElementSibling) stack.push(child);
+  }
+  return out;
+}
+
+/** Descendants with one of the tag names, document order. */
+export function byTags(root: Element, tags: ReadonlySet<string>): Element[] {
+  return descendants(root).filter((element) => tags.has(tagOf(element)));
+}
+
+/** Removes the given elements, skipping those already detached with an ancestor. */
+export function removeAll(elements: Iterable<Element>): void {
+  for (const element of elements) remove(element);
+}
+
+/** The first of the named attributes in source order, as XPath `@a|@b` reads it. */
+export function firstAttribute(element: Element, names: readonly string[]): string | undefined {
+  for (const attribute of Array.from(element.attributes)) {
+    if (names.includes(attribute.name.toLowerCase())) return attribute.value;
+  }
+  return undefined;
+}
