@@ -133,6 +133,31 @@ describe('errors', () => {
     );
   });
 
+  test('an oversized body: 400 with the limit', async () => {
+    const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key,
+      rawBody: `{"url":"${'a'.repeat(2_000_000)}"}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(r.status, 400);
+    isError(r.body, 'bad_request');
+    assert.equal((r.body.details as { limit: number }).limit, 1_048_576);
+  });
+
+  test('a body that is not JSON: 400 naming the body', async () => {
+    const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key,
+      rawBody: '{"url": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(r.status, 400);
+    isError(r.body, 'bad_request');
+    assert.deepEqual(
+      (r.body.details as { issues: { path: string }[] }).issues.map((i) => i.path),
+      ['body'],
+    );
+  });
+
   test('every response carries a request id, errors included', async () => {
     const r = await call(fleet.gatewayUrl, 'GET', '/v1/nope');
     assert.match(r.headers.get('x-request-id') ?? '', /^req_[0-9a-f]{32}$/);
