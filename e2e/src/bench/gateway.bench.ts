@@ -11,7 +11,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WORKSPACES = Math.ceil((RATE * 1.5) / 100);
 
 async function main() {
-  const fleet = await startFleet({ env: { LOG_LEVEL: 'warn' } });
+  // BENCH_FLEET_ENV (JSON) adds settings to every service, e.g. to compare with tracing off.
+  const fleet = await startFleet({ env: { LOG_LEVEL: 'warn', ...JSON.parse(process.env.BENCH_FLEET_ENV ?? '{}') } });
   try {
     const keys: string[] = [];
     for (let i = 0; i < WORKSPACES; i++) keys.push((await fleet.workspace('scale')).apiKey);

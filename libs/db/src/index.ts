@@ -7,3 +7,4 @@ export type { GenerateOptions } from './generate';
 export { generateClient } from './generate';
 export type { ApplyOptions } from './migrations';
 export { applyMigrations, LOCKFILE_CONTENT, MigrationError, markRolledBack, readMigrations } from './migrations';
+export { PooledDatabase, type PrismaLike } from './pooled';

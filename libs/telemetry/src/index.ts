@@ -45,7 +45,8 @@ export function startTelemetry(settings: TelemetrySettings): void {
         // Probes are not worth a trace each.
         ignoreIncomingRequestHook: (req) => req.url === '/healthz',
       }),
-      new ExpressInstrumentation(),
+      // One span per route handler is enough; a span per middleware layer costs more than the layer.
+      new ExpressInstrumentation({ ignoreLayersType: ['middleware' as never, 'router' as never] }),
       new GrpcInstrumentation({ ignoreGrpcMethods: ['Watch'] }),
       new PgInstrumentation({ requireParentSpan: true }),
       new UndiciInstrumentation(),

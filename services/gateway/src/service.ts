@@ -1,27 +1,30 @@
 // The gateway: the public REST, MCP and CDP entry; identity, registry, auth,
 // rate limits and errors. It holds no business logic of the other services.
 import type { Server } from 'node:http';
-import { createPrismaAdapter } from '@wap/db';
+import { PooledDatabase } from '@wap/db';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
 import { expireIdempotencyRecords } from './http/idempotency.js';
+import { rateLimitPool } from './http/rate-limit.js';
 import { IdentityStore } from './identity/store.js';
 import { buildRegistry } from './registry/index.js';
 import { Upstreams } from './upstreams.js';
 
-export const definition: ServiceDefinition<typeof env, PrismaClient> = {
+export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClient>> = {
   name: 'gateway',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url, { max: 20 }) }),
+  openDatabase: (url) => new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 20),
   start: async ({ config, log, db, health }) => {
     const upstreams = new Upstreams(config);
     const registry = buildRegistry(upstreams);
+    const limiterPool = rateLimitPool(config.DATABASE_URL);
     const app = createApp({
       log,
       db,
-      identity: new IdentityStore(db),
+      limiterPool,
+      identity: new IdentityStore(db.prisma, db.pool),
       upstreams,
       registry,
       publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
@@ -41,7 +44,7 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
       'http listening',
     );
     const sweep = setInterval(() => {
-      expireIdempotencyRecords(db).catch((err) => log.warn({ err }, 'idempotency sweep failed'));
+      expireIdempotencyRecords(db.prisma).catch((err) => log.warn({ err }, 'idempotency sweep failed'));
     }, 3_600_000);
     sweep.unref();
     return {
@@ -50,6 +53,7 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
         // Stop accepting, let in-flight requests finish (the runtime's deadline bounds this).
         await new Promise<void>((resolve) => server.close(() => resolve()));
         upstreams.close();
+        await limiterPool.end();
       },
     };
   },

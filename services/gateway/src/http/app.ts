@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { context } from '@opentelemetry/api';
+import type { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
+import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
 import { openApiDocument } from '../registry/openapi.js';
@@ -17,7 +19,9 @@ import { rateLimit } from './rate-limit.js';
 
 export interface AppDeps {
   log: Logger;
-  db: PrismaClient;
+  db: PooledDatabase<PrismaClient>;
+  /** The rate limiter's own connections (asynchronous commit). */
+  limiterPool: pg.Pool;
   identity: IdentityStore;
   upstreams: Upstreams;
   registry: Capability[];
@@ -83,8 +87,8 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(
     mountRegistry(deps.registry, {
-      guard: [authenticate(deps.identity, 'rest'), rateLimit(deps.db)],
-      beforeHandler: [idempotency(deps.db)],
+      guard: [authenticate(deps.identity, 'rest'), rateLimit(deps.limiterPool)],
+      beforeHandler: [idempotency(deps.db.prisma)],
       maxBodyBytes: deps.maxBodyBytes,
       context: (res) => ({
         principal: res.locals.principal as Principal,

@@ -1,7 +1,7 @@
 import { ApiError } from '@wap/errors';
 import { PLANS } from '@wap/plans';
 import type { RequestHandler } from 'express';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import pg from 'pg';
 import type { Principal } from '../identity/store.js';
 
 const WINDOW_MS = 60_000;
@@ -17,21 +17,26 @@ interface Take {
  * Postgres so every replica shares one budget (docs/decisions/0005). Headers
  * follow the IETF RateLimit fields draft: `RateLimit-Policy` and `RateLimit`.
  */
-export function rateLimit(db: PrismaClient): RequestHandler {
+/** Connections for the limiter alone, with asynchronous commit: no WAL flush wait per request. */
+export function rateLimitPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 6, options: '-c synchronous_commit=off' });
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function rateLimit(pool: pg.Pool): RequestHandler {
   return async (_req, res, next) => {
     try {
       const principal = res.locals.principal as Principal;
       const limit = PLANS[principal.plan].requestsPerMinute;
-      // The counter may lose a few increments if Postgres crashes; it is not money.
-      const [take] = await db.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe('SET LOCAL synchronous_commit = off');
-        return tx.$queryRawUnsafe<Take[]>(
-          'SELECT * FROM rate_limit_take($1::uuid, $2, $3)',
-          principal.workspaceId,
-          limit,
-          WINDOW_MS,
-        );
-      });
+      // One statement, one round trip; the pool's sessions commit asynchronously
+      // (see rateLimitPool): the counter may lose a few increments in a crash, it is not money.
+      const { rows } = await pool.query<Take>('SELECT * FROM rate_limit_take($1::uuid, $2, $3)', [
+        principal.workspaceId,
+        limit,
+        WINDOW_MS,
+      ]);
+      const take = rows[0];
       if (!take) throw new Error('rate_limit_take returned no row');
       const resetSeconds = Math.max(1, Math.ceil(take.reset_ms / 1000));
       res.setHeader('RateLimit-Policy', `"workspace";q=${limit};w=${WINDOW_MS / 1000}`);

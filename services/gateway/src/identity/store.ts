@@ -1,4 +1,5 @@
 import type { PlanName } from '@wap/plans';
+import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { mintApiKey } from './credentials.js';
 
@@ -19,7 +20,11 @@ export interface ApiKeyRow {
 
 /** Identity rows of the gateway database; nothing else touches them. */
 export class IdentityStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(
+    private readonly db: PrismaClient,
+    /** The hot path (one lookup per request) skips Prisma's per-query work. */
+    private readonly pool?: pg.Pool,
+  ) {}
 
   async createWorkspace(name: string, plan: PlanName = 'free') {
     return this.db.workspace.create({ data: { name, plan } });
@@ -63,6 +68,22 @@ export class IdentityStore {
 
   /** One indexed read per request: revocation takes effect on the next request. */
   async apiKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    if (this.pool) {
+      const { rows } = await this.pool.query<{
+        secret_hash: Buffer;
+        revoked: boolean;
+        workspace_id: string;
+        plan: PlanName;
+      }>(
+        `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan
+           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_id = $1`,
+        [keyId],
+      );
+      const hit = rows[0];
+      return (
+        hit && { workspaceId: hit.workspace_id, plan: hit.plan, secretHash: hit.secret_hash, revoked: hit.revoked }
+      );
+    }
     const row = await this.db.apiKey.findUnique({
       where: { keyId },
       select: { secretHash: true, revokedAt: true, workspace: { select: { id: true, plan: true } } },
