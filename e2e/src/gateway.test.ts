@@ -100,10 +100,13 @@ describe('auth', () => {
   });
 
   test('public routes need no credential', async () => {
-    for (const path of ['/v1/openapi.json', '/docs', '/healthz', '/readyz']) {
+    for (const path of ['/v1/openapi.json', '/docs', '/docs/scalar.js', '/healthz', '/readyz']) {
       const r = await call(fleet.gatewayUrl, 'GET', path);
       assert.equal(r.status, 200, path);
     }
+    const bundle = await fetch(`${fleet.gatewayUrl}/docs/scalar.js`);
+    assert.match(bundle.headers.get('content-type') ?? '', /javascript/);
+    assert.ok((await bundle.arrayBuffer()).byteLength > 100_000, 'the reference page script is served whole');
   });
 });
 

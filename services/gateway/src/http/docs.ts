@@ -39,7 +39,8 @@ export function docsRouter(): Router {
     res.type('html').send(PAGE);
   });
   router.get('/docs/scalar.js', (_req, res) => {
-    res.sendFile(scalarBundle, { maxAge: '1d' });
+    // The bundle sits under node_modules/.pnpm: a dot-directory that `send` hides by default.
+    res.sendFile(scalarBundle, { maxAge: '1d', dotfiles: 'allow' });
   });
   return router;
 }
