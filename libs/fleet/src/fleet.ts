@@ -138,13 +138,18 @@ export class Fleet {
   }
 
   startOne(service: ServiceName): void {
-    const log = createWriteStream(this.logFile(service), { flags: 'a' });
+    this.children.set(service, this.launch(service, {}, this.logFile(service)));
+  }
+
+  /** One service process with its environment (plus `extra`), its output kept in `logFile`. */
+  private launch(service: ServiceName, extra: Record<string, string>, logFile: string): Child {
+    const log = createWriteStream(logFile, { flags: 'a' });
     const proc = spawn(
       process.execPath,
       ['--enable-source-maps', path.join(ROOT, 'services', service, 'dist', 'main.js')],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.serviceEnv(service) },
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.serviceEnv(service), ...extra },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -155,7 +160,7 @@ export class Fleet {
       });
     }
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    this.children.set(service, { proc, log, exited });
+    return { proc, log, exited };
   }
 
   /** SIGTERM and wait: the service drains and exits 0. Returns its exit code. */
@@ -181,13 +186,13 @@ export class Fleet {
     await Promise.all([...this.children.keys()].map((s) => this.stopOne(s)));
   }
 
-  /** Polls the gateway's /readyz until it answers 200. */
-  async waitReady(timeoutMs = 60_000): Promise<void> {
+  /** Polls a gateway's /readyz (this fleet's by default) until it answers 200. */
+  async waitReady(timeoutMs = 60_000, gatewayUrl = this.gatewayUrl): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = '';
     while (Date.now() < deadline) {
       try {
-        const res = await fetch(`${this.gatewayUrl}/readyz`);
+        const res = await fetch(`${gatewayUrl}/readyz`);
         last = await res.text();
         if (res.status === 200) return;
       } catch (err) {
@@ -201,32 +206,20 @@ export class Fleet {
   /** Another gateway replica on the same database and services; returns its URL and a stop function. */
   async extraGateway(): Promise<{ url: string; stop: () => Promise<number | null> }> {
     const http = await freePort();
-    const proc = spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'services/gateway/dist/main.js')], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        ...this.serviceEnv('gateway'),
-        HTTP_PORT: String(http),
-        GRPC_PORT: String(await freePort()),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+    const child = this.launch(
+      'gateway',
+      { HTTP_PORT: String(http), GRPC_PORT: String(await freePort()) },
+      path.join(this.settings.logDir, 'gateway-extra.log'),
+    );
     const url = `http://127.0.0.1:${http}`;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const ok = await fetch(`${url}/readyz`).then(
-        (r) => r.status === 200,
-        () => false,
-      );
-      if (ok) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await this.waitReady(30_000, url);
     return {
       url,
       stop: async () => {
-        proc.kill('SIGTERM');
-        return exited;
+        child.proc.kill('SIGTERM');
+        const code = await child.exited;
+        child.log.end();
+        return code;
       },
     };
   }
