@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApiError } from '@wap/errors';
@@ -87,9 +88,16 @@ export class BrowserPool {
     this.wake();
   }
 
+  /**
+   * Closes a slot's browser and removes its profile. Never rejects: after a
+   * crash, Chromium's helper processes may still be writing into the profile,
+   * so removal retries, and a leftover folder is logged rather than thrown.
+   */
   private async dispose(slot: Slot) {
     await slot.browser.then((b) => b.close()).catch(() => undefined);
-    rmSync(slot.userDataDir, { recursive: true, force: true });
+    await rm(slot.userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch((err) =>
+      this.settings.log.warn({ err, dir: slot.userDataDir }, 'could not remove a chromium profile'),
+    );
   }
 
   private wake() {
