@@ -25,6 +25,25 @@ export class PooledDatabase<P extends PrismaLike> {
     return this.prisma.$queryRawUnsafe<T>(query, ...values);
   }
 
+  /**
+   * Runs `work` in one transaction on one pooled connection: committed when
+   * it returns, rolled back when it throws (the error is rethrown).
+   */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
   async $disconnect(): Promise<void> {
     await this.prisma.$disconnect();
     await this.pool.end();

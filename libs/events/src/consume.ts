@@ -23,7 +23,12 @@ export interface ConsumeSettings<T> {
   /** Wait before a failed message is offered again; grows with each try. */
   retryDelayMs?: number;
   log: Logger;
-  handle(delivery: Delivery<T>): Promise<void>;
+  /**
+   * Handles one message. Resolving acks it; throwing offers it again with a
+   * growing delay; resolving `{ retryInMs }` offers it again after that delay
+   * without counting as a failure (work that is not due yet).
+   */
+  handle(delivery: Delivery<T>): Promise<undefined | { retryInMs: number }>;
 }
 
 /**
@@ -81,8 +86,9 @@ export class Consumer<T> {
         working: () => msg.working(),
       };
       try {
-        await this.settings.handle(delivery);
-        msg.ack();
+        const answer = await this.settings.handle(delivery);
+        if (answer) msg.nak(Math.max(1, Math.round(answer.retryInMs)));
+        else msg.ack();
       } catch (err) {
         const delay = (this.settings.retryDelayMs ?? 1_000) * Math.min(2 ** (delivery.deliveryCount - 1), 30);
         this.settings.log.warn(

@@ -38,7 +38,11 @@ async function workQueue(ackWaitMs = 30_000) {
   return { name, subject };
 }
 
-function collect<T>(stream: string, handle: (d: Delivery<T>) => Promise<void>, concurrency = 2) {
+function collect<T>(
+  stream: string,
+  handle: (d: Delivery<T>) => Promise<undefined | { retryInMs: number }>,
+  concurrency = 2,
+) {
   return new Consumer<T>(link.nc, { stream, consumer: 'worker', concurrency, retryDelayMs: 50, log, handle });
 }
 
@@ -83,6 +87,21 @@ test('a failed handler gets the message again; success acks it', async () => {
   await until(() => true);
   const info = await (await jetstreamManager(link.nc)).streams.info(name);
   assert.equal(info.state.messages, 0, 'acked work-queue messages are gone');
+});
+
+test('a handler that says "not yet" gets the message back after that delay', async () => {
+  const { name, subject } = await workQueue();
+  const seen: number[] = [];
+  const consumer = collect<{ n: number }>(name, async () => {
+    seen.push(Date.now());
+    if (seen.length < 2) return { retryInMs: 400 };
+  });
+  await consumer.start();
+  await new Publisher(link.nc).publish(`${subject}.x`, { n: 1 }, { msgId: 'later-1' });
+  await until(() => seen.length === 2);
+  await consumer.stop();
+  const [first = 0, second = 0] = seen;
+  assert.ok(second - first >= 350, `offered again after ${second - first} ms`);
 });
 
 test('a body that is not JSON is terminated, not retried forever', async () => {

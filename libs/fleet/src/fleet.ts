@@ -72,6 +72,12 @@ interface Child {
   exited: Promise<number | null>;
 }
 
+export interface Replica {
+  pid: number;
+  logFile: string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
 /** Starts, stops, kills and restarts the services as separate processes. */
 export class Fleet {
   private readonly children = new Map<ServiceName, Child>();
@@ -137,8 +143,30 @@ export class Fleet {
     };
   }
 
-  startOne(service: ServiceName): void {
-    this.children.set(service, this.launch(service, {}, this.logFile(service)));
+  /** Starts one service (again), with `extra` environment on top of the fleet's. */
+  startOne(service: ServiceName, extra: Record<string, string> = {}): void {
+    this.children.set(service, this.launch(service, extra, this.logFile(service)));
+  }
+
+  /**
+   * Another process of a worker service (crawl, agent...) on the same
+   * database and NATS, serving gRPC on a port of its own: it shares the
+   * service's queues. `stop` sends a signal (SIGKILL for a crash) and waits.
+   */
+  async replica(service: ServiceName, name = `${service}-replica`): Promise<Replica> {
+    const grpc = await freePort();
+    const logFile = path.join(this.settings.logDir, `${name}.log`);
+    const child = this.launch(service, { GRPC_PORT: String(grpc) }, logFile);
+    return {
+      pid: child.proc.pid ?? 0,
+      logFile,
+      stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
+        child.proc.kill(signal);
+        const code = await child.exited;
+        child.log.end();
+        return code;
+      },
+    };
   }
 
   /** One service process with its environment (plus `extra`), its output kept in `logFile`. */

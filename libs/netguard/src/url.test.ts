@@ -65,7 +65,7 @@ describe('checkUrl', () => {
     it(`refuses ${input} as page_unreachable (blocked ${address})`, () => {
       const r = refusal(input);
       assert.equal(r.code, 'page_unreachable');
-      assert.equal((r.details as { reason: string }).reason, 'blocked');
+      assert.equal((r.details as { reason: string }).reason, 'private_address');
       assert.ok(r.cause instanceof BlockedAddressError);
       assert.equal(r.cause.address, address);
     });

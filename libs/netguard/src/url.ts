@@ -61,7 +61,7 @@ export function checkUrl(input: string | URL, { allow, field = 'url' }: CheckUrl
   const refusal = urlRefusal(url, allow);
   if (!refusal) return url;
   if (refusal.kind === 'address') {
-    throw new ApiError('page_unreachable', { url: url.href, reason: 'blocked' }, { cause: refusal.error });
+    throw new ApiError('page_unreachable', { url: url.href, reason: 'private_address' }, { cause: refusal.error });
   }
   throw badRequest(field, refusal.kind);
 }

@@ -11,6 +11,22 @@ export const env = baseEnv(50052).extend({
    * Empty in production: private, loopback and metadata addresses are refused.
    */
   EGRESS_ALLOW: z.string().default(''),
+  /** Frontier messages this process handles at once. */
+  CRAWL_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** A frontier message not acked within this time goes to another worker (a worker that died). */
+  CRAWL_ACK_WAIT_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /** How often this worker looks for crawls that stopped moving. */
+  CRAWL_SWEEP_MS: z.coerce.number().int().min(100).default(10_000),
+  /** A crawl with no page delivered or failed for this long has its pending URLs queued again. */
+  CRAWL_IDLE_MS: z.coerce.number().int().min(1_000).default(120_000),
+  /** Where search goes: the built-in index over this workspace's pages, SearXNG or Brave. */
+  SEARCH_PROVIDER: z.enum(['builtin', 'searxng', 'brave']).default('builtin'),
+  /** SearXNG's base URL (its JSON format must be enabled). */
+  SEARXNG_URL: z.url().optional(),
+  /** Brave Search API subscription token. */
+  BRAVE_API_KEY: z.string().optional(),
+  /** Brave's endpoint; changed only to point tests at a local stand-in. */
+  BRAVE_URL: z.url().default('https://api.search.brave.com/res/v1/web/search'),
 });
 
 export type CrawlConfig = z.infer<typeof env>;

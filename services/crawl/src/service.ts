@@ -1,22 +1,28 @@
 // The crawl service: scrape, crawl and search, with the page pipeline.
-import { createPrismaAdapter } from '@wap/db';
+import { Consumer, ensureStreams, Publisher } from '@wap/events';
 import { createFetchAgent } from '@wap/fetch';
 import { AllowList } from '@wap/netguard';
 import { browser, crawl, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { PrismaClient } from './generated/prisma/client.js';
+import { CrawlStore } from './crawl/store.js';
+import { CrawlWorker, FRONTIER_CONSUMER, FRONTIER_STREAM, type FrontierMessage, publishUrls } from './crawl/worker.js';
+import { crawlRpcs } from './rpc/crawl.js';
 import { scrapeRpc } from './rpc/scrape.js';
+import { searchRpc } from './rpc/search.js';
+import { searchProvider } from './search/providers.js';
+import { CrawlDatabase } from './store/database.js';
 import { PageCache } from './store/page-cache.js';
+import { SearchIndex } from './store/search-index.js';
 
 const CACHE_KEEP_MS = 7 * 86_400_000;
 
-export const definition: ServiceDefinition<typeof env, PrismaClient> = {
+export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
   name: 'crawl',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, log, db, server }) => {
+  openDatabase: (url) => new CrawlDatabase(url),
+  start: async ({ config, log, db, server, nats }) => {
     const allow = AllowList.parse(config.EGRESS_ALLOW);
     if (!allow.empty) log.warn({ allow: allow.cidrs }, 'fetch allow-list is set: for local test sites only');
     const agent = createFetchAgent({ allow });
@@ -24,20 +30,76 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
     const browserClient = config.BROWSER_HOST_ADDR
       ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
       : undefined;
-    const cache = new PageCache(db);
+    const cache = new PageCache(db.prisma);
+    const index = new SearchIndex(db);
+    const store = new CrawlStore(db);
+    const publisher = new Publisher(nats.nc);
+
+    // The frontier: one work queue every crawl worker shares (docs/crawl.md).
+    await ensureStreams(
+      nats.nc,
+      [{ name: FRONTIER_STREAM, subjects: ['crawl.frontier.>'], retention: 'workqueue', maxAgeMs: 24 * 3_600_000 }],
+      [{ stream: FRONTIER_STREAM, name: FRONTIER_CONSUMER, ackWaitMs: config.CRAWL_ACK_WAIT_MS, maxDeliver: -1 }],
+    );
+    const worker = new CrawlWorker({
+      agent,
+      allow,
+      browser: browserClient,
+      store,
+      ledger: ledgerClient,
+      publisher,
+      index,
+      log,
+      ackWaitMs: config.CRAWL_ACK_WAIT_MS,
+    });
+    const consumer = new Consumer<FrontierMessage>(nats.nc, {
+      stream: FRONTIER_STREAM,
+      consumer: FRONTIER_CONSUMER,
+      concurrency: config.CRAWL_CONCURRENCY,
+      retryDelayMs: 1_000,
+      log,
+      handle: worker.handle,
+    });
+    await consumer.start();
+
+    const provider = searchProvider(config, index, log);
     addService(
       server,
       crawl.CrawlService,
-      { scrape: scrapeRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, cache, log }) },
+      {
+        scrape: scrapeRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, cache, index, log }),
+        ...crawlRpcs({ store, ledger: ledgerClient, publisher, worker, allow }),
+        search: searchRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, index, provider, log }),
+      },
       log,
     );
-    const sweep = setInterval(() => {
+
+    // Crawls that stopped moving (a lost message, a worker gone with its lease)
+    // are queued again or settled; every worker sweeps, the store keeps it safe.
+    const sweepCrawls = async () => {
+      for (const id of await store.stale(config.CRAWL_IDLE_MS, 20)) {
+        await worker.finishIfDone(id);
+        const keys = await store.requeue(id);
+        if (keys.length > 0) {
+          log.warn({ crawlId: id, urls: keys.length }, 'crawl made no progress; queueing its pending URLs again');
+          await publishUrls(publisher, id, keys, `:r${Date.now()}`);
+        }
+      }
+    };
+    const crawlSweep = setInterval(() => {
+      sweepCrawls().catch((err) => log.warn({ err }, 'crawl sweep failed'));
+    }, config.CRAWL_SWEEP_MS);
+    crawlSweep.unref();
+    const cacheSweep = setInterval(() => {
       cache.expire(CACHE_KEEP_MS).catch((err) => log.warn({ err }, 'page cache sweep failed'));
     }, 3_600_000);
-    sweep.unref();
+    cacheSweep.unref();
     return {
       stop: async () => {
-        clearInterval(sweep);
+        clearInterval(cacheSweep);
+        clearInterval(crawlSweep);
+        worker.stop();
+        await consumer.stop();
         ledgerClient.close();
         browserClient?.close();
         await agent.close();

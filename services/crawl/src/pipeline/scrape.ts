@@ -50,11 +50,16 @@ export const FORMAT_NAMES: Partial<Record<crawl.Format, string>> = {
 export const formatsOf = (options: crawl.ScrapeOptions) =>
   options.formats.length > 0 ? options.formats : [Format.MARKDOWN];
 
-function extractWith(page: RawPage, options: crawl.ScrapeOptions): ExtractResult {
+/**
+ * Extracts what the options ask for, and always the text and metadata (the
+ * search index and script detection need them); `withLinks` adds the page's
+ * links whatever was asked (a crawl follows them).
+ */
+export function analyse(page: RawPage, options: crawl.ScrapeOptions, withLinks = false): ExtractResult {
   const formats = formatsOf(options).flatMap((f) => EXTRACT_FORMATS[f] ?? []);
-  // Script-rendered detection needs the text even when it is not asked for.
+  const always: ExtractFormat[] = withLinks ? ['text', 'metadata', 'links'] : ['text', 'metadata'];
   return extract(page.html, page.finalUrl, {
-    formats: [...new Set<ExtractFormat>([...formats, 'text', 'metadata'])],
+    formats: [...new Set<ExtractFormat>([...formats, ...always])],
     onlyMainContent: options.onlyMainContent ?? true,
     includeTags: options.includeTags,
     excludeTags: options.excludeTags,
@@ -138,9 +143,13 @@ export async function loadPage(deps: PipelineDeps, url: string, options: crawl.S
 }
 
 /** The requested formats of a loaded page. */
-export function toDocument(page: RawPage, options: crawl.ScrapeOptions, cached: boolean): crawl.Document {
+export function toDocument(
+  page: RawPage,
+  options: crawl.ScrapeOptions,
+  cached: boolean,
+  extracted: ExtractResult = analyse(page, options),
+): crawl.Document {
   const formats = new Set(formatsOf(options));
-  const extracted = extractWith(page, options);
   const metadata = {
     ...extracted.metadata,
     sourceURL: page.finalUrl,

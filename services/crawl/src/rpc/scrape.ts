@@ -4,12 +4,15 @@ import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { billedPage, type LedgerClient } from '../billing.js';
-import { formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { analyse, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey, type PageCache } from '../store/page-cache.js';
+import type { SearchIndex } from '../store/search-index.js';
 
 export interface ScrapeDeps extends PipelineDeps {
   ledger: LedgerClient;
   cache: PageCache;
+  /** Every fetched page goes into the workspace's built-in search index. */
+  index: SearchIndex;
   log: Logger;
 }
 
@@ -36,10 +39,16 @@ export function scrapeRpc(deps: ScrapeDeps) {
           : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
         if (cached) return toDocument(cached, options, true);
         const page = await loadPage(deps, req.url, options, ctx.signal);
-        const document = toDocument(page, options, false);
-        await deps.cache
-          .store(req.workspaceId, key, req.url, page)
-          .catch((err) => deps.log.warn({ err }, 'page cache write failed'));
+        const extracted = analyse(page, options);
+        const document = toDocument(page, options, false, extracted);
+        await Promise.all([
+          deps.cache
+            .store(req.workspaceId, key, req.url, page)
+            .catch((err) => deps.log.warn({ err }, 'page cache write failed')),
+          deps.index
+            .add(req.workspaceId, page.finalUrl, extracted)
+            .catch((err) => deps.log.warn({ err }, 'search index write failed')),
+        ]);
         return document;
       },
     );

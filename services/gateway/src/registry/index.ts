@@ -1,11 +1,22 @@
 import type { Upstreams } from '../upstreams.js';
+import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
 import { scrapeRow } from './rows/scrape.js';
+import { searchRow } from './rows/search.js';
 import { usageRow } from './rows/usage.js';
 import type { Capability } from './types.js';
 
 /** Every capability this codebase can serve; a row appears only when its backend is configured. */
-const ALL_ROWS: Capability[] = [scrapeRow, creditsRow, usageRow];
+const ALL_ROWS: Capability[] = [
+  scrapeRow,
+  crawlRow,
+  crawlGetRow,
+  crawlResultsRow,
+  crawlCancelRow,
+  searchRow,
+  creditsRow,
+  usageRow,
+];
 
 /** The registry of this deployment: the only truth about what is served. */
 export function buildRegistry(upstreams: Pick<Upstreams, 'configured'>): Capability[] {

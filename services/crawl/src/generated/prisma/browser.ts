@@ -24,6 +24,41 @@ export * from './enums.js';
  */
 export type CachedPage = Prisma.CachedPageModel
 /**
+ * Model Crawl
+ * A crawl: its options, its hold on the ledger and its counters. `claimed`
+ * counts pages being fetched or delivered; it never passes `limit`, which is
+ * how the spend cap holds whatever the number of workers.
+ */
+export type Crawl = Prisma.CrawlModel
+/**
+ * Model CrawlUrl
+ * The frontier's memory: one row per normalised URL a crawl has seen, so a
+ * URL is queued once. The queue itself is the JetStream work queue.
+ */
+export type CrawlUrl = Prisma.CrawlUrlModel
+/**
+ * Model CrawlPage
+ * A delivered page. `seq` is taken under the crawl row's lock, so pages
+ * commit in `seq` order and a cursor never skips one.
+ */
+export type CrawlPage = Prisma.CrawlPageModel
+/**
+ * Model CrawlFailure
+ * 
+ */
+export type CrawlFailure = Prisma.CrawlFailureModel
+/**
+ * Model CrawlHost
+ * Per-host politeness and robots.txt, shared by every worker of a crawl.
+ */
+export type CrawlHost = Prisma.CrawlHostModel
+/**
+ * Model SearchDocument
+ * The built-in search index: the last copy of every page a workspace scraped
+ * or crawled, searched with Postgres full-text search.
+ */
+export type SearchDocument = Prisma.SearchDocumentModel
+/**
  * Model EventOutbox
  * 
  */

@@ -9,6 +9,12 @@
  * 🟢 You can import this file directly.
  */
 export type * from './models/CachedPage.js'
+export type * from './models/Crawl.js'
+export type * from './models/CrawlUrl.js'
+export type * from './models/CrawlPage.js'
+export type * from './models/CrawlFailure.js'
+export type * from './models/CrawlHost.js'
+export type * from './models/SearchDocument.js'
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './commonInputTypes.js'

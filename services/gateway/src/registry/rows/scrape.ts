@@ -15,6 +15,17 @@ const FORMATS = {
   'screenshot@fullPage': crawl.Format.SCREENSHOT_FULL_PAGE,
 } as const;
 
+type FormatName = keyof typeof FORMATS;
+const FORMAT_BY_ENUM = new Map<crawl.Format, FormatName>(
+  Object.entries(FORMATS).map(([name, value]) => [value, name as FormatName]),
+);
+
+/** Format names of enum values; markdown when none (as the pipeline does). */
+export function formatNames(formats: readonly crawl.Format[]): FormatName[] {
+  const names = formats.flatMap((f) => FORMAT_BY_ENUM.get(f) ?? []);
+  return names.length > 0 ? names : ['markdown'];
+}
+
 const action = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('wait'),
@@ -130,7 +141,14 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
     ...((asked.has('screenshot') || asked.has('screenshot@fullPage')) && doc?.screenshot.length
       ? { screenshot: `data:image/png;base64,${Buffer.from(doc.screenshot).toString('base64')}` }
       : {}),
-    metadata: { ...(doc?.metadata ?? {}), statusCode: doc?.statusCode, engine: doc?.engine, cached: doc?.cached },
+    // The page's own URL, status and engine come whatever formats were asked: a crawl's pages need them.
+    metadata: {
+      ...(doc?.metadata ?? {}),
+      url: doc?.url,
+      statusCode: doc?.statusCode,
+      engine: doc?.engine,
+      cached: doc?.cached,
+    },
     ...(doc?.warnings.length ? { warnings: doc.warnings } : {}),
   };
 }

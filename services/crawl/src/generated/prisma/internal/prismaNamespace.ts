@@ -398,6 +398,12 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 export const ModelName = {
   CachedPage: 'CachedPage',
+  Crawl: 'Crawl',
+  CrawlUrl: 'CrawlUrl',
+  CrawlPage: 'CrawlPage',
+  CrawlFailure: 'CrawlFailure',
+  CrawlHost: 'CrawlHost',
+  SearchDocument: 'SearchDocument',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -415,7 +421,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "cachedPage" | "eventOutbox" | "eventInbox"
+    modelProps: "cachedPage" | "crawl" | "crawlUrl" | "crawlPage" | "crawlFailure" | "crawlHost" | "searchDocument" | "eventOutbox" | "eventInbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -490,6 +496,450 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.CachedPageCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.CachedPageCountAggregateOutputType> | number
+        }
+      }
+    }
+    Crawl: {
+      payload: Prisma.$CrawlPayload<ExtArgs>
+      fields: Prisma.CrawlFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrawlFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrawlFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>
+        }
+        findFirst: {
+          args: Prisma.CrawlFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrawlFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>
+        }
+        findMany: {
+          args: Prisma.CrawlFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>[]
+        }
+        create: {
+          args: Prisma.CrawlCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>
+        }
+        createMany: {
+          args: Prisma.CrawlCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrawlCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>[]
+        }
+        delete: {
+          args: Prisma.CrawlDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>
+        }
+        update: {
+          args: Prisma.CrawlUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>
+        }
+        deleteMany: {
+          args: Prisma.CrawlDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrawlUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrawlUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>[]
+        }
+        upsert: {
+          args: Prisma.CrawlUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPayload>
+        }
+        aggregate: {
+          args: Prisma.CrawlAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrawl>
+        }
+        groupBy: {
+          args: Prisma.CrawlGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrawlCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlCountAggregateOutputType> | number
+        }
+      }
+    }
+    CrawlUrl: {
+      payload: Prisma.$CrawlUrlPayload<ExtArgs>
+      fields: Prisma.CrawlUrlFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrawlUrlFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrawlUrlFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>
+        }
+        findFirst: {
+          args: Prisma.CrawlUrlFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrawlUrlFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>
+        }
+        findMany: {
+          args: Prisma.CrawlUrlFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>[]
+        }
+        create: {
+          args: Prisma.CrawlUrlCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>
+        }
+        createMany: {
+          args: Prisma.CrawlUrlCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrawlUrlCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>[]
+        }
+        delete: {
+          args: Prisma.CrawlUrlDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>
+        }
+        update: {
+          args: Prisma.CrawlUrlUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>
+        }
+        deleteMany: {
+          args: Prisma.CrawlUrlDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrawlUrlUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrawlUrlUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>[]
+        }
+        upsert: {
+          args: Prisma.CrawlUrlUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlUrlPayload>
+        }
+        aggregate: {
+          args: Prisma.CrawlUrlAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrawlUrl>
+        }
+        groupBy: {
+          args: Prisma.CrawlUrlGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlUrlGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrawlUrlCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlUrlCountAggregateOutputType> | number
+        }
+      }
+    }
+    CrawlPage: {
+      payload: Prisma.$CrawlPagePayload<ExtArgs>
+      fields: Prisma.CrawlPageFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrawlPageFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrawlPageFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>
+        }
+        findFirst: {
+          args: Prisma.CrawlPageFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrawlPageFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>
+        }
+        findMany: {
+          args: Prisma.CrawlPageFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>[]
+        }
+        create: {
+          args: Prisma.CrawlPageCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>
+        }
+        createMany: {
+          args: Prisma.CrawlPageCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrawlPageCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>[]
+        }
+        delete: {
+          args: Prisma.CrawlPageDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>
+        }
+        update: {
+          args: Prisma.CrawlPageUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>
+        }
+        deleteMany: {
+          args: Prisma.CrawlPageDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrawlPageUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrawlPageUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>[]
+        }
+        upsert: {
+          args: Prisma.CrawlPageUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlPagePayload>
+        }
+        aggregate: {
+          args: Prisma.CrawlPageAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrawlPage>
+        }
+        groupBy: {
+          args: Prisma.CrawlPageGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlPageGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrawlPageCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlPageCountAggregateOutputType> | number
+        }
+      }
+    }
+    CrawlFailure: {
+      payload: Prisma.$CrawlFailurePayload<ExtArgs>
+      fields: Prisma.CrawlFailureFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrawlFailureFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrawlFailureFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>
+        }
+        findFirst: {
+          args: Prisma.CrawlFailureFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrawlFailureFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>
+        }
+        findMany: {
+          args: Prisma.CrawlFailureFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>[]
+        }
+        create: {
+          args: Prisma.CrawlFailureCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>
+        }
+        createMany: {
+          args: Prisma.CrawlFailureCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrawlFailureCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>[]
+        }
+        delete: {
+          args: Prisma.CrawlFailureDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>
+        }
+        update: {
+          args: Prisma.CrawlFailureUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>
+        }
+        deleteMany: {
+          args: Prisma.CrawlFailureDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrawlFailureUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrawlFailureUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>[]
+        }
+        upsert: {
+          args: Prisma.CrawlFailureUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlFailurePayload>
+        }
+        aggregate: {
+          args: Prisma.CrawlFailureAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrawlFailure>
+        }
+        groupBy: {
+          args: Prisma.CrawlFailureGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlFailureGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrawlFailureCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlFailureCountAggregateOutputType> | number
+        }
+      }
+    }
+    CrawlHost: {
+      payload: Prisma.$CrawlHostPayload<ExtArgs>
+      fields: Prisma.CrawlHostFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrawlHostFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrawlHostFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>
+        }
+        findFirst: {
+          args: Prisma.CrawlHostFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrawlHostFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>
+        }
+        findMany: {
+          args: Prisma.CrawlHostFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>[]
+        }
+        create: {
+          args: Prisma.CrawlHostCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>
+        }
+        createMany: {
+          args: Prisma.CrawlHostCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrawlHostCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>[]
+        }
+        delete: {
+          args: Prisma.CrawlHostDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>
+        }
+        update: {
+          args: Prisma.CrawlHostUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>
+        }
+        deleteMany: {
+          args: Prisma.CrawlHostDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrawlHostUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrawlHostUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>[]
+        }
+        upsert: {
+          args: Prisma.CrawlHostUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlHostPayload>
+        }
+        aggregate: {
+          args: Prisma.CrawlHostAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrawlHost>
+        }
+        groupBy: {
+          args: Prisma.CrawlHostGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlHostGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrawlHostCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlHostCountAggregateOutputType> | number
+        }
+      }
+    }
+    SearchDocument: {
+      payload: Prisma.$SearchDocumentPayload<ExtArgs>
+      fields: Prisma.SearchDocumentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SearchDocumentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SearchDocumentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>
+        }
+        findFirst: {
+          args: Prisma.SearchDocumentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SearchDocumentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>
+        }
+        findMany: {
+          args: Prisma.SearchDocumentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>[]
+        }
+        create: {
+          args: Prisma.SearchDocumentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>
+        }
+        createMany: {
+          args: Prisma.SearchDocumentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SearchDocumentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>[]
+        }
+        delete: {
+          args: Prisma.SearchDocumentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>
+        }
+        update: {
+          args: Prisma.SearchDocumentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>
+        }
+        deleteMany: {
+          args: Prisma.SearchDocumentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SearchDocumentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SearchDocumentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>[]
+        }
+        upsert: {
+          args: Prisma.SearchDocumentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SearchDocumentPayload>
+        }
+        aggregate: {
+          args: Prisma.SearchDocumentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSearchDocument>
+        }
+        groupBy: {
+          args: Prisma.SearchDocumentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SearchDocumentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SearchDocumentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SearchDocumentCountAggregateOutputType> | number
         }
       }
     }
@@ -695,6 +1145,93 @@ export const CachedPageScalarFieldEnum = {
 export type CachedPageScalarFieldEnum = (typeof CachedPageScalarFieldEnum)[keyof typeof CachedPageScalarFieldEnum]
 
 
+export const CrawlScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  requestId: 'requestId',
+  url: 'url',
+  options: 'options',
+  status: 'status',
+  outcome: 'outcome',
+  holdId: 'holdId',
+  limit: 'limit',
+  claimed: 'claimed',
+  completed: 'completed',
+  failed: 'failed',
+  skipped: 'skipped',
+  discovered: 'discovered',
+  createdAt: 'createdAt',
+  deadlineAt: 'deadlineAt',
+  finishedAt: 'finishedAt',
+  progressAt: 'progressAt'
+} as const
+
+export type CrawlScalarFieldEnum = (typeof CrawlScalarFieldEnum)[keyof typeof CrawlScalarFieldEnum]
+
+
+export const CrawlUrlScalarFieldEnum = {
+  crawlId: 'crawlId',
+  urlKey: 'urlKey',
+  url: 'url',
+  host: 'host',
+  depth: 'depth',
+  state: 'state',
+  leaseUntil: 'leaseUntil',
+  parentKey: 'parentKey',
+  queuedAt: 'queuedAt'
+} as const
+
+export type CrawlUrlScalarFieldEnum = (typeof CrawlUrlScalarFieldEnum)[keyof typeof CrawlUrlScalarFieldEnum]
+
+
+export const CrawlPageScalarFieldEnum = {
+  crawlId: 'crawlId',
+  seq: 'seq',
+  urlKey: 'urlKey',
+  depth: 'depth',
+  document: 'document',
+  createdAt: 'createdAt'
+} as const
+
+export type CrawlPageScalarFieldEnum = (typeof CrawlPageScalarFieldEnum)[keyof typeof CrawlPageScalarFieldEnum]
+
+
+export const CrawlFailureScalarFieldEnum = {
+  crawlId: 'crawlId',
+  urlKey: 'urlKey',
+  url: 'url',
+  code: 'code',
+  details: 'details',
+  createdAt: 'createdAt'
+} as const
+
+export type CrawlFailureScalarFieldEnum = (typeof CrawlFailureScalarFieldEnum)[keyof typeof CrawlFailureScalarFieldEnum]
+
+
+export const CrawlHostScalarFieldEnum = {
+  crawlId: 'crawlId',
+  host: 'host',
+  nextAt: 'nextAt',
+  gapMs: 'gapMs',
+  robots: 'robots'
+} as const
+
+export type CrawlHostScalarFieldEnum = (typeof CrawlHostScalarFieldEnum)[keyof typeof CrawlHostScalarFieldEnum]
+
+
+export const SearchDocumentScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  url: 'url',
+  title: 'title',
+  description: 'description',
+  content: 'content',
+  language: 'language',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SearchDocumentScalarFieldEnum = (typeof SearchDocumentScalarFieldEnum)[keyof typeof SearchDocumentScalarFieldEnum]
+
+
 export const EventOutboxScalarFieldEnum = {
   id: 'id',
   subject: 'subject',
@@ -729,6 +1266,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
@@ -815,6 +1360,20 @@ export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'J
  * Reference to a field of type 'QueryMode'
  */
 export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
     
 
 
@@ -983,6 +1542,12 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
   cachedPage?: Prisma.CachedPageOmit
+  crawl?: Prisma.CrawlOmit
+  crawlUrl?: Prisma.CrawlUrlOmit
+  crawlPage?: Prisma.CrawlPageOmit
+  crawlFailure?: Prisma.CrawlFailureOmit
+  crawlHost?: Prisma.CrawlHostOmit
+  searchDocument?: Prisma.SearchDocumentOmit
   eventOutbox?: Prisma.EventOutboxOmit
   eventInbox?: Prisma.EventInboxOmit
 }

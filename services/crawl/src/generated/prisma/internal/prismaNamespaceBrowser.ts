@@ -52,6 +52,12 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   CachedPage: 'CachedPage',
+  Crawl: 'Crawl',
+  CrawlUrl: 'CrawlUrl',
+  CrawlPage: 'CrawlPage',
+  CrawlFailure: 'CrawlFailure',
+  CrawlHost: 'CrawlHost',
+  SearchDocument: 'SearchDocument',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -85,6 +91,93 @@ export const CachedPageScalarFieldEnum = {
 } as const
 
 export type CachedPageScalarFieldEnum = (typeof CachedPageScalarFieldEnum)[keyof typeof CachedPageScalarFieldEnum]
+
+
+export const CrawlScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  requestId: 'requestId',
+  url: 'url',
+  options: 'options',
+  status: 'status',
+  outcome: 'outcome',
+  holdId: 'holdId',
+  limit: 'limit',
+  claimed: 'claimed',
+  completed: 'completed',
+  failed: 'failed',
+  skipped: 'skipped',
+  discovered: 'discovered',
+  createdAt: 'createdAt',
+  deadlineAt: 'deadlineAt',
+  finishedAt: 'finishedAt',
+  progressAt: 'progressAt'
+} as const
+
+export type CrawlScalarFieldEnum = (typeof CrawlScalarFieldEnum)[keyof typeof CrawlScalarFieldEnum]
+
+
+export const CrawlUrlScalarFieldEnum = {
+  crawlId: 'crawlId',
+  urlKey: 'urlKey',
+  url: 'url',
+  host: 'host',
+  depth: 'depth',
+  state: 'state',
+  leaseUntil: 'leaseUntil',
+  parentKey: 'parentKey',
+  queuedAt: 'queuedAt'
+} as const
+
+export type CrawlUrlScalarFieldEnum = (typeof CrawlUrlScalarFieldEnum)[keyof typeof CrawlUrlScalarFieldEnum]
+
+
+export const CrawlPageScalarFieldEnum = {
+  crawlId: 'crawlId',
+  seq: 'seq',
+  urlKey: 'urlKey',
+  depth: 'depth',
+  document: 'document',
+  createdAt: 'createdAt'
+} as const
+
+export type CrawlPageScalarFieldEnum = (typeof CrawlPageScalarFieldEnum)[keyof typeof CrawlPageScalarFieldEnum]
+
+
+export const CrawlFailureScalarFieldEnum = {
+  crawlId: 'crawlId',
+  urlKey: 'urlKey',
+  url: 'url',
+  code: 'code',
+  details: 'details',
+  createdAt: 'createdAt'
+} as const
+
+export type CrawlFailureScalarFieldEnum = (typeof CrawlFailureScalarFieldEnum)[keyof typeof CrawlFailureScalarFieldEnum]
+
+
+export const CrawlHostScalarFieldEnum = {
+  crawlId: 'crawlId',
+  host: 'host',
+  nextAt: 'nextAt',
+  gapMs: 'gapMs',
+  robots: 'robots'
+} as const
+
+export type CrawlHostScalarFieldEnum = (typeof CrawlHostScalarFieldEnum)[keyof typeof CrawlHostScalarFieldEnum]
+
+
+export const SearchDocumentScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  url: 'url',
+  title: 'title',
+  description: 'description',
+  content: 'content',
+  language: 'language',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SearchDocumentScalarFieldEnum = (typeof SearchDocumentScalarFieldEnum)[keyof typeof SearchDocumentScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {
@@ -121,6 +214,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

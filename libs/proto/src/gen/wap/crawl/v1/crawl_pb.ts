@@ -8,7 +8,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { UsageSummary } from "../../billing/v1/ledger_pb.js";
 import { file_wap_billing_v1_ledger } from "../../billing/v1/ledger_pb.js";
 import type { Action } from "../../browser/v1/browser_pb.js";
@@ -19,7 +20,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file wap/crawl/v1/crawl.proto.
  */
 export const file_wap_crawl_v1_crawl: GenFile = /*@__PURE__*/
-  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKfAwoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIUChJfb25seV9tYWluX2NvbnRlbnQidAoNU2NyYXBlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgN1cmwYAyABKAkSLAoHb3B0aW9ucxgEIAEoCzIbLndhcC5jcmF3bC52MS5TY3JhcGVPcHRpb25zIuwBCghEb2N1bWVudBILCgN1cmwYASABKAkSEAoIbWFya2Rvd24YAiABKAkSDAoEaHRtbBgDIAEoCRIQCghyYXdfaHRtbBgEIAEoCRIMCgR0ZXh0GAUgASgJEg0KBWxpbmtzGAYgAygJEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpzY3JlZW5zaG90GAggASgMEhMKC3N0YXR1c19jb2RlGAkgASgFEg4KBmVuZ2luZRgKIAEoCRIOCgZjYWNoZWQYCyABKAgSEAoId2FybmluZ3MYDCADKAkiZwoOU2NyYXBlUmVzcG9uc2USKAoIZG9jdW1lbnQYASABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkqywEKBkZvcm1hdBIWChJGT1JNQVRfVU5TUEVDSUZJRUQQABITCg9GT1JNQVRfTUFSS0RPV04QARIPCgtGT1JNQVRfSFRNTBACEhMKD0ZPUk1BVF9SQVdfSFRNTBADEg8KC0ZPUk1BVF9URVhUEAQSEAoMRk9STUFUX0xJTktTEAUSEwoPRk9STUFUX01FVEFEQVRBEAYSFQoRRk9STUFUX1NDUkVFTlNIT1QQBxIfChtGT1JNQVRfU0NSRUVOU0hPVF9GVUxMX1BBR0UQCCpXCgZFbmdpbmUSFgoSRU5HSU5FX1VOU1BFQ0lGSUVEEAASDwoLRU5HSU5FX0FVVE8QARIQCgxFTkdJTkVfRkVUQ0gQAhISCg5FTkdJTkVfQlJPV1NFUhADMlMKDENyYXdsU2VydmljZRJDCgZTY3JhcGUSGy53YXAuY3Jhd2wudjEuU2NyYXBlUmVxdWVzdBocLndhcC5jcmF3bC52MS5TY3JhcGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
+  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKfAwoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIUChJfb25seV9tYWluX2NvbnRlbnQidAoNU2NyYXBlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgN1cmwYAyABKAkSLAoHb3B0aW9ucxgEIAEoCzIbLndhcC5jcmF3bC52MS5TY3JhcGVPcHRpb25zIuwBCghEb2N1bWVudBILCgN1cmwYASABKAkSEAoIbWFya2Rvd24YAiABKAkSDAoEaHRtbBgDIAEoCRIQCghyYXdfaHRtbBgEIAEoCRIMCgR0ZXh0GAUgASgJEg0KBWxpbmtzGAYgAygJEikKCG1ldGFkYXRhGAcgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpzY3JlZW5zaG90GAggASgMEhMKC3N0YXR1c19jb2RlGAkgASgFEg4KBmVuZ2luZRgKIAEoCRIOCgZjYWNoZWQYCyABKAgSEAoId2FybmluZ3MYDCADKAkiZwoOU2NyYXBlUmVzcG9uc2USKAoIZG9jdW1lbnQYASABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki5wIKDENyYXdsT3B0aW9ucxINCgVsaW1pdBgBIAEoBRIRCgltYXhfZGVwdGgYAiABKAUSFQoNaW5jbHVkZV9wYXRocxgDIAMoCRIVCg1leGNsdWRlX3BhdGhzGAQgAygJEhgKEGFsbG93X3N1YmRvbWFpbnMYBSABKAgSHAoUYWxsb3dfZXh0ZXJuYWxfbGlua3MYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRIZChFpZ25vcmVfcm9ib3RzX3R4dBgIIAEoCBIgChhtYXhfY29uY3VycmVuY3lfcGVyX2hvc3QYCSABKAUSEAoIZGVsYXlfbXMYCiABKAUSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYCyABKAgSMwoOc2NyYXBlX29wdGlvbnMYDCABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucyJ3ChFTdGFydENyYXdsUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRILCgN1cmwYAyABKAkSKwoHb3B0aW9ucxgEIAEoCzIaLndhcC5jcmF3bC52MS5DcmF3bE9wdGlvbnMiOAoSU3RhcnRDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsIjkKD0dldENyYXdsUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkiNgoQR2V0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI8ChJDYW5jZWxDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjkKE0NhbmNlbENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiUwoMQ3Jhd2xGYWlsdXJlEgsKA3VybBgBIAEoCRIMCgRjb2RlGAIgASgJEigKB2RldGFpbHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IoEDCgVDcmF3bBIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRILCgN1cmwYBCABKAkSDQoFbGltaXQYBSABKAUSEgoKZGlzY292ZXJlZBgGIAEoBRIRCgljb21wbGV0ZWQYByABKAUSDgoGZmFpbGVkGAggASgFEg8KB3NraXBwZWQYCSABKAUSKwoFdXNhZ2UYCiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSLAoIZmFpbHVyZXMYCyADKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xGYWlsdXJlEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgdvcHRpb25zGA4gASgLMhoud2FwLmNyYXdsLnYxLkNyYXdsT3B0aW9ucyJgChNDcmF3bFJlc3VsdHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCRIOCgZjdXJzb3IYAyABKAkSEQoJcGFnZV9zaXplGAQgASgFIlEKCUNyYXdsUGFnZRILCgNzZXEYASABKAMSDQoFZGVwdGgYAiABKAUSKAoIZG9jdW1lbnQYAyABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQiigEKFENyYXdsUmVzdWx0c1Jlc3BvbnNlEiYKBXBhZ2VzGAEgAygLMhcud2FwLmNyYXdsLnYxLkNyYXdsUGFnZRITCgtuZXh0X2N1cnNvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkSJQoHZm9ybWF0cxgEIAMoDjIULndhcC5jcmF3bC52MS5Gb3JtYXQiqwEKDVNlYXJjaFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDQoFcXVlcnkYAyABKAkSDQoFbGltaXQYBCABKAUSMwoOc2NyYXBlX29wdGlvbnMYBSABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxIMCgRsYW5nGAYgASgJEg8KB2NvdW50cnkYByABKAkidQoJU2VhcmNoSGl0EgsKA3VybBgBIAEoCRINCgV0aXRsZRgCIAEoCRITCgtkZXNjcmlwdGlvbhgDIAEoCRIoCghkb2N1bWVudBgEIAEoCzIWLndhcC5jcmF3bC52MS5Eb2N1bWVudBINCgVlcnJvchgFIAEoCSJ2Cg5TZWFyY2hSZXNwb25zZRIlCgRoaXRzGAEgAygLMhcud2FwLmNyYXdsLnYxLlNlYXJjaEhpdBIQCghwcm92aWRlchgCIAEoCRIrCgV1c2FnZRgDIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeSrLAQoGRm9ybWF0EhYKEkZPUk1BVF9VTlNQRUNJRklFRBAAEhMKD0ZPUk1BVF9NQVJLRE9XThABEg8KC0ZPUk1BVF9IVE1MEAISEwoPRk9STUFUX1JBV19IVE1MEAMSDwoLRk9STUFUX1RFWFQQBBIQCgxGT1JNQVRfTElOS1MQBRITCg9GT1JNQVRfTUVUQURBVEEQBhIVChFGT1JNQVRfU0NSRUVOU0hPVBAHEh8KG0ZPUk1BVF9TQ1JFRU5TSE9UX0ZVTExfUEFHRRAIKlcKBkVuZ2luZRIWChJFTkdJTkVfVU5TUEVDSUZJRUQQABIPCgtFTkdJTkVfQVVUTxABEhAKDEVOR0lORV9GRVRDSBACEhIKDkVOR0lORV9CUk9XU0VSEAMqcwoLU2l0ZW1hcE1vZGUSHAoYU0lURU1BUF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoUU0lURU1BUF9NT0RFX0lOQ0xVREUQARIVChFTSVRFTUFQX01PREVfU0tJUBACEhUKEVNJVEVNQVBfTU9ERV9PTkxZEAMy3wMKDENyYXdsU2VydmljZRJDCgZTY3JhcGUSGy53YXAuY3Jhd2wudjEuU2NyYXBlUmVxdWVzdBocLndhcC5jcmF3bC52MS5TY3JhcGVSZXNwb25zZRJPCgpTdGFydENyYXdsEh8ud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXF1ZXN0GiAud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXNwb25zZRJJCghHZXRDcmF3bBIdLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlcXVlc3QaHi53YXAuY3Jhd2wudjEuR2V0Q3Jhd2xSZXNwb25zZRJVCgxDcmF3bFJlc3VsdHMSIS53YXAuY3Jhd2wudjEuQ3Jhd2xSZXN1bHRzUmVxdWVzdBoiLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXNwb25zZRJSCgtDYW5jZWxDcmF3bBIgLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlcXVlc3QaIS53YXAuY3Jhd2wudjEuQ2FuY2VsQ3Jhd2xSZXNwb25zZRJDCgZTZWFyY2gSGy53YXAuY3Jhd2wudjEuU2VhcmNoUmVxdWVzdBocLndhcC5jcmF3bC52MS5TZWFyY2hSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
 
 /**
  * How one page is fetched and turned into formats (Firecrawl's scrape options).
@@ -225,6 +226,528 @@ export const ScrapeResponseSchema: GenMessage<ScrapeResponse> = /*@__PURE__*/
   messageDesc(file_wap_crawl_v1_crawl, 3);
 
 /**
+ * @generated from message wap.crawl.v1.CrawlOptions
+ */
+export type CrawlOptions = Message<"wap.crawl.v1.CrawlOptions"> & {
+  /**
+   * @generated from field: int32 limit = 1;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 max_depth = 2;
+   */
+  maxDepth: number;
+
+  /**
+   * @generated from field: repeated string include_paths = 3;
+   */
+  includePaths: string[];
+
+  /**
+   * @generated from field: repeated string exclude_paths = 4;
+   */
+  excludePaths: string[];
+
+  /**
+   * @generated from field: bool allow_subdomains = 5;
+   */
+  allowSubdomains: boolean;
+
+  /**
+   * @generated from field: bool allow_external_links = 6;
+   */
+  allowExternalLinks: boolean;
+
+  /**
+   * @generated from field: wap.crawl.v1.SitemapMode sitemap = 7;
+   */
+  sitemap: SitemapMode;
+
+  /**
+   * @generated from field: bool ignore_robots_txt = 8;
+   */
+  ignoreRobotsTxt: boolean;
+
+  /**
+   * Pages of one host fetched at once, and the least gap between two starts.
+   *
+   * @generated from field: int32 max_concurrency_per_host = 9;
+   */
+  maxConcurrencyPerHost: number;
+
+  /**
+   * @generated from field: int32 delay_ms = 10;
+   */
+  delayMs: number;
+
+  /**
+   * @generated from field: bool ignore_query_parameters = 11;
+   */
+  ignoreQueryParameters: boolean;
+
+  /**
+   * @generated from field: wap.crawl.v1.ScrapeOptions scrape_options = 12;
+   */
+  scrapeOptions?: ScrapeOptions | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.CrawlOptions.
+ * Use `create(CrawlOptionsSchema)` to create a new message.
+ */
+export const CrawlOptionsSchema: GenMessage<CrawlOptions> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 4);
+
+/**
+ * @generated from message wap.crawl.v1.StartCrawlRequest
+ */
+export type StartCrawlRequest = Message<"wap.crawl.v1.StartCrawlRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * @generated from field: wap.crawl.v1.CrawlOptions options = 4;
+   */
+  options?: CrawlOptions | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.StartCrawlRequest.
+ * Use `create(StartCrawlRequestSchema)` to create a new message.
+ */
+export const StartCrawlRequestSchema: GenMessage<StartCrawlRequest> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 5);
+
+/**
+ * @generated from message wap.crawl.v1.StartCrawlResponse
+ */
+export type StartCrawlResponse = Message<"wap.crawl.v1.StartCrawlResponse"> & {
+  /**
+   * @generated from field: wap.crawl.v1.Crawl crawl = 1;
+   */
+  crawl?: Crawl | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.StartCrawlResponse.
+ * Use `create(StartCrawlResponseSchema)` to create a new message.
+ */
+export const StartCrawlResponseSchema: GenMessage<StartCrawlResponse> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 6);
+
+/**
+ * @generated from message wap.crawl.v1.GetCrawlRequest
+ */
+export type GetCrawlRequest = Message<"wap.crawl.v1.GetCrawlRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string crawl_id = 2;
+   */
+  crawlId: string;
+};
+
+/**
+ * Describes the message wap.crawl.v1.GetCrawlRequest.
+ * Use `create(GetCrawlRequestSchema)` to create a new message.
+ */
+export const GetCrawlRequestSchema: GenMessage<GetCrawlRequest> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 7);
+
+/**
+ * @generated from message wap.crawl.v1.GetCrawlResponse
+ */
+export type GetCrawlResponse = Message<"wap.crawl.v1.GetCrawlResponse"> & {
+  /**
+   * @generated from field: wap.crawl.v1.Crawl crawl = 1;
+   */
+  crawl?: Crawl | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.GetCrawlResponse.
+ * Use `create(GetCrawlResponseSchema)` to create a new message.
+ */
+export const GetCrawlResponseSchema: GenMessage<GetCrawlResponse> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 8);
+
+/**
+ * @generated from message wap.crawl.v1.CancelCrawlRequest
+ */
+export type CancelCrawlRequest = Message<"wap.crawl.v1.CancelCrawlRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string crawl_id = 2;
+   */
+  crawlId: string;
+};
+
+/**
+ * Describes the message wap.crawl.v1.CancelCrawlRequest.
+ * Use `create(CancelCrawlRequestSchema)` to create a new message.
+ */
+export const CancelCrawlRequestSchema: GenMessage<CancelCrawlRequest> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 9);
+
+/**
+ * @generated from message wap.crawl.v1.CancelCrawlResponse
+ */
+export type CancelCrawlResponse = Message<"wap.crawl.v1.CancelCrawlResponse"> & {
+  /**
+   * @generated from field: wap.crawl.v1.Crawl crawl = 1;
+   */
+  crawl?: Crawl | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.CancelCrawlResponse.
+ * Use `create(CancelCrawlResponseSchema)` to create a new message.
+ */
+export const CancelCrawlResponseSchema: GenMessage<CancelCrawlResponse> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 10);
+
+/**
+ * @generated from message wap.crawl.v1.CrawlFailure
+ */
+export type CrawlFailure = Message<"wap.crawl.v1.CrawlFailure"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * @generated from field: google.protobuf.Struct details = 3;
+   */
+  details?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.CrawlFailure.
+ * Use `create(CrawlFailureSchema)` to create a new message.
+ */
+export const CrawlFailureSchema: GenMessage<CrawlFailure> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 11);
+
+/**
+ * @generated from message wap.crawl.v1.Crawl
+ */
+export type Crawl = Message<"wap.crawl.v1.Crawl"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * running, cancelled or settled (spec part 2); `outcome` says how a settled crawl ended.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: string url = 4;
+   */
+  url: string;
+
+  /**
+   * @generated from field: int32 limit = 5;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: int32 discovered = 6;
+   */
+  discovered: number;
+
+  /**
+   * @generated from field: int32 completed = 7;
+   */
+  completed: number;
+
+  /**
+   * @generated from field: int32 failed = 8;
+   */
+  failed: number;
+
+  /**
+   * @generated from field: int32 skipped = 9;
+   */
+  skipped: number;
+
+  /**
+   * @generated from field: wap.billing.v1.UsageSummary usage = 10;
+   */
+  usage?: UsageSummary | undefined;
+
+  /**
+   * @generated from field: repeated wap.crawl.v1.CrawlFailure failures = 11;
+   */
+  failures: CrawlFailure[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 12;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 13;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: wap.crawl.v1.CrawlOptions options = 14;
+   */
+  options?: CrawlOptions | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.Crawl.
+ * Use `create(CrawlSchema)` to create a new message.
+ */
+export const CrawlSchema: GenMessage<Crawl> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 12);
+
+/**
+ * @generated from message wap.crawl.v1.CrawlResultsRequest
+ */
+export type CrawlResultsRequest = Message<"wap.crawl.v1.CrawlResultsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string crawl_id = 2;
+   */
+  crawlId: string;
+
+  /**
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+
+  /**
+   * @generated from field: int32 page_size = 4;
+   */
+  pageSize: number;
+};
+
+/**
+ * Describes the message wap.crawl.v1.CrawlResultsRequest.
+ * Use `create(CrawlResultsRequestSchema)` to create a new message.
+ */
+export const CrawlResultsRequestSchema: GenMessage<CrawlResultsRequest> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 13);
+
+/**
+ * @generated from message wap.crawl.v1.CrawlPage
+ */
+export type CrawlPage = Message<"wap.crawl.v1.CrawlPage"> & {
+  /**
+   * @generated from field: int64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * @generated from field: int32 depth = 2;
+   */
+  depth: number;
+
+  /**
+   * @generated from field: wap.crawl.v1.Document document = 3;
+   */
+  document?: Document | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.CrawlPage.
+ * Use `create(CrawlPageSchema)` to create a new message.
+ */
+export const CrawlPageSchema: GenMessage<CrawlPage> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 14);
+
+/**
+ * @generated from message wap.crawl.v1.CrawlResultsResponse
+ */
+export type CrawlResultsResponse = Message<"wap.crawl.v1.CrawlResultsResponse"> & {
+  /**
+   * @generated from field: repeated wap.crawl.v1.CrawlPage pages = 1;
+   */
+  pages: CrawlPage[];
+
+  /**
+   * Empty when the crawl is settled and every page has been read.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+
+  /**
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * The formats the crawl's pages were scraped in.
+   *
+   * @generated from field: repeated wap.crawl.v1.Format formats = 4;
+   */
+  formats: Format[];
+};
+
+/**
+ * Describes the message wap.crawl.v1.CrawlResultsResponse.
+ * Use `create(CrawlResultsResponseSchema)` to create a new message.
+ */
+export const CrawlResultsResponseSchema: GenMessage<CrawlResultsResponse> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 15);
+
+/**
+ * @generated from message wap.crawl.v1.SearchRequest
+ */
+export type SearchRequest = Message<"wap.crawl.v1.SearchRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string query = 3;
+   */
+  query: string;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * Render every hit through the scrape pipeline (1 credit per page delivered).
+   *
+   * @generated from field: wap.crawl.v1.ScrapeOptions scrape_options = 5;
+   */
+  scrapeOptions?: ScrapeOptions | undefined;
+
+  /**
+   * @generated from field: string lang = 6;
+   */
+  lang: string;
+
+  /**
+   * @generated from field: string country = 7;
+   */
+  country: string;
+};
+
+/**
+ * Describes the message wap.crawl.v1.SearchRequest.
+ * Use `create(SearchRequestSchema)` to create a new message.
+ */
+export const SearchRequestSchema: GenMessage<SearchRequest> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 16);
+
+/**
+ * @generated from message wap.crawl.v1.SearchHit
+ */
+export type SearchHit = Message<"wap.crawl.v1.SearchHit"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: wap.crawl.v1.Document document = 4;
+   */
+  document?: Document | undefined;
+
+  /**
+   * Why a hit asked to be rendered has no document (an error code).
+   *
+   * @generated from field: string error = 5;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message wap.crawl.v1.SearchHit.
+ * Use `create(SearchHitSchema)` to create a new message.
+ */
+export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 17);
+
+/**
+ * @generated from message wap.crawl.v1.SearchResponse
+ */
+export type SearchResponse = Message<"wap.crawl.v1.SearchResponse"> & {
+  /**
+   * @generated from field: repeated wap.crawl.v1.SearchHit hits = 1;
+   */
+  hits: SearchHit[];
+
+  /**
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * @generated from field: wap.billing.v1.UsageSummary usage = 3;
+   */
+  usage?: UsageSummary | undefined;
+};
+
+/**
+ * Describes the message wap.crawl.v1.SearchResponse.
+ * Use `create(SearchResponseSchema)` to create a new message.
+ */
+export const SearchResponseSchema: GenMessage<SearchResponse> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 18);
+
+/**
  * @generated from enum wap.crawl.v1.Format
  */
 export enum Format {
@@ -314,6 +837,39 @@ export const EngineSchema: GenEnum<Engine> = /*@__PURE__*/
   enumDesc(file_wap_crawl_v1_crawl, 1);
 
 /**
+ * @generated from enum wap.crawl.v1.SitemapMode
+ */
+export enum SitemapMode {
+  /**
+   * include
+   *
+   * @generated from enum value: SITEMAP_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SITEMAP_MODE_INCLUDE = 1;
+   */
+  INCLUDE = 1,
+
+  /**
+   * @generated from enum value: SITEMAP_MODE_SKIP = 2;
+   */
+  SKIP = 2,
+
+  /**
+   * @generated from enum value: SITEMAP_MODE_ONLY = 3;
+   */
+  ONLY = 3,
+}
+
+/**
+ * Describes the enum wap.crawl.v1.SitemapMode.
+ */
+export const SitemapModeSchema: GenEnum<SitemapMode> = /*@__PURE__*/
+  enumDesc(file_wap_crawl_v1_crawl, 2);
+
+/**
  * @generated from service wap.crawl.v1.CrawlService
  */
 export const CrawlService: GenService<{
@@ -324,6 +880,54 @@ export const CrawlService: GenService<{
     methodKind: "unary";
     input: typeof ScrapeRequestSchema;
     output: typeof ScrapeResponseSchema;
+  },
+  /**
+   * Starts a crawl: holds `limit` page loads and queues the start URL.
+   *
+   * @generated from rpc wap.crawl.v1.CrawlService.StartCrawl
+   */
+  startCrawl: {
+    methodKind: "unary";
+    input: typeof StartCrawlRequestSchema;
+    output: typeof StartCrawlResponseSchema;
+  },
+  /**
+   * A plain read of the crawl row: never billed.
+   *
+   * @generated from rpc wap.crawl.v1.CrawlService.GetCrawl
+   */
+  getCrawl: {
+    methodKind: "unary";
+    input: typeof GetCrawlRequestSchema;
+    output: typeof GetCrawlResponseSchema;
+  },
+  /**
+   * Delivered pages, oldest first, from an opaque cursor.
+   *
+   * @generated from rpc wap.crawl.v1.CrawlService.CrawlResults
+   */
+  crawlResults: {
+    methodKind: "unary";
+    input: typeof CrawlResultsRequestSchema;
+    output: typeof CrawlResultsResponseSchema;
+  },
+  /**
+   * Stops taking new pages; pages in flight finish and are billed; the rest of the hold is released.
+   *
+   * @generated from rpc wap.crawl.v1.CrawlService.CancelCrawl
+   */
+  cancelCrawl: {
+    methodKind: "unary";
+    input: typeof CancelCrawlRequestSchema;
+    output: typeof CancelCrawlResponseSchema;
+  },
+  /**
+   * @generated from rpc wap.crawl.v1.CrawlService.Search
+   */
+  search: {
+    methodKind: "unary";
+    input: typeof SearchRequestSchema;
+    output: typeof SearchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_crawl_v1_crawl, 0);

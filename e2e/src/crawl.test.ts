@@ -1,0 +1,289 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Fleet } from '@wap/fleet';
+import { startTestSite, type TestSite } from '@wap/testsite';
+import { call } from './api.js';
+import { startFleet, until } from './harness.js';
+
+let fleet: Fleet;
+let key: string;
+const sites: TestSite[] = [];
+
+before(async () => {
+  fleet = await startFleet({
+    env: {
+      LOG_LEVEL: 'info',
+      SHUTDOWN_TIMEOUT: '10s',
+      // The allow-list lets the fleet reach the loopback test sites; production never sets it.
+      EGRESS_ALLOW: '127.0.0.0/8',
+      // Short enough that a killed worker's pages come back within the test.
+      CRAWL_ACK_WAIT_MS: '2000',
+      CRAWL_SWEEP_MS: '500',
+      CRAWL_IDLE_MS: '5000',
+      CRAWL_CONCURRENCY: '24',
+    },
+  });
+  ({ apiKey: key } = await fleet.workspace('pro'));
+});
+after(async () => {
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+  for (const site of sites) await site.close();
+});
+
+async function site(options: Parameters<typeof startTestSite>[0]) {
+  const s = await startTestSite(options);
+  sites.push(s);
+  return s;
+}
+
+interface CrawlJson {
+  id: string;
+  status: 'running' | 'cancelled' | 'settled';
+  outcome: string | null;
+  limit: number;
+  discovered: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  usage: { credits: number; meters: Record<string, number> };
+  failures: { url: string; code: string; details?: Record<string, unknown> }[];
+}
+
+interface Page {
+  markdown?: string;
+  metadata: { sourceURL?: string; url?: string; statusCode?: number; title?: string };
+  depth: number;
+}
+
+const start = async (body: Record<string, unknown>, apiKey = key) => {
+  const r = await call<{ id: string; crawl: CrawlJson }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+    key: apiKey,
+    body,
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  return r.body.id;
+};
+const get = async (id: string, apiKey = key) =>
+  (await call<{ crawl: CrawlJson }>(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}`, { key: apiKey })).body.crawl;
+const settled = async (id: string, timeoutMs = 120_000) => {
+  let last: CrawlJson | undefined;
+  await until(
+    `crawl ${id} settled (last: ${JSON.stringify(last)})`,
+    async () => {
+      last = await get(id);
+      return last.status === 'settled';
+    },
+    timeoutMs,
+  );
+  return last as CrawlJson;
+};
+const credits = async (apiKey = key) =>
+  (await call<{ available: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body.available;
+
+/** Every delivered page, read a page of results at a time with the cursor. */
+async function allResults(id: string, pageSize = 10) {
+  const pages: Page[] = [];
+  let cursor: string | null = '';
+  let answers = 0;
+  while (cursor !== null) {
+    const qs: string = `?limit=${pageSize}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const r = await call<{ data: Page[]; nextCursor: string | null; status: string }>(
+      fleet.gatewayUrl,
+      'GET',
+      `/v1/crawl/${id}/results${qs}`,
+      { key },
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok(r.body.data.length <= pageSize);
+    pages.push(...r.body.data);
+    cursor = r.body.nextCursor;
+    if (++answers > 1_000) throw new Error('the cursor never ends');
+  }
+  return pages;
+}
+
+const pathsOf = (pages: Page[]) => pages.map((p) => new URL(String(p.metadata.url)).pathname);
+
+describe('crawl', () => {
+  test('a small site is crawled whole, once per page, robots.txt respected, billed per delivered page', async () => {
+    const s = await site({ pages: 30, extras: false, disallow: ['/articles/7'] });
+    const before = await credits();
+    const id = await start({
+      url: `${s.url}/`,
+      limit: 200,
+      maxConcurrency: 3,
+      scrapeOptions: { formats: ['markdown', 'metadata'] },
+    });
+    const done = await settled(id);
+    const expected = s.paths.filter((p) => p !== '/articles/7');
+    assert.equal(done.outcome, 'completed');
+    assert.equal(done.completed, expected.length, JSON.stringify(done));
+    assert.equal(done.failed, 0, JSON.stringify(done.failures));
+    assert.equal(s.stats.count('/articles/7'), 0, 'robots.txt disallows it: never fetched');
+    assert.ok(
+      (s.stats.maxConcurrentByHost.get(new URL(s.url).host) ?? 0) <= 3,
+      `at most 3 at once on the host, saw ${s.stats.maxConcurrentByHost.get(new URL(s.url).host)}`,
+    );
+    for (const p of expected) assert.equal(s.stats.count(p), 1, `${p} fetched exactly once`);
+
+    const pages = await allResults(id, 7);
+    const got = pathsOf(pages);
+    assert.equal(new Set(got).size, got.length, 'no page delivered twice');
+    assert.deepEqual([...got].sort(), [...expected].sort());
+    const article = s.article(3);
+    const page3 = pages.find((p) => p.metadata.sourceURL?.endsWith('/articles/3'));
+    assert.ok(page3?.markdown?.includes(article.title), 'pages carry their markdown');
+
+    assert.deepEqual(done.usage, { credits: expected.length, meters: { page_load: expected.length } });
+    assert.equal(
+      before - (await credits()),
+      expected.length,
+      'the balance paid exactly the delivered pages; the rest of the hold is back',
+    );
+    assert.deepEqual(await get(id), done, 'polling changes nothing and costs nothing');
+  });
+
+  test('limit 50 over a 500-page site at high concurrency delivers and bills exactly 50', async () => {
+    const s = await site({ pages: 500, extras: false });
+    const before = await credits();
+    const id = await start({ url: `${s.url}/`, limit: 50, maxConcurrency: 20 });
+    const done = await settled(id);
+    assert.equal(done.outcome, 'limit_reached');
+    assert.equal(done.completed, 50);
+    assert.equal((await allResults(id, 100)).length, 50);
+    assert.equal(done.usage.credits, 50);
+    assert.equal(before - (await credits()), 50);
+  });
+
+  test('a cancelled crawl keeps its delivered pages and its bill, and takes no new page', async () => {
+    const s = await site({ pages: 300, extras: false, latencyMs: 100 });
+    const before = await credits();
+    const id = await start({ url: `${s.url}/`, limit: 300, maxConcurrency: 2 });
+    await until('10 pages delivered', async () => (await get(id)).completed >= 10, 60_000);
+    const r = await call<{ crawl: CrawlJson }>(fleet.gatewayUrl, 'POST', `/v1/crawl/${id}/cancel`, { key });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok(['cancelled', 'settled'].includes(r.body.crawl.status));
+    const done = await settled(id, 30_000);
+    assert.equal(done.outcome, 'cancelled');
+    assert.ok(done.completed < 300);
+    const requests = [...s.stats.requests.values()].reduce((a, b) => a + b, 0);
+    await new Promise((r) => setTimeout(r, 1_500));
+    assert.equal(
+      [...s.stats.requests.values()].reduce((a, b) => a + b, 0),
+      requests,
+      'nothing fetched after settling',
+    );
+    assert.equal((await allResults(id)).length, done.completed, 'every delivered page is still readable');
+    assert.equal(before - (await credits()), done.completed, 'billed for what was delivered, the rest released');
+    const again = await call<{ crawl: CrawlJson }>(fleet.gatewayUrl, 'POST', `/v1/crawl/${id}/cancel`, { key });
+    assert.deepEqual(again.body.crawl, done, 'cancelling a settled crawl changes nothing');
+  });
+
+  test('a crawl worker killed mid-crawl loses no page and charges none twice', async () => {
+    const s = await site({ pages: 120, extras: false, latencyMs: 150 });
+    const replica = await fleet.replica('crawl');
+    const before = await credits();
+    const id = await start({ url: `${s.url}/`, limit: 500, maxConcurrency: 10 });
+    await until('20 pages delivered', async () => (await get(id)).completed >= 20, 60_000);
+    assert.notEqual(await replica.stop('SIGKILL'), 0, 'the replica was killed');
+    const done = await settled(id, 120_000);
+    assert.equal(done.outcome, 'completed');
+    assert.equal(done.completed, s.paths.length, JSON.stringify(done));
+    const got = pathsOf(await allResults(id, 100));
+    assert.equal(new Set(got).size, got.length, 'no page delivered twice');
+    assert.deepEqual([...got].sort(), [...s.paths].sort(), 'no page lost');
+    assert.equal(before - (await credits()), s.paths.length, 'each page charged once');
+  });
+
+  test('pages that fail are listed with their code and not billed', async () => {
+    const s = await site({ pages: 3, extras: true });
+    const before = await credits();
+    const id = await start({
+      url: `${s.url}/`,
+      limit: 100,
+      maxDepth: 1,
+      includePaths: ['^/$', '^/articles/', '^/missing-page', '^/redirect/private', '^/status/'],
+    });
+    const done = await settled(id);
+    assert.deepEqual(
+      done.failures.map((f) => new URL(f.url).pathname).sort(),
+      ['/missing-page', '/redirect/private', '/status/404', '/status/500'],
+      JSON.stringify(done.failures),
+    );
+    assert.equal(done.failed, 4);
+    for (const f of done.failures) assert.equal(f.code, 'page_unreachable', JSON.stringify(f));
+    assert.equal(before - (await credits()), done.completed, 'only delivered pages are billed');
+  });
+});
+
+describe('crawl errors', () => {
+  test('another workspace’s crawl is not found, exactly as a missing one', async () => {
+    const s = await site({ pages: 2, extras: false });
+    const id = await start({ url: `${s.url}/`, limit: 5 });
+    const other = (await fleet.workspace('pro')).apiKey;
+    for (const [method, path] of [
+      ['GET', `/v1/crawl/${id}`],
+      ['GET', `/v1/crawl/${id}/results`],
+      ['POST', `/v1/crawl/${id}/cancel`],
+      ['GET', '/v1/crawl/00000000-0000-4000-8000-000000000000'],
+      ['GET', '/v1/crawl/not-an-id'],
+    ] as const) {
+      const r = await call<{ code: string; message: string }>(fleet.gatewayUrl, method, path, { key: other });
+      assert.equal(r.status, 404, `${method} ${path}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(r.body, { code: 'not_found', message: r.body.message });
+    }
+    assert.equal((await settled(id)).status, 'settled', 'the owner’s crawl went on untouched');
+  });
+
+  test('bad options are 400 with the field, and hold nothing', async () => {
+    const before = await credits();
+    for (const [body, field] of [
+      [{ url: 'http://127.0.0.1:1/', limit: 0 }, 'body.limit'],
+      [{ url: 'http://127.0.0.1:1/', includePaths: ['(unclosed'] }, 'body.includePaths.0'],
+      [{ url: 'ftp://example.com/' }, 'body.url'],
+    ] as const) {
+      const r = await call<{ code: string; details: { issues: { path: string }[] } }>(
+        fleet.gatewayUrl,
+        'POST',
+        '/v1/crawl',
+        { key, body },
+      );
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.code, 'bad_request');
+      assert.ok(
+        r.body.details.issues.some((i) => i.path === field),
+        JSON.stringify(r.body.details),
+      );
+    }
+    const s = await site({ pages: 1, extras: false });
+    const id = await start({ url: `${s.url}/`, limit: 5 });
+    const bad = await call<{ code: string }>(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}/results?cursor=bm9wZQ`, { key });
+    assert.equal(bad.status, 400, JSON.stringify(bad.body));
+    await settled(id);
+    assert.equal(before - (await credits()), (await get(id)).completed);
+  });
+
+  test('a private start address is refused before anything is held', async () => {
+    const before = await credits();
+    const r = await call<{ code: string; details: { reason: string } }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { url: 'http://10.1.2.3/', limit: 10 },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'page_unreachable');
+    assert.equal(r.body.details.reason, 'private_address');
+    assert.equal(await credits(), before);
+  });
+
+  test('a limit the balance cannot hold is refused with quota_exceeded', async () => {
+    await fleet.admin('workspace', 'create', 'poor-crawler', '--plan', 'free', '--allowance', '3');
+    const { apiKey } = await fleet.admin<{ apiKey: string }>('key', 'create', 'poor-crawler');
+    const r = await call<{ code: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key: apiKey,
+      body: { url: 'http://127.0.0.1:1/', limit: 10 },
+    });
+    assert.equal(r.status, 402, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'quota_exceeded');
+  });
+});

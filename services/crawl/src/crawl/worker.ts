@@ -1,0 +1,277 @@
+// A crawl worker: takes URLs from the JetStream frontier, fetches them through
+// the page pipeline, bills each delivered page once, and queues what it finds.
+// Any number of workers share a crawl; a worker that dies mid-page leaves a
+// lease that runs out and an un-acked message that another worker picks up.
+import { fromJson, toBinary } from '@bufbuild/protobuf';
+import { ApiError, isApiError } from '@wap/errors';
+import type { Delivery, Publisher } from '@wap/events';
+import type { Logger } from '@wap/log';
+import { crawl, ledger } from '@wap/proto';
+import type { LedgerClient } from '../billing.js';
+import { analyse, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import type { SearchIndex } from '../store/search-index.js';
+import { compilePatterns, inScope, type ScopeRules, urlKey } from './scope.js';
+import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from './site-files.js';
+import type { CrawlRow, CrawlStore, NewUrl } from './store.js';
+
+export const FRONTIER_STREAM = 'CRAWL_FRONTIER';
+export const FRONTIER_CONSUMER = 'crawl-workers';
+export const frontierSubject = (crawlId: string) => `crawl.frontier.${crawlId}`;
+
+export interface FrontierMessage {
+  crawlId: string;
+  urlKey: string;
+}
+
+/** Errors that are the page's fault: recorded as the URL's failure, never retried, never billed. */
+const PAGE_FAILURES = new Set(['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'bad_request']);
+
+/** Links taken from one page, and URLs from the sitemaps: bounds on what one page can add. */
+const MAX_LINKS_PER_PAGE = 1_000;
+
+export interface WorkerDeps extends PipelineDeps {
+  store: CrawlStore;
+  ledger: LedgerClient;
+  publisher: Publisher;
+  index: SearchIndex;
+  log: Logger;
+  /** The frontier consumer's ack wait: a handler reports progress well within it. */
+  ackWaitMs: number;
+}
+
+interface Plan {
+  options: crawl.CrawlOptions;
+  scrape: crawl.ScrapeOptions;
+  rules: ScopeRules;
+  startKey: string;
+}
+
+export const DEFAULT_MAX_PER_HOST = 4;
+
+/** Publishes URLs of a crawl to the frontier; `suffix` forces a new message past the de-duplication window. */
+export async function publishUrls(publisher: Publisher, crawlId: string, keys: readonly string[], suffix = '') {
+  await Promise.all(
+    keys.map((key) =>
+      publisher.publish(frontierSubject(crawlId), { crawlId, urlKey: key } satisfies FrontierMessage, {
+        msgId: `${crawlId}:${key}${suffix}`,
+      }),
+    ),
+  );
+}
+
+export class CrawlWorker {
+  private readonly plans = new Map<string, Plan>();
+  private readonly robots = new Map<string, Robots>();
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly deps: WorkerDeps) {}
+
+  stop() {
+    this.stopping.abort(new ApiError('capability_unavailable', { capability: 'crawl' }));
+  }
+
+  /** How the crawl's pages are scraped. */
+  scrapeOptionsOf(row: CrawlRow): crawl.ScrapeOptions {
+    return this.plan(row).scrape;
+  }
+
+  private plan(row: CrawlRow): Plan {
+    let plan = this.plans.get(row.id);
+    if (!plan) {
+      const options = fromJson(crawl.CrawlOptionsSchema, row.options as never);
+      const include = compilePatterns(options.includePaths);
+      const exclude = compilePatterns(options.excludePaths);
+      const start = new URL(row.url);
+      plan = {
+        options,
+        scrape: options.scrapeOptions ?? fromJson(crawl.ScrapeOptionsSchema, {}),
+        rules: {
+          start,
+          maxDepth: options.maxDepth,
+          includePaths: Array.isArray(include) ? include : [],
+          excludePaths: Array.isArray(exclude) ? exclude : [],
+          allowSubdomains: options.allowSubdomains,
+          allowExternalLinks: options.allowExternalLinks,
+        },
+        startKey: urlKey(start, { ignoreQuery: options.ignoreQueryParameters }) ?? row.url,
+      };
+      if (this.plans.size > 1_000) this.plans.clear();
+      this.plans.set(row.id, plan);
+    }
+    return plan;
+  }
+
+  private robotsOf(crawlId: string, host: string, text: string | null, origin: string): Robots {
+    const key = `${crawlId} ${host}`;
+    let robots = this.robots.get(key);
+    if (!robots) {
+      robots = parseRobots(origin, text);
+      if (this.robots.size > 5_000) this.robots.clear();
+      this.robots.set(key, robots);
+    }
+    return robots;
+  }
+
+  /** The frontier consumer's handler. */
+  handle = async (delivery: Delivery<FrontierMessage>): Promise<undefined | { retryInMs: number }> => {
+    const { crawlId, urlKey: key } = delivery.data;
+    const { store } = this.deps;
+    let plan: Plan | undefined;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const take = await store.take(crawlId, key, {
+        leaseMs: () => this.leaseMs,
+        maxPerHost: (row: CrawlRow) => this.plan(row).options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST,
+        allowedByRobots: (row, host, text, url) =>
+          this.plan(row).options.ignoreRobotsTxt ||
+          this.robotsOf(crawlId, host, text, new URL(url).origin).allowed(url),
+      });
+      switch (take.kind) {
+        case 'gone':
+          return;
+        case 'wait':
+          return { retryInMs: take.ms };
+        case 'finished':
+          // Delivered before, maybe by a worker that died before queueing what it found.
+          if (take.state === 'done')
+            await publishUrls(this.deps.publisher, crawlId, await store.pendingChildren(crawlId, key));
+          await this.finishIfDone(crawlId);
+          return;
+        case 'stopped':
+        case 'skip':
+          await this.finishIfDone(crawlId);
+          return;
+        case 'needs-host': {
+          plan = this.plan(take.crawl);
+          const origin = new URL(take.url).origin;
+          const text = plan.options.ignoreRobotsTxt
+            ? null
+            : await fetchRobotsTxt(origin, this.deps.agent, this.stopping.signal);
+          const robots = parseRobots(origin, text);
+          const gap = Math.max(plan.options.delayMs, robots.delayMs ?? 0);
+          await store.ensureHost(crawlId, take.host, text, gap);
+          continue;
+        }
+        case 'fetch':
+          await this.fetchOne(delivery, key, take.url, take.depth, this.plan(take.crawl), take.crawl);
+          await this.finishIfDone(crawlId);
+          return;
+      }
+    }
+    return { retryInMs: 100 };
+  };
+
+  /**
+   * A URL's lease: renewed while its worker is alive, so a worker that dies
+   * gives its pages up within about two ack waits, however long pages take.
+   */
+  private get leaseMs() {
+    return this.deps.ackWaitMs * 2;
+  }
+
+  private async fetchOne(
+    delivery: Delivery<FrontierMessage>,
+    key: string,
+    url: string,
+    depth: number,
+    plan: Plan,
+    row: CrawlRow,
+  ) {
+    const { store, log } = this.deps;
+    const keepalive = setInterval(
+      () => {
+        delivery.working();
+        store.renew(row.id, key, this.leaseMs).catch((err) => log.warn({ err }, 'lease renewal failed'));
+      },
+      Math.max(this.deps.ackWaitMs / 3, 200),
+    );
+    try {
+      let links: NewUrl[];
+      let document: crawl.Document;
+      let extracted: ReturnType<typeof analyse>;
+      try {
+        const page = await loadPage(this.deps, url, plan.scrape, this.stopping.signal);
+        extracted = analyse(page, plan.scrape, true);
+        document = toDocument(page, plan.scrape, false, extracted);
+        links = await this.discover(row, plan, key, depth, extracted.links);
+      } catch (err) {
+        if (isApiError(err) && PAGE_FAILURES.has(err.code)) {
+          await store.fail(row.id, key, url, err.code, err.details);
+          return;
+        }
+        await store.release(row.id, key);
+        throw err;
+      }
+      try {
+        await this.deps.ledger.settle({
+          holdId: row.holdId,
+          idempotencyKey: `crawl:${row.id}:${key}`,
+          meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: 1n }],
+        });
+      } catch (err) {
+        await store.release(row.id, key);
+        throw err;
+      }
+      const delivered = await store
+        .deliver(row.id, key, { depth, document: toBinaryDocument(document) }, links)
+        .catch(async (err: unknown) => {
+          // Fetched and charged but not stored: fetched again later, and the same settle key charges once.
+          await store.release(row.id, key);
+          throw err;
+        });
+      if (!delivered) return; // another worker delivered it first; the settle above was the same charge
+      await publishUrls(
+        this.deps.publisher,
+        row.id,
+        delivered.queued.map((l) => l.key),
+      );
+      await this.deps.index
+        .add(row.workspaceId, document.url, extracted)
+        .catch((err) => log.warn({ err }, 'search index write failed'));
+    } finally {
+      clearInterval(keepalive);
+    }
+  }
+
+  /** The links of a page worth queueing, and for the start page, what the sitemaps list. */
+  private async discover(row: CrawlRow, plan: Plan, key: string, depth: number, found: string[]): Promise<NewUrl[]> {
+    const sitemapMode = plan.options.sitemap;
+    const out = new Map<string, NewUrl>();
+    const add = (href: string, at: number) => {
+      let link: URL;
+      try {
+        link = new URL(href);
+      } catch {
+        return;
+      }
+      if (!inScope(link, at, plan.rules)) return;
+      const k = urlKey(link, { ignoreQuery: plan.options.ignoreQueryParameters });
+      if (!k || k === key || out.has(k)) return;
+      out.set(k, { key: k, url: k, host: new URL(k).host, depth: at });
+    };
+    if (sitemapMode !== crawl.SitemapMode.ONLY)
+      for (const href of found.slice(0, MAX_LINKS_PER_PAGE)) add(href, depth + 1);
+    if (key === plan.startKey && sitemapMode !== crawl.SitemapMode.SKIP) {
+      const host = await this.deps.store.hostRobots(row.id, plan.rules.start.host);
+      const origin = plan.rules.start.origin;
+      const declared = parseRobots(origin, host?.robots ?? null).sitemaps;
+      const urls = await sitemapUrls(declared.length > 0 ? declared : [`${origin}/sitemap.xml`], {
+        agent: this.deps.agent,
+        maxUrls: Math.min(Math.max(row.limit * 10, 1_000), 50_000),
+        signal: this.stopping.signal,
+      });
+      for (const href of urls) add(href, 1);
+    }
+    return [...out.values()];
+  }
+
+  /** Settles the crawl when it has ended: the rest of its hold is released. */
+  async finishIfDone(crawlId: string): Promise<void> {
+    const ending = await this.deps.store.endingOf(crawlId);
+    if (!ending) return;
+    await this.deps.ledger.void({ holdId: ending.holdId });
+    if (await this.deps.store.settle(crawlId, ending.outcome))
+      this.deps.log.info({ crawlId, outcome: ending.outcome }, 'crawl settled');
+  }
+}
+
+const toBinaryDocument = (document: crawl.Document) => toBinary(crawl.DocumentSchema, document);

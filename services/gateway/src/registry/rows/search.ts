@@ -1,0 +1,71 @@
+import { create } from '@bufbuild/protobuf';
+import { crawl } from '@wap/proto';
+import { z } from 'zod';
+import { capability } from '../types.js';
+import { toUsageObject, usageObject } from '../usage-shape.js';
+import { documentSchema, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
+
+const body = z.object({
+  query: z.string().trim().min(1).max(1_000).describe('What to search for (web-search syntax: quotes, `-word`, `or`).'),
+  limit: z.number().int().min(1).max(100).default(10).describe('Results wanted.'),
+  lang: z.string().max(20).optional().describe('Language of the results, e.g. `en`.'),
+  country: z.string().max(10).optional().describe('Country code for the results, e.g. `us`.'),
+  scrapeOptions: scrapeOptions
+    .optional()
+    .describe('When given, every hit is rendered through the scrape pipeline with these options (1 credit per page).'),
+});
+
+const hit = documentSchema.extend({
+  url: z.string(),
+  title: z.string(),
+  description: z.string(),
+  error: z.string().optional().describe('Why a hit asked to be rendered has no content (an error code; not billed).'),
+});
+
+export const searchRow = capability({
+  name: 'search',
+  method: 'post',
+  path: '/v1/search',
+  tag: 'Search',
+  summary: 'Search the web',
+  description:
+    "Searches with the deployment's provider (the built-in index over this workspace's scraped and crawled pages, SearXNG or Brave), optionally rendering every hit. 5 credits per 10 results, plus 1 credit per rendered page.",
+  backend: 'crawl',
+  bills: ['search_result', 'page_load'],
+  mcpTool: 'service_search_query',
+  request: { body },
+  response: z.object({
+    success: z.literal(true),
+    data: z.array(hit),
+    provider: z.enum(['builtin', 'searxng', 'brave']),
+    usage: usageObject,
+  }),
+  errors: ['search_refused', 'quota_exceeded', 'no_capacity'],
+  handler: async ({ principal, upstreams, requestId, signal }, { body: b }) => {
+    const render = b.scrapeOptions;
+    const out = await upstreams.crawl.search(
+      create(crawl.SearchRequestSchema, {
+        workspaceId: principal.workspaceId,
+        requestId,
+        query: b.query,
+        limit: b.limit,
+        lang: b.lang ?? '',
+        country: b.country ?? '',
+        scrapeOptions: render ? toScrapeOptions(render) : undefined,
+      }),
+      { signal, timeoutMs: render ? render.timeout * Math.ceil(b.limit / 4) + 30_000 : 30_000 },
+    );
+    return {
+      success: true as const,
+      data: out.hits.map((h) => ({
+        url: h.url,
+        title: h.title,
+        description: h.description,
+        ...(h.document ? toDocumentJson(h.document, render?.formats ?? []) : {}),
+        ...(h.error ? { error: h.error } : {}),
+      })),
+      provider: out.provider as 'builtin' | 'searxng' | 'brave',
+      usage: toUsageObject(out.usage),
+    };
+  },
+});
