@@ -15,6 +15,11 @@ export interface Delivery<T> {
   working(): void;
 }
 
+/** A handler's answer for work that is not due yet: offer it again after this delay. */
+export interface Retry {
+  retryInMs: number;
+}
+
 export interface ConsumeSettings<T> {
   stream: string;
   consumer: string;
@@ -28,7 +33,8 @@ export interface ConsumeSettings<T> {
    * growing delay; resolving `{ retryInMs }` offers it again after that delay
    * without counting as a failure (work that is not due yet).
    */
-  handle(delivery: Delivery<T>): Promise<undefined | { retryInMs: number }>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most handlers return nothing; only a few say "not yet"
+  handle(delivery: Delivery<T>): Promise<Retry | undefined | void>;
 }
 
 /**

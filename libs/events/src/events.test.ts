@@ -7,7 +7,14 @@ import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentele
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createLogger } from '@wap/log';
-import { Consumer, connectNats, type Delivery, ensureStreams, type NatsLink, Publisher } from './index.js';
+import {
+  Consumer,
+  type ConsumeSettings,
+  connectNats,
+  ensureStreams,
+  type NatsLink,
+  Publisher,
+} from './index.js';
 
 const log = createLogger({ service: 'test', level: 'error', destination: new Writable({ write: (_c, _e, d) => d() }) });
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:42220';
@@ -38,11 +45,7 @@ async function workQueue(ackWaitMs = 30_000) {
   return { name, subject };
 }
 
-function collect<T>(
-  stream: string,
-  handle: (d: Delivery<T>) => Promise<undefined | { retryInMs: number }>,
-  concurrency = 2,
-) {
+function collect<T>(stream: string, handle: ConsumeSettings<T>['handle'], concurrency = 2) {
   return new Consumer<T>(link.nc, { stream, consumer: 'worker', concurrency, retryDelayMs: 50, log, handle });
 }
 
@@ -94,7 +97,7 @@ test('a handler that says "not yet" gets the message back after that delay', asy
   const seen: number[] = [];
   const consumer = collect<{ n: number }>(name, async () => {
     seen.push(Date.now());
-    if (seen.length < 2) return { retryInMs: 400 };
+    return seen.length < 2 ? { retryInMs: 400 } : undefined;
   });
   await consumer.start();
   await new Publisher(link.nc).publish(`${subject}.x`, { n: 1 }, { msgId: 'later-1' });

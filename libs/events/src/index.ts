@@ -1,5 +1,5 @@
 export { connectNats, type NatsLink } from './connection.js';
-export { Consumer, type ConsumeSettings, type Delivery } from './consume.js';
+export { Consumer, type ConsumeSettings, type Delivery, type Retry } from './consume.js';
 export { handleOnce } from './inbox.js';
 export { enqueueEvent, OutboxRelay } from './outbox.js';
 export { Publisher, type PublishOptions } from './publish.js';
