@@ -7,14 +7,7 @@ import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentele
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createLogger } from '@wap/log';
-import {
-  Consumer,
-  type ConsumeSettings,
-  connectNats,
-  ensureStreams,
-  type NatsLink,
-  Publisher,
-} from './index.js';
+import { Consumer, type ConsumeSettings, connectNats, ensureStreams, type NatsLink, Publisher } from './index.js';
 
 const log = createLogger({ service: 'test', level: 'error', destination: new Writable({ write: (_c, _e, d) => d() }) });
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:42220';
