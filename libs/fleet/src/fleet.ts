@@ -137,6 +137,8 @@ export class Fleet {
       OTEL_SERVICE_NAME: service,
       DATABASE_URL: this.databaseUrl(service),
       NATS_URL: this.settings.infra.natsUrl,
+      // Streams and subjects of this fleet alone, as its databases are.
+      NATS_NAMESPACE: this.settings.dbPrefix.toLowerCase(),
       GRPC_PORT: String(this.ports.grpc[service]),
       HTTP_PORT: String(this.ports.http),
       ...this.settings.env,

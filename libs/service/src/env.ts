@@ -6,6 +6,14 @@ export const baseEnv = (grpcPort: number) =>
   serviceEnv({ grpcPort, database: true }).extend({
     /** 127.0.0.1 on a laptop; 0.0.0.0 in a cluster. */
     GRPC_HOST: z.string().default('127.0.0.1'),
+    /**
+     * Prefix of every JetStream stream and subject the service declares, so
+     * several deployments (or test fleets) can share one NATS server.
+     */
+    NATS_NAMESPACE: z
+      .string()
+      .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')
+      .default(''),
   });
 
 export type BaseEnv = z.infer<ReturnType<typeof baseEnv>>;

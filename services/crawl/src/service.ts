@@ -7,7 +7,7 @@ import { addService, createClient } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { CrawlStore } from './crawl/store.js';
-import { CrawlWorker, FRONTIER_CONSUMER, FRONTIER_STREAM, type FrontierMessage, publishUrls } from './crawl/worker.js';
+import { CrawlWorker, Frontier, type FrontierMessage } from './crawl/worker.js';
 import { crawlRpcs } from './rpc/crawl.js';
 import { scrapeRpc } from './rpc/scrape.js';
 import { searchRpc } from './rpc/search.js';
@@ -33,13 +33,13 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     const cache = new PageCache(db.prisma);
     const index = new SearchIndex(db);
     const store = new CrawlStore(db);
-    const publisher = new Publisher(nats.nc);
+    const frontier = new Frontier(new Publisher(nats.nc), config.NATS_NAMESPACE);
 
     // The frontier: one work queue every crawl worker shares (docs/crawl.md).
     await ensureStreams(
       nats.nc,
-      [{ name: FRONTIER_STREAM, subjects: ['crawl.frontier.>'], retention: 'workqueue', maxAgeMs: 24 * 3_600_000 }],
-      [{ stream: FRONTIER_STREAM, name: FRONTIER_CONSUMER, ackWaitMs: config.CRAWL_ACK_WAIT_MS, maxDeliver: -1 }],
+      [{ name: frontier.stream, subjects: [frontier.subjects], retention: 'workqueue', maxAgeMs: 24 * 3_600_000 }],
+      [{ stream: frontier.stream, name: frontier.consumer, ackWaitMs: config.CRAWL_ACK_WAIT_MS, maxDeliver: -1 }],
     );
     const worker = new CrawlWorker({
       agent,
@@ -47,14 +47,14 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       browser: browserClient,
       store,
       ledger: ledgerClient,
-      publisher,
+      frontier,
       index,
       log,
       ackWaitMs: config.CRAWL_ACK_WAIT_MS,
     });
     const consumer = new Consumer<FrontierMessage>(nats.nc, {
-      stream: FRONTIER_STREAM,
-      consumer: FRONTIER_CONSUMER,
+      stream: frontier.stream,
+      consumer: frontier.consumer,
       concurrency: config.CRAWL_CONCURRENCY,
       retryDelayMs: 1_000,
       log,
@@ -68,7 +68,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       crawl.CrawlService,
       {
         scrape: scrapeRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, cache, index, log }),
-        ...crawlRpcs({ store, ledger: ledgerClient, publisher, worker, allow }),
+        ...crawlRpcs({ store, ledger: ledgerClient, frontier, worker, allow }),
         search: searchRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, index, provider, log }),
       },
       log,
@@ -82,7 +82,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
         const keys = await store.requeue(id);
         if (keys.length > 0) {
           log.warn({ crawlId: id, urls: keys.length }, 'crawl made no progress; queueing its pending URLs again');
-          await publishUrls(publisher, id, keys, `:r${Date.now()}`);
+          await frontier.publish(id, keys, `:r${Date.now()}`);
         }
       }
     };

@@ -14,9 +14,38 @@ import { compilePatterns, inScope, type ScopeRules, urlKey } from './scope.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from './site-files.js';
 import type { CrawlRow, CrawlStore, NewUrl } from './store.js';
 
-export const FRONTIER_STREAM = 'CRAWL_FRONTIER';
-export const FRONTIER_CONSUMER = 'crawl-workers';
-export const frontierSubject = (crawlId: string) => `crawl.frontier.${crawlId}`;
+/**
+ * The frontier: a JetStream work queue every crawl worker of a deployment
+ * shares, one message per URL to fetch, named under the deployment's namespace.
+ */
+export class Frontier {
+  readonly stream: string;
+  readonly consumer = 'crawl-workers';
+  readonly subjects: string;
+
+  constructor(
+    private readonly publisher: Publisher,
+    private readonly namespace = '',
+  ) {
+    this.stream = `${namespace.toUpperCase()}CRAWL_FRONTIER`;
+    this.subjects = `${namespace}crawl.frontier.>`;
+  }
+
+  /** Queues URLs of a crawl; `suffix` forces a new message past the de-duplication window. */
+  async publish(crawlId: string, keys: readonly string[], suffix = ''): Promise<void> {
+    await Promise.all(
+      keys.map((key) =>
+        this.publisher.publish(
+          `${this.namespace}crawl.frontier.${crawlId}`,
+          { crawlId, urlKey: key } satisfies FrontierMessage,
+          {
+            msgId: `${crawlId}:${key}${suffix}`,
+          },
+        ),
+      ),
+    );
+  }
+}
 
 export interface FrontierMessage {
   crawlId: string;
@@ -32,7 +61,7 @@ const MAX_LINKS_PER_PAGE = 1_000;
 export interface WorkerDeps extends PipelineDeps {
   store: CrawlStore;
   ledger: LedgerClient;
-  publisher: Publisher;
+  frontier: Frontier;
   index: SearchIndex;
   log: Logger;
   /** The frontier consumer's ack wait: a handler reports progress well within it. */
@@ -47,17 +76,6 @@ interface Plan {
 }
 
 export const DEFAULT_MAX_PER_HOST = 4;
-
-/** Publishes URLs of a crawl to the frontier; `suffix` forces a new message past the de-duplication window. */
-export async function publishUrls(publisher: Publisher, crawlId: string, keys: readonly string[], suffix = '') {
-  await Promise.all(
-    keys.map((key) =>
-      publisher.publish(frontierSubject(crawlId), { crawlId, urlKey: key } satisfies FrontierMessage, {
-        msgId: `${crawlId}:${key}${suffix}`,
-      }),
-    ),
-  );
-}
 
 export class CrawlWorker {
   private readonly plans = new Map<string, Plan>();
@@ -133,7 +151,7 @@ export class CrawlWorker {
         case 'finished':
           // Delivered before, maybe by a worker that died before queueing what it found.
           if (take.state === 'done')
-            await publishUrls(this.deps.publisher, crawlId, await store.pendingChildren(crawlId, key));
+            await this.deps.frontier.publish(crawlId, await store.pendingChildren(crawlId, key));
           await this.finishIfDone(crawlId);
           return;
         case 'stopped':
@@ -219,8 +237,7 @@ export class CrawlWorker {
           throw err;
         });
       if (!delivered) return; // another worker delivered it first; the settle above was the same charge
-      await publishUrls(
-        this.deps.publisher,
+      await this.deps.frontier.publish(
         row.id,
         delivered.queued.map((l) => l.key),
       );

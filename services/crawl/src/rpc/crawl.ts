@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { create, fromBinary, fromJson, type JsonObject, type JsonValue, toJson } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ApiError } from '@wap/errors';
-import type { Publisher } from '@wap/events';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl, ledger } from '@wap/proto';
 import { type LedgerClient, PAGE_LOAD_MC } from '../billing.js';
 import { compilePatterns, urlKey } from '../crawl/scope.js';
 import type { CrawlRow, CrawlStore } from '../crawl/store.js';
-import { type CrawlWorker, DEFAULT_MAX_PER_HOST, publishUrls } from '../crawl/worker.js';
+import { type CrawlWorker, DEFAULT_MAX_PER_HOST, type Frontier } from '../crawl/worker.js';
 import { formatsOf } from '../pipeline/scrape.js';
 
 export const MAX_CRAWL_LIMIT = 10_000;
@@ -22,7 +21,7 @@ const MAX_RESULTS_BYTES = 10 * 1024 * 1024;
 export interface CrawlRpcDeps {
   store: CrawlStore;
   ledger: LedgerClient;
-  publisher: Publisher;
+  frontier: Frontier;
   worker: CrawlWorker;
   allow: AllowList;
 }
@@ -123,7 +122,7 @@ export function crawlRpcs(deps: CrawlRpcDeps) {
         throw err;
       }
       // Published again on a retried start: the de-duplication window or the take makes it harmless.
-      await publishUrls(deps.publisher, row.id, [key]);
+      await deps.frontier.publish(row.id, [key]);
       return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, false) });
     },
 
