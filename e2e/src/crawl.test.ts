@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
-import { startTestSite, type TestSite } from '@wap/testsite';
+import { startFakeSearxng, startTestSite, type TestSite } from '@wap/testsite';
 import { call } from './api.js';
 import { startFleet, until } from './harness.js';
 
@@ -285,5 +285,84 @@ describe('crawl errors', () => {
     });
     assert.equal(r.status, 402, JSON.stringify(r.body));
     assert.equal(r.body.code, 'quota_exceeded');
+  });
+});
+
+interface SearchReply {
+  success: boolean;
+  data: { url: string; title: string; description: string; markdown?: string; error?: string }[];
+  provider: string;
+  usage: { credits: number; meters: Record<string, number> };
+}
+const search = (body: Record<string, unknown>, apiKey = key) =>
+  call<SearchReply>(fleet.gatewayUrl, 'POST', '/v1/search', { key: apiKey, body });
+
+describe('search', () => {
+  test('the built-in index finds the pages this workspace crawled, and bills 5 credits per 10 results', async () => {
+    const s = await site({ pages: 12, extras: false });
+    await settled(await start({ url: `${s.url}/`, limit: 50 }));
+    const article = s.article(5);
+    const before = await credits();
+    const r = await search({ query: article.title, limit: 4 });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.provider, 'builtin');
+    assert.equal(r.body.data[0]?.url, `${s.url}/articles/5`, JSON.stringify(r.body.data.map((d) => d.url)));
+    assert.equal(r.body.data[0]?.title, article.title);
+    const n = r.body.data.length;
+    assert.deepEqual(r.body.usage, { credits: n / 2, meters: { search_result: n } });
+    assert.equal(before - (await credits()), n / 2);
+  });
+
+  test('another workspace’s pages are never found', async () => {
+    const other = (await fleet.workspace('pro')).apiKey;
+    const r = await search({ query: 'County Archive', limit: 10 }, other);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data, []);
+    assert.deepEqual(r.body.usage, { credits: 0, meters: {} }, 'no results, no charge');
+  });
+
+  test('rendering every hit bills one page each on top of the results', async () => {
+    const before = await credits();
+    const r = await search({ query: 'County Archive', limit: 2, scrapeOptions: { formats: ['markdown'] } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.length, 2);
+    for (const hit of r.body.data) assert.ok((hit.markdown ?? '').length > 0, JSON.stringify(hit));
+    assert.deepEqual(r.body.usage, { credits: 3, meters: { search_result: 2, page_load: 2 } });
+    assert.equal(before - (await credits()), 3);
+  });
+
+  test('through SearXNG: its results come back; its refusal is search_refused and costs nothing', async () => {
+    const fake = await startFakeSearxng([
+      { url: 'https://example.org/tides', title: 'Tide tables', content: 'High and low water at the harbour.' },
+      { url: 'https://example.org/boats', title: 'Fishing boats', content: 'Boats of the harbour.' },
+    ]);
+    await fleet.stopOne('crawl');
+    fleet.startOne('crawl', { SEARCH_PROVIDER: 'searxng', SEARXNG_URL: fake.url });
+    try {
+      await fleet.waitReady(60_000);
+      const r = await search({ query: 'harbour', limit: 5 });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.provider, 'searxng');
+      assert.deepEqual(
+        r.body.data.map((d) => d.url),
+        ['https://example.org/tides', 'https://example.org/boats'],
+      );
+      assert.deepEqual(r.body.usage, { credits: 1, meters: { search_result: 2 } });
+
+      fake.failWith = { status: 403, body: 'Forbidden' };
+      const before = await credits();
+      const refused = await call<{ code: string }>(fleet.gatewayUrl, 'POST', '/v1/search', {
+        key,
+        body: { query: 'harbour' },
+      });
+      assert.equal(refused.status, 422, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'search_refused');
+      assert.equal(await credits(), before, 'a refused search bills nothing');
+    } finally {
+      await fleet.stopOne('crawl');
+      fleet.startOne('crawl');
+      await fleet.waitReady(60_000);
+      await fake.close();
+    }
   });
 });

@@ -284,11 +284,14 @@ export class CrawlStore {
   /** Adds URLs found by `parentKey` (links, or the sitemap for the start page); returns the new ones. */
   private async insertUrls(tx: PoolClient, crawlId: string, parentKey: string, found: NewUrl[]): Promise<NewUrl[]> {
     if (found.length === 0) return [];
-    // Two pages finding the same links insert them in one order, so they wait on each other instead of deadlocking.
+    // Known URLs are filtered before the insert, so it never waits on a row another
+    // delivery is updating (two pages linking to each other would deadlock); new
+    // ones go in one order, so two pages finding the same links wait, not deadlock.
     const links = [...found].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const { rows } = await tx.query(
       `INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth, parent_key)
        SELECT $1, k, u, h, d, $2 FROM unnest($3::text[], $4::text[], $5::text[], $6::int[]) AS t(k, u, h, d)
+        WHERE NOT EXISTS (SELECT 1 FROM crawl_urls x WHERE x.crawl_id = $1 AND x.url_key = t.k)
        ON CONFLICT DO NOTHING RETURNING url_key`,
       [
         crawlId,
