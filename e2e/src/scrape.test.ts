@@ -10,9 +10,11 @@ let site: TestSite;
 let key: string;
 
 before(async () => {
-  site = await startTestSite({ pages: 20 });
-  // The allow-list lets the fleet reach the loopback test site; production never sets it.
-  fleet = await startFleet({ env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '10s', EGRESS_ALLOW: '127.0.0.0/8' } });
+  // The test site listens on 127.0.0.2 and the allow-list lets the fleet reach
+  // that one address (production never sets it): every other loopback
+  // address, `localhost` included, stays refused, as in production.
+  site = await startTestSite({ pages: 20, host: '127.0.0.2' });
+  fleet = await startFleet({ env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '10s', EGRESS_ALLOW: '127.0.0.2/32' } });
   ({ apiKey: key } = await fleet.workspace('pro'));
 });
 after(async () => {
@@ -82,11 +84,44 @@ describe('scrape', () => {
     });
   }
 
-  test('metadata and private addresses are refused, never fetched', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://[::1]:80/']) {
-      const r = await scrape({ url });
-      assert.equal(r.status, 422, `${url}: ${JSON.stringify(r.body)}`);
+  test('every private, loopback, link-local, CGNAT, multicast and metadata address is refused and not billed', async () => {
+    const before = await credits();
+    const port = site.port;
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/', // cloud metadata
+      'http://[fd00:ec2::254]/', // AWS metadata over IPv6
+      'http://10.0.0.1/',
+      'http://172.16.0.1/',
+      'http://192.168.1.1/',
+      `http://127.0.0.1:${port}/articles/1`, // loopback outside the allow-list
+      'http://100.64.0.1/', // CGNAT
+      'http://224.0.0.1/', // multicast
+      'http://0.0.0.0/',
+      'http://[::1]/',
+      'http://[fe80::1]/',
+      'http://[fc00::1]/',
+      `http://[::ffff:127.0.0.1]:${port}/`, // IPv4-mapped loopback
+      `http://2130706433:${port}/`, // 127.0.0.1 written as a number
+      `http://localhost:${port}/articles/1`, // a name that resolves to loopback
+    ]) {
+      for (const engine of ['fetch', 'browser']) {
+        const r = await scrape({ url, engine });
+        assert.equal(r.status, 422, `${engine} ${url}: ${JSON.stringify(r.body)}`);
+        const body = r.body as unknown as { code: string; details: { reason: string } };
+        assert.equal(body.code, 'page_unreachable', `${engine} ${url}`);
+        assert.equal(body.details.reason, 'private_address', `${engine} ${url}: ${JSON.stringify(body)}`);
+      }
     }
+    for (const path of [
+      '/redirect/metadata',
+      '/redirect/localhost',
+      '/redirect/loopback-ipv6',
+      '/redirect/encoded-ip',
+    ]) {
+      const r = await scrape({ url: `${site.url}${path}` });
+      assert.equal(r.status, 422, `${path}: ${JSON.stringify(r.body)}`);
+    }
+    assert.equal(await credits(), before, 'nothing refused was billed');
   });
 
   test('a bad body is 400 with the field', async () => {

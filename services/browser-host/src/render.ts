@@ -117,8 +117,11 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
       : undefined;
     const finalUrl = page.url();
     tally = tenant.close();
-    const mainHost = new URL(req.url).hostname;
-    if (tally.blocked.some((b) => b.startsWith(`${mainHost} `)) && response?.status() === 403) {
+    // The document itself (or the hop it was redirected to) was refused by the
+    // egress guard: the browser only saw the proxy's error answer.
+    const documentHosts = [new URL(req.url).hostname, new URL(finalUrl).hostname];
+    const refused = tally.blocked.some((b) => documentHosts.some((h) => b.startsWith(`${h} `)));
+    if (refused && (response?.status() ?? 0) >= 400) {
       throw new ApiError('page_unreachable', { url: req.url, reason: 'private_address' });
     }
     return {
