@@ -14,7 +14,7 @@ export const systemClock: Clock = () => new Date();
 export function openLedger(db: LedgerDatabase, clock: Clock = systemClock, batching?: BatcherSettings) {
   const deps: LedgerDeps = {
     money: new MoneyStore(db.pool, batching),
-    reads: new ReadStore(db.prisma),
+    reads: new ReadStore(db.prisma, db.pool),
     slots: new SlotStore(db.pool),
     clock,
   };

@@ -1,29 +1,70 @@
 // The read side: Credits and Usage, each from one consistent snapshot.
+
+import type pg from 'pg';
 import type { AccountRow, GrantRow } from '../domain/credits.js';
 import type { MeterName } from '../domain/pricing.js';
 import type { ChargedRow, MeterRow } from '../domain/usage.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 
+interface BalanceRow {
+  plan: string;
+  monthlyAllowance: string;
+  allowancePeriodStart: Date;
+  allowance: string;
+  allowanceSpent: string;
+  grants: { id: string; kind: string; amount: string; spent: string; lapsesAt: string | null; createdAt: string }[];
+  held: string | null;
+}
+
 const UTC_DAY = `to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
 export class ReadStore {
-  constructor(private readonly prisma: PrismaClient) {}
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly pool: pg.Pool,
+  ) {}
 
-  /** The account, its grants and what its live holds reserve; null without an account. */
+  /**
+   * The account, its grants and what its live holds reserve; null without an
+   * account. One statement, so one snapshot and one round trip: this read
+   * serves every `GET /v1/credits` (docs/decisions/0004-ledger-concurrency.md).
+   */
   async balance(
     workspaceId: string,
     now: Date,
   ): Promise<{ account: AccountRow; grants: GrantRow[]; held: bigint } | null> {
-    const [account, grants, held] = await this.prisma.$transaction(
-      [
-        this.prisma.account.findUnique({ where: { workspaceId } }),
-        this.prisma.grant.findMany({ where: { workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
-        this.prisma.$queryRaw<{ held: bigint }[]>`SELECT "ledger_held"(${workspaceId}, ${now}::timestamptz) AS held`,
-      ],
-      { isolationLevel: 'RepeatableRead' },
+    const { rows } = await this.pool.query<BalanceRow>(
+      `SELECT a."plan", a."monthly_allowance_mc"::text AS "monthlyAllowance",
+              a."allowance_period_start" AS "allowancePeriodStart", a."allowance_mc"::text AS "allowance",
+              a."allowance_spent_mc"::text AS "allowanceSpent",
+              (SELECT coalesce(json_agg(json_build_object(
+                        'id', g."id", 'kind', g."kind", 'amount', g."amount_mc"::text, 'spent', g."spent_mc"::text,
+                        'lapsesAt', g."lapses_at", 'createdAt', g."created_at") ORDER BY g."created_at", g."id"), '[]'::json)
+                 FROM "grants" g WHERE g."workspace_id" = a."workspace_id") AS "grants",
+              "ledger_held"(a."workspace_id", $2::timestamptz)::text AS "held"
+         FROM "accounts" a WHERE a."workspace_id" = $1`,
+      [workspaceId, now],
     );
-    if (!account) return null;
-    return { account, grants, held: BigInt(held[0]?.held ?? 0n) };
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      account: {
+        plan: row.plan,
+        monthlyAllowance: BigInt(row.monthlyAllowance),
+        allowancePeriodStart: row.allowancePeriodStart,
+        allowance: BigInt(row.allowance),
+        allowanceSpent: BigInt(row.allowanceSpent),
+      },
+      grants: row.grants.map((g) => ({
+        id: g.id,
+        kind: g.kind,
+        amount: BigInt(g.amount),
+        spent: BigInt(g.spent),
+        lapsesAt: g.lapsesAt === null ? null : new Date(g.lapsesAt),
+        createdAt: new Date(g.createdAt),
+      })),
+      held: BigInt(row.held ?? '0'),
+    };
   }
 
   /** Usage in [from, to), summed by capability, UTC day and meter. */
