@@ -124,6 +124,18 @@ describe('scrape', () => {
     assert.equal(await credits(), before, 'nothing refused was billed');
   });
 
+  test("a page's own requests to metadata and private addresses are refused in the browser, and said", async () => {
+    const r = await scrape({ url: `${site.url}/probe/private-fetch`, engine: 'browser' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const warnings = (r.body.data as { warnings?: string[] }).warnings ?? [];
+    for (const address of ['169.254.169.254', '10.0.0.1', '10.0.0.2'])
+      assert.ok(
+        warnings.some((w) => w.includes(address)),
+        `${address} refused: ${JSON.stringify(warnings)}`,
+      );
+    assert.deepEqual(r.body.usage, { credits: 1, meters: { page_load: 1 } }, 'the page itself was delivered');
+  });
+
   test('a bad body is 400 with the field', async () => {
     const r = await scrape({ url: 'ftp://example.com/', formats: ['pdf'] });
     assert.equal(r.status, 400);

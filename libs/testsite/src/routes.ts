@@ -43,8 +43,18 @@ const FILES: Record<string, { type: string | undefined; body: () => Buffer }> = 
   'data.json': { type: 'application/json', body: () => Buffer.from('{"archive":"county","items":3}\n') },
 };
 
+/** A page whose own requests go to the cloud metadata service and private ranges (for the browser's egress guard). */
+const PRIVATE_PROBE = `<!doctype html><html><head><title>Probe</title></head><body>
+<main><h1>Probe</h1><p>This page asks for addresses a browser of ours must never reach.</p>
+<img src="http://10.0.0.2/pixel.png" alt=""></main>
+<script>
+fetch('http://169.254.169.254/latest/meta-data/').catch(() => {});
+fetch('http://10.0.0.1/internal').catch(() => {});
+</script></body></html>`;
+
 const ROUTES: readonly (readonly [RegExp, Handler])[] = [
   [/^\/$/, (c, req, res) => c.respond.html(req, res, homePage(c.site))],
+  [/^\/probe\/private-fetch$/, (c, req, res) => c.respond.html(req, res, PRIVATE_PROBE)],
   [
     /^\/articles\/(\d+)\/?$/,
     (c, req, res, m, url) => {

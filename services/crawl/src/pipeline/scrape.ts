@@ -19,6 +19,8 @@ export interface RawPage {
   contentType: string;
   engine: 'fetch' | 'browser';
   screenshot?: Uint8Array;
+  /** Requests the page itself made that the egress guard refused (browser engine). */
+  blocked?: string[];
 }
 
 export interface PipelineDeps {
@@ -126,6 +128,7 @@ async function viaBrowser(
     contentType: rendered.headers['content-type'] ?? 'text/html',
     engine: 'browser',
     screenshot: rendered.screenshot.length > 0 ? rendered.screenshot : undefined,
+    blocked: rendered.blockedRequests,
   };
 }
 
@@ -140,6 +143,13 @@ export async function loadPage(deps: PipelineDeps, url: string, options: crawl.S
     if (looksScriptRendered(fetched.html, quick.text)) return viaBrowser(deps, target, options, signal);
   }
   return fetched;
+}
+
+/** The page's own requests the guard refused, said once each (at most 10). */
+function refusedWarnings(blocked: readonly string[] = []): string[] {
+  const unique = [...new Set(blocked)];
+  const shown = unique.slice(0, 10).map((b) => `refused a request of the page to a private address: ${b}`);
+  return unique.length > 10 ? [...shown, `and ${unique.length - 10} more refused requests`] : shown;
 }
 
 /** The requested formats of a loaded page. */
@@ -169,6 +179,6 @@ export function toDocument(
     statusCode: page.status,
     engine: page.engine,
     cached,
-    warnings: extracted.warnings,
+    warnings: [...extracted.warnings, ...refusedWarnings(page.blocked)],
   });
 }
