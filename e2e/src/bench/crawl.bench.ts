@@ -1,0 +1,274 @@
+// make bench: a whole-site crawl of a clean loopback site (1,000 articles +
+// home + 4 static pages = 1,005 pages) through the fleet (POST /v1/crawl, polled
+// until settled; every page fetched, converted to markdown and stored) against
+// Crawlee's CheerioCrawler on a fresh copy of the same site at the same
+// concurrency, extracting each page's title and text. Crawlee runs in a child
+// process of its own (as our crawl runs in the crawl service), so neither side
+// shares an event loop with the test site. Goal: no slower than Crawlee.
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestSite, type TestSite } from '@wap/testsite';
+import { startFleet } from '../harness.js';
+import { table } from './run-load.js';
+
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const ARTICLES = Number(process.env.BENCH_PAGES ?? 1000);
+const SITE = { pages: ARTICLES, extras: false } as const;
+const CHILD = 'crawlee-child';
+
+interface CrawleeResult {
+  ms: number;
+  handled: number;
+  failed: number;
+  titled: number;
+  textChars: number;
+}
+
+interface CrawlJson {
+  status: 'running' | 'cancelled' | 'settled';
+  outcome: string | null;
+  discovered: number;
+  completed: number;
+  failed: number;
+  skipped: number;
+  failures?: { url: string; code: string }[];
+}
+
+/** In the child: Crawlee's CheerioCrawler over `url`, in-memory storage, fixed concurrency. */
+async function crawleeChild(url: string, limit: number | undefined): Promise<CrawleeResult> {
+  const storage = mkdtempSync(path.join(tmpdir(), 'wap-crawlee-'));
+  process.env.CRAWLEE_STORAGE_DIR = storage;
+  try {
+    const { CheerioCrawler, Configuration, EnqueueStrategy, log, LogLevel } = await import('@crawlee/cheerio');
+    log.setLevel(LogLevel.WARNING);
+    const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+    let handled = 0;
+    let failed = 0;
+    let titled = 0;
+    let textChars = 0;
+    const crawler = new CheerioCrawler(
+      {
+        // min = max: the autoscaled pool starts at, and never throttles below, the concurrency asked.
+        minConcurrency: CONCURRENCY,
+        maxConcurrency: CONCURRENCY,
+        maxRequestsPerCrawl: limit,
+        async requestHandler({ $, enqueueLinks }) {
+          const title = $('title').text().trim();
+          const text = $('body').text();
+          if (title) titled++;
+          textChars += text.length;
+          handled++;
+          await enqueueLinks({ strategy: EnqueueStrategy.SameHostname });
+        },
+        failedRequestHandler() {
+          failed++;
+        },
+      },
+      config,
+    );
+    const t0 = performance.now();
+    await crawler.run([url]);
+    const ms = performance.now() - t0;
+    return { ms, handled, failed, titled, textChars };
+  } finally {
+    rmSync(storage, { recursive: true, force: true });
+  }
+}
+
+function runCrawleeChild(url: string, limit: number | undefined): Promise<CrawleeResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [CHILD, url, String(limit ?? 'none')], {
+      env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) },
+      execArgv: ['--enable-source-maps', '--disable-warning=ExperimentalWarning'],
+    });
+    let result: CrawleeResult | undefined;
+    child.on('message', (m) => {
+      result = m as CrawleeResult;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 && result ? resolve(result) : reject(new Error(`crawlee child exited ${code} without a result`)),
+    );
+  });
+}
+
+async function crawlViaFleet(site: TestSite) {
+  const fleet = await startFleet({
+    env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8', CRAWL_CONCURRENCY: String(CONCURRENCY * 2) },
+  });
+  try {
+    const { apiKey } = await fleet.workspace('scale');
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const limit = site.paths.length;
+    const t0 = performance.now();
+    const res = await fetch(`${fleet.gatewayUrl}/v1/crawl`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url: `${site.url}/`, limit, maxConcurrency: CONCURRENCY }),
+    });
+    const started = (await res.json()) as { id?: string };
+    if (res.status !== 200 || !started.id) throw new Error(`crawl answered ${res.status}: ${JSON.stringify(started)}`);
+    let crawl: CrawlJson | undefined;
+    let polls = 0;
+    // When the crawl passed these marks (ms from the POST): where the time goes.
+    const marks: Record<'first' | 'half' | 'all', number | undefined> = {
+      first: undefined,
+      half: undefined,
+      all: undefined,
+    };
+    const deadline = Date.now() + 15 * 60_000;
+    for (;;) {
+      const r = await fetch(`${fleet.gatewayUrl}/v1/crawl/${started.id}`, { headers });
+      polls++;
+      if (r.status === 200) {
+        crawl = ((await r.json()) as { crawl: CrawlJson }).crawl;
+        const now = performance.now() - t0;
+        if (crawl.completed > 0) marks.first ??= now;
+        if (crawl.completed >= limit / 2) marks.half ??= now;
+        if (crawl.completed >= limit) marks.all ??= now;
+        if (crawl.status === 'settled') break;
+      } else await r.body?.cancel();
+      if (Date.now() > deadline) throw new Error(`crawl not settled in 15 min: ${JSON.stringify(crawl)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const ms = performance.now() - t0;
+    return { ms, crawl, polls, marks, logDir: fleet.settings.logDir };
+  } finally {
+    await fleet.stop();
+    await fleet.dropDatabases();
+  }
+}
+
+/** Crawlee on a fresh site; `site.stats` must show one request per page. */
+async function crawlee(limit: 'site' | undefined) {
+  const site = await startTestSite(SITE);
+  try {
+    const result = await runCrawleeChild(`${site.url}/`, limit === 'site' ? site.paths.length : undefined);
+    return { ...result, siteRequests: site.stats.total, pages: site.paths.length };
+  } finally {
+    await site.close();
+  }
+}
+
+async function main() {
+  // Crawlee first, on a quiet machine (the fleet is not started yet). Twice:
+  // uncapped (the site is closed, so it is the same 1,005 pages) and with
+  // maxRequestsPerCrawl = 1,005. In Crawlee 3.18.1 a cap makes enqueueLinks pass
+  // maxNewRequests to addRequestsBatched, which, once the remaining budget is
+  // smaller than a page's links, adds them in budget-sized chunks with a 1 s
+  // sleep between chunks and waits for them all: the capped crawl is mostly
+  // sleeping. The uncapped run is Crawlee at its best and the one we compare with.
+  const free = await crawlee(undefined);
+  const capped = process.env.BENCH_CRAWLEE_CAPPED === '1' ? await crawlee('site') : undefined;
+
+  const ourSite = await startTestSite(SITE);
+  let ours: Awaited<ReturnType<typeof crawlViaFleet>>;
+  let ourRequests: number;
+  let ourPagesFetched: number;
+  let ourOther: [string, number][] = [];
+  const pages = ourSite.paths.length;
+  try {
+    ours = await crawlViaFleet(ourSite);
+    ourRequests = ourSite.stats.total;
+    ourPagesFetched = ourSite.paths.filter((p) => ourSite.stats.count(p) > 0).length;
+    const pageSet = new Set(ourSite.paths);
+    ourOther = [...ourSite.stats.requests].filter(([target]) => !pageSet.has(target));
+  } finally {
+    await ourSite.close();
+  }
+
+  const crawl = ours.crawl as CrawlJson;
+  const perSecond = (ms: number, n: number) => Number((n / (ms / 1000)).toFixed(1));
+  const ratio = ours.ms / free.ms;
+  const crawleeRow = (name: string, r: Awaited<ReturnType<typeof crawlee>>) => ({
+    crawler: name,
+    'wall s': (r.ms / 1000).toFixed(2),
+    pages: r.handled,
+    'pages/s': perSecond(r.ms, r.handled),
+    failed: r.failed,
+    skipped: '-',
+    'site requests': r.siteRequests,
+    'ours/this': (ours.ms / r.ms).toFixed(2),
+  });
+  console.log(
+    `\nCrawl of a ${pages}-page loopback site, maxConcurrency ${CONCURRENCY} (fleet CRAWL_CONCURRENCY ${CONCURRENCY * 2})\n`,
+  );
+  console.log(
+    table([
+      {
+        crawler: 'ours: POST /v1/crawl → settled (markdown, stored)',
+        'wall s': (ours.ms / 1000).toFixed(2),
+        pages: crawl.completed,
+        'pages/s': perSecond(ours.ms, crawl.completed),
+        failed: crawl.failed,
+        skipped: crawl.skipped,
+        'site requests': ourRequests,
+        'ours/this': '1.00',
+      },
+      crawleeRow('Crawlee 3.18.1 CheerioCrawler, no cap (title + body text)', free),
+      ...(capped ? [crawleeRow('Crawlee, maxRequestsPerCrawl = pages', capped)] : []),
+    ]),
+  );
+  console.log(
+    `\nwall-time ratio ours/Crawlee (no cap): ${ratio.toFixed(2)} (goal <= 1: ${ratio <= 1 ? 'met' : 'NOT met'}); ` +
+      `ours: outcome ${crawl.outcome}, discovered ${crawl.discovered}, site pages fetched ${ourPagesFetched}/${pages}, ${ours.polls} polls; ` +
+      `Crawlee: ${free.titled} titled pages, ${(free.textChars / 1e6).toFixed(1)} M text chars`,
+  );
+  const at = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)} s`);
+  console.log(
+    `ours over time: first page ${at(ours.marks.first)}, half ${at(ours.marks.half)}, all ${at(ours.marks.all)}, settled ${at(ours.ms)}; ` +
+      `requests other than pages: ${ourOther.map(([t, n]) => `${t}${n > 1 ? ` x${n}` : ''}`).join(', ') || 'none'}`,
+  );
+  for (const f of crawl.failures?.slice(0, 5) ?? []) console.log(`  failed: ${f.url} ${f.code}`);
+  const problems: string[] = [];
+  if (crawl.completed !== pages) problems.push(`ours completed ${crawl.completed} of ${pages} (logs: ${ours.logDir})`);
+  if (ourPagesFetched !== pages) problems.push(`the site saw ${ourPagesFetched} of ${pages} pages from ours`);
+  for (const [name, r] of [
+    ['Crawlee', free],
+    ['capped Crawlee', capped],
+  ] as const) {
+    if (r && (r.handled !== pages || r.siteRequests < pages)) {
+      problems.push(`${name} handled ${r.handled} of ${pages} (site requests ${r.siteRequests})`);
+    }
+  }
+  for (const p of problems) console.log(`WARNING: ${p}`);
+  console.log(
+    JSON.stringify({
+      bench: 'crawl',
+      pages,
+      concurrency: CONCURRENCY,
+      oursMs: Math.round(ours.ms),
+      crawleeMs: Math.round(free.ms),
+      ratio: Number(ratio.toFixed(3)),
+      oursPagesPerSecond: perSecond(ours.ms, crawl.completed),
+      crawleePagesPerSecond: perSecond(free.ms, free.handled),
+      crawleeCappedMs: capped ? Math.round(capped.ms) : null,
+      oursCompleted: crawl.completed,
+      oursFailed: crawl.failed,
+      oursSkipped: crawl.skipped,
+      crawleeHandled: free.handled,
+      crawleeFailed: free.failed,
+      oursFirstPageMs: ours.marks.first === undefined ? null : Math.round(ours.marks.first),
+      oursAllPagesMs: ours.marks.all === undefined ? null : Math.round(ours.marks.all),
+      oursSiteRequests: ourRequests,
+      crawleeSiteRequests: free.siteRequests,
+    }),
+  );
+  if (problems.length > 0) process.exitCode = 1;
+}
+
+if (process.argv[2] === CHILD) {
+  crawleeChild(process.argv[3] as string, process.argv[4] === 'none' ? undefined : Number(process.argv[4]))
+    .then((result) => process.send?.(result, () => process.exit(0)))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,209 @@
+// make bench: scrape throughput and latency through the whole fleet (POST
+// /v1/scrape, markdown, engine fetch, maxAge 0: auth, rate limit, a billing
+// hold and settle, the page cache and search index writes, gRPC both ways)
+// against the same pipeline (loadPage + toDocument from the crawl service)
+// called in one process. Both sides fetch the same loopback article pages, N
+// requests K at a time; the in-process side runs in a child process so that,
+// as for the fleet, the test site has the bench process to itself.
+import { fork } from 'node:child_process';
+import { startTestSite } from '@wap/testsite';
+import { startFleet } from '../harness.js';
+import { table } from './run-load.js';
+
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+/** Requests before the measured ones on each side (other pages), so neither side is timed cold. */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 40);
+const CHILD = 'in-process-child';
+
+interface Run {
+  ms: number;
+  ok: number;
+  latencies: number[];
+  failures: string[];
+}
+
+/** Runs `one` over `urls`, `concurrency` at a time; each page's markdown must hold its title. */
+async function drive(
+  urls: string[],
+  titles: string[],
+  one: (url: string) => Promise<string>,
+  concurrency = CONCURRENCY,
+): Promise<Run> {
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  let ok = 0;
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < urls.length) {
+        const i = next++;
+        const started = performance.now();
+        try {
+          const markdown = await one(urls[i] as string);
+          latencies.push(performance.now() - started);
+          if (markdown.includes(titles[i] as string)) ok++;
+          else failures.push(`${urls[i]}: title missing from the markdown`);
+        } catch (err) {
+          failures.push(`${urls[i]}: ${(err as Error).message}`);
+        }
+      }
+    }),
+  );
+  return { ms: performance.now() - t0, ok, latencies, failures };
+}
+
+/** In the child: the crawl service's pipeline, called directly. */
+async function inProcessChild(work: { urls: string[]; titles: string[]; warmUrls: string[]; warmTitles: string[] }) {
+  const { create } = await import('@bufbuild/protobuf');
+  const { loadPage, toDocument } = await import('@wap/crawl/dist/pipeline/scrape.js');
+  const { createFetchAgent } = await import('@wap/fetch');
+  const { AllowList } = await import('@wap/netguard');
+  const { crawl } = await import('@wap/proto');
+  const allow = AllowList.parse('127.0.0.0/8');
+  const deps = { agent: createFetchAgent({ allow }), allow };
+  const options = create(crawl.ScrapeOptionsSchema, { formats: [crawl.Format.MARKDOWN], engine: crawl.Engine.FETCH });
+  const one = async (url: string) => {
+    const page = await loadPage(deps, url, options, AbortSignal.timeout(30_000));
+    return toDocument(page, options, false).markdown;
+  };
+  await drive(work.warmUrls, work.warmTitles, one);
+  return drive(work.urls, work.titles, one);
+}
+
+function runChild(work: Parameters<typeof inProcessChild>[0]): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, [CHILD], {
+      env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) },
+      execArgv: ['--enable-source-maps', '--disable-warning=ExperimentalWarning'],
+    });
+    let result: Run | undefined;
+    child.on('message', (m) => {
+      result = m as Run;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 && result ? resolve(result) : reject(new Error(`in-process child exited ${code} without a result`)),
+    );
+    child.send(work);
+  });
+}
+
+function summary(run: Run) {
+  const sorted = [...run.latencies].sort((a, b) => a - b);
+  const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+  return {
+    perSecond: sorted.length / (run.ms / 1000),
+    p50: pct(0.5),
+    p90: pct(0.9),
+    p99: pct(0.99),
+    max: sorted[sorted.length - 1] ?? Number.NaN,
+    ok: run.ok,
+    failed: run.failures.length,
+  };
+}
+
+async function main() {
+  const site = await startTestSite({ pages: 1000, extras: false });
+  if (REQUESTS + WARMUP > 1000)
+    throw new Error('at most 1,000 distinct articles: lower BENCH_REQUESTS or BENCH_WARMUP');
+  const articles = (from: number, n: number) => Array.from({ length: n }, (_, i) => from + i);
+  // The measured requests take articles 0..N-1; the warm-up ones the last articles.
+  const measured = articles(0, REQUESTS);
+  const warm = articles(1000 - WARMUP, WARMUP);
+  const urlsOf = (ids: number[]) => ids.map((i) => `${site.url}/articles/${i}`);
+  const titlesOf = (ids: number[]) => ids.map((i) => site.article(i).title);
+  try {
+    // In process first, on a quiet machine (the fleet is not started yet).
+    const inProcess = await runChild({
+      urls: urlsOf(measured),
+      titles: titlesOf(measured),
+      warmUrls: urlsOf(warm),
+      warmTitles: titlesOf(warm),
+    });
+    const inProcessRequests = site.stats.total;
+
+    const fleet = await startFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
+    let viaFleet: Run;
+    try {
+      const { apiKey } = await fleet.workspace('scale');
+      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      const one = async (url: string) => {
+        const res = await fetch(`${fleet.gatewayUrl}/v1/scrape`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ url, formats: ['markdown'], maxAge: 0, engine: 'fetch' }),
+        });
+        const body = (await res.json()) as { data?: { markdown?: string }; code?: string };
+        if (res.status !== 200) throw new Error(`${res.status} ${body.code}`);
+        return body.data?.markdown ?? '';
+      };
+      await drive(urlsOf(warm), titlesOf(warm), one);
+      viaFleet = await drive(urlsOf(measured), titlesOf(measured), one);
+    } finally {
+      await fleet.stop();
+      await fleet.dropDatabases();
+    }
+    const fleetRequests = site.stats.total - inProcessRequests;
+
+    const f = summary(viaFleet);
+    const p = summary(inProcess);
+    const ms = (v: number) => `${v.toFixed(1)} ms`;
+    const row = (target: string, s: ReturnType<typeof summary>, siteRequests: number) => ({
+      target,
+      'pages/s': s.perSecond.toFixed(1),
+      p50: ms(s.p50),
+      p90: ms(s.p90),
+      p99: ms(s.p99),
+      max: ms(s.max),
+      ok: s.ok,
+      failed: s.failed,
+      'site requests': siteRequests,
+    });
+    console.log(
+      `\nScrapes of ${REQUESTS} distinct article pages, ${CONCURRENCY} at a time, markdown, engine fetch, after ${WARMUP} warm-up requests each\n`,
+    );
+    console.log(
+      table([
+        row('fleet: POST /v1/scrape (maxAge 0)', f, fleetRequests),
+        row('in process: loadPage + toDocument', p, inProcessRequests),
+      ]),
+    );
+    const ratio = f.perSecond / p.perSecond;
+    console.log(
+      `\nthroughput ratio fleet/in-process: ${ratio.toFixed(2)}; p50 ${(f.p50 / p.p50).toFixed(1)}x, p99 ${(f.p99 / p.p99).toFixed(1)}x the in-process latency`,
+    );
+    for (const failure of [...viaFleet.failures, ...inProcess.failures].slice(0, 10)) console.log(`  ${failure}`);
+    const round = (v: number) => Number(v.toFixed(1));
+    console.log(
+      JSON.stringify({
+        bench: 'scrape',
+        requests: REQUESTS,
+        concurrency: CONCURRENCY,
+        fleet: { perSecond: round(f.perSecond), p50: round(f.p50), p99: round(f.p99), failed: f.failed },
+        inProcess: { perSecond: round(p.perSecond), p50: round(p.p50), p99: round(p.p99), failed: p.failed },
+        ratio: Number(ratio.toFixed(3)),
+      }),
+    );
+    if (f.failed > 0 || p.failed > 0) process.exitCode = 1;
+  } finally {
+    await site.close();
+  }
+}
+
+if (process.argv[2] === CHILD) {
+  process.once('message', (work) => {
+    inProcessChild(work as Parameters<typeof inProcessChild>[0])
+      .then((result) => process.send?.(result, () => process.exit(0)))
+      .catch((err) => {
+        console.error(err);
+        process.exit(1);
+      });
+  });
+} else {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
