@@ -65,8 +65,8 @@ async function inProcessChild(work: { urls: string[]; titles: string[]; warmUrls
   const deps = { agent: createFetchAgent({ allow }), allow };
   const options = create(crawl.ScrapeOptionsSchema, { formats: [crawl.Format.MARKDOWN], engine: crawl.Engine.FETCH });
   const one = async (url: string) => {
-    const page = await loadPage(deps, url, options, AbortSignal.timeout(30_000));
-    return toDocument(page, options, false).markdown;
+    const { page, extracted } = await loadPage(deps, url, options, AbortSignal.timeout(30_000));
+    return toDocument(page, options, false, extracted).markdown;
   };
   await drive(work.warmUrls, work.warmTitles, one);
   return drive(work.urls, work.titles, one);

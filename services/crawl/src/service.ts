@@ -79,10 +79,10 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     const sweepCrawls = async () => {
       for (const id of await store.stale(config.CRAWL_IDLE_MS, 20)) {
         await worker.finishIfDone(id);
-        const keys = await store.requeue(id);
-        if (keys.length > 0) {
-          log.warn({ crawlId: id, urls: keys.length }, 'crawl made no progress; queueing its pending URLs again');
-          await frontier.publish(id, keys, `:r${Date.now()}`);
+        const urls = await store.requeue(id);
+        if (urls.length > 0) {
+          log.warn({ crawlId: id, urls: urls.length }, 'crawl made no progress; queueing its pending URLs again');
+          await frontier.publish(id, urls, `:r${Date.now()}`);
         }
       }
     };

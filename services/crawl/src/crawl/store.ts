@@ -35,21 +35,28 @@ export interface NewUrl {
   depth: number;
 }
 
-/** What a worker may do with a URL it was handed. */
+/** What a worker may do with a URL it was handed (the answer of `crawl_take`). */
 export type Take =
   | { kind: 'gone' } // no such crawl or URL: drop the message
   | { kind: 'finished'; state: 'done' | 'failed' | 'skipped' } // already handled
   | { kind: 'stopped' } // the crawl is no longer running
   | { kind: 'wait'; ms: number } // not now: politeness, the limit or another worker's lease
-  | { kind: 'needs-host'; host: string; url: string; crawl: CrawlRow }
+  | { kind: 'needs-host' } // robots.txt of the host not read yet
   | { kind: 'skip'; reason: 'robots' | 'limit' }
-  | { kind: 'fetch'; url: string; depth: number; host: string; crawl: CrawlRow };
+  | { kind: 'fetch'; depth: number };
 
-/** Per-crawl settings, read from the crawl row the take loaded. */
 export interface TakeSettings {
-  maxPerHost(crawl: CrawlRow): number;
-  leaseMs(crawl: CrawlRow): number;
-  allowedByRobots(crawl: CrawlRow, host: string, robots: string | null, url: string): boolean;
+  /** robots.txt allows the URL (or the crawl ignores robots.txt). */
+  allowed: boolean;
+  maxPerHost: number;
+  leaseMs: number;
+}
+
+/** A URL as the frontier carries it. */
+export interface QueuedUrl {
+  key: string;
+  url: string;
+  host: string;
 }
 
 async function one<T>(client: PoolClient | CrawlDatabase['pool'], sql: string, values: unknown[]) {
@@ -58,7 +65,7 @@ async function one<T>(client: PoolClient | CrawlDatabase['pool'], sql: string, v
 }
 
 /** Moves a URL out of `fetching`; false when it was not (another worker finished it, or the crawl settled). */
-async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, state: 'done' | 'failed' | 'pending') {
+async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, state: 'failed' | 'pending') {
   const { rowCount } = await tx.query(
     `UPDATE crawl_urls SET state = $3, lease_until = NULL WHERE crawl_id = $1 AND url_key = $2 AND state = 'fetching'`,
     [crawlId, urlKey, state],
@@ -156,163 +163,85 @@ export class CrawlStore {
     );
   }
 
+  /** The crawl row by id alone (workers know crawls by id; the gateway always adds the workspace). */
+  crawl(id: string): Promise<CrawlRow | undefined> {
+    return one<CrawlRow>(this.db.pool, `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1`, [id]);
+  }
+
   /**
-   * Decides, in one transaction, whether this worker fetches the URL now: the
-   * crawl runs, no other worker holds a live lease on it, robots.txt allows
-   * it, the host is due and has room, and the crawl's limit has room. On
-   * success the URL is leased and counted in `claimed`.
+   * Decides, in one round trip (`crawl_take`), whether this worker fetches the
+   * URL now: the crawl runs, no other worker holds a live lease on it,
+   * robots.txt allows it, the host is due and has room, and the crawl's limit
+   * has room. On success the URL is leased and counted in `claimed`.
    */
-  take(crawlId: string, urlKey: string, settings: TakeSettings): Promise<Take> {
-    return this.db.transaction(async (tx): Promise<Take> => {
-      const url = await one<{
-        url: string;
-        host: string;
-        depth: number;
-        state: string;
-        leaseMs: number | null;
-      }>(
-        tx,
-        `SELECT url, host, depth, state, (extract(epoch FROM lease_until - now()) * 1000)::int AS "leaseMs"
-           FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2 FOR UPDATE`,
-        [crawlId, urlKey],
-      );
-      if (!url) return { kind: 'gone' };
-      if (url.state === 'done' || url.state === 'failed' || url.state === 'skipped') {
-        return { kind: 'finished', state: url.state };
-      }
-      const leased = url.state === 'fetching' && (url.leaseMs ?? 0) > 0;
-      if (leased) return { kind: 'wait', ms: Math.min(url.leaseMs ?? 1000, 30_000) };
-      // A fetching URL whose lease ran out was taken by a worker that died: its claim still counts.
-      const takeover = url.state === 'fetching';
-      const crawl = await one<CrawlRow>(tx, `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1`, [crawlId]);
-      if (!crawl) return { kind: 'gone' };
-      if (crawl.status !== 'running') {
-        await this.skipIn(tx, crawlId, urlKey, takeover);
+  async take(crawlId: string, urlKey: string, settings: TakeSettings): Promise<Take> {
+    const row = await one<{ kind: string; wait_ms: number; depth: number }>(
+      this.db.pool,
+      'SELECT kind, wait_ms, depth FROM crawl_take($1, $2, $3, $4, $5)',
+      [crawlId, urlKey, settings.allowed, settings.maxPerHost, settings.leaseMs],
+    );
+    switch (row?.kind) {
+      case undefined:
+      case 'gone':
+        return { kind: 'gone' };
+      case 'done':
+      case 'failed':
+      case 'skipped':
+        return { kind: 'finished', state: row.kind };
+      case 'wait':
+        return { kind: 'wait', ms: row.wait_ms };
+      case 'stopped':
         return { kind: 'stopped' };
-      }
-      const host = await one<{ robots: string | null; waitMs: number }>(
-        tx,
-        `SELECT robots, greatest(0, extract(epoch FROM next_at - now()) * 1000)::int AS "waitMs"
-           FROM crawl_hosts WHERE crawl_id = $1 AND host = $2 FOR UPDATE`,
-        [crawlId, url.host],
-      );
-      if (!host) return { kind: 'needs-host', host: url.host, url: url.url, crawl };
-      if (!settings.allowedByRobots(crawl, url.host, host.robots, url.url)) {
-        await this.skipIn(tx, crawlId, urlKey, takeover);
-        return { kind: 'skip', reason: 'robots' };
-      }
-      if (host.waitMs > 0) return { kind: 'wait', ms: host.waitMs };
-      const busy = await one<{ n: number }>(
-        tx,
-        `SELECT count(*)::int AS n FROM crawl_urls
-          WHERE crawl_id = $1 AND host = $2 AND state = 'fetching' AND lease_until > now()`,
-        [crawlId, url.host],
-      );
-      if ((busy?.n ?? 0) >= settings.maxPerHost(crawl)) return { kind: 'wait', ms: 100 };
-      if (!takeover) {
-        const claimed = await one<{ claimed: number }>(
-          tx,
-          `UPDATE crawls SET claimed = claimed + 1 WHERE id = $1 AND claimed < "limit" RETURNING claimed`,
-          [crawlId],
-        );
-        if (!claimed) {
-          // Pages in flight may still fail and give their claim back: wait for them.
-          if (crawl.completed < crawl.limit) return { kind: 'wait', ms: 250 };
-          await this.skipIn(tx, crawlId, urlKey, false);
-          return { kind: 'skip', reason: 'limit' };
-        }
-      }
-      await tx.query(
-        `UPDATE crawl_urls SET state = 'fetching', lease_until = now() + make_interval(secs => $3::double precision / 1000)
-          WHERE crawl_id = $1 AND url_key = $2`,
-        [crawlId, urlKey, settings.leaseMs(crawl)],
-      );
-      await tx.query(
-        `UPDATE crawl_hosts SET next_at = now() + make_interval(secs => gap_ms::double precision / 1000)
-          WHERE crawl_id = $1 AND host = $2`,
-        [crawlId, url.host],
-      );
-      return { kind: 'fetch', url: url.url, depth: url.depth, host: url.host, crawl };
-    });
-  }
-
-  private async skipIn(tx: PoolClient, crawlId: string, urlKey: string, heldClaim: boolean) {
-    await tx.query(`UPDATE crawl_urls SET state = 'skipped', lease_until = NULL WHERE crawl_id = $1 AND url_key = $2`, [
-      crawlId,
-      urlKey,
-    ]);
-    await tx.query(`UPDATE crawls SET skipped = skipped + 1, claimed = claimed - $2 WHERE id = $1`, [
-      crawlId,
-      heldClaim ? 1 : 0,
-    ]);
+      case 'needs_host':
+        return { kind: 'needs-host' };
+      case 'robots':
+      case 'limit':
+        return { kind: 'skip', reason: row.kind };
+      case 'fetch':
+        return { kind: 'fetch', depth: row.depth };
+      default:
+        throw new Error(`crawl_take answered ${row?.kind}`);
+    }
   }
 
   /**
-   * Delivers a fetched page: the URL is done, its new links are queued, and
-   * the page takes the next `seq` under the crawl row's lock (so pages commit
-   * in `seq` order). Returns the links to publish, or undefined when another
-   * worker already delivered this URL.
+   * Delivers a fetched page in one round trip (`crawl_deliver`): the URL is
+   * done, its new links are queued, and the page takes the next `seq` under
+   * the crawl row's lock (so pages commit in `seq` order). Returns the links
+   * to publish, or undefined when another worker already delivered this URL.
    */
-  deliver(
+  async deliver(
     crawlId: string,
     urlKey: string,
     page: { depth: number; document: Uint8Array },
     links: NewUrl[],
   ): Promise<{ seq: number; queued: NewUrl[] } | undefined> {
-    return this.db.transaction(async (tx) => {
-      const mine = await leaveFetching(tx, crawlId, urlKey, 'done');
-      if (!mine) return undefined;
-      const queued = await this.insertUrls(tx, crawlId, urlKey, links);
-      const row = await one<{ completed: number }>(
-        tx,
-        `UPDATE crawls SET completed = completed + 1, discovered = discovered + $2, progress_at = now()
-          WHERE id = $1 RETURNING completed`,
-        [crawlId, queued.length],
-      );
-      const seq = row?.completed ?? 0;
-      await tx.query(`INSERT INTO crawl_pages (crawl_id, seq, url_key, depth, document) VALUES ($1, $2, $3, $4, $5)`, [
+    const row = await one<{ seq: number | null; queued: string[] | null }>(
+      this.db.pool,
+      'SELECT seq, queued FROM crawl_deliver($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::int[])',
+      [
         crawlId,
-        seq,
         urlKey,
         page.depth,
         Buffer.from(page.document),
-      ]);
-      return { seq, queued };
-    });
-  }
-
-  /** Adds URLs found by `parentKey` (links, or the sitemap for the start page); returns the new ones. */
-  private async insertUrls(tx: PoolClient, crawlId: string, parentKey: string, found: NewUrl[]): Promise<NewUrl[]> {
-    if (found.length === 0) return [];
-    // Known URLs are filtered before the insert, so it never waits on a row another
-    // delivery is updating (two pages linking to each other would deadlock); new
-    // ones go in one order, so two pages finding the same links wait, not deadlock.
-    const links = [...found].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const { rows } = await tx.query(
-      `INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth, parent_key)
-       SELECT $1, k, u, h, d, $2 FROM unnest($3::text[], $4::text[], $5::text[], $6::int[]) AS t(k, u, h, d)
-        WHERE NOT EXISTS (SELECT 1 FROM crawl_urls x WHERE x.crawl_id = $1 AND x.url_key = t.k)
-       ON CONFLICT DO NOTHING RETURNING url_key`,
-      [
-        crawlId,
-        parentKey,
         links.map((l) => l.key),
         links.map((l) => l.url),
         links.map((l) => l.host),
         links.map((l) => l.depth),
       ],
     );
-    const fresh = new Set((rows as { url_key: string }[]).map((r) => r.url_key));
-    return links.filter((l) => fresh.has(l.key));
+    if (!row || row.seq === null) return undefined;
+    const fresh = new Set(row.queued ?? []);
+    return { seq: row.seq, queued: links.filter((l) => fresh.has(l.key)) };
   }
 
   /** The still-pending URLs a delivered page found, to publish again after a worker died before publishing. */
-  async pendingChildren(crawlId: string, parentKey: string): Promise<string[]> {
-    const { rows } = await this.db.pool.query(
-      `SELECT url_key FROM crawl_urls WHERE crawl_id = $1 AND parent_key = $2 AND state = 'pending'`,
+  async pendingChildren(crawlId: string, parentKey: string): Promise<QueuedUrl[]> {
+    const { rows } = await this.db.pool.query<QueuedUrl>(
+      `SELECT url_key AS key, url, host FROM crawl_urls WHERE crawl_id = $1 AND parent_key = $2 AND state = 'pending'`,
       [crawlId, parentKey],
     );
-    return (rows as { url_key: string }[]).map((r) => r.url_key);
+    return rows;
   }
 
   /** A page that could not be delivered: recorded with its code, its claim given back (never billed). */
@@ -364,6 +293,8 @@ export class CrawlStore {
    * page is in flight. Undefined while it must go on.
    */
   async endingOf(crawlId: string): Promise<{ outcome: CrawlOutcome; holdId: string } | undefined> {
+    // Every URL row is pending, fetching, or counted once in completed, failed or skipped:
+    // what is still open is a difference of counters, not a count of rows.
     const row = await one<{
       status: CrawlStatus;
       completed: number;
@@ -375,9 +306,10 @@ export class CrawlStore {
     }>(
       this.db.pool,
       `SELECT status, completed, "limit", hold_id AS "holdId", deadline_at < now() AS expired,
-          (SELECT count(*)::int FROM crawl_urls u WHERE u.crawl_id = c.id AND u.state IN ('pending', 'fetching')) AS open,
-          (SELECT count(*)::int FROM crawl_urls u
-             WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) AS live
+          discovered - completed - failed - skipped AS open,
+          CASE WHEN status = 'cancelled' THEN
+            (SELECT count(*)::int FROM crawl_urls u
+              WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) ELSE 0 END AS live
          FROM crawls c WHERE id = $1`,
       [crawlId],
     );
@@ -419,14 +351,15 @@ export class CrawlStore {
   }
 
   /** The pending URLs of a crawl, to queue again when its messages were lost; marks the crawl as moved. */
-  async requeue(crawlId: string): Promise<string[]> {
+  async requeue(crawlId: string): Promise<QueuedUrl[]> {
     return this.db.transaction(async (tx) => {
       await tx.query(`UPDATE crawls SET progress_at = now() WHERE id = $1`, [crawlId]);
-      const { rows } = await tx.query(
-        `SELECT url_key FROM crawl_urls WHERE crawl_id = $1 AND (state = 'pending' OR (state = 'fetching' AND lease_until < now()))`,
+      const { rows } = await tx.query<QueuedUrl>(
+        `SELECT url_key AS key, url, host FROM crawl_urls
+          WHERE crawl_id = $1 AND (state = 'pending' OR (state = 'fetching' AND lease_until < now()))`,
         [crawlId],
       );
-      return (rows as { url_key: string }[]).map((r) => r.url_key);
+      return rows;
     });
   }
 }

@@ -4,15 +4,15 @@
 // lease that runs out and an un-acked message that another worker picks up.
 import { fromJson, toBinary } from '@bufbuild/protobuf';
 import { ApiError, isApiError } from '@wap/errors';
-import type { Delivery, Publisher } from '@wap/events';
+import type { Delivery, Publisher, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { crawl, ledger } from '@wap/proto';
 import type { LedgerClient } from '../billing.js';
-import { analyse, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import type { SearchIndex } from '../store/search-index.js';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from './scope.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from './site-files.js';
-import type { CrawlRow, CrawlStore, NewUrl } from './store.js';
+import type { CrawlRow, CrawlStore, NewUrl, QueuedUrl } from './store.js';
 
 /**
  * The frontier: a JetStream work queue every crawl worker of a deployment
@@ -32,24 +32,25 @@ export class Frontier {
   }
 
   /** Queues URLs of a crawl; `suffix` forces a new message past the de-duplication window. */
-  async publish(crawlId: string, keys: readonly string[], suffix = ''): Promise<void> {
+  async publish(crawlId: string, urls: readonly QueuedUrl[], suffix = ''): Promise<void> {
     await Promise.all(
-      keys.map((key) =>
+      urls.map((u) =>
         this.publisher.publish(
           `${this.namespace}crawl.frontier.${crawlId}`,
-          { crawlId, urlKey: key } satisfies FrontierMessage,
-          {
-            msgId: `${crawlId}:${key}${suffix}`,
-          },
+          { crawlId, urlKey: u.key, url: u.url, host: u.host } satisfies FrontierMessage,
+          { msgId: `${crawlId}:${u.key}${suffix}` },
         ),
       ),
     );
   }
 }
 
+/** One URL to fetch: its key, and its URL and host so robots.txt is judged before the take. */
 export interface FrontierMessage {
   crawlId: string;
   urlKey: string;
+  url: string;
+  host: string;
 }
 
 /** Errors that are the page's fault: recorded as the URL's failure, never retried, never billed. */
@@ -69,6 +70,8 @@ export interface WorkerDeps extends PipelineDeps {
 }
 
 interface Plan {
+  /** The crawl row as first read: only its fixed fields (id, workspace, hold, limit) are used. */
+  row: CrawlRow;
   options: crawl.CrawlOptions;
   scrape: crawl.ScrapeOptions;
   rules: ScopeRules;
@@ -101,6 +104,7 @@ export class CrawlWorker {
       const exclude = compilePatterns(options.excludePaths);
       const start = new URL(row.url);
       plan = {
+        row,
         options,
         scrape: options.scrapeOptions ?? fromJson(crawl.ScrapeOptionsSchema, {}),
         rules: {
@@ -130,22 +134,40 @@ export class CrawlWorker {
     return robots;
   }
 
+  /** The crawl's fixed settings, read once per worker. */
+  private async planOf(crawlId: string): Promise<Plan | undefined> {
+    const known = this.plans.get(crawlId);
+    if (known) return known;
+    const row = await this.deps.store.crawl(crawlId);
+    return row ? this.plan(row) : undefined;
+  }
+
+  /** robots.txt of a host for a crawl, as the first worker to ask stored it; undefined before anyone did. */
+  private async robotsFor(crawlId: string, host: string, origin: string): Promise<Robots | undefined> {
+    const key = `${crawlId} ${host}`;
+    const cached = this.robots.get(key);
+    if (cached) return cached;
+    const stored = await this.deps.store.hostRobots(crawlId, host);
+    return stored ? this.robotsOf(crawlId, host, stored.robots, origin) : undefined;
+  }
+
   /** The frontier consumer's handler. */
-  handle = async (delivery: Delivery<FrontierMessage>): Promise<undefined | { retryInMs: number }> => {
-    const { crawlId, urlKey: key } = delivery.data;
+  handle = async (delivery: Delivery<FrontierMessage>): Promise<Retry | undefined> => {
+    const { crawlId, urlKey: key, url, host } = delivery.data;
     const { store } = this.deps;
-    let plan: Plan | undefined;
+    const plan = await this.planOf(crawlId);
+    if (!plan) return undefined; // no such crawl (here): nothing to do
+    const origin = new URL(url).origin;
     for (let attempt = 0; attempt < 2; attempt++) {
+      const robots = plan.options.ignoreRobotsTxt ? undefined : await this.robotsFor(crawlId, host, origin);
       const take = await store.take(crawlId, key, {
-        leaseMs: () => this.leaseMs,
-        maxPerHost: (row: CrawlRow) => this.plan(row).options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST,
-        allowedByRobots: (row, host, text, url) =>
-          this.plan(row).options.ignoreRobotsTxt ||
-          this.robotsOf(crawlId, host, text, new URL(url).origin).allowed(url),
+        allowed: robots?.allowed(url) ?? true,
+        maxPerHost: plan.options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST,
+        leaseMs: this.leaseMs,
       });
       switch (take.kind) {
         case 'gone':
-          return;
+          return undefined;
         case 'wait':
           return { retryInMs: take.ms };
         case 'finished':
@@ -153,26 +175,23 @@ export class CrawlWorker {
           if (take.state === 'done')
             await this.deps.frontier.publish(crawlId, await store.pendingChildren(crawlId, key));
           await this.finishIfDone(crawlId);
-          return;
+          return undefined;
         case 'stopped':
         case 'skip':
           await this.finishIfDone(crawlId);
-          return;
+          return undefined;
         case 'needs-host': {
-          plan = this.plan(take.crawl);
-          const origin = new URL(take.url).origin;
           const text = plan.options.ignoreRobotsTxt
             ? null
             : await fetchRobotsTxt(origin, this.deps.agent, this.stopping.signal);
-          const robots = parseRobots(origin, text);
-          const gap = Math.max(plan.options.delayMs, robots.delayMs ?? 0);
-          await store.ensureHost(crawlId, take.host, text, gap);
+          const parsed = this.robotsOf(crawlId, host, text, origin);
+          await store.ensureHost(crawlId, host, text, Math.max(plan.options.delayMs, parsed.delayMs ?? 0));
           continue;
         }
         case 'fetch':
-          await this.fetchOne(delivery, key, take.url, take.depth, this.plan(take.crawl), take.crawl);
+          await this.fetchOne(delivery, key, url, take.depth, plan);
           await this.finishIfDone(crawlId);
-          return;
+          return undefined;
       }
     }
     return { retryInMs: 100 };
@@ -186,15 +205,9 @@ export class CrawlWorker {
     return this.deps.ackWaitMs * 2;
   }
 
-  private async fetchOne(
-    delivery: Delivery<FrontierMessage>,
-    key: string,
-    url: string,
-    depth: number,
-    plan: Plan,
-    row: CrawlRow,
-  ) {
+  private async fetchOne(delivery: Delivery<FrontierMessage>, key: string, url: string, depth: number, plan: Plan) {
     const { store, log } = this.deps;
+    const row = plan.row;
     const keepalive = setInterval(
       () => {
         delivery.working();
@@ -205,11 +218,11 @@ export class CrawlWorker {
     try {
       let links: NewUrl[];
       let document: crawl.Document;
-      let extracted: ReturnType<typeof analyse>;
+      let extracted: LoadedPage['extracted'];
       try {
-        const page = await loadPage(this.deps, url, plan.scrape, this.stopping.signal);
-        extracted = analyse(page, plan.scrape, true);
-        document = toDocument(page, plan.scrape, false, extracted);
+        const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
+        extracted = loaded.extracted;
+        document = toDocument(loaded.page, plan.scrape, false, extracted);
         links = await this.discover(row, plan, key, depth, extracted.links);
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {
@@ -237,10 +250,7 @@ export class CrawlWorker {
           throw err;
         });
       if (!delivered) return; // another worker delivered it first; the settle above was the same charge
-      await this.deps.frontier.publish(
-        row.id,
-        delivered.queued.map((l) => l.key),
-      );
+      await this.deps.frontier.publish(row.id, delivered.queued);
       await this.deps.index
         .add(row.workspaceId, document.url, extracted)
         .catch((err) => log.warn({ err }, 'search index write failed'));
@@ -268,9 +278,8 @@ export class CrawlWorker {
     if (sitemapMode !== crawl.SitemapMode.ONLY)
       for (const href of found.slice(0, MAX_LINKS_PER_PAGE)) add(href, depth + 1);
     if (key === plan.startKey && sitemapMode !== crawl.SitemapMode.SKIP) {
-      const host = await this.deps.store.hostRobots(row.id, plan.rules.start.host);
       const origin = plan.rules.start.origin;
-      const declared = parseRobots(origin, host?.robots ?? null).sitemaps;
+      const declared = (await this.robotsFor(row.id, plan.rules.start.host, origin))?.sitemaps ?? [];
       const urls = await sitemapUrls(declared.length > 0 ? declared : [`${origin}/sitemap.xml`], {
         agent: this.deps.agent,
         maxUrls: Math.min(Math.max(row.limit * 10, 1_000), 50_000),

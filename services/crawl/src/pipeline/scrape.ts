@@ -132,17 +132,40 @@ async function viaBrowser(
   };
 }
 
-/** Fetches (or renders) one page the way its options ask; `auto` renders only when the page needs it. */
-export async function loadPage(deps: PipelineDeps, url: string, options: crawl.ScrapeOptions, signal: AbortSignal) {
+/** A loaded page and its extraction (formats asked, text and metadata, links when asked for). */
+export interface LoadedPage {
+  page: RawPage;
+  extracted: ExtractResult;
+}
+
+/**
+ * Fetches (or renders) one page the way its options ask, and extracts it
+ * once. `auto` renders only when the fetched page needs scripts, judged on
+ * that same extraction, so a page that does not is parsed once, not twice.
+ */
+export async function loadPage(
+  deps: PipelineDeps,
+  url: string,
+  options: crawl.ScrapeOptions,
+  signal: AbortSignal,
+  { withLinks = false }: { withLinks?: boolean } = {},
+): Promise<LoadedPage> {
   const target = checkUrl(url, { allow: deps.allow }).href;
   const choice = chooseEngine(options, deps.browser !== undefined);
-  if (choice === 'browser') return viaBrowser(deps, target, options, signal);
-  const fetched = await viaFetch(deps, target, options, signal);
-  if (choice === 'fetch-then-decide' && /html/i.test(fetched.contentType)) {
-    const quick = extract(fetched.html, fetched.finalUrl, { formats: ['text'], onlyMainContent: true });
-    if (looksScriptRendered(fetched.html, quick.text)) return viaBrowser(deps, target, options, signal);
-  }
-  return fetched;
+  const rendered = async () => {
+    const page = await viaBrowser(deps, target, options, signal);
+    return { page, extracted: analyse(page, options, withLinks) };
+  };
+  if (choice === 'browser') return rendered();
+  const page = await viaFetch(deps, target, options, signal);
+  const extracted = analyse(page, options, withLinks);
+  if (
+    choice === 'fetch-then-decide' &&
+    /html/i.test(page.contentType) &&
+    looksScriptRendered(page.html, extracted.text)
+  )
+    return rendered();
+  return { page, extracted };
 }
 
 /** The page's own requests the guard refused, said once each (at most 10). */

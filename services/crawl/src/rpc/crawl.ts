@@ -122,7 +122,7 @@ export function crawlRpcs(deps: CrawlRpcDeps) {
         throw err;
       }
       // Published again on a retried start: the de-duplication window or the take makes it harmless.
-      await deps.frontier.publish(row.id, [key]);
+      await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }]);
       return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, false) });
     },
 

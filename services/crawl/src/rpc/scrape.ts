@@ -4,7 +4,7 @@ import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { billedPage, type LedgerClient } from '../billing.js';
-import { analyse, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey, type PageCache } from '../store/page-cache.js';
 import type { SearchIndex } from '../store/search-index.js';
 
@@ -38,8 +38,7 @@ export function scrapeRpc(deps: ScrapeDeps) {
           ? undefined
           : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
         if (cached) return toDocument(cached, options, true);
-        const page = await loadPage(deps, req.url, options, ctx.signal);
-        const extracted = analyse(page, options);
+        const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal);
         const document = toDocument(page, options, false, extracted);
         await Promise.all([
           deps.cache

@@ -4,7 +4,7 @@ import type { Logger } from '@wap/log';
 import { crawl, ledger } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { type LedgerClient, PAGE_LOAD_MC } from '../billing.js';
-import { analyse, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import type { SearchProvider, SearchResult } from '../search/providers.js';
 import type { SearchIndex } from '../store/search-index.js';
 
@@ -63,8 +63,7 @@ export function searchRpc(deps: SearchDeps) {
         const hit = create(crawl.SearchHitSchema, { url: r.url, title: r.title, description: r.description });
         if (!render) return hit;
         try {
-          const page = await loadPage(deps, r.url, render, ctx.signal);
-          const extracted = analyse(page, render);
+          const { page, extracted } = await loadPage(deps, r.url, render, ctx.signal);
           hit.document = toDocument(page, render, false, extracted);
           await deps.index
             .add(req.workspaceId, page.finalUrl, extracted)
