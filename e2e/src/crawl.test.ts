@@ -144,6 +144,19 @@ describe('crawl', () => {
     assert.deepEqual(await get(id), done, 'polling changes nothing and costs nothing');
   });
 
+  test("robots.txt's Crawl-delay spaces the requests to a host, whatever maxConcurrency says", async () => {
+    const s = await site({ pages: 2, extras: false, crawlDelay: 0.5 });
+    const id = await start({ url: `${s.url}/`, maxConcurrency: 5, sitemap: 'skip' });
+    const done = await settled(id);
+    assert.equal(done.completed, s.paths.length);
+    const pages = s.stats.arrivals.filter((a) => s.paths.includes(a.target));
+    assert.equal(pages.length, s.paths.length);
+    for (let i = 1; i < pages.length; i++) {
+      const gap = (pages[i]?.at ?? 0) - (pages[i - 1]?.at ?? 0);
+      assert.ok(gap >= 450, `${pages[i]?.target} came ${gap} ms after the one before`);
+    }
+  });
+
   test('limit 50 over a 500-page site at high concurrency delivers and bills exactly 50', async () => {
     const s = await site({ pages: 500, extras: false });
     const before = await credits();
@@ -161,6 +174,15 @@ describe('crawl', () => {
     const before = await credits();
     const id = await start({ url: `${s.url}/`, limit: 300, maxConcurrency: 2 });
     await until('10 pages delivered', async () => (await get(id)).completed >= 10, 60_000);
+    const early = await call<{ data: Page[]; nextCursor: string | null; status: string }>(
+      fleet.gatewayUrl,
+      'GET',
+      `/v1/crawl/${id}/results?limit=100`,
+      { key },
+    );
+    assert.equal(early.body.status, 'running', 'results answer while the crawl runs');
+    assert.ok(early.body.data.length >= 10);
+    assert.ok(early.body.nextCursor, 'a running crawl always gives a cursor to come back with');
     const r = await call<{ crawl: CrawlJson }>(fleet.gatewayUrl, 'POST', `/v1/crawl/${id}/cancel`, { key });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.ok(['cancelled', 'settled'].includes(r.body.crawl.status));

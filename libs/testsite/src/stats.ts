@@ -4,6 +4,8 @@ export class SiteStats {
   readonly requests = new Map<string, number>();
   /** The most requests in flight at once, per Host header. */
   readonly maxConcurrentByHost = new Map<string, number>();
+  /** When each request arrived (ms since the epoch) and its target, oldest first: for delay checks. */
+  readonly arrivals: { target: string; at: number }[] = [];
   total = 0;
   concurrent = 0;
   maxConcurrent = 0;
@@ -20,6 +22,7 @@ export class SiteStats {
   reset(): void {
     this.requests.clear();
     this.maxConcurrentByHost.clear();
+    this.arrivals.length = 0;
     this.total = 0;
     this.maxConcurrent = this.concurrent;
   }
@@ -27,6 +30,7 @@ export class SiteStats {
   /** Records a request; the returned function marks it finished. */
   begin(target: string, host: string): () => void {
     this.requests.set(target, (this.requests.get(target) ?? 0) + 1);
+    this.arrivals.push({ target, at: Date.now() });
     this.total++;
     this.concurrent++;
     this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);
