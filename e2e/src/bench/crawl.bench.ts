@@ -6,9 +6,10 @@
 // process of its own (as our crawl runs in the crawl service), so neither side
 // shares an event loop with the test site. Goal: no slower than Crawlee.
 import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Replica } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { startFleet } from '../harness.js';
 import { table } from './run-load.js';
@@ -94,11 +95,18 @@ function runCrawleeChild(url: string, limit: number | undefined): Promise<Crawle
   });
 }
 
-async function crawlViaFleet(site: TestSite) {
+/** Crawl worker processes for the extra run (the crawl service scales out: every worker shares the frontier). */
+const WORKERS = Number(process.env.BENCH_CRAWL_WORKERS ?? 1);
+
+async function crawlViaFleet(site: TestSite, workers = 1) {
   const fleet = await startFleet({
     env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8', CRAWL_CONCURRENCY: String(CONCURRENCY * 2) },
   });
+  const replicas: Replica[] = [];
   try {
+    for (let i = 1; i < workers; i++)
+      replicas.push(await fleet.replica('crawl', `crawl-worker-${i}`, { LOG_LEVEL: 'info' }));
+    for (const r of replicas) await waitForLine(r.logFile, 'ready to serve');
     const { apiKey } = await fleet.workspace('scale');
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const limit = site.paths.length;
@@ -136,8 +144,17 @@ async function crawlViaFleet(site: TestSite) {
     const ms = performance.now() - t0;
     return { ms, crawl, polls, marks, logDir: fleet.settings.logDir };
   } finally {
+    for (const r of replicas) await r.stop();
     await fleet.stop();
     await fleet.dropDatabases();
+  }
+}
+
+async function waitForLine(file: string, text: string, timeoutMs = 30_000) {
+  const end = Date.now() + timeoutMs;
+  while (!(existsSync(file) && readFileSync(file, 'utf8').includes(text))) {
+    if (Date.now() > end) throw new Error(`${file} never said "${text}"`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -179,6 +196,18 @@ async function main() {
     await ourSite.close();
   }
 
+  // The same crawl with more worker processes sharing the frontier, on a fresh site.
+  let multi: { ms: number; completed: number } | undefined;
+  if (WORKERS > 1) {
+    const multiSite = await startTestSite(SITE);
+    try {
+      const run = await crawlViaFleet(multiSite, WORKERS);
+      multi = { ms: run.ms, completed: (run.crawl as CrawlJson).completed };
+    } finally {
+      await multiSite.close();
+    }
+  }
+
   const crawl = ours.crawl as CrawlJson;
   const perSecond = (ms: number, n: number) => Number((n / (ms / 1000)).toFixed(1));
   const ratio = ours.ms / free.ms;
@@ -207,6 +236,20 @@ async function main() {
         'site requests': ourRequests,
         'ours/this': '1.00',
       },
+      ...(multi
+        ? [
+            {
+              crawler: `ours with ${WORKERS} crawl worker processes`,
+              'wall s': (multi.ms / 1000).toFixed(2),
+              pages: multi.completed,
+              'pages/s': perSecond(multi.ms, multi.completed),
+              failed: '-',
+              skipped: '-',
+              'site requests': '-',
+              'ours/this': (ours.ms / multi.ms).toFixed(2),
+            },
+          ]
+        : []),
       crawleeRow('Crawlee 3.18.1 CheerioCrawler, no cap (title + body text)', free),
       ...(capped ? [crawleeRow('Crawlee, maxRequestsPerCrawl = pages', capped)] : []),
     ]),
@@ -225,6 +268,8 @@ async function main() {
   const problems: string[] = [];
   if (crawl.completed !== pages) problems.push(`ours completed ${crawl.completed} of ${pages} (logs: ${ours.logDir})`);
   if (ourPagesFetched !== pages) problems.push(`the site saw ${ourPagesFetched} of ${pages} pages from ours`);
+  if (multi && multi.completed !== pages)
+    problems.push(`ours with ${WORKERS} workers completed ${multi.completed} of ${pages}`);
   for (const [name, r] of [
     ['Crawlee', free],
     ['capped Crawlee', capped],
@@ -254,6 +299,9 @@ async function main() {
       oursAllPagesMs: ours.marks.all === undefined ? null : Math.round(ours.marks.all),
       oursSiteRequests: ourRequests,
       crawleeSiteRequests: free.siteRequests,
+      oursWorkers: multi ? WORKERS : 1,
+      oursMultiWorkerMs: multi ? Math.round(multi.ms) : null,
+      multiWorkerRatio: multi ? Number((multi.ms / free.ms).toFixed(3)) : null,
     }),
   );
   if (problems.length > 0) process.exitCode = 1;

@@ -155,10 +155,14 @@ export class Fleet {
    * database and NATS, serving gRPC on a port of its own: it shares the
    * service's queues. `stop` sends a signal (SIGKILL for a crash) and waits.
    */
-  async replica(service: ServiceName, name = `${service}-replica`): Promise<Replica> {
+  async replica(
+    service: ServiceName,
+    name = `${service}-replica`,
+    extra: Record<string, string> = {},
+  ): Promise<Replica> {
     const grpc = await freePort();
     const logFile = path.join(this.settings.logDir, `${name}.log`);
-    const child = this.launch(service, { GRPC_PORT: String(grpc) }, logFile);
+    const child = this.launch(service, { ...extra, GRPC_PORT: String(grpc) }, logFile);
     return {
       pid: child.proc.pid ?? 0,
       logFile,

@@ -4,6 +4,7 @@ export {
   freePort,
   type Infra,
   localInfra,
+  type Replica,
   ROOT,
   SERVICES,
   type ServiceName,

@@ -1,4 +1,4 @@
-import { descendants, removeAll, tagOf, trim } from '../dom.js';
+import { collapsedLength, descendants, removeAll, tagOf, trim } from '../dom.js';
 import { isBoilerplate, isCaption, isHiddenOrReply, isTeaser } from './patterns.js';
 
 const LISTS = new Set(['ul', 'ol', 'dl']);
@@ -70,25 +70,25 @@ function linkInfo(links: Element[]): LinkInfo {
 }
 
 /** Whether a block is mostly links; `tested` tells whether the short-block test ran (for backtracking). */
-export function linkDensityTest(element: Element, text: string): { boilerplate: boolean; tested: boolean } {
+export function linkDensityTest(element: Element, textLength: number): { boilerplate: boolean; tested: boolean } {
   const links = Array.from(element.getElementsByTagName('a'));
   if (links.length === 0) return { boilerplate: false, tested: false };
   if (links.length === 1) {
     const linkText = trim(links[0]!.textContent);
-    if (linkText.length > 100 && linkText.length > text.length * 0.9) return { boilerplate: true, tested: false };
+    if (linkText.length > 100 && linkText.length > textLength * 0.9) return { boilerplate: true, tested: false };
   }
   const last = element.nextElementSibling === null;
   const limit = tagOf(element) === 'p' ? (last ? 60 : 30) : last ? 300 : 100;
-  if (text.length < limit) {
+  if (textLength < limit) {
     const info = linkInfo(links);
     if (info.count === 0) return { boilerplate: true, tested: true };
-    const boilerplate = info.linkLength > text.length * 0.8 || (info.count > 1 && info.short / info.count > 0.8);
+    const boilerplate = info.linkLength > textLength * 0.8 || (info.count > 1 && info.short / info.count > 0.8);
     return { boilerplate, tested: true };
   }
   if (links.length > 4) {
     const info = linkInfo(links);
     // One long link per card is a listing, not a link farm.
-    if (info.linkLength > text.length * LINK_FARM_RATIO && info.linkLength < 100 * info.count) {
+    if (info.linkLength > textLength * LINK_FARM_RATIO && info.linkLength < 100 * info.count) {
       return { boilerplate: true, tested: false };
     }
   }
@@ -100,10 +100,10 @@ function pruneByLinkDensity(root: Element, selects: (tag: string) => boolean, ba
   for (const element of descendants(root)) {
     const tag = tagOf(element);
     if (!selects(tag)) continue;
-    const text = trim(element.textContent);
-    const { boilerplate, tested } = linkDensityTest(element, text);
-    const shortLinkyBlock =
-      backtracking && tested && text.length > 0 && text.length < 100 && element.childElementCount >= 3;
+    // Only the length is needed: counting it does not build the collapsed text of every nested block.
+    const length = collapsedLength(element.textContent);
+    const { boilerplate, tested } = linkDensityTest(element, length);
+    const shortLinkyBlock = backtracking && tested && length > 0 && length < 100 && element.childElementCount >= 3;
     if (!boilerplate && !shortLinkyBlock) continue;
     // A paragraph holding a list item's or cell's content goes with its list or table, not alone.
     if (tag === 'p' && CELL_OR_ITEM.has(tagOf(element.parentElement as Element))) continue;
