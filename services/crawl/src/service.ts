@@ -48,7 +48,6 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       store,
       ledger: ledgerClient,
       frontier,
-      index,
       log,
       ackWaitMs: config.CRAWL_ACK_WAIT_MS,
     });

@@ -3,6 +3,9 @@
 // crawl row, so two workers never wait on each other in a circle.
 import type { PoolClient } from 'pg';
 import type { CrawlDatabase } from '../store/database.js';
+import type { indexFields } from '../store/search-index.js';
+
+type IndexFields = ReturnType<typeof indexFields>;
 
 export type CrawlStatus = 'running' | 'cancelled' | 'settled';
 export type CrawlOutcome = 'completed' | 'limit_reached' | 'cancelled' | 'expired';
@@ -206,19 +209,22 @@ export class CrawlStore {
 
   /**
    * Delivers a fetched page in one round trip (`crawl_deliver`): the URL is
-   * done, its new links are queued, and the page takes the next `seq` under
-   * the crawl row's lock (so pages commit in `seq` order). Returns the links
-   * to publish, or undefined when another worker already delivered this URL.
+   * done, its new links are queued, the page takes the next `seq` under the
+   * crawl row's lock (so pages commit in `seq` order) and goes into the search
+   * index. Returns the links to publish and whether the crawl may have ended,
+   * or undefined when another worker already delivered this URL.
    */
   async deliver(
     crawlId: string,
     urlKey: string,
     page: { depth: number; document: Uint8Array },
     links: NewUrl[],
-  ): Promise<{ seq: number; queued: NewUrl[] } | undefined> {
-    const row = await one<{ seq: number | null; queued: string[] | null }>(
+    indexed: IndexFields,
+  ): Promise<{ seq: number; queued: NewUrl[]; mayHaveEnded: boolean } | undefined> {
+    const row = await one<{ seq: number | null; queued: string[] | null; open: number; at_limit: boolean }>(
       this.db.pool,
-      'SELECT seq, queued FROM crawl_deliver($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::int[])',
+      `SELECT seq, queued, open, at_limit
+         FROM crawl_deliver($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::int[], $9, $10, $11, $12, $13)`,
       [
         crawlId,
         urlKey,
@@ -228,11 +234,13 @@ export class CrawlStore {
         links.map((l) => l.url),
         links.map((l) => l.host),
         links.map((l) => l.depth),
+        ...indexed,
       ],
     );
     if (!row || row.seq === null) return undefined;
     const fresh = new Set(row.queued ?? []);
-    return { seq: row.seq, queued: links.filter((l) => fresh.has(l.key)) };
+    const queued = links.filter((l) => fresh.has(l.key));
+    return { seq: row.seq, queued, mayHaveEnded: row.at_limit || row.open === 0 };
   }
 
   /** The still-pending URLs a delivered page found, to publish again after a worker died before publishing. */

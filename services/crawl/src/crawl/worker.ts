@@ -9,7 +9,8 @@ import type { Logger } from '@wap/log';
 import { crawl, ledger } from '@wap/proto';
 import type { LedgerClient } from '../billing.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
-import type { SearchIndex } from '../store/search-index.js';
+import { indexFields } from '../store/search-index.js';
+import { HostGates } from './host-gate.js';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from './scope.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from './site-files.js';
 import type { CrawlRow, CrawlStore, NewUrl, QueuedUrl } from './store.js';
@@ -63,7 +64,6 @@ export interface WorkerDeps extends PipelineDeps {
   store: CrawlStore;
   ledger: LedgerClient;
   frontier: Frontier;
-  index: SearchIndex;
   log: Logger;
   /** The frontier consumer's ack wait: a handler reports progress well within it. */
   ackWaitMs: number;
@@ -84,6 +84,7 @@ export class CrawlWorker {
   private readonly plans = new Map<string, Plan>();
   private readonly robots = new Map<string, Robots>();
   private readonly stopping = new AbortController();
+  private readonly gates = new HostGates();
 
   constructor(private readonly deps: WorkerDeps) {}
 
@@ -153,16 +154,32 @@ export class CrawlWorker {
 
   /** The frontier consumer's handler. */
   handle = async (delivery: Delivery<FrontierMessage>): Promise<Retry | undefined> => {
-    const { crawlId, urlKey: key, url, host } = delivery.data;
-    const { store } = this.deps;
+    const { crawlId, url, host } = delivery.data;
     const plan = await this.planOf(crawlId);
     if (!plan) return undefined; // no such crawl (here): nothing to do
     const origin = new URL(url).origin;
+    const maxPerHost = plan.options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST;
+    const leave = await this.gates.enter(`${crawlId} ${host}`, maxPerHost, () => delivery.working());
+    try {
+      return await this.takeAndFetch(delivery, plan, origin, maxPerHost);
+    } finally {
+      leave();
+    }
+  };
+
+  private async takeAndFetch(
+    delivery: Delivery<FrontierMessage>,
+    plan: Plan,
+    origin: string,
+    maxPerHost: number,
+  ): Promise<Retry | undefined> {
+    const { crawlId, urlKey: key, url, host } = delivery.data;
+    const { store } = this.deps;
     for (let attempt = 0; attempt < 2; attempt++) {
       const robots = plan.options.ignoreRobotsTxt ? undefined : await this.robotsFor(crawlId, host, origin);
       const take = await store.take(crawlId, key, {
         allowed: robots?.allowed(url) ?? true,
-        maxPerHost: plan.options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST,
+        maxPerHost,
         leaseMs: this.leaseMs,
       });
       switch (take.kind) {
@@ -189,13 +206,12 @@ export class CrawlWorker {
           continue;
         }
         case 'fetch':
-          await this.fetchOne(delivery, key, url, take.depth, plan);
-          await this.finishIfDone(crawlId);
+          if (await this.fetchOne(delivery, key, url, take.depth, plan)) await this.finishIfDone(crawlId);
           return undefined;
       }
     }
     return { retryInMs: 100 };
-  };
+  }
 
   /**
    * A URL's lease: renewed while its worker is alive, so a worker that dies
@@ -205,7 +221,14 @@ export class CrawlWorker {
     return this.deps.ackWaitMs * 2;
   }
 
-  private async fetchOne(delivery: Delivery<FrontierMessage>, key: string, url: string, depth: number, plan: Plan) {
+  /** Fetches, bills and delivers one URL; true when the crawl may have ended with it. */
+  private async fetchOne(
+    delivery: Delivery<FrontierMessage>,
+    key: string,
+    url: string,
+    depth: number,
+    plan: Plan,
+  ): Promise<boolean> {
     const { store, log } = this.deps;
     const row = plan.row;
     const keepalive = setInterval(
@@ -227,7 +250,7 @@ export class CrawlWorker {
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {
           await store.fail(row.id, key, url, err.code, err.details);
-          return;
+          return true;
         }
         await store.release(row.id, key);
         throw err;
@@ -243,17 +266,21 @@ export class CrawlWorker {
         throw err;
       }
       const delivered = await store
-        .deliver(row.id, key, { depth, document: toBinaryDocument(document) }, links)
+        .deliver(
+          row.id,
+          key,
+          { depth, document: toBinaryDocument(document) },
+          links,
+          indexFields(document.url, extracted),
+        )
         .catch(async (err: unknown) => {
           // Fetched and charged but not stored: fetched again later, and the same settle key charges once.
           await store.release(row.id, key);
           throw err;
         });
-      if (!delivered) return; // another worker delivered it first; the settle above was the same charge
+      if (!delivered) return false; // another worker delivered it first; the settle above was the same charge
       await this.deps.frontier.publish(row.id, delivered.queued);
-      await this.deps.index
-        .add(row.workspaceId, document.url, extracted)
-        .catch((err) => log.warn({ err }, 'search index write failed'));
+      return delivered.mayHaveEnded;
     } finally {
       clearInterval(keepalive);
     }

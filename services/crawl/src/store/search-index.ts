@@ -11,6 +11,20 @@ export interface IndexedHit {
 /** Content kept per page; enough for ranking and snippets, bounded for the index. */
 const MAX_CONTENT = 200_000;
 
+/** What the index keeps of a page: URL, title, description, content (bounded), language. */
+export function indexFields(url: string, page: ExtractResult): [string, string, string, string, string | null] {
+  const meta = page.metadata as { title?: string; description?: string; language?: string };
+  // Postgres text cannot hold NUL, and a page may: it must never make a delivery fail.
+  const clean = (s: string) => s.replaceAll('\u0000', '');
+  return [
+    url,
+    clean(meta.title ?? ''),
+    clean(meta.description ?? ''),
+    clean(page.text.slice(0, MAX_CONTENT)),
+    meta.language ? clean(meta.language) : null,
+  ];
+}
+
 /**
  * The built-in search index: Postgres full-text search over the last copy of
  * every page a workspace scraped or crawled. Scoped to the workspace by its
@@ -20,21 +34,10 @@ export class SearchIndex {
   constructor(private readonly db: CrawlDatabase) {}
 
   async add(workspaceId: string, url: string, page: ExtractResult): Promise<void> {
-    const meta = page.metadata as { title?: string; description?: string; language?: string };
-    await this.db.pool.query(
-      `INSERT INTO search_documents (workspace_id, url, title, description, content, language, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, now())
-       ON CONFLICT (workspace_id, url) DO UPDATE SET title = excluded.title, description = excluded.description,
-         content = excluded.content, language = excluded.language, updated_at = now()`,
-      [
-        workspaceId,
-        url,
-        meta.title ?? '',
-        meta.description ?? '',
-        page.text.slice(0, MAX_CONTENT),
-        meta.language ?? null,
-      ],
-    );
+    await this.db.pool.query('SELECT search_index_put($1, $2, $3, $4, $5, $6)', [
+      workspaceId,
+      ...indexFields(url, page),
+    ]);
   }
 
   /** Best matches first (web-search syntax: quotes, `or`, `-word`). */

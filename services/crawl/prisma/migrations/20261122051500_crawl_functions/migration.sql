@@ -75,17 +75,30 @@ BEGIN
   RETURN QUERY SELECT 'fetch'::text, 0, u.depth;
 END $$;
 
--- Delivers a fetched page: the URL is done (only if still fetching: else NULL,
--- another worker delivered it), its new links are queued (known ones filtered
--- first, new ones in key order: no deadlock between pages linking to each
--- other), and the page takes the next seq under the crawl row's lock.
+-- The built-in search index's one write: the last copy of a page a workspace fetched.
+CREATE FUNCTION search_index_put(p_workspace UUID, p_url TEXT, p_title TEXT, p_description TEXT, p_content TEXT,
+                                 p_language TEXT) RETURNS VOID
+LANGUAGE sql AS $$
+  INSERT INTO search_documents (workspace_id, url, title, description, content, language, updated_at)
+  VALUES (p_workspace, p_url, p_title, p_description, p_content, p_language, now())
+  ON CONFLICT (workspace_id, url) DO UPDATE SET title = excluded.title, description = excluded.description,
+    content = excluded.content, language = excluded.language, updated_at = now();
+$$;
+
+-- Delivers a fetched page: the URL is done (only if still fetching: else no
+-- row, another worker delivered it), its new links are queued (known ones
+-- filtered first, new ones in key order: no deadlock between pages linking to
+-- each other), the page takes the next seq under the crawl row's lock, and it
+-- goes into the workspace's search index. Answers what is still open, so the
+-- worker knows whether the crawl may have ended without asking again.
 CREATE FUNCTION crawl_deliver(p_crawl UUID, p_key TEXT, p_depth INTEGER, p_document BYTEA,
-                              p_keys TEXT[], p_urls TEXT[], p_hosts TEXT[], p_depths INTEGER[])
-RETURNS TABLE (seq INTEGER, queued TEXT[])
+                              p_keys TEXT[], p_urls TEXT[], p_hosts TEXT[], p_depths INTEGER[],
+                              p_index_url TEXT, p_title TEXT, p_description TEXT, p_content TEXT, p_language TEXT)
+RETURNS TABLE (seq INTEGER, queued TEXT[], open INTEGER, at_limit BOOLEAN)
 LANGUAGE plpgsql AS $$
 DECLARE
   fresh TEXT[];
-  next_seq INTEGER;
+  c RECORD;
 BEGIN
   UPDATE crawl_urls SET state = 'done', lease_until = NULL
    WHERE crawl_id = p_crawl AND url_key = p_key AND state = 'fetching';
@@ -103,7 +116,9 @@ BEGIN
   )
   SELECT coalesce(array_agg(url_key), '{}') INTO fresh FROM inserted;
   UPDATE crawls SET completed = completed + 1, discovered = discovered + cardinality(fresh), progress_at = now()
-   WHERE id = p_crawl RETURNING completed INTO next_seq;
-  INSERT INTO crawl_pages (crawl_id, seq, url_key, depth, document) VALUES (p_crawl, next_seq, p_key, p_depth, p_document);
-  RETURN QUERY SELECT next_seq, fresh;
+   WHERE id = p_crawl
+  RETURNING workspace_id, completed, "limit", discovered - completed - failed - skipped AS still_open INTO c;
+  INSERT INTO crawl_pages (crawl_id, seq, url_key, depth, document) VALUES (p_crawl, c.completed, p_key, p_depth, p_document);
+  PERFORM search_index_put(c.workspace_id, p_index_url, p_title, p_description, p_content, p_language);
+  RETURN QUERY SELECT c.completed, fresh, c.still_open, c.completed >= c."limit";
 END $$;
