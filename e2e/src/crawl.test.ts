@@ -21,6 +21,8 @@ before(async () => {
       CRAWL_SWEEP_MS: '500',
       CRAWL_IDLE_MS: '5000',
       CRAWL_CONCURRENCY: '24',
+      // Pages extracted on a worker thread, as on machines with more than two cores (scrape tests cover the other way).
+      EXTRACT_THREADS: '1',
     },
   });
   ({ apiKey: key } = await fleet.workspace('pro'));

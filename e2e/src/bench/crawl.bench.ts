@@ -100,7 +100,13 @@ const WORKERS = Number(process.env.BENCH_CRAWL_WORKERS ?? 1);
 
 async function crawlViaFleet(site: TestSite, workers = 1) {
   const fleet = await startFleet({
-    env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8', CRAWL_CONCURRENCY: String(CONCURRENCY * 2) },
+    env: {
+      LOG_LEVEL: 'warn',
+      EGRESS_ALLOW: '127.0.0.0/8',
+      CRAWL_CONCURRENCY: String(CONCURRENCY * 2),
+      // BENCH_FLEET_ENV (JSON) adds settings to every service, e.g. {"EXTRACT_THREADS":"0"}.
+      ...JSON.parse(process.env.BENCH_FLEET_ENV ?? '{}'),
+    },
   });
   const replicas: Replica[] = [];
   try {

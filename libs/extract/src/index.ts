@@ -1,2 +1,3 @@
 export { extract } from './extract.js';
+export { ExtractPool, type ExtractTask } from './pool.js';
 export type { ExtractOptions, ExtractResult, Format, Metadata } from './types.js';

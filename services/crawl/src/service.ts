@@ -1,5 +1,6 @@
 // The crawl service: scrape, crawl and search, with the page pipeline.
 import { Consumer, ensureStreams, Publisher } from '@wap/events';
+import { ExtractPool } from '@wap/extract';
 import { createFetchAgent } from '@wap/fetch';
 import { AllowList } from '@wap/netguard';
 import { browser, crawl, ledger } from '@wap/proto';
@@ -26,6 +27,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     const allow = AllowList.parse(config.EGRESS_ALLOW);
     if (!allow.empty) log.warn({ allow: allow.cidrs }, 'fetch allow-list is set: for local test sites only');
     const agent = createFetchAgent({ allow });
+    const extractor = config.EXTRACT_THREADS > 0 ? new ExtractPool({ threads: config.EXTRACT_THREADS }) : undefined;
     const ledgerClient = createClient(ledger.LedgerService, config.BILLING_LEDGER_ADDR);
     const browserClient = config.BROWSER_HOST_ADDR
       ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
@@ -44,6 +46,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     const worker = new CrawlWorker({
       agent,
       allow,
+      extractor,
       browser: browserClient,
       store,
       ledger: ledgerClient,
@@ -66,9 +69,18 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       server,
       crawl.CrawlService,
       {
-        scrape: scrapeRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, cache, index, log }),
+        scrape: scrapeRpc({ agent, allow, browser: browserClient, extractor, ledger: ledgerClient, cache, index, log }),
         ...crawlRpcs({ store, ledger: ledgerClient, frontier, worker, allow }),
-        search: searchRpc({ agent, allow, browser: browserClient, ledger: ledgerClient, index, provider, log }),
+        search: searchRpc({
+          agent,
+          allow,
+          browser: browserClient,
+          extractor,
+          ledger: ledgerClient,
+          index,
+          provider,
+          log,
+        }),
       },
       log,
     );
@@ -102,6 +114,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
         ledgerClient.close();
         browserClient?.close();
         await agent.close();
+        await extractor?.close();
       },
     };
   },

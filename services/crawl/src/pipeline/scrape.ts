@@ -1,6 +1,12 @@
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
-import { type Format as ExtractFormat, type ExtractResult, extract } from '@wap/extract';
+import {
+  type Format as ExtractFormat,
+  type ExtractOptions,
+  type ExtractPool,
+  type ExtractResult,
+  extract,
+} from '@wap/extract';
 import { type FetchAgent, fetchPage, requireText } from '@wap/fetch';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { browser, crawl } from '@wap/proto';
@@ -27,6 +33,8 @@ export interface PipelineDeps {
   agent: FetchAgent;
   allow: AllowList;
   browser?: BrowserClient;
+  /** Extraction threads; without them pages are extracted on the event loop. */
+  extractor?: ExtractPool;
 }
 
 const EXTRACT_FORMATS: Partial<Record<crawl.Format, ExtractFormat>> = {
@@ -53,19 +61,31 @@ export const formatsOf = (options: crawl.ScrapeOptions) =>
   options.formats.length > 0 ? options.formats : [Format.MARKDOWN];
 
 /**
- * Extracts what the options ask for, and always the text and metadata (the
- * search index and script detection need them); `withLinks` adds the page's
- * links whatever was asked (a crawl follows them).
+ * What to extract: the formats the options ask for, and always the text and
+ * metadata (the search index and script detection need them); `withLinks`
+ * adds the page's links whatever was asked (a crawl follows them).
  */
-export function analyse(page: RawPage, options: crawl.ScrapeOptions, withLinks = false): ExtractResult {
+function extractOptions(options: crawl.ScrapeOptions, withLinks: boolean): ExtractOptions {
   const formats = formatsOf(options).flatMap((f) => EXTRACT_FORMATS[f] ?? []);
   const always: ExtractFormat[] = withLinks ? ['text', 'metadata', 'links'] : ['text', 'metadata'];
-  return extract(page.html, page.finalUrl, {
+  return {
     formats: [...new Set<ExtractFormat>([...formats, ...always])],
     onlyMainContent: options.onlyMainContent ?? true,
-    includeTags: options.includeTags,
-    excludeTags: options.excludeTags,
-  });
+    includeTags: [...options.includeTags],
+    excludeTags: [...options.excludeTags],
+  };
+}
+
+/** Extracts a page on this thread (a stored copy, a test). */
+export function analyse(page: RawPage, options: crawl.ScrapeOptions, withLinks = false): ExtractResult {
+  return extract(page.html, page.finalUrl, extractOptions(options, withLinks));
+}
+
+/** Extracts a page on the service's extraction threads when it has them. */
+function analyseOff(deps: PipelineDeps, page: RawPage, options: crawl.ScrapeOptions, withLinks: boolean) {
+  return deps.extractor
+    ? deps.extractor.extract(page.html, page.finalUrl, extractOptions(options, withLinks))
+    : Promise.resolve(analyse(page, options, withLinks));
 }
 
 async function viaFetch(
@@ -154,11 +174,11 @@ export async function loadPage(
   const choice = chooseEngine(options, deps.browser !== undefined);
   const rendered = async () => {
     const page = await viaBrowser(deps, target, options, signal);
-    return { page, extracted: analyse(page, options, withLinks) };
+    return { page, extracted: await analyseOff(deps, page, options, withLinks) };
   };
   if (choice === 'browser') return rendered();
   const page = await viaFetch(deps, target, options, signal);
-  const extracted = analyse(page, options, withLinks);
+  const extracted = await analyseOff(deps, page, options, withLinks);
   if (
     choice === 'fetch-then-decide' &&
     /html/i.test(page.contentType) &&
