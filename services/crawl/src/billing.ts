@@ -36,6 +36,7 @@ export async function billedPage<T>(
     idempotencyKey: `${charge.capability}:${charge.requestId}:settle`,
     meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: 1n }],
   });
-  await client.void({ holdId: hold.holdId }).catch(() => undefined);
+  // A settle that used the whole hold resolved it; only a remainder needs releasing.
+  if (settled.holdRemainingMillicredits > 0n) await client.void({ holdId: hold.holdId }).catch(() => undefined);
   return { result, usage: settled.usage ?? { $typeName: 'wap.billing.v1.UsageSummary', meters: [], millicredits: 0n } };
 }
