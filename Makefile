@@ -33,12 +33,15 @@ chart: ## Lint the Helm chart and validate its manifests against the Kubernetes 
 infra: install ## Start Postgres and NATS JetStream on loopback (data under .data/)
 	@scripts/infra.sh start
 
-up: build infra ## Start the whole fleet on loopback; prints the URL and an API key (Ctrl-C stops it)
-	@node --enable-source-maps --disable-warning=ExperimentalWarning libs/fleet/dist/cli.js up
+up: build ## Start the whole fleet on loopback; prints the URL and an API key (Ctrl-C stops it)
+	@# Postgres and NATS are stopped on the way out only if this run started them.
+	@if scripts/infra.sh status; then started=0; else started=1; fi; \
+	  $(MAKE) --no-print-directory infra && \
+	  WAP_STOP_INFRA=$$started node --enable-source-maps --disable-warning=ExperimentalWarning libs/fleet/dist/cli.js up
 
-down: ## Stop the fleet and what `make up` started
+down: ## Stop the fleet, and Postgres and NATS if `make up` started them
 	@-node libs/fleet/dist/cli.js down 2>/dev/null
-	@scripts/infra.sh stop
+	@if [ -f .data/infra-started-by-up ]; then scripts/infra.sh stop; rm -f .data/infra-started-by-up; fi
 
 test: build infra ## Run the whole suite (unit, then end-to-end through the fleet)
 	@scripts/test.sh

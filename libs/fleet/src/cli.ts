@@ -7,6 +7,8 @@ import { Fleet, localInfra, ROOT, SERVICES, type ServiceName } from './fleet.js'
 
 const DATA = process.env.WAP_DATA_DIR ?? path.join(ROOT, '.data');
 const PID_FILE = path.join(DATA, 'fleet.pid');
+/** Present while Postgres and NATS run because `make up` started them: only then does stopping stop them. */
+const INFRA_MARK = path.join(DATA, 'infra-started-by-up');
 
 async function up(): Promise<void> {
   if (existsSync(PID_FILE)) {
@@ -17,6 +19,7 @@ async function up(): Promise<void> {
     }
   }
   writeFileSync(PID_FILE, String(process.pid));
+  if (process.env.WAP_STOP_INFRA === '1') writeFileSync(INFRA_MARK, `${process.pid}\n`);
   const httpPort = Number(process.env.WAP_HTTP_PORT ?? 8080);
   const grpcBase = Number(process.env.WAP_GRPC_BASE_PORT ?? 50050);
   const fleet = new Fleet({
@@ -38,7 +41,10 @@ async function up(): Promise<void> {
     console.log('\nStopping the fleet...');
     await fleet.stop();
     rmSync(PID_FILE, { force: true });
-    execFileSync(path.join(ROOT, 'scripts/infra.sh'), ['stop'], { stdio: 'inherit' });
+    if (existsSync(INFRA_MARK)) {
+      execFileSync(path.join(ROOT, 'scripts/infra.sh'), ['stop'], { stdio: 'inherit' });
+      rmSync(INFRA_MARK, { force: true });
+    }
     console.log('Stopped.');
     process.exit(0);
   };
