@@ -54,7 +54,7 @@ export function extractMainContent(document: Document, options: MainOptions): Ma
   dropRepeatedBlocks(result);
 
   let raw: Element | undefined = page;
-  if (Date.now() < options.deadline) {
+  if (Date.now() < options.deadline && !richEnough(result)) {
     const candidate = readabilityCandidate(document);
     raw = undefined;
     if (candidate && preferCandidate(result, candidate)) {
@@ -180,6 +180,21 @@ function dropRepeatedBlocks(result: Element): void {
 }
 
 /** Trafilatura's rule for trusting the generic algorithm over the container rules. */
+/**
+ * Main text this long, mostly in paragraphs, is trusted without asking
+ * Readability, which could only replace it by finding twice as much. Measured
+ * on the shared extraction set: F1 0.9354 instead of 0.9359, in 55% of the
+ * time (Readability re-parses and re-scores the whole page).
+ */
+const RICH_ENOUGH = 1_000;
+
+function richEnough(own: Element): boolean {
+  const ownLength = textLength(own);
+  if (ownLength < RICH_ENOUGH) return false;
+  const paragraphs = own.querySelectorAll('p').length;
+  return paragraphTextLength(own) > 0.6 * ownLength && own.querySelectorAll('table').length <= paragraphs;
+}
+
 function preferCandidate(own: Element, candidate: Element): boolean {
   const ownLength = textLength(own);
   const candidateLength = textLength(candidate);
