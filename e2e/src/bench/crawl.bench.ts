@@ -5,13 +5,13 @@
 // concurrency, extracting each page's title and text. Crawlee runs in a child
 // process of its own (as our crawl runs in the crawl service), so neither side
 // shares an event loop with the test site. Goal: no slower than Crawlee.
-import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Replica } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { startFleet } from '../harness.js';
+import { runInChild } from './child.js';
 import { table } from './run-load.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -79,19 +79,8 @@ async function crawleeChild(url: string, limit: number | undefined): Promise<Cra
 }
 
 function runCrawleeChild(url: string, limit: number | undefined): Promise<CrawleeResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, [CHILD, url, String(limit ?? 'none')], {
-      env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) },
-      execArgv: ['--enable-source-maps', '--disable-warning=ExperimentalWarning'],
-    });
-    let result: CrawleeResult | undefined;
-    child.on('message', (m) => {
-      result = m as CrawleeResult;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 && result ? resolve(result) : reject(new Error(`crawlee child exited ${code} without a result`)),
-    );
+  return runInChild<CrawleeResult>(__filename, [CHILD, url, String(limit ?? 'none')], {
+    BENCH_CONCURRENCY: String(CONCURRENCY),
   });
 }
 

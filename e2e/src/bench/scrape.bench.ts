@@ -5,9 +5,9 @@
 // called in one process. Both sides fetch the same loopback article pages, N
 // requests K at a time; the in-process side runs in a child process so that,
 // as for the fleet, the test site has the bench process to itself.
-import { fork } from 'node:child_process';
 import { startTestSite } from '@wap/testsite';
 import { startFleet } from '../harness.js';
+import { runInChild } from './child.js';
 import { table } from './run-load.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -73,21 +73,7 @@ async function inProcessChild(work: { urls: string[]; titles: string[]; warmUrls
 }
 
 function runChild(work: Parameters<typeof inProcessChild>[0]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = fork(__filename, [CHILD], {
-      env: { ...process.env, BENCH_CONCURRENCY: String(CONCURRENCY) },
-      execArgv: ['--enable-source-maps', '--disable-warning=ExperimentalWarning'],
-    });
-    let result: Run | undefined;
-    child.on('message', (m) => {
-      result = m as Run;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) =>
-      code === 0 && result ? resolve(result) : reject(new Error(`in-process child exited ${code} without a result`)),
-    );
-    child.send(work);
-  });
+  return runInChild<Run>(__filename, [CHILD], { BENCH_CONCURRENCY: String(CONCURRENCY) }, work);
 }
 
 function summary(run: Run) {

@@ -40,6 +40,26 @@ async function serve(
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
+/** The handle a test holds: its URL, what it was asked, a switch to fail, and close. */
+function handle(
+  url: string,
+  requests: FakeSearch['requests'],
+  server: Server,
+  fake: { failWith: FakeSearch['failWith'] },
+): FakeSearch {
+  return {
+    url,
+    requests,
+    get failWith() {
+      return fake.failWith;
+    },
+    set failWith(v) {
+      fake.failWith = v;
+    },
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
 const json = (res: ServerResponse, status: number, body: unknown) =>
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
@@ -84,17 +104,7 @@ export async function startFakeSearxng(corpus: readonly Indexed[]): Promise<Fake
       unresponsive_engines: [],
     });
   });
-  return {
-    url,
-    requests,
-    get failWith() {
-      return fake.failWith;
-    },
-    set failWith(v) {
-      fake.failWith = v;
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
+  return handle(url, requests, server, fake);
 }
 
 /**
@@ -145,15 +155,5 @@ export async function startFakeBrave(corpus: readonly Indexed[], token: string):
       },
     });
   });
-  return {
-    url: `${url}/res/v1/web/search`,
-    requests,
-    get failWith() {
-      return fake.failWith;
-    },
-    set failWith(v) {
-      fake.failWith = v;
-    },
-    close: () => new Promise((r) => server.close(() => r())),
-  };
+  return handle(`${url}/res/v1/web/search`, requests, server, fake);
 }
