@@ -242,6 +242,21 @@ describe('crawl', () => {
 });
 
 describe('crawl errors', () => {
+  test('a start page that fails settles the crawl at once: one failure, nothing billed, the hold released', async () => {
+    const s = await site({ pages: 1, extras: false });
+    const before = await credits();
+    const id = await start({ url: `${s.url}/status/500`, limit: 20, sitemap: 'skip' });
+    const done = await settled(id);
+    assert.equal(done.outcome, 'completed');
+    assert.equal(done.completed, 0);
+    assert.deepEqual(
+      done.failures.map((f) => [new URL(f.url).pathname, f.code]),
+      [['/status/500', 'page_unreachable']],
+    );
+    assert.deepEqual(done.usage, { credits: 0, meters: {} });
+    assert.equal(await credits(), before, 'the 20 credits held at start are all back');
+  });
+
   test('another workspace’s crawl is not found, exactly as a missing one', async () => {
     const s = await site({ pages: 2, extras: false });
     const id = await start({ url: `${s.url}/`, limit: 5 });
