@@ -7,8 +7,13 @@
 export class HostGates {
   private readonly gates = new Map<string, { active: number; waiting: (() => void)[] }>();
 
-  /** Waits for a free place for `key` (at most `max` at once); resolves to the function that frees it. */
-  async enter(key: string, max: number, whileWaiting?: () => void): Promise<() => void> {
+  /**
+   * Waits for a free place for `key` (at most `max` at once); resolves to the
+   * function that frees it, or to undefined at once when `max` others already
+   * wait: a busy host must not hold every message slot of the worker while
+   * other crawls' messages queue behind it.
+   */
+  async enter(key: string, max: number, whileWaiting?: () => void): Promise<(() => void) | undefined> {
     let gate = this.gates.get(key);
     if (!gate) {
       gate = { active: 0, waiting: [] };
@@ -16,6 +21,7 @@ export class HostGates {
     }
     const g = gate;
     if (g.active >= max) {
+      if (g.waiting.length >= max) return undefined;
       const keepalive = whileWaiting ? setInterval(whileWaiting, 5_000) : undefined;
       try {
         await new Promise<void>((resolve) => g.waiting.push(resolve));

@@ -160,6 +160,7 @@ export class CrawlWorker {
     const origin = new URL(url).origin;
     const maxPerHost = plan.options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST;
     const leave = await this.gates.enter(`${crawlId} ${host}`, maxPerHost, () => delivery.working());
+    if (!leave) return { retryInMs: 200 }; // this host has enough waiting here already
     try {
       return await this.takeAndFetch(delivery, plan, origin, maxPerHost);
     } finally {
