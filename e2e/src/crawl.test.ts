@@ -159,6 +159,21 @@ describe('crawl', () => {
     }
   });
 
+  test('a small crawl is not stuck behind a big one on another host', async () => {
+    const big = await site({ pages: 400, extras: false, latencyMs: 100 });
+    const small = await site({ pages: 3, extras: false });
+    const bigId = await start({ url: `${big.url}/`, limit: 400, maxConcurrency: 2 });
+    await until('the big crawl is under way', async () => (await get(bigId)).completed >= 3, 30_000);
+    const t0 = Date.now();
+    const smallDone = await settled(await start({ url: `${small.url}/`, limit: 50 }), 30_000);
+    const took = Date.now() - t0;
+    assert.equal(smallDone.completed, small.paths.length);
+    assert.equal((await get(bigId)).status, 'running', 'the big crawl is still going');
+    assert.ok(took < 10_000, `the small crawl took ${took} ms`);
+    await call(fleet.gatewayUrl, 'POST', `/v1/crawl/${bigId}/cancel`, { key });
+    await settled(bigId, 30_000);
+  });
+
   test('limit 50 over a 500-page site at high concurrency delivers and bills exactly 50', async () => {
     const s = await site({ pages: 500, extras: false });
     const before = await credits();
