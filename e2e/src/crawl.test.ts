@@ -420,3 +420,31 @@ describe('search', () => {
     }
   });
 });
+
+describe('retention', () => {
+  test('a settled crawl and its pages are deleted after the retention time, then answer 404', async () => {
+    await fleet.stopOne('crawl');
+    fleet.startOne('crawl', { CRAWL_RETENTION_MS: '3000' });
+    try {
+      await fleet.waitReady(60_000);
+      const s = await site({ pages: 2, extras: false });
+      const id = await start({ url: `${s.url}/`, limit: 10 });
+      const done = await settled(id);
+      assert.ok(done.completed > 0);
+      const results = await call(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}/results`, { key });
+      assert.equal(results.status, 200, 'readable while kept');
+      await until(
+        'the crawl is gone',
+        async () => (await call(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}`, { key })).status === 404,
+        20_000,
+      );
+      const gone = await call<{ code: string }>(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}/results`, { key });
+      assert.equal(gone.status, 404);
+      assert.equal(gone.body.code, 'not_found');
+    } finally {
+      await fleet.stopOne('crawl');
+      fleet.startOne('crawl');
+      await fleet.waitReady(60_000);
+    }
+  });
+});

@@ -32,6 +32,12 @@ export const env = baseEnv(50052).extend({
   CRAWL_SWEEP_MS: z.coerce.number().int().min(100).default(10_000),
   /** A crawl with no page delivered or failed for this long has its pending URLs queued again. */
   CRAWL_IDLE_MS: z.coerce.number().int().min(1_000).default(120_000),
+  /** How long a settled crawl and its pages are kept (default 7 days); then they are gone (404). */
+  CRAWL_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(7 * 86_400_000),
   /** Where search goes: the built-in index over this workspace's pages, SearXNG or Brave. */
   SEARCH_PROVIDER: z.enum(['builtin', 'searxng', 'brave']).default('builtin'),
   /** SearXNG's base URL (its JSON format must be enabled). */

@@ -88,6 +88,8 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     // Crawls that stopped moving (a lost message, a worker gone with its lease)
     // are queued again or settled; every worker sweeps, the store keeps it safe.
     const sweepCrawls = async () => {
+      const purged = await store.purgeSettledBefore(new Date(Date.now() - config.CRAWL_RETENTION_MS), 100);
+      if (purged > 0) log.info({ crawls: purged }, 'settled crawls past their retention deleted');
       for (const id of await store.stale(config.CRAWL_IDLE_MS, 20)) {
         await worker.finishIfDone(id);
         const urls = await store.requeue(id);

@@ -347,6 +347,16 @@ export class CrawlStore {
     });
   }
 
+  /** Deletes crawls settled before `before`, with their URLs, pages and failures; returns how many. */
+  async purgeSettledBefore(before: Date, max: number): Promise<number> {
+    const { rowCount } = await this.db.pool.query(
+      `DELETE FROM crawls WHERE id IN (
+         SELECT id FROM crawls WHERE status = 'settled' AND finished_at < $1 ORDER BY finished_at LIMIT $2)`,
+      [before, max],
+    );
+    return rowCount ?? 0;
+  }
+
   /** Crawls a sweeper should look at: unsettled ones past their deadline or without progress for `idleMs`. */
   async stale(idleMs: number, max: number): Promise<string[]> {
     const { rows } = await this.db.pool.query(
