@@ -235,6 +235,39 @@ describe('crawl', () => {
     assert.equal(before - (await credits()), s.paths.length, 'each page charged once');
   });
 
+  test('loops, a crawler trap and 13 spellings of one URL: each page fetched once, the trap bounded, the crawl ends', async () => {
+    const s = await site({ pages: 5, extras: true });
+    const id = await start({
+      url: `${s.url}/`,
+      limit: 60,
+      maxDepth: 4,
+      sitemap: 'skip',
+      includePaths: ['^/$', '^/variants', '^/loop/', '^/trap/', '^/articles/'],
+    });
+    const done = await settled(id);
+    assert.equal(done.outcome, 'completed', JSON.stringify(done));
+    for (const p of ['/loop/0', '/loop/1', '/loop/2', '/variants'])
+      assert.equal(s.stats.count(p), 1, `${p} fetched ${s.stats.count(p)} times`);
+    // 13 spellings of /articles/3 are two URLs: without a query, and with a=1 and b=2 in either order.
+    const article3 = [...s.stats.requests].filter(([t]) => new URL(t, s.url).pathname === '/articles/3');
+    assert.equal(article3.length, 2, JSON.stringify(article3));
+    assert.ok(
+      article3.every(([, n]) => n === 1),
+      JSON.stringify(article3),
+    );
+    // /trap/n is found at depth n + 1 from the home page: maxDepth 4 stops it at /trap/3.
+    const trap = [...s.stats.requests.keys()].filter((t) => t.startsWith('/trap/'));
+    assert.deepEqual([...new Set(trap.map((t) => new URL(t, s.url).pathname))].sort(), [
+      '/trap/0',
+      '/trap/1',
+      '/trap/2',
+      '/trap/3',
+    ]);
+    const got = (await allResults(id, 100)).map((p) => String(p.metadata.url));
+    assert.equal(new Set(got).size, got.length, `no URL delivered twice: ${got.join(' ')}`);
+    assert.equal(got.length, done.completed);
+  });
+
   test('pages that fail are listed with their code and not billed', async () => {
     const s = await site({ pages: 3, extras: true });
     const before = await credits();

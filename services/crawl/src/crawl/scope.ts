@@ -39,6 +39,11 @@ export function urlKey(input: string | URL, options: UrlKeyOptions = {}): string
     params.sort(([a, av], [b, bv]) => (a === b ? av.localeCompare(bv) : a < b ? -1 : 1));
     url.search = new URLSearchParams(params).toString();
   }
+  // RFC 3986 6.2.2: percent-encoded unreserved characters are the characters themselves; other escapes in upper case.
+  url.pathname = url.pathname.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(char) ? char : `%${hex.toUpperCase()}`;
+  });
   if (url.pathname.length > 1 && url.pathname.endsWith('/')) url.pathname = url.pathname.replace(/\/+$/, '') || '/';
   return url.href;
 }
