@@ -11,8 +11,16 @@ test('a URL has one key however it is written', () => {
   ];
   for (const u of same) assert.equal(urlKey(u), 'http://example.com/a/b?x=1&y=2', u);
   assert.equal(urlKey('https://example.com:443/'), 'https://example.com/');
-  assert.equal(urlKey('http://example.com/articles/%33'), 'http://example.com/articles/3', 'unreserved escapes decoded');
-  assert.equal(urlKey('http://example.com/a%2fb%3f'), 'http://example.com/a%2Fb%3F', 'reserved escapes kept, upper-cased');
+  assert.equal(
+    urlKey('http://example.com/articles/%33'),
+    'http://example.com/articles/3',
+    'unreserved escapes decoded',
+  );
+  assert.equal(
+    urlKey('http://example.com/a%2fb%3f'),
+    'http://example.com/a%2Fb%3F',
+    'reserved escapes kept, upper-cased',
+  );
   assert.equal(urlKey('https://example.com'), 'https://example.com/', 'the root keeps its slash');
   assert.notEqual(urlKey('http://example.com/a'), urlKey('https://example.com/a'), 'the scheme matters');
   assert.notEqual(urlKey('http://example.com/A'), urlKey('http://example.com/a'), 'paths are case-sensitive');
