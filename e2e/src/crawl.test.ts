@@ -268,6 +268,25 @@ describe('crawl', () => {
     assert.equal(got.length, done.completed);
   });
 
+  test('a redirect to a page the crawl already has is not delivered or billed twice', async () => {
+    const s = await site({ pages: 5, extras: true });
+    const before = await credits();
+    const id = await start({
+      url: `${s.url}/`,
+      limit: 50,
+      maxDepth: 1,
+      sitemap: 'skip',
+      includePaths: ['^/$', '^/redirect/chain/', '^/articles/'],
+    });
+    const done = await settled(id);
+    const landed = (await allResults(id, 100)).map((p) => String(p.metadata.url));
+    assert.equal(new Set(landed).size, landed.length, `a final URL delivered twice: ${landed.join(' ')}`);
+    assert.ok(landed.includes(`${s.url}/articles/1`), '/redirect/chain/3 lands on /articles/1');
+    assert.ok(s.stats.count('/redirect/chain/3') === 1, 'the redirect was followed');
+    assert.equal(done.completed, landed.length);
+    assert.equal(before - (await credits()), done.completed, 'the duplicate was not billed');
+  });
+
   test('pages that fail are listed with their code and not billed', async () => {
     const s = await site({ pages: 3, extras: true });
     const before = await credits();

@@ -68,7 +68,7 @@ async function one<T>(client: PoolClient | CrawlDatabase['pool'], sql: string, v
 }
 
 /** Moves a URL out of `fetching`; false when it was not (another worker finished it, or the crawl settled). */
-async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, state: 'failed' | 'pending') {
+async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, state: 'failed' | 'pending' | 'skipped') {
   const { rowCount } = await tx.query(
     `UPDATE crawl_urls SET state = $3, lease_until = NULL WHERE crawl_id = $1 AND url_key = $2 AND state = 'fetching'`,
     [crawlId, urlKey, state],
@@ -220,11 +220,13 @@ export class CrawlStore {
     page: { depth: number; document: Uint8Array },
     links: NewUrl[],
     indexed: IndexFields,
+    landed?: NewUrl,
   ): Promise<{ seq: number; queued: NewUrl[]; mayHaveEnded: boolean } | undefined> {
     const row = await one<{ seq: number | null; queued: string[] | null; open: number; at_limit: boolean }>(
       this.db.pool,
       `SELECT seq, queued, open, at_limit
-         FROM crawl_deliver($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::int[], $9, $10, $11, $12, $13)`,
+         FROM crawl_deliver($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::int[], $9, $10, $11, $12, $13,
+                            $14, $15, $16)`,
       [
         crawlId,
         urlKey,
@@ -235,6 +237,9 @@ export class CrawlStore {
         links.map((l) => l.host),
         links.map((l) => l.depth),
         ...indexed,
+        landed?.key ?? null,
+        landed?.url ?? null,
+        landed?.host ?? null,
       ],
     );
     if (!row || row.seq === null) return undefined;
@@ -276,6 +281,26 @@ export class CrawlStore {
         WHERE crawl_id = $1 AND url_key = $2 AND state = 'fetching'`,
       [crawlId, urlKey, leaseMs],
     );
+  }
+
+  /** Whether a URL is already known to the crawl (queued, fetched, or where a redirect landed). */
+  async known(crawlId: string, urlKey: string): Promise<boolean> {
+    const row = await one(this.db.pool, `SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2`, [
+      crawlId,
+      urlKey,
+    ]);
+    return row !== undefined;
+  }
+
+  /** A fetched URL that redirected to a page the crawl has already: skipped, its claim given back, not billed. */
+  async skipDuplicate(crawlId: string, urlKey: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      if (await leaveFetching(tx, crawlId, urlKey, 'skipped'))
+        await tx.query(
+          `UPDATE crawls SET skipped = skipped + 1, claimed = claimed - 1, progress_at = now() WHERE id = $1`,
+          [crawlId],
+        );
+    });
   }
 
   /** Puts a URL back to pending after an error that was not the page's fault (ledger or database down). */

@@ -241,10 +241,17 @@ export class CrawlWorker {
     );
     try {
       let links: NewUrl[];
+      let landed: NewUrl | undefined;
       let document: crawl.Document;
       let extracted: LoadedPage['extracted'];
       try {
         const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
+        landed = this.landedElsewhere(plan, key, depth, loaded.page.finalUrl);
+        if (landed && (await store.known(row.id, landed.key))) {
+          // Redirected to a page this crawl has (or will have) under its own URL: not delivered twice, not billed.
+          await store.skipDuplicate(row.id, key);
+          return true;
+        }
         extracted = loaded.extracted;
         document = toDocument(loaded.page, plan.scrape, false, extracted);
         links = await this.discover(row, plan, key, depth, extracted.links);
@@ -273,6 +280,7 @@ export class CrawlWorker {
           { depth, document: toBinaryDocument(document) },
           links,
           indexFields(document.url, extracted),
+          landed,
         )
         .catch(async (err: unknown) => {
           // Fetched and charged but not stored: fetched again later, and the same settle key charges once.
@@ -285,6 +293,13 @@ export class CrawlWorker {
     } finally {
       clearInterval(keepalive);
     }
+  }
+
+  /** Where a redirect took the page, when that is another URL of the crawl's. */
+  private landedElsewhere(plan: Plan, key: string, depth: number, finalUrl: string): NewUrl | undefined {
+    const finalKey = urlKey(finalUrl, { ignoreQuery: plan.options.ignoreQueryParameters });
+    if (!finalKey || finalKey === key) return undefined;
+    return { key: finalKey, url: finalKey, host: new URL(finalKey).host, depth };
   }
 
   /** The links of a page worth queueing, and for the start page, what the sitemaps list. */
