@@ -28,3 +28,8 @@ export async function call<T = Record<string, unknown>>(
   }
   return { status: res.status, headers: res.headers, body: parsed as T };
 }
+
+/** Credits a workspace can spend now (`available` of GET /v1/credits). */
+export async function availableCredits(baseUrl: string, key: string): Promise<number> {
+  return (await call<{ available: number }>(baseUrl, 'GET', '/v1/credits', { key })).body.available;
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFakeSearxng, startTestSite, type TestSite } from '@wap/testsite';
-import { call } from './api.js';
+import { availableCredits, call } from './api.js';
 import { startFleet, until } from './harness.js';
 
 let fleet: Fleet;
@@ -80,8 +80,7 @@ const settled = async (id: string, timeoutMs = 120_000) => {
   );
   return last as CrawlJson;
 };
-const credits = async (apiKey = key) =>
-  (await call<{ available: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body.available;
+const credits = (apiKey = key) => availableCredits(fleet.gatewayUrl, apiKey);
 
 /** Every delivered page, read a page of results at a time with the cursor. */
 async function allResults(id: string, pageSize = 10) {

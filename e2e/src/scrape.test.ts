@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
-import { call } from './api.js';
+import { availableCredits, call } from './api.js';
 import { startFleet } from './harness.js';
 
 let fleet: Fleet;
@@ -38,8 +38,7 @@ type ScrapeReply = {
 
 const scrape = (body: Record<string, unknown>, apiKey = key, headers: Record<string, string> = {}) =>
   call<ScrapeReply>(fleet.gatewayUrl, 'POST', '/v1/scrape', { key: apiKey, body, headers });
-const credits = async (apiKey = key) =>
-  (await call<{ available: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body.available;
+const credits = (apiKey = key) => availableCredits(fleet.gatewayUrl, apiKey);
 
 describe('scrape', () => {
   test('an article comes back as clean markdown, billed one page', async () => {

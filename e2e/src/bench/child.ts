@@ -24,3 +24,13 @@ export function runInChild<T>(file: string, args: string[], env: NodeJS.ProcessE
     if (input !== undefined) child.send(input as never);
   });
 }
+
+/** In the child: sends the result of `work` to the parent and exits (1, with the error, when it fails). */
+export function answerParent(work: Promise<unknown>): void {
+  work
+    .then((result) => process.send?.(result as never, () => process.exit(0)))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Replica } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { startFleet } from '../harness.js';
-import { runInChild } from './child.js';
+import { answerParent, runInChild } from './child.js';
 import { table } from './run-load.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -303,12 +303,9 @@ async function main() {
 }
 
 if (process.argv[2] === CHILD) {
-  crawleeChild(process.argv[3] as string, process.argv[4] === 'none' ? undefined : Number(process.argv[4]))
-    .then((result) => process.send?.(result, () => process.exit(0)))
-    .catch((err) => {
-      console.error(err);
-      process.exit(1);
-    });
+  answerParent(
+    crawleeChild(process.argv[3] as string, process.argv[4] === 'none' ? undefined : Number(process.argv[4])),
+  );
 } else {
   main().catch((err) => {
     console.error(err);

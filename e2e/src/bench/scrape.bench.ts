@@ -7,7 +7,7 @@
 // as for the fleet, the test site has the bench process to itself.
 import { startTestSite } from '@wap/testsite';
 import { startFleet } from '../harness.js';
-import { runInChild } from './child.js';
+import { answerParent, runInChild } from './child.js';
 import { table } from './run-load.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -179,14 +179,7 @@ async function main() {
 }
 
 if (process.argv[2] === CHILD) {
-  process.once('message', (work) => {
-    inProcessChild(work as Parameters<typeof inProcessChild>[0])
-      .then((result) => process.send?.(result, () => process.exit(0)))
-      .catch((err) => {
-        console.error(err);
-        process.exit(1);
-      });
-  });
+  process.once('message', (work) => answerParent(inProcessChild(work as Parameters<typeof inProcessChild>[0])));
 } else {
   main().catch((err) => {
     console.error(err);

@@ -311,13 +311,14 @@ export class CrawlStore {
     });
   }
 
-  /** Stops a running crawl: nothing new is taken; pages in flight finish. */
-  async cancel(workspaceId: string, id: string): Promise<CrawlRow | undefined> {
-    await this.db.pool.query(
-      `UPDATE crawls SET status = 'cancelled' WHERE id = $1 AND workspace_id = $2 AND status = 'running'`,
+  /** Stops a running crawl (nothing new is taken; pages in flight finish); false when this workspace has no such crawl. */
+  async cancel(workspaceId: string, id: string): Promise<boolean> {
+    const { rowCount } = await this.db.pool.query(
+      `UPDATE crawls SET status = CASE WHEN status = 'running' THEN 'cancelled' ELSE status END
+        WHERE id = $1 AND workspace_id = $2`,
       [id, workspaceId],
     );
-    return this.get(workspaceId, id);
+    return rowCount === 1;
   }
 
   /**

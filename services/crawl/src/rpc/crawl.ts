@@ -73,9 +73,12 @@ function decodeCursor(cursor: string, crawlId: string): number {
   return n;
 }
 
+/** Crawl ids are UUIDs; anything else is a crawl that does not exist. */
+const isCrawlId = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+
 export function crawlRpcs(deps: CrawlRpcDeps) {
   const found = async (workspaceId: string, crawlId: string) => {
-    const row = /^[0-9a-f-]{36}$/i.test(crawlId) ? await deps.store.get(workspaceId, crawlId) : undefined;
+    const row = isCrawlId(crawlId) ? await deps.store.get(workspaceId, crawlId) : undefined;
     if (!row) throw new ApiError('not_found');
     return row;
   };
@@ -152,8 +155,8 @@ export function crawlRpcs(deps: CrawlRpcDeps) {
     },
 
     cancelCrawl: async (req: crawl.CancelCrawlRequest): Promise<crawl.CancelCrawlResponse> => {
-      await found(req.workspaceId, req.crawlId);
-      await deps.store.cancel(req.workspaceId, req.crawlId);
+      if (!isCrawlId(req.crawlId) || !(await deps.store.cancel(req.workspaceId, req.crawlId)))
+        throw new ApiError('not_found');
       await deps.worker.finishIfDone(req.crawlId);
       const row = await found(req.workspaceId, req.crawlId);
       return create(crawl.CancelCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, true) });

@@ -54,6 +54,7 @@ export function searchRpc(deps: SearchDeps) {
       ttlSeconds: 3_600,
       reference: req.requestId,
     });
+    let resolved = false;
     try {
       const results: SearchResult[] = await deps.provider.search(
         { workspaceId: req.workspaceId, query: req.query, limit, lang: req.lang, country: req.country },
@@ -79,19 +80,20 @@ export function searchRpc(deps: SearchDeps) {
         ...(hits.length > 0 ? [{ meter: ledger.Meter.SEARCH_RESULT, quantity: BigInt(hits.length) }] : []),
         ...(rendered > 0n ? [{ meter: ledger.Meter.PAGE_LOAD, quantity: rendered }] : []),
       ];
-      const usage =
-        meters.length > 0
-          ? (
-              await deps.ledger.settle({
-                holdId: hold.holdId,
-                idempotencyKey: `search:${req.requestId}:settle`,
-                meters,
-              })
-            ).usage
-          : undefined;
+      let usage: ledger.UsageSummary | undefined;
+      if (meters.length > 0) {
+        const settled = await deps.ledger.settle({
+          holdId: hold.holdId,
+          idempotencyKey: `search:${req.requestId}:settle`,
+          meters,
+        });
+        usage = settled.usage;
+        resolved = settled.holdRemainingMillicredits === 0n;
+      }
       return create(crawl.SearchResponseSchema, { hits, provider: deps.provider.name, usage });
     } finally {
-      await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);
+      // A settle that used the whole hold resolved it; otherwise the rest is released.
+      if (!resolved) await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);
     }
   };
 }
