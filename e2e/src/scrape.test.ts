@@ -29,6 +29,7 @@ type ScrapeReply = {
     markdown?: string;
     text?: string;
     html?: string;
+    rawHtml?: string;
     links?: string[];
     screenshot?: string;
     metadata: Record<string, unknown>;
@@ -54,6 +55,14 @@ describe('scrape', () => {
     );
     assert.equal(r.body.data.metadata.statusCode, 200);
     assert.deepEqual(r.body.usage, { credits: 1, meters: { page_load: 1 } });
+  });
+
+  test('the site sees no trace headers: trace context never leaves for the web', async () => {
+    const r = await scrape({ url: `${site.url}/headers`, formats: ['rawHtml'], engine: 'fetch' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const seen = Object.keys(JSON.parse(/\{.*\}/s.exec(r.body.data.rawHtml ?? '')?.[0] ?? '{}') as object);
+    assert.ok(seen.includes('user-agent'), `the echo shows the request's headers: ${seen.join(', ')}`);
+    for (const header of ['traceparent', 'tracestate', 'baggage']) assert.ok(!seen.includes(header), header);
   });
 
   test('a page that needs scripts is rendered in a browser', async () => {
