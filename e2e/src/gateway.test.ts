@@ -198,4 +198,38 @@ describe('rate limits', () => {
       assert.equal(await second.stop(), 0);
     }
   });
+
+  test('a busy pro workspace (taken in batches of up to 15) is held to its budget across two replicas', async () => {
+    const second = await fleet.extraGateway();
+    try {
+      const { apiKey } = await fleet.workspace('pro'); // 1,500 requests per minute: batches of up to 15
+      let accepted = 0;
+      let limited = 0;
+      let lowest = Number.POSITIVE_INFINITY;
+      const burst = async (url: string) => {
+        for (let i = 0; i < 100; i++) {
+          const batch = await Promise.all(
+            Array.from({ length: 10 }, () => call(url, 'GET', '/v1/credits', { key: apiKey })),
+          );
+          for (const r of batch) {
+            if (r.status === 200) {
+              accepted++;
+              const left = Number(/r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]);
+              lowest = Math.min(lowest, left);
+            } else {
+              assert.equal(r.status, 429, JSON.stringify(r.body));
+              limited++;
+            }
+          }
+        }
+      };
+      await Promise.all([burst(fleet.gatewayUrl), burst(second.url)]);
+      assert.equal(accepted + limited, 2000);
+      assert.ok(accepted <= 1500, `accepted ${accepted}: never more than the plan allows`);
+      assert.ok(accepted >= 1425, `accepted ${accepted}, the plan allows 1,500 (within 5%)`);
+      assert.equal(lowest, 0, 'the last admitted requests report the budget spent');
+    } finally {
+      assert.equal(await second.stop(), 0);
+    }
+  });
 });

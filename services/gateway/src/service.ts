@@ -7,7 +7,7 @@ import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
 import { expireIdempotencyRecords } from './http/idempotency.js';
-import { rateLimitPool } from './http/rate-limit.js';
+import { RateLimiter, rateLimitPool } from './http/rate-limit.js';
 import { IdentityStore } from './identity/store.js';
 import { buildRegistry } from './registry/index.js';
 import { Upstreams } from './upstreams.js';
@@ -23,7 +23,7 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
     const app = createApp({
       log,
       db,
-      limiterPool,
+      limiter: new RateLimiter(limiterPool),
       identity: new IdentityStore(db.prisma, db.pool),
       upstreams,
       registry,

@@ -4,7 +4,6 @@ import type { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
-import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
 import { openApiDocument } from '../registry/openapi.js';
@@ -15,13 +14,13 @@ import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { idempotency } from './idempotency.js';
 import { mountRegistry } from './mount.js';
-import { rateLimit } from './rate-limit.js';
+import { type RateLimiter, rateLimit } from './rate-limit.js';
 
 export interface AppDeps {
   log: Logger;
   db: PooledDatabase<PrismaClient>;
   /** The rate limiter's own connections (asynchronous commit). */
-  limiterPool: pg.Pool;
+  limiter: RateLimiter;
   identity: IdentityStore;
   upstreams: Upstreams;
   registry: Capability[];
@@ -87,7 +86,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(
     mountRegistry(deps.registry, {
-      guard: [authenticate(deps.identity, 'rest'), rateLimit(deps.limiterPool)],
+      guard: [authenticate(deps.identity, 'rest'), rateLimit(deps.limiter)],
       beforeHandler: [idempotency(deps.db.prisma)],
       maxBodyBytes: deps.maxBodyBytes,
       context: (res) => ({

@@ -38,7 +38,10 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), row.method.toUpperCase()]);
     const run: RequestHandler = async (req, res, next) => {
       const abort = new AbortController();
-      res.on('close', () => abort.abort());
+      // Only a client that left before its answer aborts the work (an abort also builds a DOMException).
+      res.on('close', () => {
+        if (!res.writableFinished) abort.abort();
+      });
       try {
         const input = {
           params: parse(row.request.params, req.params, 'path'),

@@ -74,11 +74,13 @@ export class IdentityStore {
         revoked: boolean;
         workspace_id: string;
         plan: PlanName;
-      }>(
-        `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan
-           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_id = $1`,
-        [keyId],
-      );
+      }>({
+        // Named, so each connection parses and plans it once.
+        name: 'api_key_lookup',
+        text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan
+                 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_id = $1`,
+        values: [keyId],
+      });
       const hit = rows[0];
       return (
         hit && { workspaceId: hit.workspace_id, plan: hit.plan, secretHash: hit.secret_hash, revoked: hit.revoked }
