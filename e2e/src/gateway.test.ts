@@ -99,6 +99,21 @@ describe('auth', () => {
     assert.equal((r.body.details as { reason: string }).reason, 'revoked');
   });
 
+  test('a key issued for MCP only is 403 tenant_scope on REST; a REST-only key works', async () => {
+    const { workspaceId } = await fleet.workspace('free');
+    const mcpOnly = await fleet.admin<{ apiKey: string }>('key', 'create', workspaceId, '--surfaces', 'mcp');
+    const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: mcpOnly.apiKey });
+    assert.equal(r.status, 403);
+    isError(r.body, 'tenant_scope');
+    assert.equal((r.body.details as { surface: string }).surface, 'rest');
+    const restOnly = await fleet.admin<{ apiKey: string }>('key', 'create', workspaceId, '--surfaces', 'rest');
+    assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: restOnly.apiKey })).status, 200);
+    // A wrong secret on a scoped key is still 401: scope is checked only for a valid credential.
+    const forged = `${mcpOnly.apiKey.slice(0, mcpOnly.apiKey.indexOf('.'))}.${'C'.repeat(43)}`;
+    assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: forged })).status, 401);
+    await assert.rejects(fleet.admin('key', 'create', workspaceId, '--surfaces', 'ftp'), /surfaces are rest, mcp/);
+  });
+
   test('public routes need no credential', async () => {
     for (const path of ['/v1/openapi.json', '/docs', '/docs/scalar.js', '/healthz', '/readyz']) {
       const r = await call(fleet.gatewayUrl, 'GET', path);

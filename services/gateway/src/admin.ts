@@ -9,14 +9,16 @@ import { isPlanName, type PlanName } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { PrismaClient } from './generated/prisma/client.js';
-import { parseCredential, secretMatches } from './identity/credentials.js';
+import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './identity/credentials.js';
 import { IdentityStore } from './identity/store.js';
 
 const USAGE = `usage: admin.js <command>
   workspace create <name> [--plan free|builder|pro|scale] [--allowance CREDITS]
   workspace plan <workspace> <plan>
   credits grant <workspace> <credits> [--kind promotional|student|purchased] [--lapses ISO-DATE] [--note TEXT]
-  key create <workspace> [--name NAME]     prints the key once; only its hash is kept
+  key create <workspace> [--name NAME] [--surfaces rest,mcp]
+                                           prints the key once; only its hash is kept;
+                                           valid on the surfaces named (default: all)
   key revoke <keyId>
   key list <workspace>
   seed --key-file FILE [--workspace NAME] [--plan PLAN]
@@ -116,8 +118,11 @@ async function main(args: string[]): Promise<void> {
       }
     } else if (noun === 'key' && verb === 'create' && arg) {
       const ws = await workspaceOf(arg);
-      const key = await identity.createApiKey(ws.id, option(args, 'name') ?? 'admin');
-      console.log(JSON.stringify({ workspaceId: ws.id, keyId: key.keyId, apiKey: key.credential }));
+      const surfaces = (option(args, 'surfaces') ?? SURFACES.join(',')).split(',').map((s) => s.trim());
+      const unknown = surfaces.filter((s) => !isSurface(s));
+      if (unknown.length > 0 || surfaces.length === 0) throw new Error(`surfaces are ${SURFACES.join(', ')}`);
+      const key = await identity.createApiKey(ws.id, option(args, 'name') ?? 'admin', surfaces as Surface[]);
+      console.log(JSON.stringify({ workspaceId: ws.id, keyId: key.keyId, apiKey: key.credential, surfaces }));
     } else if (noun === 'key' && verb === 'revoke' && arg) {
       if (!(await identity.revokeApiKey(arg))) throw new Error(`no live key ${arg}`);
       console.log(JSON.stringify({ keyId: arg, revoked: true }));

@@ -25,7 +25,7 @@ export function authenticate(identity: IdentityStore, surface: Surface): Request
         workspaceId: key.workspaceId,
         plan: key.plan,
         credential: { kind: 'api_key', keyId: parsed.keyId },
-        surfaces: new Set(['rest', 'mcp']),
+        surfaces: key.surfaces,
       };
       if (!principal.surfaces.has(surface)) throw new ApiError('tenant_scope', { surface });
       res.locals.principal = principal;

@@ -1,7 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Where a credential may be used (spec part 5): API keys on both, OAuth tokens where issued. */
-export type Surface = 'rest' | 'mcp';
+/** Where a credential can be used: the REST API, or the MCP server for agents. */
+export const SURFACES = ['rest', 'mcp'] as const;
+export type Surface = (typeof SURFACES)[number];
+
+export const isSurface = (value: string): value is Surface => (SURFACES as readonly string[]).includes(value);
 
 export type ParsedCredential =
   | { kind: 'api_key'; keyId: string; secret: string }

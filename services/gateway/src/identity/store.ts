@@ -1,14 +1,14 @@
 import type { PlanName } from '@wap/plans';
 import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { mintApiKey } from './credentials.js';
+import { mintApiKey, SURFACES, type Surface } from './credentials.js';
 
 /** Who is calling: resolved from a credential on every request. */
 export interface Principal {
   workspaceId: string;
   plan: PlanName;
   credential: { kind: 'api_key'; keyId: string } | { kind: 'oauth_token' };
-  surfaces: ReadonlySet<'rest' | 'mcp'>;
+  surfaces: ReadonlySet<Surface>;
 }
 
 export interface ApiKeyRow {
@@ -16,6 +16,7 @@ export interface ApiKeyRow {
   plan: PlanName;
   secretHash: Uint8Array;
   revoked: boolean;
+  surfaces: ReadonlySet<Surface>;
 }
 
 /** Identity rows of the gateway database; nothing else touches them. */
@@ -41,11 +42,18 @@ export class IdentityStore {
     return this.db.workspace.update({ where: { id: workspaceId }, data: { plan } });
   }
 
-  /** Mints a key; the returned credential is the only copy of its secret. */
-  async createApiKey(workspaceId: string, name: string) {
+  /** Mints a key, valid on the given surfaces; the returned credential is the only copy of its secret. */
+  async createApiKey(workspaceId: string, name: string, surfaces: readonly Surface[] = SURFACES) {
+    if (surfaces.length === 0) throw new Error('a key must be valid on at least one surface');
     const key = mintApiKey();
     await this.db.apiKey.create({
-      data: { keyId: key.keyId, workspaceId, name, secretHash: new Uint8Array(key.secretHash) },
+      data: {
+        keyId: key.keyId,
+        workspaceId,
+        name,
+        secretHash: new Uint8Array(key.secretHash),
+        surfaces: [...new Set(surfaces)],
+      },
     });
     return { keyId: key.keyId, credential: key.credential };
   }
@@ -61,7 +69,7 @@ export class IdentityStore {
   async listApiKeys(workspaceId: string) {
     return this.db.apiKey.findMany({
       where: { workspaceId },
-      select: { keyId: true, name: true, createdAt: true, revokedAt: true },
+      select: { keyId: true, name: true, surfaces: true, createdAt: true, revokedAt: true },
       orderBy: { createdAt: 'asc' },
     });
   }
@@ -74,21 +82,29 @@ export class IdentityStore {
         revoked: boolean;
         workspace_id: string;
         plan: PlanName;
+        surfaces: Surface[] | null;
       }>({
         // Named, so each connection parses and plans it once.
         name: 'api_key_lookup',
-        text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan
+        text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan,
+                       k.surfaces::text[] AS surfaces
                  FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_id = $1`,
         values: [keyId],
       });
       const hit = rows[0];
       return (
-        hit && { workspaceId: hit.workspace_id, plan: hit.plan, secretHash: hit.secret_hash, revoked: hit.revoked }
+        hit && {
+          workspaceId: hit.workspace_id,
+          plan: hit.plan,
+          secretHash: hit.secret_hash,
+          revoked: hit.revoked,
+          surfaces: new Set(hit.surfaces ?? []),
+        }
       );
     }
     const row = await this.db.apiKey.findUnique({
       where: { keyId },
-      select: { secretHash: true, revokedAt: true, workspace: { select: { id: true, plan: true } } },
+      select: { secretHash: true, revokedAt: true, surfaces: true, workspace: { select: { id: true, plan: true } } },
     });
     if (!row) return undefined;
     return {
@@ -96,6 +112,7 @@ export class IdentityStore {
       plan: row.workspace.plan,
       secretHash: row.secretHash,
       revoked: row.revokedAt !== null,
+      surfaces: new Set(row.surfaces),
     };
   }
 }

@@ -66,7 +66,7 @@ export type User = Prisma.UserModel
 export type Membership = Prisma.MembershipModel
 /**
  * Model ApiKey
- * An API key `ock_<keyId>.<secret>`: only a SHA-256 of the secret is kept.
+ * 
  */
 export type ApiKey = Prisma.ApiKeyModel
 /**

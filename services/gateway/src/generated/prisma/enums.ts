@@ -25,3 +25,11 @@ export const Role = {
 } as const
 
 export type Role = (typeof Role)[keyof typeof Role]
+
+
+export const Surface = {
+  rest: 'rest',
+  mcp: 'mcp'
+} as const
+
+export type Surface = (typeof Surface)[keyof typeof Surface]

@@ -1112,7 +1112,8 @@ export const ApiKeyScalarFieldEnum = {
   name: 'name',
   secretHash: 'secretHash',
   createdAt: 'createdAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  surfaces: 'surfaces'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
@@ -1275,6 +1276,20 @@ export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, '
  * Reference to a field of type 'Bytes[]'
  */
 export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Surface[]'
+ */
+export type ListEnumSurfaceFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Surface[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Surface'
+ */
+export type EnumSurfaceFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Surface'>
     
 
 

@@ -134,7 +134,8 @@ export const ApiKeyScalarFieldEnum = {
   name: 'name',
   secretHash: 'secretHash',
   createdAt: 'createdAt',
-  revokedAt: 'revokedAt'
+  revokedAt: 'revokedAt',
+  surfaces: 'surfaces'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]

@@ -14,7 +14,7 @@ import type * as Prisma from "../internal/prismaNamespace.js"
 
 /**
  * Model ApiKey
- * An API key `ock_<keyId>.<secret>`: only a SHA-256 of the secret is kept.
+ * 
  */
 export type ApiKeyModel = runtime.Types.Result.DefaultSelection<Prisma.$ApiKeyPayload>
 
@@ -52,6 +52,7 @@ export type ApiKeyCountAggregateOutputType = {
   secretHash: number
   createdAt: number
   revokedAt: number
+  surfaces: number
   _all: number
 }
 
@@ -84,6 +85,7 @@ export type ApiKeyCountAggregateInputType = {
   secretHash?: true
   createdAt?: true
   revokedAt?: true
+  surfaces?: true
   _all?: true
 }
 
@@ -167,6 +169,7 @@ export type ApiKeyGroupByOutputType = {
   secretHash: runtime.Bytes
   createdAt: Date
   revokedAt: Date | null
+  surfaces: $Enums.Surface[]
   _count: ApiKeyCountAggregateOutputType | null
   _min: ApiKeyMinAggregateOutputType | null
   _max: ApiKeyMaxAggregateOutputType | null
@@ -198,6 +201,7 @@ export type ApiKeyWhereInput = {
   secretHash?: Prisma.BytesFilter<"ApiKey"> | runtime.Bytes
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
 }
 
@@ -209,6 +213,7 @@ export type ApiKeyOrderByWithRelationInput = {
   secretHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  surfaces?: Prisma.SortOrder
   workspace?: Prisma.WorkspaceOrderByWithRelationInput
 }
 
@@ -223,6 +228,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   secretHash?: Prisma.BytesFilter<"ApiKey"> | runtime.Bytes
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
 }, "id" | "keyId">
 
@@ -234,6 +240,7 @@ export type ApiKeyOrderByWithAggregationInput = {
   secretHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  surfaces?: Prisma.SortOrder
   _count?: Prisma.ApiKeyCountOrderByAggregateInput
   _max?: Prisma.ApiKeyMaxOrderByAggregateInput
   _min?: Prisma.ApiKeyMinOrderByAggregateInput
@@ -250,6 +257,7 @@ export type ApiKeyScalarWhereWithAggregatesInput = {
   secretHash?: Prisma.BytesWithAggregatesFilter<"ApiKey"> | runtime.Bytes
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
+  surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
 }
 
 export type ApiKeyCreateInput = {
@@ -259,6 +267,7 @@ export type ApiKeyCreateInput = {
   secretHash: runtime.Bytes
   createdAt?: Date | string
   revokedAt?: Date | string | null
+  surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
   workspace: Prisma.WorkspaceCreateNestedOneWithoutApiKeysInput
 }
 
@@ -270,6 +279,7 @@ export type ApiKeyUncheckedCreateInput = {
   secretHash: runtime.Bytes
   createdAt?: Date | string
   revokedAt?: Date | string | null
+  surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUpdateInput = {
@@ -279,6 +289,7 @@ export type ApiKeyUpdateInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutApiKeysNestedInput
 }
 
@@ -290,6 +301,7 @@ export type ApiKeyUncheckedUpdateInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyCreateManyInput = {
@@ -300,6 +312,7 @@ export type ApiKeyCreateManyInput = {
   secretHash: runtime.Bytes
   createdAt?: Date | string
   revokedAt?: Date | string | null
+  surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUpdateManyMutationInput = {
@@ -309,6 +322,7 @@ export type ApiKeyUpdateManyMutationInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUncheckedUpdateManyInput = {
@@ -319,6 +333,7 @@ export type ApiKeyUncheckedUpdateManyInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyListRelationFilter = {
@@ -331,6 +346,14 @@ export type ApiKeyOrderByRelationAggregateInput = {
   _count?: Prisma.SortOrder
 }
 
+export type EnumSurfaceNullableListFilter<$PrismaModel = never> = {
+  equals?: $Enums.Surface[] | Prisma.ListEnumSurfaceFieldRefInput<$PrismaModel> | null
+  has?: $Enums.Surface | Prisma.EnumSurfaceFieldRefInput<$PrismaModel> | null
+  hasEvery?: $Enums.Surface[] | Prisma.ListEnumSurfaceFieldRefInput<$PrismaModel>
+  hasSome?: $Enums.Surface[] | Prisma.ListEnumSurfaceFieldRefInput<$PrismaModel>
+  isEmpty?: boolean
+}
+
 export type ApiKeyCountOrderByAggregateInput = {
   id?: Prisma.SortOrder
   keyId?: Prisma.SortOrder
@@ -339,6 +362,7 @@ export type ApiKeyCountOrderByAggregateInput = {
   secretHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  surfaces?: Prisma.SortOrder
 }
 
 export type ApiKeyMaxOrderByAggregateInput = {
@@ -403,8 +427,17 @@ export type ApiKeyUncheckedUpdateManyWithoutWorkspaceNestedInput = {
   deleteMany?: Prisma.ApiKeyScalarWhereInput | Prisma.ApiKeyScalarWhereInput[]
 }
 
+export type ApiKeyCreatesurfacesInput = {
+  set: $Enums.Surface[]
+}
+
 export type BytesFieldUpdateOperationsInput = {
   set?: runtime.Bytes
+}
+
+export type ApiKeyUpdatesurfacesInput = {
+  set?: $Enums.Surface[]
+  push?: $Enums.Surface | $Enums.Surface[]
 }
 
 export type ApiKeyCreateWithoutWorkspaceInput = {
@@ -414,6 +447,7 @@ export type ApiKeyCreateWithoutWorkspaceInput = {
   secretHash: runtime.Bytes
   createdAt?: Date | string
   revokedAt?: Date | string | null
+  surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUncheckedCreateWithoutWorkspaceInput = {
@@ -423,6 +457,7 @@ export type ApiKeyUncheckedCreateWithoutWorkspaceInput = {
   secretHash: runtime.Bytes
   createdAt?: Date | string
   revokedAt?: Date | string | null
+  surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyCreateOrConnectWithoutWorkspaceInput = {
@@ -462,6 +497,7 @@ export type ApiKeyScalarWhereInput = {
   secretHash?: Prisma.BytesFilter<"ApiKey"> | runtime.Bytes
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
+  surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
 }
 
 export type ApiKeyCreateManyWorkspaceInput = {
@@ -471,6 +507,7 @@ export type ApiKeyCreateManyWorkspaceInput = {
   secretHash: runtime.Bytes
   createdAt?: Date | string
   revokedAt?: Date | string | null
+  surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUpdateWithoutWorkspaceInput = {
@@ -480,6 +517,7 @@ export type ApiKeyUpdateWithoutWorkspaceInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUncheckedUpdateWithoutWorkspaceInput = {
@@ -489,6 +527,7 @@ export type ApiKeyUncheckedUpdateWithoutWorkspaceInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
 }
 
 export type ApiKeyUncheckedUpdateManyWithoutWorkspaceInput = {
@@ -498,6 +537,7 @@ export type ApiKeyUncheckedUpdateManyWithoutWorkspaceInput = {
   secretHash?: Prisma.BytesFieldUpdateOperationsInput | runtime.Bytes
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
 }
 
 
@@ -510,6 +550,7 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   secretHash?: boolean
   createdAt?: boolean
   revokedAt?: boolean
+  surfaces?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -521,6 +562,7 @@ export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   secretHash?: boolean
   createdAt?: boolean
   revokedAt?: boolean
+  surfaces?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -532,6 +574,7 @@ export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   secretHash?: boolean
   createdAt?: boolean
   revokedAt?: boolean
+  surfaces?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -543,9 +586,10 @@ export type ApiKeySelectScalar = {
   secretHash?: boolean
   createdAt?: boolean
   revokedAt?: boolean
+  surfaces?: boolean
 }
 
-export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "keyId" | "workspaceId" | "name" | "secretHash" | "createdAt" | "revokedAt", ExtArgs["result"]["apiKey"]>
+export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "keyId" | "workspaceId" | "name" | "secretHash" | "createdAt" | "revokedAt" | "surfaces", ExtArgs["result"]["apiKey"]>
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }
@@ -569,6 +613,10 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
     secretHash: runtime.Bytes
     createdAt: Date
     revokedAt: Date | null
+    /**
+     * Where the key is valid: a key for an agent's MCP client need not work on REST.
+     */
+    surfaces: $Enums.Surface[]
   }, ExtArgs["result"]["apiKey"]>
   composites: {}
 }
@@ -1000,6 +1048,7 @@ export interface ApiKeyFieldRefs {
   readonly secretHash: Prisma.FieldRef<"ApiKey", 'Bytes'>
   readonly createdAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
+  readonly surfaces: Prisma.FieldRef<"ApiKey", 'Surface[]'>
 }
     
 
