@@ -4,11 +4,37 @@ export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 
 /**
+ * `HTMLTableElement.rows`, which linkedom lacks (its parser makes a table a plain HTMLElement)
+ * and turndown's table rule reads: the rows of the table itself and of its head, bodies and
+ * foot (not of nested tables), in document order; undefined on other elements.
+ */
+function addTableRows(): void {
+  const { document } = parseHTML('<html></html>');
+  const prototype = Object.getPrototypeOf(document.createElement('table')) as object;
+  if ('rows' in prototype) return;
+  Object.defineProperty(prototype, 'rows', {
+    get(this: Element) {
+      if (this.localName !== 'table') return undefined;
+      const rows: Element[] = [];
+      for (const child of Array.from(this.children)) {
+        if (child.localName === 'tr') rows.push(child);
+        else if (/^t(?:head|body|foot)$/.test(child.localName))
+          for (const row of Array.from(child.children)) if (row.localName === 'tr') rows.push(row);
+      }
+      return rows;
+    },
+  });
+}
+addTableRows();
+
+/**
  * Parses a page into a DOM. linkedom only builds a body for markup that carries an <html>
  * element, so bare fragments are wrapped; everything else is taken as written.
  */
 export function parseDocument(html: string): Document {
-  const markup = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
+  // Line breaks normalised first, as the HTML standard's input stream does (code keeps no \r).
+  const lines = html.includes('\r') ? html.replace(/\r\n?/g, '\n') : html;
+  const markup = /<html[\s>]/i.test(lines) ? lines : `<html><body>${lines}</body></html>`;
   return parseHTML(closeHeadingsLikeBrowsers(markup)).document as unknown as Document;
 }
 

@@ -36,6 +36,20 @@ describe('extract: main content', () => {
     assert.match(text, /Name \| Score\nAda \| 10/);
   });
 
+  it('reads markup the way a browser parses it: rows without <tbody>, stray cells, entities, CRLF', () => {
+    const table =
+      '<table>\n  <tr><th>Plan</th><th>Credits</th></tr>\n  <tr><td>free</td><td>1000</td></tr>\n</table>' +
+      '<p>Seminar: 22. &amp; 23. August</p><td>a stray cell</td>' +
+      '<pre><code class="language-sh">one\r\ntwo\r\n</code></pre>';
+    const { markdown, html, warnings } = extract(articlePage(table), URL);
+    assert.deepEqual(warnings, []);
+    assert.match(markdown, /\| Plan +\| Credits +\|\n\| -+ \| -+ \|\n\| free +\| 1000 +\|/);
+    assert.match(markdown, /Seminar: 22\. & 23\. August/);
+    assert.match(markdown, /a stray cell/);
+    assert.match(markdown, /```sh\none\ntwo\n```/);
+    assert.match(html, /<table>\s*<tbody>/);
+  });
+
   it('keeps nested lists, in Markdown and in text', () => {
     const list =
       '<ul><li>fruit<ul><li>apple</li><li>pear</li></ul></li><li>bread</li></ul><ol start="3"><li>third</li></ol>';

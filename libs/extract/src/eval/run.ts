@@ -84,7 +84,8 @@ function main(): void {
       for (const snippet of c.leaked) console.log(`  leaked:  ${snippet}`);
     }
   }
-  if (values.save) writeFileSync(values.save, JSON.stringify(Object.fromEntries(texts)));
+  if (values.save)
+    writeFileSync(values.save, JSON.stringify(Object.fromEntries(values.format === 'markdown' ? markdowns : texts)));
   durations.sort((a, b) => a - b);
   const at = (q: number): string =>
     (durations[Math.min(durations.length - 1, Math.floor(q * durations.length))] ?? 0).toFixed(1);

@@ -39,11 +39,14 @@ function turndown(): TurndownService {
   return service;
 }
 
-/** GitHub-flavoured Markdown of cleaned content HTML (code languages already normalised). */
-export function renderMarkdown(html: string): string {
-  if (!html.trim()) return '';
+/**
+ * GitHub-flavoured Markdown of cleaned content (code languages already normalised): an element
+ * of our DOM, which turndown copies rather than parsing a serialisation again, or HTML text.
+ */
+export function renderMarkdown(content: Element | string): string {
+  if (typeof content === 'string' ? !content.trim() : !content.firstChild) return '';
   return turndown()
-    .turndown(html)
+    .turndown(content as unknown as TurndownService.Node)
     .replace(INVISIBLE, '')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
