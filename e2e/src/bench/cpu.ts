@@ -8,6 +8,7 @@ const TICKS_PER_SECOND = 100; // USER_HZ, 100 on every Linux this runs on
 type Sample = Map<number, { label: string; ticks: number }>;
 
 function label(pid: number): string | undefined {
+  if (pid === process.pid) return 'bench process';
   let cmdline: string;
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');

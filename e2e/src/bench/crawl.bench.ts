@@ -12,6 +12,7 @@ import type { Replica } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { startFleet } from '../harness.js';
 import { answerParent, runInChild } from './child.js';
+import { cpuMeter, formatCpu } from './cpu.js';
 import { table } from './run-load.js';
 
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
@@ -105,6 +106,7 @@ async function crawlViaFleet(site: TestSite, workers = 1) {
     const { apiKey } = await fleet.workspace('scale');
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const limit = site.paths.length;
+    const cpu = cpuMeter();
     const t0 = performance.now();
     const res = await fetch(`${fleet.gatewayUrl}/v1/crawl`, {
       method: 'POST',
@@ -137,7 +139,7 @@ async function crawlViaFleet(site: TestSite, workers = 1) {
       await new Promise((r) => setTimeout(r, 100));
     }
     const ms = performance.now() - t0;
-    return { ms, crawl, polls, marks, logDir: fleet.settings.logDir };
+    return { ms, crawl, polls, marks, cpu: cpu(), logDir: fleet.settings.logDir };
   } finally {
     for (const r of replicas) await r.stop();
     await fleet.stop();
@@ -158,7 +160,7 @@ async function crawlee(limit: 'site' | undefined) {
   const site = await startTestSite(SITE);
   try {
     const result = await runCrawleeChild(`${site.url}/`, limit === 'site' ? site.paths.length : undefined);
-    return { ...result, siteRequests: site.stats.total, pages: site.paths.length };
+    return { ...result, siteRequests: site.stats.total, atOnce: site.stats.maxConcurrent, pages: site.paths.length };
   } finally {
     await site.close();
   }
@@ -178,12 +180,14 @@ async function main() {
   const ourSite = await startTestSite(SITE);
   let ours: Awaited<ReturnType<typeof crawlViaFleet>>;
   let ourRequests: number;
+  let ourAtOnce: number;
   let ourPagesFetched: number;
   let ourOther: [string, number][] = [];
   const pages = ourSite.paths.length;
   try {
     ours = await crawlViaFleet(ourSite);
     ourRequests = ourSite.stats.total;
+    ourAtOnce = ourSite.stats.maxConcurrent;
     ourPagesFetched = ourSite.paths.filter((p) => ourSite.stats.count(p) > 0).length;
     const pageSet = new Set(ourSite.paths);
     ourOther = [...ourSite.stats.requests].filter(([target]) => !pageSet.has(target));
@@ -214,6 +218,7 @@ async function main() {
     failed: r.failed,
     skipped: '-',
     'site requests': r.siteRequests,
+    'most at once': r.atOnce,
     'ours/this': (ours.ms / r.ms).toFixed(2),
   });
   console.log(
@@ -229,6 +234,7 @@ async function main() {
         failed: crawl.failed,
         skipped: crawl.skipped,
         'site requests': ourRequests,
+        'most at once': ourAtOnce,
         'ours/this': '1.00',
       },
       ...(multi
@@ -259,6 +265,7 @@ async function main() {
     `ours over time: first page ${at(ours.marks.first)}, half ${at(ours.marks.half)}, all ${at(ours.marks.all)}, settled ${at(ours.ms)}; ` +
       `requests other than pages: ${ourOther.map(([t, n]) => `${t}${n > 1 ? ` x${n}` : ''}`).join(', ') || 'none'}`,
   );
+  console.log(`CPU during ours (the machine has 2 cores): ${formatCpu(ours.cpu)}`);
   for (const f of crawl.failures?.slice(0, 5) ?? []) console.log(`  failed: ${f.url} ${f.code}`);
   const problems: string[] = [];
   if (crawl.completed !== pages) problems.push(`ours completed ${crawl.completed} of ${pages} (logs: ${ours.logDir})`);

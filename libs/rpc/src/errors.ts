@@ -13,6 +13,25 @@ export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
   return { code: grpcStatusFor(apiError.code), details: apiError.message, metadata };
 }
 
+/**
+ * An API error as a field of a message (code, details as JSON), for calls that answer
+ * many items, each with its own outcome. Anything that is not an API error is `internal`.
+ */
+export function toCallError(err: unknown): { code: string; detailsJson: string } {
+  const apiError = isApiError(err) ? err : new ApiError('internal');
+  return { code: apiError.code, detailsJson: apiError.details ? JSON.stringify(apiError.details) : '' };
+}
+
+/** The API error `toCallError` wrote; an unknown code or unreadable details read as `internal`. */
+export function fromCallError(error: { code: string; detailsJson: string }): ApiError {
+  try {
+    const details = error.detailsJson ? (JSON.parse(error.detailsJson) as Record<string, unknown>) : undefined;
+    return new ApiError(error.code as ErrorCode, details);
+  } catch {
+    return new ApiError('internal');
+  }
+}
+
 /** Rebuilds the API error a peer raised, or maps a bare gRPC status to the closest code. */
 export function fromServiceError(err: grpc.ServiceError): ApiError {
   const raw = err.metadata?.get(ERROR_TRAILER)[0];

@@ -1,5 +1,7 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { ApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
-import type { Closable, ServiceClient } from '@wap/rpc';
+import { type Closable, fromCallError, type ServiceClient } from '@wap/rpc';
 
 export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;
 
@@ -39,4 +41,59 @@ export async function billedPage<T>(
   // A settle that used the whole hold resolved it; only a remainder needs releasing.
   if (settled.holdRemainingMillicredits > 0n) await client.void({ holdId: hold.holdId }).catch(() => undefined);
   return { result, usage: settled.usage ?? { $typeName: 'wap.billing.v1.UsageSummary', meters: [], millicredits: 0n } };
+}
+
+type SettleInit = MessageInitShape<typeof ledger.SettleRequestSchema>;
+
+interface PendingSettle {
+  request: SettleInit;
+  resolve(answer: ledger.SettleResponse): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Settles in batches: a settle goes to the ledger at once while none is out,
+ * and those that arrive meanwhile leave together (one SettleBatch) when it
+ * answers. A quiet crawl waits for nothing; a busy one makes one ledger call
+ * for many pages. Each settle keeps its own key and its own answer or refusal.
+ */
+export class SettleBatcher {
+  private readonly queue: PendingSettle[] = [];
+  private sending = false;
+
+  constructor(
+    private readonly client: LedgerClient,
+    private readonly maxBatch = 64,
+  ) {}
+
+  settle(request: SettleInit): Promise<ledger.SettleResponse> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ request, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    if (this.sending || this.queue.length === 0) return;
+    this.sending = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    void this.send(batch).finally(() => {
+      this.sending = false;
+      this.pump();
+    });
+  }
+
+  private async send(batch: PendingSettle[]): Promise<void> {
+    try {
+      const { outcomes } = await this.client.settleBatch({ settles: batch.map((p) => p.request) });
+      for (const [i, pending] of batch.entries()) {
+        const outcome = outcomes[i]?.outcome;
+        if (outcome?.case === 'settled') pending.resolve(outcome.value);
+        else pending.reject(outcome?.case === 'error' ? fromCallError(outcome.value) : new ApiError('internal'));
+      }
+    } catch (err) {
+      // Nothing is known of any of them: each caller retries its own (the key charges once).
+      for (const pending of batch) pending.reject(err);
+    }
+  }
 }

@@ -11,6 +11,7 @@ import { grant } from './grant.js';
 import { releaseSlot } from './release-slot.js';
 import { renewSlot } from './renew-slot.js';
 import { settle } from './settle.js';
+import { settleBatch } from './settle-batch.js';
 import { usage } from './usage.js';
 import { voidHold } from './void.js';
 
@@ -22,6 +23,7 @@ export function ledgerService(deps: LedgerDeps): ServiceImpl<(typeof ledger.Ledg
     grant: grant(deps),
     authorize: authorize(deps),
     settle: settle(deps),
+    settleBatch: settleBatch(deps),
     void: voidHold(deps),
     charge: charge(deps),
     credits: credits(deps),

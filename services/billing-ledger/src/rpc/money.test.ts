@@ -145,6 +145,44 @@ describe('Authorize, Settle, Void', () => {
     assert.equal(ok.holdRemainingMillicredits, 500n);
   });
 
+  test('SettleBatch settles each as Settle alone would, in order, each with its own answer or refusal', async () => {
+    const c = ledgerServer.client;
+    const workspaceId = await account();
+    const { holdId } = await c.authorize({
+      workspaceId,
+      idempotencyKey: key(),
+      capability: 'crawl',
+      millicredits: 3_000n,
+    });
+    const [k1, k2, k3] = [key(), key(), key()];
+    const { outcomes } = await c.settleBatch({
+      settles: [
+        { holdId, idempotencyKey: k1, meters: page(1n) },
+        { holdId, idempotencyKey: k2, meters: page(5n) }, // beyond the hold: refused alone
+        { holdId, idempotencyKey: k1, meters: page(1n) }, // a retry of the first: charged once
+        { holdId, idempotencyKey: k3, meters: [] }, // bad request
+        { holdId, idempotencyKey: key(), meters: page(2n) },
+      ],
+    });
+    assert.deepEqual(
+      outcomes.map((o) => (o.outcome.case === 'settled' ? o.outcome.value.usage?.millicredits : o.outcome.value?.code)),
+      [1_000n, 'cap_exceeded', 1_000n, 'bad_request', 2_000n],
+    );
+    const refused = outcomes[1]?.outcome;
+    assert.ok(refused?.case === 'error');
+    assert.deepEqual(JSON.parse(refused.value.detailsJson), { cap: 3, spent: 1, needed: 5 });
+    const voided = await c.void({ holdId });
+    assert.deepEqual([voided.releasedMillicredits, voided.settledMillicredits], [0n, 3_000n], 'charged 1 + 2, once');
+    const usage = await c.usage({ workspaceId });
+    assert.equal(usage.total?.millicredits, 3_000n, 'usage agrees with the charges');
+    const tooMany = await rejection(
+      c.settleBatch({
+        settles: Array.from({ length: 257 }, () => ({ holdId, idempotencyKey: key(), meters: page(1n) })),
+      }),
+    );
+    assert.equal(tooMany.code, 'bad_request');
+  });
+
   test('a settle of the whole hold resolves it', async () => {
     const c = ledgerServer.client;
     const workspaceId = await account();

@@ -47,6 +47,14 @@ test('calls arriving together are batched and answer as they would alone', async
   assert.equal(money.batcher.fallbacks, 0);
 });
 
+test('calls made in one turn leave as one batch, not the first ones alone', async () => {
+  const money = new MoneyStore(dbs[0]!.pool, { maxInFlight: 2, maxBatch: 32 });
+  await money.ensureAccount('turn-ws', { open: { plan: 'free', monthlyMc: 1_000_000n, slots: 2 } }, at());
+  const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => authorize(money, 'turn-ws', `t${i}`, 1_000n)));
+  assert.equal(answers.filter((a) => isRefusal(a)).length, 0);
+  assert.equal(money.batcher.batched, 8, 'all eight in one batch (two would have gone alone before)');
+});
+
 test('a call that fails takes only itself down', async () => {
   const money = new MoneyStore(dbs[0]!.pool, oneAtATime);
   await money.ensureAccount('fail-ws', { open: { plan: 'free', monthlyMc: 1_000_000n, slots: 2 } }, at());

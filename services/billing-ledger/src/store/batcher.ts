@@ -32,6 +32,7 @@ const jsonArg = (value: unknown) =>
 export class Batcher {
   private readonly queue: Pending[] = [];
   private inFlight = 0;
+  private pumpScheduled = false;
   /** Calls that went out inside a batch of more than one, for tests and the bench. */
   batched = 0;
   /** Batches that failed and were run again call by call. */
@@ -45,6 +46,20 @@ export class Batcher {
   call<T>(fn: BatchedFunction, args: unknown[]): Promise<Answer<T>> {
     return new Promise((resolve, reject) => {
       this.queue.push({ fn, args, resolve: resolve as (answer: unknown) => void, reject });
+      this.schedulePump();
+    });
+  }
+
+  /**
+   * Pumps once the current turn's synchronous work is done, so calls made in
+   * the same turn (a SettleBatch, requests read from one socket chunk) leave
+   * together instead of the first ones going alone.
+   */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
       this.pump();
     });
   }

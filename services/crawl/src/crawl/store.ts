@@ -248,6 +248,11 @@ export class CrawlStore {
     return { seq: row.seq, queued, mayHaveEnded: row.at_limit || row.open === 0 };
   }
 
+  /** The URL's request to its host is done: its place in the host's concurrency is free. */
+  async downloaded(crawlId: string, urlKey: string): Promise<void> {
+    await this.db.pool.query('SELECT crawl_downloaded($1, $2)', [crawlId, urlKey]);
+  }
+
   /** The still-pending URLs a delivered page found, to publish again after a worker died before publishing. */
   async pendingChildren(crawlId: string, parentKey: string): Promise<QueuedUrl[]> {
     const { rows } = await this.db.pool.query<QueuedUrl>(

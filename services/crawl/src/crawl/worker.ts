@@ -7,7 +7,7 @@ import { ApiError, isApiError } from '@wap/errors';
 import type { Delivery, Publisher, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { crawl, ledger } from '@wap/proto';
-import type { LedgerClient } from '../billing.js';
+import { type LedgerClient, SettleBatcher } from '../billing.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { indexFields } from '../store/search-index.js';
 import { HostGates } from './host-gate.js';
@@ -85,8 +85,12 @@ export class CrawlWorker {
   private readonly robots = new Map<string, Robots>();
   private readonly stopping = new AbortController();
   private readonly gates = new HostGates();
+  /** Pages settle in batches: one ledger call for many pages when the crawl is busy. */
+  private readonly settles: SettleBatcher;
 
-  constructor(private readonly deps: WorkerDeps) {}
+  constructor(private readonly deps: WorkerDeps) {
+    this.settles = new SettleBatcher(deps.ledger);
+  }
 
   stop() {
     this.stopping.abort(new ApiError('capability_unavailable', { capability: 'crawl' }));
@@ -162,7 +166,7 @@ export class CrawlWorker {
     const leave = await this.gates.enter(`${crawlId} ${host}`, maxPerHost, () => delivery.working());
     if (!leave) return { retryInMs: 200 }; // this host has enough waiting here already
     try {
-      return await this.takeAndFetch(delivery, plan, origin, maxPerHost);
+      return await this.takeAndFetch(delivery, plan, origin, maxPerHost, leave);
     } finally {
       leave();
     }
@@ -173,6 +177,7 @@ export class CrawlWorker {
     plan: Plan,
     origin: string,
     maxPerHost: number,
+    leaveHost: () => void,
   ): Promise<Retry | undefined> {
     const { crawlId, urlKey: key, url, host } = delivery.data;
     const { store } = this.deps;
@@ -207,7 +212,7 @@ export class CrawlWorker {
           continue;
         }
         case 'fetch':
-          if (await this.fetchOne(delivery, key, url, take.depth, plan)) await this.finishIfDone(crawlId);
+          if (await this.fetchOne(delivery, key, url, take.depth, plan, leaveHost)) await this.finishIfDone(crawlId);
           return undefined;
       }
     }
@@ -229,6 +234,7 @@ export class CrawlWorker {
     url: string,
     depth: number,
     plan: Plan,
+    leaveHost: () => void,
   ): Promise<boolean> {
     const { store, log } = this.deps;
     const row = plan.row;
@@ -246,6 +252,12 @@ export class CrawlWorker {
       let extracted: LoadedPage['extracted'];
       try {
         const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
+        // Politeness counts requests out to the host, not pages being stored: the host's
+        // place is given up now (in the database first, so the next take finds it free).
+        void store
+          .downloaded(row.id, key)
+          .catch((err: unknown) => log.warn({ err }, 'could not free the host place (it lapses with the lease)'))
+          .finally(leaveHost);
         landed = this.landedElsewhere(plan, key, depth, loaded.page.finalUrl);
         if (landed && (await store.known(row.id, landed.key))) {
           // Redirected to a page this crawl has (or will have) under its own URL: not delivered twice, not billed.
@@ -264,7 +276,7 @@ export class CrawlWorker {
         throw err;
       }
       try {
-        await this.deps.ledger.settle({
+        await this.settles.settle({
           holdId: row.holdId,
           idempotencyKey: `crawl:${row.id}:${key}`,
           meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: 1n }],

@@ -125,6 +125,7 @@ export const CrawlUrlScalarFieldEnum = {
   depth: 'depth',
   state: 'state',
   leaseUntil: 'leaseUntil',
+  downloadUntil: 'downloadUntil',
   parentKey: 'parentKey',
   queuedAt: 'queuedAt'
 } as const

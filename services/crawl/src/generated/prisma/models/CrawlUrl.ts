@@ -43,6 +43,7 @@ export type CrawlUrlMinAggregateOutputType = {
   depth: number | null
   state: string | null
   leaseUntil: Date | null
+  downloadUntil: Date | null
   parentKey: string | null
   queuedAt: Date | null
 }
@@ -55,6 +56,7 @@ export type CrawlUrlMaxAggregateOutputType = {
   depth: number | null
   state: string | null
   leaseUntil: Date | null
+  downloadUntil: Date | null
   parentKey: string | null
   queuedAt: Date | null
 }
@@ -67,6 +69,7 @@ export type CrawlUrlCountAggregateOutputType = {
   depth: number
   state: number
   leaseUntil: number
+  downloadUntil: number
   parentKey: number
   queuedAt: number
   _all: number
@@ -89,6 +92,7 @@ export type CrawlUrlMinAggregateInputType = {
   depth?: true
   state?: true
   leaseUntil?: true
+  downloadUntil?: true
   parentKey?: true
   queuedAt?: true
 }
@@ -101,6 +105,7 @@ export type CrawlUrlMaxAggregateInputType = {
   depth?: true
   state?: true
   leaseUntil?: true
+  downloadUntil?: true
   parentKey?: true
   queuedAt?: true
 }
@@ -113,6 +118,7 @@ export type CrawlUrlCountAggregateInputType = {
   depth?: true
   state?: true
   leaseUntil?: true
+  downloadUntil?: true
   parentKey?: true
   queuedAt?: true
   _all?: true
@@ -212,6 +218,7 @@ export type CrawlUrlGroupByOutputType = {
   depth: number
   state: string
   leaseUntil: Date | null
+  downloadUntil: Date | null
   parentKey: string | null
   queuedAt: Date
   _count: CrawlUrlCountAggregateOutputType | null
@@ -247,6 +254,7 @@ export type CrawlUrlWhereInput = {
   depth?: Prisma.IntFilter<"CrawlUrl"> | number
   state?: Prisma.StringFilter<"CrawlUrl"> | string
   leaseUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
+  downloadUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableFilter<"CrawlUrl"> | string | null
   queuedAt?: Prisma.DateTimeFilter<"CrawlUrl"> | Date | string
   crawl?: Prisma.XOR<Prisma.CrawlScalarRelationFilter, Prisma.CrawlWhereInput>
@@ -260,6 +268,7 @@ export type CrawlUrlOrderByWithRelationInput = {
   depth?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leaseUntil?: Prisma.SortOrderInput | Prisma.SortOrder
+  downloadUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   parentKey?: Prisma.SortOrderInput | Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
   crawl?: Prisma.CrawlOrderByWithRelationInput
@@ -277,6 +286,7 @@ export type CrawlUrlWhereUniqueInput = Prisma.AtLeast<{
   depth?: Prisma.IntFilter<"CrawlUrl"> | number
   state?: Prisma.StringFilter<"CrawlUrl"> | string
   leaseUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
+  downloadUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableFilter<"CrawlUrl"> | string | null
   queuedAt?: Prisma.DateTimeFilter<"CrawlUrl"> | Date | string
   crawl?: Prisma.XOR<Prisma.CrawlScalarRelationFilter, Prisma.CrawlWhereInput>
@@ -290,6 +300,7 @@ export type CrawlUrlOrderByWithAggregationInput = {
   depth?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leaseUntil?: Prisma.SortOrderInput | Prisma.SortOrder
+  downloadUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   parentKey?: Prisma.SortOrderInput | Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
   _count?: Prisma.CrawlUrlCountOrderByAggregateInput
@@ -310,6 +321,7 @@ export type CrawlUrlScalarWhereWithAggregatesInput = {
   depth?: Prisma.IntWithAggregatesFilter<"CrawlUrl"> | number
   state?: Prisma.StringWithAggregatesFilter<"CrawlUrl"> | string
   leaseUntil?: Prisma.DateTimeNullableWithAggregatesFilter<"CrawlUrl"> | Date | string | null
+  downloadUntil?: Prisma.DateTimeNullableWithAggregatesFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableWithAggregatesFilter<"CrawlUrl"> | string | null
   queuedAt?: Prisma.DateTimeWithAggregatesFilter<"CrawlUrl"> | Date | string
 }
@@ -321,6 +333,7 @@ export type CrawlUrlCreateInput = {
   depth: number
   state?: string
   leaseUntil?: Date | string | null
+  downloadUntil?: Date | string | null
   parentKey?: string | null
   queuedAt?: Date | string
   crawl: Prisma.CrawlCreateNestedOneWithoutUrlsInput
@@ -334,6 +347,7 @@ export type CrawlUrlUncheckedCreateInput = {
   depth: number
   state?: string
   leaseUntil?: Date | string | null
+  downloadUntil?: Date | string | null
   parentKey?: string | null
   queuedAt?: Date | string
 }
@@ -345,6 +359,7 @@ export type CrawlUrlUpdateInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   crawl?: Prisma.CrawlUpdateOneRequiredWithoutUrlsNestedInput
@@ -358,6 +373,7 @@ export type CrawlUrlUncheckedUpdateInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -370,6 +386,7 @@ export type CrawlUrlCreateManyInput = {
   depth: number
   state?: string
   leaseUntil?: Date | string | null
+  downloadUntil?: Date | string | null
   parentKey?: string | null
   queuedAt?: Date | string
 }
@@ -381,6 +398,7 @@ export type CrawlUrlUpdateManyMutationInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -393,6 +411,7 @@ export type CrawlUrlUncheckedUpdateManyInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -420,6 +439,7 @@ export type CrawlUrlCountOrderByAggregateInput = {
   depth?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leaseUntil?: Prisma.SortOrder
+  downloadUntil?: Prisma.SortOrder
   parentKey?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
 }
@@ -436,6 +456,7 @@ export type CrawlUrlMaxOrderByAggregateInput = {
   depth?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leaseUntil?: Prisma.SortOrder
+  downloadUntil?: Prisma.SortOrder
   parentKey?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
 }
@@ -448,6 +469,7 @@ export type CrawlUrlMinOrderByAggregateInput = {
   depth?: Prisma.SortOrder
   state?: Prisma.SortOrder
   leaseUntil?: Prisma.SortOrder
+  downloadUntil?: Prisma.SortOrder
   parentKey?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
 }
@@ -505,6 +527,7 @@ export type CrawlUrlCreateWithoutCrawlInput = {
   depth: number
   state?: string
   leaseUntil?: Date | string | null
+  downloadUntil?: Date | string | null
   parentKey?: string | null
   queuedAt?: Date | string
 }
@@ -516,6 +539,7 @@ export type CrawlUrlUncheckedCreateWithoutCrawlInput = {
   depth: number
   state?: string
   leaseUntil?: Date | string | null
+  downloadUntil?: Date | string | null
   parentKey?: string | null
   queuedAt?: Date | string
 }
@@ -557,6 +581,7 @@ export type CrawlUrlScalarWhereInput = {
   depth?: Prisma.IntFilter<"CrawlUrl"> | number
   state?: Prisma.StringFilter<"CrawlUrl"> | string
   leaseUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
+  downloadUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableFilter<"CrawlUrl"> | string | null
   queuedAt?: Prisma.DateTimeFilter<"CrawlUrl"> | Date | string
 }
@@ -568,6 +593,7 @@ export type CrawlUrlCreateManyCrawlInput = {
   depth: number
   state?: string
   leaseUntil?: Date | string | null
+  downloadUntil?: Date | string | null
   parentKey?: string | null
   queuedAt?: Date | string
 }
@@ -579,6 +605,7 @@ export type CrawlUrlUpdateWithoutCrawlInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -590,6 +617,7 @@ export type CrawlUrlUncheckedUpdateWithoutCrawlInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -601,6 +629,7 @@ export type CrawlUrlUncheckedUpdateManyWithoutCrawlInput = {
   depth?: Prisma.IntFieldUpdateOperationsInput | number
   state?: Prisma.StringFieldUpdateOperationsInput | string
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -615,6 +644,7 @@ export type CrawlUrlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   depth?: boolean
   state?: boolean
   leaseUntil?: boolean
+  downloadUntil?: boolean
   parentKey?: boolean
   queuedAt?: boolean
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
@@ -628,6 +658,7 @@ export type CrawlUrlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   depth?: boolean
   state?: boolean
   leaseUntil?: boolean
+  downloadUntil?: boolean
   parentKey?: boolean
   queuedAt?: boolean
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
@@ -641,6 +672,7 @@ export type CrawlUrlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   depth?: boolean
   state?: boolean
   leaseUntil?: boolean
+  downloadUntil?: boolean
   parentKey?: boolean
   queuedAt?: boolean
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
@@ -654,11 +686,12 @@ export type CrawlUrlSelectScalar = {
   depth?: boolean
   state?: boolean
   leaseUntil?: boolean
+  downloadUntil?: boolean
   parentKey?: boolean
   queuedAt?: boolean
 }
 
-export type CrawlUrlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"crawlId" | "urlKey" | "url" | "host" | "depth" | "state" | "leaseUntil" | "parentKey" | "queuedAt", ExtArgs["result"]["crawlUrl"]>
+export type CrawlUrlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"crawlId" | "urlKey" | "url" | "host" | "depth" | "state" | "leaseUntil" | "downloadUntil" | "parentKey" | "queuedAt", ExtArgs["result"]["crawlUrl"]>
 export type CrawlUrlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
 }
@@ -688,6 +721,10 @@ export type $CrawlUrlPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
      * While `fetching`: when another worker may take the URL over.
      */
     leaseUntil: Date | null
+    /**
+     * While its request to the host is out: the host's concurrency counts the URL until then.
+     */
+    downloadUntil: Date | null
     /**
      * The page that found it, so a redelivered parent can queue its children again.
      */
@@ -1124,6 +1161,7 @@ export interface CrawlUrlFieldRefs {
   readonly depth: Prisma.FieldRef<"CrawlUrl", 'Int'>
   readonly state: Prisma.FieldRef<"CrawlUrl", 'String'>
   readonly leaseUntil: Prisma.FieldRef<"CrawlUrl", 'DateTime'>
+  readonly downloadUntil: Prisma.FieldRef<"CrawlUrl", 'DateTime'>
   readonly parentKey: Prisma.FieldRef<"CrawlUrl", 'String'>
   readonly queuedAt: Prisma.FieldRef<"CrawlUrl", 'DateTime'>
 }

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/billing/v1/ledger.proto.
  */
 export const file_wap_billing_v1_ledger: GenFile = /*@__PURE__*/
-  fileDesc("Cht3YXAvYmlsbGluZy92MS9sZWRnZXIucHJvdG8SDndhcC5iaWxsaW5nLnYxIl0KDU1ldGVyUXVhbnRpdHkSJAoFbWV0ZXIYASABKA4yFS53YXAuYmlsbGluZy52MS5NZXRlchIQCghxdWFudGl0eRgCIAEoAxIUCgxtaWxsaWNyZWRpdHMYAyABKAMiUwoMVXNhZ2VTdW1tYXJ5Ei0KBm1ldGVycxgBIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkSFAoMbWlsbGljcmVkaXRzGAIgASgDIqABChRFbnN1cmVBY2NvdW50UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSIgoEcGxhbhgCIAEoDjIULndhcC5iaWxsaW5nLnYxLlBsYW4SKwoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDSACIAQFCIQofX21vbnRobHlfYWxsb3dhbmNlX21pbGxpY3JlZGl0cyKAAQoVRW5zdXJlQWNjb3VudFJlc3BvbnNlEiIKBHBsYW4YASABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEhsKE2NvbmN1cnJlbnRfYnJvd3NlcnMYAiABKAUSJgoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDIrkBCgxHcmFudFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRInCgRraW5kGAMgASgOMhkud2FwLmJpbGxpbmcudjEuR3JhbnRLaW5kEhQKDG1pbGxpY3JlZGl0cxgEIAEoAxItCglsYXBzZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBG5vdGUYBiABKAkiIQoNR3JhbnRSZXNwb25zZRIQCghncmFudF9pZBgBIAEoCSKTAQoQQXV0aG9yaXplUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhIKCmNhcGFiaWxpdHkYAyABKAkSFAoMbWlsbGljcmVkaXRzGAQgASgDEhMKC3R0bF9zZWNvbmRzGAUgASgFEhEKCXJlZmVyZW5jZRgGIAEoCSJqChFBdXRob3JpemVSZXNwb25zZRIPCgdob2xkX2lkGAEgASgJEhQKDG1pbGxpY3JlZGl0cxgCIAEoAxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1TZXR0bGVSZXF1ZXN0Eg8KB2hvbGRfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEi0KBm1ldGVycxgDIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkiYgoOU2V0dGxlUmVzcG9uc2USKwoFdXNhZ2UYASABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSIwobaG9sZF9yZW1haW5pbmdfbWlsbGljcmVkaXRzGAIgASgDIh4KC1ZvaWRSZXF1ZXN0Eg8KB2hvbGRfaWQYASABKAkiSwoMVm9pZFJlc3BvbnNlEh0KFXJlbGVhc2VkX21pbGxpY3JlZGl0cxgBIAEoAxIcChRzZXR0bGVkX21pbGxpY3JlZGl0cxgCIAEoAyKUAQoNQ2hhcmdlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhIKCmNhcGFiaWxpdHkYAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEi0KBm1ldGVycxgFIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkiPQoOQ2hhcmdlUmVzcG9uc2USKwoFdXNhZ2UYASABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkiJgoOQ3JlZGl0c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIoECCgtDcmVkaXRHcmFudBIQCghncmFudF9pZBgBIAEoCRInCgRraW5kGAIgASgOMhkud2FwLmJpbGxpbmcudjEuR3JhbnRLaW5kEhwKFGdyYW50ZWRfbWlsbGljcmVkaXRzGAMgASgDEhoKEnNwZW50X21pbGxpY3JlZGl0cxgEIAEoAxIeChZyZW1haW5pbmdfbWlsbGljcmVkaXRzGAUgASgDEi0KCWxhcHNlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi9gIKD0NyZWRpdHNSZXNwb25zZRIrCgZncmFudHMYASADKAsyGy53YXAuYmlsbGluZy52MS5DcmVkaXRHcmFudBIcChRncmFudGVkX21pbGxpY3JlZGl0cxgCIAEoAxIaChJzcGVudF9taWxsaWNyZWRpdHMYAyABKAMSHgoWcmVtYWluaW5nX21pbGxpY3JlZGl0cxgEIAEoAxIZChFoZWxkX21pbGxpY3JlZGl0cxgFIAEoAxIiCgRwbGFuGAYgASgOMhQud2FwLmJpbGxpbmcudjEuUGxhbhIeChZhbGxvd2FuY2VfbWlsbGljcmVkaXRzGAcgASgDEiQKHGFsbG93YW5jZV9zcGVudF9taWxsaWNyZWRpdHMYCCABKAMSNwoTYWxsb3dhbmNlX3Jlc2V0c19hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHgoWYXZhaWxhYmxlX21pbGxpY3JlZGl0cxgKIAEoAyJ2CgxVc2FnZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEigKBGZyb20YAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAnRvGAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJfCgtVc2FnZUJ1Y2tldBILCgNrZXkYASABKAkSLQoGbWV0ZXJzGAIgAygLMh0ud2FwLmJpbGxpbmcudjEuTWV0ZXJRdWFudGl0eRIUCgxtaWxsaWNyZWRpdHMYAyABKAMinQEKDVVzYWdlUmVzcG9uc2USKwoFdG90YWwYASABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSMgoNYnlfY2FwYWJpbGl0eRgCIAMoCzIbLndhcC5iaWxsaW5nLnYxLlVzYWdlQnVja2V0EisKBmJ5X2RheRgDIAMoCzIbLndhcC5iaWxsaW5nLnYxLlVzYWdlQnVja2V0Ik8KEkFjcXVpcmVTbG90UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGaG9sZGVyGAIgASgJEhMKC3R0bF9zZWNvbmRzGAMgASgFInYKE0FjcXVpcmVTbG90UmVzcG9uc2USEAoIbGVhc2VfaWQYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYAyABKAUSDgoGYWN0aXZlGAQgASgFIjkKEFJlbmV3U2xvdFJlcXVlc3QSEAoIbGVhc2VfaWQYASABKAkSEwoLdHRsX3NlY29uZHMYAiABKAUiQwoRUmVuZXdTbG90UmVzcG9uc2USLgoKZXhwaXJlc19hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJgoSUmVsZWFzZVNsb3RSZXF1ZXN0EhAKCGxlYXNlX2lkGAEgASgJIhUKE1JlbGVhc2VTbG90UmVzcG9uc2UqWwoEUGxhbhIUChBQTEFOX1VOU1BFQ0lGSUVEEAASDQoJUExBTl9GUkVFEAESEAoMUExBTl9CVUlMREVSEAISDAoIUExBTl9QUk8QAxIOCgpQTEFOX1NDQUxFEAQq2wEKBU1ldGVyEhUKEU1FVEVSX1VOU1BFQ0lGSUVEEAASGQoVTUVURVJfQ09OVEVYVF9TRUNPTkRTEAESEwoPTUVURVJfUEFHRV9MT0FEEAISFwoTTUVURVJfU0VBUkNIX1JFU1VMVBADEhcKE01FVEVSX0FHRU5UX1NFQ09ORFMQBBIYChRNRVRFUl9NT05JVE9SX0NIQU5HRRAFEhUKEU1FVEVSX1BST1hZX0JZVEVTEAYSFgoSTUVURVJfQllURVNfRUdSRVNTEAcSEAoMTUVURVJfVE9LRU5TEAgqdQoJR3JhbnRLaW5kEhoKFkdSQU5UX0tJTkRfVU5TUEVDSUZJRUQQABIaChZHUkFOVF9LSU5EX1BST01PVElPTkFMEAESFgoSR1JBTlRfS0lORF9TVFVERU5UEAISGAoUR1JBTlRfS0lORF9QVVJDSEFTRUQQAzLuBgoNTGVkZ2VyU2VydmljZRJcCg1FbnN1cmVBY2NvdW50EiQud2FwLmJpbGxpbmcudjEuRW5zdXJlQWNjb3VudFJlcXVlc3QaJS53YXAuYmlsbGluZy52MS5FbnN1cmVBY2NvdW50UmVzcG9uc2USRAoFR3JhbnQSHC53YXAuYmlsbGluZy52MS5HcmFudFJlcXVlc3QaHS53YXAuYmlsbGluZy52MS5HcmFudFJlc3BvbnNlElAKCUF1dGhvcml6ZRIgLndhcC5iaWxsaW5nLnYxLkF1dGhvcml6ZVJlcXVlc3QaIS53YXAuYmlsbGluZy52MS5BdXRob3JpemVSZXNwb25zZRJHCgZTZXR0bGUSHS53YXAuYmlsbGluZy52MS5TZXR0bGVSZXF1ZXN0Gh4ud2FwLmJpbGxpbmcudjEuU2V0dGxlUmVzcG9uc2USQQoEVm9pZBIbLndhcC5iaWxsaW5nLnYxLlZvaWRSZXF1ZXN0Ghwud2FwLmJpbGxpbmcudjEuVm9pZFJlc3BvbnNlEkcKBkNoYXJnZRIdLndhcC5iaWxsaW5nLnYxLkNoYXJnZVJlcXVlc3QaHi53YXAuYmlsbGluZy52MS5DaGFyZ2VSZXNwb25zZRJKCgdDcmVkaXRzEh4ud2FwLmJpbGxpbmcudjEuQ3JlZGl0c1JlcXVlc3QaHy53YXAuYmlsbGluZy52MS5DcmVkaXRzUmVzcG9uc2USRAoFVXNhZ2USHC53YXAuYmlsbGluZy52MS5Vc2FnZVJlcXVlc3QaHS53YXAuYmlsbGluZy52MS5Vc2FnZVJlc3BvbnNlElYKC0FjcXVpcmVTbG90EiIud2FwLmJpbGxpbmcudjEuQWNxdWlyZVNsb3RSZXF1ZXN0GiMud2FwLmJpbGxpbmcudjEuQWNxdWlyZVNsb3RSZXNwb25zZRJQCglSZW5ld1Nsb3QSIC53YXAuYmlsbGluZy52MS5SZW5ld1Nsb3RSZXF1ZXN0GiEud2FwLmJpbGxpbmcudjEuUmVuZXdTbG90UmVzcG9uc2USVgoLUmVsZWFzZVNsb3QSIi53YXAuYmlsbGluZy52MS5SZWxlYXNlU2xvdFJlcXVlc3QaIy53YXAuYmlsbGluZy52MS5SZWxlYXNlU2xvdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Cht3YXAvYmlsbGluZy92MS9sZWRnZXIucHJvdG8SDndhcC5iaWxsaW5nLnYxIl0KDU1ldGVyUXVhbnRpdHkSJAoFbWV0ZXIYASABKA4yFS53YXAuYmlsbGluZy52MS5NZXRlchIQCghxdWFudGl0eRgCIAEoAxIUCgxtaWxsaWNyZWRpdHMYAyABKAMiUwoMVXNhZ2VTdW1tYXJ5Ei0KBm1ldGVycxgBIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkSFAoMbWlsbGljcmVkaXRzGAIgASgDIqABChRFbnN1cmVBY2NvdW50UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSIgoEcGxhbhgCIAEoDjIULndhcC5iaWxsaW5nLnYxLlBsYW4SKwoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDSACIAQFCIQofX21vbnRobHlfYWxsb3dhbmNlX21pbGxpY3JlZGl0cyKAAQoVRW5zdXJlQWNjb3VudFJlc3BvbnNlEiIKBHBsYW4YASABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEhsKE2NvbmN1cnJlbnRfYnJvd3NlcnMYAiABKAUSJgoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDIrkBCgxHcmFudFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRInCgRraW5kGAMgASgOMhkud2FwLmJpbGxpbmcudjEuR3JhbnRLaW5kEhQKDG1pbGxpY3JlZGl0cxgEIAEoAxItCglsYXBzZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBG5vdGUYBiABKAkiIQoNR3JhbnRSZXNwb25zZRIQCghncmFudF9pZBgBIAEoCSKTAQoQQXV0aG9yaXplUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhIKCmNhcGFiaWxpdHkYAyABKAkSFAoMbWlsbGljcmVkaXRzGAQgASgDEhMKC3R0bF9zZWNvbmRzGAUgASgFEhEKCXJlZmVyZW5jZRgGIAEoCSJqChFBdXRob3JpemVSZXNwb25zZRIPCgdob2xkX2lkGAEgASgJEhQKDG1pbGxpY3JlZGl0cxgCIAEoAxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1TZXR0bGVSZXF1ZXN0Eg8KB2hvbGRfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEi0KBm1ldGVycxgDIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkiYgoOU2V0dGxlUmVzcG9uc2USKwoFdXNhZ2UYASABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSIwobaG9sZF9yZW1haW5pbmdfbWlsbGljcmVkaXRzGAIgASgDIkQKElNldHRsZUJhdGNoUmVxdWVzdBIuCgdzZXR0bGVzGAEgAygLMh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlUmVxdWVzdCJGChNTZXR0bGVCYXRjaFJlc3BvbnNlEi8KCG91dGNvbWVzGAEgAygLMh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlT3V0Y29tZSJ5Cg1TZXR0bGVPdXRjb21lEjEKB3NldHRsZWQYASABKAsyHi53YXAuYmlsbGluZy52MS5TZXR0bGVSZXNwb25zZUgAEioKBWVycm9yGAIgASgLMhkud2FwLmJpbGxpbmcudjEuQ2FsbEVycm9ySABCCQoHb3V0Y29tZSIvCglDYWxsRXJyb3ISDAoEY29kZRgBIAEoCRIUCgxkZXRhaWxzX2pzb24YAiABKAkiHgoLVm9pZFJlcXVlc3QSDwoHaG9sZF9pZBgBIAEoCSJLCgxWb2lkUmVzcG9uc2USHQoVcmVsZWFzZWRfbWlsbGljcmVkaXRzGAEgASgDEhwKFHNldHRsZWRfbWlsbGljcmVkaXRzGAIgASgDIpQBCg1DaGFyZ2VSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSEgoKY2FwYWJpbGl0eRgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSLQoGbWV0ZXJzGAUgAygLMh0ud2FwLmJpbGxpbmcudjEuTWV0ZXJRdWFudGl0eSI9Cg5DaGFyZ2VSZXNwb25zZRIrCgV1c2FnZRgBIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeSImCg5DcmVkaXRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkigQIKC0NyZWRpdEdyYW50EhAKCGdyYW50X2lkGAEgASgJEicKBGtpbmQYAiABKA4yGS53YXAuYmlsbGluZy52MS5HcmFudEtpbmQSHAoUZ3JhbnRlZF9taWxsaWNyZWRpdHMYAyABKAMSGgoSc3BlbnRfbWlsbGljcmVkaXRzGAQgASgDEh4KFnJlbWFpbmluZ19taWxsaWNyZWRpdHMYBSABKAMSLQoJbGFwc2VzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL2AgoPQ3JlZGl0c1Jlc3BvbnNlEisKBmdyYW50cxgBIAMoCzIbLndhcC5iaWxsaW5nLnYxLkNyZWRpdEdyYW50EhwKFGdyYW50ZWRfbWlsbGljcmVkaXRzGAIgASgDEhoKEnNwZW50X21pbGxpY3JlZGl0cxgDIAEoAxIeChZyZW1haW5pbmdfbWlsbGljcmVkaXRzGAQgASgDEhkKEWhlbGRfbWlsbGljcmVkaXRzGAUgASgDEiIKBHBsYW4YBiABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEh4KFmFsbG93YW5jZV9taWxsaWNyZWRpdHMYByABKAMSJAocYWxsb3dhbmNlX3NwZW50X21pbGxpY3JlZGl0cxgIIAEoAxI3ChNhbGxvd2FuY2VfcmVzZXRzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeChZhdmFpbGFibGVfbWlsbGljcmVkaXRzGAogASgDInYKDFVzYWdlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSKAoEZnJvbRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KC1VzYWdlQnVja2V0EgsKA2tleRgBIAEoCRItCgZtZXRlcnMYAiADKAsyHS53YXAuYmlsbGluZy52MS5NZXRlclF1YW50aXR5EhQKDG1pbGxpY3JlZGl0cxgDIAEoAyKdAQoNVXNhZ2VSZXNwb25zZRIrCgV0b3RhbBgBIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeRIyCg1ieV9jYXBhYmlsaXR5GAIgAygLMhsud2FwLmJpbGxpbmcudjEuVXNhZ2VCdWNrZXQSKwoGYnlfZGF5GAMgAygLMhsud2FwLmJpbGxpbmcudjEuVXNhZ2VCdWNrZXQiTwoSQWNxdWlyZVNsb3RSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZob2xkZXIYAiABKAkSEwoLdHRsX3NlY29uZHMYAyABKAUidgoTQWNxdWlyZVNsb3RSZXNwb25zZRIQCghsZWFzZV9pZBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgDIAEoBRIOCgZhY3RpdmUYBCABKAUiOQoQUmVuZXdTbG90UmVxdWVzdBIQCghsZWFzZV9pZBgBIAEoCRITCgt0dGxfc2Vjb25kcxgCIAEoBSJDChFSZW5ld1Nsb3RSZXNwb25zZRIuCgpleHBpcmVzX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCImChJSZWxlYXNlU2xvdFJlcXVlc3QSEAoIbGVhc2VfaWQYASABKAkiFQoTUmVsZWFzZVNsb3RSZXNwb25zZSpbCgRQbGFuEhQKEFBMQU5fVU5TUEVDSUZJRUQQABINCglQTEFOX0ZSRUUQARIQCgxQTEFOX0JVSUxERVIQAhIMCghQTEFOX1BSTxADEg4KClBMQU5fU0NBTEUQBCrbAQoFTWV0ZXISFQoRTUVURVJfVU5TUEVDSUZJRUQQABIZChVNRVRFUl9DT05URVhUX1NFQ09ORFMQARITCg9NRVRFUl9QQUdFX0xPQUQQAhIXChNNRVRFUl9TRUFSQ0hfUkVTVUxUEAMSFwoTTUVURVJfQUdFTlRfU0VDT05EUxAEEhgKFE1FVEVSX01PTklUT1JfQ0hBTkdFEAUSFQoRTUVURVJfUFJPWFlfQllURVMQBhIWChJNRVRFUl9CWVRFU19FR1JFU1MQBxIQCgxNRVRFUl9UT0tFTlMQCCp1CglHcmFudEtpbmQSGgoWR1JBTlRfS0lORF9VTlNQRUNJRklFRBAAEhoKFkdSQU5UX0tJTkRfUFJPTU9USU9OQUwQARIWChJHUkFOVF9LSU5EX1NUVURFTlQQAhIYChRHUkFOVF9LSU5EX1BVUkNIQVNFRBADMsYHCg1MZWRnZXJTZXJ2aWNlElwKDUVuc3VyZUFjY291bnQSJC53YXAuYmlsbGluZy52MS5FbnN1cmVBY2NvdW50UmVxdWVzdBolLndhcC5iaWxsaW5nLnYxLkVuc3VyZUFjY291bnRSZXNwb25zZRJECgVHcmFudBIcLndhcC5iaWxsaW5nLnYxLkdyYW50UmVxdWVzdBodLndhcC5iaWxsaW5nLnYxLkdyYW50UmVzcG9uc2USUAoJQXV0aG9yaXplEiAud2FwLmJpbGxpbmcudjEuQXV0aG9yaXplUmVxdWVzdBohLndhcC5iaWxsaW5nLnYxLkF1dGhvcml6ZVJlc3BvbnNlEkcKBlNldHRsZRIdLndhcC5iaWxsaW5nLnYxLlNldHRsZVJlcXVlc3QaHi53YXAuYmlsbGluZy52MS5TZXR0bGVSZXNwb25zZRJWCgtTZXR0bGVCYXRjaBIiLndhcC5iaWxsaW5nLnYxLlNldHRsZUJhdGNoUmVxdWVzdBojLndhcC5iaWxsaW5nLnYxLlNldHRsZUJhdGNoUmVzcG9uc2USQQoEVm9pZBIbLndhcC5iaWxsaW5nLnYxLlZvaWRSZXF1ZXN0Ghwud2FwLmJpbGxpbmcudjEuVm9pZFJlc3BvbnNlEkcKBkNoYXJnZRIdLndhcC5iaWxsaW5nLnYxLkNoYXJnZVJlcXVlc3QaHi53YXAuYmlsbGluZy52MS5DaGFyZ2VSZXNwb25zZRJKCgdDcmVkaXRzEh4ud2FwLmJpbGxpbmcudjEuQ3JlZGl0c1JlcXVlc3QaHy53YXAuYmlsbGluZy52MS5DcmVkaXRzUmVzcG9uc2USRAoFVXNhZ2USHC53YXAuYmlsbGluZy52MS5Vc2FnZVJlcXVlc3QaHS53YXAuYmlsbGluZy52MS5Vc2FnZVJlc3BvbnNlElYKC0FjcXVpcmVTbG90EiIud2FwLmJpbGxpbmcudjEuQWNxdWlyZVNsb3RSZXF1ZXN0GiMud2FwLmJpbGxpbmcudjEuQWNxdWlyZVNsb3RSZXNwb25zZRJQCglSZW5ld1Nsb3QSIC53YXAuYmlsbGluZy52MS5SZW5ld1Nsb3RSZXF1ZXN0GiEud2FwLmJpbGxpbmcudjEuUmVuZXdTbG90UmVzcG9uc2USVgoLUmVsZWFzZVNsb3QSIi53YXAuYmlsbGluZy52MS5SZWxlYXNlU2xvdFJlcXVlc3QaIy53YXAuYmlsbGluZy52MS5SZWxlYXNlU2xvdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * One meter's quantity, and (in responses) the millicredits it cost.
@@ -316,6 +316,101 @@ export const SettleResponseSchema: GenMessage<SettleResponse> = /*@__PURE__*/
   messageDesc(file_wap_billing_v1_ledger, 9);
 
 /**
+ * @generated from message wap.billing.v1.SettleBatchRequest
+ */
+export type SettleBatchRequest = Message<"wap.billing.v1.SettleBatchRequest"> & {
+  /**
+   * At most 256.
+   *
+   * @generated from field: repeated wap.billing.v1.SettleRequest settles = 1;
+   */
+  settles: SettleRequest[];
+};
+
+/**
+ * Describes the message wap.billing.v1.SettleBatchRequest.
+ * Use `create(SettleBatchRequestSchema)` to create a new message.
+ */
+export const SettleBatchRequestSchema: GenMessage<SettleBatchRequest> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 10);
+
+/**
+ * @generated from message wap.billing.v1.SettleBatchResponse
+ */
+export type SettleBatchResponse = Message<"wap.billing.v1.SettleBatchResponse"> & {
+  /**
+   * One per request settle, in the same order.
+   *
+   * @generated from field: repeated wap.billing.v1.SettleOutcome outcomes = 1;
+   */
+  outcomes: SettleOutcome[];
+};
+
+/**
+ * Describes the message wap.billing.v1.SettleBatchResponse.
+ * Use `create(SettleBatchResponseSchema)` to create a new message.
+ */
+export const SettleBatchResponseSchema: GenMessage<SettleBatchResponse> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 11);
+
+/**
+ * @generated from message wap.billing.v1.SettleOutcome
+ */
+export type SettleOutcome = Message<"wap.billing.v1.SettleOutcome"> & {
+  /**
+   * @generated from oneof wap.billing.v1.SettleOutcome.outcome
+   */
+  outcome: {
+    /**
+     * @generated from field: wap.billing.v1.SettleResponse settled = 1;
+     */
+    value: SettleResponse;
+    case: "settled";
+  } | {
+    /**
+     * Why this settle was refused; the others are not affected.
+     *
+     * @generated from field: wap.billing.v1.CallError error = 2;
+     */
+    value: CallError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message wap.billing.v1.SettleOutcome.
+ * Use `create(SettleOutcomeSchema)` to create a new message.
+ */
+export const SettleOutcomeSchema: GenMessage<SettleOutcome> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 12);
+
+/**
+ * An API error of the closed set (libs/errors), as the error trailer carries it.
+ *
+ * @generated from message wap.billing.v1.CallError
+ */
+export type CallError = Message<"wap.billing.v1.CallError"> & {
+  /**
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * The error's details as a JSON object; empty when it has none.
+   *
+   * @generated from field: string details_json = 2;
+   */
+  detailsJson: string;
+};
+
+/**
+ * Describes the message wap.billing.v1.CallError.
+ * Use `create(CallErrorSchema)` to create a new message.
+ */
+export const CallErrorSchema: GenMessage<CallError> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 13);
+
+/**
  * @generated from message wap.billing.v1.VoidRequest
  */
 export type VoidRequest = Message<"wap.billing.v1.VoidRequest"> & {
@@ -330,7 +425,7 @@ export type VoidRequest = Message<"wap.billing.v1.VoidRequest"> & {
  * Use `create(VoidRequestSchema)` to create a new message.
  */
 export const VoidRequestSchema: GenMessage<VoidRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 10);
+  messageDesc(file_wap_billing_v1_ledger, 14);
 
 /**
  * @generated from message wap.billing.v1.VoidResponse
@@ -352,7 +447,7 @@ export type VoidResponse = Message<"wap.billing.v1.VoidResponse"> & {
  * Use `create(VoidResponseSchema)` to create a new message.
  */
 export const VoidResponseSchema: GenMessage<VoidResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 11);
+  messageDesc(file_wap_billing_v1_ledger, 15);
 
 /**
  * @generated from message wap.billing.v1.ChargeRequest
@@ -389,7 +484,7 @@ export type ChargeRequest = Message<"wap.billing.v1.ChargeRequest"> & {
  * Use `create(ChargeRequestSchema)` to create a new message.
  */
 export const ChargeRequestSchema: GenMessage<ChargeRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 12);
+  messageDesc(file_wap_billing_v1_ledger, 16);
 
 /**
  * @generated from message wap.billing.v1.ChargeResponse
@@ -406,7 +501,7 @@ export type ChargeResponse = Message<"wap.billing.v1.ChargeResponse"> & {
  * Use `create(ChargeResponseSchema)` to create a new message.
  */
 export const ChargeResponseSchema: GenMessage<ChargeResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 13);
+  messageDesc(file_wap_billing_v1_ledger, 17);
 
 /**
  * @generated from message wap.billing.v1.CreditsRequest
@@ -423,7 +518,7 @@ export type CreditsRequest = Message<"wap.billing.v1.CreditsRequest"> & {
  * Use `create(CreditsRequestSchema)` to create a new message.
  */
 export const CreditsRequestSchema: GenMessage<CreditsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 14);
+  messageDesc(file_wap_billing_v1_ledger, 18);
 
 /**
  * @generated from message wap.billing.v1.CreditGrant
@@ -470,7 +565,7 @@ export type CreditGrant = Message<"wap.billing.v1.CreditGrant"> & {
  * Use `create(CreditGrantSchema)` to create a new message.
  */
 export const CreditGrantSchema: GenMessage<CreditGrant> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 15);
+  messageDesc(file_wap_billing_v1_ledger, 19);
 
 /**
  * @generated from message wap.billing.v1.CreditsResponse
@@ -538,7 +633,7 @@ export type CreditsResponse = Message<"wap.billing.v1.CreditsResponse"> & {
  * Use `create(CreditsResponseSchema)` to create a new message.
  */
 export const CreditsResponseSchema: GenMessage<CreditsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 16);
+  messageDesc(file_wap_billing_v1_ledger, 20);
 
 /**
  * @generated from message wap.billing.v1.UsageRequest
@@ -565,7 +660,7 @@ export type UsageRequest = Message<"wap.billing.v1.UsageRequest"> & {
  * Use `create(UsageRequestSchema)` to create a new message.
  */
 export const UsageRequestSchema: GenMessage<UsageRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 17);
+  messageDesc(file_wap_billing_v1_ledger, 21);
 
 /**
  * @generated from message wap.billing.v1.UsageBucket
@@ -594,7 +689,7 @@ export type UsageBucket = Message<"wap.billing.v1.UsageBucket"> & {
  * Use `create(UsageBucketSchema)` to create a new message.
  */
 export const UsageBucketSchema: GenMessage<UsageBucket> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 18);
+  messageDesc(file_wap_billing_v1_ledger, 22);
 
 /**
  * @generated from message wap.billing.v1.UsageResponse
@@ -621,7 +716,7 @@ export type UsageResponse = Message<"wap.billing.v1.UsageResponse"> & {
  * Use `create(UsageResponseSchema)` to create a new message.
  */
 export const UsageResponseSchema: GenMessage<UsageResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 19);
+  messageDesc(file_wap_billing_v1_ledger, 23);
 
 /**
  * @generated from message wap.billing.v1.AcquireSlotRequest
@@ -650,7 +745,7 @@ export type AcquireSlotRequest = Message<"wap.billing.v1.AcquireSlotRequest"> & 
  * Use `create(AcquireSlotRequestSchema)` to create a new message.
  */
 export const AcquireSlotRequestSchema: GenMessage<AcquireSlotRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 20);
+  messageDesc(file_wap_billing_v1_ledger, 24);
 
 /**
  * @generated from message wap.billing.v1.AcquireSlotResponse
@@ -682,7 +777,7 @@ export type AcquireSlotResponse = Message<"wap.billing.v1.AcquireSlotResponse"> 
  * Use `create(AcquireSlotResponseSchema)` to create a new message.
  */
 export const AcquireSlotResponseSchema: GenMessage<AcquireSlotResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 21);
+  messageDesc(file_wap_billing_v1_ledger, 25);
 
 /**
  * @generated from message wap.billing.v1.RenewSlotRequest
@@ -704,7 +799,7 @@ export type RenewSlotRequest = Message<"wap.billing.v1.RenewSlotRequest"> & {
  * Use `create(RenewSlotRequestSchema)` to create a new message.
  */
 export const RenewSlotRequestSchema: GenMessage<RenewSlotRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 22);
+  messageDesc(file_wap_billing_v1_ledger, 26);
 
 /**
  * @generated from message wap.billing.v1.RenewSlotResponse
@@ -721,7 +816,7 @@ export type RenewSlotResponse = Message<"wap.billing.v1.RenewSlotResponse"> & {
  * Use `create(RenewSlotResponseSchema)` to create a new message.
  */
 export const RenewSlotResponseSchema: GenMessage<RenewSlotResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 23);
+  messageDesc(file_wap_billing_v1_ledger, 27);
 
 /**
  * @generated from message wap.billing.v1.ReleaseSlotRequest
@@ -738,7 +833,7 @@ export type ReleaseSlotRequest = Message<"wap.billing.v1.ReleaseSlotRequest"> & 
  * Use `create(ReleaseSlotRequestSchema)` to create a new message.
  */
 export const ReleaseSlotRequestSchema: GenMessage<ReleaseSlotRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 24);
+  messageDesc(file_wap_billing_v1_ledger, 28);
 
 /**
  * @generated from message wap.billing.v1.ReleaseSlotResponse
@@ -751,7 +846,7 @@ export type ReleaseSlotResponse = Message<"wap.billing.v1.ReleaseSlotResponse"> 
  * Use `create(ReleaseSlotResponseSchema)` to create a new message.
  */
 export const ReleaseSlotResponseSchema: GenMessage<ReleaseSlotResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 25);
+  messageDesc(file_wap_billing_v1_ledger, 29);
 
 /**
  * @generated from enum wap.billing.v1.Plan
@@ -924,6 +1019,17 @@ export const LedgerService: GenService<{
     methodKind: "unary";
     input: typeof SettleRequestSchema;
     output: typeof SettleResponseSchema;
+  },
+  /**
+   * Many settles in one call, each exactly as Settle alone (its own key, its own
+   * answer or refusal, in request order): for work settling many small units.
+   *
+   * @generated from rpc wap.billing.v1.LedgerService.SettleBatch
+   */
+  settleBatch: {
+    methodKind: "unary";
+    input: typeof SettleBatchRequestSchema;
+    output: typeof SettleBatchResponseSchema;
   },
   /**
    * Releases what is left of a hold. A hold resolves once; voiding twice is a no-op.
