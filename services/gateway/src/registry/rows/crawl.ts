@@ -61,7 +61,13 @@ const body = z.object({
       '`include`: URLs from the sitemaps join those found by links; `skip`: links only; `only`: the sitemaps only.',
     ),
   ignoreQueryParameters: z.boolean().default(false).describe('Treat `/a?x=1` and `/a` as the same page.'),
-  maxConcurrency: z.number().int().min(1).max(20).default(4).describe('Requests out to one host at once (pages being converted and stored do not count).'),
+  maxConcurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(20)
+    .default(4)
+    .describe('Requests out to one host at once (pages being converted and stored do not count).'),
   delay: z
     .number()
     .min(0)
