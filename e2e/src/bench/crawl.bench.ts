@@ -160,7 +160,7 @@ async function crawlee(limit: 'site' | undefined) {
   const site = await startTestSite(SITE);
   try {
     const result = await runCrawleeChild(`${site.url}/`, limit === 'site' ? site.paths.length : undefined);
-    return { ...result, siteRequests: site.stats.total, atOnce: site.stats.maxConcurrent, pages: site.paths.length };
+    return { ...result, siteRequests: site.stats.total, pages: site.paths.length };
   } finally {
     await site.close();
   }
@@ -180,14 +180,12 @@ async function main() {
   const ourSite = await startTestSite(SITE);
   let ours: Awaited<ReturnType<typeof crawlViaFleet>>;
   let ourRequests: number;
-  let ourAtOnce: number;
   let ourPagesFetched: number;
   let ourOther: [string, number][] = [];
   const pages = ourSite.paths.length;
   try {
     ours = await crawlViaFleet(ourSite);
     ourRequests = ourSite.stats.total;
-    ourAtOnce = ourSite.stats.maxConcurrent;
     ourPagesFetched = ourSite.paths.filter((p) => ourSite.stats.count(p) > 0).length;
     const pageSet = new Set(ourSite.paths);
     ourOther = [...ourSite.stats.requests].filter(([target]) => !pageSet.has(target));
@@ -218,7 +216,6 @@ async function main() {
     failed: r.failed,
     skipped: '-',
     'site requests': r.siteRequests,
-    'most at once': r.atOnce,
     'ours/this': (ours.ms / r.ms).toFixed(2),
   });
   console.log(
@@ -234,7 +231,6 @@ async function main() {
         failed: crawl.failed,
         skipped: crawl.skipped,
         'site requests': ourRequests,
-        'most at once': ourAtOnce,
         'ours/this': '1.00',
       },
       ...(multi
