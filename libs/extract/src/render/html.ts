@@ -13,12 +13,10 @@ const KEPT_ATTRIBUTES = new Set([
   'datetime',
 ]);
 
-/** Serialises a content tree without presentation attributes (classes survive only as code languages). */
-export function renderHtml(root: Element): string {
-  return cleanCopy(root).innerHTML.trim();
-}
-
-/** A copy of a content tree without presentation attributes: what the html and markdown formats render. */
+/**
+ * A copy of a content tree without presentation attributes (classes survive only as code
+ * languages), shaped as a browser's parser would leave it: what the html and markdown formats render.
+ */
 export function cleanCopy(root: Element): Element {
   const copy = root.cloneNode(true) as Element;
   for (const element of descendants(copy)) {

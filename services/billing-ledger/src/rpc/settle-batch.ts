@@ -1,4 +1,4 @@
-import { ApiError } from '@wap/errors';
+import { ApiError, isApiError } from '@wap/errors';
 import type { ledger } from '@wap/proto';
 import { toCallError } from '@wap/rpc';
 import type { LedgerDeps } from './deps.js';
@@ -9,7 +9,7 @@ export const MAX_BATCH_SETTLES = 256;
 
 /**
  * Many settles in one call: each runs exactly as Settle alone (its own key, its
- * own refusal), concurrently, so the store's group commit sends them to Postgres
+ * own refusal; an unexpected failure fails the whole call), concurrently, so the store's group commit sends them to Postgres
  * together. Outcomes come back in request order.
  */
 export const settleBatch = (deps: LedgerDeps) => {
@@ -19,6 +19,10 @@ export const settleBatch = (deps: LedgerDeps) => {
       throw new ApiError('bad_request', { issues: [{ path: 'settles', message: `at most ${MAX_BATCH_SETTLES}` }] });
     }
     const outcomes = await Promise.allSettled(req.settles.map((s) => one(s)));
+    // A refusal belongs to its settle; anything unexpected fails the call, so the server logs it
+    // and the caller retries every settle (each key charges once, whichever had gone through).
+    const unexpected = outcomes.find((o) => o.status === 'rejected' && !isApiError(o.reason));
+    if (unexpected?.status === 'rejected') throw unexpected.reason;
     return {
       outcomes: outcomes.map((o) =>
         o.status === 'fulfilled'
