@@ -8,23 +8,35 @@ export const ACCEPT_ENCODING =
   typeof zlib.zstdDecompress === 'function' ? 'gzip, deflate, br, zstd' : 'gzip, deflate, br';
 
 type Decoder = (buf: Buffer, maxOutputLength: number) => Promise<Buffer>;
-type ZlibCall = (buf: Buffer, opts: object) => Promise<Buffer>;
+type ZlibOptions = { maxOutputLength: number; finishFlush?: number };
+type ZlibSync = (buf: Buffer, opts: ZlibOptions) => Buffer;
+type ZlibAsync = (buf: Buffer, opts: ZlibOptions) => Promise<Buffer>;
 
-// Sync flush lets a truncated gzip or deflate body yield what it holds, as browsers do.
-const lenient =
-  (fn: ZlibCall): Decoder =>
-  (buf, maxOutputLength) =>
-    fn(buf, { maxOutputLength, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-const strict =
-  (fn: ZlibCall): Decoder =>
-  (buf, maxOutputLength) =>
-    fn(buf, { maxOutputLength });
+/**
+ * Bodies up to this size (compressed) are decoded on the calling thread: a page of a
+ * few tens of KB inflates in a fraction of a millisecond, less than the thread pool's
+ * round trips per 16 KB of output cost the event loop. Larger ones go to the pool.
+ */
+const SYNC_DECODE_MAX = 32 * 1024;
 
-const gunzip = lenient(promisify(zlib.gunzip) as ZlibCall);
-const inflate = lenient(promisify(zlib.inflate) as ZlibCall);
-const inflateRaw = lenient(promisify(zlib.inflateRaw) as ZlibCall);
-const brotli = strict(promisify(zlib.brotliDecompress) as ZlibCall);
-const zstd = typeof zlib.zstdDecompress === 'function' ? strict(promisify(zlib.zstdDecompress) as ZlibCall) : undefined;
+const decoder =
+  (sync: ZlibSync, async: ZlibAsync, lenient: boolean): Decoder =>
+  async (buf, maxOutputLength) => {
+    // Sync flush lets a truncated gzip or deflate body yield what it holds, as browsers do.
+    const opts = lenient ? { maxOutputLength, finishFlush: zlib.constants.Z_SYNC_FLUSH } : { maxOutputLength };
+    return buf.length <= SYNC_DECODE_MAX ? sync(buf, opts) : async(buf, opts);
+  };
+const promised = (fn: unknown) =>
+  promisify(fn as (b: Buffer, o: object, cb: () => void) => void) as unknown as ZlibAsync;
+
+const gunzip = decoder(zlib.gunzipSync, promised(zlib.gunzip), true);
+const inflate = decoder(zlib.inflateSync, promised(zlib.inflate), true);
+const inflateRaw = decoder(zlib.inflateRawSync, promised(zlib.inflateRaw), true);
+const brotli = decoder(zlib.brotliDecompressSync, promised(zlib.brotliDecompress), false);
+const zstd =
+  typeof zlib.zstdDecompress === 'function'
+    ? decoder(zlib.zstdDecompressSync, promised(zlib.zstdDecompress), false)
+    : undefined;
 
 /**
  * Reads the whole body, giving up as soon as more than `maxBytes` arrive:

@@ -5,12 +5,11 @@
 --    a URL holds its host place from its take until its download is done
 --    (`download_until`, cleared by crawl_downloaded; a worker that dies frees
 --    it when the lease would end), no longer until its delivery.
--- 2. crawl_take and crawl_downloaded commit without waiting for their WAL
---    flush. If Postgres itself crashes before the flush, a take is undone as
---    if its worker had died before taking: the URL is pending again and its
---    claim free. Any later synchronous commit (the page's delivery) flushes
---    the take with it, so a delivered page never loses its take. Money never
---    takes this shortcut: the ledger commits every settle synchronously.
+-- 2. crawl_downloaded commits without waiting for its WAL flush: if Postgres
+--    crashes before the flush, the place it freed is taken again until the
+--    lease ends, which only makes the crawl politer for a while. crawl_take
+--    stays synchronous: its claim and lease are what let a page that was
+--    settled but not yet delivered be taken over and delivered after a crash.
 -- 3. crawl_deliver indexes the page for search before it locks the crawl row,
 --    not while holding it (to_tsvector of a page is the costliest step).
 -- 4. Stored pages and index text are compressed with lz4 rather than the
@@ -34,7 +33,6 @@ DECLARE
   busy INTEGER;
   takeover BOOLEAN;
 BEGIN
-  -- For the rest of this call's transaction (the function has no SET clause of its own).
   PERFORM set_config('synchronous_commit', 'off', true);
   SELECT cu.host, cu.depth, cu.state, cu.lease_until INTO u
     FROM crawl_urls cu WHERE cu.crawl_id = p_crawl AND cu.url_key = p_key FOR UPDATE;
@@ -95,7 +93,6 @@ END $$;
 CREATE FUNCTION crawl_downloaded(p_crawl UUID, p_key TEXT) RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM set_config('synchronous_commit', 'off', true);
   UPDATE crawl_urls SET download_until = NULL WHERE crawl_id = p_crawl AND url_key = p_key AND state = 'fetching';
 END $$;
 
