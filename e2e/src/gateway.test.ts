@@ -90,13 +90,25 @@ describe('auth', () => {
     isError(r.body, 'unauthorized');
   });
 
-  test('revocation takes effect on the next request', async () => {
-    const { apiKey, keyId: id } = await fleet.workspace('pro');
-    assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).status, 200);
-    await fleet.admin('key', 'revoke', id);
-    const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey });
-    assert.equal(r.status, 401);
-    assert.equal((r.body.details as { reason: string }).reason, 'revoked');
+  test('revocation takes effect on the next request, on every gateway that cached the key', async () => {
+    const second = await fleet.extraGateway();
+    try {
+      const { apiKey, keyId: id } = await fleet.workspace('pro');
+      // Both gateways have now read the key, and keep it in memory.
+      for (const url of [fleet.gatewayUrl, second.url, fleet.gatewayUrl, second.url]) {
+        assert.equal((await call(url, 'GET', '/v1/credits', { key: apiKey })).status, 200);
+      }
+      const revoked = await fleet.admin<{ gateways: number; acknowledged: number }>('key', 'revoke', id);
+      assert.equal(revoked.gateways, 2);
+      assert.equal(revoked.acknowledged, 2, 'both gateways confirmed they dropped the key');
+      for (const url of [fleet.gatewayUrl, second.url]) {
+        const r = await call(url, 'GET', '/v1/credits', { key: apiKey });
+        assert.equal(r.status, 401);
+        assert.equal((r.body.details as { reason: string }).reason, 'revoked');
+      }
+    } finally {
+      await second.stop();
+    }
   });
 
   test('a key issued for MCP only is 403 tenant_scope on REST; a REST-only key works', async () => {

@@ -3,6 +3,7 @@ export { createPrismaAdapter, databaseUrlFor, dropDatabase, ensureDatabase, ping
 export type { AuthoredMigration, DiffOptions } from './diff';
 export { diffMigration, SNAPSHOT_FILE } from './diff';
 export type { LogFn } from './engine';
+export { type FreshDatabase, freshServiceDatabase } from './fresh';
 export type { GenerateOptions } from './generate';
 export { generateClient } from './generate';
 export type { ApplyOptions } from './migrations';

@@ -1,15 +1,13 @@
 // Shared by the tests and the bench (not a test itself): a fresh migrated
 // database per test file, the ledger served in-process on a real gRPC server
 // with a clock the test moves, or run as its own process like the fleet does.
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
-import { databaseUrlFor, dropDatabase, ensureDatabase } from '@wap/db';
+import { freshServiceDatabase } from '@wap/db';
 import { createLogger } from '@wap/log';
 import { health, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
@@ -19,7 +17,6 @@ import { LedgerDatabase } from './store/database.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 const ROOT = path.resolve(SERVICE_DIR, '..', '..');
-const execFileAsync = promisify(execFile);
 
 export type LedgerClient = ReturnType<typeof createClient<(typeof ledger.LedgerService)['method']>>;
 
@@ -41,22 +38,7 @@ export interface TestDatabase {
 }
 
 /** A new database with every migration applied, as the deploy Job would leave it. */
-export async function freshDatabase(): Promise<TestDatabase> {
-  const { adminUrl } = infra();
-  const name = `t${randomBytes(4).toString('hex')}_billing_ledger`;
-  await ensureDatabase(adminUrl, name);
-  const url = databaseUrlFor(adminUrl, name);
-  // The CLI, as the deploy Job runs it; in-process the wasm engine would keep
-  // this process alive ten seconds after the tests end.
-  const drop = () => dropDatabase(adminUrl, name);
-  await execFileAsync(process.execPath, [path.join(ROOT, 'libs', 'db', 'dist', 'cli.js'), 'migrate', SERVICE_DIR], {
-    env: { ...process.env, DATABASE_URL: url },
-  }).catch(async (err: unknown) => {
-    await drop();
-    throw err;
-  });
-  return { url, drop };
-}
+export const freshDatabase = (): Promise<TestDatabase> => freshServiceDatabase(SERVICE_DIR);
 
 /** A clock that only moves when told to. */
 export class TestClock {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { createPrismaAdapter } from '@wap/db';
+import { PooledDatabase } from '@wap/db';
 import { isPlanName, type PlanName } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
@@ -77,8 +77,8 @@ const GRANT_KINDS: Record<string, ledger.GrantKind> = {
 async function main(args: string[]): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set');
-  const db = new PrismaClient({ adapter: createPrismaAdapter(url, { max: 2 }) });
-  const identity = new IdentityStore(db);
+  const db = new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 3);
+  const identity = new IdentityStore(db.prisma, db.pool);
   const workspaceOf = async (ref: string | undefined) => {
     const ws = ref ? await identity.findWorkspace(ref) : null;
     if (!ws) throw new Error(`no workspace ${ref ?? ''}`);
@@ -124,8 +124,12 @@ async function main(args: string[]): Promise<void> {
       const key = await identity.createApiKey(ws.id, option(args, 'name') ?? 'admin', surfaces as Surface[]);
       console.log(JSON.stringify({ workspaceId: ws.id, keyId: key.keyId, apiKey: key.credential, surfaces }));
     } else if (noun === 'key' && verb === 'revoke' && arg) {
-      if (!(await identity.revokeApiKey(arg))) throw new Error(`no live key ${arg}`);
-      console.log(JSON.stringify({ keyId: arg, revoked: true }));
+      const { revoked, gateways, acknowledged } = await identity.revokeApiKey(arg);
+      if (!revoked) throw new Error(`no live key ${arg}`);
+      if (acknowledged < gateways) {
+        console.error(`warning: ${gateways - acknowledged} of ${gateways} gateways did not confirm within 2 s`);
+      }
+      console.log(JSON.stringify({ keyId: arg, revoked: true, gateways, acknowledged }));
     } else if (noun === 'key' && verb === 'list' && arg) {
       console.log(JSON.stringify(await identity.listApiKeys((await workspaceOf(arg)).id)));
     } else if (noun === 'seed') {

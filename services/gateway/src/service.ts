@@ -8,7 +8,8 @@ import { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
 import { expireIdempotencyRecords } from './http/idempotency.js';
 import { RateLimiter, rateLimitPool } from './http/rate-limit.js';
-import { IdentityStore } from './identity/store.js';
+import { ApiKeyCache } from './identity/cache.js';
+import { type ApiKeyRow, IdentityStore } from './identity/store.js';
 import { buildRegistry } from './registry/index.js';
 import { Upstreams } from './upstreams.js';
 
@@ -20,11 +21,15 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
     const upstreams = new Upstreams(config);
     const registry = buildRegistry(upstreams);
     const limiterPool = rateLimitPool(config.DATABASE_URL);
+    const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
+    keys.start();
+    // Normally listening within milliseconds; if not, requests read the database until it is.
+    await Promise.race([keys.whenListening(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     const app = createApp({
       log,
       db,
       limiter: new RateLimiter(limiterPool),
-      identity: new IdentityStore(db.prisma, db.pool),
+      identity: new IdentityStore(db.prisma, db.pool, keys),
       upstreams,
       registry,
       publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
@@ -53,7 +58,7 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
         // Stop accepting, let in-flight requests finish (the runtime's deadline bounds this).
         await new Promise<void>((resolve) => server.close(() => resolve()));
         upstreams.close();
-        await limiterPool.end();
+        await Promise.all([limiterPool.end(), keys.stop()]);
       },
     };
   },

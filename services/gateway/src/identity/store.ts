@@ -1,6 +1,7 @@
 import type { PlanName } from '@wap/plans';
 import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './cache.js';
 import { mintApiKey, SURFACES, type Surface } from './credentials.js';
 
 /** Who is calling: resolved from a credential on every request. */
@@ -23,8 +24,10 @@ export interface ApiKeyRow {
 export class IdentityStore {
   constructor(
     private readonly db: PrismaClient,
-    /** The hot path (one lookup per request) skips Prisma's per-query work. */
-    private readonly pool?: pg.Pool,
+    /** The hot path (a lookup per request, when not cached) skips Prisma's per-query work. */
+    private readonly pool: pg.Pool,
+    /** The gateway's; without one (the admin command) every lookup reads the database. */
+    private readonly cache?: ApiKeyCache<ApiKeyRow>,
   ) {}
 
   async createWorkspace(name: string, plan: PlanName = 'free') {
@@ -38,8 +41,15 @@ export class IdentityStore {
     return byId ?? this.db.workspace.findFirst({ where: { name: idOrName }, orderBy: { createdAt: 'asc' } });
   }
 
+  /** Returns once every gateway has dropped what it cached of the workspace (or after 2 s). */
   async setPlan(workspaceId: string, plan: PlanName) {
-    return this.db.workspace.update({ where: { id: workspaceId }, data: { plan } });
+    let updated: Awaited<ReturnType<typeof this.db.workspace.update>> | undefined;
+    await changeAndAwaitGateways(this.pool, workspaceChange(workspaceId), async () => {
+      updated = await this.db.workspace.update({ where: { id: workspaceId }, data: { plan } });
+      return true;
+    });
+    if (!updated) throw new Error(`workspace ${workspaceId} was not updated`);
+    return updated;
   }
 
   /** Mints a key, valid on the given surfaces; the returned credential is the only copy of its secret. */
@@ -58,12 +68,21 @@ export class IdentityStore {
     return { keyId: key.keyId, credential: key.credential };
   }
 
-  async revokeApiKey(keyId: string): Promise<boolean> {
-    const { count } = await this.db.apiKey.updateMany({
-      where: { keyId, revokedAt: null },
-      data: { revokedAt: new Date() },
+  /**
+   * Revokes a live key and returns once every gateway has dropped it from its
+   * cache, so the next request with it is refused wherever it lands. A gateway
+   * that does not answer within 2 s is counted in `gateways` but not in
+   * `acknowledged`.
+   */
+  async revokeApiKey(keyId: string): Promise<{ revoked: boolean; gateways: number; acknowledged: number }> {
+    const { changed, gateways, acknowledged } = await changeAndAwaitGateways(this.pool, keyChange(keyId), async () => {
+      const { count } = await this.db.apiKey.updateMany({
+        where: { keyId, revokedAt: null },
+        data: { revokedAt: new Date() },
+      });
+      return count === 1;
     });
-    return count === 1;
+    return { revoked: changed, gateways, acknowledged };
   }
 
   async listApiKeys(workspaceId: string) {
@@ -74,45 +93,35 @@ export class IdentityStore {
     });
   }
 
-  /** One indexed read per request: revocation takes effect on the next request. */
-  async apiKey(keyId: string): Promise<ApiKeyRow | undefined> {
-    if (this.pool) {
-      const { rows } = await this.pool.query<{
-        secret_hash: Buffer;
-        revoked: boolean;
-        workspace_id: string;
-        plan: PlanName;
-        surfaces: Surface[] | null;
-      }>({
-        // Named, so each connection parses and plans it once.
-        name: 'api_key_lookup',
-        text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan,
-                       k.surfaces::text[] AS surfaces
-                 FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_id = $1`,
-        values: [keyId],
-      });
-      const hit = rows[0];
-      return (
-        hit && {
-          workspaceId: hit.workspace_id,
-          plan: hit.plan,
-          secretHash: hit.secret_hash,
-          revoked: hit.revoked,
-          surfaces: new Set(hit.surfaces ?? []),
-        }
-      );
-    }
-    const row = await this.db.apiKey.findUnique({
-      where: { keyId },
-      select: { secretHash: true, revokedAt: true, surfaces: true, workspace: { select: { id: true, plan: true } } },
+  /** The key's row: from the cache while it is valid, else one indexed read. */
+  apiKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    return this.cache ? this.cache.get(keyId, (id) => this.readApiKey(id)) : this.readApiKey(keyId);
+  }
+
+  private async readApiKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    const { rows } = await this.pool.query<{
+      secret_hash: Buffer;
+      revoked: boolean;
+      workspace_id: string;
+      plan: PlanName;
+      surfaces: Surface[] | null;
+    }>({
+      // Named, so each connection parses and plans it once.
+      name: 'api_key_lookup',
+      text: `SELECT k.secret_hash, k.revoked_at IS NOT NULL AS revoked, w.id AS workspace_id, w.plan::text AS plan,
+                     k.surfaces::text[] AS surfaces
+               FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id WHERE k.key_id = $1`,
+      values: [keyId],
     });
-    if (!row) return undefined;
-    return {
-      workspaceId: row.workspace.id,
-      plan: row.workspace.plan,
-      secretHash: row.secretHash,
-      revoked: row.revokedAt !== null,
-      surfaces: new Set(row.surfaces),
-    };
+    const hit = rows[0];
+    return (
+      hit && {
+        workspaceId: hit.workspace_id,
+        plan: hit.plan,
+        secretHash: hit.secret_hash,
+        revoked: hit.revoked,
+        surfaces: new Set(hit.surfaces ?? []),
+      }
+    );
   }
 }

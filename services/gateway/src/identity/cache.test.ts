@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { type FreshDatabase, freshServiceDatabase, PooledDatabase } from '@wap/db';
+import { createLogger } from '@wap/log';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client.js';
+import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './cache.js';
+import { type ApiKeyRow, IdentityStore } from './store.js';
+
+let database: FreshDatabase;
+let db: PooledDatabase<PrismaClient>;
+/** Reads the database on every call, as the admin command does. */
+let direct: IdentityStore;
+const log = createLogger({ service: 'gateway-test', level: 'silent' });
+
+before(async () => {
+  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  db = new PooledDatabase(database.url, (adapter) => new PrismaClient({ adapter }), 6);
+  direct = new IdentityStore(db.prisma, db.pool);
+});
+
+after(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+/** A listening cache whose loads are counted. */
+async function listeningCache() {
+  const cache = new ApiKeyCache<ApiKeyRow>(database.url, log, { retryMs: 50 });
+  cache.start();
+  await cache.whenListening();
+  const counted = { loads: 0 };
+  const get = (keyId: string) =>
+    cache.get(keyId, (id) => {
+      counted.loads++;
+      return direct.apiKey(id);
+    });
+  return { cache, get, counted };
+}
+
+async function workspaceWithKey(plan: 'free' | 'pro' = 'free') {
+  const ws = await direct.createWorkspace(`ws-${Math.random()}`, plan);
+  const key = await direct.createApiKey(ws.id, 'test');
+  return { workspaceId: ws.id, keyId: key.keyId };
+}
+
+test('a key is read once, then from memory; a revocation returns only once the gateway dropped it', async () => {
+  const { cache, get, counted } = await listeningCache();
+  try {
+    const { keyId } = await workspaceWithKey();
+    assert.equal((await get(keyId))?.revoked, false);
+    assert.equal((await get(keyId))?.revoked, false);
+    assert.equal(counted.loads, 1, 'the second lookup is served from memory');
+
+    const outcome = await direct.revokeApiKey(keyId);
+    assert.deepEqual(outcome, { revoked: true, gateways: 1, acknowledged: 1 });
+    // No wait: the acknowledgement means the entry is already gone.
+    assert.equal((await get(keyId))?.revoked, true);
+    assert.equal(counted.loads, 2);
+    assert.deepEqual(await direct.revokeApiKey(keyId), { revoked: false, gateways: 1, acknowledged: 0 });
+  } finally {
+    await cache.stop();
+  }
+});
+
+test("a plan change drops every cached key of that workspace and no other's", async () => {
+  const { cache, get, counted } = await listeningCache();
+  try {
+    const a = await workspaceWithKey('free');
+    const second = await direct.createApiKey(a.workspaceId, 'second');
+    const other = await workspaceWithKey('free');
+    for (const id of [a.keyId, second.keyId, other.keyId]) await get(id);
+    assert.equal(counted.loads, 3);
+
+    await direct.setPlan(a.workspaceId, 'pro');
+    assert.equal((await get(a.keyId))?.plan, 'pro');
+    assert.equal((await get(second.keyId))?.plan, 'pro');
+    assert.equal((await get(other.keyId))?.plan, 'free');
+    assert.equal(counted.loads, 5, "the other workspace's key stayed cached");
+  } finally {
+    await cache.stop();
+  }
+});
+
+test('a row loaded while a change was announced is not kept', async () => {
+  const { cache } = await listeningCache();
+  try {
+    const { keyId } = await workspaceWithKey();
+    let loads = 0;
+    // The load reads the live row, then the key is revoked before the load returns.
+    const stale = await cache.get(keyId, async (id) => {
+      loads++;
+      const row = await direct.apiKey(id);
+      await direct.revokeApiKey(id);
+      return row;
+    });
+    assert.equal(stale?.revoked, false);
+    const next = await cache.get(keyId, (id) => {
+      loads++;
+      return direct.apiKey(id);
+    });
+    assert.equal(next?.revoked, true, 'the stale row was not cached');
+    assert.equal(loads, 2);
+  } finally {
+    await cache.stop();
+  }
+});
+
+test('without its listening connection the cache reads the database, and caches again once back', async () => {
+  const { cache, get, counted } = await listeningCache();
+  try {
+    const { keyId } = await workspaceWithKey();
+    await get(keyId);
+    assert.equal(cache.size, 1);
+    await db.pool.query(
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+      [LISTENER_NAME],
+    );
+    while (cache.isListening) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(cache.size, 0, 'forgotten when the connection was lost');
+    const before = counted.loads;
+    await get(keyId);
+    await get(keyId);
+    // Unless it already listens again (50 ms later), both lookups read the database.
+    if (!cache.isListening) assert.equal(counted.loads, before + 2);
+    await cache.whenListening();
+    await get(keyId);
+    const cachedAt = counted.loads;
+    await get(keyId);
+    assert.equal(counted.loads, cachedAt, 'cached again once listening');
+  } finally {
+    await cache.stop();
+  }
+});
+
+test('a change waits for a gateway that does not acknowledge only until its timeout', async () => {
+  // Listens under the gateways' name but never answers: a wedged gateway.
+  const silent = new pg.Client({ connectionString: database.url, application_name: LISTENER_NAME });
+  await silent.connect();
+  try {
+    await silent.query('LISTEN identity_changed');
+    const started = performance.now();
+    const outcome = await changeAndAwaitGateways(db.pool, keyChange('k1'), async () => true, 300);
+    const waited = performance.now() - started;
+    assert.deepEqual(outcome, { changed: true, gateways: 1, acknowledged: 0 });
+    assert.ok(waited >= 290 && waited < 2_000, `waited ${waited} ms`);
+    // Nothing changed, nothing announced: no wait at all.
+    const quick = performance.now();
+    assert.equal((await changeAndAwaitGateways(db.pool, keyChange('k2'), async () => false, 5_000)).changed, false);
+    assert.ok(performance.now() - quick < 1_000);
+  } finally {
+    await silent.end();
+  }
+});
+
+test('with no gateway listening, a revocation returns at once', async () => {
+  const { keyId } = await workspaceWithKey();
+  assert.deepEqual(await direct.revokeApiKey(keyId), { revoked: true, gateways: 0, acknowledged: 0 });
+});
