@@ -48,3 +48,13 @@ test('sitemaps: a urlset, an index of child sitemaps, a gzipped one, and the cap
   assert.equal((await sitemapUrls([`${site.url}/sitemap_index.xml`], { agent, maxUrls: 120 })).length, 120);
   assert.deepEqual(await sitemapUrls([`${site.url}/missing.xml`], { agent, maxUrls: 10 }), []);
 });
+
+test('sitemaps read several files at once still list URLs in the order one at a time would', async () => {
+  const index = [`${site.url}/sitemap_index.xml`];
+  const oneByOne = await sitemapUrls(index, { agent, maxUrls: 10_000, concurrency: 1 });
+  assert.ok(oneByOne.length > 200);
+  assert.deepEqual(await sitemapUrls(index, { agent, maxUrls: 10_000, concurrency: 4 }), oneByOne);
+  assert.deepEqual(await sitemapUrls(index, { agent, maxUrls: 150, concurrency: 4 }), oneByOne.slice(0, 150));
+  // The index itself is a file: with at most 1, only it is read, and it lists no page.
+  assert.deepEqual(await sitemapUrls(index, { agent, maxUrls: 10_000, maxFiles: 1, concurrency: 4 }), []);
+});

@@ -2,6 +2,7 @@
 import { type FetchAgent, fetchText } from '@wap/fetch';
 import { XMLParser } from 'fast-xml-parser';
 import robotsParser from 'robots-parser';
+import { mapLimited } from '../map-limited.js';
 
 /** The name robots.txt rules are matched against. */
 export const CRAWLER_AGENT = 'WebAccessBot';
@@ -46,41 +47,49 @@ const locs = (entries: { loc?: unknown }[] | undefined) =>
   (entries ?? []).flatMap((e) => (typeof e.loc === 'string' ? [e.loc.trim()] : []));
 
 /**
- * Page URLs listed by sitemaps, following sitemap indexes to `maxDepth`
- * levels, at most `maxUrls` of them. A sitemap that fails is skipped: a
- * sitemap only adds to what links find.
+ * Page URLs listed by sitemaps, following sitemap indexes to 2 levels below
+ * the roots, at most `maxUrls` of them, in the order the files list them. The
+ * files of one level are fetched `concurrency` at a time. A sitemap that fails
+ * is skipped: a sitemap only adds to what links find.
  */
 export async function sitemapUrls(
   roots: readonly string[],
-  settings: { agent: FetchAgent; maxUrls: number; maxFiles?: number; signal?: AbortSignal },
+  settings: { agent: FetchAgent; maxUrls: number; maxFiles?: number; concurrency?: number; signal?: AbortSignal },
 ): Promise<string[]> {
   const found: string[] = [];
   const seen = new Set<string>();
-  let queue = roots.map((url) => ({ url, level: 0 }));
-  let files = 0;
-  while (queue.length > 0 && found.length < settings.maxUrls && files < (settings.maxFiles ?? 50)) {
-    const next: typeof queue = [];
-    for (const { url, level } of queue) {
-      if (seen.has(url) || found.length >= settings.maxUrls) continue;
-      seen.add(url);
-      files++;
-      let doc: SitemapDoc;
-      try {
-        const out = await fetchText(url, {
-          agent: settings.agent,
-          signal: settings.signal,
-          timeoutMs: 15_000,
-          maxBytes: 50 * 1024 * 1024,
-        });
-        if (out.status >= 400) continue;
-        doc = xml.parse(out.text) as SitemapDoc;
-      } catch {
-        continue;
+  const maxFiles = settings.maxFiles ?? 50;
+  let level = roots.filter((url) => !seen.has(url) && seen.add(url));
+  let fetched = 0;
+  for (let depth = 0; level.length > 0 && depth <= 2 && fetched < maxFiles; depth++) {
+    const files = level.slice(0, maxFiles - fetched);
+    fetched += files.length;
+    const docs = await mapLimited(files, settings.concurrency ?? 1, (url) => readSitemap(url, settings));
+    const next: string[] = [];
+    for (const doc of docs) {
+      for (const loc of locs(doc?.urlset?.url)) if (found.length < settings.maxUrls) found.push(loc);
+      for (const loc of locs(doc?.sitemapindex?.sitemap)) {
+        if (seen.has(loc)) continue;
+        seen.add(loc);
+        next.push(loc);
       }
-      for (const loc of locs(doc.urlset?.url)) if (found.length < settings.maxUrls) found.push(loc);
-      if (level < 2) for (const loc of locs(doc.sitemapindex?.sitemap)) next.push({ url: loc, level: level + 1 });
     }
-    queue = next;
+    if (found.length >= settings.maxUrls) break;
+    level = next;
   }
   return found;
+}
+
+async function readSitemap(url: string, settings: { agent: FetchAgent; signal?: AbortSignal }) {
+  try {
+    const out = await fetchText(url, {
+      agent: settings.agent,
+      signal: settings.signal,
+      timeoutMs: 15_000,
+      maxBytes: 50 * 1024 * 1024,
+    });
+    return out.status >= 400 ? undefined : (xml.parse(out.text) as SitemapDoc);
+  } catch {
+    return undefined;
+  }
 }

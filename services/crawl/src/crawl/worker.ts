@@ -250,6 +250,11 @@ export class CrawlWorker {
       let landed: NewUrl | undefined;
       let document: crawl.Document;
       let extracted: LoadedPage['extracted'];
+      // The start page's sitemaps are read while the page itself loads, not after it.
+      const sitemaps =
+        key === plan.startKey && plan.options.sitemap !== crawl.SitemapMode.SKIP
+          ? this.sitemapsOf(row, plan)
+          : undefined;
       try {
         const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
         // Politeness counts requests out to the host, not pages being stored: the host's
@@ -266,7 +271,7 @@ export class CrawlWorker {
         }
         extracted = loaded.extracted;
         document = toDocument(loaded.page, plan.scrape, false, extracted);
-        links = await this.discover(row, plan, key, depth, extracted.links);
+        links = this.discover(plan, key, depth, extracted.links, (await sitemaps) ?? []);
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {
           await store.fail(row.id, key, url, err.code, err.details);
@@ -314,9 +319,8 @@ export class CrawlWorker {
     return { key: finalKey, url: finalKey, host: new URL(finalKey).host, depth };
   }
 
-  /** The links of a page worth queueing, and for the start page, what the sitemaps list. */
-  private async discover(row: CrawlRow, plan: Plan, key: string, depth: number, found: string[]): Promise<NewUrl[]> {
-    const sitemapMode = plan.options.sitemap;
+  /** The links of a page worth queueing, and for the start page, what its sitemaps list. */
+  private discover(plan: Plan, key: string, depth: number, found: string[], sitemapped: string[]): NewUrl[] {
     const out = new Map<string, NewUrl>();
     const add = (href: string, at: number) => {
       let link: URL;
@@ -330,19 +334,28 @@ export class CrawlWorker {
       if (!k || k === key || out.has(k)) return;
       out.set(k, { key: k, url: k, host: new URL(k).host, depth: at });
     };
-    if (sitemapMode !== crawl.SitemapMode.ONLY)
+    if (plan.options.sitemap !== crawl.SitemapMode.ONLY)
       for (const href of found.slice(0, MAX_LINKS_PER_PAGE)) add(href, depth + 1);
-    if (key === plan.startKey && sitemapMode !== crawl.SitemapMode.SKIP) {
-      const origin = plan.rules.start.origin;
+    for (const href of sitemapped) add(href, 1);
+    return [...out.values()];
+  }
+
+  /** The page URLs the start host's sitemaps list (those robots.txt declares, else /sitemap.xml); [] if none. */
+  private async sitemapsOf(row: CrawlRow, plan: Plan): Promise<string[]> {
+    const origin = plan.rules.start.origin;
+    try {
       const declared = (await this.robotsFor(row.id, plan.rules.start.host, origin))?.sitemaps ?? [];
-      const urls = await sitemapUrls(declared.length > 0 ? declared : [`${origin}/sitemap.xml`], {
+      return await sitemapUrls(declared.length > 0 ? declared : [`${origin}/sitemap.xml`], {
         agent: this.deps.agent,
         maxUrls: Math.min(Math.max(row.limit * 10, 1_000), 50_000),
+        // Sitemaps are files of the crawled host: no more at once than the crawl allows it.
+        concurrency: Math.min(4, plan.options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST),
         signal: this.stopping.signal,
       });
-      for (const href of urls) add(href, 1);
+    } catch (err) {
+      this.deps.log.warn({ err, crawlId: row.id }, 'sitemaps could not be read; links alone are followed');
+      return [];
     }
-    return [...out.values()];
   }
 
   /** Settles the crawl when it has ended: the rest of its hold is released. */

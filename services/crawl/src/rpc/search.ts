@@ -4,6 +4,7 @@ import type { Logger } from '@wap/log';
 import { crawl, ledger } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { type LedgerClient, PAGE_LOAD_MC } from '../billing.js';
+import { mapLimited } from '../map-limited.js';
 import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import type { SearchProvider, SearchResult } from '../search/providers.js';
 import type { SearchIndex } from '../store/search-index.js';
@@ -18,19 +19,6 @@ export interface SearchDeps extends PipelineDeps {
   index: SearchIndex;
   provider: SearchProvider;
   log: Logger;
-}
-
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
 }
 
 /**
