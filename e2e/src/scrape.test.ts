@@ -167,6 +167,23 @@ describe('scrape', () => {
 });
 
 describe('one credit balance', () => {
+  test('credits read through the gateway follow changes made behind it (a grant straight to the ledger)', async () => {
+    const ws = `grant-${Date.now()}`;
+    await fleet.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
+    const { apiKey } = await fleet.admin<{ apiKey: string }>('key', 'create', ws);
+    const read = async () =>
+      (await call<{ granted: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body.granted;
+    assert.equal(await read(), 0);
+    assert.equal(await read(), 0, 'a second read: the gateway now holds the view');
+    // The admin command talks to the ledger directly: the gateway hears of it only from the ledger.
+    await fleet.admin('credits', 'grant', ws, '7', '--kind', 'promotional');
+    const started = Date.now();
+    let granted = await read();
+    while (granted !== 7 && Date.now() - started < 2_000) granted = await read();
+    assert.equal(granted, 7, 'the grant shows');
+    assert.ok(Date.now() - started < 1_000, `shown after ${Date.now() - started} ms`);
+  });
+
   test('3 credits buy 3 pages; the fourth is refused and charges nothing', async () => {
     const ws = `three-${Date.now()}`;
     await fleet.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');

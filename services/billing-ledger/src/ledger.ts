@@ -4,6 +4,7 @@
 import type { Clock, LedgerDeps } from './rpc/deps.js';
 import { ledgerService } from './rpc/index.js';
 import type { BatcherSettings } from './store/batcher.js';
+import type { ChangeSink } from './store/changes.js';
 import type { LedgerDatabase } from './store/database.js';
 import { MoneyStore } from './store/money.js';
 import { ReadStore } from './store/reads.js';
@@ -11,9 +12,14 @@ import { SlotStore } from './store/slots.js';
 
 export const systemClock: Clock = () => new Date();
 
-export function openLedger(db: LedgerDatabase, clock: Clock = systemClock, batching?: BatcherSettings) {
+export function openLedger(
+  db: LedgerDatabase,
+  clock: Clock = systemClock,
+  batching?: BatcherSettings,
+  changes?: ChangeSink,
+) {
   const deps: LedgerDeps = {
-    money: new MoneyStore(db.pool, batching),
+    money: new MoneyStore(db.pool, batching, changes),
     reads: new ReadStore(db.prisma, db.pool),
     slots: new SlotStore(db.pool),
     clock,

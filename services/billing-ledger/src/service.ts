@@ -1,10 +1,12 @@
 // The billing-ledger service: credits, holds, usage and concurrency slots.
 import { duration } from '@wap/config';
+import { creditsChangedSubject } from '@wap/events';
 import { ledger } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import { baseEnv, type ServiceDefinition } from '@wap/service';
 import { Sweeper } from './jobs/sweeper.js';
 import { openLedger, systemClock } from './ledger.js';
+import { BalanceChanges } from './store/changes.js';
 import { LedgerDatabase } from './store/database.js';
 
 const env = baseEnv(50051).extend({
@@ -17,8 +19,10 @@ export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
   name: 'billing-ledger',
   env,
   openDatabase: (url) => new LedgerDatabase(url),
-  start: async ({ config, db, log, server }) => {
-    const { deps, impl } = openLedger(db, systemClock);
+  start: async ({ config, db, log, server, nats }) => {
+    const subject = creditsChangedSubject(config.NATS_NAMESPACE);
+    const changes = new BalanceChanges(db.pool, (ids) => nats.nc.publish(subject, JSON.stringify(ids)), log);
+    const { deps, impl } = openLedger(db, systemClock, undefined, changes);
     addService(server, ledger.LedgerService, impl, log);
     const sweeper = new Sweeper(deps.money, deps.clock, log, config.HOLD_SWEEP_INTERVAL);
     sweeper.start();

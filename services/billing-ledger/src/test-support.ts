@@ -13,6 +13,7 @@ import { health, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import { openLedger } from './ledger.js';
 import type { BatcherSettings } from './store/batcher.js';
+import type { ChangeSink } from './store/changes.js';
 import { LedgerDatabase } from './store/database.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
@@ -62,9 +63,10 @@ export async function serveLedger(
   url: string,
   clock: () => Date,
   batching?: BatcherSettings,
+  changes?: (db: LedgerDatabase) => ChangeSink,
 ): Promise<InProcessLedger> {
   const db = new LedgerDatabase(url);
-  const { deps, impl } = openLedger(db, clock, batching);
+  const { deps, impl } = openLedger(db, clock, batching, changes?.(db));
   const server = new grpc.Server();
   addService(server, ledger.LedgerService, impl, createLogger({ service: 'billing-ledger', level: 'warn' }));
   const port = await new Promise<number>((resolve, reject) =>

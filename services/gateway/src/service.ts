@@ -2,8 +2,10 @@
 // rate limits and errors. It holds no business logic of the other services.
 import type { Server } from 'node:http';
 import { PooledDatabase } from '@wap/db';
+import { creditsChangedSubject } from '@wap/events';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
+import { CreditViews } from './credit-views.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
 import { expireIdempotencyRecords } from './http/idempotency.js';
@@ -11,15 +13,17 @@ import { RateLimiter, rateLimitPool } from './http/rate-limit.js';
 import { ApiKeyCache } from './identity/cache.js';
 import { type ApiKeyRow, IdentityStore } from './identity/store.js';
 import { buildRegistry } from './registry/index.js';
-import { Upstreams } from './upstreams.js';
+import { type CreditsView, Upstreams } from './upstreams.js';
 
 export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClient>> = {
   name: 'gateway',
   env,
   openDatabase: (url) => new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 20),
-  start: async ({ config, log, db, health }) => {
+  start: async ({ config, log, db, health, nats }) => {
     const upstreams = new Upstreams(config);
     const registry = buildRegistry(upstreams);
+    const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log);
+    await creditViews.start();
     const limiterPool = rateLimitPool(config.DATABASE_URL);
     const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
     keys.start();
@@ -31,6 +35,7 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
       limiter: new RateLimiter(limiterPool),
       identity: new IdentityStore(db.prisma, db.pool, keys),
       upstreams,
+      creditViews,
       registry,
       publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
       maxBodyBytes: config.MAX_BODY_BYTES,
@@ -58,7 +63,7 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
         // Stop accepting, let in-flight requests finish (the runtime's deadline bounds this).
         await new Promise<void>((resolve) => server.close(() => resolve()));
         upstreams.close();
-        await Promise.all([limiterPool.end(), keys.stop()]);
+        await Promise.all([limiterPool.end(), keys.stop(), creditViews.stop()]);
       },
     };
   },

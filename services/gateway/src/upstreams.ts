@@ -5,6 +5,8 @@ import type { Backend } from './registry/types.js';
 
 type HealthClient = ServiceClient<(typeof health.Health)['method']> & Closable;
 export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;
+/** What the ledger answers for a workspace's credits. */
+export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */

@@ -5,7 +5,8 @@ import type pg from 'pg';
 import type { Period } from '../domain/period.js';
 import type { PricedUsage } from '../domain/pricing.js';
 import { type BatchedFunction, Batcher, type BatcherSettings, DEFAULT_BATCHING } from './batcher.js';
-import { callLedger } from './call.js';
+import { type Answer, callLedger, isRefusal } from './call.js';
+import type { ChangeSink } from './changes.js';
 
 /** A usage summary as stored: exact integers travel as strings inside the jsonb. */
 export interface StoredUsage {
@@ -36,8 +37,20 @@ export class MoneyStore {
   constructor(
     private readonly pool: pg.Pool,
     batching: BatcherSettings = DEFAULT_BATCHING,
+    /** Told about every committed change to a workspace's credits (gateways cache credit views). */
+    private readonly changes?: ChangeSink,
   ) {
     this.batcher = new Batcher(pool, batching);
+  }
+
+  /** Tells the change sink what `answer` changed, once it is committed and if it was not a refusal. */
+  private told<T extends object>(answer: Promise<Answer<T>>, tell: (sink: ChangeSink, answer: T) => void) {
+    const sink = this.changes;
+    if (!sink) return answer;
+    return answer.then((a) => {
+      if (!isRefusal(a)) tell(sink, a);
+      return a;
+    });
   }
 
   private call<T>(fn: string, values: unknown[]) {
@@ -52,7 +65,7 @@ export class MoneyStore {
   /** Opens the account on `open` if it has none, then applies whatever `change` names. */
   ensureAccount(workspaceId: string, terms: { open: AccountTerms; change?: Partial<AccountTerms> }, at: Clocked) {
     const change = terms.change ?? {};
-    return this.call<{ plan: string; slots: number; allowance: number }>('ledger_ensure_account', [
+    const answer = this.call<{ plan: string; slots: number; allowance: number }>('ledger_ensure_account', [
       workspaceId,
       terms.open.plan,
       terms.open.monthlyMc,
@@ -63,6 +76,7 @@ export class MoneyStore {
       at.now,
       at.period.start,
     ]);
+    return this.told(answer, (sink) => sink.workspace(workspaceId));
   }
 
   grant(
@@ -77,7 +91,7 @@ export class MoneyStore {
     },
     at: Clocked,
   ) {
-    return this.call<{ grant_id: string }>('ledger_grant', [
+    const answer = this.call<{ grant_id: string }>('ledger_grant', [
       g.workspaceId,
       g.key,
       g.hash,
@@ -89,6 +103,7 @@ export class MoneyStore {
       at.period.start,
       randomUUID(),
     ]);
+    return this.told(answer, (sink) => sink.workspace(g.workspaceId));
   }
 
   authorize(
@@ -103,7 +118,7 @@ export class MoneyStore {
     },
     at: Clocked,
   ) {
-    return this.batched<{ hold_id: string; millicredits: number; expires_at: number }>('ledger_authorize', [
+    const answer = this.batched<{ hold_id: string; millicredits: number; expires_at: number }>('ledger_authorize', [
       a.workspaceId,
       a.key,
       a.hash,
@@ -115,10 +130,14 @@ export class MoneyStore {
       at.period.start,
       randomUUID(),
     ]);
+    return this.told(answer, (sink, placed) => {
+      sink.holdPlaced(placed.hold_id, a.workspaceId);
+      sink.workspace(a.workspaceId);
+    });
   }
 
   settle(s: { holdId: string; key: string; hash: string; usage: PricedUsage }, at: Clocked) {
-    return this.batched<{ usage: StoredUsage; hold_remaining: number }>('ledger_settle', [
+    const answer = this.batched<{ usage: StoredUsage; hold_remaining: number }>('ledger_settle', [
       s.holdId,
       s.key,
       s.hash,
@@ -129,17 +148,19 @@ export class MoneyStore {
       at.period.end,
       randomUUID(),
     ]);
+    return this.told(answer, (sink) => sink.hold(s.holdId));
   }
 
   void(holdId: string, at: Clocked) {
-    return this.call<{ released: number; settled: number; status: string }>('ledger_void', [holdId, at.now]);
+    const answer = this.call<{ released: number; settled: number; status: string }>('ledger_void', [holdId, at.now]);
+    return this.told(answer, (sink) => sink.hold(holdId));
   }
 
   charge(
     c: { workspaceId: string; key: string; hash: string; capability: string; reference: string; usage: PricedUsage },
     at: Clocked,
   ) {
-    return this.batched<{ usage: StoredUsage }>('ledger_charge', [
+    const answer = this.batched<{ usage: StoredUsage }>('ledger_charge', [
       c.workspaceId,
       c.key,
       c.hash,
@@ -152,6 +173,7 @@ export class MoneyStore {
       at.period.end,
       randomUUID(),
     ]);
+    return this.told(answer, (sink) => sink.workspace(c.workspaceId));
   }
 
   /** Expires due holds and deletes lapsed leases, one batch; answers how many of either. */

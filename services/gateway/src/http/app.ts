@@ -4,11 +4,12 @@ import type { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
+import type { CreditViews } from '../credit-views.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
 import { openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
-import type { Upstreams } from '../upstreams.js';
+import type { CreditsView, Upstreams } from '../upstreams.js';
 import { authenticate } from './auth.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
@@ -23,6 +24,7 @@ export interface AppDeps {
   limiter: RateLimiter;
   identity: IdentityStore;
   upstreams: Upstreams;
+  creditViews: CreditViews<CreditsView>;
   registry: Capability[];
   publicUrl: string;
   maxBodyBytes: number;
@@ -93,8 +95,14 @@ export function createApp(deps: AppDeps): express.Express {
         principal: res.locals.principal as Principal,
         requestId: res.locals.requestId as string,
         upstreams: deps.upstreams,
+        creditViews: deps.creditViews,
         log: deps.log,
       }),
+      // A billed request may have moved the workspace's credits: its next read asks the ledger.
+      billedRequestEnded: (res) => {
+        const principal = res.locals.principal as Principal | undefined;
+        if (principal) deps.creditViews.changed(principal.workspaceId);
+      },
     }),
   );
 

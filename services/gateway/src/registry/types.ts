@@ -1,8 +1,9 @@
 import type { ErrorCode } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { z } from 'zod';
+import type { CreditViews } from '../credit-views.js';
 import type { Principal } from '../identity/store.js';
-import type { Upstreams } from '../upstreams.js';
+import type { CreditsView, Upstreams } from '../upstreams.js';
 
 /** The spec's capability groups (part 1). */
 export type Tag =
@@ -36,6 +37,8 @@ export interface HandlerContext {
   principal: Principal;
   requestId: string;
   upstreams: Upstreams;
+  /** Cached credit views, dropped when the ledger announces a change (decision 0008). */
+  creditViews: CreditViews<CreditsView>;
   log: Logger;
   /** Aborted when the client goes away. */
   signal: AbortSignal;

@@ -1,3 +1,4 @@
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { ledger } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';
@@ -59,8 +60,18 @@ export const creditsRow = capability({
   request: {},
   response,
   errors: [],
-  handler: async ({ principal, upstreams }) => {
-    const c = await upstreams.ledger.credits({ workspaceId: principal.workspaceId });
+  handler: async ({ principal, upstreams, creditViews }) => {
+    const c = await creditViews.get(
+      principal.workspaceId,
+      () => upstreams.ledger.credits({ workspaceId: principal.workspaceId }),
+      // Until the first moment the view would change by itself: a grant lapses, the allowance resets.
+      (view) =>
+        Math.min(
+          ...[view.allowanceResetsAt, ...view.grants.map((g) => g.lapsesAt)].map((t) =>
+            t ? timestampMs(t) : Number.POSITIVE_INFINITY,
+          ),
+        ),
+    );
     return {
       granted: credits(c.grantedMillicredits),
       spent: credits(c.spentMillicredits),

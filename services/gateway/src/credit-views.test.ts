@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { connectNats, type NatsLink } from '@wap/events';
+import { createLogger } from '@wap/log';
+import { CreditViews } from './credit-views.js';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:42220';
+const log = createLogger({ service: 'gateway-test', level: 'silent' });
+let link: NatsLink;
+
+before(async () => {
+  link = await connectNats({ url: NATS_URL, name: 'credit-views-test', log });
+});
+after(async () => {
+  await link.drain();
+});
+
+/** Views on a subject of their own, with counted loads that answer the load's number. */
+async function views(settings: { ttlMs?: number } = {}) {
+  const subject = `test_${randomUUID().slice(0, 8)}.ledger.credits.changed`;
+  const cache = new CreditViews<number>(link.nc, subject, log, settings);
+  await cache.start();
+  const counted = { loads: 0 };
+  const get = (workspaceId: string, validUntil?: (view: number) => number) =>
+    cache.get(workspaceId, async () => ++counted.loads, validUntil);
+  /** As the ledger does: one message naming the workspaces, then a round trip so it has arrived. */
+  const announce = async (...ids: string[]) => {
+    link.nc.publish(subject, JSON.stringify(ids));
+    await link.nc.flush();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  return { cache, get, counted, announce };
+}
+
+test('a view is loaded once, then served until the ledger announces a change to its workspace', async () => {
+  const { cache, get, counted, announce } = await views();
+  try {
+    assert.equal(await get('ws-a'), 1);
+    assert.equal(await get('ws-b'), 2);
+    assert.equal(await get('ws-a'), 1, 'served from memory');
+    await announce('ws-a');
+    assert.equal(await get('ws-a'), 3, 'the announced workspace is read again');
+    assert.equal(await get('ws-b'), 2, 'the other is not');
+    assert.equal(counted.loads, 3);
+    cache.changed('ws-b'); // a billed request of ws-b ended here
+    assert.equal(await get('ws-b'), 4);
+  } finally {
+    await cache.stop();
+  }
+});
+
+test('a view loaded while its workspace changed is answered but not kept', async () => {
+  const { cache, announce } = await views();
+  try {
+    let loads = 0;
+    const racing = await cache.get('ws-race', async () => {
+      loads++;
+      await announce('ws-race'); // the change commits while the read is on its way back
+      return 1;
+    });
+    assert.equal(racing, 1);
+    assert.equal(await cache.get('ws-race', async () => ++loads), 2, 'read again: the racing view was not kept');
+    assert.equal(await cache.get('ws-race', async () => ++loads), 2);
+  } finally {
+    await cache.stop();
+  }
+});
+
+test('a view expires on its own: after the time to live, and when something in it lapses', async () => {
+  const { cache, get } = await views({ ttlMs: 100 });
+  try {
+    assert.equal(await get('ws-ttl'), 1);
+    assert.equal(await get('ws-ttl'), 1);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    assert.equal(await get('ws-ttl'), 2, 'past the time to live');
+    const lapsing = () => Date.now() + 30; // a grant lapses in 30 ms
+    assert.equal(await get('ws-lapse', lapsing), 3);
+    assert.equal(await get('ws-lapse', lapsing), 3);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(await get('ws-lapse', lapsing), 4, 'the grant lapsed: read again');
+  } finally {
+    await cache.stop();
+  }
+});
+
+test('without NATS nothing is cached: every read asks the ledger', async () => {
+  const own = await connectNats({ url: NATS_URL, name: 'credit-views-closing', log });
+  const cache = new CreditViews<number>(own.nc, 'test.closing.ledger.credits.changed', log);
+  await cache.start();
+  let loads = 0;
+  assert.equal(await cache.get('ws-x', async () => ++loads), 1);
+  assert.equal(await cache.get('ws-x', async () => ++loads), 1);
+  await own.nc.close();
+  for (let i = 0; i < 100 && cache.isListening; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(cache.isListening, false);
+  assert.equal(await cache.get('ws-x', async () => ++loads), 2);
+  assert.equal(await cache.get('ws-x', async () => ++loads), 3);
+  await cache.stop();
+});

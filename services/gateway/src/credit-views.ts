@@ -1,0 +1,140 @@
+// Credit views (what GET /v1/credits answers) cached per workspace
+// (docs/decisions/0008-credits-cache.md). The ledger announces on NATS whose
+// credits changed once each write commits; a gateway drops those views, and
+// drops a workspace's view itself as soon as one of its billed requests ends
+// here. A view also expires on its own: after `ttlMs`, and when something in
+// it lapses (a grant, the allowance period).
+import type { NatsLink } from '@wap/events';
+import type { Logger } from '@wap/log';
+
+type NatsConnection = NatsLink['nc'];
+type Subscription = ReturnType<NatsConnection['subscribe']>;
+
+export interface CreditViewSettings {
+  /** The longest a view is served without the ledger being asked again. */
+  ttlMs: number;
+  maxEntries: number;
+}
+
+const DEFAULTS: CreditViewSettings = { ttlMs: 5_000, maxEntries: 10_000 };
+
+interface Entry<V> {
+  /** Moves on every change heard for the workspace; a load that saw it move is not kept. */
+  generation: number;
+  view?: V;
+  expiresAt: number;
+}
+
+export class CreditViews<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private readonly settings: CreditViewSettings;
+  private subscription: Subscription | undefined;
+  private listening = false;
+  private watching = true;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly subject: string,
+    private readonly log: Logger,
+    settings: Partial<CreditViewSettings> = {},
+  ) {
+    this.settings = { ...DEFAULTS, ...settings };
+  }
+
+  /** Subscribes; views are cached only while the subscription can hear every change. */
+  async start(): Promise<void> {
+    this.subscription = this.nc.subscribe(this.subject, {
+      callback: (err, message) => {
+        if (err) return;
+        try {
+          const ids = message.json<unknown>();
+          if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') this.changed(id);
+        } catch {
+          this.log.warn('credit views: an announcement that is not a list of workspace ids; all views dropped');
+          this.forgetAll();
+        }
+      },
+    });
+    void this.watch();
+    // Registered with the server before anything is cached; if NATS is away, from the reconnect on.
+    try {
+      await this.nc.flush();
+      this.listening = !this.nc.isClosed();
+    } catch (err) {
+      this.log.warn({ err }, 'credit views: not listening yet; every read asks the ledger');
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.watching = false;
+    this.listening = false;
+    this.entries.clear();
+    this.subscription?.unsubscribe();
+  }
+
+  get isListening(): boolean {
+    return this.listening;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * The workspace's view: cached, else `load`'s, kept (until `validUntil` of
+   * it at the latest) only if no change was heard while it loaded.
+   */
+  async get(workspaceId: string, load: () => Promise<V>, validUntil: (view: V) => number = () => Infinity): Promise<V> {
+    if (!this.listening) return load();
+    const now = Date.now();
+    let entry = this.entries.get(workspaceId);
+    if (entry?.view !== undefined && now < entry.expiresAt) return entry.view;
+    if (!entry) {
+      if (this.entries.size >= this.settings.maxEntries) {
+        const oldest = this.entries.keys().next().value;
+        if (oldest !== undefined) this.entries.delete(oldest);
+      }
+      entry = { generation: 0, expiresAt: 0 };
+      this.entries.set(workspaceId, entry);
+    }
+    entry.view = undefined;
+    const generation = entry.generation;
+    const view = await load();
+    if (this.listening && this.entries.get(workspaceId) === entry && entry.generation === generation) {
+      entry.view = view;
+      entry.expiresAt = Math.min(Date.now() + this.settings.ttlMs, validUntil(view));
+    }
+    return view;
+  }
+
+  /** The workspace's credits changed (announced, or a billed request of it ended here). */
+  changed(workspaceId: string): void {
+    const entry = this.entries.get(workspaceId);
+    if (!entry) return;
+    entry.generation++;
+    entry.view = undefined;
+  }
+
+  private forgetAll(): void {
+    for (const entry of this.entries.values()) {
+      entry.generation++;
+      entry.view = undefined;
+    }
+  }
+
+  /** Changes announced while disconnected were missed: nothing is cached until reconnected, and then nothing old. */
+  private async watch(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (!this.watching) break;
+      if (status.type === 'disconnect' || status.type === 'staleConnection' || status.type === 'close') {
+        if (this.listening)
+          this.log.warn({ nats: status.type }, 'credit views: not listening; every read asks the ledger');
+        this.listening = false;
+        this.forgetAll();
+      } else if (status.type === 'reconnect') {
+        this.forgetAll();
+        this.listening = true;
+      }
+    }
+  }
+}
