@@ -126,10 +126,12 @@ async function main(args: string[]): Promise<void> {
     } else if (noun === 'key' && verb === 'revoke' && arg) {
       const { revoked, gateways, acknowledged } = await identity.revokeApiKey(arg);
       if (!revoked) throw new Error(`no live key ${arg}`);
-      if (acknowledged < gateways) {
-        console.error(`warning: ${gateways - acknowledged} of ${gateways} gateways did not confirm within 2 s`);
-      }
       console.log(JSON.stringify({ keyId: arg, revoked: true, gateways, acknowledged }));
+      if (acknowledged < gateways) {
+        // Revoked in the database, but a gateway may still accept the key from memory (for at most a minute).
+        console.error(`warning: ${gateways - acknowledged} of ${gateways} gateways did not confirm within 2 s`);
+        process.exitCode = 3;
+      }
     } else if (noun === 'key' && verb === 'list' && arg) {
       console.log(JSON.stringify(await identity.listApiKeys((await workspaceOf(arg)).id)));
     } else if (noun === 'seed') {

@@ -67,6 +67,22 @@ test('a view loaded while its workspace changed is answered but not kept', async
   }
 });
 
+test('after a request that failed here, nothing of its workspace is cached for a while', async () => {
+  const { cache, get } = await views();
+  try {
+    cache.changed('ws-failed', 80); // say a scrape hit its deadline while the crawl service still settles
+    assert.equal(await get('ws-failed'), 1);
+    assert.equal(await get('ws-failed'), 2, 'not kept during the hold-off');
+    assert.equal(await get('ws-other'), 3);
+    assert.equal(await get('ws-other'), 3, 'other workspaces are cached as usual');
+    await new Promise((resolve) => setTimeout(resolve, 90));
+    assert.equal(await get('ws-failed'), 4);
+    assert.equal(await get('ws-failed'), 4, 'cached again after it');
+  } finally {
+    await cache.stop();
+  }
+});
+
 test('a view expires on its own: after the time to live, and when something in it lapses', async () => {
   const { cache, get } = await views({ ttlMs: 100 });
   try {

@@ -23,6 +23,8 @@ interface Entry<V> {
   generation: number;
   view?: V;
   expiresAt: number;
+  /** Nothing is kept before then: a request that failed may still be moving credits. */
+  uncachedUntil: number;
 }
 
 export class CreditViews<V> {
@@ -31,6 +33,8 @@ export class CreditViews<V> {
   private subscription: Subscription | undefined;
   private listening = false;
   private watching = true;
+  /** Moves on every disconnect: a flush that spanned one proves nothing. */
+  private disconnects = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -45,7 +49,13 @@ export class CreditViews<V> {
   async start(): Promise<void> {
     this.subscription = this.nc.subscribe(this.subject, {
       callback: (err, message) => {
-        if (err) return;
+        if (err) {
+          // The subscription is over (a permission, say): nothing can be trusted any more.
+          this.log.warn({ err }, 'credit views: subscription failed; every read asks the ledger');
+          this.listening = false;
+          this.forgetAll();
+          return;
+        }
         try {
           const ids = message.json<unknown>();
           if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') this.changed(id);
@@ -56,13 +66,7 @@ export class CreditViews<V> {
       },
     });
     void this.watch();
-    // Registered with the server before anything is cached; if NATS is away, from the reconnect on.
-    try {
-      await this.nc.flush();
-      this.listening = !this.nc.isClosed();
-    } catch (err) {
-      this.log.warn({ err }, 'credit views: not listening yet; every read asks the ledger');
-    }
+    await this.listenOnceRegistered();
   }
 
   async stop(): Promise<void> {
@@ -89,30 +93,54 @@ export class CreditViews<V> {
     const now = Date.now();
     let entry = this.entries.get(workspaceId);
     if (entry?.view !== undefined && now < entry.expiresAt) return entry.view;
-    if (!entry) {
-      if (this.entries.size >= this.settings.maxEntries) {
-        const oldest = this.entries.keys().next().value;
-        if (oldest !== undefined) this.entries.delete(oldest);
-      }
-      entry = { generation: 0, expiresAt: 0 };
-      this.entries.set(workspaceId, entry);
-    }
+    if (!entry) entry = this.entry(workspaceId);
     entry.view = undefined;
     const generation = entry.generation;
     const view = await load();
-    if (this.listening && this.entries.get(workspaceId) === entry && entry.generation === generation) {
+    const kept = this.entries.get(workspaceId) === entry && entry.generation === generation;
+    if (this.listening && kept && Date.now() >= entry.uncachedUntil) {
       entry.view = view;
       entry.expiresAt = Math.min(Date.now() + this.settings.ttlMs, validUntil(view));
     }
     return view;
   }
 
-  /** The workspace's credits changed (announced, or a billed request of it ended here). */
-  changed(workspaceId: string): void {
-    const entry = this.entries.get(workspaceId);
+  /**
+   * The workspace's credits changed (announced, or a request that may bill
+   * ended here). With `holdOffMs`, nothing of it is cached for that long: a
+   * request that failed here may still be billed or released behind us.
+   */
+  changed(workspaceId: string, holdOffMs = 0): void {
+    const entry = this.entries.get(workspaceId) ?? (holdOffMs > 0 ? this.entry(workspaceId) : undefined);
     if (!entry) return;
     entry.generation++;
     entry.view = undefined;
+    if (holdOffMs > 0) entry.uncachedUntil = Math.max(entry.uncachedUntil, Date.now() + holdOffMs);
+  }
+
+  private entry(workspaceId: string): Entry<V> {
+    if (this.entries.size >= this.settings.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    const entry: Entry<V> = { generation: 0, expiresAt: 0, uncachedUntil: 0 };
+    this.entries.set(workspaceId, entry);
+    return entry;
+  }
+
+  /** Listening from when the server has the subscription, unless a disconnect came in between. */
+  private async listenOnceRegistered(): Promise<void> {
+    const disconnects = this.disconnects;
+    try {
+      await this.nc.flush();
+    } catch (err) {
+      this.log.warn({ err }, 'credit views: not listening yet; every read asks the ledger');
+      return;
+    }
+    if (this.watching && disconnects === this.disconnects && !this.nc.isClosed()) {
+      this.forgetAll();
+      this.listening = true;
+    }
   }
 
   private forgetAll(): void {
@@ -129,11 +157,12 @@ export class CreditViews<V> {
       if (status.type === 'disconnect' || status.type === 'staleConnection' || status.type === 'close') {
         if (this.listening)
           this.log.warn({ nats: status.type }, 'credit views: not listening; every read asks the ledger');
+        this.disconnects++;
         this.listening = false;
         this.forgetAll();
       } else if (status.type === 'reconnect') {
-        this.forgetAll();
-        this.listening = true;
+        // The subscription is sent again on reconnect: listen once the server has it.
+        void this.listenOnceRegistered();
       }
     }
   }

@@ -98,10 +98,12 @@ export function createApp(deps: AppDeps): express.Express {
         creditViews: deps.creditViews,
         log: deps.log,
       }),
-      // A billed request may have moved the workspace's credits: its next read asks the ledger.
-      billedRequestEnded: (res) => {
+      // The workspace's next credits read asks the ledger. A request that failed here
+      // (a deadline, a client gone) may still be billed or released behind us: for a
+      // while nothing of that workspace is cached, until the ledger's announcement.
+      creditsMayHaveMoved: (res, failed) => {
         const principal = res.locals.principal as Principal | undefined;
-        if (principal) deps.creditViews.changed(principal.workspaceId);
+        if (principal) deps.creditViews.changed(principal.workspaceId, failed ? 5_000 : 0);
       },
     }),
   );

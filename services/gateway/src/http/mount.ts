@@ -24,8 +24,8 @@ export interface MountDeps {
   /** Runs after the body is parsed, before the handler (idempotency). */
   beforeHandler: RequestHandler[];
   context(res: express.Response, signal: AbortSignal): Omit<HandlerContext, 'signal'>;
-  /** After every request to a capability that bills, answered or failed. */
-  billedRequestEnded(res: express.Response): void;
+  /** After every request that may move credits (any but a read), answered (`failed` false) or not. */
+  creditsMayHaveMoved(res: express.Response, failed: boolean): void;
   maxBodyBytes: number;
 }
 
@@ -38,7 +38,8 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   for (const row of rows) {
     const path = expressPath(row.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), row.method.toUpperCase()]);
-    const bills = row.bills.length > 0;
+    // A billed request charges; another write (a crawl's cancel) may release a hold.
+    const movesCredits = row.bills.length > 0 || row.method !== 'get';
     const run: RequestHandler = async (req, res, next) => {
       const abort = new AbortController();
       // Only a client that left before its answer aborts the work (an abort also builds a DOMException).
@@ -53,10 +54,10 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
         };
         const ctx: HandlerContext = { ...deps.context(res, abort.signal), signal: abort.signal };
         const result = await row.handler(ctx, input as never);
-        if (bills) deps.billedRequestEnded(res);
+        if (movesCredits) deps.creditsMayHaveMoved(res, false);
         res.status(200).json(result);
       } catch (err) {
-        if (bills) deps.billedRequestEnded(res);
+        if (movesCredits) deps.creditsMayHaveMoved(res, true);
         next(err);
       }
     };

@@ -134,6 +134,30 @@ test('without its listening connection the cache reads the database, and caches 
   }
 });
 
+test('a listening connection that stops answering without a word ends the listening', async () => {
+  const cache = new ApiKeyCache<ApiKeyRow>(database.url, log, { retryMs: 50, checkMs: 150 });
+  cache.start();
+  await cache.whenListening();
+  const [listener] = await db.pool
+    .query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+      [LISTENER_NAME],
+    )
+    .then((r) => r.rows);
+  assert.ok(listener, 'the listening connection is named once it listens');
+  // Frozen: the connection stays open, nothing is said, no notification would arrive.
+  process.kill(listener.pid, 'SIGSTOP');
+  try {
+    const started = Date.now();
+    while (cache.isListening && Date.now() - started < 3_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(cache.isListening, false, 'no answer to the check: not listening');
+  } finally {
+    process.kill(listener.pid, 'SIGCONT');
+  }
+  await cache.whenListening();
+  await cache.stop();
+});
+
 test('a change waits for a gateway that does not acknowledge only until its timeout', async () => {
   // Listens under the gateways' name but never answers: a wedged gateway.
   const silent = new pg.Client({ connectionString: database.url, application_name: LISTENER_NAME });

@@ -4,6 +4,7 @@
 // identity_notify migration); each gateway listens on a connection of its own,
 // drops what the change touched and acknowledges on ACK_CHANNEL, which is how
 // a revocation knows every gateway has let go before it returns.
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '@wap/log';
 import pg from 'pg';
 
@@ -12,8 +13,22 @@ export const ACK_CHANNEL = 'identity_ack';
 /** The listening connections' application_name: how a change counts the gateways it waits for. */
 export const LISTENER_NAME = 'wap-gateway-identity';
 
+/** Named so while connecting: a change counts a gateway only once it listens. */
+const CONNECTING_NAME = 'wap-gateway-identity-connecting';
+
 export const keyChange = (keyId: string) => `key:${keyId}`;
 export const workspaceChange = (workspaceId: string) => `workspace:${workspaceId}`;
+/**
+ * The trigger's payload is `<change>` or, when the writing transaction set
+ * `wap.change_id`, `<change>|<change id>`: the id lets a waiter tell its own
+ * acknowledgements from those of a concurrent change to the same row.
+ */
+const parsePayload = (payload: string) => {
+  const bar = payload.indexOf('|');
+  const change = bar < 0 ? payload : payload.slice(0, bar);
+  const colon = change.indexOf(':');
+  return { kind: change.slice(0, colon), id: change.slice(colon + 1) };
+};
 
 export interface CacheSettings {
   /** At most this many keys are held; the oldest goes first. */
@@ -22,9 +37,11 @@ export interface CacheSettings {
   ttlMs: number;
   /** First wait before listening again after the connection is lost; doubles up to 5 s. */
   retryMs: number;
+  /** How often the listening connection is checked: one that died silently hears nothing. */
+  checkMs: number;
 }
 
-const DEFAULTS: CacheSettings = { maxEntries: 10_000, ttlMs: 600_000, retryMs: 200 };
+const DEFAULTS: CacheSettings = { maxEntries: 10_000, ttlMs: 60_000, retryMs: 200, checkMs: 5_000 };
 
 interface Entry<R> {
   row: R;
@@ -66,7 +83,8 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
     clearTimeout(this.retry);
     const client = this.client;
     this.drop();
-    await client?.end().catch(() => undefined);
+    // A half-open socket may never finish closing: do not let it hold the shutdown.
+    if (client) await Promise.race([client.end().catch(() => undefined), sleep(1_000)]);
   }
 
   get isListening(): boolean {
@@ -103,11 +121,18 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
   }
 
   private async connect(wait: number): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url, application_name: LISTENER_NAME });
+    const client = new pg.Client({
+      connectionString: this.url,
+      application_name: CONNECTING_NAME,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     let lost = false;
+    let check: NodeJS.Timeout | undefined;
     const onLost = (err?: unknown) => {
       if (lost) return;
       lost = true;
+      clearInterval(check);
       client.end().catch(() => undefined);
       if (this.client === client) this.drop();
       if (this.stopped) return;
@@ -123,6 +148,8 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGED_CHANNEL}`);
+      // Only now is this gateway one a change must wait for.
+      await client.query(`SET application_name = '${LISTENER_NAME}'`);
     } catch (err) {
       onLost(err);
       return;
@@ -131,6 +158,15 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
       await client.end().catch(() => undefined);
       return;
     }
+    // A connection that died without a word (a dropped route, a failover) hears
+    // nothing: a query that does not answer in time ends the listening.
+    check = setInterval(() => {
+      const timeout = sleep(this.settings.checkMs).then(() => {
+        throw new Error('the listening connection did not answer');
+      });
+      Promise.race([client.query('SELECT 1'), timeout]).catch(onLost);
+    }, this.settings.checkMs);
+    check.unref();
     // Whatever was cached before this connection listened may have changed unseen.
     this.entries.clear();
     this.generation++;
@@ -150,7 +186,7 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
 
   private changed(client: pg.Client, payload: string): void {
     this.generation++;
-    const [kind, id] = [payload.slice(0, payload.indexOf(':')), payload.slice(payload.indexOf(':') + 1)];
+    const { kind, id } = parsePayload(payload);
     if (kind === 'key') this.entries.delete(id);
     else if (kind === 'workspace') {
       for (const [keyId, entry] of this.entries) if (entry.row.workspaceId === id) this.entries.delete(keyId);
@@ -163,24 +199,35 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
 /**
  * Runs `change`, a write that announces `payload` when it commits, and waits
  * until every listening gateway has acknowledged it or `timeoutMs` passed.
- * `change` answers whether it changed anything (nothing is announced if not).
+ * `change` gets the id to set as `wap.change_id` in its transaction (so the
+ * acknowledgements of this change are told from those of another), and
+ * answers whether it changed anything (nothing is announced if not).
  */
 export async function changeAndAwaitGateways(
   pool: pg.Pool,
   payload: string,
-  change: () => Promise<boolean>,
+  change: (changeId: string) => Promise<boolean>,
   timeoutMs = 2_000,
 ): Promise<{ changed: boolean; gateways: number; acknowledged: number }> {
+  const changeId = randomUUID();
+  const expected = `${payload}|${changeId}`;
   const client = await pool.connect();
   let acknowledged = 0;
   let wake = () => {};
+  let broken: Error | undefined;
   const onAck = (message: pg.Notification) => {
-    if (message.channel === ACK_CHANNEL && message.payload === payload) {
+    if (message.channel === ACK_CHANNEL && message.payload === expected) {
       acknowledged++;
       wake();
     }
   };
+  // A checked-out client has no error listener of the pool's: without this one a dropped connection would crash.
+  const onError = (err: Error) => {
+    broken = err;
+    wake();
+  };
   client.on('notification', onAck);
+  client.on('error', onError);
   try {
     await client.query(`LISTEN ${ACK_CHANNEL}`);
     // Counted before the change: a gateway that starts listening later holds nothing stale.
@@ -189,12 +236,12 @@ export async function changeAndAwaitGateways(
       [LISTENER_NAME],
     );
     const gateways = rows[0]?.n ?? 0;
-    const changed = await change();
-    if (changed && acknowledged < gateways) {
+    const changed = await change(changeId);
+    if (changed && acknowledged < gateways && !broken) {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, timeoutMs);
         wake = () => {
-          if (acknowledged >= gateways) {
+          if (acknowledged >= gateways || broken) {
             clearTimeout(timer);
             resolve();
           }
@@ -205,7 +252,16 @@ export async function changeAndAwaitGateways(
     return { changed, gateways, acknowledged: Math.min(acknowledged, gateways) };
   } finally {
     client.off('notification', onAck);
-    await client.query(`UNLISTEN ${ACK_CHANNEL}`).catch(() => undefined);
-    client.release();
+    const unlisten = broken
+      ? broken
+      : await client.query(`UNLISTEN ${ACK_CHANNEL}`).then(
+          () => undefined,
+          (err: Error) => err,
+        );
+    client.off('error', onError);
+    // A client that may still listen, or is broken, is not given back to the pool.
+    client.release(unlisten);
   }
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -43,13 +43,31 @@ export class IdentityStore {
 
   /** Returns once every gateway has dropped what it cached of the workspace (or after 2 s). */
   async setPlan(workspaceId: string, plan: PlanName) {
-    let updated: Awaited<ReturnType<typeof this.db.workspace.update>> | undefined;
-    await changeAndAwaitGateways(this.pool, workspaceChange(workspaceId), async () => {
-      updated = await this.db.workspace.update({ where: { id: workspaceId }, data: { plan } });
+    await changeAndAwaitGateways(this.pool, workspaceChange(workspaceId), async (changeId) => {
+      await this.announcedUpdate(changeId, 'UPDATE workspaces SET plan = $2::"Plan" WHERE id = $1::uuid', [
+        workspaceId,
+        plan,
+      ]);
       return true;
     });
-    if (!updated) throw new Error(`workspace ${workspaceId} was not updated`);
-    return updated;
+    return this.db.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
+  }
+
+  /** One UPDATE whose change notifications carry `changeId` (see changeAndAwaitGateways); answers the rows changed. */
+  private async announcedUpdate(changeId: string, sql: string, values: unknown[]): Promise<number> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query("SELECT set_config('wap.change_id', $1, true)", [changeId]);
+      const { rowCount } = await client.query(sql, values);
+      await client.query('COMMIT');
+      return rowCount ?? 0;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
   }
 
   /** Mints a key, valid on the given surfaces; the returned credential is the only copy of its secret. */
@@ -75,13 +93,16 @@ export class IdentityStore {
    * `acknowledged`.
    */
   async revokeApiKey(keyId: string): Promise<{ revoked: boolean; gateways: number; acknowledged: number }> {
-    const { changed, gateways, acknowledged } = await changeAndAwaitGateways(this.pool, keyChange(keyId), async () => {
-      const { count } = await this.db.apiKey.updateMany({
-        where: { keyId, revokedAt: null },
-        data: { revokedAt: new Date() },
-      });
-      return count === 1;
-    });
+    const { changed, gateways, acknowledged } = await changeAndAwaitGateways(
+      this.pool,
+      keyChange(keyId),
+      async (changeId) =>
+        (await this.announcedUpdate(
+          changeId,
+          'UPDATE api_keys SET revoked_at = now() WHERE key_id = $1 AND revoked_at IS NULL',
+          [keyId],
+        )) === 1,
+    );
     return { revoked: changed, gateways, acknowledged };
   }
 

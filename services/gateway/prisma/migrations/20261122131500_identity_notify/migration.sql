@@ -3,12 +3,18 @@
 -- its transaction commits, so each gateway drops what it cached before the
 -- next request reads it; a gateway answers on identity_ack once it has.
 CREATE FUNCTION identity_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  -- Set by a writer that waits for the acknowledgements (SET LOCAL wap.change_id):
+  -- it tells its own from those of a concurrent change to the same row.
+  change_id TEXT := nullif(current_setting('wap.change_id', true), '');
+  payload TEXT;
 BEGIN
   IF TG_TABLE_NAME = 'api_keys' THEN
-    PERFORM pg_notify('identity_changed', 'key:' || OLD.key_id);
+    payload := 'key:' || OLD.key_id;
   ELSE
-    PERFORM pg_notify('identity_changed', 'workspace:' || OLD.id::text);
+    payload := 'workspace:' || OLD.id::text;
   END IF;
+  PERFORM pg_notify('identity_changed', payload || coalesce('|' || change_id, ''));
   RETURN NULL;
 END $$;
 

@@ -1,6 +1,7 @@
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { ledger } from '@wap/proto';
 import { z } from 'zod';
+import type { CreditsView } from '../../upstreams.js';
 import { capability } from '../types.js';
 import { credits, isoTime } from '../usage-shape.js';
 
@@ -46,6 +47,14 @@ const PLAN_NAMES: Record<number, 'free' | 'builder' | 'pro' | 'scale'> = {
   [ledger.Plan.SCALE]: 'scale',
 };
 
+/** The first moment after `now` a view changes by itself: a grant lapses, the allowance resets. */
+export function changesBySelfAt(view: CreditsView, now: number): number {
+  const moments = [view.allowanceResetsAt, ...view.grants.map((g) => g.lapsesAt)]
+    .map((t) => (t ? timestampMs(t) : Number.POSITIVE_INFINITY))
+    .filter((ms) => ms > now); // a grant that lapsed already changes nothing more
+  return Math.min(Number.POSITIVE_INFINITY, ...moments);
+}
+
 export const creditsRow = capability({
   name: 'credits',
   method: 'get',
@@ -64,13 +73,7 @@ export const creditsRow = capability({
     const c = await creditViews.get(
       principal.workspaceId,
       () => upstreams.ledger.credits({ workspaceId: principal.workspaceId }),
-      // Until the first moment the view would change by itself: a grant lapses, the allowance resets.
-      (view) =>
-        Math.min(
-          ...[view.allowanceResetsAt, ...view.grants.map((g) => g.lapsesAt)].map((t) =>
-            t ? timestampMs(t) : Number.POSITIVE_INFINITY,
-          ),
-        ),
+      (view) => changesBySelfAt(view, Date.now()),
     );
     return {
       granted: credits(c.grantedMillicredits),
