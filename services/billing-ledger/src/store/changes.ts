@@ -1,7 +1,8 @@
 // Which workspaces' credits just changed, announced once their transactions
 // committed, so gateways can drop the credit views they cache
 // (docs/decisions/0008-credits-cache.md). Announcements are coalesced: every
-// workspace touched in one turn of the event loop goes out in one message.
+// workspace touched within `coalesceMs` of the first goes out in one message
+// (a crawl settles a thousand pages a second; the gateways need far fewer).
 // They are fire and forget; a gateway bounds what a lost one can cost by
 // expiring its views on its own.
 import type { Logger } from '@wap/log';
@@ -28,6 +29,7 @@ export class BalanceChanges implements ChangeSink {
     private readonly pool: pg.Pool,
     private readonly publish: (workspaceIds: string[]) => void,
     private readonly log: Logger,
+    private readonly coalesceMs = 10,
     private readonly maxHolds = 100_000,
   ) {}
 
@@ -56,7 +58,7 @@ export class BalanceChanges implements ChangeSink {
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => void this.flush());
+    setTimeout(() => void this.flush(), this.coalesceMs);
   }
 
   private async flush(): Promise<void> {
