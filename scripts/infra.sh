@@ -46,8 +46,19 @@ pg_data_dir() {
   fi
 }
 
+# The Postgres answering on PG_PORT is this checkout's own (its postmaster.pid names the port).
+pg_is_ours() {
+  local pid="$DATA/pg/postmaster.pid"
+  [ -f "$pid" ] && [ "$(sed -n 4p "$pid" 2>/dev/null)" = "$PG_PORT" ]
+}
+
 start_pg() {
-  pg_running && return 0
+  if pg_running; then
+    pg_is_ours && return 0
+    # Another checkout's server (or a system one) would refuse our password with a puzzling error.
+    echo "infra: port $PG_PORT already has a Postgres that is not $DATA/pg; stop it or set WAP_PG_PORT" >&2
+    exit 1
+  fi
   pg_data_dir
   local pgdata log
   pgdata=$(readlink -f "$DATA/pg")
