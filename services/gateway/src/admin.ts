@@ -78,7 +78,7 @@ async function main(args: string[]): Promise<void> {
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set');
   const db = new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 3);
-  const identity = new IdentityStore(db.prisma, db.pool);
+  const identity = new IdentityStore(db);
   const workspaceOf = async (ref: string | undefined) => {
     const ws = ref ? await identity.findWorkspace(ref) : null;
     if (!ws) throw new Error(`no workspace ${ref ?? ''}`);

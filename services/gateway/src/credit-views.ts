@@ -1,8 +1,8 @@
 // Credit views (what GET /v1/credits answers) cached per workspace
 // (docs/decisions/0008-credits-cache.md). The ledger announces on NATS whose
 // credits changed once each write commits; a gateway drops those views, and
-// drops a workspace's view itself as soon as one of its billed requests ends
-// here. A view also expires on its own: after `ttlMs`, and when something in
+// drops a workspace's view itself as soon as one of its requests that may move
+// credits (billed, or any write) ends here. A view also expires on its own: after `ttlMs`, and when something in
 // it lapses (a grant, the allowance period).
 import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
@@ -137,7 +137,8 @@ export class CreditViews<V> {
       this.log.warn({ err }, 'credit views: not listening yet; every read asks the ledger');
       return;
     }
-    if (this.watching && disconnects === this.disconnects && !this.nc.isClosed()) {
+    const subscribed = this.subscription !== undefined && !this.subscription.isClosed();
+    if (this.watching && subscribed && disconnects === this.disconnects && !this.nc.isClosed()) {
       this.forgetAll();
       this.listening = true;
     }

@@ -33,7 +33,7 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
       log,
       db,
       limiter: new RateLimiter(limiterPool),
-      identity: new IdentityStore(db.prisma, db.pool, keys),
+      identity: new IdentityStore(db, keys),
       upstreams,
       creditViews,
       registry,

@@ -17,7 +17,7 @@ const log = createLogger({ service: 'gateway-test', level: 'silent' });
 before(async () => {
   database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
   db = new PooledDatabase(database.url, (adapter) => new PrismaClient({ adapter }), 6);
-  direct = new IdentityStore(db.prisma, db.pool);
+  direct = new IdentityStore(db);
 });
 
 after(async () => {
@@ -78,6 +78,11 @@ test("a plan change drops every cached key of that workspace and no other's", as
     assert.equal((await get(second.keyId))?.plan, 'pro');
     assert.equal((await get(other.keyId))?.plan, 'free');
     assert.equal(counted.loads, 5, "the other workspace's key stayed cached");
+
+    // No such workspace: nothing changed, nothing announced, so no wait for acknowledgements.
+    const started = performance.now();
+    await assert.rejects(direct.setPlan('00000000-0000-4000-8000-000000000000', 'pro'));
+    assert.ok(performance.now() - started < 1_000, 'refused at once, not after the 2 s wait');
   } finally {
     await cache.stop();
   }

@@ -5,6 +5,7 @@
 // drops what the change touched and acknowledges on ACK_CHANNEL, which is how
 // a revocation knows every gateway has let go before it returns.
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@wap/log';
 import pg from 'pg';
 
@@ -84,14 +85,14 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
     const client = this.client;
     this.drop();
     // A half-open socket may never finish closing: do not let it hold the shutdown.
-    if (client) await Promise.race([client.end().catch(() => undefined), sleep(1_000)]);
+    if (client) await Promise.race([client.end().catch(() => undefined), sleep(1_000, undefined, { ref: false })]);
   }
 
   get isListening(): boolean {
     return this.listening;
   }
 
-  /** Resolves once the cache is listening (tests, and the gateway's readiness). */
+  /** Resolves once the cache is listening (the gateway waits for it at start, briefly; tests). */
   whenListening(): Promise<void> {
     if (this.listening) return Promise.resolve();
     return new Promise((resolve) => this.listeners.add(resolve));
@@ -161,7 +162,7 @@ export class ApiKeyCache<R extends { workspaceId: string }> {
     // A connection that died without a word (a dropped route, a failover) hears
     // nothing: a query that does not answer in time ends the listening.
     check = setInterval(() => {
-      const timeout = sleep(this.settings.checkMs).then(() => {
+      const timeout = sleep(this.settings.checkMs, undefined, { ref: false }).then(() => {
         throw new Error('the listening connection did not answer');
       });
       Promise.race([client.query('SELECT 1'), timeout]).catch(onLost);
@@ -263,5 +264,3 @@ export async function changeAndAwaitGateways(
     client.release(unlisten);
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,5 +1,5 @@
+import type { PooledDatabase } from '@wap/db';
 import type { PlanName } from '@wap/plans';
-import type pg from 'pg';
 import type { PrismaClient } from '../generated/prisma/client.js';
 import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './cache.js';
 import { mintApiKey, SURFACES, type Surface } from './credentials.js';
@@ -22,13 +22,16 @@ export interface ApiKeyRow {
 
 /** Identity rows of the gateway database; nothing else touches them. */
 export class IdentityStore {
+  private readonly db: PrismaClient;
+
   constructor(
-    private readonly db: PrismaClient,
-    /** The hot path (a lookup per request, when not cached) skips Prisma's per-query work. */
-    private readonly pool: pg.Pool,
+    /** Prisma for the rest; its pool for the hot path (a lookup per request, when not cached) and the announced writes. */
+    private readonly database: PooledDatabase<PrismaClient>,
     /** The gateway's; without one (the admin command) every lookup reads the database. */
     private readonly cache?: ApiKeyCache<ApiKeyRow>,
-  ) {}
+  ) {
+    this.db = database.prisma;
+  }
 
   async createWorkspace(name: string, plan: PlanName = 'free') {
     return this.db.workspace.create({ data: { name, plan } });
@@ -43,31 +46,24 @@ export class IdentityStore {
 
   /** Returns once every gateway has dropped what it cached of the workspace (or after 2 s). */
   async setPlan(workspaceId: string, plan: PlanName) {
-    await changeAndAwaitGateways(this.pool, workspaceChange(workspaceId), async (changeId) => {
-      await this.announcedUpdate(changeId, 'UPDATE workspaces SET plan = $2::"Plan" WHERE id = $1::uuid', [
-        workspaceId,
-        plan,
-      ]);
-      return true;
-    });
+    await changeAndAwaitGateways(
+      this.database.pool,
+      workspaceChange(workspaceId),
+      async (changeId) =>
+        (await this.announcedUpdate(changeId, 'UPDATE workspaces SET plan = $2::"Plan" WHERE id = $1::uuid', [
+          workspaceId,
+          plan,
+        ])) === 1,
+    );
     return this.db.workspace.findUniqueOrThrow({ where: { id: workspaceId } });
   }
 
   /** One UPDATE whose change notifications carry `changeId` (see changeAndAwaitGateways); answers the rows changed. */
-  private async announcedUpdate(changeId: string, sql: string, values: unknown[]): Promise<number> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+  private announcedUpdate(changeId: string, sql: string, values: unknown[]): Promise<number> {
+    return this.database.transaction(async (client) => {
       await client.query("SELECT set_config('wap.change_id', $1, true)", [changeId]);
-      const { rowCount } = await client.query(sql, values);
-      await client.query('COMMIT');
-      return rowCount ?? 0;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+      return (await client.query(sql, values)).rowCount ?? 0;
+    });
   }
 
   /** Mints a key, valid on the given surfaces; the returned credential is the only copy of its secret. */
@@ -94,7 +90,7 @@ export class IdentityStore {
    */
   async revokeApiKey(keyId: string): Promise<{ revoked: boolean; gateways: number; acknowledged: number }> {
     const { changed, gateways, acknowledged } = await changeAndAwaitGateways(
-      this.pool,
+      this.database.pool,
       keyChange(keyId),
       async (changeId) =>
         (await this.announcedUpdate(
@@ -120,7 +116,7 @@ export class IdentityStore {
   }
 
   private async readApiKey(keyId: string): Promise<ApiKeyRow | undefined> {
-    const { rows } = await this.pool.query<{
+    const { rows } = await this.database.pool.query<{
       secret_hash: Buffer;
       revoked: boolean;
       workspace_id: string;
