@@ -8,6 +8,7 @@ import { stopTelemetry } from '@wap/telemetry';
 import type { z } from 'zod';
 import type { BaseEnv } from './env.js';
 
+export { Batcher, type BatchSettings, type SendBatch } from './batcher.js';
 export { type BaseEnv, baseEnv } from './env.js';
 
 /** The database handle a service gets: its own generated Prisma client. */

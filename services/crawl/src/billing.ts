@@ -2,6 +2,7 @@ import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { type Closable, fromCallError, type ServiceClient } from '@wap/rpc';
+import { Batcher } from '@wap/service';
 
 export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;
 
@@ -45,55 +46,35 @@ export async function billedPage<T>(
 
 type SettleInit = MessageInitShape<typeof ledger.SettleRequestSchema>;
 
-interface PendingSettle {
-  request: SettleInit;
-  resolve(answer: ledger.SettleResponse): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Settles in batches: a settle goes to the ledger at once while none is out,
  * and those that arrive meanwhile leave together (one SettleBatch) when it
  * answers. A quiet crawl waits for nothing; a busy one makes one ledger call
- * for many pages. Each settle keeps its own key and its own answer or refusal.
+ * for many pages. Each settle keeps its own key and its own answer or refusal;
+ * when the call fails, nothing is known of any of them, and each caller
+ * retries its own (the key charges once).
  */
 export class SettleBatcher {
-  private readonly queue: PendingSettle[] = [];
-  private sending = false;
+  private readonly batcher: Batcher<SettleInit, ledger.SettleResponse>;
 
-  constructor(
-    private readonly client: LedgerClient,
-    private readonly maxBatch = 64,
-  ) {}
+  constructor(client: LedgerClient, maxBatch = 64) {
+    this.batcher = new Batcher(
+      async (settles) => {
+        const { outcomes } = await client.settleBatch({ settles });
+        return settles.map((_, i): PromiseSettledResult<ledger.SettleResponse> => {
+          const outcome = outcomes[i]?.outcome;
+          if (outcome?.case === 'settled') return { status: 'fulfilled', value: outcome.value };
+          return {
+            status: 'rejected',
+            reason: outcome?.case === 'error' ? fromCallError(outcome.value) : new ApiError('internal'),
+          };
+        });
+      },
+      { maxInFlight: 1, maxBatch },
+    );
+  }
 
   settle(request: SettleInit): Promise<ledger.SettleResponse> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    if (this.sending || this.queue.length === 0) return;
-    this.sending = true;
-    const batch = this.queue.splice(0, this.maxBatch);
-    void this.send(batch).finally(() => {
-      this.sending = false;
-      this.pump();
-    });
-  }
-
-  private async send(batch: PendingSettle[]): Promise<void> {
-    try {
-      const { outcomes } = await this.client.settleBatch({ settles: batch.map((p) => p.request) });
-      for (const [i, pending] of batch.entries()) {
-        const outcome = outcomes[i]?.outcome;
-        if (outcome?.case === 'settled') pending.resolve(outcome.value);
-        else pending.reject(outcome?.case === 'error' ? fromCallError(outcome.value) : new ApiError('internal'));
-      }
-    } catch (err) {
-      // Nothing is known of any of them: each caller retries its own (the key charges once).
-      for (const pending of batch) pending.reject(err);
-    }
+    return this.batcher.call(request);
   }
 }

@@ -3,26 +3,21 @@
 // leave together as one ledger_batch: one round trip, one transaction, one WAL
 // flush. So a quiet ledger adds no latency, and a busy one does less work per
 // call the busier it is. Answers resolve only after their batch commits.
+import { type BatchSettings, Batcher as GroupedCalls } from '@wap/service';
 import type pg from 'pg';
 import { type Answer, callLedger } from './call.js';
 
 /** The functions ledger_batch knows how to run. */
 export type BatchedFunction = 'ledger_authorize' | 'ledger_settle' | 'ledger_charge';
 
-interface Pending {
+interface Call {
   fn: BatchedFunction;
   args: unknown[];
-  resolve(answer: unknown): void;
-  reject(err: unknown): void;
 }
 
-export interface BatcherSettings {
-  /** Round trips out at once; Postgres on a small machine gains nothing from more. */
-  maxInFlight: number;
-  /** Calls per batch; keeps one transaction's locks and WAL small. */
-  maxBatch: number;
-}
+export type BatcherSettings = BatchSettings;
 
+/** Two round trips out at most (Postgres on a small machine gains nothing from more), 32 calls per batch (one transaction's locks and WAL stay small). */
 export const DEFAULT_BATCHING: BatcherSettings = { maxInFlight: 2, maxBatch: 32 };
 
 // Exact integers and instants survive JSON as strings; ledger_batch casts them back.
@@ -30,9 +25,7 @@ const jsonArg = (value: unknown) =>
   typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value;
 
 export class Batcher {
-  private readonly queue: Pending[] = [];
-  private inFlight = 0;
-  private pumpScheduled = false;
+  private readonly batches: GroupedCalls<Call, unknown>;
   /** Calls that went out inside a batch of more than one, for tests and the bench. */
   batched = 0;
   /** Batches that failed and were run again call by call. */
@@ -40,43 +33,17 @@ export class Batcher {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly settings: BatcherSettings = DEFAULT_BATCHING,
-  ) {}
+    settings: BatcherSettings = DEFAULT_BATCHING,
+  ) {
+    this.batches = new GroupedCalls((calls) => this.send(calls), settings);
+  }
 
   call<T>(fn: BatchedFunction, args: unknown[]): Promise<Answer<T>> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ fn, args, resolve: resolve as (answer: unknown) => void, reject });
-      this.schedulePump();
-    });
+    return this.batches.call({ fn, args }) as Promise<Answer<T>>;
   }
 
-  /**
-   * Pumps once the current turn's synchronous work is done, so calls made in
-   * the same turn (a SettleBatch, requests read from one socket chunk) leave
-   * together instead of the first ones going alone.
-   */
-  private schedulePump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    queueMicrotask(() => {
-      this.pumpScheduled = false;
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    while (this.queue.length > 0 && this.inFlight < this.settings.maxInFlight) {
-      const batch = this.queue.splice(0, this.settings.maxBatch);
-      this.inFlight++;
-      void this.send(batch).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
-  }
-
-  private async send(batch: Pending[]): Promise<void> {
-    if (batch.length === 1) return this.alone(batch[0]!);
+  private async send(batch: Call[]): Promise<PromiseSettledResult<unknown>[]> {
+    if (batch.length === 1) return [await this.alone(batch[0]!)];
     let answers: unknown[];
     try {
       const calls = JSON.stringify(batch.map((p) => ({ fn: p.fn, args: p.args.map(jsonArg) })));
@@ -90,18 +57,17 @@ export class Batcher {
       this.fallbacks++;
       // The batch rolled back whole; each call runs again on its own, so one
       // bad call fails alone (every call here is idempotent by its key).
-      await Promise.all(batch.map((p) => this.alone(p)));
-      return;
+      return Promise.all(batch.map((p) => this.alone(p)));
     }
     this.batched += batch.length;
-    for (const [i, p] of batch.entries()) p.resolve(answers[i]);
+    return batch.map((_, i) => ({ status: 'fulfilled', value: answers[i] }));
   }
 
-  private async alone(p: Pending): Promise<void> {
+  private async alone(p: Call): Promise<PromiseSettledResult<unknown>> {
     try {
-      p.resolve(await callLedger(this.pool, p.fn, p.args));
-    } catch (err) {
-      p.reject(err);
+      return { status: 'fulfilled', value: await callLedger(this.pool, p.fn, p.args) };
+    } catch (reason) {
+      return { status: 'rejected', reason };
     }
   }
 }

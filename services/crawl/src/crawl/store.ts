@@ -1,6 +1,7 @@
 // The crawl's state in Postgres. Every step a worker takes is one short
 // transaction; locks are always taken URL row first, then host row, then the
 // crawl row, so two workers never wait on each other in a circle.
+import { Batcher, type BatchSettings } from '@wap/service';
 import type { PoolClient } from 'pg';
 import type { CrawlDatabase } from '../store/database.js';
 import type { indexFields } from '../store/search-index.js';
@@ -62,6 +63,38 @@ export interface QueuedUrl {
   host: string;
 }
 
+/** Where each document ends in their concatenation. */
+function documentEnds(lengths: number[]): number[] {
+  let end = 0;
+  return lengths.map((n) => (end += n));
+}
+
+/** A row of `crawl_take_many` as a Take. */
+function takeOf(row: { kind: string; wait_ms: number; depth: number } | undefined): Take {
+  switch (row?.kind) {
+    case undefined:
+    case 'gone':
+      return { kind: 'gone' };
+    case 'done':
+    case 'failed':
+    case 'skipped':
+      return { kind: 'finished', state: row.kind };
+    case 'wait':
+      return { kind: 'wait', ms: row.wait_ms };
+    case 'stopped':
+      return { kind: 'stopped' };
+    case 'needs_host':
+      return { kind: 'needs-host' };
+    case 'robots':
+    case 'limit':
+      return { kind: 'skip', reason: row.kind };
+    case 'fetch':
+      return { kind: 'fetch', depth: row.depth };
+    default:
+      throw new Error(`crawl_take answered ${row?.kind}`);
+  }
+}
+
 async function one<T>(client: PoolClient | CrawlDatabase['pool'], sql: string, values: unknown[]) {
   const { rows } = await client.query(sql, values);
   return rows[0] as T | undefined;
@@ -76,8 +109,60 @@ async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, st
   return rowCount === 1;
 }
 
+interface TakeCall {
+  crawlId: string;
+  urlKey: string;
+  settings: TakeSettings;
+}
+
+interface DeliverCall {
+  crawlId: string;
+  urlKey: string;
+  page: { depth: number; document: Uint8Array };
+  links: NewUrl[];
+  indexed: IndexFields;
+  landed?: NewUrl;
+}
+
+export interface Delivered {
+  seq: number;
+  queued: NewUrl[];
+  mayHaveEnded: boolean;
+}
+
+/**
+ * How a worker's steps are grouped: one batch of each kind out at a time, the
+ * steps made meanwhile leave together when it answers (docs/decisions/0006, 10).
+ */
+export const STEP_BATCHING: BatchSettings = { maxInFlight: 1, maxBatch: 64 };
+
+const fulfilled = <R>(value: R): PromiseSettledResult<R> => ({ status: 'fulfilled', value });
+
 export class CrawlStore {
-  constructor(private readonly db: CrawlDatabase) {}
+  private readonly takes: Batcher<TakeCall, Take>;
+  private readonly downloads: Batcher<{ crawlId: string; urlKey: string }, void>;
+  private readonly deliveries: Batcher<DeliverCall, Delivered | undefined>;
+
+  constructor(
+    private readonly db: CrawlDatabase,
+    batching: BatchSettings = STEP_BATCHING,
+  ) {
+    this.takes = new Batcher((calls) => this.takeMany(calls), batching);
+    this.downloads = new Batcher((calls) => this.downloadedMany(calls), batching);
+    this.deliveries = new Batcher((calls) => this.deliverMany(calls), batching);
+  }
+
+  /** How many takes got each answer, for the logs. */
+  private readonly takeAnswers: Record<string, number> = {};
+
+  /** Steps sent and the batches they went in, and what takes answered, for the logs. */
+  get batching() {
+    return {
+      takes: { ...this.takes.sent, answers: this.takeAnswers },
+      downloads: this.downloads.sent,
+      deliveries: this.deliveries.sent,
+    };
+  }
 
   /** Creates the crawl and its start URL; a retried start (same request id) returns the first one. */
   async create(c: {
@@ -172,85 +257,116 @@ export class CrawlStore {
   }
 
   /**
-   * Decides, in one round trip (`crawl_take`), whether this worker fetches the
-   * URL now: the crawl runs, no other worker holds a live lease on it,
-   * robots.txt allows it, the host is due and has room, and the crawl's limit
-   * has room. On success the URL is leased and counted in `claimed`.
+   * Decides (`crawl_take`, batched with the worker's other takes in
+   * `crawl_take_many`) whether this worker fetches the URL now: the crawl
+   * runs, no other worker holds a live lease on it, robots.txt allows it, the
+   * host is due and has room, and the crawl's limit has room. On success the
+   * URL is leased and counted in `claimed`.
    */
-  async take(crawlId: string, urlKey: string, settings: TakeSettings): Promise<Take> {
-    const row = await one<{ kind: string; wait_ms: number; depth: number }>(
-      this.db.pool,
-      'SELECT kind, wait_ms, depth FROM crawl_take($1, $2, $3, $4, $5)',
-      [crawlId, urlKey, settings.allowed, settings.maxPerHost, settings.leaseMs],
+  take(crawlId: string, urlKey: string, settings: TakeSettings): Promise<Take> {
+    return this.takes.call({ crawlId, urlKey, settings });
+  }
+
+  private async takeMany(calls: TakeCall[]): Promise<PromiseSettledResult<Take>[]> {
+    const { rows } = await this.db.pool.query<{ i: number; kind: string; wait_ms: number; depth: number }>(
+      'SELECT i, kind, wait_ms, depth FROM crawl_take_many($1::uuid[], $2::text[], $3::boolean[], $4::int[], $5)',
+      [
+        calls.map((c) => c.crawlId),
+        calls.map((c) => c.urlKey),
+        calls.map((c) => c.settings.allowed),
+        calls.map((c) => c.settings.maxPerHost),
+        Math.max(...calls.map((c) => c.settings.leaseMs)),
+      ],
     );
-    switch (row?.kind) {
-      case undefined:
-      case 'gone':
-        return { kind: 'gone' };
-      case 'done':
-      case 'failed':
-      case 'skipped':
-        return { kind: 'finished', state: row.kind };
-      case 'wait':
-        return { kind: 'wait', ms: row.wait_ms };
-      case 'stopped':
-        return { kind: 'stopped' };
-      case 'needs_host':
-        return { kind: 'needs-host' };
-      case 'robots':
-      case 'limit':
-        return { kind: 'skip', reason: row.kind };
-      case 'fetch':
-        return { kind: 'fetch', depth: row.depth };
-      default:
-        throw new Error(`crawl_take answered ${row?.kind}`);
-    }
+    const answers = new Map(rows.map((r) => [r.i, r]));
+    for (const r of rows) this.takeAnswers[r.kind] = (this.takeAnswers[r.kind] ?? 0) + 1;
+    return calls.map((_, i) => {
+      const row = answers.get(i + 1);
+      try {
+        return fulfilled(takeOf(row));
+      } catch (reason) {
+        return { status: 'rejected', reason };
+      }
+    });
   }
 
   /**
-   * Delivers a fetched page in one round trip (`crawl_deliver`): the URL is
-   * done, its new links are queued, the page takes the next `seq` under the
-   * crawl row's lock (so pages commit in `seq` order) and goes into the search
-   * index. Returns the links to publish and whether the crawl may have ended,
+   * Delivers a fetched page (`crawl_deliver_many`, with the worker's other
+   * deliveries of the moment): the URL is done, its new links are queued, the
+   * page takes the next `seq` under the crawl row's lock (so pages commit in
+   * `seq` order) and goes into the search index. Returns the links to publish and whether the crawl may have ended,
    * or undefined when another worker already delivered this URL.
    */
-  async deliver(
+  deliver(
     crawlId: string,
     urlKey: string,
     page: { depth: number; document: Uint8Array },
     links: NewUrl[],
     indexed: IndexFields,
     landed?: NewUrl,
-  ): Promise<{ seq: number; queued: NewUrl[]; mayHaveEnded: boolean } | undefined> {
-    const row = await one<{ seq: number | null; queued: string[] | null; open: number; at_limit: boolean }>(
-      this.db.pool,
-      `SELECT seq, queued, open, at_limit
-         FROM crawl_deliver($1, $2, $3, $4, $5::text[], $6::text[], $7::text[], $8::int[], $9, $10, $11, $12, $13,
-                            $14, $15, $16)`,
+  ): Promise<Delivered | undefined> {
+    return this.deliveries.call({ crawlId, urlKey, page, links, indexed, landed });
+  }
+
+  private async deliverMany(calls: DeliverCall[]): Promise<PromiseSettledResult<Delivered | undefined>[]> {
+    const links = calls.flatMap((c, i) => c.links.map((l) => ({ page: i + 1, ...l })));
+    const field = (n: number) => calls.map((c) => c.indexed[n]);
+    const { rows } = await this.db.pool.query<{
+      i: number;
+      seq: number | null;
+      queued: string[] | null;
+      open: number | null;
+      at_limit: boolean | null;
+    }>(
+      `SELECT i, seq, queued, open, at_limit
+         FROM crawl_deliver_many($1::uuid[], $2::text[], $3::int[], $4::bytea, $5::int[], $6::text[], $7::text[],
+                                 $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
+                                 $14::int[], $15::text[], $16::text[], $17::text[], $18::int[])`,
       [
-        crawlId,
-        urlKey,
-        page.depth,
-        Buffer.from(page.document),
+        calls.map((c) => c.crawlId),
+        calls.map((c) => c.urlKey),
+        calls.map((c) => c.page.depth),
+        Buffer.concat(calls.map((c) => c.page.document)),
+        documentEnds(calls.map((c) => c.page.document.byteLength)),
+        field(0),
+        field(1),
+        field(2),
+        field(3),
+        field(4),
+        calls.map((c) => c.landed?.key ?? null),
+        calls.map((c) => c.landed?.url ?? null),
+        calls.map((c) => c.landed?.host ?? null),
+        links.map((l) => l.page),
         links.map((l) => l.key),
         links.map((l) => l.url),
         links.map((l) => l.host),
         links.map((l) => l.depth),
-        ...indexed,
-        landed?.key ?? null,
-        landed?.url ?? null,
-        landed?.host ?? null,
       ],
     );
-    if (!row || row.seq === null) return undefined;
-    const fresh = new Set(row.queued ?? []);
-    const queued = links.filter((l) => fresh.has(l.key));
-    return { seq: row.seq, queued, mayHaveEnded: row.at_limit || row.open === 0 };
+    const answers = new Map(rows.map((r) => [r.i, r]));
+    return calls.map((call, i) => {
+      const row = answers.get(i + 1);
+      if (!row || row.seq === null) return fulfilled(undefined); // another worker delivered it first
+      const fresh = new Set(row.queued ?? []);
+      return fulfilled({
+        seq: row.seq,
+        queued: call.links.filter((l) => fresh.has(l.key)),
+        mayHaveEnded: row.at_limit === true || row.open === 0,
+      });
+    });
   }
 
-  /** The URL's request to its host is done: its place in the host's concurrency is free. */
-  async downloaded(crawlId: string, urlKey: string): Promise<void> {
-    await this.db.pool.query('SELECT crawl_downloaded($1, $2)', [crawlId, urlKey]);
+  /** The URL's request to its host is done: its place in the host's concurrency is free (batched, no WAL flush). */
+  downloaded(crawlId: string, urlKey: string): Promise<void> {
+    return this.downloads.call({ crawlId, urlKey });
+  }
+
+  private async downloadedMany(calls: { crawlId: string; urlKey: string }[]): Promise<PromiseSettledResult<void>[]> {
+    await this.db.pool.query('SELECT crawl_downloaded_many($1::uuid[], $2::text[])', [
+      calls.map((c) => c.crawlId),
+      calls.map((c) => c.urlKey),
+    ]);
+    return calls.map(() => fulfilled(undefined));
   }
 
   /** The still-pending URLs a delivered page found, to publish again after a worker died before publishing. */

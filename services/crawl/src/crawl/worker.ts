@@ -364,7 +364,7 @@ export class CrawlWorker {
     if (!ending) return;
     await this.deps.ledger.void({ holdId: ending.holdId });
     if (await this.deps.store.settle(crawlId, ending.outcome))
-      this.deps.log.info({ crawlId, outcome: ending.outcome }, 'crawl settled');
+      this.deps.log.info({ crawlId, outcome: ending.outcome, batching: this.deps.store.batching }, 'crawl settled');
   }
 }
 

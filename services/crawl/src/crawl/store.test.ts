@@ -1,0 +1,198 @@
+// The crawl's steps against a real Postgres with every migration applied:
+// batched takes, downloads and deliveries decide exactly what single ones would.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { type FreshDatabase, freshServiceDatabase } from '@wap/db';
+import { CrawlDatabase } from '../store/database.js';
+import { CrawlStore, type NewUrl } from './store.js';
+
+let database: FreshDatabase;
+let db: CrawlDatabase;
+let store: CrawlStore;
+
+before(async () => {
+  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  db = new CrawlDatabase(database.url, 8);
+  store = new CrawlStore(db);
+});
+
+after(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+const HOST = 'site.test';
+const url = (key: string): NewUrl => ({
+  key: `http://${HOST}/${key}`,
+  url: `http://${HOST}/${key}`,
+  host: HOST,
+  depth: 1,
+});
+const index = (u: string) => [u, 'title', '', 'some words of text', 'en'] as [string, string, string, string, string];
+const SETTINGS = { allowed: true, maxPerHost: 16, leaseMs: 60_000 };
+
+/** A running crawl with `pending` URLs queued under a host with `gapMs` between requests. */
+async function crawlWith(pending: string[], opts: { limit?: number; gapMs?: number } = {}) {
+  const id = randomUUID();
+  const start = url('');
+  await store.create({
+    id,
+    workspaceId: randomUUID(),
+    requestId: randomUUID(),
+    start,
+    options: {},
+    holdId: randomUUID(),
+    limit: opts.limit ?? 1_000,
+    deadlineAt: new Date(Date.now() + 3_600_000),
+  });
+  await store.ensureHost(id, HOST, null, opts.gapMs ?? 0);
+  assert.equal((await store.take(id, start.key, SETTINGS)).kind, 'fetch');
+  const delivered = await store.deliver(
+    id,
+    start.key,
+    { depth: 0, document: Buffer.from('start') },
+    pending.map(url),
+    index(start.url),
+  );
+  assert.deepEqual(delivered?.queued.map((q) => q.key).sort(), pending.map((p) => url(p).key).sort());
+  return id;
+}
+
+test('takes of one moment share a batch; with no politeness gap every one of them fetches', async () => {
+  const keys = Array.from({ length: 12 }, (_, i) => `p${i}`);
+  const id = await crawlWith(keys);
+  const before = store.batching.takes.batches;
+  // Twice: the second round runs right after the first committed (a take timed by its
+  // transaction's start, or rounded up to the millisecond, answered "wait 1 ms" here).
+  for (const round of [keys.slice(0, 6), keys.slice(6)]) {
+    const takes = await Promise.all(round.map((k) => store.take(id, url(k).key, SETTINGS)));
+    assert.deepEqual(
+      takes.map((t) => t.kind),
+      round.map(() => 'fetch'),
+    );
+  }
+  assert.equal(store.batching.takes.batches - before, 2, 'each round went as one batch');
+  const row = await store.crawl(id);
+  assert.equal(row?.claimed, 13);
+});
+
+test('within one batch a host gets no more than maxPerHost, and its gap spaces the takes', async () => {
+  const keys = ['a', 'b', 'c', 'd', 'e'];
+  const busy = await crawlWith(keys);
+  const takes = await Promise.all(keys.map((k) => store.take(busy, url(k).key, { ...SETTINGS, maxPerHost: 2 })));
+  assert.deepEqual(
+    takes.map((t) => t.kind),
+    ['fetch', 'fetch', 'wait', 'wait', 'wait'],
+  );
+  // The freed places (downloads done) let the next ones in.
+  await Promise.all(['a', 'b'].map((k) => store.downloaded(busy, url(k).key)));
+  const next = await Promise.all(
+    ['c', 'd', 'e'].map((k) => store.take(busy, url(k).key, { ...SETTINGS, maxPerHost: 2 })),
+  );
+  assert.deepEqual(
+    next.map((t) => t.kind),
+    ['fetch', 'fetch', 'wait'],
+  );
+
+  const polite = await crawlWith(['x', 'y'], { gapMs: 5_000 });
+  const spaced = await Promise.all(['x', 'y'].map((k) => store.take(polite, url(k).key, SETTINGS)));
+  assert.equal(spaced[0]?.kind, 'wait', 'the start page was taken a moment ago');
+  assert.ok(spaced[0]?.kind === 'wait' && spaced[0].ms > 4_000 && spaced[0].ms <= 5_000);
+  assert.equal(spaced[1]?.kind, 'wait');
+});
+
+test('the limit holds within a batch: claims stop at the limit and the rest wait for pages in flight', async () => {
+  const keys = ['l1', 'l2', 'l3', 'l4'];
+  const id = await crawlWith(keys, { limit: 3 });
+  const takes = await Promise.all(keys.map((k) => store.take(id, url(k).key, SETTINGS)));
+  assert.deepEqual(
+    takes.map((t) => t.kind),
+    ['fetch', 'fetch', 'wait', 'wait'],
+  );
+  assert.equal((await store.crawl(id))?.claimed, 3);
+});
+
+test('deliveries of one moment share a batch: consecutive seqs, each new link queued once, counters right', async () => {
+  const id = await crawlWith(['d1', 'd2', 'd3']);
+  await Promise.all(['d1', 'd2', 'd3'].map((k) => store.take(id, url(k).key, SETTINGS)));
+  const before = store.batching.deliveries.batches;
+  const [first, second, third] = await Promise.all([
+    // d1 and d2 both link to "shared"; d1 also links to d2 (known) and to itself.
+    store.deliver(
+      id,
+      url('d1').key,
+      { depth: 1, document: Buffer.from('one') },
+      [url('shared'), url('d2'), url('only1')],
+      index(url('d1').url),
+    ),
+    store.deliver(
+      id,
+      url('d2').key,
+      { depth: 1, document: Buffer.from('two!') },
+      [url('shared'), url('only2')],
+      index(url('d2').url),
+    ),
+    // d3 was redirected to a URL of its own: known from now on, not counted, not queued.
+    store.deliver(
+      id,
+      url('d3').key,
+      { depth: 1, document: Buffer.from('three') },
+      [],
+      index(url('landed').url),
+      url('landed'),
+    ),
+  ]);
+  assert.equal(store.batching.deliveries.batches - before, 1, 'the three went as one batch');
+  assert.deepEqual([first?.seq, second?.seq, third?.seq], [2, 3, 4]);
+  const queued = [...(first?.queued ?? []), ...(second?.queued ?? [])].map((q) => q.key).sort();
+  assert.deepEqual(queued, [url('only1').key, url('only2').key, url('shared').key]);
+  assert.equal(third?.queued.length, 0);
+  assert.equal(await store.known(id, url('landed').key), true);
+  const row = await store.crawl(id);
+  assert.equal(row?.completed, 4);
+  assert.equal(row?.discovered, 7, 'start + d1..d3 + shared, only1, only2');
+  // Each page's own bytes under its own seq, oldest first.
+  const pages = await store.pages(id, 0, 10, 1_000_000);
+  assert.deepEqual(
+    pages.map((p) => [p.seq, p.document.toString()]),
+    [
+      [1, 'start'],
+      [2, 'one'],
+      [3, 'two!'],
+      [4, 'three'],
+    ],
+  );
+  assert.equal(first?.mayHaveEnded, false);
+});
+
+test('a page delivered twice (two workers, one batch or two) is stored and counted once', async () => {
+  const id = await crawlWith(['dup']);
+  await store.take(id, url('dup').key, SETTINGS);
+  const page = { depth: 1, document: Buffer.from('dup') };
+  const [a, b] = await Promise.all([
+    store.deliver(id, url('dup').key, page, [], index(url('dup').url)),
+    store.deliver(id, url('dup').key, page, [], index(url('dup').url)),
+  ]);
+  assert.equal([a, b].filter((d) => d !== undefined).length, 1);
+  assert.equal(await store.deliver(id, url('dup').key, page, [], index(url('dup').url)), undefined);
+  const row = await store.crawl(id);
+  assert.equal(row?.completed, 2);
+  assert.equal(row?.discovered - row!.completed, 0);
+  assert.equal(await store.deliver(id, url('nope').key, page, [], index(url('nope').url)), undefined);
+});
+
+test('the last page of a crawl says it may have ended; a crawl at its limit says so too', async () => {
+  const id = await crawlWith(['end'], { limit: 2 });
+  await store.take(id, url('end').key, SETTINGS);
+  const last = await store.deliver(
+    id,
+    url('end').key,
+    { depth: 1, document: Buffer.from('end') },
+    [url('more')],
+    index(url('end').url),
+  );
+  assert.equal(last?.mayHaveEnded, true, 'completed reached the limit');
+  assert.deepEqual(await store.endingOf(id).then((e) => e?.outcome), 'limit_reached');
+});
