@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type FreshDatabase, freshServiceDatabase } from '@wap/db';
 import { CrawlDatabase } from '../store/database.js';
 import { CrawlStore, type NewUrl } from './store.js';
@@ -86,8 +87,8 @@ test('within one batch a host gets no more than maxPerHost, and its gap spaces t
     takes.map((t) => t.kind),
     ['fetch', 'fetch', 'wait', 'wait', 'wait'],
   );
-  // The freed places (downloads done) let the next ones in.
-  await Promise.all(['a', 'b'].map((k) => store.downloaded(busy, url(k).key)));
+  // The freed places (downloads done) go with this worker's next takes and let them in.
+  for (const k of ['a', 'b']) store.downloaded(busy, url(k).key);
   const next = await Promise.all(
     ['c', 'd', 'e'].map((k) => store.take(busy, url(k).key, { ...SETTINGS, maxPerHost: 2 })),
   );
@@ -95,6 +96,15 @@ test('within one batch a host gets no more than maxPerHost, and its gap spaces t
     next.map((t) => t.kind),
     ['fetch', 'fetch', 'wait'],
   );
+  assert.equal(store.batching.downloads.alone, 0);
+
+  // Another worker sees a place free once this one records it: alone, when no take of its own comes.
+  const other = new CrawlStore(db);
+  store.downloaded(busy, url('c').key);
+  assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'wait');
+  await sleep(150);
+  assert.equal(store.batching.downloads.alone, 1);
+  assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'fetch');
 
   const polite = await crawlWith(['x', 'y'], { gapMs: 5_000 });
   const spaced = await Promise.all(['x', 'y'].map((k) => store.take(polite, url(k).key, SETTINGS)));

@@ -136,19 +136,24 @@ export interface Delivered {
  */
 export const STEP_BATCHING: BatchSettings = { maxInFlight: 1, maxBatch: 64 };
 
+/** How long a finished download waits for a take to carry it before it is recorded alone. */
+const DOWNLOADS_ALONE_MS = 50;
+
 const fulfilled = <R>(value: R): PromiseSettledResult<R> => ({ status: 'fulfilled', value });
 
 export class CrawlStore {
   private readonly takes: Batcher<TakeCall, Take>;
-  private readonly downloads: Batcher<{ crawlId: string; urlKey: string }, void>;
   private readonly deliveries: Batcher<DeliverCall, Delivered | undefined>;
+  /** Downloads done and not yet recorded, by `crawl key`; they go with the next takes. */
+  private readonly downloadsDone = new Map<string, { crawlId: string; urlKey: string }>();
+  private downloadsTimer: NodeJS.Timeout | undefined;
+  private readonly downloadsSent = { withTakes: 0, alone: 0 };
 
   constructor(
     private readonly db: CrawlDatabase,
     batching: BatchSettings = STEP_BATCHING,
   ) {
     this.takes = new Batcher((calls) => this.takeMany(calls), batching);
-    this.downloads = new Batcher((calls) => this.downloadedMany(calls), batching);
     this.deliveries = new Batcher((calls) => this.deliverMany(calls), batching);
   }
 
@@ -159,7 +164,7 @@ export class CrawlStore {
   get batching() {
     return {
       takes: { ...this.takes.sent, answers: this.takeAnswers },
-      downloads: this.downloads.sent,
+      downloads: this.downloadsSent,
       deliveries: this.deliveries.sent,
     };
   }
@@ -268,16 +273,26 @@ export class CrawlStore {
   }
 
   private async takeMany(calls: TakeCall[]): Promise<PromiseSettledResult<Take>[]> {
-    const { rows } = await this.db.pool.query<{ i: number; kind: string; wait_ms: number; depth: number }>(
-      'SELECT i, kind, wait_ms, depth FROM crawl_take_many($1::uuid[], $2::text[], $3::boolean[], $4::int[], $5)',
-      [
-        calls.map((c) => c.crawlId),
-        calls.map((c) => c.urlKey),
-        calls.map((c) => c.settings.allowed),
-        calls.map((c) => c.settings.maxPerHost),
-        Math.max(...calls.map((c) => c.settings.leaseMs)),
-      ],
-    );
+    const downloaded = this.takeDownloadsDone();
+    const { rows } = await this.db.pool
+      .query<{ i: number; kind: string; wait_ms: number; depth: number }>(
+        `SELECT i, kind, wait_ms, depth
+           FROM crawl_take_many($1::uuid[], $2::text[], $3::boolean[], $4::int[], $5, $6::uuid[], $7::text[])`,
+        [
+          calls.map((c) => c.crawlId),
+          calls.map((c) => c.urlKey),
+          calls.map((c) => c.settings.allowed),
+          calls.map((c) => c.settings.maxPerHost),
+          Math.max(...calls.map((c) => c.settings.leaseMs)),
+          downloaded.map((d) => d.crawlId),
+          downloaded.map((d) => d.urlKey),
+        ],
+      )
+      .catch((err: unknown) => {
+        this.putBackDownloadsDone(downloaded);
+        throw err;
+      });
+    this.downloadsSent.withTakes += downloaded.length;
     const answers = new Map(rows.map((r) => [r.i, r]));
     for (const r of rows) this.takeAnswers[r.kind] = (this.takeAnswers[r.kind] ?? 0) + 1;
     return calls.map((_, i) => {
@@ -356,17 +371,40 @@ export class CrawlStore {
     });
   }
 
-  /** The URL's request to its host is done: its place in the host's concurrency is free (batched, no WAL flush). */
-  downloaded(crawlId: string, urlKey: string): Promise<void> {
-    return this.downloads.call({ crawlId, urlKey });
+  /**
+   * The URL's request to its host is done: its place in the host's
+   * concurrency is free. Recorded with this worker's next takes (those are
+   * what need the place), or on its own after `DOWNLOADS_ALONE_MS` when no
+   * take comes. (A delivery frees the place too, but only once it commits:
+   * the record still goes with the next takes, which must not wait for it.)
+   * Other workers see the place free that much later, which only makes the
+   * crawl politer.
+   */
+  downloaded(crawlId: string, urlKey: string): void {
+    this.downloadsDone.set(`${crawlId} ${urlKey}`, { crawlId, urlKey });
+    this.downloadsTimer ??= setTimeout(() => {
+      this.downloadsTimer = undefined;
+      const alone = this.takeDownloadsDone();
+      if (alone.length === 0) return;
+      this.downloadsSent.alone += alone.length;
+      this.db.pool
+        .query('SELECT crawl_downloaded_alone($1::uuid[], $2::text[])', [
+          alone.map((d) => d.crawlId),
+          alone.map((d) => d.urlKey),
+        ])
+        .catch(() => undefined); // the places lapse with the leases
+    }, DOWNLOADS_ALONE_MS);
+    this.downloadsTimer.unref();
   }
 
-  private async downloadedMany(calls: { crawlId: string; urlKey: string }[]): Promise<PromiseSettledResult<void>[]> {
-    await this.db.pool.query('SELECT crawl_downloaded_many($1::uuid[], $2::text[])', [
-      calls.map((c) => c.crawlId),
-      calls.map((c) => c.urlKey),
-    ]);
-    return calls.map(() => fulfilled(undefined));
+  private takeDownloadsDone() {
+    const all = [...this.downloadsDone.values()];
+    this.downloadsDone.clear();
+    return all;
+  }
+
+  private putBackDownloadsDone(downloads: { crawlId: string; urlKey: string }[]) {
+    for (const d of downloads) this.downloadsDone.set(`${d.crawlId} ${d.urlKey}`, d);
   }
 
   /** The still-pending URLs a delivered page found, to publish again after a worker died before publishing. */

@@ -258,11 +258,9 @@ export class CrawlWorker {
       try {
         const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
         // Politeness counts requests out to the host, not pages being stored: the host's
-        // place is given up now (in the database first, so the next take finds it free).
-        void store
-          .downloaded(row.id, key)
-          .catch((err: unknown) => log.warn({ err }, 'could not free the host place (it lapses with the lease)'))
-          .finally(leaveHost);
+        // place is given up now (recorded with this worker's next takes, which need it).
+        store.downloaded(row.id, key);
+        leaveHost();
         landed = this.landedElsewhere(plan, key, depth, loaded.page.finalUrl);
         if (landed && (await store.known(row.id, landed.key))) {
           // Redirected to a page this crawl has (or will have) under its own URL: not delivered twice, not billed.

@@ -91,18 +91,43 @@ BEGIN
   UPDATE crawl_urls SET download_until = NULL WHERE crawl_id = p_crawl AND url_key = p_key AND state = 'fetching';
 END $$;
 
+-- Downloads done: their URLs' host places are free. Sent with the worker's next
+-- batch of takes (which are what need the places), or alone when none comes.
+-- A lost one only keeps a host place until the lease ends: no WAL flush awaited
+-- when alone. Rows are locked sorted by key, as every batch locks them.
+CREATE FUNCTION crawl_downloaded_many(p_crawls UUID[], p_keys TEXT[]) RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE crawl_urls cu SET download_until = NULL
+    FROM (SELECT x.crawl_id, x.url_key FROM crawl_urls x
+            JOIN unnest(p_crawls, p_keys) AS t(c, k) ON x.crawl_id = t.c AND x.url_key = t.k
+           WHERE x.state = 'fetching' ORDER BY x.crawl_id, x.url_key FOR UPDATE OF x) l
+   WHERE cu.crawl_id = l.crawl_id AND cu.url_key = l.url_key;
+END $$;
+
+CREATE FUNCTION crawl_downloaded_alone(p_crawls UUID[], p_keys TEXT[]) RETURNS VOID
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  PERFORM crawl_downloaded_many(p_crawls, p_keys);
+END $$;
+
 -- Takes of a batch: row i of the answer is the take of (p_crawls[i], p_keys[i]).
 -- Within one batch, a later take sees the earlier ones (a host's place, its
 -- politeness gap, the crawl's claims), exactly as if they had run one by one.
+-- The downloads the worker finished since its last batch are recorded first.
 CREATE FUNCTION crawl_take_many(p_crawls UUID[], p_keys TEXT[], p_allowed BOOLEAN[], p_max_per_host INTEGER[],
-                                p_lease_ms INTEGER)
+                                p_lease_ms INTEGER, p_downloaded_crawls UUID[], p_downloaded_keys TEXT[])
 RETURNS TABLE (i INTEGER, kind TEXT, wait_ms INTEGER, depth INTEGER)
 LANGUAGE plpgsql AS $$
 DECLARE
   n INTEGER;
 BEGIN
-  PERFORM 1 FROM crawl_urls cu JOIN unnest(p_crawls, p_keys) AS t(c, k) ON cu.crawl_id = t.c AND cu.url_key = t.k
+  PERFORM 1 FROM crawl_urls cu
+    JOIN (SELECT * FROM unnest(p_crawls, p_keys) UNION SELECT * FROM unnest(p_downloaded_crawls, p_downloaded_keys))
+      AS t(c, k) ON cu.crawl_id = t.c AND cu.url_key = t.k
    ORDER BY cu.crawl_id, cu.url_key FOR UPDATE OF cu;
+  PERFORM crawl_downloaded_many(p_downloaded_crawls, p_downloaded_keys);
   PERFORM 1 FROM crawl_hosts h
    WHERE (h.crawl_id, h.host) IN (SELECT cu.crawl_id, cu.host FROM crawl_urls cu
                                     JOIN unnest(p_crawls, p_keys) AS t(c, k) ON cu.crawl_id = t.c AND cu.url_key = t.k)
@@ -112,18 +137,6 @@ BEGIN
     RETURN QUERY SELECT n, r.kind, r.wait_ms, r.depth
       FROM crawl_take(p_crawls[n], p_keys[n], p_allowed[n], p_max_per_host[n], p_lease_ms) r;
   END LOOP;
-END $$;
-
--- Downloads of a batch: their host places are free.
-CREATE FUNCTION crawl_downloaded_many(p_crawls UUID[], p_keys TEXT[]) RETURNS VOID
-LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM set_config('synchronous_commit', 'off', true);
-  UPDATE crawl_urls cu SET download_until = NULL
-    FROM (SELECT x.crawl_id, x.url_key FROM crawl_urls x
-            JOIN unnest(p_crawls, p_keys) AS t(c, k) ON x.crawl_id = t.c AND x.url_key = t.k
-           WHERE x.state = 'fetching' ORDER BY x.crawl_id, x.url_key FOR UPDATE OF x) l
-   WHERE cu.crawl_id = l.crawl_id AND cu.url_key = l.url_key;
 END $$;
 
 -- Deliveries of a batch: page i is (p_crawls[i], p_keys[i], ...), its document
