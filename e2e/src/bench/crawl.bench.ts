@@ -4,7 +4,8 @@
 // Crawlee's CheerioCrawler on a fresh copy of the same site at the same
 // concurrency, extracting each page's title and text. Crawlee runs in a child
 // process of its own (as our crawl runs in the crawl service), so neither side
-// shares an event loop with the test site. Goal: no slower than Crawlee.
+// shares an event loop with the test site. BENCH_ROUNDS pairs (default 3), order
+// alternating; the figure is the median ratio. Goal: no slower than Crawlee.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +20,11 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const ARTICLES = Number(process.env.BENCH_PAGES ?? 1000);
 const SITE = { pages: ARTICLES, extras: false } as const;
 const CHILD = 'crawlee-child';
+/** Rounds of Crawlee and ours (BENCH_ROUNDS); the median ratio is the figure. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+
+/** How often the crawl is polled: the end is seen up to this late (Crawlee's end is exact). */
+const POLL_MS = 50;
 
 interface CrawleeResult {
   ms: number;
@@ -136,7 +142,7 @@ async function crawlViaFleet(site: TestSite, workers = 1) {
         if (crawl.status === 'settled') break;
       } else await r.body?.cancel();
       if (Date.now() > deadline) throw new Error(`crawl not settled in 15 min: ${JSON.stringify(crawl)}`);
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, POLL_MS));
     }
     const ms = performance.now() - t0;
     return { ms, crawl, polls, marks, cpu: cpu(), logDir: fleet.settings.logDir };
@@ -166,32 +172,59 @@ async function crawlee(limit: 'site' | undefined) {
   }
 }
 
+/** Our crawl of a fresh site through a fresh fleet, with what the site saw. */
+async function ourRound() {
+  const site = await startTestSite(SITE);
+  try {
+    const run = await crawlViaFleet(site);
+    const pageSet = new Set(site.paths);
+    return {
+      ...run,
+      requests: site.stats.total,
+      pagesFetched: site.paths.filter((p) => site.stats.count(p) > 0).length,
+      other: [...site.stats.requests].filter(([target]) => !pageSet.has(target)),
+    };
+  } finally {
+    await site.close();
+  }
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+};
+
 async function main() {
-  // Crawlee first, on a quiet machine (the fleet is not started yet). Twice:
-  // uncapped (the site is closed, so it is the same 1,005 pages) and with
-  // maxRequestsPerCrawl = 1,005. In Crawlee 3.18.1 a cap makes enqueueLinks pass
+  // Rounds of one Crawlee crawl and one of ours, each on a fresh site, ours through
+  // a fresh fleet; the order alternates. This machine's speed drifts by a third
+  // from one minute to the next, so one pair says little: the figure is the median
+  // of the rounds' ratios, and every round is printed.
+  // Crawlee runs uncapped (the site is closed, so it is the same 1,005 pages): in
+  // Crawlee 3.18.1 a cap (maxRequestsPerCrawl) makes enqueueLinks pass
   // maxNewRequests to addRequestsBatched, which, once the remaining budget is
   // smaller than a page's links, adds them in budget-sized chunks with a 1 s
   // sleep between chunks and waits for them all: the capped crawl is mostly
   // sleeping. The uncapped run is Crawlee at its best and the one we compare with.
-  const free = await crawlee(undefined);
-  const capped = process.env.BENCH_CRAWLEE_CAPPED === '1' ? await crawlee('site') : undefined;
-
-  const ourSite = await startTestSite(SITE);
-  let ours: Awaited<ReturnType<typeof crawlViaFleet>>;
-  let ourRequests: number;
-  let ourPagesFetched: number;
-  let ourOther: [string, number][] = [];
-  const pages = ourSite.paths.length;
-  try {
-    ours = await crawlViaFleet(ourSite);
-    ourRequests = ourSite.stats.total;
-    ourPagesFetched = ourSite.paths.filter((p) => ourSite.stats.count(p) > 0).length;
-    const pageSet = new Set(ourSite.paths);
-    ourOther = [...ourSite.stats.requests].filter(([target]) => !pageSet.has(target));
-  } finally {
-    await ourSite.close();
+  const rounds: { ours: Awaited<ReturnType<typeof ourRound>>; crawlee: Awaited<ReturnType<typeof crawlee>> }[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    if (i % 2 === 0) {
+      const c = await crawlee(undefined);
+      rounds.push({ crawlee: c, ours: await ourRound() });
+    } else {
+      const o = await ourRound();
+      rounds.push({ ours: o, crawlee: await crawlee(undefined) });
+    }
   }
+  const capped = process.env.BENCH_CRAWLEE_CAPPED === '1' ? await crawlee('site') : undefined;
+  const ratios = rounds.map((r) => r.ours.ms / r.crawlee.ms);
+  // The round whose ratio is the median stands for all in the table.
+  const middle = rounds[ratios.indexOf(median(ratios))]!;
+  const free = middle.crawlee;
+  const ours = middle.ours;
+  const ourRequests = ours.requests;
+  const ourPagesFetched = ours.pagesFetched;
+  const ourOther = ours.other;
+  const pages = free.pages;
 
   // The same crawl with more worker processes sharing the frontier, on a fresh site.
   let multi: { ms: number; completed: number } | undefined;
@@ -207,7 +240,7 @@ async function main() {
 
   const crawl = ours.crawl as CrawlJson;
   const perSecond = (ms: number, n: number) => Number((n / (ms / 1000)).toFixed(1));
-  const ratio = ours.ms / free.ms;
+  const ratio = median(ratios);
   const crawleeRow = (name: string, r: Awaited<ReturnType<typeof crawlee>>) => ({
     crawler: name,
     'wall s': (r.ms / 1000).toFixed(2),
@@ -262,6 +295,13 @@ async function main() {
       `requests other than pages: ${ourOther.map(([t, n]) => `${t}${n > 1 ? ` x${n}` : ''}`).join(', ') || 'none'}`,
   );
   console.log(`CPU during ours (the machine has 2 cores): ${formatCpu(ours.cpu)}`);
+  console.log(
+    `rounds (ours / Crawlee, s): ${rounds
+      .map(
+        (r, i) => `${(r.ours.ms / 1000).toFixed(2)} / ${(r.crawlee.ms / 1000).toFixed(2)} = ${ratios[i]!.toFixed(2)}`,
+      )
+      .join('; ')}; the table shows the median round`,
+  );
   for (const f of crawl.failures?.slice(0, 5) ?? []) console.log(`  failed: ${f.url} ${f.code}`);
   const problems: string[] = [];
   if (crawl.completed !== pages) problems.push(`ours completed ${crawl.completed} of ${pages} (logs: ${ours.logDir})`);
@@ -276,6 +316,13 @@ async function main() {
       problems.push(`${name} handled ${r.handled} of ${pages} (site requests ${r.siteRequests})`);
     }
   }
+  for (const [i, r] of rounds.entries()) {
+    const c = r.ours.crawl as CrawlJson;
+    if (r !== middle && c.completed !== pages)
+      problems.push(`round ${i + 1}: ours completed ${c.completed} of ${pages}`);
+    if (r !== middle && r.crawlee.handled !== pages)
+      problems.push(`round ${i + 1}: Crawlee handled ${r.crawlee.handled}`);
+  }
   for (const p of problems) console.log(`WARNING: ${p}`);
   console.log(
     JSON.stringify({
@@ -285,6 +332,11 @@ async function main() {
       oursMs: Math.round(ours.ms),
       crawleeMs: Math.round(free.ms),
       ratio: Number(ratio.toFixed(3)),
+      rounds: rounds.map((r, i) => ({
+        oursMs: Math.round(r.ours.ms),
+        crawleeMs: Math.round(r.crawlee.ms),
+        ratio: Number(ratios[i]!.toFixed(3)),
+      })),
       oursPagesPerSecond: perSecond(ours.ms, crawl.completed),
       crawleePagesPerSecond: perSecond(free.ms, free.handled),
       crawleeCappedMs: capped ? Math.round(capped.ms) : null,

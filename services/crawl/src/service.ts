@@ -1,12 +1,13 @@
 // The crawl service: scrape, crawl and search, with the page pipeline.
 import { Consumer, ensureStreams, Publisher } from '@wap/events';
-import { ExtractPool } from '@wap/extract';
+import { ExtractPool, warmUp } from '@wap/extract';
 import { createFetchAgent } from '@wap/fetch';
 import { AllowList } from '@wap/netguard';
 import { browser, crawl, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
+import { warmSitemapParser } from './crawl/site-files.js';
 import { CrawlStore } from './crawl/store.js';
 import { CrawlWorker, Frontier, type FrontierMessage } from './crawl/worker.js';
 import { crawlRpcs } from './rpc/crawl.js';
@@ -27,6 +28,10 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     const allow = AllowList.parse(config.EGRESS_ALLOW);
     if (!allow.empty) log.warn({ allow: allow.cidrs }, 'fetch allow-list is set: for local test sites only');
     const agent = createFetchAgent({ allow });
+    // Compiled now rather than on the first user's pages (about 100 ms of a fresh process's first page).
+    const warmMs = warmUp();
+    warmSitemapParser();
+    log.debug({ warmMs: Math.round(warmMs) }, 'extraction warmed up');
     const extractor = config.EXTRACT_THREADS > 0 ? new ExtractPool({ threads: config.EXTRACT_THREADS }) : undefined;
     const ledgerClient = createClient(ledger.LedgerService, config.BILLING_LEDGER_ADDR);
     const browserClient = config.BROWSER_HOST_ADDR
