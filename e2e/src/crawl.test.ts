@@ -145,6 +145,26 @@ describe('crawl', () => {
     assert.deepEqual(await get(id), done, 'polling changes nothing and costs nothing');
   });
 
+  test('the start page does not wait for its sitemaps, and the crawl does not end before they are read', async () => {
+    // Links reach the home page's 14 pages within maxDepth 1; only the (slow) sitemaps list the rest.
+    const s = await site({ pages: 30, extras: false, sitemapDelayMs: 1_500 });
+    const id = await start({ url: `${s.url}/`, maxDepth: 1, maxConcurrency: 4 });
+    await until('the start page delivered while its sitemaps load', async () => (await get(id)).completed >= 1, 1_400);
+    const done = await settled(id);
+    assert.equal(done.outcome, 'completed');
+    assert.equal(done.completed, s.paths.length, `every page the sitemaps list: ${JSON.stringify(done)}`);
+    assert.equal(done.discovered, s.paths.length);
+    for (const p of s.paths) assert.equal(s.stats.count(p), 1, `${p} fetched exactly once`);
+  });
+
+  test("sitemap 'only' follows what the sitemaps list and no link", async () => {
+    const s = await site({ pages: 12, extras: false, sitemapDelayMs: 300 });
+    const id = await start({ url: `${s.url}/`, sitemap: 'only', maxConcurrency: 4 });
+    const done = await settled(id);
+    assert.equal(done.outcome, 'completed');
+    assert.equal(done.completed, s.paths.length, JSON.stringify(done));
+  });
+
   test("robots.txt's Crawl-delay spaces the requests to a host, whatever maxConcurrency says", async () => {
     const s = await site({ pages: 2, extras: false, crawlDelay: 0.5 });
     const id = await start({ url: `${s.url}/`, maxConcurrency: 5, sitemap: 'skip' });

@@ -26,11 +26,28 @@ export interface RouteContext {
   readonly hugeBytes: number;
   readonly bombBytes: number;
   readonly sitemapChunk: number;
+  readonly sitemapDelayMs: number;
   /** Runs `fn` after `ms` unless the site closes first. */
   later(ms: number, fn: () => void): void;
 }
 
 type Handler = (ctx: RouteContext, req: IncomingMessage, res: ServerResponse, m: RegExpExecArray, url: URL) => void;
+
+/** A sitemap file (404 when `body` has none), answered after the site's sitemap delay. */
+function sitemapFile(
+  body: (c: RouteContext, m: RegExpExecArray) => string | Buffer | undefined,
+  type = 'application/xml',
+): Handler {
+  return (c, req, res, m, url) => {
+    const answer = () => {
+      const content = body(c, m);
+      if (content === undefined) return notFound(c, req, res, url);
+      c.respond.send(req, res, 200, type, content, typeof content === 'string' ? undefined : { compress: false });
+    };
+    if (c.sitemapDelayMs > 0) c.later(c.sitemapDelayMs, answer);
+    else answer();
+  };
+}
 
 const ENCODINGS = new Set<Encoding>(['gzip', 'x-gzip', 'deflate', 'deflate-raw', 'br', 'zstd', 'identity']);
 const MOBILE = /Mobile|Android|iPhone|iPad/i;
@@ -83,23 +100,10 @@ const ROUTES: readonly (readonly [RegExp, Handler])[] = [
     /^\/robots\.txt$/,
     (c, req, res) => c.respond.send(req, res, 200, 'text/plain; charset=utf-8', robotsTxt(c.site, c.robots)),
   ],
-  [/^\/sitemap\.xml$/, (c, req, res) => c.respond.send(req, res, 200, 'application/xml', sitemap(c.site))],
-  [
-    /^\/sitemap\.xml\.gz$/,
-    (c, req, res) => c.respond.send(req, res, 200, 'application/gzip', gzipSync(sitemap(c.site)), { compress: false }),
-  ],
-  [
-    /^\/sitemap_index\.xml$/,
-    (c, req, res) => c.respond.send(req, res, 200, 'application/xml', sitemapIndex(c.site, c.sitemapChunk)),
-  ],
-  [
-    /^\/sitemaps\/pages-(\d+)\.xml$/,
-    (c, req, res, m, url) => {
-      const xml = childSitemap(c.site, c.sitemapChunk, Number(m[1]));
-      if (xml === undefined) return notFound(c, req, res, url);
-      c.respond.send(req, res, 200, 'application/xml', xml);
-    },
-  ],
+  [/^\/sitemap\.xml$/, sitemapFile((c) => sitemap(c.site))],
+  [/^\/sitemap\.xml\.gz$/, sitemapFile((c) => gzipSync(sitemap(c.site)), 'application/gzip')],
+  [/^\/sitemap_index\.xml$/, sitemapFile((c) => sitemapIndex(c.site, c.sitemapChunk))],
+  [/^\/sitemaps\/pages-(\d+)\.xml$/, sitemapFile((c, m) => childSitemap(c.site, c.sitemapChunk, Number(m[1])))],
   [
     /^\/redirect\/(.+)$/,
     (c, req, res, m, url) => {

@@ -31,6 +31,8 @@ export interface TestSiteOptions {
   bombBytes?: number;
   /** URLs per child sitemap of `/sitemap_index.xml`. Default 100. */
   sitemapChunk?: number;
+  /** Delay of every sitemap file in ms, as a big site's generated sitemaps take. Default 0. */
+  sitemapDelayMs?: number;
   /** Compress ordinary pages when the client accepts gzip or br. Default true. */
   compress?: boolean;
   /** Delay before every response, like a real server's think time; makes concurrency visible in `stats`. Default 0. */
@@ -80,6 +82,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     hugeBytes: options.hugeBytes ?? 20 * 1024 * 1024,
     bombBytes: options.bombBytes ?? 64 * 1024 * 1024,
     sitemapChunk: options.sitemapChunk ?? 100,
+    sitemapDelayMs: options.sitemapDelayMs ?? 0,
     later(ms: number, fn: () => void) {
       const t = setTimeout(() => {
         timers.delete(t);

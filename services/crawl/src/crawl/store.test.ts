@@ -47,6 +47,7 @@ async function crawlWith(pending: string[], opts: { limit?: number; gapMs?: numb
     holdId: randomUUID(),
     limit: opts.limit ?? 1_000,
     deadlineAt: new Date(Date.now() + 3_600_000),
+    sitemapsPending: false,
   });
   await store.ensureHost(id, HOST, null, opts.gapMs ?? 0);
   assert.equal((await store.take(id, start.key, SETTINGS)).kind, 'fetch');

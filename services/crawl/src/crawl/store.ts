@@ -25,12 +25,15 @@ export interface CrawlRow {
   failed: number;
   skipped: number;
   discovered: number;
+  /** The start page's sitemaps are still to be read (the crawl cannot end yet). */
+  sitemapsPending: boolean;
   createdAt: Date;
   finishedAt: Date | null;
 }
 
 const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", url, options, status, outcome, hold_id AS "holdId", "limit",
-  claimed, completed, failed, skipped, discovered, created_at AS "createdAt", finished_at AS "finishedAt"`;
+  claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
+  finished_at AS "finishedAt"`;
 
 export interface NewUrl {
   key: string;
@@ -179,14 +182,27 @@ export class CrawlStore {
     holdId: string;
     limit: number;
     deadlineAt: Date;
+    /** The crawl reads its start page's sitemaps (added after that page is delivered). */
+    sitemapsPending: boolean;
   }): Promise<{ crawl: CrawlRow; created: boolean }> {
     return this.db.transaction(async (tx) => {
       const inserted = await one<CrawlRow>(
         tx,
-        `INSERT INTO crawls (id, workspace_id, request_id, url, options, hold_id, "limit", discovered, deadline_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8)
+        `INSERT INTO crawls (id, workspace_id, request_id, url, options, hold_id, "limit", discovered, deadline_at,
+                             sitemaps_pending)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9)
          ON CONFLICT (workspace_id, request_id) DO NOTHING RETURNING ${CRAWL_COLUMNS}`,
-        [c.id, c.workspaceId, c.requestId, c.start.url, JSON.stringify(c.options), c.holdId, c.limit, c.deadlineAt],
+        [
+          c.id,
+          c.workspaceId,
+          c.requestId,
+          c.start.url,
+          JSON.stringify(c.options),
+          c.holdId,
+          c.limit,
+          c.deadlineAt,
+          c.sitemapsPending,
+        ],
       );
       if (!inserted) {
         const first = await one<CrawlRow>(
@@ -407,6 +423,28 @@ export class CrawlStore {
     for (const d of downloads) this.downloadsDone.set(`${d.crawlId} ${d.urlKey}`, d);
   }
 
+  /**
+   * Adds the URLs a page's sitemaps list once the page is delivered
+   * (`crawl_add_urls`): new ones become the page's pending children, and the
+   * crawl's sitemaps are no longer pending. Returns the new ones to publish.
+   */
+  async addUrls(crawlId: string, parentKey: string, urls: NewUrl[]): Promise<NewUrl[]> {
+    const row = await one<{ fresh: string[] }>(
+      this.db.pool,
+      'SELECT crawl_add_urls($1, $2, $3::text[], $4::text[], $5::text[], $6::int[]) AS fresh',
+      [
+        crawlId,
+        parentKey,
+        urls.map((u) => u.key),
+        urls.map((u) => u.url),
+        urls.map((u) => u.host),
+        urls.map((u) => u.depth),
+      ],
+    );
+    const fresh = new Set(row?.fresh ?? []);
+    return urls.filter((u) => fresh.has(u.key));
+  }
+
   /** The still-pending URLs a delivered page found, to publish again after a worker died before publishing. */
   async pendingChildren(crawlId: string, parentKey: string): Promise<QueuedUrl[]> {
     const { rows } = await this.db.pool.query<QueuedUrl>(
@@ -499,7 +537,7 @@ export class CrawlStore {
     }>(
       this.db.pool,
       `SELECT status, completed, "limit", hold_id AS "holdId", deadline_at < now() AS expired,
-          discovered - completed - failed - skipped AS open,
+          discovered - completed - failed - skipped + sitemaps_pending::int AS open,
           CASE WHEN status = 'cancelled' THEN
             (SELECT count(*)::int FROM crawl_urls u
               WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) ELSE 0 END AS live

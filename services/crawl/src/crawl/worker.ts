@@ -194,13 +194,19 @@ export class CrawlWorker {
         case 'wait':
           return { retryInMs: take.ms };
         case 'finished':
-          // Delivered before, maybe by a worker that died before queueing what it found.
-          if (take.state === 'done')
+          // Delivered before, maybe by a worker that died before queueing what it found
+          // (or, for the start page, before adding what its sitemaps list).
+          if (take.state === 'done') {
             await this.deps.frontier.publish(crawlId, await store.pendingChildren(crawlId, key));
+            if (key === plan.startKey && (await store.crawl(crawlId))?.sitemapsPending)
+              await this.addSitemapUrls(plan, key, this.sitemapsOf(plan.row, plan));
+          }
           await this.finishIfDone(crawlId);
           return undefined;
         case 'stopped':
         case 'skip':
+          // A start page robots.txt forbids ends the crawl: its sitemaps are not followed.
+          if (take.kind === 'skip' && key === plan.startKey) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           await this.finishIfDone(crawlId);
           return undefined;
         case 'needs-host': {
@@ -250,11 +256,9 @@ export class CrawlWorker {
       let landed: NewUrl | undefined;
       let document: crawl.Document;
       let extracted: LoadedPage['extracted'];
-      // The start page's sitemaps are read while the page itself loads, not after it.
-      const sitemaps =
-        key === plan.startKey && plan.options.sitemap !== crawl.SitemapMode.SKIP
-          ? this.sitemapsOf(row, plan)
-          : undefined;
+      // The start page's sitemaps are read while the page loads, and what they list is
+      // added once the page is delivered: the crawl starts on the page's own links at once.
+      const sitemaps = key === plan.startKey && row.sitemapsPending ? this.sitemapsOf(row, plan) : undefined;
       try {
         const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
         // Politeness counts requests out to the host, not pages being stored: the host's
@@ -265,14 +269,17 @@ export class CrawlWorker {
         if (landed && (await store.known(row.id, landed.key))) {
           // Redirected to a page this crawl has (or will have) under its own URL: not delivered twice, not billed.
           await store.skipDuplicate(row.id, key);
+          if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           return true;
         }
         extracted = loaded.extracted;
         document = toDocument(loaded.page, plan.scrape, false, extracted);
-        links = this.discover(plan, key, depth, extracted.links, (await sitemaps) ?? []);
+        links = this.discover(plan, key, depth, extracted.links, []);
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {
           await store.fail(row.id, key, url, err.code, err.details);
+          // A start page that fails ends the crawl: its sitemaps are not followed.
+          if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           return true;
         }
         await store.release(row.id, key);
@@ -304,7 +311,9 @@ export class CrawlWorker {
         });
       if (!delivered) return false; // another worker delivered it first; the settle above was the same charge
       await this.deps.frontier.publish(row.id, delivered.queued);
-      return delivered.mayHaveEnded;
+      if (!sitemaps) return delivered.mayHaveEnded;
+      await this.addSitemapUrls(plan, key, sitemaps);
+      return true;
     } finally {
       clearInterval(keepalive);
     }
@@ -336,6 +345,13 @@ export class CrawlWorker {
       for (const href of found.slice(0, MAX_LINKS_PER_PAGE)) add(href, depth + 1);
     for (const href of sitemapped) add(href, 1);
     return [...out.values()];
+  }
+
+  /** Adds what the start page's sitemaps list (its pending children from now on) and queues the new ones. */
+  private async addSitemapUrls(plan: Plan, key: string, sitemaps: Promise<string[]>): Promise<void> {
+    const urls = this.discover(plan, key, 0, [], await sitemaps);
+    const fresh = await this.deps.store.addUrls(plan.row.id, key, urls);
+    await this.deps.frontier.publish(plan.row.id, fresh);
   }
 
   /** The page URLs the start host's sitemaps list (those robots.txt declares, else /sitemap.xml); [] if none. */

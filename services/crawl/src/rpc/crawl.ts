@@ -119,6 +119,7 @@ export function crawlRpcs(deps: CrawlRpcDeps) {
           holdId: hold.holdId,
           limit: options.limit,
           deadlineAt: new Date(Date.now() + MAX_CRAWL_MS),
+          sitemapsPending: options.sitemap !== crawl.SitemapMode.SKIP,
         }));
       } catch (err) {
         await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);

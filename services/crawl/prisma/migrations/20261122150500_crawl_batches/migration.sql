@@ -15,6 +15,11 @@
 -- ahead and answered "wait 1 ms", even with no gap at all. On the 1,005-page
 -- bench that was 459 needless waits, each a JetStream redelivery and a take.
 
+-- The start page is delivered without waiting for its sitemaps (decision 0006,
+-- 12): until the worker has added what they list, the crawl is not over,
+-- whatever its counters say.
+ALTER TABLE "crawls" ADD COLUMN     "sitemaps_pending" BOOLEAN NOT NULL DEFAULT false;
+
 CREATE OR REPLACE FUNCTION crawl_take(p_crawl UUID, p_key TEXT, p_allowed BOOLEAN, p_max_per_host INTEGER, p_lease_ms INTEGER)
 RETURNS TABLE (kind TEXT, wait_ms INTEGER, depth INTEGER)
 LANGUAGE plpgsql AS $$
@@ -216,7 +221,7 @@ BEGIN
                       progress_at = now()
      WHERE id = c.id
     RETURNING completed - cardinality(c.pages) AS before, completed, "limit",
-              discovered - completed - failed - skipped AS still_open INTO r;
+              discovered - completed - failed - skipped + sitemaps_pending::int AS still_open INTO r;
     INSERT INTO crawl_pages (crawl_id, seq, url_key, depth, document)
     SELECT c.id, r.before + x.o, p_keys[x.m], p_depths[x.m],
            substring(p_documents FROM coalesce(p_document_ends[x.m - 1], 0) + 1
@@ -232,4 +237,30 @@ BEGIN
   -- Pages another worker delivered first.
   RETURN QUERY SELECT t.o::int, NULL::int, NULL::text[], NULL::int, NULL::boolean
     FROM generate_series(1, coalesce(array_length(p_crawls, 1), 0)) AS t(o) WHERE NOT (t.o = ANY(mine));
+END $$;
+
+-- URLs a page's sitemaps list, added once the page itself is delivered: new
+-- ones are pending children of the page (so a redelivered page publishes them
+-- again), counted in discovered, and the crawl's sitemaps are no longer pending.
+-- Answers the keys that were new. Rows locked as deliveries lock them.
+CREATE FUNCTION crawl_add_urls(p_crawl UUID, p_parent TEXT, p_keys TEXT[], p_urls TEXT[], p_hosts TEXT[],
+                               p_depths INTEGER[])
+RETURNS TEXT[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  fresh TEXT[];
+BEGIN
+  WITH inserted AS (
+    INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth, parent_key)
+    SELECT p_crawl, t.k, t.u, t.h, t.d, p_parent
+      FROM unnest(p_keys, p_urls, p_hosts, p_depths) AS t(k, u, h, d)
+     WHERE NOT EXISTS (SELECT 1 FROM crawl_urls x WHERE x.crawl_id = p_crawl AND x.url_key = t.k)
+     ORDER BY t.k
+    ON CONFLICT DO NOTHING
+    RETURNING url_key
+  )
+  SELECT coalesce(array_agg(url_key), '{}') INTO fresh FROM inserted;
+  UPDATE crawls SET discovered = discovered + cardinality(fresh), sitemaps_pending = false, progress_at = now()
+   WHERE id = p_crawl;
+  RETURN fresh;
 END $$;

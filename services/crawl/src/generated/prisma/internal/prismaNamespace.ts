@@ -1160,6 +1160,7 @@ export const CrawlScalarFieldEnum = {
   failed: 'failed',
   skipped: 'skipped',
   discovered: 'discovered',
+  sitemapsPending: 'sitemapsPending',
   createdAt: 'createdAt',
   deadlineAt: 'deadlineAt',
   finishedAt: 'finishedAt',
@@ -1361,6 +1362,13 @@ export type JsonFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'J
  * Reference to a field of type 'QueryMode'
  */
 export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'QueryMode'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 

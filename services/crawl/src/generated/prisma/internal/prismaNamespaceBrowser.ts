@@ -108,6 +108,7 @@ export const CrawlScalarFieldEnum = {
   failed: 'failed',
   skipped: 'skipped',
   discovered: 'discovered',
+  sitemapsPending: 'sitemapsPending',
   createdAt: 'createdAt',
   deadlineAt: 'deadlineAt',
   finishedAt: 'finishedAt',

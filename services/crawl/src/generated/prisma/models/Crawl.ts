@@ -60,6 +60,7 @@ export type CrawlMinAggregateOutputType = {
   failed: number | null
   skipped: number | null
   discovered: number | null
+  sitemapsPending: boolean | null
   createdAt: Date | null
   deadlineAt: Date | null
   finishedAt: Date | null
@@ -80,6 +81,7 @@ export type CrawlMaxAggregateOutputType = {
   failed: number | null
   skipped: number | null
   discovered: number | null
+  sitemapsPending: boolean | null
   createdAt: Date | null
   deadlineAt: Date | null
   finishedAt: Date | null
@@ -101,6 +103,7 @@ export type CrawlCountAggregateOutputType = {
   failed: number
   skipped: number
   discovered: number
+  sitemapsPending: number
   createdAt: number
   deadlineAt: number
   finishedAt: number
@@ -141,6 +144,7 @@ export type CrawlMinAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
   finishedAt?: true
@@ -161,6 +165,7 @@ export type CrawlMaxAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
   finishedAt?: true
@@ -182,6 +187,7 @@ export type CrawlCountAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
   finishedAt?: true
@@ -290,6 +296,7 @@ export type CrawlGroupByOutputType = {
   failed: number
   skipped: number
   discovered: number
+  sitemapsPending: boolean
   createdAt: Date
   deadlineAt: Date
   finishedAt: Date | null
@@ -334,6 +341,7 @@ export type CrawlWhereInput = {
   failed?: Prisma.IntFilter<"Crawl"> | number
   skipped?: Prisma.IntFilter<"Crawl"> | number
   discovered?: Prisma.IntFilter<"Crawl"> | number
+  sitemapsPending?: Prisma.BoolFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
@@ -359,6 +367,7 @@ export type CrawlOrderByWithRelationInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -388,6 +397,7 @@ export type CrawlWhereUniqueInput = Prisma.AtLeast<{
   failed?: Prisma.IntFilter<"Crawl"> | number
   skipped?: Prisma.IntFilter<"Crawl"> | number
   discovered?: Prisma.IntFilter<"Crawl"> | number
+  sitemapsPending?: Prisma.BoolFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
@@ -413,6 +423,7 @@ export type CrawlOrderByWithAggregationInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -442,6 +453,7 @@ export type CrawlScalarWhereWithAggregatesInput = {
   failed?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   skipped?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   discovered?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
+  sitemapsPending?: Prisma.BoolWithAggregatesFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
   finishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
@@ -463,6 +475,7 @@ export type CrawlCreateInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -488,6 +501,7 @@ export type CrawlUncheckedCreateInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -513,6 +527,7 @@ export type CrawlUpdateInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -538,6 +553,7 @@ export type CrawlUncheckedUpdateInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -563,6 +579,7 @@ export type CrawlCreateManyInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -584,6 +601,7 @@ export type CrawlUpdateManyMutationInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -605,6 +623,7 @@ export type CrawlUncheckedUpdateManyInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -631,6 +650,7 @@ export type CrawlCountOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -660,6 +680,7 @@ export type CrawlMaxOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -680,6 +701,7 @@ export type CrawlMinOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
@@ -702,6 +724,10 @@ export type CrawlScalarRelationFilter = {
 
 export type NullableStringFieldUpdateOperationsInput = {
   set?: string | null
+}
+
+export type BoolFieldUpdateOperationsInput = {
+  set?: boolean
 }
 
 export type NullableDateTimeFieldUpdateOperationsInput = {
@@ -779,6 +805,7 @@ export type CrawlCreateWithoutUrlsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -803,6 +830,7 @@ export type CrawlUncheckedCreateWithoutUrlsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -843,6 +871,7 @@ export type CrawlUpdateWithoutUrlsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -867,6 +896,7 @@ export type CrawlUncheckedUpdateWithoutUrlsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -891,6 +921,7 @@ export type CrawlCreateWithoutPagesInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -915,6 +946,7 @@ export type CrawlUncheckedCreateWithoutPagesInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -955,6 +987,7 @@ export type CrawlUpdateWithoutPagesInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -979,6 +1012,7 @@ export type CrawlUncheckedUpdateWithoutPagesInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1003,6 +1037,7 @@ export type CrawlCreateWithoutFailuresInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -1027,6 +1062,7 @@ export type CrawlUncheckedCreateWithoutFailuresInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -1067,6 +1103,7 @@ export type CrawlUpdateWithoutFailuresInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1091,6 +1128,7 @@ export type CrawlUncheckedUpdateWithoutFailuresInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1115,6 +1153,7 @@ export type CrawlCreateWithoutHostsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -1139,6 +1178,7 @@ export type CrawlUncheckedCreateWithoutHostsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
   finishedAt?: Date | string | null
@@ -1179,6 +1219,7 @@ export type CrawlUpdateWithoutHostsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1203,6 +1244,7 @@ export type CrawlUncheckedUpdateWithoutHostsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -1285,6 +1327,7 @@ export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
   finishedAt?: boolean
@@ -1311,6 +1354,7 @@ export type CrawlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
   finishedAt?: boolean
@@ -1332,6 +1376,7 @@ export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
   finishedAt?: boolean
@@ -1353,13 +1398,14 @@ export type CrawlSelectScalar = {
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
 }
 
-export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "createdAt" | "deadlineAt" | "finishedAt" | "progressAt", ExtArgs["result"]["crawl"]>
+export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "finishedAt" | "progressAt", ExtArgs["result"]["crawl"]>
 export type CrawlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
@@ -1405,6 +1451,10 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     failed: number
     skipped: number
     discovered: number
+    /**
+     * The start page's sitemaps are still to be read: the crawl is not over, whatever the counters say.
+     */
+    sitemapsPending: boolean
     createdAt: Date
     /**
      * A running crawl past this time is settled by the sweeper, whatever is left.
@@ -1856,6 +1906,7 @@ export interface CrawlFieldRefs {
   readonly failed: Prisma.FieldRef<"Crawl", 'Int'>
   readonly skipped: Prisma.FieldRef<"Crawl", 'Int'>
   readonly discovered: Prisma.FieldRef<"Crawl", 'Int'>
+  readonly sitemapsPending: Prisma.FieldRef<"Crawl", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly deadlineAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly finishedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
