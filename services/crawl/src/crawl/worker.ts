@@ -76,7 +76,17 @@ interface Plan {
   scrape: crawl.ScrapeOptions;
   rules: ScopeRules;
   startKey: string;
+  /**
+   * URL keys this worker knows the crawl has (sent in a delivery or with the
+   * sitemaps that committed): links to them are not sent again. Pages of a
+   * site share most of their links (navigation, related pages); the database
+   * still decides for every key not here.
+   */
+  known: Set<string>;
 }
+
+/** Keys a worker remembers per crawl; past this, links go to the database as they did. */
+const MAX_KNOWN = 100_000;
 
 export const DEFAULT_MAX_PER_HOST = 4;
 
@@ -121,6 +131,7 @@ export class CrawlWorker {
           allowExternalLinks: options.allowExternalLinks,
         },
         startKey: urlKey(start, { ignoreQuery: options.ignoreQueryParameters }) ?? row.url,
+        known: new Set(),
       };
       if (this.plans.size > 1_000) this.plans.clear();
       this.plans.set(row.id, plan);
@@ -310,6 +321,7 @@ export class CrawlWorker {
           throw err;
         });
       if (!delivered) return false; // another worker delivered it first; the settle above was the same charge
+      remember(plan, [key, ...links.map((l) => l.key), ...(landed ? [landed.key] : [])]);
       await this.deps.frontier.publish(row.id, delivered.queued);
       if (!sitemaps) return delivered.mayHaveEnded;
       await this.addSitemapUrls(plan, key, sitemaps);
@@ -338,7 +350,7 @@ export class CrawlWorker {
       }
       if (!inScope(link, at, plan.rules)) return;
       const k = urlKey(link, { ignoreQuery: plan.options.ignoreQueryParameters });
-      if (!k || k === key || out.has(k)) return;
+      if (!k || k === key || out.has(k) || plan.known.has(k)) return;
       out.set(k, { key: k, url: k, host: new URL(k).host, depth: at });
     };
     if (plan.options.sitemap !== crawl.SitemapMode.ONLY)
@@ -351,6 +363,10 @@ export class CrawlWorker {
   private async addSitemapUrls(plan: Plan, key: string, sitemaps: Promise<string[]>): Promise<void> {
     const urls = this.discover(plan, key, 0, [], await sitemaps);
     const fresh = await this.deps.store.addUrls(plan.row.id, key, urls);
+    remember(
+      plan,
+      urls.map((u) => u.key),
+    );
     await this.deps.frontier.publish(plan.row.id, fresh);
   }
 
@@ -379,6 +395,14 @@ export class CrawlWorker {
     await this.deps.ledger.void({ holdId: ending.holdId });
     if (await this.deps.store.settle(crawlId, ending.outcome))
       this.deps.log.info({ crawlId, outcome: ending.outcome, batching: this.deps.store.batching }, 'crawl settled');
+  }
+}
+
+/** Keys now in the crawl's database, as far as this worker is concerned. */
+function remember(plan: Plan, keys: readonly string[]): void {
+  for (const k of keys) {
+    if (plan.known.size >= MAX_KNOWN) return;
+    plan.known.add(k);
   }
 }
 
