@@ -238,6 +238,36 @@ describe('crawl', () => {
     assert.deepEqual(again.body.crawl, done, 'cancelling a settled crawl changes nothing');
   });
 
+  test('a running crawl bills its pages in blocks of 25 as they are delivered; settled, the ledger agrees with it', async () => {
+    // A workspace of its own, so its usage is this crawl's alone.
+    const { apiKey } = await fleet.workspace('scale');
+    const s = await site({ pages: 300, extras: false, latencyMs: 100 });
+    const id = await start({ url: `${s.url}/`, limit: 120, maxConcurrency: 2 }, apiKey);
+    const billed = async () =>
+      (
+        await call<{ total: { meters: Record<string, number> } }>(fleet.gatewayUrl, 'GET', '/v1/usage', {
+          key: apiKey,
+        })
+      ).body.total.meters.page_load ?? 0;
+    await until('the first block billed', async () => (await billed()) >= 25, 60_000);
+    const running = await get(id, apiKey);
+    assert.equal(running.status, 'running', 'billed while it runs, not only at the end');
+    const soFar = await billed();
+    assert.equal(soFar % 25, 0, 'whole blocks while it runs');
+    assert.ok(soFar <= running.completed, 'never a page before it is delivered');
+    let done: CrawlJson | undefined;
+    await until(
+      'the crawl settled',
+      async () => {
+        done = await get(id, apiKey);
+        return done.status === 'settled';
+      },
+      120_000,
+    );
+    assert.equal(done?.completed, 120);
+    assert.equal(await billed(), done?.completed, 'the last block billed with the remainder');
+  });
+
   test('a crawl worker killed mid-crawl loses no page and charges none twice', async () => {
     const s = await site({ pages: 120, extras: false, latencyMs: 150 });
     const replica = await fleet.replica('crawl');

@@ -23,6 +23,10 @@ const CHILD = 'crawlee-child';
 /** Rounds of Crawlee and ours (BENCH_ROUNDS); the median ratio is the figure. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
+/** Articles of a separate site each side crawls first, untimed (BENCH_WARMUP; 0: none). */
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
+const WARM_SITE = { pages: WARMUP, extras: false } as const;
+
 /** How often the crawl is polled: the end is seen up to this late (Crawlee's end is exact). */
 const POLL_MS = 50;
 
@@ -44,11 +48,20 @@ interface CrawlJson {
   failures?: { url: string; code: string }[];
 }
 
-/** In the child: Crawlee's CheerioCrawler over `url`, in-memory storage, fixed concurrency. */
-async function crawleeChild(url: string, limit: number | undefined): Promise<CrawleeResult> {
+/** In the child: Crawlee's CheerioCrawler over `url`, in-memory storage, fixed concurrency; `warmUrl` is crawled first, untimed. */
+async function crawleeChild(url: string, limit: number | undefined, warmUrl?: string): Promise<CrawleeResult> {
   const storage = mkdtempSync(path.join(tmpdir(), 'wap-crawlee-'));
   process.env.CRAWLEE_STORAGE_DIR = storage;
   try {
+    if (warmUrl) await cheerioCrawl(warmUrl, undefined);
+    return await cheerioCrawl(url, limit);
+  } finally {
+    rmSync(storage, { recursive: true, force: true });
+  }
+}
+
+async function cheerioCrawl(url: string, limit: number | undefined): Promise<CrawleeResult> {
+  {
     const { CheerioCrawler, Configuration, EnqueueStrategy, log, LogLevel } = await import('@crawlee/cheerio');
     log.setLevel(LogLevel.WARNING);
     const config = new Configuration({ persistStorage: false, purgeOnStart: true });
@@ -80,13 +93,11 @@ async function crawleeChild(url: string, limit: number | undefined): Promise<Cra
     await crawler.run([url]);
     const ms = performance.now() - t0;
     return { ms, handled, failed, titled, textChars };
-  } finally {
-    rmSync(storage, { recursive: true, force: true });
   }
 }
 
-function runCrawleeChild(url: string, limit: number | undefined): Promise<CrawleeResult> {
-  return runInChild<CrawleeResult>(__filename, [CHILD, url, String(limit ?? 'none')], {
+function runCrawleeChild(url: string, limit: number | undefined, warmUrl?: string): Promise<CrawleeResult> {
+  return runInChild<CrawleeResult>(__filename, [CHILD, url, String(limit ?? 'none'), ...(warmUrl ? [warmUrl] : [])], {
     BENCH_CONCURRENCY: String(CONCURRENCY),
   });
 }
@@ -94,7 +105,7 @@ function runCrawleeChild(url: string, limit: number | undefined): Promise<Crawle
 /** Crawl worker processes for the extra run (the crawl service scales out: every worker shares the frontier). */
 const WORKERS = Number(process.env.BENCH_CRAWL_WORKERS ?? 1);
 
-async function crawlViaFleet(site: TestSite, workers = 1) {
+async function crawlViaFleet(site: TestSite, warm: TestSite | undefined, workers = 1) {
   const fleet = await startFleet({
     env: {
       LOG_LEVEL: 'warn',
@@ -111,46 +122,52 @@ async function crawlViaFleet(site: TestSite, workers = 1) {
     for (const r of replicas) await waitForLine(r.logFile, 'ready to serve');
     const { apiKey } = await fleet.workspace('scale');
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-    const limit = site.paths.length;
+    if (warm) await crawlUntilSettled(fleet.gatewayUrl, headers, warm);
     const cpu = cpuMeter();
-    const t0 = performance.now();
-    const res = await fetch(`${fleet.gatewayUrl}/v1/crawl`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ url: `${site.url}/`, limit, maxConcurrency: CONCURRENCY }),
-    });
-    const started = (await res.json()) as { id?: string };
-    if (res.status !== 200 || !started.id) throw new Error(`crawl answered ${res.status}: ${JSON.stringify(started)}`);
-    let crawl: CrawlJson | undefined;
-    let polls = 0;
-    // When the crawl passed these marks (ms from the POST): where the time goes.
-    const marks: Record<'first' | 'half' | 'all', number | undefined> = {
-      first: undefined,
-      half: undefined,
-      all: undefined,
-    };
-    const deadline = Date.now() + 15 * 60_000;
-    for (;;) {
-      const r = await fetch(`${fleet.gatewayUrl}/v1/crawl/${started.id}`, { headers });
-      polls++;
-      if (r.status === 200) {
-        crawl = ((await r.json()) as { crawl: CrawlJson }).crawl;
-        const now = performance.now() - t0;
-        if (crawl.completed > 0) marks.first ??= now;
-        if (crawl.completed >= limit / 2) marks.half ??= now;
-        if (crawl.completed >= limit) marks.all ??= now;
-        if (crawl.status === 'settled') break;
-      } else await r.body?.cancel();
-      if (Date.now() > deadline) throw new Error(`crawl not settled in 15 min: ${JSON.stringify(crawl)}`);
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
-    const ms = performance.now() - t0;
-    return { ms, crawl, polls, marks, cpu: cpu(), logDir: fleet.settings.logDir };
+    const run = await crawlUntilSettled(fleet.gatewayUrl, headers, site);
+    return { ...run, cpu: cpu(), logDir: fleet.settings.logDir };
   } finally {
     for (const r of replicas) await r.stop();
     await fleet.stop();
     await fleet.dropDatabases();
   }
+}
+
+/** POST /v1/crawl of the whole site, then polls it until settled; times from the POST. */
+async function crawlUntilSettled(gatewayUrl: string, headers: Record<string, string>, site: TestSite) {
+  const limit = site.paths.length;
+  const t0 = performance.now();
+  const res = await fetch(`${gatewayUrl}/v1/crawl`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ url: `${site.url}/`, limit, maxConcurrency: CONCURRENCY }),
+  });
+  const started = (await res.json()) as { id?: string };
+  if (res.status !== 200 || !started.id) throw new Error(`crawl answered ${res.status}: ${JSON.stringify(started)}`);
+  let crawl: CrawlJson | undefined;
+  let polls = 0;
+  // When the crawl passed these marks (ms from the POST): where the time goes.
+  const marks: Record<'first' | 'half' | 'all', number | undefined> = {
+    first: undefined,
+    half: undefined,
+    all: undefined,
+  };
+  const deadline = Date.now() + 15 * 60_000;
+  for (;;) {
+    const r = await fetch(`${gatewayUrl}/v1/crawl/${started.id}`, { headers });
+    polls++;
+    if (r.status === 200) {
+      crawl = ((await r.json()) as { crawl: CrawlJson }).crawl;
+      const now = performance.now() - t0;
+      if (crawl.completed > 0) marks.first ??= now;
+      if (crawl.completed >= limit / 2) marks.half ??= now;
+      if (crawl.completed >= limit) marks.all ??= now;
+      if (crawl.status === 'settled') break;
+    } else await r.body?.cancel();
+    if (Date.now() > deadline) throw new Error(`crawl not settled in 15 min: ${JSON.stringify(crawl)}`);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  return { ms: performance.now() - t0, crawl, polls, marks };
 }
 
 async function waitForLine(file: string, text: string, timeoutMs = 30_000) {
@@ -164,19 +181,26 @@ async function waitForLine(file: string, text: string, timeoutMs = 30_000) {
 /** Crawlee on a fresh site; `site.stats` must show one request per page. */
 async function crawlee(limit: 'site' | undefined) {
   const site = await startTestSite(SITE);
+  const warm = WARMUP > 0 ? await startTestSite(WARM_SITE) : undefined;
   try {
-    const result = await runCrawleeChild(`${site.url}/`, limit === 'site' ? site.paths.length : undefined);
+    const result = await runCrawleeChild(
+      `${site.url}/`,
+      limit === 'site' ? site.paths.length : undefined,
+      warm && `${warm.url}/`,
+    );
     return { ...result, siteRequests: site.stats.total, pages: site.paths.length };
   } finally {
     await site.close();
+    await warm?.close();
   }
 }
 
 /** Our crawl of a fresh site through a fresh fleet, with what the site saw. */
 async function ourRound() {
   const site = await startTestSite(SITE);
+  const warm = WARMUP > 0 ? await startTestSite(WARM_SITE) : undefined;
   try {
-    const run = await crawlViaFleet(site);
+    const run = await crawlViaFleet(site, warm);
     const pageSet = new Set(site.paths);
     return {
       ...run,
@@ -186,6 +210,7 @@ async function ourRound() {
     };
   } finally {
     await site.close();
+    await warm?.close();
   }
 }
 
@@ -231,7 +256,7 @@ async function main() {
   if (WORKERS > 1) {
     const multiSite = await startTestSite(SITE);
     try {
-      const run = await crawlViaFleet(multiSite, WORKERS);
+      const run = await crawlViaFleet(multiSite, undefined, WORKERS);
       multi = { ms: run.ms, completed: (run.crawl as CrawlJson).completed };
     } finally {
       await multiSite.close();
@@ -359,7 +384,11 @@ async function main() {
 
 if (process.argv[2] === CHILD) {
   answerParent(
-    crawleeChild(process.argv[3] as string, process.argv[4] === 'none' ? undefined : Number(process.argv[4])),
+    crawleeChild(
+      process.argv[3] as string,
+      process.argv[4] === 'none' ? undefined : Number(process.argv[4]),
+      process.argv[5],
+    ),
   );
 } else {
   main().catch((err) => {

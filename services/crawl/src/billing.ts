@@ -47,10 +47,38 @@ export async function billedPage<T>(
 type SettleInit = MessageInitShape<typeof ledger.SettleRequestSchema>;
 
 /**
+ * A crawl's delivered pages are billed in blocks of this many, by `seq`
+ * (docs/decisions/0006, point 14): block k holds the pages numbered
+ * k·25 + 1 to k·25 + 25. The worker that delivers a block's last page settles
+ * it; a closed crawl settles every block again, the last one with what it
+ * holds. A block's settle is the same request whoever makes it, however often.
+ */
+export const PAGES_PER_BLOCK = 25;
+
+/** Most settles in one SettleBatch call (ledger.proto). */
+export const MAX_SETTLE_BATCH = 256;
+
+/** The settle of block `block` of a crawl, holding `pages` pages. */
+export function blockSettle(crawlId: string, holdId: string, block: number, pages: number): SettleInit {
+  return {
+    holdId,
+    idempotencyKey: `crawl:${crawlId}:pages:${block}`,
+    meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(pages) }],
+  };
+}
+
+/** The blocks of a crawl that delivered `completed` pages in all: full ones, then the remainder. */
+export function crawlBlocks(completed: number): { block: number; pages: number }[] {
+  const blocks: { block: number; pages: number }[] = [];
+  for (let block = 0; block * PAGES_PER_BLOCK < completed; block++)
+    blocks.push({ block, pages: Math.min(PAGES_PER_BLOCK, completed - block * PAGES_PER_BLOCK) });
+  return blocks;
+}
+
+/**
  * Settles in batches: a settle goes to the ledger at once while none is out,
  * and those that arrive meanwhile leave together (one SettleBatch) when it
- * answers. A quiet crawl waits for nothing; a busy one makes one ledger call
- * for many pages. Each settle keeps its own key and its own answer or refusal;
+ * answers. Each settle keeps its own key and its own answer or refusal;
  * when the call fails, nothing is known of any of them, and each caller
  * retries its own (the key charges once).
  */

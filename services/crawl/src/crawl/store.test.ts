@@ -207,3 +207,39 @@ test('the last page of a crawl says it may have ended; a crawl at its limit says
   assert.equal(last?.mayHaveEnded, true, 'completed reached the limit');
   assert.deepEqual(await store.endingOf(id).then((e) => e?.outcome), 'limit_reached');
 });
+
+test('a closed crawl is final: no page in flight is delivered, nothing is added, and it keeps its first outcome', async () => {
+  const id = await crawlWith(['c1', 'c2', 'c3']);
+  await store.take(id, url('c1').key, SETTINGS);
+  await store.take(id, url('c2').key, SETTINGS);
+  const page = (k: string) => ({ depth: 1, document: Buffer.from(k) });
+  assert.ok(await store.deliver(id, url('c1').key, page('c1'), [], index(url('c1').url)));
+  assert.equal(await store.cancel((await store.crawl(id))!.workspaceId, id), true);
+  assert.deepEqual(await store.endingOf(id), undefined, 'c2 is still being fetched');
+
+  const closed = await store.close(id, 'cancelled');
+  assert.deepEqual(closed, { completed: 2, outcome: 'cancelled' });
+  // c2's worker comes back with its page: too late, and neither stored nor counted.
+  assert.equal(await store.deliver(id, url('c2').key, page('c2'), [url('c9')], index(url('c2').url)), undefined);
+  assert.deepEqual(await store.addUrls(id, url('').key, [url('sitemapped')]), []);
+  const row = await store.crawl(id);
+  assert.equal(row?.completed, 2);
+  assert.equal(row?.discovered, 4, 'start + c1..c3');
+  assert.equal(row?.skipped, 2, 'c2 (in flight) and c3 (pending)');
+  assert.equal(row?.status, 'cancelled', 'not settled until it is billed');
+
+  // Closing again (another worker, the sweeper) answers the same; so does the ending.
+  assert.deepEqual(await store.close(id, 'expired'), { completed: 2, outcome: 'cancelled' });
+  assert.equal((await store.endingOf(id))?.outcome, 'cancelled');
+  assert.equal(await store.settle(id), true);
+  assert.equal(await store.settle(id), false);
+  assert.equal((await store.crawl(id))?.status, 'settled');
+  assert.equal(await store.close(id, 'cancelled'), undefined);
+  assert.equal(await store.endingOf(id), undefined);
+});
+
+test('a crawl is settled only once closed', async () => {
+  const id = await crawlWith(['open']);
+  assert.equal(await store.settle(id), false);
+  assert.equal((await store.crawl(id))?.status, 'running');
+});

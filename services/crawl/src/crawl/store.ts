@@ -511,7 +511,7 @@ export class CrawlStore {
   /** Stops a running crawl (nothing new is taken; pages in flight finish); false when this workspace has no such crawl. */
   async cancel(workspaceId: string, id: string): Promise<boolean> {
     const { rowCount } = await this.db.pool.query(
-      `UPDATE crawls SET status = CASE WHEN status = 'running' THEN 'cancelled' ELSE status END
+      `UPDATE crawls SET status = CASE WHEN status = 'running' AND closed_at IS NULL THEN 'cancelled' ELSE status END
         WHERE id = $1 AND workspace_id = $2`,
       [id, workspaceId],
     );
@@ -521,13 +521,16 @@ export class CrawlStore {
   /**
    * How the crawl would end now, if it can: a running crawl ends when its
    * limit is delivered or nothing is left to fetch; a cancelled one when no
-   * page is in flight. Undefined while it must go on.
+   * page is in flight; a closed one (its ending cut short) as it was closed.
+   * Undefined while it must go on.
    */
   async endingOf(crawlId: string): Promise<{ outcome: CrawlOutcome; holdId: string } | undefined> {
     // Every URL row is pending, fetching, or counted once in completed, failed or skipped:
     // what is still open is a difference of counters, not a count of rows.
     const row = await one<{
       status: CrawlStatus;
+      outcome: CrawlOutcome | null;
+      closed: boolean;
       completed: number;
       limit: number;
       holdId: string;
@@ -536,15 +539,17 @@ export class CrawlStore {
       expired: boolean;
     }>(
       this.db.pool,
-      `SELECT status, completed, "limit", hold_id AS "holdId", deadline_at < now() AS expired,
+      `SELECT status, outcome, closed_at IS NOT NULL AS closed, completed, "limit", hold_id AS "holdId",
+          deadline_at < now() AS expired,
           discovered - completed - failed - skipped + sitemaps_pending::int AS open,
-          CASE WHEN status = 'cancelled' THEN
+          CASE WHEN status = 'cancelled' AND closed_at IS NULL THEN
             (SELECT count(*)::int FROM crawl_urls u
               WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) ELSE 0 END AS live
          FROM crawls c WHERE id = $1`,
       [crawlId],
     );
     if (!row || row.status === 'settled') return undefined;
+    if (row.closed && row.outcome) return { outcome: row.outcome, holdId: row.holdId };
     if (row.status === 'cancelled') return row.live === 0 ? { outcome: 'cancelled', holdId: row.holdId } : undefined;
     if (row.completed >= row.limit) return { outcome: 'limit_reached', holdId: row.holdId };
     if (row.open === 0) return { outcome: 'completed', holdId: row.holdId };
@@ -552,22 +557,53 @@ export class CrawlStore {
     return undefined;
   }
 
-  /** Marks the crawl settled (its hold already voided); what was never fetched is counted as skipped. */
-  async settle(crawlId: string, outcome: CrawlOutcome): Promise<boolean> {
+  /**
+   * Closes the crawl: what was never fetched is counted as skipped, a page
+   * still in flight can no longer be delivered, and nothing new is added, so
+   * `completed` is final. Answers with it (and the outcome the crawl was
+   * closed with: a second close keeps the first); undefined once settled.
+   */
+  async close(
+    crawlId: string,
+    outcome: CrawlOutcome,
+  ): Promise<{ completed: number; outcome: CrawlOutcome } | undefined> {
     return this.db.transaction(async (tx) => {
-      const { rowCount } = await tx.query(
-        `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL
-          WHERE crawl_id = $1 AND state IN ('pending', 'fetching')`,
+      const open = await one<{ closed: boolean }>(
+        tx,
+        `SELECT closed_at IS NOT NULL AS closed FROM crawls WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
         [crawlId],
       );
-      const done = await one(
+      if (!open) return undefined;
+      if (!open.closed) {
+        const { rowCount } = await tx.query(
+          `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL, download_until = NULL
+            WHERE crawl_id = $1 AND state IN ('pending', 'fetching')`,
+          [crawlId],
+        );
+        await tx.query(
+          `UPDATE crawls SET outcome = $2, closed_at = now(), skipped = skipped + $3, claimed = completed,
+                  sitemaps_pending = false
+            WHERE id = $1`,
+          [crawlId, outcome, rowCount ?? 0],
+        );
+      }
+      return one<{ completed: number; outcome: CrawlOutcome }>(
         tx,
-        `UPDATE crawls SET status = 'settled', outcome = $2, finished_at = now(), skipped = skipped + $3, claimed = completed
-          WHERE id = $1 AND status <> 'settled' RETURNING 1`,
-        [crawlId, outcome, rowCount ?? 0],
+        `SELECT completed, outcome FROM crawls WHERE id = $1`,
+        [crawlId],
       );
-      return done !== undefined;
     });
+  }
+
+  /** Marks a closed crawl settled (billed, its hold voided); false when it already was. */
+  async settle(crawlId: string): Promise<boolean> {
+    const done = await one(
+      this.db.pool,
+      `UPDATE crawls SET status = 'settled', finished_at = now()
+        WHERE id = $1 AND status <> 'settled' AND closed_at IS NOT NULL RETURNING 1`,
+      [crawlId],
+    );
+    return done !== undefined;
   }
 
   /** Deletes crawls settled before `before`, with their URLs, pages and failures; returns how many. */

@@ -6,8 +6,15 @@ import { fromJson, toBinary } from '@bufbuild/protobuf';
 import { ApiError, isApiError } from '@wap/errors';
 import type { Delivery, Publisher, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
-import { crawl, ledger } from '@wap/proto';
-import { type LedgerClient, SettleBatcher } from '../billing.js';
+import { crawl } from '@wap/proto';
+import {
+  blockSettle,
+  crawlBlocks,
+  type LedgerClient,
+  MAX_SETTLE_BATCH,
+  PAGES_PER_BLOCK,
+  SettleBatcher,
+} from '../billing.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { indexFields } from '../store/search-index.js';
 import { HostGates } from './host-gate.js';
@@ -83,6 +90,8 @@ interface Plan {
    * still decides for every key not here.
    */
   known: Set<string>;
+  /** Blocks of pages this worker billed (the rest are billed again when the crawl ends). */
+  billed: Set<number>;
 }
 
 /** Keys a worker remembers per crawl; past this, links go to the database as they did. */
@@ -95,7 +104,7 @@ export class CrawlWorker {
   private readonly robots = new Map<string, Robots>();
   private readonly stopping = new AbortController();
   private readonly gates = new HostGates();
-  /** Pages settle in batches: one ledger call for many pages when the crawl is busy. */
+  /** Blocks of pages settle in batches: one ledger call for those billed at once. */
   private readonly settles: SettleBatcher;
 
   constructor(private readonly deps: WorkerDeps) {
@@ -132,6 +141,7 @@ export class CrawlWorker {
         },
         startKey: urlKey(start, { ignoreQuery: options.ignoreQueryParameters }) ?? row.url,
         known: new Set(),
+        billed: new Set(),
       };
       if (this.plans.size > 1_000) this.plans.clear();
       this.plans.set(row.id, plan);
@@ -296,16 +306,6 @@ export class CrawlWorker {
         await store.release(row.id, key);
         throw err;
       }
-      try {
-        await this.settles.settle({
-          holdId: row.holdId,
-          idempotencyKey: `crawl:${row.id}:${key}`,
-          meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: 1n }],
-        });
-      } catch (err) {
-        await store.release(row.id, key);
-        throw err;
-      }
       const delivered = await store
         .deliver(
           row.id,
@@ -316,11 +316,12 @@ export class CrawlWorker {
           landed,
         )
         .catch(async (err: unknown) => {
-          // Fetched and charged but not stored: fetched again later, and the same settle key charges once.
+          // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
           await store.release(row.id, key);
           throw err;
         });
-      if (!delivered) return false; // another worker delivered it first; the settle above was the same charge
+      if (!delivered) return false; // another worker delivered it first, or the crawl was closed meanwhile
+      if (delivered.seq % PAGES_PER_BLOCK === 0) this.billBlock(plan, delivered.seq / PAGES_PER_BLOCK - 1);
       remember(plan, [key, ...links.map((l) => l.key), ...(landed ? [landed.key] : [])]);
       await this.deps.frontier.publish(row.id, delivered.queued);
       if (!sitemaps) return delivered.mayHaveEnded;
@@ -388,13 +389,49 @@ export class CrawlWorker {
     }
   }
 
-  /** Settles the crawl when it has ended: the rest of its hold is released. */
+  /** A full block of delivered pages, billed while the crawl goes on; a failure is made good when it ends. */
+  private billBlock(plan: Plan, block: number): void {
+    const { id, holdId } = plan.row;
+    this.settles
+      .settle(blockSettle(id, holdId, block, PAGES_PER_BLOCK))
+      .then(() => plan.billed.add(block))
+      .catch((err: unknown) =>
+        this.deps.log.warn(
+          { err, crawlId: id, block },
+          'a block of pages could not be billed yet; billed when the crawl ends',
+        ),
+      );
+  }
+
+  /**
+   * Settles the crawl when it has ended: it is closed (its count of delivered
+   * pages final), every block of them is billed (those this worker has not
+   * seen billed; the ledger answers a block settled before with its first
+   * answer), the rest of the hold is released, and the crawl is marked settled.
+   * A step that fails leaves the crawl closed: the sweeper finishes it.
+   */
   async finishIfDone(crawlId: string): Promise<void> {
-    const ending = await this.deps.store.endingOf(crawlId);
+    const { store, ledger, log } = this.deps;
+    const ending = await store.endingOf(crawlId);
     if (!ending) return;
-    await this.deps.ledger.void({ holdId: ending.holdId });
-    if (await this.deps.store.settle(crawlId, ending.outcome))
-      this.deps.log.info({ crawlId, outcome: ending.outcome, batching: this.deps.store.batching }, 'crawl settled');
+    const closed = await store.close(crawlId, ending.outcome);
+    if (!closed) return; // settled meanwhile
+    const billed = this.plans.get(crawlId)?.billed;
+    const settles = crawlBlocks(closed.completed)
+      .filter(({ block, pages }) => !(pages === PAGES_PER_BLOCK && billed?.has(block)))
+      .map(({ block, pages }) => blockSettle(crawlId, ending.holdId, block, pages));
+    for (let i = 0; i < settles.length; i += MAX_SETTLE_BATCH) {
+      const batch = settles.slice(i, i + MAX_SETTLE_BATCH);
+      const { outcomes } = await ledger.settleBatch({ settles: batch });
+      outcomes.forEach(({ outcome }, j) => {
+        // Only a hold gone past its lifetime refuses a block: those pages can no longer be billed.
+        if (outcome.case === 'error')
+          log.error({ crawlId, key: batch[j]?.idempotencyKey, code: outcome.value.code }, 'crawl pages left unbilled');
+      });
+    }
+    await ledger.void({ holdId: ending.holdId });
+    if (await store.settle(crawlId))
+      log.info({ crawlId, outcome: closed.outcome, batching: store.batching }, 'crawl settled');
   }
 }
 

@@ -36,14 +36,15 @@ async function toCrawl(store: CrawlStore, row: CrawlRow, withFailures: boolean):
   return create(crawl.CrawlSchema, {
     id: row.id,
     status: row.status,
-    outcome: row.outcome ?? '',
+    // A crawl is closed with its outcome a moment before it settles: the outcome shows with the settlement.
+    outcome: row.status === 'settled' ? (row.outcome ?? '') : '',
     url: row.url,
     limit: row.limit,
     discovered: row.discovered,
     completed: row.completed,
     failed: row.failed,
     skipped: row.skipped,
-    // Each delivered page settled one page load: the spend is the count, read without a ledger call.
+    // Each delivered page is one page load (billed in blocks): the spend is the count, read without a ledger call.
     usage: {
       meters:
         row.completed > 0

@@ -111,6 +111,7 @@ export const CrawlScalarFieldEnum = {
   sitemapsPending: 'sitemapsPending',
   createdAt: 'createdAt',
   deadlineAt: 'deadlineAt',
+  closedAt: 'closedAt',
   finishedAt: 'finishedAt',
   progressAt: 'progressAt'
 } as const

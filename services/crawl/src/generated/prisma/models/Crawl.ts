@@ -63,6 +63,7 @@ export type CrawlMinAggregateOutputType = {
   sitemapsPending: boolean | null
   createdAt: Date | null
   deadlineAt: Date | null
+  closedAt: Date | null
   finishedAt: Date | null
   progressAt: Date | null
 }
@@ -84,6 +85,7 @@ export type CrawlMaxAggregateOutputType = {
   sitemapsPending: boolean | null
   createdAt: Date | null
   deadlineAt: Date | null
+  closedAt: Date | null
   finishedAt: Date | null
   progressAt: Date | null
 }
@@ -106,6 +108,7 @@ export type CrawlCountAggregateOutputType = {
   sitemapsPending: number
   createdAt: number
   deadlineAt: number
+  closedAt: number
   finishedAt: number
   progressAt: number
   _all: number
@@ -147,6 +150,7 @@ export type CrawlMinAggregateInputType = {
   sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
+  closedAt?: true
   finishedAt?: true
   progressAt?: true
 }
@@ -168,6 +172,7 @@ export type CrawlMaxAggregateInputType = {
   sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
+  closedAt?: true
   finishedAt?: true
   progressAt?: true
 }
@@ -190,6 +195,7 @@ export type CrawlCountAggregateInputType = {
   sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
+  closedAt?: true
   finishedAt?: true
   progressAt?: true
   _all?: true
@@ -299,6 +305,7 @@ export type CrawlGroupByOutputType = {
   sitemapsPending: boolean
   createdAt: Date
   deadlineAt: Date
+  closedAt: Date | null
   finishedAt: Date | null
   progressAt: Date
   _count: CrawlCountAggregateOutputType | null
@@ -344,6 +351,7 @@ export type CrawlWhereInput = {
   sitemapsPending?: Prisma.BoolFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
+  closedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   urls?: Prisma.CrawlUrlListRelationFilter
@@ -370,6 +378,7 @@ export type CrawlOrderByWithRelationInput = {
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
+  closedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   progressAt?: Prisma.SortOrder
   urls?: Prisma.CrawlUrlOrderByRelationAggregateInput
@@ -400,6 +409,7 @@ export type CrawlWhereUniqueInput = Prisma.AtLeast<{
   sitemapsPending?: Prisma.BoolFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
+  closedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   urls?: Prisma.CrawlUrlListRelationFilter
@@ -426,6 +436,7 @@ export type CrawlOrderByWithAggregationInput = {
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
+  closedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   progressAt?: Prisma.SortOrder
   _count?: Prisma.CrawlCountOrderByAggregateInput
@@ -456,6 +467,7 @@ export type CrawlScalarWhereWithAggregatesInput = {
   sitemapsPending?: Prisma.BoolWithAggregatesFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
+  closedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
   finishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
 }
@@ -478,6 +490,7 @@ export type CrawlCreateInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
@@ -504,6 +517,7 @@ export type CrawlUncheckedCreateInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
@@ -530,6 +544,7 @@ export type CrawlUpdateInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
@@ -556,6 +571,7 @@ export type CrawlUncheckedUpdateInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
@@ -582,6 +598,7 @@ export type CrawlCreateManyInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
 }
@@ -604,6 +621,7 @@ export type CrawlUpdateManyMutationInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -626,6 +644,7 @@ export type CrawlUncheckedUpdateManyInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
@@ -653,6 +672,7 @@ export type CrawlCountOrderByAggregateInput = {
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
+  closedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
 }
@@ -683,6 +703,7 @@ export type CrawlMaxOrderByAggregateInput = {
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
+  closedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
 }
@@ -704,6 +725,7 @@ export type CrawlMinOrderByAggregateInput = {
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
+  closedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
 }
@@ -808,6 +830,7 @@ export type CrawlCreateWithoutUrlsInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
@@ -833,6 +856,7 @@ export type CrawlUncheckedCreateWithoutUrlsInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
@@ -874,6 +898,7 @@ export type CrawlUpdateWithoutUrlsInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
@@ -899,6 +924,7 @@ export type CrawlUncheckedUpdateWithoutUrlsInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
@@ -924,6 +950,7 @@ export type CrawlCreateWithoutPagesInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
@@ -949,6 +976,7 @@ export type CrawlUncheckedCreateWithoutPagesInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
@@ -990,6 +1018,7 @@ export type CrawlUpdateWithoutPagesInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
@@ -1015,6 +1044,7 @@ export type CrawlUncheckedUpdateWithoutPagesInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
@@ -1040,6 +1070,7 @@ export type CrawlCreateWithoutFailuresInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
@@ -1065,6 +1096,7 @@ export type CrawlUncheckedCreateWithoutFailuresInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
@@ -1106,6 +1138,7 @@ export type CrawlUpdateWithoutFailuresInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
@@ -1131,6 +1164,7 @@ export type CrawlUncheckedUpdateWithoutFailuresInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
@@ -1156,6 +1190,7 @@ export type CrawlCreateWithoutHostsInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
@@ -1181,6 +1216,7 @@ export type CrawlUncheckedCreateWithoutHostsInput = {
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
+  closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
@@ -1222,6 +1258,7 @@ export type CrawlUpdateWithoutHostsInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
@@ -1247,6 +1284,7 @@ export type CrawlUncheckedUpdateWithoutHostsInput = {
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
@@ -1330,6 +1368,7 @@ export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
+  closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
@@ -1357,6 +1396,7 @@ export type CrawlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
+  closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
 }, ExtArgs["result"]["crawl"]>
@@ -1379,6 +1419,7 @@ export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
+  closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
 }, ExtArgs["result"]["crawl"]>
@@ -1401,11 +1442,12 @@ export type CrawlSelectScalar = {
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
+  closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
 }
 
-export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "finishedAt" | "progressAt", ExtArgs["result"]["crawl"]>
+export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt", ExtArgs["result"]["crawl"]>
 export type CrawlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
@@ -1441,7 +1483,7 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      */
     status: string
     /**
-     * completed | limit_reached | cancelled | expired, once settled.
+     * completed | limit_reached | cancelled | expired, once closed.
      */
     outcome: string | null
     holdId: string
@@ -1460,6 +1502,11 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      * A running crawl past this time is settled by the sweeper, whatever is left.
      */
     deadlineAt: Date
+    /**
+     * When the crawl stopped taking pages: `completed` is final from then on. It is
+     * billed in full and its hold voided before it is marked settled.
+     */
+    closedAt: Date | null
     finishedAt: Date | null
     /**
      * The last time a page was delivered or failed; a crawl that stops moving is swept.
@@ -1909,6 +1956,7 @@ export interface CrawlFieldRefs {
   readonly sitemapsPending: Prisma.FieldRef<"Crawl", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly deadlineAt: Prisma.FieldRef<"Crawl", 'DateTime'>
+  readonly closedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly finishedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly progressAt: Prisma.FieldRef<"Crawl", 'DateTime'>
 }
