@@ -150,5 +150,36 @@ function hasText(element: Element): boolean {
 function isSocialLabel(block: Element): boolean {
   const tag = tagOf(block);
   if (tag !== 'p' && !HEADINGS.has(tag)) return false;
-  return (block.textContent ?? '').split('\n').some((line) => SOCIAL_LINE.test(trim(line)));
+  return (block.textContent ?? '')
+    .split('\n')
+    .some((line) => shortEnoughForLabel(line) && SOCIAL_LINE.test(trim(line)));
+}
+
+/**
+ * SOCIAL_LINE is a run of non-word characters and then one label, whose
+ * longest ("More on this" and 8 more) has 18 characters that are not spaces:
+ * a line with more than that from its first word character on cannot match.
+ * Counted on the line as it is, and stopped early, instead of trimming every
+ * line of every block (a twentieth of a page's extraction). Characters past
+ * ASCII are not counted, so nothing that could match is turned away.
+ */
+function shortEnoughForLabel(line: string): boolean {
+  let counted = -1;
+  for (let i = 0; i < line.length; i++) {
+    const code = line.charCodeAt(i);
+    if (code <= 32 || code >= 127) continue;
+    if (counted < 0) {
+      if (!isWordCode(code)) continue;
+      counted = 0;
+    }
+    if (++counted > MAX_LABEL_CHARS) return false;
+  }
+  return true;
+}
+
+const MAX_LABEL_CHARS = 20;
+
+/** [A-Za-z0-9_]: `\w` without the u flag, as SOCIAL_LINE reads it. */
+function isWordCode(code: number): boolean {
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 95;
 }

@@ -37,6 +37,26 @@ describe('main content', () => {
     }
   });
 
+  it('drops paragraphs that are only a share label, however padded, and keeps prose that names a network', () => {
+    const page = `<html><body><article>
+      ${paragraphs(1, 3)}
+      <p>Facebook</p>
+      <p> \u00bb  \u00bb  More   on this story </p>
+      <p>Mehr zum Thema:</p>
+      <h3>--- E-Mail</h3>
+      <p>Print this page</p>
+      <p>Facebook said on Tuesday that the service would carry on as before for everyone.</p>
+      ${paragraphs(4, 2)}
+    </article></body></html>`;
+    const { text } = extract(page, URL);
+    assert.match(text, /Sentence 5 of the story/);
+    for (const label of ['Facebook\n', 'More on this', 'Mehr zum Thema', 'E-Mail']) {
+      assert.ok(!`${text}\n`.includes(label), `keeps the label "${label.trim()}"`);
+    }
+    assert.match(text, /Print this page/, 'more than a label');
+    assert.match(text, /Facebook said on Tuesday/);
+  });
+
   it('reads loose text in divs when a page has almost no paragraphs', () => {
     const page = `<html><body><div id="content">
       <div>${sentence(1)}<br>${sentence(2)}</div><div>${sentence(3)}</div>

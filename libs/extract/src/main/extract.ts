@@ -45,31 +45,37 @@ export function extractMainContent(document: Document, options: MainOptions): Ma
 
   let result = fromCandidates(cleaned, out);
   let stage: MainStage = 'containers';
-  if (textLength(result) < MIN_EXTRACTED) {
+  // The result's text length, measured again only when the result changes (a page's text
+  // measured four times was a sixteenth of its extraction).
+  let length = textLength(result);
+  if (length < MIN_EXTRACTED) {
     const backup = page.cloneNode(true) as Element;
     cleanForExtraction(backup);
     result = recoverWildText(backup, result);
     stage = 'recovery';
+    length = -1;
   }
-  dropRepeatedBlocks(result);
+  if (dropRepeatedBlocks(result) || length < 0) length = textLength(result);
 
   let raw: Element | undefined = page;
-  if (Date.now() < options.deadline && !richEnough(result)) {
+  if (Date.now() < options.deadline && !richEnough(result, length)) {
     const candidate = readabilityCandidate(document);
     raw = undefined;
-    if (candidate && preferCandidate(result, candidate)) {
+    if (candidate && preferCandidate(result, length, candidate)) {
       result = candidate;
+      length = textLength(result);
       stage = 'readability';
     }
   }
-  if (stated.join(' ').length > 2 * textLength(result)) {
+  if (stated.join(' ').length > 2 * length) {
     result = paragraphsElement(document, stated);
+    length = textLength(result);
     stage = 'baseline';
   }
-  if (textLength(result) < MIN_EXTRACTED) {
+  if (length < MIN_EXTRACTED) {
     raw ??= freshPage(options.reparse(), forum);
     const paragraphs = raw ? baselineParagraphs(raw) : [];
-    if (paragraphs.join(' ').length > textLength(result)) {
+    if (paragraphs.join(' ').length > length) {
       result = paragraphsElement(document, paragraphs);
       stage = 'baseline';
     }
@@ -167,8 +173,8 @@ function recoverWildText(backup: Element, result: Element): Element {
   return result;
 }
 
-/** Overlapping candidates can yield one block twice in a row. */
-function dropRepeatedBlocks(result: Element): void {
+/** Overlapping candidates can yield one block twice in a row; true when some were dropped. */
+function dropRepeatedBlocks(result: Element): boolean {
   let previous = '';
   const repeated: Element[] = [];
   for (const block of Array.from(result.children)) {
@@ -177,6 +183,7 @@ function dropRepeatedBlocks(result: Element): void {
     else previous = text;
   }
   removeAll(repeated);
+  return repeated.length > 0;
 }
 
 /** Trafilatura's rule for trusting the generic algorithm over the container rules. */
@@ -189,15 +196,13 @@ function dropRepeatedBlocks(result: Element): void {
  */
 const RICH_ENOUGH = 1_000;
 
-function richEnough(own: Element): boolean {
-  const ownLength = textLength(own);
+function richEnough(own: Element, ownLength: number): boolean {
   if (ownLength < RICH_ENOUGH) return false;
   const paragraphs = own.querySelectorAll('p').length;
   return paragraphTextLength(own) > 0.6 * ownLength && own.querySelectorAll('table').length <= paragraphs;
 }
 
-function preferCandidate(own: Element, candidate: Element): boolean {
-  const ownLength = textLength(own);
+function preferCandidate(own: Element, ownLength: number, candidate: Element): boolean {
   const candidateLength = textLength(candidate);
   if (candidateLength === 0 || candidateLength === ownLength) return false;
   if (ownLength > 2 * candidateLength) return false;
