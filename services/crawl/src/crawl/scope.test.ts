@@ -29,6 +29,23 @@ test('a URL has one key however it is written', () => {
   assert.equal(urlKey('not a url'), undefined);
 });
 
+test('a key is its own key (a worker drops a link that is a key it knows without parsing it)', () => {
+  const spellings = [
+    'HTTP://Example.COM:80/a/b/?y=2&x=1#top',
+    'http://example.com/a%2fb%3f?q=a+b&q=%20c&utm_medium=x',
+    'http://example.com/articles/%33//',
+    'https://example.com:8443/%7Euser/?z=&a=%7E&a=1',
+    'http://example.com/path%2541?k=v%26w',
+    'http://[::1]:8080/x?b=2&a=1',
+  ];
+  for (const u of spellings)
+    for (const options of [{}, { ignoreQuery: true }]) {
+      const key = urlKey(u, options);
+      assert.ok(key, u);
+      assert.equal(urlKey(key, options), key, `${u} ${JSON.stringify(options)}`);
+    }
+});
+
 const rules = (over: Partial<ScopeRules> = {}): ScopeRules => ({
   start: new URL('https://www.example.com/docs/'),
   maxDepth: 3,

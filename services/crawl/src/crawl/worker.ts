@@ -343,6 +343,9 @@ export class CrawlWorker {
   private discover(plan: Plan, key: string, depth: number, found: string[], sitemapped: string[]): NewUrl[] {
     const out = new Map<string, NewUrl>();
     const add = (href: string, at: number) => {
+      // A link written exactly as a key the crawl has is that key (a key is its own key): most
+      // links of a site's pages are, and are dropped here without being parsed twice.
+      if (plan.known.has(href)) return;
       let link: URL;
       try {
         link = new URL(href);
