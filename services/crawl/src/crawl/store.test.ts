@@ -243,3 +243,25 @@ test('a crawl is settled only once closed', async () => {
   assert.equal(await store.settle(id), false);
   assert.equal((await store.crawl(id))?.status, 'running');
 });
+
+test("a take batch does not wait for a URL row another transaction holds (the page's delivery frees its place itself)", async () => {
+  const id = await crawlWith(['held', 'next']);
+  assert.equal((await store.take(id, url('held').key, SETTINGS)).kind, 'fetch');
+  // The held page's delivery has its row meanwhile.
+  const delivery = await db.pool.connect();
+  await delivery.query('BEGIN');
+  await delivery.query(`SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2 FOR UPDATE`, [
+    id,
+    url('held').key,
+  ]);
+  try {
+    store.downloaded(id, url('held').key);
+    const take = store.take(id, url('next').key, SETTINGS);
+    const first = await Promise.race([take, sleep(2_000).then(() => 'blocked' as const)]);
+    assert.notEqual(first, 'blocked', 'the take waited for the delivery');
+    assert.equal(typeof first === 'object' && first.kind, 'fetch');
+  } finally {
+    await delivery.query('ROLLBACK');
+    delivery.release();
+  }
+});
