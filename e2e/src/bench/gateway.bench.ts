@@ -80,7 +80,10 @@ function flatten(r: Awaited<ReturnType<typeof runLoad>>) {
     p99: `${r.p99} ms`,
     max: `${r.max} ms`,
     '2xx': r.statuses['2xx'] ?? 0,
-    non2xx: (r.statuses['4xx'] ?? 0) + (r.statuses['5xx'] ?? 0) + (r.statuses.missing ?? 0),
+    non2xx: (r.statuses['4xx'] ?? 0) + (r.statuses['5xx'] ?? 0),
+    // Offered but never completed: refused or timed out, or never sent because the
+    // connections were all waiting (a target slower than the offered rate).
+    'not done': r.statuses.missing ?? 0,
   };
 }
 
