@@ -1,4 +1,4 @@
-import type { MessageInitShape } from '@bufbuild/protobuf';
+import { create, type MessageInitShape } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { type Closable, fromCallError, type ServiceClient } from '@wap/rpc';
@@ -58,12 +58,14 @@ export const PAGES_PER_BLOCK = 25;
 /** Most settles in one SettleBatch call (ledger.proto). */
 export const MAX_SETTLE_BATCH = 256;
 
+export type BlockSettle = SettleInit & { idempotencyKey: string; meters: ledger.MeterQuantity[] };
+
 /** The settle of block `block` of a crawl, holding `pages` pages. */
-export function blockSettle(crawlId: string, holdId: string, block: number, pages: number): SettleInit {
+export function blockSettle(crawlId: string, holdId: string, block: number, pages: number): BlockSettle {
   return {
     holdId,
     idempotencyKey: `crawl:${crawlId}:pages:${block}`,
-    meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(pages) }],
+    meters: [create(ledger.MeterQuantitySchema, { meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(pages) })],
   };
 }
 
@@ -79,8 +81,8 @@ export function crawlBlocks(completed: number): { block: number; pages: number }
  * Settles in batches: a settle goes to the ledger at once while none is out,
  * and those that arrive meanwhile leave together (one SettleBatch) when it
  * answers. Each settle keeps its own key and its own answer or refusal;
- * when the call fails, nothing is known of any of them, and each caller
- * retries its own (the key charges once).
+ * when the call fails, nothing is known of any of them (a crawl's block is
+ * settled again when the crawl ends; the key charges once).
  */
 export class SettleBatcher {
   private readonly batcher: Batcher<SettleInit, ledger.SettleResponse>;

@@ -96,11 +96,16 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       const purged = await store.purgeSettledBefore(new Date(Date.now() - config.CRAWL_RETENTION_MS), 100);
       if (purged > 0) log.info({ crawls: purged }, 'settled crawls past their retention deleted');
       for (const id of await store.stale(config.CRAWL_IDLE_MS, 20)) {
-        await worker.finishIfDone(id);
-        const urls = await store.requeue(id);
-        if (urls.length > 0) {
-          log.warn({ crawlId: id, urls: urls.length }, 'crawl made no progress; queueing its pending URLs again');
-          await frontier.publish(id, urls, `:r${Date.now()}`);
+        // One crawl that fails here (its ledger call, say) does not hold up the others.
+        try {
+          await worker.finishIfDone(id, { resume: true });
+          const urls = await store.requeue(id);
+          if (urls.length > 0) {
+            log.warn({ crawlId: id, urls: urls.length }, 'crawl made no progress; queueing its pending URLs again');
+            await frontier.publish(id, urls, `:r${Date.now()}`);
+          }
+        } catch (err) {
+          log.warn({ err, crawlId: id }, 'crawl sweep failed for this crawl');
         }
       }
     };

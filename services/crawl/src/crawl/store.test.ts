@@ -218,7 +218,7 @@ test('a closed crawl is final: no page in flight is delivered, nothing is added,
   assert.deepEqual(await store.endingOf(id), undefined, 'c2 is still being fetched');
 
   const closed = await store.close(id, 'cancelled');
-  assert.deepEqual(closed, { completed: 2, outcome: 'cancelled' });
+  assert.deepEqual(closed, { completed: 2, outcome: 'cancelled', closedNow: true });
   // c2's worker comes back with its page: too late, and neither stored nor counted.
   assert.equal(await store.deliver(id, url('c2').key, page('c2'), [url('c9')], index(url('c2').url)), undefined);
   assert.deepEqual(await store.addUrls(id, url('').key, [url('sitemapped')]), []);
@@ -229,7 +229,7 @@ test('a closed crawl is final: no page in flight is delivered, nothing is added,
   assert.equal(row?.status, 'cancelled', 'not settled until it is billed');
 
   // Closing again (another worker, the sweeper) answers the same; so does the ending.
-  assert.deepEqual(await store.close(id, 'expired'), { completed: 2, outcome: 'cancelled' });
+  assert.deepEqual(await store.close(id, 'expired'), { completed: 2, outcome: 'cancelled', closedNow: false });
   assert.equal((await store.endingOf(id))?.outcome, 'cancelled');
   assert.equal(await store.settle(id), true);
   assert.equal(await store.settle(id), false);
@@ -264,4 +264,35 @@ test("a take batch does not wait for a URL row another transaction holds (the pa
     await delivery.query('ROLLBACK');
     delivery.release();
   }
+});
+
+test('closing locks URL rows before the crawl row, as takes and deliveries do: no deadlock with a take in progress', async () => {
+  const id = await crawlWith(['q1', 'q2'], { limit: 3 });
+  // A take batch holds a pending URL row and is about to touch the crawl row (a skip counts there).
+  const take = await db.pool.connect();
+  try {
+    await take.query('BEGIN');
+    await take.query(`SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2 FOR UPDATE`, [id, url('q1').key]);
+    const closing = store.close(id, 'expired');
+    await sleep(200); // the close is waiting for q1's row, holding nothing the take needs
+    await take.query(`UPDATE crawls SET skipped = skipped WHERE id = $1`, [id]);
+    await take.query('COMMIT');
+    assert.equal((await closing)?.closedNow, true);
+  } finally {
+    take.release();
+  }
+  assert.equal((await store.crawl(id))?.skipped, 2);
+});
+
+test('a closed crawl takes nothing, even a URL that reached it after it closed', async () => {
+  const id = await crawlWith(['late0']);
+  await store.close(id, 'expired');
+  // As a sitemap insert racing the close would leave it.
+  await db.pool.query(`INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth) VALUES ($1, $2, $2, $3, 1)`, [
+    id,
+    url('late').key,
+    HOST,
+  ]);
+  assert.equal((await store.take(id, url('late').key, SETTINGS)).kind, 'stopped');
+  assert.equal((await store.crawl(id))?.completed, 1);
 });

@@ -1,6 +1,7 @@
 // The crawl's state in Postgres. Every step a worker takes is one short
 // transaction; locks are always taken URL row first, then host row, then the
-// crawl row, so two workers never wait on each other in a circle.
+// crawl row (closing a crawl too), so two workers never wait on each other in a
+// circle; a take batch also frees download places it does not wait for.
 import { Batcher, type BatchSettings } from '@wap/service';
 import type { PoolClient } from 'pg';
 import type { CrawlDatabase } from '../store/database.js';
@@ -103,7 +104,7 @@ async function one<T>(client: PoolClient | CrawlDatabase['pool'], sql: string, v
   return rows[0] as T | undefined;
 }
 
-/** Moves a URL out of `fetching`; false when it was not (another worker finished it, or the crawl settled). */
+/** Moves a URL out of `fetching`; false when it was not (another worker finished it, or the crawl closed). */
 async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, state: 'failed' | 'pending' | 'skipped') {
   const { rowCount } = await tx.query(
     `UPDATE crawl_urls SET state = $3, lease_until = NULL WHERE crawl_id = $1 AND url_key = $2 AND state = 'fetching'`,
@@ -326,7 +327,7 @@ export class CrawlStore {
    * deliveries of the moment): the URL is done, its new links are queued, the
    * page takes the next `seq` under the crawl row's lock (so pages commit in
    * `seq` order) and goes into the search index. Returns the links to publish and whether the crawl may have ended,
-   * or undefined when another worker already delivered this URL.
+   * or undefined when another worker already delivered this URL or the crawl was closed.
    */
   deliver(
     crawlId: string,
@@ -524,12 +525,13 @@ export class CrawlStore {
    * page is in flight; a closed one (its ending cut short) as it was closed.
    * Undefined while it must go on.
    */
-  async endingOf(crawlId: string): Promise<{ outcome: CrawlOutcome; holdId: string } | undefined> {
+  async endingOf(crawlId: string): Promise<{ outcome: CrawlOutcome; holdId: string; workspaceId: string } | undefined> {
     // Every URL row is pending, fetching, or counted once in completed, failed or skipped:
     // what is still open is a difference of counters, not a count of rows.
     const row = await one<{
       status: CrawlStatus;
       outcome: CrawlOutcome | null;
+      workspaceId: string;
       closed: boolean;
       completed: number;
       limit: number;
@@ -539,7 +541,7 @@ export class CrawlStore {
       expired: boolean;
     }>(
       this.db.pool,
-      `SELECT status, outcome, closed_at IS NOT NULL AS closed, completed, "limit", hold_id AS "holdId",
+      `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, "limit", hold_id AS "holdId",
           deadline_at < now() AS expired,
           discovered - completed - failed - skipped + sitemaps_pending::int AS open,
           CASE WHEN status = 'cancelled' AND closed_at IS NULL THEN
@@ -549,25 +551,33 @@ export class CrawlStore {
       [crawlId],
     );
     if (!row || row.status === 'settled') return undefined;
-    if (row.closed && row.outcome) return { outcome: row.outcome, holdId: row.holdId };
-    if (row.status === 'cancelled') return row.live === 0 ? { outcome: 'cancelled', holdId: row.holdId } : undefined;
-    if (row.completed >= row.limit) return { outcome: 'limit_reached', holdId: row.holdId };
-    if (row.open === 0) return { outcome: 'completed', holdId: row.holdId };
-    if (row.expired) return { outcome: 'expired', holdId: row.holdId };
+    const ending = (outcome: CrawlOutcome) => ({ outcome, holdId: row.holdId, workspaceId: row.workspaceId });
+    if (row.closed && row.outcome) return ending(row.outcome);
+    if (row.status === 'cancelled') return row.live === 0 ? ending('cancelled') : undefined;
+    if (row.completed >= row.limit) return ending('limit_reached');
+    if (row.open === 0) return ending('completed');
+    if (row.expired) return ending('expired');
     return undefined;
   }
 
   /**
    * Closes the crawl: what was never fetched is counted as skipped, a page
    * still in flight can no longer be delivered, and nothing new is added, so
-   * `completed` is final. Answers with it (and the outcome the crawl was
-   * closed with: a second close keeps the first); undefined once settled.
+   * `completed` is final. Answers with it, the outcome the crawl was closed
+   * with (a second close keeps the first) and whether this call closed it;
+   * undefined once settled. Locks as every step does: URL rows (in key
+   * order), then the crawl row.
    */
   async close(
     crawlId: string,
     outcome: CrawlOutcome,
-  ): Promise<{ completed: number; outcome: CrawlOutcome } | undefined> {
+  ): Promise<{ completed: number; outcome: CrawlOutcome; closedNow: boolean } | undefined> {
     return this.db.transaction(async (tx) => {
+      await tx.query(
+        `SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND state IN ('pending', 'fetching')
+          ORDER BY url_key FOR UPDATE`,
+        [crawlId],
+      );
       const open = await one<{ closed: boolean }>(
         tx,
         `SELECT closed_at IS NOT NULL AS closed FROM crawls WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
@@ -575,6 +585,7 @@ export class CrawlStore {
       );
       if (!open) return undefined;
       if (!open.closed) {
+        // A statement of its own: it sees URLs committed since the rows above were locked.
         const { rowCount } = await tx.query(
           `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL, download_until = NULL
             WHERE crawl_id = $1 AND state IN ('pending', 'fetching')`,
@@ -587,11 +598,12 @@ export class CrawlStore {
           [crawlId, outcome, rowCount ?? 0],
         );
       }
-      return one<{ completed: number; outcome: CrawlOutcome }>(
+      const row = await one<{ completed: number; outcome: CrawlOutcome }>(
         tx,
         `SELECT completed, outcome FROM crawls WHERE id = $1`,
         [crawlId],
       );
+      return row && { ...row, closedNow: !open.closed };
     });
   }
 

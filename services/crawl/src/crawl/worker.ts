@@ -8,6 +8,7 @@ import type { Delivery, Publisher, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import {
+  type BlockSettle,
   blockSettle,
   crawlBlocks,
   type LedgerClient,
@@ -411,14 +412,16 @@ export class CrawlWorker {
    * pages final), every block of them is billed (those this worker has not
    * seen billed; the ledger answers a block settled before with its first
    * answer), the rest of the hold is released, and the crawl is marked settled.
-   * A step that fails leaves the crawl closed: the sweeper finishes it.
+   * Only the call that closes the crawl goes on to bill it, so the messages
+   * still queued for it do not each bill it again; a step that fails leaves
+   * the crawl closed, and the sweeper (`resume`) finishes it.
    */
-  async finishIfDone(crawlId: string): Promise<void> {
+  async finishIfDone(crawlId: string, { resume = false }: { resume?: boolean } = {}): Promise<void> {
     const { store, ledger, log } = this.deps;
     const ending = await store.endingOf(crawlId);
     if (!ending) return;
     const closed = await store.close(crawlId, ending.outcome);
-    if (!closed) return; // settled meanwhile
+    if (!closed || (!closed.closedNow && !resume)) return; // settled meanwhile, or another is finishing it
     const billed = this.plans.get(crawlId)?.billed;
     const settles = crawlBlocks(closed.completed)
       .filter(({ block, pages }) => !(pages === PAGES_PER_BLOCK && billed?.has(block)))
@@ -426,15 +429,33 @@ export class CrawlWorker {
     for (let i = 0; i < settles.length; i += MAX_SETTLE_BATCH) {
       const batch = settles.slice(i, i + MAX_SETTLE_BATCH);
       const { outcomes } = await ledger.settleBatch({ settles: batch });
-      outcomes.forEach(({ outcome }, j) => {
-        // Only a hold gone past its lifetime refuses a block: those pages can no longer be billed.
-        if (outcome.case === 'error')
-          log.error({ crawlId, key: batch[j]?.idempotencyKey, code: outcome.value.code }, 'crawl pages left unbilled');
-      });
+      for (const [j, { outcome }] of outcomes.entries()) {
+        const settle = batch[j];
+        if (outcome.case !== 'error' || !settle) continue;
+        // Blocks never add up past the hold: one is refused only once the hold has
+        // resolved (past its lifetime). Those pages were delivered: they are charged.
+        if (outcome.value.code === 'cap_exceeded') await this.chargeBlock(crawlId, ending.workspaceId, settle);
+        else log.error({ crawlId, key: settle.idempotencyKey, code: outcome.value.code }, 'crawl pages left unbilled');
+      }
     }
     await ledger.void({ holdId: ending.holdId });
     if (await store.settle(crawlId))
       log.info({ crawlId, outcome: closed.outcome, batching: store.batching }, 'crawl settled');
+  }
+
+  /** A block its hold no longer covers, charged to the workspace instead (at most what it has left). */
+  private async chargeBlock(crawlId: string, workspaceId: string, settle: BlockSettle): Promise<void> {
+    try {
+      await this.deps.ledger.charge({
+        workspaceId,
+        idempotencyKey: `${settle.idempotencyKey}:charge`,
+        capability: 'crawl',
+        reference: crawlId,
+        meters: settle.meters,
+      });
+    } catch (err) {
+      this.deps.log.error({ err, crawlId, key: settle.idempotencyKey }, 'crawl pages left unbilled');
+    }
   }
 }
 
