@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFakeSearxng, startTestSite, type TestSite } from '@wap/testsite';
@@ -81,6 +82,16 @@ const settled = async (id: string, timeoutMs = 120_000) => {
   return last as CrawlJson;
 };
 const credits = (apiKey = key) => availableCredits(fleet.gatewayUrl, apiKey);
+/** Page loads the ledger has billed the workspace (GET /v1/usage). */
+const billedPages = async (apiKey: string) =>
+  (
+    await call<{ total: { meters: Record<string, number> } }>(fleet.gatewayUrl, 'GET', '/v1/usage', {
+      key: apiKey,
+    })
+  ).body.total.meters.page_load ?? 0;
+/** One SQL statement on a service's own database, behind its back (for states the API cannot make). */
+const sql = (service: 'crawl' | 'billing-ledger', query: string) =>
+  execFileSync('psql', [fleet.databaseUrl(service), '-Atc', query], { encoding: 'utf8' }).trim();
 
 /** Every delivered page, read a page of results at a time with the cursor. */
 async function allResults(id: string, pageSize = 10) {
@@ -243,12 +254,7 @@ describe('crawl', () => {
     const { apiKey } = await fleet.workspace('scale');
     const s = await site({ pages: 300, extras: false, latencyMs: 100 });
     const id = await start({ url: `${s.url}/`, limit: 120, maxConcurrency: 2 }, apiKey);
-    const billed = async () =>
-      (
-        await call<{ total: { meters: Record<string, number> } }>(fleet.gatewayUrl, 'GET', '/v1/usage', {
-          key: apiKey,
-        })
-      ).body.total.meters.page_load ?? 0;
+    const billed = () => billedPages(apiKey);
     await until('the first block billed', async () => (await billed()) >= 25, 60_000);
     const running = await get(id, apiKey);
     assert.equal(running.status, 'running', 'billed while it runs, not only at the end');
@@ -266,6 +272,28 @@ describe('crawl', () => {
     );
     assert.equal(done?.completed, 120);
     assert.equal(await billed(), done?.completed, 'the last block billed with the remainder');
+  });
+
+  test('a crawl whose hold passes its lifetime mid-crawl still bills every page it delivered (charged instead)', async () => {
+    const { apiKey } = await fleet.workspace('scale');
+    const s = await site({ pages: 300, extras: false, latencyMs: 100 });
+    const id = await start({ url: `${s.url}/`, limit: 60, maxConcurrency: 2 }, apiKey);
+    await until('5 pages delivered', async () => (await get(id, apiKey)).completed >= 5, 60_000);
+    // The hold runs out under the running crawl (as after 13 hours): its blocks can no longer be settled.
+    const holdId = sql('crawl', `SELECT hold_id FROM crawls WHERE id = '${id.replace(/^crawl_/, '')}'`);
+    assert.match(holdId, /^[0-9a-f-]{36}$/);
+    sql('billing-ledger', `UPDATE holds SET expires_at = now() WHERE id = '${holdId}'`);
+    let done: CrawlJson | undefined;
+    await until(
+      'the crawl settled',
+      async () => {
+        done = await get(id, apiKey);
+        return done.status === 'settled';
+      },
+      120_000,
+    );
+    assert.equal(done?.completed, 60);
+    assert.equal(await billedPages(apiKey), 60, 'every delivered page billed, those past the hold charged');
   });
 
   test('a crawl worker killed mid-crawl loses no page and charges none twice', async () => {
