@@ -69,12 +69,12 @@ const start = async (body: Record<string, unknown>, apiKey = key) => {
 };
 const get = async (id: string, apiKey = key) =>
   (await call<{ crawl: CrawlJson }>(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}`, { key: apiKey })).body.crawl;
-const settled = async (id: string, timeoutMs = 120_000) => {
+const settled = async (id: string, timeoutMs = 120_000, apiKey = key) => {
   let last: CrawlJson | undefined;
   await until(
     `crawl ${id} settled (last: ${JSON.stringify(last)})`,
     async () => {
-      last = await get(id);
+      last = await get(id, apiKey);
       return last.status === 'settled';
     },
     timeoutMs,
@@ -261,17 +261,9 @@ describe('crawl', () => {
     const soFar = await billed();
     assert.equal(soFar % 25, 0, 'whole blocks while it runs');
     assert.ok(soFar <= running.completed, 'never a page before it is delivered');
-    let done: CrawlJson | undefined;
-    await until(
-      'the crawl settled',
-      async () => {
-        done = await get(id, apiKey);
-        return done.status === 'settled';
-      },
-      120_000,
-    );
-    assert.equal(done?.completed, 120);
-    assert.equal(await billed(), done?.completed, 'the last block billed with the remainder');
+    const done = await settled(id, 120_000, apiKey);
+    assert.equal(done.completed, 120);
+    assert.equal(await billed(), done.completed, 'the last block billed with the remainder');
   });
 
   test('a crawl whose hold passes its lifetime mid-crawl still bills every page it delivered (charged instead)', async () => {
@@ -283,16 +275,8 @@ describe('crawl', () => {
     const holdId = sql('crawl', `SELECT hold_id FROM crawls WHERE id = '${id.replace(/^crawl_/, '')}'`);
     assert.match(holdId, /^[0-9a-f-]{36}$/);
     sql('billing-ledger', `UPDATE holds SET expires_at = now() WHERE id = '${holdId}'`);
-    let done: CrawlJson | undefined;
-    await until(
-      'the crawl settled',
-      async () => {
-        done = await get(id, apiKey);
-        return done.status === 'settled';
-      },
-      120_000,
-    );
-    assert.equal(done?.completed, 60);
+    const done = await settled(id, 120_000, apiKey);
+    assert.equal(done.completed, 60);
     assert.equal(await billedPages(apiKey), 60, 'every delivered page billed, those past the hold charged');
   });
 

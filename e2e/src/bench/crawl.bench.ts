@@ -61,39 +61,37 @@ async function crawleeChild(url: string, limit: number | undefined, warmUrl?: st
 }
 
 async function cheerioCrawl(url: string, limit: number | undefined): Promise<CrawleeResult> {
-  {
-    const { CheerioCrawler, Configuration, EnqueueStrategy, log, LogLevel } = await import('@crawlee/cheerio');
-    log.setLevel(LogLevel.WARNING);
-    const config = new Configuration({ persistStorage: false, purgeOnStart: true });
-    let handled = 0;
-    let failed = 0;
-    let titled = 0;
-    let textChars = 0;
-    const crawler = new CheerioCrawler(
-      {
-        // min = max: the autoscaled pool starts at, and never throttles below, the concurrency asked.
-        minConcurrency: CONCURRENCY,
-        maxConcurrency: CONCURRENCY,
-        maxRequestsPerCrawl: limit,
-        async requestHandler({ $, enqueueLinks }) {
-          const title = $('title').text().trim();
-          const text = $('body').text();
-          if (title) titled++;
-          textChars += text.length;
-          handled++;
-          await enqueueLinks({ strategy: EnqueueStrategy.SameHostname });
-        },
-        failedRequestHandler() {
-          failed++;
-        },
+  const { CheerioCrawler, Configuration, EnqueueStrategy, log, LogLevel } = await import('@crawlee/cheerio');
+  log.setLevel(LogLevel.WARNING);
+  const config = new Configuration({ persistStorage: false, purgeOnStart: true });
+  let handled = 0;
+  let failed = 0;
+  let titled = 0;
+  let textChars = 0;
+  const crawler = new CheerioCrawler(
+    {
+      // min = max: the autoscaled pool starts at, and never throttles below, the concurrency asked.
+      minConcurrency: CONCURRENCY,
+      maxConcurrency: CONCURRENCY,
+      maxRequestsPerCrawl: limit,
+      async requestHandler({ $, enqueueLinks }) {
+        const title = $('title').text().trim();
+        const text = $('body').text();
+        if (title) titled++;
+        textChars += text.length;
+        handled++;
+        await enqueueLinks({ strategy: EnqueueStrategy.SameHostname });
       },
-      config,
-    );
-    const t0 = performance.now();
-    await crawler.run([url]);
-    const ms = performance.now() - t0;
-    return { ms, handled, failed, titled, textChars };
-  }
+      failedRequestHandler() {
+        failed++;
+      },
+    },
+    config,
+  );
+  const t0 = performance.now();
+  await crawler.run([url]);
+  const ms = performance.now() - t0;
+  return { ms, handled, failed, titled, textChars };
 }
 
 function runCrawleeChild(url: string, limit: number | undefined, warmUrl?: string): Promise<CrawleeResult> {

@@ -26,7 +26,7 @@ test("a block's settle is the same request whoever makes it: its key names the c
   assert.deepEqual(a, blockSettle('c1', 'h1', 3, 25));
   assert.equal(a.idempotencyKey, 'crawl:c1:pages:3');
   assert.deepEqual(
-    a.meters.map((m) => [m.meter, m.quantity]),
+    a.meters?.map((m) => [m.meter, m.quantity]),
     [[ledger.Meter.PAGE_LOAD, 25n]],
   );
   assert.notEqual(blockSettle('c2', 'h1', 3, 25).idempotencyKey, a.idempotencyKey);

@@ -1,4 +1,4 @@
-import { create, type MessageInitShape } from '@bufbuild/protobuf';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { type Closable, fromCallError, type ServiceClient } from '@wap/rpc';
@@ -55,17 +55,14 @@ type SettleInit = MessageInitShape<typeof ledger.SettleRequestSchema>;
  */
 export const PAGES_PER_BLOCK = 25;
 
-/** Most settles in one SettleBatch call (ledger.proto). */
-export const MAX_SETTLE_BATCH = 256;
-
-export type BlockSettle = SettleInit & { idempotencyKey: string; meters: ledger.MeterQuantity[] };
+export type BlockSettle = SettleInit & { idempotencyKey: string };
 
 /** The settle of block `block` of a crawl, holding `pages` pages. */
 export function blockSettle(crawlId: string, holdId: string, block: number, pages: number): BlockSettle {
   return {
     holdId,
     idempotencyKey: `crawl:${crawlId}:pages:${block}`,
-    meters: [create(ledger.MeterQuantitySchema, { meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(pages) })],
+    meters: [{ meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(pages) }],
   };
 }
 

@@ -573,37 +573,34 @@ export class CrawlStore {
     outcome: CrawlOutcome,
   ): Promise<{ completed: number; outcome: CrawlOutcome; closedNow: boolean } | undefined> {
     return this.db.transaction(async (tx) => {
+      // Counted, not returned: a cancelled crawl may have tens of thousands of URLs left.
       await tx.query(
-        `SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND state IN ('pending', 'fetching')
-          ORDER BY url_key FOR UPDATE`,
+        `SELECT count(*) FROM (SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND state IN ('pending', 'fetching')
+                                ORDER BY url_key FOR UPDATE) locked`,
         [crawlId],
       );
-      const open = await one<{ closed: boolean }>(
+      // Under the crawl row's lock `completed` cannot move (a delivery counts there).
+      const row = await one<{ closed: boolean; completed: number; outcome: CrawlOutcome | null }>(
         tx,
-        `SELECT closed_at IS NOT NULL AS closed FROM crawls WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
+        `SELECT closed_at IS NOT NULL AS closed, completed, outcome FROM crawls
+          WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
         [crawlId],
       );
-      if (!open) return undefined;
-      if (!open.closed) {
-        // A statement of its own: it sees URLs committed since the rows above were locked.
-        const { rowCount } = await tx.query(
-          `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL, download_until = NULL
-            WHERE crawl_id = $1 AND state IN ('pending', 'fetching')`,
-          [crawlId],
-        );
-        await tx.query(
-          `UPDATE crawls SET outcome = $2, closed_at = now(), skipped = skipped + $3, claimed = completed,
-                  sitemaps_pending = false
-            WHERE id = $1`,
-          [crawlId, outcome, rowCount ?? 0],
-        );
-      }
-      const row = await one<{ completed: number; outcome: CrawlOutcome }>(
-        tx,
-        `SELECT completed, outcome FROM crawls WHERE id = $1`,
+      if (!row) return undefined;
+      if (row.closed) return { completed: row.completed, outcome: row.outcome ?? outcome, closedNow: false };
+      // A statement of its own: it sees URLs committed since the rows above were locked.
+      const { rowCount } = await tx.query(
+        `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL, download_until = NULL
+          WHERE crawl_id = $1 AND state IN ('pending', 'fetching')`,
         [crawlId],
       );
-      return row && { ...row, closedNow: !open.closed };
+      await tx.query(
+        `UPDATE crawls SET outcome = $2, closed_at = now(), skipped = skipped + $3, claimed = completed,
+                sitemaps_pending = false
+          WHERE id = $1`,
+        [crawlId, outcome, rowCount ?? 0],
+      );
+      return { completed: row.completed, outcome, closedNow: true };
     });
   }
 

@@ -12,7 +12,6 @@ import {
   blockSettle,
   crawlBlocks,
   type LedgerClient,
-  MAX_SETTLE_BATCH,
   PAGES_PER_BLOCK,
   SettleBatcher,
 } from '../billing.js';
@@ -426,17 +425,19 @@ export class CrawlWorker {
     const settles = crawlBlocks(closed.completed)
       .filter(({ block, pages }) => !(pages === PAGES_PER_BLOCK && billed?.has(block)))
       .map(({ block, pages }) => blockSettle(crawlId, ending.holdId, block, pages));
-    for (let i = 0; i < settles.length; i += MAX_SETTLE_BATCH) {
-      const batch = settles.slice(i, i + MAX_SETTLE_BATCH);
-      const { outcomes } = await ledger.settleBatch({ settles: batch });
-      for (const [j, { outcome }] of outcomes.entries()) {
-        const settle = batch[j];
-        if (outcome.case !== 'error' || !settle) continue;
-        // Blocks never add up past the hold: one is refused only once the hold has
-        // resolved (past its lifetime). Those pages were delivered: they are charged.
-        if (outcome.value.code === 'cap_exceeded') await this.chargeBlock(crawlId, ending.workspaceId, settle);
-        else log.error({ crawlId, key: settle.idempotencyKey, code: outcome.value.code }, 'crawl pages left unbilled');
-      }
+    const results = await Promise.allSettled(settles.map((settle) => this.settles.settle(settle)));
+    for (const [i, result] of results.entries()) {
+      const settle = settles[i];
+      if (result.status === 'fulfilled' || !settle) continue;
+      const code = isApiError(result.reason) ? result.reason.code : undefined;
+      // Blocks never add up past the hold: one is refused only once the hold has
+      // resolved (past its lifetime). Those pages were delivered: they are charged.
+      if (code === 'cap_exceeded') await this.chargeBlock(crawlId, ending.workspaceId, settle);
+      // Refused for good (the key used with another quantity, the hold gone): asking again changes nothing.
+      else if (code === 'bad_request' || code === 'not_found')
+        log.error({ crawlId, key: settle.idempotencyKey, code }, 'crawl pages left unbilled');
+      // The ledger did not answer: the crawl stays closed, and the sweeper finishes it.
+      else throw result.reason;
     }
     await ledger.void({ holdId: ending.holdId });
     if (await store.settle(crawlId))
