@@ -98,6 +98,63 @@ describe('fetchPage', () => {
     assert.equal(slow.kind, 'timeout');
   });
 
+  it('honours a budget longer than 15 s for the headers of a slow page', async () => {
+    const page = await fetchPage(`${site.url}/slow/16000`, { agent, timeoutMs: 20_000 });
+    assert.equal(page.status, 200);
+  });
+
+  it('refuses a header no engine can send, before any connection: bad_request naming it', async () => {
+    for (const [name, value] of [
+      ['bad name', 'x'],
+      ['x-nul', 'a\u0000b'],
+      ['x-split', 'a\r\nInjected: yes'],
+      ['x-accent', 'caf\u00e9'],
+      ['', 'empty name'],
+    ] as const) {
+      const err = await fetchPage(`${site.url}/articles/1`, { agent, headers: { [name]: value } }).then(
+        () => assert.fail(`${JSON.stringify(name)} was sent`),
+        (e: unknown) => e,
+      );
+      assert.ok(isApiError(err) && err.code === 'bad_request', String(err));
+      assert.deepEqual(
+        (err.details?.issues as { path: string }[]).map((i) => i.path),
+        [`headers.${name}`],
+      );
+    }
+  });
+
+  it('keeps no pooled connection after any kind of failure', { timeout: 60_000 }, async () => {
+    // Two connections to the site: three failures of one kind in a row would use them all up if one leaked.
+    const small = createFetchAgent({ allow: AllowList.parse('127.0.0.0/8'), connectionsPerOrigin: 2 });
+    const kinds: [string, () => Promise<unknown>][] = [
+      ['a bad header name', () => fetchPage(`${site.url}/articles/1`, { agent: small, headers: { 'bad name': 'x' } })],
+      ['a NUL in a value', () => fetchPage(`${site.url}/articles/1`, { agent: small, headers: { x: 'a\u0000' } })],
+      ['a stalled body', () => fetchPage(`${site.url}/hang`, { agent: small, timeoutMs: 150 })],
+      ['silent headers', () => fetchPage(`${site.url}/hang-headers`, { agent: small, timeoutMs: 150 })],
+      ["the caller's abort", () => fetchPage(`${site.url}/hang`, { agent: small, signal: AbortSignal.timeout(150) })],
+      ['a body over the cap', () => fetchPage(`${site.url}/huge/chunked`, { agent: small, maxBytes: 64 * 1024 })],
+      ['a declared body over the cap', () => fetchPage(`${site.url}/huge`, { agent: small, maxBytes: 64 * 1024 })],
+      ['a decompression bomb', () => fetchPage(`${site.url}/bomb.gz`, { agent: small, maxBytes: 64 * 1024 })],
+      ['a redirect loop', () => fetchPage(`${site.url}/redirect/loop/a`, { agent: small })],
+      ['a redirect to a private address', () => fetchPage(`${site.url}/redirect/private`, { agent: small })],
+    ];
+    try {
+      for (const [kind, fail] of kinds) {
+        for (let i = 0; i < 3; i++)
+          await fail().then(
+            () => assert.fail(`${kind} succeeded`),
+            () => undefined,
+          );
+        const page = await fetchPage(`${site.url}/articles/2`, { agent: small, timeoutMs: 5_000 }).catch(
+          (err: unknown) => assert.fail(`after ${kind}: ${String(err)}`),
+        );
+        assert.equal(page.status, 200, kind);
+      }
+    } finally {
+      await small.close();
+    }
+  });
+
   it("rethrows the caller's abort reason instead of a page error", async () => {
     const controller = new AbortController();
     const reason = new Error('caller gave up');

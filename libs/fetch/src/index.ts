@@ -10,4 +10,5 @@ export {
   fetchText,
   requireText,
 } from './fetch-page.js';
+export { HEADER_NAME, HEADER_VALUE, headerProblem, MAX_HEADER_NAME, MAX_HEADER_VALUE } from './headers.js';
 export { DESKTOP_USER_AGENT, MOBILE_USER_AGENT, type RawResponse, type Redirect } from './request.js';

@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { isApiError } from '@wap/errors';
+import { ApiError, isApiError } from '@wap/errors';
 import { type AllowList, checkUrl, urlRefusal } from '@wap/netguard';
 import type { Dispatcher } from 'undici';
 import { defaultFetchAgent, type FetchAgent } from './agent.js';
 import { ACCEPT_ENCODING, decodeContent, readCapped, tooLarge } from './body.js';
 import { classify, FetchFailure, unreachable } from './failure.js';
+import { headerProblem } from './headers.js';
 
 export const DESKTOP_USER_AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -18,9 +19,9 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Budget for the whole fetch, redirects and body included. Default 30 s. */
   timeoutMs?: number;
-  /** Wait for response headers, per hop. Default 15 s. */
+  /** Wait for response headers, per hop. Default: the whole budget (`timeoutMs`). */
   headersTimeoutMs?: number;
-  /** Longest silence between two body chunks. Default 15 s. */
+  /** Longest silence between two body chunks. Default: the whole budget (`timeoutMs`). */
   bodyTimeoutMs?: number;
   /** Cap on the body, on the wire and once decompressed. Default 10 MiB. */
   maxBytes?: number;
@@ -78,17 +79,15 @@ const CREDENTIALS = ['authorization', 'cookie', 'proxy-authorization'];
 export async function request(input: string | URL, options: RequestOptions, accept: string): Promise<RawResponse> {
   const agent = options.agent ?? defaultFetchAgent();
   const asked = startUrl(input, agent.allow);
+  let headers = requestHeaders(options, accept);
   const startedAt = Date.now();
   const t0 = performance.now();
   const deadline = new AbortController();
-  const timer = setTimeout(
-    () => deadline.abort(new FetchFailure('timeout', 'overall timeout')),
-    options.timeoutMs ?? 30_000,
-  );
+  const budget = options.timeoutMs ?? 30_000;
+  const timer = setTimeout(() => deadline.abort(new FetchFailure('timeout', 'overall timeout')), budget);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline.signal]) : deadline.signal;
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
   const maxRedirects = options.maxRedirects ?? 10;
-  let headers = requestHeaders(options, accept);
   let url = asked;
   const redirects: Redirect[] = [];
   const seen = new Set([url.href]);
@@ -100,8 +99,8 @@ export async function request(input: string | URL, options: RequestOptions, acce
         method: 'GET',
         headers,
         signal,
-        headersTimeout: options.headersTimeoutMs ?? 15_000,
-        bodyTimeout: options.bodyTimeoutMs ?? 15_000,
+        headersTimeout: options.headersTimeoutMs ?? budget,
+        bodyTimeout: options.bodyTimeoutMs ?? budget,
       });
       const location = first(res.headers.location);
       if (REDIRECT_STATUSES.has(res.statusCode) && location) {
@@ -200,6 +199,9 @@ function requestHeaders(options: RequestOptions, accept: string): Record<string,
     'accept-language': 'en-US,en;q=0.9',
   };
   for (const [name, value] of Object.entries(options.headers ?? {})) {
+    const problem = headerProblem(name, value);
+    // undici refuses such a header only after its pool has set a connection aside for it, and keeps it.
+    if (problem) throw new ApiError('bad_request', { issues: [{ path: `headers.${name}`, message: problem }] });
     const key = name.toLowerCase();
     if (!OWNED.has(key) && !key.startsWith('proxy-')) headers[key] = value;
   }
