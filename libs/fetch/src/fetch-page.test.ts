@@ -117,7 +117,7 @@ describe('fetchPage', () => {
       );
       assert.ok(isApiError(err) && err.code === 'bad_request', String(err));
       assert.deepEqual(
-        (err.details?.issues as { path: string }[]).map((i) => i.path),
+        ((err.details?.issues ?? []) as { path: string }[]).map((i) => i.path),
         [`headers.${name}`],
       );
     }
