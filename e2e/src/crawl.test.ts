@@ -44,6 +44,7 @@ interface CrawlJson {
   id: string;
   status: 'running' | 'cancelled' | 'settled';
   outcome: string | null;
+  url: string;
   limit: number;
   discovered: number;
   completed: number;
@@ -531,6 +532,65 @@ describe('search', () => {
       await fleet.waitReady(60_000);
       await fake.close();
     }
+  });
+});
+
+describe('keys a client sets', () => {
+  test('the same X-Request-Id twice starts two crawls and a search bills twice', async () => {
+    const s = await site({ pages: 3, extras: false });
+    const headers = { 'x-request-id': 'client-chosen' };
+    const ids: string[] = [];
+    for (const url of [`${s.url}/articles/1`, `${s.url}/articles/2`]) {
+      const r = await call<{ id: string; crawl: CrawlJson }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+        key,
+        body: { url, limit: 1, sitemap: 'skip' },
+        headers,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      ids.push(r.body.id);
+    }
+    assert.notEqual(ids[0], ids[1], 'two crawls');
+    const done = await Promise.all(ids.map((id) => settled(id)));
+    assert.deepEqual(
+      done.map((c) => [c.url, c.completed]),
+      [
+        [`${s.url}/articles/1`, 1],
+        [`${s.url}/articles/2`, 1],
+      ],
+    );
+
+    const before = await credits();
+    const billed: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await call<SearchReply>(fleet.gatewayUrl, 'POST', '/v1/search', {
+        key,
+        body: { query: s.article(1).title, limit: 2 },
+        headers,
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.data.length, 2, JSON.stringify(r.body.data));
+      billed.push(r.body.usage.credits);
+    }
+    assert.deepEqual(billed, [1, 1], 'each search answered its own charge');
+    assert.equal(before - (await credits()), 2, 'and both were billed');
+  });
+
+  test('the same Idempotency-Key starts one crawl; with another body it is refused', async () => {
+    const s = await site({ pages: 3, extras: false });
+    const headers = { 'idempotency-key': `crawl-${Date.now()}` };
+    const body = { url: `${s.url}/articles/1`, limit: 1, sitemap: 'skip' };
+    const first = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', { key, body, headers });
+    const again = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', { key, body, headers });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.id, first.body.id);
+    const other = await call<{ code: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { ...body, url: `${s.url}/articles/2` },
+      headers,
+    });
+    assert.equal(other.status, 400, JSON.stringify(other.body));
+    assert.equal(other.body.code, 'bad_request');
   });
 });
 

@@ -151,6 +151,33 @@ describe('scrape', () => {
     assert.ok(paths.includes('body.url') && paths.some((p) => p.startsWith('body.formats')), paths.join());
   });
 
+  test('the same X-Request-Id twice bills twice: the id the client sets keys no charge', async () => {
+    const before = await credits();
+    const headers = { 'x-request-id': 'same-request-id' };
+    const urls = [`${site.url}/articles/11`, `${site.url}/articles/12`, `${site.url}/articles/13`];
+    for (const url of urls) {
+      const r = await scrape({ url, engine: 'fetch' }, key, headers);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.headers.get('x-request-id'), 'same-request-id', 'still echoed for the logs');
+      assert.equal(r.body.data.metadata.url, url, 'each request fetched its own page');
+      assert.deepEqual(r.body.usage, { credits: 1, meters: { page_load: 1 } });
+    }
+    assert.equal(before - (await credits()), 3, 'three pages, three credits');
+  });
+
+  test('the same Idempotency-Key in two workspaces is two operations', async () => {
+    const other = (await fleet.workspace('pro')).apiKey;
+    const body = { url: `${site.url}/articles/14`, engine: 'fetch' };
+    const [mineBefore, theirsBefore] = [await credits(), await credits(other)];
+    const mine = await scrape(body, key, { 'idempotency-key': 'shared-key' });
+    const theirs = await scrape(body, other, { 'idempotency-key': 'shared-key' });
+    assert.equal(mine.status, 200, JSON.stringify(mine.body));
+    assert.equal(theirs.status, 200, JSON.stringify(theirs.body));
+    assert.equal(theirs.headers.get('idempotent-replayed'), null, 'not the other workspace’s answer');
+    assert.equal(mineBefore - (await credits()), 1);
+    assert.equal(theirsBefore - (await credits(other)), 1);
+  });
+
   test('a retry with the same Idempotency-Key is answered once and billed once', async () => {
     const before = await credits();
     const body = { url: `${site.url}/articles/5` };

@@ -12,7 +12,7 @@ export const PAGE_LOAD_MC = 1000n;
 /**
  * Holds the most a unit of work may cost before doing it, settles what it
  * used, and voids the rest whatever happens: work that fails is never billed.
- * Keys derive from the caller's request id, so a retried request is billed once.
+ * Keys derive from the operation id the gateway minted, so a retried operation is billed once.
  */
 export async function billedPage<T>(
   client: LedgerClient,

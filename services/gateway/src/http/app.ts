@@ -13,7 +13,7 @@ import type { CreditsView, Upstreams } from '../upstreams.js';
 import { authenticate } from './auth.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
-import { idempotency } from './idempotency.js';
+import { idempotency, newOperationId } from './idempotency.js';
 import { mountRegistry } from './mount.js';
 import { type RateLimiter, rateLimit } from './rate-limit.js';
 
@@ -94,6 +94,7 @@ export function createApp(deps: AppDeps): express.Express {
       context: (res) => ({
         principal: res.locals.principal as Principal,
         requestId: res.locals.requestId as string,
+        operationId: (res.locals.operationId as string | undefined) ?? newOperationId(),
         upstreams: deps.upstreams,
         creditViews: deps.creditViews,
         log: deps.log,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import type { RequestHandler, Response } from 'express';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
@@ -13,6 +13,18 @@ function fingerprint(method: string, path: string, body: unknown): string {
     .update(`${method} ${path}\n${JSON.stringify(body ?? null)}`)
     .digest('hex');
 }
+
+/**
+ * The operation a keyed request stands for: the same workspace, key and request
+ * give the same id, so a retry that does the work again (its first answer was a
+ * 5xx, or never came) lands on the ledger's first charge instead of a second one.
+ */
+export function operationIdFor(workspaceId: string, key: string, print: string): string {
+  return `idem_${createHash('sha256').update(`${workspaceId}\0${key}\0${print}`).digest('hex').slice(0, 40)}`;
+}
+
+/** A fresh operation for a request without an `Idempotency-Key`. */
+export const newOperationId = () => `op_${randomUUID().replaceAll('-', '')}`;
 
 function replay(res: Response, statusCode: number, body: unknown) {
   res.setHeader('Idempotent-Replayed', 'true');
@@ -38,6 +50,7 @@ export function idempotency(db: PrismaClient): RequestHandler {
       }
       const { workspaceId } = res.locals.principal as Principal;
       const print = fingerprint(req.method, req.path, req.body);
+      res.locals.operationId = operationIdFor(workspaceId, key, print);
       const created = await db.idempotencyRecord.createMany({
         data: [{ workspaceId, key, fingerprint: print }],
         skipDuplicates: true,

@@ -35,7 +35,15 @@ export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'sessio
 
 export interface HandlerContext {
   principal: Principal;
+  /** The request's id in logs and on the `X-Request-Id` header; the client may set it, so it keys nothing. */
   requestId: string;
+  /**
+   * The id of the work this request asks for, minted by the gateway: the ledger's
+   * idempotency keys and a crawl's identity derive from it. Random per request; with an
+   * `Idempotency-Key`, derived from the workspace, that key and the request's fingerprint,
+   * so only a true retry of the same request can land on the same charge.
+   */
+  operationId: string;
   upstreams: Upstreams;
   /** Cached credit views, dropped when the ledger announces a change (decision 0008). */
   creditViews: CreditViews<CreditsView>;

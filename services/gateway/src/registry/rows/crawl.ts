@@ -144,11 +144,11 @@ export const crawlRow = capability({
   request: { body },
   response: z.object({ success: z.literal(true), id: z.string(), crawl: crawlObject }),
   errors: ['page_unreachable', 'quota_exceeded'],
-  handler: async ({ principal, upstreams, requestId, signal }, { body: b }) => {
+  handler: async ({ principal, upstreams, operationId, signal }, { body: b }) => {
     const out = await upstreams.crawl.startCrawl(
       {
         workspaceId: principal.workspaceId,
-        requestId,
+        requestId: operationId,
         url: b.url,
         options: create(crawl.CrawlOptionsSchema, {
           limit: b.limit,

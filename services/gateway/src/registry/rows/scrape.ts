@@ -174,10 +174,10 @@ export const scrapeRow = capability({
   request: { body },
   response: z.object({ success: z.literal(true), data: documentSchema, usage: usageObject }),
   errors: ['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'quota_exceeded', 'no_capacity'],
-  handler: async ({ principal, upstreams, requestId, signal }, { body: input }) => {
+  handler: async ({ principal, upstreams, operationId, signal }, { body: input }) => {
     const { url, ...options } = input;
     const out = await upstreams.crawl.scrape(
-      { workspaceId: principal.workspaceId, requestId, url, options: toScrapeOptions(options) },
+      { workspaceId: principal.workspaceId, requestId: operationId, url, options: toScrapeOptions(options) },
       { timeoutMs: options.timeout + 15_000, signal },
     );
     return {

@@ -41,12 +41,12 @@ export const searchRow = capability({
     usage: usageObject,
   }),
   errors: ['search_refused', 'quota_exceeded', 'no_capacity'],
-  handler: async ({ principal, upstreams, requestId, signal }, { body: b }) => {
+  handler: async ({ principal, upstreams, operationId, signal }, { body: b }) => {
     const render = b.scrapeOptions;
     const out = await upstreams.crawl.search(
       create(crawl.SearchRequestSchema, {
         workspaceId: principal.workspaceId,
-        requestId,
+        requestId: operationId,
         query: b.query,
         limit: b.limit,
         lang: b.lang ?? '',

@@ -103,7 +103,8 @@ export type ScrapeRequest = Message<"wap.crawl.v1.ScrapeRequest"> & {
   workspaceId: string;
 
   /**
-   * Makes the charge idempotent: the same request id is billed once.
+   * The operation id the gateway minted, never a value a client sets alone: the
+   * charge's idempotency keys derive from it, so the same id is billed once.
    *
    * @generated from field: string request_id = 2;
    */
@@ -309,6 +310,8 @@ export type StartCrawlRequest = Message<"wap.crawl.v1.StartCrawlRequest"> & {
   workspaceId: string;
 
   /**
+   * As in ScrapeRequest; a start retried with the same id returns the first crawl.
+   *
    * @generated from field: string request_id = 2;
    */
   requestId: string;
@@ -642,6 +645,8 @@ export type SearchRequest = Message<"wap.crawl.v1.SearchRequest"> & {
   workspaceId: string;
 
   /**
+   * As in ScrapeRequest.
+   *
    * @generated from field: string request_id = 2;
    */
   requestId: string;
