@@ -1,13 +1,11 @@
 import { cleanForExtraction } from '../clean.js';
 import { collapsedLength, contentRoot, descendants, removeAll, tagOf, textOf } from '../dom.js';
-import { articleBodyParagraphs, baselineParagraphs, DEDUPE_SCAN_CAP } from './baseline.js';
+import { articleBodyParagraphs, baselineContent, DEDUPE_SCAN_CAP, MIN_EXTRACTED, paragraphsOf } from './baseline.js';
 import { collectBlocks, DONE, dropTrailingHeadings } from './collect.js';
 import { CONTENT_CANDIDATES, isCommentSection, isLead } from './patterns.js';
 import { pruneMatching, pruneSections } from './prune.js';
 import { readabilityCandidate } from './readability.js';
 
-/** Below this many characters an extraction is taken as a miss and the next strategy runs. */
-export const MIN_EXTRACTED = 250;
 /** Paragraph text below which loose text in divs counts as content too. */
 const DIV_MODE_BELOW = 3 * MIN_EXTRACTED;
 
@@ -68,15 +66,15 @@ export function extractMainContent(document: Document, options: MainOptions): Ma
     }
   }
   if (stated.join(' ').length > 2 * length) {
-    result = paragraphsElement(document, stated);
+    result = paragraphsOf(document.createElement('div'), stated);
     length = textLength(result);
     stage = 'baseline';
   }
   if (length < MIN_EXTRACTED) {
     raw ??= freshPage(options.reparse(), forum);
-    const paragraphs = raw ? baselineParagraphs(raw) : [];
-    if (paragraphs.join(' ').length > length) {
-      result = paragraphsElement(document, paragraphs);
+    const fallback = raw ? baselineContent(raw) : undefined;
+    if (fallback && textLength(fallback) > length) {
+      result = fallback;
       stage = 'baseline';
     }
   }
@@ -221,16 +219,6 @@ function paragraphTextLength(root: Element): number {
   let length = 0;
   for (const p of Array.from(root.querySelectorAll('p'))) length += (p.textContent ?? '').length;
   return length;
-}
-
-function paragraphsElement(document: Document, paragraphs: string[]): Element {
-  const out = document.createElement('div');
-  for (const text of paragraphs) {
-    const p = document.createElement('p');
-    p.textContent = text;
-    out.appendChild(p);
-  }
-  return out;
 }
 
 /** A forum thread's posts sit in comment-like containers but are the content. */
