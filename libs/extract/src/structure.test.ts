@@ -126,6 +126,21 @@ describe('extract: short and non-article pages keep their structure', () => {
   });
 });
 
+describe('extract: recovered paragraphs', () => {
+  it('takes a listing item once and inline code as a block of its own', () => {
+    const page =
+      '<html><body><nav><a href="/">Home</a><a href="/docs">Docs</a></nav><main><h1>Latest news</h1><ul>' +
+      '<li><a href="/n/1">Flood barrier finished</a><p>The new barrier protects 300 homes.</p></li>' +
+      '<li><a href="/n/2">Ferry returns</a><p>The summer ferry starts on Monday.</p></li></ul>' +
+      '<dl><dt><code>parse(text)</code></dt><dd>Reads a document.</dd></dl></main></body></html>';
+    assert.equal(
+      extract(page, URL).text,
+      'Latest news\n\nFlood barrier finished\n\nThe new barrier protects 300 homes.\n\n' +
+        'Ferry returns\n\nThe summer ferry starts on Monday.\n\nparse(text)\nReads a document.',
+    );
+  });
+});
+
 describe('extract: structure on the whole-page and selected paths', () => {
   it('onlyMainContent false: adjacent links stay apart, blocks apart', () => {
     const { text, markdown } = extract(MINIFIED, URL, { onlyMainContent: false });

@@ -164,11 +164,29 @@ function recoverWildText(backup: Element, result: Element): Element {
     element.setAttribute(DONE, '');
     const scanned = existing.length < DEDUPE_SCAN_CAP;
     if (!text || seen.has(text) || (text.length > 50 && scanned && existing.includes(text))) continue;
-    result.appendChild(element.cloneNode(true));
+    if (scanned && inTakenItem(element, existing)) continue;
+    const copy = element.cloneNode(true) as Element;
+    // Inline code and quotes stand alone here: a block of their own keeps their words apart.
+    result.appendChild(INLINE_WILD.has(tagOf(element)) ? wrapped(copy, 'p') : copy);
     seen.add(text);
     if (scanned) existing += `\n${text}`;
   }
   return result;
+}
+
+const INLINE_WILD = new Set(['code', 'q']);
+const ITEM_OR_CELL = 'li, dd, dt, td, th';
+
+/** A paragraph of a list item or cell whose whole text the result holds already (a listing taken whole). */
+function inTakenItem(element: Element, existing: string): boolean {
+  const item = element.parentElement?.closest(ITEM_OR_CELL);
+  return Boolean(item && existing.includes(textOf(item)));
+}
+
+function wrapped(element: Element, tag: string): Element {
+  const wrapper = element.ownerDocument.createElement(tag);
+  wrapper.appendChild(element);
+  return wrapper;
 }
 
 /** Overlapping candidates can yield one block twice in a row; true when some were dropped. */
