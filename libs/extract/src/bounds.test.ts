@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { linearParagraphs, textWithoutParsing } from './bounds.js';
+import { parseDocument } from './dom.js';
 import { extract } from './index.js';
 
 function timed<T>(run: () => T): { value: T; ms: number } {
@@ -56,5 +58,15 @@ describe('extract: junk and hostile input', () => {
     const { value, ms } = timed(() => extract(`<p>${'word '.repeat(1_100_000)}</p>`, 'https://example.org/'));
     assert.ok(ms < 6000, `took ${ms} ms`);
     assert.match(value.warnings.join(), /input truncated/);
+  });
+
+  it('the linear paths keep cells, items and text after a block apart', () => {
+    const page =
+      '<div><h1>Kettles</h1>In stock<table><tr><th>Capacity</th><td>1.7 l</td></tr></table>' +
+      '<dl><dt>Weight</dt><dd>1.2 kg</dd></dl><p>Hand-made</p>copper</div>';
+    const body = parseDocument(`<html><body>${page}</body></html>`).querySelector('body')!;
+    const expected = ['Kettles', 'In stock', 'Capacity', '1.7 l', 'Weight', '1.2 kg', 'Hand-made', 'copper'];
+    assert.deepEqual(linearParagraphs(body), expected);
+    assert.deepEqual(textWithoutParsing(page), expected);
   });
 });

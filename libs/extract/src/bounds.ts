@@ -37,26 +37,44 @@ export function isOversized(root: Element): boolean {
 }
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'nav', 'footer', 'aside', 'form']);
+/** Elements that end a paragraph of the linear text: blocks, list items, cells, line breaks. */
 const BREAKING = new Set([
-  'p',
-  'div',
+  'address',
+  'article',
+  'blockquote',
   'br',
-  'li',
-  'tr',
+  'caption',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'figcaption',
+  'figure',
   'h1',
   'h2',
   'h3',
   'h4',
   'h5',
   'h6',
-  'pre',
-  'blockquote',
-  'section',
-  'article',
-  'table',
-  'ul',
+  'header',
+  'hr',
+  'li',
+  'main',
   'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'td',
+  'th',
+  'tr',
+  'ul',
 ]);
+
+/** Stands in the walk's stack for the end of a block. */
+const BLOCK_END = { nodeType: 0 } as unknown as Node;
 
 /** The page's visible text as paragraphs, in one iterative pass: the fallback for oversized pages. */
 export function linearParagraphs(root: Element): string[] {
@@ -70,6 +88,10 @@ export function linearParagraphs(root: Element): string[] {
   const stack: Node[] = [root];
   while (stack.length > 0) {
     const node = stack.pop()!;
+    if (node === BLOCK_END) {
+      flush();
+      continue;
+    }
     if (node.nodeType === TEXT_NODE) {
       current.push(node.textContent ?? '');
       continue;
@@ -77,7 +99,13 @@ export function linearParagraphs(root: Element): string[] {
     if (node.nodeType !== ELEMENT_NODE) continue;
     const tag = tagOf(node);
     if (SKIPPED.has(tag)) continue;
-    if (BREAKING.has(tag)) flush();
+    if (!BREAKING.has(tag)) {
+      for (let child = node.lastChild; child; child = child.previousSibling) stack.push(child);
+      continue;
+    }
+    // The block ends a paragraph where it starts and where it ends: a marker after its children.
+    flush();
+    stack.push(BLOCK_END);
     for (let child = node.lastChild; child; child = child.previousSibling) stack.push(child);
   }
   flush();
@@ -122,7 +150,10 @@ export function textWithoutParsing(html: string): string[] {
   return html
     .replace(/<(script|style|noscript|template|head)\b[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<\/?(?:p|div|br|li|tr|h[1-6]|pre|blockquote|section|article|table|ul|ol)\b[^>]*>/gi, '\n')
+    .replace(
+      /<\/?(?:p|div|br|li|tr|td|th|dt|dd|h[1-6]|pre|blockquote|section|article|header|main|figure|figcaption|caption|hr|table|ul|ol|dl)\b[^>]*>/gi,
+      '\n',
+    )
     .replace(/<[^>]*>/g, '')
     .replace(/&(#x[\da-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => decodeEntity(entity, name))
     .split(/\n/)

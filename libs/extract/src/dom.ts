@@ -137,3 +137,14 @@ export function firstAttribute(element: Element, names: readonly string[]): stri
   }
   return undefined;
 }
+
+/**
+ * Puts a space between links that touch (`<a>Home</a><a>About</a>` in minified menus): styles
+ * set them apart on the page, and without it their words fuse in every format.
+ */
+export function spaceAdjacentLinks(root: Element): void {
+  for (const link of Array.from(root.getElementsByTagName('a'))) {
+    const next = link.nextSibling;
+    if (next && tagOf(next) === 'a') link.after(root.ownerDocument.createTextNode(' '));
+  }
+}

@@ -7,7 +7,7 @@ import {
   textWithoutParsing,
 } from './bounds.js';
 import { cleanWholePage } from './clean.js';
-import { contentRoot, descendants, parseDocument, remove } from './dom.js';
+import { contentRoot, descendants, parseDocument, remove, spaceAdjacentLinks } from './dom.js';
 import { collectLinks } from './links.js';
 import { extractMainContent, type MainStage } from './main/extract.js';
 import { extractMetadata } from './metadata.js';
@@ -79,6 +79,7 @@ function fill(result: ExtractResult, html: string, url: string | undefined, opti
   };
   const { content, source } = contentOf(document, page, options, started, reparse);
   absolutizeTree(content, base);
+  spaceAdjacentLinks(content);
   // Markdown is rendered from the cleaned tree itself: serialising it for turndown to parse
   // again with a second DOM cost a sixth of a crawled page's extraction time.
   const clean = formats.has('html') || formats.has('markdown') ? cleanCopy(content) : undefined;

@@ -1,7 +1,10 @@
 /*
- * Scores the extractor in-process over the shared extraction set (make bench).
+ * Scores the extractor in-process over the shared extraction set (make bench), then over the
+ * non-article set committed in libs/extract/bench/structure (token F1, fused words, headings,
+ * list items, leaked chrome: see structure-score.ts).
  *   node libs/extract/dist/eval/run.js [--format text|markdown] [--extractor wap|readability]
  *     [--failures [--limit N]] [--only SUBSTRING] [--dir DIR] [--save FILE] [--budget MS]
+ *     [--set all|articles|structure]
  * The set is unpacked from ../shared/bench/extraction on first use into libs/extract/.eval/.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,9 +16,11 @@ import { parseDocument } from '../dom.js';
 import { extractWithSource } from '../extract.js';
 import { decodeHtml } from './decode.js';
 import { type EvalCase, score } from './score.js';
+import { describeStructure, type StructureCase, type StructureOutput, scoreStructure } from './structure-score.js';
 
 const LIB_ROOT = resolve(__dirname, '..', '..');
 const DEFAULT_DIR = join(LIB_ROOT, '.eval');
+const STRUCTURE_DIR = join(LIB_ROOT, 'bench', 'structure');
 const DEFAULT_TARBALL = resolve(LIB_ROOT, '..', '..', '..', 'shared', 'bench', 'extraction', 'extraction-eval.tar.gz');
 
 let budget: number | undefined;
@@ -52,13 +57,30 @@ function main(): void {
       only: { type: 'string' },
       save: { type: 'string' },
       budget: { type: 'string' },
+      set: { type: 'string', default: 'all' },
     },
   });
   budget = values.budget === undefined ? undefined : Number(values.budget);
-  const dir = values.dir!;
-  ensureSet(dir);
   const run = EXTRACTORS[values.extractor!];
   if (!run) throw new Error(`unknown extractor ${values.extractor}`);
+  if (values.set !== 'structure') runArticles(run, values);
+  if (values.set !== 'articles') runStructure(run, values.only, values.failures);
+}
+
+interface Flags {
+  dir?: string;
+  format?: string;
+  extractor?: string;
+  failures?: boolean;
+  limit?: string;
+  only?: string;
+  save?: string;
+}
+
+/** The shared article set, scored with its own snippet rule. */
+function runArticles(run: Extractor, values: Flags): void {
+  const dir = values.dir!;
+  ensureSet(dir);
   const allCases = JSON.parse(readFileSync(join(dir, 'cases.json'), 'utf8')) as Record<string, EvalCase>;
   const cases = new Map(Object.entries(allCases).filter(([id]) => !values.only || id.includes(values.only)));
   const texts = new Map<string, string>();
@@ -95,6 +117,32 @@ function main(): void {
       `F1 ${result.f1.toFixed(4)} (TP ${result.tp} FN ${result.fn} FP ${result.fp}) ` +
       `time ${total.toFixed(1)} s, p50 ${at(0.5)} ms, p99 ${at(0.99)} ms`,
   );
+}
+
+/** The non-article set: small pages whose structure and chrome matter more than snippets. */
+function runStructure(run: Extractor, only: string | undefined, failures: boolean | undefined): void {
+  const all = JSON.parse(readFileSync(join(STRUCTURE_DIR, 'cases.json'), 'utf8')) as Record<string, StructureCase>;
+  const cases = Object.fromEntries(Object.entries(all).filter(([id]) => !only || id.includes(only)));
+  const outputs = new Map<string, StructureOutput>();
+  for (const [id, testCase] of Object.entries(cases)) {
+    const html = readFileSync(join(STRUCTURE_DIR, 'pages', testCase.file), 'utf8');
+    outputs.set(id, run(html, `https://example.org/${id}`));
+  }
+  const result = scoreStructure(cases, outputs);
+  if (failures) {
+    for (const c of result.cases) {
+      const problems = [
+        ...c.fusedPairs.map((pair) => `fused:   ${pair}`),
+        ...c.missingHeadings.map((heading) => `heading: ${heading}`),
+        ...c.missingItems.map((item) => `item:    ${item}`),
+        ...c.leaked.map((snippet) => `leaked:  ${snippet}`),
+      ];
+      const tokens = `tokens ${c.tokensMatched}/${c.tokensExpected} of ${c.tokensExtracted}`;
+      if (problems.length > 0 || c.tokensMatched < c.tokensExpected || c.tokensExtracted > c.tokensMatched)
+        console.log(`\n${c.id} ${tokens}\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    }
+  }
+  console.log(`structure: cases ${result.cases.length} ${describeStructure(result)}`);
 }
 
 main();

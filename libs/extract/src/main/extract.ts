@@ -1,13 +1,11 @@
 import { cleanForExtraction } from '../clean.js';
 import { collapsedLength, contentRoot, descendants, removeAll, tagOf, textOf } from '../dom.js';
-import { articleBodyParagraphs, baselineParagraphs, DEDUPE_SCAN_CAP } from './baseline.js';
+import { articleBodyParagraphs, baselineContent, DEDUPE_SCAN_CAP, MIN_EXTRACTED, paragraphsOf } from './baseline.js';
 import { collectBlocks, DONE, dropTrailingHeadings } from './collect.js';
 import { CONTENT_CANDIDATES, isCommentSection, isLead } from './patterns.js';
 import { pruneMatching, pruneSections } from './prune.js';
 import { readabilityCandidate } from './readability.js';
 
-/** Below this many characters an extraction is taken as a miss and the next strategy runs. */
-export const MIN_EXTRACTED = 250;
 /** Paragraph text below which loose text in divs counts as content too. */
 const DIV_MODE_BELOW = 3 * MIN_EXTRACTED;
 
@@ -68,15 +66,15 @@ export function extractMainContent(document: Document, options: MainOptions): Ma
     }
   }
   if (stated.join(' ').length > 2 * length) {
-    result = paragraphsElement(document, stated);
+    result = paragraphsOf(document.createElement('div'), stated);
     length = textLength(result);
     stage = 'baseline';
   }
   if (length < MIN_EXTRACTED) {
     raw ??= freshPage(options.reparse(), forum);
-    const paragraphs = raw ? baselineParagraphs(raw) : [];
-    if (paragraphs.join(' ').length > length) {
-      result = paragraphsElement(document, paragraphs);
+    const fallback = raw ? baselineContent(raw) : undefined;
+    if (fallback && textLength(fallback) > length) {
+      result = fallback;
       stage = 'baseline';
     }
   }
@@ -166,11 +164,29 @@ function recoverWildText(backup: Element, result: Element): Element {
     element.setAttribute(DONE, '');
     const scanned = existing.length < DEDUPE_SCAN_CAP;
     if (!text || seen.has(text) || (text.length > 50 && scanned && existing.includes(text))) continue;
-    result.appendChild(element.cloneNode(true));
+    if (scanned && inTakenItem(element, existing)) continue;
+    const copy = element.cloneNode(true) as Element;
+    // Inline code and quotes stand alone here: a block of their own keeps their words apart.
+    result.appendChild(INLINE_WILD.has(tagOf(element)) ? wrapped(copy, 'p') : copy);
     seen.add(text);
     if (scanned) existing += `\n${text}`;
   }
   return result;
+}
+
+const INLINE_WILD = new Set(['code', 'q']);
+const ITEM_OR_CELL = 'li, dd, dt, td, th';
+
+/** A paragraph of a list item or cell whose whole text the result holds already (a listing taken whole). */
+function inTakenItem(element: Element, existing: string): boolean {
+  const item = element.parentElement?.closest(ITEM_OR_CELL);
+  return Boolean(item && existing.includes(textOf(item)));
+}
+
+function wrapped(element: Element, tag: string): Element {
+  const wrapper = element.ownerDocument.createElement(tag);
+  wrapper.appendChild(element);
+  return wrapper;
 }
 
 /** Overlapping candidates can yield one block twice in a row; true when some were dropped. */
@@ -221,16 +237,6 @@ function paragraphTextLength(root: Element): number {
   let length = 0;
   for (const p of Array.from(root.querySelectorAll('p'))) length += (p.textContent ?? '').length;
   return length;
-}
-
-function paragraphsElement(document: Document, paragraphs: string[]): Element {
-  const out = document.createElement('div');
-  for (const text of paragraphs) {
-    const p = document.createElement('p');
-    p.textContent = text;
-    out.appendChild(p);
-  }
-  return out;
 }
 
 /** A forum thread's posts sit in comment-like containers but are the content. */

@@ -29,6 +29,10 @@ const PARAGRAPH = new Set([
   'address',
   'details',
   'center',
+  'hgroup',
+  'menu',
+  'search',
+  'dialog',
 ]);
 /** Blocks on a line of their own. */
 const LINE = new Set(['li', 'dt', 'dd', 'tr', 'figcaption', 'caption', 'summary', 'hr', 'legend', 'option']);
