@@ -107,7 +107,12 @@ export function openApiDocument(rows: Capability[], serverUrl: string) {
     if (row.request.body) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(row.request.body, 'input') } },
+        content: {
+          'application/json': {
+            schema: toSchema(row.request.body, 'input'),
+            ...(row.example === undefined ? {} : { example: row.example }),
+          },
+        },
       };
       if (row.method === 'post') {
         (operation.parameters as unknown[]).push({
