@@ -199,6 +199,26 @@ describe('errors', () => {
     );
   });
 
+  test('a usage range backwards or over 366 days: 400 naming query.from (docs/api.md)', async () => {
+    for (const range of [
+      'from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z',
+      'from=2024-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
+    ]) {
+      const r = await call(fleet.gatewayUrl, 'GET', `/v1/usage?${range}`, { key });
+      assert.equal(r.status, 400, range);
+      isError(r.body, 'bad_request');
+      const issues = (r.body.details as { issues: { path: string }[] }).issues;
+      assert.deepEqual(
+        issues.map((i) => i.path),
+        ['query.from'],
+      );
+    }
+    const year = await call(fleet.gatewayUrl, 'GET', '/v1/usage?from=2024-01-01T00:00:00Z&to=2024-12-31T00:00:00Z', {
+      key,
+    });
+    assert.equal(year.status, 200, JSON.stringify(year.body));
+  });
+
   test('an oversized body: 400 with the limit', async () => {
     const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
       key,
