@@ -26,14 +26,24 @@ const isError = (body: unknown, code: keyof typeof ERRORS) => {
 };
 
 /** Two Authorization header lines, which fetch would fold into one. */
-function twoCredentials(url: string, a: string, b: string): Promise<{ status: number; body: unknown }> {
+function twoCredentials(
+  url: string,
+  a: string,
+  b: string,
+): Promise<{ status: number; body: unknown; challenge: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}/v1/credits`, (res) => {
       let text = '';
       res.on('data', (c) => {
         text += c;
       });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(text),
+          challenge: res.headers['www-authenticate'],
+        }),
+      );
     });
     req.setHeader('authorization', [`Bearer ${a}`, `Bearer ${b}`]);
     req.on('error', reject);
@@ -41,32 +51,44 @@ function twoCredentials(url: string, a: string, b: string): Promise<{ status: nu
   });
 }
 
+/** The RFC 6750 challenges a 401 carries (docs/api.md, Requests). */
+const CHALLENGE = {
+  none: 'Bearer realm="api"',
+  request:
+    'Bearer realm="api", error="invalid_request", error_description="send exactly one Authorization: Bearer <credential>"',
+  token: 'Bearer realm="api", error="invalid_token", error_description="the credential is unknown, expired or revoked"',
+};
+const challengeOf = (r: { headers: Headers }) => r.headers.get('www-authenticate');
+
 describe('auth', () => {
   test('a valid key reads credits', async () => {
     const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.equal(typeof r.body.remaining, 'number');
     assert.ok(r.headers.get('x-request-id'));
+    assert.equal(challengeOf(r), null, 'only a 401 carries a challenge');
   });
 
-  const cases: [string, Record<string, string>, string][] = [
-    ['no header', {}, 'missing'],
-    ['not Bearer', { authorization: 'Basic dXNlcjpwYXNz' }, 'malformed'],
-    ['Bearer with nothing', { authorization: 'Bearer ' }, 'malformed'],
-    ['not a credential', { authorization: 'Bearer hello' }, 'malformed'],
+  const cases: [string, Record<string, string>, string, string][] = [
+    ['no header', {}, 'missing', CHALLENGE.none],
+    ['not Bearer', { authorization: 'Basic dXNlcjpwYXNz' }, 'malformed', CHALLENGE.request],
+    ['Bearer with nothing', { authorization: 'Bearer ' }, 'malformed', CHALLENGE.request],
+    ['not a credential', { authorization: 'Bearer hello' }, 'malformed', CHALLENGE.request],
     [
       'unknown key',
       { authorization: 'Bearer ock_aaaaaaaaaaaaaaaa.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
       'invalid',
+      CHALLENGE.token,
     ],
-    ['two credentials in one header', { authorization: 'Bearer a, Bearer b' }, 'malformed'],
+    ['two credentials in one header', { authorization: 'Bearer a, Bearer b' }, 'malformed', CHALLENGE.request],
   ];
-  for (const [name, headers, reason] of cases) {
+  for (const [name, headers, reason, challenge] of cases) {
     test(`401 unauthorized: ${name}`, async () => {
       const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { headers });
       assert.equal(r.status, 401);
       isError(r.body, 'unauthorized');
       assert.equal((r.body.details as { reason: string }).reason, reason);
+      assert.equal(challengeOf(r), challenge);
     });
   }
 
@@ -75,6 +97,7 @@ describe('auth', () => {
     const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: forged });
     assert.equal(r.status, 401);
     isError(r.body, 'unauthorized');
+    assert.equal(challengeOf(r), CHALLENGE.token);
   });
 
   test('401 unauthorized: two Authorization headers', async () => {
@@ -82,12 +105,24 @@ describe('auth', () => {
     assert.equal(r.status, 401);
     isError(r.body, 'unauthorized');
     assert.equal((r.body as { details: { reason: string } }).details.reason, 'multiple');
+    assert.equal(r.challenge, CHALLENGE.request);
   });
 
   test('an OAuth token nobody issued is refused', async () => {
     const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: 'oat_notissued' });
     assert.equal(r.status, 401);
     isError(r.body, 'unauthorized');
+    assert.equal(challengeOf(r), CHALLENGE.token);
+  });
+
+  test('a 401 on a POST route and on an unknown route carries the challenge too', async () => {
+    const scrape = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', { body: { url: 'https://example.com' } });
+    assert.equal(scrape.status, 401);
+    assert.equal(challengeOf(scrape), CHALLENGE.none);
+    // An unknown route is 404 whatever the credential: no challenge.
+    const unknown = await call(fleet.gatewayUrl, 'GET', '/v1/nope');
+    assert.equal(unknown.status, 404);
+    assert.equal(challengeOf(unknown), null);
   });
 
   test('revocation takes effect on the next request, on every gateway that cached the key', async () => {
@@ -105,6 +140,7 @@ describe('auth', () => {
         const r = await call(url, 'GET', '/v1/credits', { key: apiKey });
         assert.equal(r.status, 401);
         assert.equal((r.body.details as { reason: string }).reason, 'revoked');
+        assert.equal(challengeOf(r), CHALLENGE.token);
       }
     } finally {
       await second.stop();
@@ -161,6 +197,26 @@ describe('errors', () => {
       issues.map((i) => i.path),
       ['query.from'],
     );
+  });
+
+  test('a usage range backwards or over 366 days: 400 naming query.from (docs/api.md)', async () => {
+    for (const range of [
+      'from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z',
+      'from=2024-01-01T00:00:00Z&to=2025-01-02T00:00:00Z',
+    ]) {
+      const r = await call(fleet.gatewayUrl, 'GET', `/v1/usage?${range}`, { key });
+      assert.equal(r.status, 400, range);
+      isError(r.body, 'bad_request');
+      const issues = (r.body.details as { issues: { path: string }[] }).issues;
+      assert.deepEqual(
+        issues.map((i) => i.path),
+        ['query.from'],
+      );
+    }
+    const year = await call(fleet.gatewayUrl, 'GET', '/v1/usage?from=2024-01-01T00:00:00Z&to=2024-12-31T00:00:00Z', {
+      key,
+    });
+    assert.equal(year.status, 200, JSON.stringify(year.body));
   });
 
   test('an oversized body: 400 with the limit', async () => {

@@ -3,7 +3,9 @@ import { execFileSync } from 'node:child_process';
 // `make up` / `make down`: the whole fleet on loopback, in the foreground.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readEnvFile } from './env-file.js';
 import { Fleet, localInfra, ROOT, SERVICES, type ServiceName } from './fleet.js';
+import { settings } from './settings.js';
 
 const DATA = process.env.WAP_DATA_DIR ?? path.join(ROOT, '.data');
 const PID_FILE = path.join(DATA, 'fleet.pid');
@@ -18,13 +20,17 @@ async function up(): Promise<void> {
       return;
     }
   }
+  // Settings for the services (README.md, Settings), validated before anything starts.
+  const envFile = process.env.WAP_ENV_FILE ?? path.join(ROOT, '.env');
+  const env = readEnvFile(envFile, new Set(settings().map((s) => s.variable)));
   writeFileSync(PID_FILE, String(process.pid));
   if (process.env.WAP_STOP_INFRA === '1') writeFileSync(INFRA_MARK, `${process.pid}\n`);
   const httpPort = Number(process.env.WAP_HTTP_PORT ?? 8080);
   const grpcBase = Number(process.env.WAP_GRPC_BASE_PORT ?? 50050);
   const fleet = new Fleet({
     infra: localInfra(),
-    dbPrefix: 'wap_',
+    dbPrefix: process.env.WAP_DB_PREFIX ?? 'wap_',
+    env,
     logDir: path.join(DATA, 'logs'),
     ports: {
       http: httpPort,
@@ -67,6 +73,7 @@ async function up(): Promise<void> {
     API docs: ${fleet.gatewayUrl}/docs
     Ready:    ${fleet.gatewayUrl}/readyz
     Logs:     ${path.join(DATA, 'logs')}/<service>.log
+    Settings: ${Object.keys(env).length ? `${Object.keys(env).join(', ')} from ${envFile}` : `none (${envFile} sets them; see .env.example)`}
   Ctrl-C or \`make down\` stops it.
 `);
 }

@@ -4,6 +4,8 @@ import { z } from 'zod';
 /** Variables every service reads; each service extends this with its own. */
 export const baseEnv = (grpcPort: number) =>
   serviceEnv({ grpcPort, database: true }).extend({
+    /** The service's name on its traces; read by the telemetry preload before config loads. */
+    OTEL_SERVICE_NAME: z.string().optional(),
     /** 127.0.0.1 on a laptop; 0.0.0.0 in a cluster. */
     GRPC_HOST: z.string().default('127.0.0.1'),
     /**

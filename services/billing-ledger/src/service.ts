@@ -1,19 +1,13 @@
 // The billing-ledger service: credits, holds, usage and concurrency slots.
-import { duration } from '@wap/config';
 import { creditsChangedSubject } from '@wap/events';
 import { ledger } from '@wap/proto';
 import { addService } from '@wap/rpc';
-import { baseEnv, type ServiceDefinition } from '@wap/service';
+import type { ServiceDefinition } from '@wap/service';
+import { env } from './config.js';
 import { Sweeper } from './jobs/sweeper.js';
 import { openLedger, systemClock } from './ledger.js';
 import { BalanceChanges } from './store/changes.js';
 import { LedgerDatabase } from './store/database.js';
-
-const env = baseEnv(50051).extend({
-  // How often expired holds are marked and lapsed leases deleted; reads treat
-  // both as gone in between, so this only bounds how long the rows linger.
-  HOLD_SWEEP_INTERVAL: duration().prefault('5s'),
-});
 
 export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
   name: 'billing-ledger',

@@ -1,9 +1,8 @@
 // The monitor service: scheduled page monitors, diffs and notifications.
 import { createPrismaAdapter } from '@wap/db';
-import { baseEnv, type ServiceDefinition } from '@wap/service';
+import type { ServiceDefinition } from '@wap/service';
+import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
-
-const env = baseEnv(50054);
 
 export const definition: ServiceDefinition<typeof env, PrismaClient> = {
   name: 'monitor',

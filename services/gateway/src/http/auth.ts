@@ -3,6 +3,30 @@ import type { RequestHandler } from 'express';
 import { bearerFrom, parseCredential, type Surface, secretMatches } from '../identity/credentials.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
 
+/** The realm named in every challenge: one protection space, the whole API. */
+export const REALM = 'api';
+
+/**
+ * The `WWW-Authenticate` challenge of a 401 (RFC 6750 section 3), by the
+ * `details.reason` of `unauthorized`. No credential: the bare challenge, with
+ * no error code (section 3.1). A header that is not one `Bearer <credential>`:
+ * `invalid_request`. A credential that is not valid (unknown, wrong secret,
+ * expired, revoked): `invalid_token`. The status stays 401 for all three, as
+ * the spec's closed set has it; clients branch on the body's `code`.
+ */
+export function bearerChallenge(reason: unknown): string {
+  const realm = `Bearer realm="${REALM}"`;
+  switch (reason) {
+    case 'missing':
+      return realm;
+    case 'malformed':
+    case 'multiple':
+      return `${realm}, error="invalid_request", error_description="send exactly one Authorization: Bearer <credential>"`;
+    default:
+      return `${realm}, error="invalid_token", error_description="the credential is unknown, expired or revoked"`;
+  }
+}
+
 /**
  * Resolves the request's one bearer credential to a principal, or answers 401.
  * A credential valid elsewhere but not on this surface answers 403 tenant_scope.

@@ -1,6 +1,7 @@
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { ErrorRequestHandler } from 'express';
+import { bearerChallenge } from './auth.js';
 
 /** body-parser's errors, as the spec's Error object. */
 function fromBodyParser(err: { type?: string; limit?: number }): ApiError | undefined {
@@ -21,7 +22,7 @@ function fromBodyParser(err: { type?: string; limit?: number }): ApiError | unde
 
 /**
  * Every failure leaves as the Error object: the code's status, its fixed
- * message, its details. Anything unexpected is `internal` with the request id
+ * message, its details (a 401 with its `WWW-Authenticate` challenge). Anything unexpected is `internal` with the request id
  * and is logged with its stack here, never sent.
  */
 export function errorHandler(log: Logger): ErrorRequestHandler {
@@ -32,6 +33,9 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const status = error instanceof ApiError ? error.status : 500;
     if (status >= 500) log.error({ err, requestId }, 'request failed');
     if (res.headersSent) return;
+    if (error instanceof ApiError && error.code === 'unauthorized') {
+      res.setHeader('WWW-Authenticate', bearerChallenge(error.details?.reason));
+    }
     res.status(status).json(body);
   };
 }

@@ -21,7 +21,8 @@ const TAG_DESCRIPTIONS: Record<Tag, string> = {
   Wallet: 'Payment methods for agent purchases.',
 };
 
-const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+/** A zod schema as the JSON Schema the document carries (the request side as input, the answer as output). */
+export const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io,
@@ -60,6 +61,7 @@ function errorResponses(codes: ErrorCode[]) {
         {
           description: list.map((c) => `\`${c}\`: ${ERRORS[c].when}`).join('\n\n'),
           ...(status === 429 ? { headers: rateLimitHeaders } : {}),
+          ...(status === 401 ? { headers: { 'WWW-Authenticate': challengeHeader } } : {}),
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/Error' },
@@ -70,6 +72,12 @@ function errorResponses(codes: ErrorCode[]) {
       ]),
   );
 }
+
+const challengeHeader = {
+  description:
+    'RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked.',
+  schema: { type: 'string' },
+};
 
 const rateLimitHeaders = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
@@ -107,7 +115,12 @@ export function openApiDocument(rows: Capability[], serverUrl: string) {
     if (row.request.body) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: toSchema(row.request.body, 'input') } },
+        content: {
+          'application/json': {
+            schema: toSchema(row.request.body, 'input'),
+            ...(row.example === undefined ? {} : { example: row.example }),
+          },
+        },
       };
       if (row.method === 'post') {
         (operation.parameters as unknown[]).push({

@@ -83,6 +83,12 @@ export interface Capability<
   /** `service_<group>_<verb>` */
   mcpTool: `service_${string}`;
   request: { params?: P; query?: Q; body?: B };
+  /**
+   * A valid request body, shown on `/docs` and in the OpenAPI document
+   * (required when the row has a body; examples.test.ts parses it with `body`).
+   * Without it the renderer builds one from the schema, which may not be valid.
+   */
+  example?: z.input<B>;
   response: R;
   /** Errors this route itself can answer, beyond the ones every authenticated route can. */
   errors: ErrorCode[];

@@ -142,6 +142,13 @@ export const crawlRow = capability({
   bills: ['page_load'],
   mcpTool: 'service_crawl_start',
   request: { body },
+  example: {
+    url: 'https://example.com/blog/',
+    limit: 50,
+    maxDepth: 2,
+    includePaths: ['^/blog/'],
+    scrapeOptions: { formats: ['markdown'], onlyMainContent: true },
+  },
   response: z.object({ success: z.literal(true), id: z.string(), crawl: crawlObject }),
   errors: ['page_unreachable', 'quota_exceeded'],
   handler: async ({ principal, upstreams, operationId, signal }, { body: b }) => {

@@ -54,11 +54,15 @@ export const scrapeOptions = z.object({
     .default(true)
     .describe('Keep only the main content, without navigation, footers and ads.'),
   includeTags: z
-    .array(z.string().max(200))
+    .array(z.string().min(1).max(200))
     .max(50)
     .optional()
     .describe('CSS selectors to keep; everything else is dropped.'),
-  excludeTags: z.array(z.string().max(200)).max(50).optional().describe('CSS selectors to remove before extraction.'),
+  excludeTags: z
+    .array(z.string().min(1).max(200))
+    .max(50)
+    .optional()
+    .describe('CSS selectors to remove before extraction.'),
   waitFor: z
     .number()
     .int()
@@ -172,6 +176,7 @@ export const scrapeRow = capability({
   bills: ['page_load'],
   mcpTool: 'service_scrape_page',
   request: { body },
+  example: { url: 'https://example.com/blog/hello-world', formats: ['markdown', 'links'], onlyMainContent: true },
   response: z.object({ success: z.literal(true), data: documentSchema, usage: usageObject }),
   errors: ['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'quota_exceeded', 'no_capacity'],
   handler: async ({ principal, upstreams, operationId, signal }, { body: input }) => {

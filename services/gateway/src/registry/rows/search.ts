@@ -34,6 +34,7 @@ export const searchRow = capability({
   bills: ['search_result', 'page_load'],
   mcpTool: 'service_search_query',
   request: { body },
+  example: { query: 'open source web crawler "robots.txt"', limit: 5, lang: 'en', country: 'us' },
   response: z.object({
     success: z.literal(true),
     data: z.array(hit),

@@ -29,7 +29,7 @@ export const usageRow = capability({
   tag: 'Usage',
   summary: 'Metered usage over a time range',
   description:
-    'Aggregates the usage already attached to each billable call, by meter, by capability and by UTC day. Free; safe to poll.',
+    'Aggregates the usage already attached to each billable call, by meter, by capability and by UTC day, over `[from, to)`: at most 366 days; `from` not before `to` is `400 bad_request` (`details.issues[].path` `query.from`). Free; safe to poll.',
   backend: 'billing-ledger',
   bills: [],
   mcpTool: 'service_usage_get',
@@ -39,9 +39,10 @@ export const usageRow = capability({
   handler: async ({ principal, upstreams }, { query }) => {
     const to = query.to ? new Date(query.to) : new Date();
     const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY);
-    if (from >= to) throw new ApiError('bad_request', { issues: [{ path: 'from', message: 'must be before `to`' }] });
+    if (from >= to)
+      throw new ApiError('bad_request', { issues: [{ path: 'query.from', message: 'must be before `to`' }] });
     if (to.getTime() - from.getTime() > 366 * DAY) {
-      throw new ApiError('bad_request', { issues: [{ path: 'from', message: 'the range is at most 366 days' }] });
+      throw new ApiError('bad_request', { issues: [{ path: 'query.from', message: 'the range is at most 366 days' }] });
     }
     const u = await upstreams.ledger.usage({
       workspaceId: principal.workspaceId,

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
+import { Fleet, freePort, localInfra, ROOT } from '@wap/fleet';
+import { call } from './api.js';
+
+const CLI = path.join(ROOT, 'libs/fleet/dist/cli.js');
+
+/** `make up`'s own command (libs/fleet/dist/cli.js up) with its data, ports, databases and .env of its own. */
+async function makeUp(dotenv: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wap-up-'));
+  writeFileSync(path.join(dir, '.env'), dotenv);
+  const infra = localInfra();
+  const dbPrefix = `t${randomBytes(4).toString('hex')}_`;
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '',
+    DATABASE_ADMIN_URL: infra.adminUrl,
+    NATS_URL: infra.natsUrl,
+    WAP_DATA_DIR: dir,
+    WAP_ENV_FILE: path.join(dir, '.env'),
+    WAP_DB_PREFIX: dbPrefix,
+    WAP_HTTP_PORT: String(await freePort()),
+    // Seven consecutive ports from a random base: a clash fails the start loudly, not the assertions.
+    WAP_GRPC_BASE_PORT: String(20_000 + Math.floor(Math.random() * 20_000)),
+  };
+  const child = spawn(process.execPath, [CLI, 'up'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  for (const stream of [child.stdout, child.stderr]) stream.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, output: () => output, dbPrefix, dir, infra };
+}
+
+async function upAndReady(run: Awaited<ReturnType<typeof makeUp>>): Promise<{ url: string; key: string }> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const up = /Gateway:\s+(\S+)\n\s+API key:\s+(\S+)/.exec(run.output());
+    if (up?.[1] && up[2]) return { url: up[1], key: up[2] };
+    if (run.child.exitCode !== null) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`make up did not come up:\n${run.output()}`);
+}
+
+const runs: Awaited<ReturnType<typeof makeUp>>[] = [];
+after(async () => {
+  for (const run of runs) {
+    if (run.child.exitCode === null) run.child.kill('SIGTERM');
+    await run.exited;
+    await new Fleet({ infra: run.infra, dbPrefix: run.dbPrefix, logDir: run.dir }).dropDatabases();
+  }
+});
+
+describe('make up', () => {
+  test('passes the settings of .env to the services it starts', async () => {
+    const run = await makeUp('# the gateway takes small bodies only\nMAX_BODY_BYTES=2048\nLOG_LEVEL=debug\n');
+    runs.push(run);
+    const { url, key } = await upAndReady(run);
+    assert.match(run.output(), /Settings: .*MAX_BODY_BYTES.* from /);
+    const r = await call(url, 'POST', '/v1/scrape', { key, body: { url: `https://example.com/${'a'.repeat(3_000)}` } });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal((r.body.details as { limit: number }).limit, 2048, 'the limit came from .env');
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
+  });
+
+  test('refuses a .env that sets what the fleet owns, or a variable no service reads, before starting anything', async () => {
+    for (const [dotenv, named] of [
+      ['DATABASE_URL=postgresql://elsewhere/db\n', /DATABASE_URL: set by the fleet for each service/],
+      ['EGRES_ALLOW=127.0.0.0/8\n', /EGRES_ALLOW: no service reads it/],
+    ] as const) {
+      const run = await makeUp(dotenv);
+      runs.push(run);
+      assert.equal(await run.exited, 1);
+      assert.match(run.output(), named);
+    }
+  });
+});

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { FLEET_OWNED } from './env-file.js';
+import { MEANINGS, README_PATH, renderReadme, settings } from './settings.js';
+
+describe('README settings table', () => {
+  it('matches the services config schemas (regenerate: node libs/fleet/dist/settings.js)', () => {
+    const current = readFileSync(README_PATH, 'utf8');
+    assert.equal(current, renderReadme(current));
+  });
+
+  it('gives every variable a service reads a meaning, and no meaning to a variable none reads', () => {
+    const names = settings().map((s) => s.variable);
+    assert.deepEqual(
+      names.filter((n) => !MEANINGS[n]),
+      [],
+    );
+    assert.deepEqual(
+      Object.keys(MEANINGS).filter((n) => !names.includes(n)),
+      [],
+    );
+    // What the fleet sets is a real setting (GATEWAY_ADDR aside: the fleet passes it, nothing reads it yet).
+    for (const owned of FLEET_OWNED.filter((n) => n !== 'GATEWAY_ADDR')) assert.ok(names.includes(owned), owned);
+  });
+
+  it('knows the settings a developer sets most', () => {
+    const egress = settings().find((s) => s.variable === 'EGRESS_ALLOW');
+    assert.deepEqual(egress?.services, ['crawl', 'browser-host']);
+    const grpc = settings().find((s) => s.variable === 'GRPC_PORT');
+    assert.equal(grpc?.defaults.get('gateway'), '50050');
+    assert.equal(grpc?.defaults.get('billing-ledger'), '50051');
+  });
+});

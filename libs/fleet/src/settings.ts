@@ -1,0 +1,137 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { FLEET_OWNED } from './env-file.js';
+import { ROOT, SERVICES, type ServiceName } from './fleet.js';
+
+/** The README's settings table sits between these markers. */
+export const README_PATH = path.join(ROOT, 'README.md');
+export const BEGIN =
+  '<!-- settings:begin (generated from each services/<name>/src/config.ts by `node libs/fleet/dist/settings.js`) -->';
+export const END = '<!-- settings:end -->';
+
+/** What each setting means, in a sentence; `default` only where the schema's would mislead (machine-dependent). */
+export const MEANINGS: Readonly<Record<string, { meaning: string; default?: string }>> = {
+  LOG_LEVEL: { meaning: 'fatal, error, warn, info, debug, trace or silent.' },
+  NATS_URL: { meaning: 'NATS JetStream (nats:// or tls://).' },
+  NATS_NAMESPACE: { meaning: 'Prefix of every stream and subject, so deployments can share one NATS.' },
+  DATABASE_URL: { meaning: "The service's own Postgres database." },
+  GRPC_HOST: { meaning: 'Where the gRPC server listens: 127.0.0.1 on a laptop, 0.0.0.0 in a cluster.' },
+  GRPC_PORT: { meaning: 'Port of the gRPC server (and its health service).' },
+  SHUTDOWN_TIMEOUT: { meaning: 'Time to drain in-flight work after SIGTERM (500ms, 30s, 5m).' },
+  OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: 'OTLP/HTTP collector for traces; unset, nothing is exported.' },
+  OTEL_SERVICE_NAME: { meaning: 'The service name on traces.' },
+  HTTP_HOST: { meaning: 'Where the public HTTP API listens.' },
+  HTTP_PORT: { meaning: 'Port of the public HTTP API (`make up`: WAP_HTTP_PORT).' },
+  BILLING_LEDGER_ADDR: { meaning: 'gRPC target of the ledger; unset on the gateway, its routes are not served.' },
+  CRAWL_ADDR: { meaning: 'gRPC target of crawl; unset, scrape, crawl and search are not served.' },
+  AGENT_ADDR: { meaning: 'gRPC target of agent; unset, its routes are not served.' },
+  MONITOR_ADDR: { meaning: 'gRPC target of monitor; unset, its routes are not served.' },
+  SESSION_RECORDER_ADDR: { meaning: 'gRPC target of session-recorder; unset, its routes are not served.' },
+  BROWSER_HOST_ADDR: { meaning: 'gRPC target of browser-host; unset, crawl fetches without a browser.' },
+  PUBLIC_URL: { meaning: 'Base URL clients use (behind an ingress); named in the OpenAPI servers.' },
+  MAX_BODY_BYTES: { meaning: 'Largest JSON request body; a larger one is 400 bad_request.' },
+  HOLD_SWEEP_INTERVAL: { meaning: 'How often expired holds and lapsed slot leases are swept.' },
+  EGRESS_ALLOW: {
+    meaning:
+      'CIDR ranges let through the egress guard, comma-separated (127.0.0.0/8 to scrape a local site). Empty: private, loopback and metadata addresses are refused.',
+  },
+  EXTRACT_THREADS: {
+    meaning: 'Threads that extract pages off the event loop; 0 extracts on it.',
+    default: 'cores - 1 (0 on 2 cores or fewer)',
+  },
+  CRAWL_CONCURRENCY: { meaning: 'Frontier messages one crawl process handles at once.' },
+  CRAWL_ACK_WAIT_MS: { meaning: 'A frontier message not acked in this time goes to another worker.' },
+  CRAWL_SWEEP_MS: { meaning: 'How often a worker looks for crawls that stopped moving.' },
+  CRAWL_IDLE_MS: { meaning: 'A crawl idle this long has its pending URLs queued again.' },
+  CRAWL_RETENTION_MS: { meaning: 'How long a settled crawl and its pages are kept (then 404).' },
+  SEARCH_PROVIDER: { meaning: "builtin (this workspace's pages), searxng or brave." },
+  SEARXNG_URL: { meaning: "SearXNG's base URL (its JSON format enabled)." },
+  BRAVE_API_KEY: { meaning: 'Brave Search API subscription token.' },
+  BRAVE_URL: { meaning: "Brave's endpoint; changed only for a local stand-in." },
+  CHROMIUM_PATH: { meaning: "Debian's Chromium; never a downloaded browser." },
+  BROWSER_POOL_SIZE: { meaning: 'Chromium processes kept running.' },
+  PAGES_PER_BROWSER: { meaning: 'Pages rendered at once in one Chromium.' },
+  RECYCLE_AFTER_PAGES: { meaning: 'A Chromium is replaced after this many pages.' },
+};
+
+export interface Setting {
+  variable: string;
+  services: ServiceName[];
+  /** Per service: the default as written, 'required', or undefined when unset means "not configured". */
+  defaults: Map<ServiceName, string | undefined>;
+}
+
+interface ZodLike {
+  shape: Record<string, { _zod: { def: { type: string; defaultValue?: unknown; innerType?: unknown } } }>;
+}
+
+/** Each service's environment schema: the `env` its config.ts exports (built, under dist/). */
+export function serviceSchemas(): Map<ServiceName, ZodLike> {
+  return new Map(SERVICES.map((s) => [s, require(path.join(ROOT, 'services', s, 'dist', 'config.js')).env as ZodLike]));
+}
+
+function defaultOf(field: ZodLike['shape'][string]): string | undefined {
+  const def = field._zod.def;
+  if (def.type === 'default' || def.type === 'prefault') return String(def.defaultValue);
+  if (def.type === 'optional') return undefined;
+  return 'required';
+}
+
+/** Every variable some service reads, in the order the services declare them. */
+export function settings(schemas = serviceSchemas()): Setting[] {
+  const byName = new Map<string, Setting>();
+  for (const [service, schema] of schemas) {
+    for (const [variable, field] of Object.entries(schema.shape)) {
+      const setting: Setting = byName.get(variable) ?? { variable, services: [], defaults: new Map() };
+      setting.services.push(service);
+      setting.defaults.set(service, defaultOf(field));
+      byName.set(variable, setting);
+    }
+  }
+  return [...byName.values()];
+}
+
+const code = (text: string) => `\`${text}\``;
+
+function defaultCell(setting: Setting): string {
+  const override = MEANINGS[setting.variable]?.default;
+  if (override) return override;
+  const values = new Set(setting.defaults.values());
+  const show = (v: string | undefined) =>
+    v === undefined ? 'unset' : v === 'required' ? 'required' : v === '' ? 'empty' : code(v);
+  if (values.size === 1) return show([...values][0]);
+  return [...setting.defaults].map(([s, v]) => `${s} ${show(v)}`).join(', ');
+}
+
+function servicesCell(setting: Setting): string {
+  return setting.services.length === SERVICES.length ? 'all' : setting.services.join(', ');
+}
+
+/** A markdown table aligned the way biome formats one, so `biome check` leaves it alone. */
+export function alignedTable(header: string[], rows: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, 3, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
+}
+
+/** The README's generated part: one row per variable. */
+export function renderSettings(list = settings()): string {
+  const rows = list.map((s) => {
+    const meaning = MEANINGS[s.variable]?.meaning ?? '';
+    const owned = FLEET_OWNED.includes(s.variable) ? ' Set by `make up` for each service.' : '';
+    return [code(s.variable), servicesCell(s), defaultCell(s), `${meaning}${owned}`];
+  });
+  return [BEGIN, '', ...alignedTable(['variable', 'service(s)', 'default', 'meaning'], rows), '', END].join('\n');
+}
+
+export function renderReadme(current: string, table = renderSettings()): string {
+  const begin = current.indexOf(BEGIN);
+  const end = current.indexOf(END);
+  if (begin < 0 || end < begin) throw new Error('README.md lacks the settings markers');
+  return `${current.slice(0, begin)}${table}${current.slice(end + END.length)}`;
+}
+
+if (require.main === module) {
+  writeFileSync(README_PATH, renderReadme(readFileSync(README_PATH, 'utf8')));
+  console.log(`wrote ${README_PATH}`);
+}
