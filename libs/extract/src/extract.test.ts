@@ -145,6 +145,16 @@ describe('extract: options', () => {
     assert.equal(text, 'Only this box.\n\nCopyright 2024 Example Org. All rights reserved.');
   });
 
+  it('says which includeTags selector matched nothing, instead of emptying the page silently', () => {
+    const page = articlePage('<div class="box"><p>Only this box.</p></div>');
+    const some = extract(page, URL, { includeTags: ['.box', '.missing'] });
+    assert.equal(some.text, 'Only this box.');
+    assert.deepEqual(some.warnings, ['includeTags selector matched nothing: .missing']);
+    const none = extract(page, URL, { includeTags: ['#nowhere'] });
+    assert.equal(none.text, '');
+    assert.deepEqual(none.warnings, ['includeTags selector matched nothing: #nowhere']);
+  });
+
   it('excludeTags removes matching elements before extraction', () => {
     const { text } = extract(articlePage('<p class="promo">Buy our course today.</p>'), URL, {
       excludeTags: ['.promo'],

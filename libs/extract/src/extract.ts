@@ -110,7 +110,7 @@ function contentOf(
 
 /** Firecrawl's includeTags: the page becomes the matching elements, in document order. */
 function keepOnly(page: Element, selectors: string[], warnings: string[]): void {
-  const matched = select(page, selectors, warnings);
+  const matched = select(page, selectors, warnings, 'includeTags');
   const chosen = new Set(matched);
   const copies = matched.filter((element) => !hasAncestorIn(element, chosen)).map((e) => e.cloneNode(true));
   while (page.firstChild) page.removeChild(page.firstChild);
@@ -122,11 +122,14 @@ function hasAncestorIn(element: Element, set: ReadonlySet<Element>): boolean {
   return false;
 }
 
-function select(page: Element, selectors: string[], warnings: string[]): Element[] {
+/** The elements matching any selector, in document order; a selector of `option` that matches nothing is said. */
+function select(page: Element, selectors: string[], warnings: string[], option?: 'includeTags'): Element[] {
   const found = new Set<Element>();
   for (const selector of selectors) {
     try {
-      for (const element of Array.from(page.querySelectorAll(selector))) found.add(element);
+      const matches = page.querySelectorAll(selector);
+      if (option && matches.length === 0) warnings.push(`${option} selector matched nothing: ${selector}`);
+      for (const element of Array.from(matches)) found.add(element);
     } catch {
       warnings.push(`invalid selector ignored: ${selector}`);
     }

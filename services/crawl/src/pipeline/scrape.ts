@@ -195,7 +195,7 @@ function refusedWarnings(blocked: readonly string[] = []): string[] {
   return unique.length > 10 ? [...shown, `and ${unique.length - 10} more refused requests`] : shown;
 }
 
-/** The requested formats of a loaded page. */
+/** The requested formats of a loaded page, with its metadata always. */
 export function toDocument(
   page: RawPage,
   options: crawl.ScrapeOptions,
@@ -217,7 +217,8 @@ export function toDocument(
     rawHtml: formats.has(Format.RAW_HTML) ? page.html : '',
     text: formats.has(Format.TEXT) ? extracted.text : '',
     links: formats.has(Format.LINKS) ? extracted.links : [],
-    metadata: formats.has(Format.METADATA) ? (JSON.parse(JSON.stringify(metadata)) as never) : undefined,
+    // Title, description, language and source URL come with every page, asked for or not (as Firecrawl's do).
+    metadata: JSON.parse(JSON.stringify(metadata)) as never,
     screenshot: page.screenshot ?? new Uint8Array(),
     statusCode: page.status,
     engine: page.engine,
