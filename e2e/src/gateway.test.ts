@@ -219,13 +219,13 @@ describe('errors', () => {
     assert.equal(year.status, 200, JSON.stringify(year.body));
   });
 
-  test('an oversized body: 400 with the limit', async () => {
+  test('an oversized body: 413 bad_request with the limit', async () => {
     const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
       key,
       rawBody: `{"url":"${'a'.repeat(2_000_000)}"}`,
       headers: { 'content-type': 'application/json' },
     });
-    assert.equal(r.status, 400);
+    assert.equal(r.status, 413);
     isError(r.body, 'bad_request');
     assert.equal((r.body.details as { limit: number }).limit, 1_048_576);
   });
@@ -242,6 +242,99 @@ describe('errors', () => {
       (r.body.details as { issues: { path: string }[] }).issues.map((i) => i.path),
       ['body'],
     );
+  });
+
+  const issuePaths = (body: unknown) =>
+    (body as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path);
+
+  test('a body sent as text/plain or with no content type: 415 bad_request, nothing done', async () => {
+    const json = '{"url":"https://example.com/"}';
+    const sent: [string, string | Uint8Array, Record<string, string>][] = [
+      ['text/plain', json, { 'content-type': 'text/plain' }],
+      ['no content type', new TextEncoder().encode(json), {}],
+      ['a form', json, { 'content-type': 'application/x-www-form-urlencoded' }],
+    ];
+    for (const [what, rawBody, headers] of sent) {
+      const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', { key, rawBody, headers });
+      assert.equal(r.status, 415, what);
+      isError(r.body, 'bad_request');
+      assert.deepEqual(issuePaths(r.body), ['header.Content-Type']);
+    }
+    const vendor = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key,
+      rawBody: '{"url": 5}',
+      headers: { 'content-type': 'application/merge-patch+json; charset=utf-8' },
+    });
+    assert.equal(vendor.status, 400, 'a +json type is JSON: read, then validated');
+    assert.deepEqual(issuePaths(vendor.body), ['body.url']);
+  });
+
+  test('an unknown field is refused by name, at any depth, in the body and the query', async () => {
+    const typo = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key,
+      body: { url: 'https://example.com/', format: ['markdown'] },
+    });
+    assert.equal(typo.status, 400, JSON.stringify(typo.body));
+    assert.deepEqual(issuePaths(typo.body), ['body.format']);
+    const deep = await call(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { url: 'https://example.com/', scrapeOptions: { onlyMainContents: false } },
+    });
+    assert.deepEqual(issuePaths(deep.body), ['body.scrapeOptions.onlyMainContents']);
+    const query = await call(fleet.gatewayUrl, 'GET', '/v1/credits?verbose=1', { key });
+    assert.equal(query.status, 400);
+    assert.deepEqual(issuePaths(query.body), ['query.verbose']);
+  });
+
+  test('a NUL anywhere in the input is 400 naming where, never a 500', async () => {
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['POST', '/v1/crawl', { url: 'https://example.com/', includePaths: ['/a\u0000'] }, 'body.includePaths.0'],
+      ['POST', '/v1/crawl', { url: 'https://example.com/', excludePaths: ['\u0000'] }, 'body.excludePaths.0'],
+      [
+        'POST',
+        '/v1/crawl',
+        { url: 'https://example.com/', scrapeOptions: { excludeTags: ['p\u0000'] } },
+        'body.scrapeOptions.excludeTags.0',
+      ],
+      ['POST', '/v1/scrape', { url: 'https://example.com/', headers: { 'x-a': 'b\u0000' } }, 'body.headers.x-a'],
+      ['POST', '/v1/scrape', { url: 'https://example.com/', headers: { 'x\u0000': 'b' } }, 'body.headers'],
+      ['POST', '/v1/search', { query: 'herons\u0000' }, 'body.query'],
+    ];
+    for (const [method, path, body, at] of cases) {
+      const r = await call(fleet.gatewayUrl, method, path, { key, body });
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${JSON.stringify(r.body)}`);
+      assert.deepEqual(issuePaths(r.body), [at]);
+    }
+    const query = await call(fleet.gatewayUrl, 'GET', '/v1/usage?from=%00', { key });
+    assert.equal(query.status, 400);
+    assert.deepEqual(issuePaths(query.body), ['query.from']);
+  });
+
+  test('headers no engine can send are 400 naming the header', async () => {
+    for (const [headers, at] of [
+      [{ 'bad name': 'x' }, 'body.headers.bad name'],
+      [{ 'x-split': 'a\r\nInjected: 1' }, 'body.headers.x-split'],
+      [{ 'x-accent': 'caf\u00e9' }, 'body.headers.x-accent'],
+    ] as const) {
+      for (const engine of ['fetch', 'browser']) {
+        const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+          key,
+          body: { url: 'https://example.com/', headers, engine },
+        });
+        assert.equal(r.status, 400, `${engine} ${JSON.stringify(headers)}: ${JSON.stringify(r.body)}`);
+        assert.ok(issuePaths(r.body).includes(at), JSON.stringify(r.body));
+      }
+    }
+  });
+
+  test('bad percent-encoding in a path is 400, with or without a credential', async () => {
+    for (const path of ['/v1/crawl/%FF', '/v1/crawl/%C3%28', '/v1/crawl/%', '/v1/crawl/%FF/results']) {
+      for (const withKey of [true, false]) {
+        const r = await call(fleet.gatewayUrl, 'GET', path, withKey ? { key } : {});
+        assert.ok(r.status === 400 || (!withKey && r.status === 401), `${path}: ${r.status} ${JSON.stringify(r.body)}`);
+        if (r.status === 400) isError(r.body, 'bad_request');
+      }
+    }
   });
 
   test('every response carries a request id, errors included', async () => {

@@ -22,11 +22,15 @@ export class ApiError extends Error {
   readonly details: ErrorDetails | undefined;
   readonly [BRAND] = true;
 
-  constructor(code: ErrorCode, details?: ErrorDetails, options?: { cause?: unknown }) {
+  /** `status` picks one of the code's `alsoStatuses` (HTTP's own cases, such as 415); the code's status otherwise. */
+  constructor(code: ErrorCode, details?: ErrorDetails, options?: { cause?: unknown; status?: number }) {
     if (!isErrorCode(code)) throw new TypeError('ApiError: not a code of the closed set');
-    super(ERRORS[code].message, options);
+    const spec = ERRORS[code];
+    if (options?.status !== undefined && !spec.alsoStatuses?.includes(options.status))
+      throw new TypeError(`ApiError: ${code} never answers ${options.status}`);
+    super(spec.message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
-    this.status = ERRORS[code].status;
+    this.status = options?.status ?? spec.status;
     this.details = details;
   }
 }

@@ -31,7 +31,8 @@ export function renderErrorsDoc(): string {
     for (const code of group.codes) {
       const spec = ERRORS[code];
       const grpc = `${spec.grpc} ${grpcNames.get(spec.grpc) ?? ''}`.trim();
-      const cells = [`\`${code}\``, String(spec.status), grpc, spec.message, spec.when, detailsCell(spec.details)];
+      const http = [spec.status, ...(spec.alsoStatuses ?? [])].join(', ');
+      const cells = [`\`${code}\``, http, grpc, spec.message, spec.when, detailsCell(spec.details)];
       lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
     }
   }

@@ -23,9 +23,10 @@ export const general: Entries<
   },
   bad_request: {
     status: 400,
+    alsoStatuses: [413, 415],
     grpc: G.INVALID_ARGUMENT,
     message: 'The request is malformed or fails validation.',
-    when: 'The body, path or query fails validation, or the body is larger than the size limit.',
+    when: 'The body, path or query fails validation (a field the route does not know is named too); 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`.',
     details: {
       oneOf: [details({ issues: issueList }), details({ limit: int('Largest accepted body, in bytes.') })],
     },

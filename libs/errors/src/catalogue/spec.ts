@@ -4,6 +4,8 @@ import type { JsonSchema } from '../json-schema.js';
 export interface ErrorSpec {
   /** HTTP status of the REST and MCP answer. */
   readonly status: number;
+  /** Other statuses the code may answer with, each for a named case (HTTP's own, such as 415). */
+  readonly alsoStatuses?: readonly number[];
   /** Fixed and human; clients branch on the code, so it never carries values. */
   readonly message: string;
   /** gRPC status number used between services. */

@@ -3,11 +3,14 @@ import type { Logger } from '@wap/log';
 import type { ErrorRequestHandler } from 'express';
 import { bearerChallenge } from './auth.js';
 
-/** body-parser's errors, as the spec's Error object. */
-function fromBodyParser(err: { type?: string; limit?: number }): ApiError | undefined {
+/** body-parser's and the router's errors about the request itself, as the spec's Error object. */
+function fromRequestError(err: { type?: string; limit?: number }): ApiError | undefined {
+  // The router decodes path segments: `%FF` or a lone `%` is the client's mistake, not ours.
+  if (err instanceof URIError)
+    return new ApiError('bad_request', { issues: [{ path: 'path', message: 'is not valid percent-encoding' }] });
   switch (err.type) {
     case 'entity.too.large':
-      return new ApiError('bad_request', { limit: err.limit });
+      return new ApiError('bad_request', { limit: err.limit }, { status: 413 });
     case 'entity.parse.failed':
       return new ApiError('bad_request', { issues: [{ path: 'body', message: 'is not valid JSON' }] });
     case 'encoding.unsupported':
@@ -27,7 +30,7 @@ function fromBodyParser(err: { type?: string; limit?: number }): ApiError | unde
  */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err, _req, res, _next) => {
-    const error = err instanceof ApiError ? err : (fromBodyParser(err) ?? err);
+    const error = err instanceof ApiError ? err : (fromRequestError(err) ?? err);
     const requestId = res.locals.requestId as string;
     const body = toErrorBody(error, requestId);
     const status = error instanceof ApiError ? error.status : 500;

@@ -1,22 +1,10 @@
 import { ApiError } from '@wap/errors';
 import express, { type RequestHandler, type Router } from 'express';
-import type { z } from 'zod';
 import type { Capability, HandlerContext } from '../registry/types.js';
+import { JSON_BODY_TYPES, parsePart, requireJsonBody } from './input.js';
 
 /** Express path syntax from the OpenAPI form: `/v1/crawl/{id}` → `/v1/crawl/:id`. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
-
-function parse<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.infer<S> | undefined {
-  if (!schema) return undefined;
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  throw new ApiError('bad_request', {
-    issues: result.error.issues.map((issue) => ({
-      path: [where, ...issue.path.map(String)].join('.'),
-      message: issue.message,
-    })),
-  });
-}
 
 export interface MountDeps {
   /** Runs before every capability: authentication, then the rate limit. */
@@ -32,7 +20,7 @@ export interface MountDeps {
 /** REST routes from the registry; a known path with another method answers 405. */
 export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const router = express.Router({ strict: false });
-  const json = express.json({ limit: deps.maxBodyBytes, type: () => true });
+  const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES });
   const methodsByPath = new Map<string, string[]>();
 
   for (const row of rows) {
@@ -48,9 +36,9 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
       });
       try {
         const input = {
-          params: parse(row.request.params, req.params, 'path'),
-          query: parse(row.request.query, req.query, 'query'),
-          body: parse(row.request.body, req.body, 'body'),
+          params: parsePart(row.request.params, req.params, 'path'),
+          query: parsePart(row.request.query, req.query, 'query'),
+          body: parsePart(row.request.body, req.body, 'body'),
         };
         const ctx: HandlerContext = { ...deps.context(res, abort.signal), signal: abort.signal };
         const result = await row.handler(ctx, input as never);
@@ -61,7 +49,7 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
         next(err);
       }
     };
-    const body = row.method === 'post' || row.method === 'put' ? [json] : [];
+    const body = row.method === 'post' || row.method === 'put' ? [requireJsonBody, json] : [];
     router[row.method](path, ...deps.guard, ...body, ...deps.beforeHandler, run);
   }
 

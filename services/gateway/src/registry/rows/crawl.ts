@@ -21,7 +21,7 @@ const isRegex = (p: string) => {
 };
 const pattern = z.string().max(500).refine(isRegex, 'not a valid regular expression');
 
-const body = z.object({
+const body = z.strictObject({
   url: z
     .url({ protocol: /^https?$/ })
     .max(8_192)
@@ -128,7 +128,7 @@ export function toCrawlJson(c: crawl.Crawl | undefined) {
   };
 }
 
-const params = z.object({ id: z.string().min(1).max(100).describe('The crawl id.') });
+const params = z.strictObject({ id: z.string().min(1).max(100).describe('The crawl id.') });
 
 export const crawlRow = capability({
   name: 'crawl',
@@ -197,7 +197,7 @@ export const crawlGetRow = capability({
   },
 });
 
-const resultsQuery = z.object({
+const resultsQuery = z.strictObject({
   cursor: z
     .string()
     .max(200)

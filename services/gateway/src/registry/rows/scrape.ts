@@ -1,4 +1,5 @@
 import { create } from '@bufbuild/protobuf';
+import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch';
 import { browser, crawl } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';
@@ -27,15 +28,15 @@ export function formatNames(formats: readonly crawl.Format[]): FormatName[] {
 }
 
 const action = z.discriminatedUnion('type', [
-  z.object({
+  z.strictObject({
     type: z.literal('wait'),
     milliseconds: z.number().int().min(0).max(60_000).optional(),
     selector: z.string().min(1).optional(),
   }),
-  z.object({ type: z.literal('click'), selector: z.string().min(1) }),
-  z.object({ type: z.literal('write'), text: z.string().max(10_000) }),
-  z.object({ type: z.literal('press'), key: z.string().min(1).max(40) }),
-  z.object({
+  z.strictObject({ type: z.literal('click'), selector: z.string().min(1) }),
+  z.strictObject({ type: z.literal('write'), text: z.string().max(10_000) }),
+  z.strictObject({ type: z.literal('press'), key: z.string().min(1).max(40) }),
+  z.strictObject({
     type: z.literal('scroll'),
     direction: z.enum(['up', 'down']).default('down'),
     selector: z.string().optional(),
@@ -43,12 +44,14 @@ const action = z.discriminatedUnion('type', [
 ]);
 
 /** Scrape options, named as Firecrawl names them so code can switch without rewriting. */
-export const scrapeOptions = z.object({
+export const scrapeOptions = z.strictObject({
   formats: z
     .array(z.enum(Object.keys(FORMATS) as [keyof typeof FORMATS, ...(keyof typeof FORMATS)[]]))
     .max(8)
     .default(['markdown'])
-    .describe('What to return. Default: markdown.'),
+    .describe(
+      'What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.',
+    ),
   onlyMainContent: z
     .boolean()
     .default(true)
@@ -71,7 +74,14 @@ export const scrapeOptions = z.object({
     .default(0)
     .describe('Milliseconds to wait after loading (renders in a browser).'),
   timeout: z.number().int().min(1_000).max(120_000).default(30_000).describe('Milliseconds the whole page may take.'),
-  headers: z.record(z.string(), z.string()).optional().describe('Extra request headers (cookies, user agent...).'),
+  headers: z
+    .record(
+      z.string().regex(HEADER_NAME, 'is not a valid header name').max(MAX_HEADER_NAME),
+      z.string().regex(HEADER_VALUE, 'is not a valid header value (visible ASCII only)').max(MAX_HEADER_VALUE),
+    )
+    .refine((h) => Object.keys(h).length <= 50, 'at most 50 headers')
+    .optional()
+    .describe('Extra request headers (cookies, user agent...): names are HTTP tokens, values visible ASCII.'),
   mobile: z.boolean().default(false).describe('Fetch as a mobile device.'),
   actions: z.array(action).max(50).optional().describe('Steps run in a browser before capture.'),
   maxAge: z

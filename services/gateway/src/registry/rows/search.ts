@@ -5,7 +5,7 @@ import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
 import { documentSchema, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
 
-const body = z.object({
+const body = z.strictObject({
   query: z.string().trim().min(1).max(1_000).describe('What to search for (web-search syntax: quotes, `-word`, `or`).'),
   limit: z.number().int().min(1).max(100).default(10).describe('Results wanted.'),
   lang: z.string().max(20).optional().describe('Language of the results, e.g. `en`.'),

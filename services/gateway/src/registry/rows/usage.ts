@@ -6,7 +6,7 @@ import { toUsageObject, usageObject } from '../usage-shape.js';
 
 const DAY = 86_400_000;
 
-const query = z.object({
+const query = z.strictObject({
   from: z.iso
     .datetime({ offset: true })
     .optional()
