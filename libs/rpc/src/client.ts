@@ -5,7 +5,11 @@ import { deserializer, methodPath, serializer } from './server.js';
 import type { CallOptions, GenService, GenServiceMethods, ServiceClient } from './types.js';
 
 export interface ClientSettings {
-  /** Deadline for calls that name none; there is no call without a deadline. */
+  /**
+   * Deadline for unary calls that name none; there is no unary call without a deadline.
+   * A server stream (an event feed, a live log) has one only when the call names it:
+   * it ends when the caller aborts or the server finishes it.
+   */
   defaultTimeoutMs?: number;
   credentials?: grpc.ChannelCredentials;
   channelOptions?: grpc.ChannelOptions;
@@ -60,7 +64,7 @@ export function createClient<S extends GenServiceMethods>(
       client[method.localName] = (request: unknown, options?: CallOptions) => ({
         async *[Symbol.asyncIterator]() {
           const call = channel.makeServerStreamRequest(path, serialize, deserialize, request, callMetadata(options), {
-            deadline: deadlineOf(options),
+            deadline: options?.timeoutMs === undefined ? Number.POSITIVE_INFINITY : deadlineOf(options),
           });
           options?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
           try {

@@ -166,3 +166,38 @@ test('Watch streams status changes', async () => {
   assert.deepEqual(seen, [SERVING, NOT_SERVING]);
   client.close();
 });
+
+test('a server stream outlives the default deadline of unary calls, and ends when the caller aborts', async () => {
+  const address = await serve({
+    ...notUsed,
+    check: async () => ({ status: SERVING }),
+    watch: async function* (_req, ctx) {
+      for (let i = 0; !ctx.signal.aborted; i++) {
+        yield { status: i % 2 === 0 ? SERVING : NOT_SERVING };
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  });
+  const client = createClient(health.Health, address, { defaultTimeoutMs: 150 });
+  const abort = new AbortController();
+  const started = Date.now();
+  let seen = 0;
+  for await (const _ of client.watch({ service: '' }, { signal: abort.signal })) {
+    // Six updates take at least 500 ms: more than three times the default deadline.
+    if (++seen === 6) break;
+  }
+  assert.equal(seen, 6);
+  assert.ok(Date.now() - started >= 500);
+  await assert.rejects(client.check({ service: '' }, { timeoutMs: 1 }), (e) => isApiError(e));
+  const timed = client.watch({ service: '' }, { timeoutMs: 150 });
+  await assert.rejects(
+    (async () => {
+      for await (const _ of timed) {
+        // runs until the named deadline ends it
+      }
+    })(),
+    (e) => isApiError(e) && e.code === 'deadline_exceeded',
+  );
+  abort.abort();
+  client.close();
+});
