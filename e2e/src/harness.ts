@@ -11,8 +11,9 @@ export async function startFleet(overrides: Partial<FleetSettings> = {}): Promis
     infra: localInfra(),
     dbPrefix: `t${randomBytes(4).toString('hex')}_`,
     logDir: mkdtempSync(path.join(tmpdir(), 'wap-fleet-')),
-    env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '10s' },
     ...overrides,
+    // Every answer is held to its row's response schema and every error code to the row's list.
+    env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '10s', STRICT_CONTRACTS: 'true', ...overrides.env },
   });
   await fleet.migrate();
   await fleet.start();

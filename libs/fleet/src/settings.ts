@@ -29,7 +29,11 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   SESSION_RECORDER_ADDR: { meaning: 'gRPC target of session-recorder; unset, its routes are not served.' },
   BROWSER_HOST_ADDR: { meaning: 'gRPC target of browser-host; unset, crawl fetches without a browser.' },
   PUBLIC_URL: { meaning: 'Base URL clients use (behind an ingress); named in the OpenAPI servers.' },
-  MAX_BODY_BYTES: { meaning: 'Largest JSON request body; a larger one is 400 bad_request.' },
+  MAX_BODY_BYTES: { meaning: 'Largest JSON request body; a larger one is 413 bad_request.' },
+  STRICT_CONTRACTS: {
+    meaning:
+      "Tests: an answer that breaks its row's response schema, or an error code the row does not declare, is a 500 (otherwise only logged).",
+  },
   HOLD_SWEEP_INTERVAL: { meaning: 'How often expired holds and lapsed slot leases are swept.' },
   EGRESS_ALLOW: {
     meaning:

@@ -18,6 +18,11 @@ export const env = baseEnv(50050).extend({
   BROWSER_HOST_ADDR: z.string().optional(),
   /** The base URL clients use (behind an ingress); named in the OpenAPI document's servers. */
   PUBLIC_URL: z.string().url().optional(),
+  /**
+   * Under test: an answer that breaks its row's response schema, or an error code the
+   * row does not declare, is answered as a 500 instead of only logged.
+   */
+  STRICT_CONTRACTS: z.stringbool().default(false),
   /** Largest JSON body accepted, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
 });

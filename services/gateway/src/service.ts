@@ -8,10 +8,11 @@ import { env } from './config.js';
 import { CreditViews } from './credit-views.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
-import { expireIdempotencyRecords } from './http/idempotency.js';
-import { RateLimiter, rateLimitPool } from './http/rate-limit.js';
 import { ApiKeyCache } from './identity/cache.js';
 import { type ApiKeyRow, IdentityStore } from './identity/store.js';
+import { IdempotencyStore } from './invoke/idempotency.js';
+import { Invoker } from './invoke/invoke.js';
+import { RateLimiter, rateLimitPool } from './invoke/rate-limit.js';
 import { buildRegistry } from './registry/index.js';
 import { type CreditsView, Upstreams } from './upstreams.js';
 
@@ -29,13 +30,19 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
     keys.start();
     // Normally listening within milliseconds; if not, requests read the database until it is.
     await Promise.race([keys.whenListening(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-    const app = createApp({
+    const idempotency = new IdempotencyStore(db.prisma);
+    const invoker = new Invoker({
       log,
-      db,
       limiter: new RateLimiter(limiterPool),
-      identity: new IdentityStore(db, keys),
+      idempotency,
       upstreams,
       creditViews,
+      strictContracts: config.STRICT_CONTRACTS,
+    });
+    const app = createApp({
+      log,
+      identity: new IdentityStore(db, keys),
+      invoker,
       registry,
       publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
       maxBodyBytes: config.MAX_BODY_BYTES,
@@ -54,7 +61,7 @@ export const definition: ServiceDefinition<typeof env, PooledDatabase<PrismaClie
       'http listening',
     );
     const sweep = setInterval(() => {
-      expireIdempotencyRecords(db.prisma).catch((err) => log.warn({ err }, 'idempotency sweep failed'));
+      idempotency.expire().catch((err) => log.warn({ err }, 'idempotency sweep failed'));
     }, 3_600_000);
     sweep.unref();
     return {

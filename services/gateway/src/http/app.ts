@@ -1,30 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { context } from '@opentelemetry/api';
-import type { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
-import type { CreditViews } from '../credit-views.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
+import type { Invoker } from '../invoke/invoke.js';
 import { openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
-import type { CreditsView, Upstreams } from '../upstreams.js';
 import { authenticate } from './auth.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
-import { idempotency, newOperationId } from './idempotency.js';
 import { mountRegistry } from './mount.js';
-import { type RateLimiter, rateLimit } from './rate-limit.js';
 
 export interface AppDeps {
   log: Logger;
-  db: PooledDatabase<PrismaClient>;
-  /** The rate limiter's own connections (asynchronous commit). */
-  limiter: RateLimiter;
   identity: IdentityStore;
-  upstreams: Upstreams;
-  creditViews: CreditViews<CreditsView>;
+  /** The one invoke path every surface calls registry rows through. */
+  invoker: Invoker;
   registry: Capability[];
   publicUrl: string;
   maxBodyBytes: number;
@@ -88,24 +80,9 @@ export function createApp(deps: AppDeps): express.Express {
 
   app.use(
     mountRegistry(deps.registry, {
-      guard: [authenticate(deps.identity, 'rest'), rateLimit(deps.limiter)],
-      beforeHandler: [idempotency(deps.db.prisma)],
+      guard: [authenticate(deps.identity, 'rest')],
+      invoker: deps.invoker,
       maxBodyBytes: deps.maxBodyBytes,
-      context: (res) => ({
-        principal: res.locals.principal as Principal,
-        requestId: res.locals.requestId as string,
-        operationId: (res.locals.operationId as string | undefined) ?? newOperationId(),
-        upstreams: deps.upstreams,
-        creditViews: deps.creditViews,
-        log: deps.log,
-      }),
-      // The workspace's next credits read asks the ledger. A request that failed here
-      // (a deadline, a client gone) may still be billed or released behind us: for a
-      // while nothing of that workspace is cached, until the ledger's announcement.
-      creditsMayHaveMoved: (res, failed) => {
-        const principal = res.locals.principal as Principal | undefined;
-        if (principal) deps.creditViews.changed(principal.workspaceId, failed ? 5_000 : 0);
-      },
     }),
   );
 

@@ -36,6 +36,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const status = error instanceof ApiError ? error.status : 500;
     if (status >= 500) log.error({ err, requestId }, 'request failed');
     if (res.headersSent) return;
+    const retryAfter = error instanceof ApiError ? error.details?.retryAfterSeconds : undefined;
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     if (error instanceof ApiError && error.code === 'unauthorized') {
       res.setHeader('WWW-Authenticate', bearerChallenge(error.details?.reason));
     }

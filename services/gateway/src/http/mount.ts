@@ -1,33 +1,68 @@
 import { ApiError } from '@wap/errors';
-import express, { type RequestHandler, type Router } from 'express';
-import type { Capability, HandlerContext } from '../registry/types.js';
-import { JSON_BODY_TYPES, parsePart, requireJsonBody } from './input.js';
+import express, { type RequestHandler, type Response, type Router } from 'express';
+import type { Principal } from '../identity/store.js';
+import type { Answer, Invoker } from '../invoke/invoke.js';
+import { type Capability, surfacesOf } from '../registry/types.js';
+import { JSON_BODY_TYPES, requireJsonBody } from './input.js';
 
 /** Express path syntax from the OpenAPI form: `/v1/crawl/{id}` → `/v1/crawl/:id`. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 export interface MountDeps {
-  /** Runs before every capability: authentication, then the rate limit. */
+  /** Runs before every capability: authentication. */
   guard: RequestHandler[];
-  /** Runs after the body is parsed, before the handler (idempotency). */
-  beforeHandler: RequestHandler[];
-  context(res: express.Response, signal: AbortSignal): Omit<HandlerContext, 'signal'>;
-  /** After every request that may move credits (any but a read), answered (`failed` false) or not. */
-  creditsMayHaveMoved(res: express.Response, failed: boolean): void;
+  invoker: Invoker;
   maxBodyBytes: number;
 }
 
-/** REST routes from the registry; a known path with another method answers 405. */
+/** Writes an answer as HTTP: JSON with its status, NDJSON lines, server-sent events, or a redirect. */
+async function write(res: Response, answer: Answer, signal: AbortSignal): Promise<void> {
+  switch (answer.kind) {
+    case 'json':
+      res.status(answer.status).json(answer.body);
+      return;
+    case 'redirect':
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(answer.status, answer.location);
+      return;
+    case 'ndjson':
+    case 'sse': {
+      const sse = answer.kind === 'sse';
+      res.status(200);
+      res.setHeader('Content-Type', sse ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8');
+      res.setHeader('Cache-Control', 'no-store');
+      if (sse) res.setHeader('X-Accel-Buffering', 'no'); // proxies pass events as they come
+      res.flushHeaders();
+      try {
+        for await (const item of answer.items) {
+          if (signal.aborted) break;
+          const line = JSON.stringify(item);
+          const ok = res.write(sse ? `data: ${line}\n\n` : `${line}\n`);
+          if (!ok) await new Promise((resolve) => res.once('drain', resolve));
+        }
+      } catch (err) {
+        // The status is gone: the stream says how it ended in its last frame, as the Error object.
+        const body = err instanceof ApiError ? { error: { code: err.code, message: err.message } } : undefined;
+        if (body && !signal.aborted)
+          res.write(sse ? `event: error\ndata: ${JSON.stringify(body)}\n\n` : `${JSON.stringify(body)}\n`);
+        if (!(err instanceof ApiError)) throw err;
+      } finally {
+        res.end();
+      }
+      return;
+    }
+  }
+}
+
+/** REST routes from the registry, each one call of the invoke path; a known path with another method answers 405. */
 export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const router = express.Router({ strict: false });
   const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES });
   const methodsByPath = new Map<string, string[]>();
 
-  for (const row of rows) {
+  for (const row of rows.filter((r) => surfacesOf(r).includes('rest'))) {
     const path = expressPath(row.path);
     methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), row.method.toUpperCase()]);
-    // A billed request charges; another write (a crawl's cancel) may release a hold.
-    const movesCredits = row.bills.length > 0 || row.method !== 'get';
     const run: RequestHandler = async (req, res, next) => {
       const abort = new AbortController();
       // Only a client that left before its answer aborts the work (an abort also builds a DOMException).
@@ -35,22 +70,23 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
         if (!res.writableFinished) abort.abort();
       });
       try {
-        const input = {
-          params: parsePart(row.request.params, req.params, 'path'),
-          query: parsePart(row.request.query, req.query, 'query'),
-          body: parsePart(row.request.body, req.body, 'body'),
-        };
-        const ctx: HandlerContext = { ...deps.context(res, abort.signal), signal: abort.signal };
-        const result = await row.handler(ctx, input as never);
-        if (movesCredits) deps.creditsMayHaveMoved(res, false);
-        res.status(200).json(result);
+        const answer = await deps.invoker.invoke({
+          row,
+          principal: res.locals.principal as Principal,
+          surface: 'rest',
+          input: { params: req.params, query: req.query, body: req.body },
+          requestId: res.locals.requestId as string,
+          idempotencyKey: req.header('idempotency-key'),
+          signal: abort.signal,
+          setHeader: (name, value) => res.setHeader(name, value),
+        });
+        await write(res, answer, abort.signal);
       } catch (err) {
-        if (movesCredits) deps.creditsMayHaveMoved(res, true);
         next(err);
       }
     };
     const body = row.method === 'post' || row.method === 'put' ? [requireJsonBody, json] : [];
-    router[row.method](path, ...deps.guard, ...body, ...deps.beforeHandler, run);
+    router[row.method](path, ...deps.guard, ...body, run);
   }
 
   for (const [path, methods] of methodsByPath) {

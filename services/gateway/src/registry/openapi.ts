@@ -109,7 +109,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string) {
           headers: { 'X-Request-Id': { schema: { type: 'string' } }, RateLimit: rateLimitHeaders.RateLimit },
           content: { 'application/json': { schema: toSchema(row.response, 'output') } },
         },
-        ...errorResponses([...COMMON_ERRORS, ...row.errors, ...(row.request.params ? (['not_found'] as const) : [])]),
+        ...errorResponses([...COMMON_ERRORS, ...row.errors]),
       },
     };
     if (row.request.body) {

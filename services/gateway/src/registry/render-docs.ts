@@ -121,8 +121,7 @@ function fieldTable(title: string, schema: z.ZodType, io: 'input' | 'output'): s
 
 /** Errors the route can answer beyond COMMON_ERRORS, by status. */
 function routeErrors(row: Capability): ErrorCode[] {
-  const own = [...row.errors, ...(row.request.params ? (['not_found'] as const) : [])];
-  return [...new Set(own)].sort((a, b) => ERRORS[a].status - ERRORS[b].status || a.localeCompare(b));
+  return [...new Set(row.errors)].sort((a, b) => ERRORS[a].status - ERRORS[b].status || a.localeCompare(b));
 }
 
 const errorList = (codes: ErrorCode[]) => codes.map((c) => `${ERRORS[c].status} \`${c}\``).join(', ');

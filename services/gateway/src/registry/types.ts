@@ -52,6 +52,28 @@ export interface HandlerContext {
   signal: AbortSignal;
 }
 
+/**
+ * How a row answers. JSON carries the row's `response` as its body with the
+ * status named here; a stream (NDJSON lines or server-sent events) yields
+ * items each shaped as `response`; a redirect answers a Location.
+ */
+export type AnswerKind =
+  | { kind: 'json'; status: 200 | 201 | 202 }
+  | { kind: 'ndjson' }
+  | { kind: 'sse' }
+  | { kind: 'redirect'; status: 302 | 303 | 307 };
+
+/** The surfaces a row can be served on; /connect is not a registry surface. */
+export type RowSurface = 'rest' | 'mcp';
+
+/** A redirect row's handler answers where to. */
+export interface Redirect {
+  location: string;
+}
+
+/** What a handler gives back for its row's answer kind: a body, the items of a stream, or a Location. */
+export type HandlerResult<R> = R | AsyncIterable<R> | Redirect;
+
 export interface CapabilityInput<P, Q, B> {
   params: P;
   query: Q;
@@ -89,11 +111,26 @@ export interface Capability<
    * Without it the renderer builds one from the schema, which may not be valid.
    */
   example?: z.input<B>;
+  /** The JSON body, or each item of a stream. */
   response: R;
-  /** Errors this route itself can answer, beyond the ones every authenticated route can. */
+  /** Default: JSON with 200. */
+  answer?: AnswerKind;
+  /** Default: REST and MCP. */
+  surfaces?: RowSurface[];
+  /**
+   * Errors this route itself can answer, beyond the ones every authenticated route can.
+   * A handler that raises another code breaks the contract: logged always, a 500 under
+   * STRICT_CONTRACTS (the tests), so the declaration cannot drift from the code.
+   */
   errors: ErrorCode[];
-  handler(ctx: HandlerContext, input: CapabilityInput<z.infer<P>, z.infer<Q>, z.infer<B>>): Promise<z.input<R>>;
+  handler(
+    ctx: HandlerContext,
+    input: CapabilityInput<z.infer<P>, z.infer<Q>, z.infer<B>>,
+  ): Promise<HandlerResult<z.input<R>>>;
 }
+
+export const answerOf = (row: Capability): AnswerKind => row.answer ?? { kind: 'json', status: 200 };
+export const surfacesOf = (row: Capability): RowSurface[] => row.surfaces ?? ['rest', 'mcp'];
 
 /** Keeps each row's handler typed by its own schemas. */
 export function capability<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(

@@ -190,7 +190,7 @@ export const crawlGetRow = capability({
   mcpTool: 'service_crawl_get',
   request: { params },
   response: z.object({ success: z.literal(true), crawl: crawlObject }),
-  errors: [],
+  errors: ['not_found'],
   handler: async ({ principal, upstreams, signal }, { params: p }) => {
     const out = await upstreams.crawl.getCrawl({ workspaceId: principal.workspaceId, crawlId: p.id }, { signal });
     return { success: true as const, crawl: toCrawlJson(out.crawl) };
@@ -224,7 +224,7 @@ export const crawlResultsRow = capability({
     data: z.array(documentSchema.extend({ depth: z.number().int() })),
     nextCursor: z.string().nullable(),
   }),
-  errors: [],
+  errors: ['not_found'],
   handler: async ({ principal, upstreams, signal }, { params: p, query: q }) => {
     const out = await upstreams.crawl.crawlResults(
       { workspaceId: principal.workspaceId, crawlId: p.id, cursor: q.cursor ?? '', pageSize: q.limit },
@@ -253,7 +253,7 @@ export const crawlCancelRow = capability({
   mcpTool: 'service_crawl_cancel',
   request: { params },
   response: z.object({ success: z.literal(true), crawl: crawlObject }),
-  errors: [],
+  errors: ['not_found'],
   handler: async ({ principal, upstreams, signal }, { params: p }) => {
     const out = await upstreams.crawl.cancelCrawl({ workspaceId: principal.workspaceId, crawlId: p.id }, { signal });
     return { success: true as const, crawl: toCrawlJson(out.crawl) };

@@ -1,6 +1,5 @@
 import { ApiError } from '@wap/errors';
 import { PLANS } from '@wap/plans';
-import type { RequestHandler } from 'express';
 import pg from 'pg';
 import type { Principal } from '../identity/store.js';
 
@@ -133,26 +132,23 @@ export class RateLimiter {
   }
 }
 
-/** Express guard: admits the principal's request or answers 429, with the IETF RateLimit headers either way. */
-export function rateLimit(limiter: RateLimiter): RequestHandler {
-  return async (_req, res, next) => {
-    try {
-      const principal = res.locals.principal as Principal;
-      const a = await limiter.admit(principal.workspaceId, PLANS[principal.plan].requestsPerMinute);
-      res.setHeader('RateLimit-Policy', `"workspace";q=${a.limit};w=${WINDOW_MS / 1000}`);
-      res.setHeader('RateLimit', `"workspace";r=${a.remaining};t=${a.resetSeconds}`);
-      if (!a.allowed) {
-        res.setHeader('Retry-After', String(a.resetSeconds));
-        throw new ApiError('concurrency_limit', {
-          kind: 'requests_per_minute',
-          limit: a.limit,
-          active: a.limit,
-          retryAfterSeconds: a.resetSeconds,
-        });
-      }
-      next();
-    } catch (err) {
-      next(err);
-    }
-  };
+/**
+ * Admits the principal's request or refuses it with 429 `concurrency_limit`;
+ * the IETF RateLimit headers are named either way (REST sends them, MCP need not).
+ */
+export async function admitRequest(
+  limiter: RateLimiter,
+  principal: Principal,
+  setHeader: (name: string, value: string) => void,
+): Promise<void> {
+  const a = await limiter.admit(principal.workspaceId, PLANS[principal.plan].requestsPerMinute);
+  setHeader('RateLimit-Policy', `"workspace";q=${a.limit};w=${WINDOW_MS / 1000}`);
+  setHeader('RateLimit', `"workspace";r=${a.remaining};t=${a.resetSeconds}`);
+  if (!a.allowed)
+    throw new ApiError('concurrency_limit', {
+      kind: 'requests_per_minute',
+      limit: a.limit,
+      active: a.limit,
+      retryAfterSeconds: a.resetSeconds,
+    });
 }
