@@ -21,6 +21,11 @@ export async function startFleet(overrides: Partial<FleetSettings> = {}): Promis
   return fleet;
 }
 
+/** A fleet for a bench: as production runs, without the tests' contract checks on every answer. */
+export function startBenchFleet(overrides: Partial<FleetSettings> = {}): Promise<Fleet> {
+  return startFleet({ ...overrides, env: { ...overrides.env, STRICT_CONTRACTS: 'false' } });
+}
+
 export function readLogLines(file: string): Record<string, unknown>[] {
   return readFileSync(file, 'utf8')
     .split('\n')

@@ -151,6 +151,32 @@ describe('scrape', () => {
     assert.ok(paths.includes('body.url') && paths.some((p) => p.startsWith('body.formats')), paths.join());
   });
 
+  test('maxAge serves the workspace’s stored copy without fetching, and the page is searchable at once', async () => {
+    const url = `${site.url}/articles/15`;
+    const first = await scrape({ url, engine: 'fetch' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.data.metadata.cached, false);
+    const fetched = site.stats.count('/articles/15');
+    const again = await scrape({ url, engine: 'fetch', maxAge: 600_000 });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.equal(again.body.data.metadata.cached, true);
+    assert.equal(again.body.data.markdown, first.body.data.markdown);
+    assert.equal(site.stats.count('/articles/15'), fetched, 'the site was not asked again');
+    assert.deepEqual(again.body.usage, { credits: 1, meters: { page_load: 1 } }, 'a stored copy is a page delivered');
+    const other = (await fleet.workspace('pro')).apiKey;
+    const theirs = await scrape({ url, engine: 'fetch', maxAge: 600_000 }, other);
+    assert.equal(theirs.body.data.metadata.cached, false, 'another workspace’s copy is never served');
+    const title = site.article(15).title;
+    const found = await call<{ data: { url: string }[] }>(fleet.gatewayUrl, 'POST', '/v1/search', {
+      key,
+      body: { query: title, limit: 5 },
+    });
+    assert.ok(
+      found.body.data.some((d) => d.url === url),
+      `searchable as soon as scraped: ${JSON.stringify(found.body)}`,
+    );
+  });
+
   test('the same X-Request-Id twice bills twice: the id the client sets keys no charge', async () => {
     const before = await credits();
     const headers = { 'x-request-id': 'same-request-id' };

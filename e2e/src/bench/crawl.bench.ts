@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Replica } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
-import { startFleet } from '../harness.js';
+import { startBenchFleet } from '../harness.js';
 import { answerParent, runInChild } from './child.js';
 import { cpuMeter, formatCpu } from './cpu.js';
 import { table } from './run-load.js';
@@ -104,7 +104,7 @@ function runCrawleeChild(url: string, limit: number | undefined, warmUrl?: strin
 const WORKERS = Number(process.env.BENCH_CRAWL_WORKERS ?? 1);
 
 async function crawlViaFleet(site: TestSite, warm: TestSite | undefined, workers = 1) {
-  const fleet = await startFleet({
+  const fleet = await startBenchFleet({
     env: {
       LOG_LEVEL: 'warn',
       EGRESS_ALLOW: '127.0.0.0/8',

@@ -18,7 +18,7 @@ import {
   scoreStructure,
 } from '@wap/extract/dist/eval/structure-score.js';
 import { ROOT } from '@wap/fleet';
-import { startFleet } from '../harness.js';
+import { startBenchFleet } from '../harness.js';
 
 const TARBALL =
   process.env.EXTRACTION_EVAL_TARBALL ??
@@ -45,7 +45,7 @@ async function main() {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
-  const fleet = await startFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
+  const fleet = await startBenchFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
   try {
     const { apiKey } = await fleet.workspace('scale');
     const extracted = new Map<string, string>();

@@ -4,7 +4,7 @@
 // credit view the gateway caches until the ledger announces a change
 // (decision 0008); GET /v1/usage asks the ledger over gRPC every time, for
 // comparison. Goal (issue 3): p99 under 20 ms at 1,000 requests/s.
-import { startFleet } from '../harness.js';
+import { startBenchFleet } from '../harness.js';
 import { cpuMeter, formatCpu } from './cpu.js';
 import { runLoad, startBareServer, table } from './run-load.js';
 
@@ -15,7 +15,9 @@ const WORKSPACES = Math.ceil((RATE * 1.5) / 100);
 
 async function main() {
   // BENCH_FLEET_ENV (JSON) adds settings to every service, e.g. to compare with tracing off.
-  const fleet = await startFleet({ env: { LOG_LEVEL: 'warn', ...JSON.parse(process.env.BENCH_FLEET_ENV ?? '{}') } });
+  const fleet = await startBenchFleet({
+    env: { LOG_LEVEL: 'warn', ...JSON.parse(process.env.BENCH_FLEET_ENV ?? '{}') },
+  });
   try {
     const keys: string[] = [];
     for (let i = 0; i < WORKSPACES; i++) keys.push((await fleet.workspace('scale')).apiKey);

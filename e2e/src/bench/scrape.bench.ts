@@ -6,7 +6,7 @@
 // requests K at a time; the in-process side runs in a child process so that,
 // as for the fleet, the test site has the bench process to itself.
 import { startTestSite } from '@wap/testsite';
-import { startFleet } from '../harness.js';
+import { startBenchFleet } from '../harness.js';
 import { answerParent, runInChild } from './child.js';
 import { table } from './run-load.js';
 
@@ -110,7 +110,7 @@ async function main() {
     });
     const inProcessRequests = site.stats.total;
 
-    const fleet = await startFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
+    const fleet = await startBenchFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
     let viaFleet: Run;
     try {
       const { apiKey } = await fleet.workspace('scale');

@@ -180,7 +180,12 @@ export class Fleet {
     const log = createWriteStream(logFile, { flags: 'a' });
     const proc = spawn(
       process.execPath,
-      ['--enable-source-maps', path.join(ROOT, 'services', service, 'dist', 'main.js')],
+      [
+        '--enable-source-maps',
+        // WAP_CPU_PROF_DIR: every service writes a V8 CPU profile there when it stops (profiling a bench).
+        ...(process.env.WAP_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WAP_CPU_PROF_DIR}`] : []),
+        path.join(ROOT, 'services', service, 'dist', 'main.js'),
+      ],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.serviceEnv(service), ...extra },

@@ -37,7 +37,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     const browserClient = config.BROWSER_HOST_ADDR
       ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
       : undefined;
-    const cache = new PageCache(db.prisma);
+    const cache = new PageCache(db);
     const index = new SearchIndex(db);
     const store = new CrawlStore(db);
     const frontier = new Frontier(new Publisher(nats.nc), config.NATS_NAMESPACE);
@@ -74,7 +74,7 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       server,
       crawl.CrawlService,
       {
-        scrape: scrapeRpc({ agent, allow, browser: browserClient, extractor, ledger: ledgerClient, cache, index, log }),
+        scrape: scrapeRpc({ agent, allow, browser: browserClient, extractor, ledger: ledgerClient, cache, log }),
         ...crawlRpcs({ store, ledger: ledgerClient, frontier, worker, allow }),
         search: searchRpc({
           agent,

@@ -4,15 +4,13 @@ import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { billedPage, type LedgerClient } from '../billing.js';
-import { formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { analyseOff, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey, type PageCache } from '../store/page-cache.js';
-import type { SearchIndex } from '../store/search-index.js';
 
 export interface ScrapeDeps extends PipelineDeps {
   ledger: LedgerClient;
+  /** The page cache; every fetched page also goes into the workspace's built-in search index. */
   cache: PageCache;
-  /** Every fetched page goes into the workspace's built-in search index. */
-  index: SearchIndex;
   log: Logger;
 }
 
@@ -29,6 +27,8 @@ export function scrapeRpc(deps: ScrapeDeps) {
       throw new ApiError('bad_request', { issues: [{ path: 'requestId', message: 'required' }] });
     const options = req.options ?? create(crawl.ScrapeOptionsSchema, {});
     const key = cacheKey(req.url, options);
+    // The page's copies are written while its charge settles, outside the held section.
+    let written: Promise<void> = Promise.resolve();
     const { result, usage } = await billedPage(
       deps.ledger,
       { workspaceId: req.workspaceId, requestId: req.requestId, capability: 'scrape' },
@@ -37,20 +37,16 @@ export function scrapeRpc(deps: ScrapeDeps) {
         const cached = wantsScreenshot(options)
           ? undefined
           : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
-        if (cached) return toDocument(cached, options, true);
+        if (cached) return toDocument(cached, options, true, await analyseOff(deps, cached, options, false));
         const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal);
-        const document = toDocument(page, options, false, extracted);
-        await Promise.all([
-          deps.cache
-            .store(req.workspaceId, key, req.url, page)
-            .catch((err) => deps.log.warn({ err }, 'page cache write failed')),
-          deps.index
-            .add(req.workspaceId, page.finalUrl, extracted)
-            .catch((err) => deps.log.warn({ err }, 'search index write failed')),
-        ]);
-        return document;
+        written = deps.cache
+          .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
+          .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
+        return toDocument(page, options, false, extracted);
       },
     );
+    // Answered once kept, so a scrape's page is searchable and cached when its answer arrives.
+    await written;
     return create(crawl.ScrapeResponseSchema, { document: result, usage });
   };
 }
