@@ -188,7 +188,15 @@ export class Fleet {
       ],
       {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...this.serviceEnv(service), ...extra },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          // Compiled code is kept between starts (keyed by each file's content): a service starts in
+          // about two thirds of the CPU, which a fleet of seven on two cores feels.
+          NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(ROOT, '.data', 'node-compile-cache'),
+          ...this.serviceEnv(service),
+          ...extra,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
