@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PooledDatabase } from '@wap/db';
-import { isPlanName, type PlanName } from '@wap/plans';
+import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -24,13 +24,6 @@ const USAGE = `usage: admin.js <command>
   key list <workspace>
   seed --key-file FILE [--workspace NAME] [--plan PLAN]
                                            a workspace and a working key, reused when FILE still holds one`;
-
-const PLAN_ENUM: Record<PlanName, ledger.Plan> = {
-  free: ledger.Plan.FREE,
-  builder: ledger.Plan.BUILDER,
-  pro: ledger.Plan.PRO,
-  scale: ledger.Plan.SCALE,
-};
 
 const OPTIONS = {
   plan: { type: 'string' },
@@ -71,19 +64,13 @@ async function openAccount(workspaceId: string, plan: PlanName, allowance?: stri
   try {
     await client.ensureAccount({
       workspaceId,
-      plan: PLAN_ENUM[plan],
+      plan: plans.toEnum(plan),
       ...(allowance !== undefined ? { monthlyAllowanceMillicredits: millicredits(allowance) } : {}),
     });
   } finally {
     client.close();
   }
 }
-
-const GRANT_KINDS: Record<string, ledger.GrantKind> = {
-  promotional: ledger.GrantKind.PROMOTIONAL,
-  student: ledger.GrantKind.STUDENT,
-  purchased: ledger.GrantKind.PURCHASED,
-};
 
 async function main(args: string[]): Promise<void> {
   let parsed: ReturnType<typeof parse>;
@@ -122,8 +109,8 @@ async function main(args: string[]): Promise<void> {
       console.log(JSON.stringify({ workspaceId: ws.id, plan: ws.plan }));
     } else if (noun === 'credits' && verb === 'grant' && arg && value) {
       const ws = await workspaceOf(arg);
-      const kind = GRANT_KINDS[opts.kind];
-      if (!kind) throw new Error('--kind is promotional, student or purchased');
+      const kind = grantKinds.toEnum(opts.kind);
+      if (!kind) throw new Error(`--kind is one of ${GRANT_KIND_NAMES.join(', ')}`);
       const lapses = new Date(opts.lapses ?? Date.now() + 365 * 86_400_000);
       if (Number.isNaN(lapses.getTime())) throw new Error('--lapses is an ISO date');
       const client = ledgerClient();

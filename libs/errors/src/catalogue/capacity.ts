@@ -1,9 +1,8 @@
+import { PLAN_NAMES } from '@wap/plans';
 import { z } from 'zod';
 import { GRPC_STATUS as G } from '../grpc-status.js';
 import { retryAfterSeconds } from './shared.js';
 import type { Entries } from './spec.js';
-
-const PLANS = ['free', 'builder', 'pro', 'scale'];
 
 /**
  * Money runs out → 402, throughput limits → 429, our own shortage → 503.
@@ -69,8 +68,8 @@ export const capacity: Entries<
     message: "The workspace's plan does not include this capability.",
     when: 'The call uses a capability or option that only a higher plan includes.',
     details: z.strictObject({
-      plan: z.enum(PLANS).describe('Lowest plan that includes it.'),
-      current: z.enum(PLANS).describe("The workspace's plan."),
+      plan: z.enum(PLAN_NAMES).describe('Lowest plan that includes it.'),
+      current: z.enum(PLAN_NAMES).describe("The workspace's plan."),
     }),
   },
   capability_unavailable: {
