@@ -1,8 +1,8 @@
-// Crash test (issue 4): the ledger runs as its own process; a burst of settles
-// and charges is in flight when it is killed with SIGKILL; after a restart the
-// client replays every request it sent, with the same keys, and every charge
-// must have been applied exactly once: once if it committed before the kill,
-// once if only the replay got through, never twice.
+// Crash test (docs/billing.md, Invariants): the ledger runs as its own
+// process; a burst of settles and charges is in flight when it is killed with
+// SIGKILL; after a restart the client replays every request it sent, with the
+// same keys, and every charge must have been applied exactly once: once if it
+// committed before the kill, once if only the replay got through, never twice.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { isApiError } from '@wap/errors';
