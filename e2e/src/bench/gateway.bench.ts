@@ -3,7 +3,7 @@
 // in processes of their own. GET /v1/credits is auth, the rate limit and a
 // credit view the gateway caches until the ledger announces a change
 // (decision 0008); GET /v1/usage asks the ledger over gRPC every time, for
-// comparison. Goal (issue 3): p99 under 20 ms at 1,000 requests/s.
+// comparison. Goal (decision 0008): p99 under 20 ms at 1,000 requests/s.
 import { startBenchFleet } from '../harness.js';
 import { cpuMeter, formatCpu } from './cpu.js';
 import { runLoad, startBareServer, table } from './run-load.js';

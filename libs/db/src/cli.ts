@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 // wap-db: what a service's deploy Job and its developers run. Logs go to
 // stderr, results to stdout; any failure exits non-zero with one line.
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { databaseUrlFor, ensureDatabase } from './database';
 import { diffMigration } from './diff';
 import type { LogFn } from './engine';
@@ -44,8 +45,21 @@ async function databaseUrl(): Promise<string> {
   return url;
 }
 
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: { 'rolled-back': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    });
+  } catch (e) {
+    throw new UsageError(e instanceof Error ? e.message : String(e));
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
+  const { values, positionals } = parse(argv);
+  const [command, ...rest] = values.help ? ['--help'] : positionals;
   switch (command) {
     case 'migrate': {
       const { migrationsDir } = paths(rest[0]);
@@ -66,8 +80,7 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'resolve': {
       const { migrationsDir } = paths(rest[0]);
-      const flag = rest.indexOf('--rolled-back');
-      const migration = flag >= 0 ? rest[flag + 1] : undefined;
+      const migration = values['rolled-back'];
       if (!migration) throw new UsageError('missing --rolled-back <migration>');
       // Guards against typos: the engine would only say it was never applied.
       const known = (await readMigrations(migrationsDir)).migrationDirectories.map((d) => d.path);
@@ -77,7 +90,6 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case undefined:
-    case '-h':
     case '--help':
       process.stdout.write(`${USAGE}\n`);
       if (command === undefined) process.exitCode = 2;

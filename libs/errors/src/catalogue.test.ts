@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ERROR_CODES, ERROR_GROUPS, ERRORS, errorSchema, type JsonSchema } from './index.js';
+import { ERROR_CODES, ERROR_GROUPS, ERRORS, errorSchema, type JsonSchema, toJsonSchema } from './index.js';
 
 // Copied by hand from the interface spec, part 7, so a drift in ERROR_CODES fails here.
 const SPEC_CODES = `
@@ -51,7 +51,7 @@ describe('catalogue', () => {
       assert.match(spec.message, /^[A-Z][^\n]*\.$/, 'one sentence');
       assert.doesNotMatch(spec.message, /\d|[{}%$<>`]/, 'no digits or placeholders');
       assert.ok(spec.when.length > 20, 'says when it is raised');
-      assert.ok(isDetailsSchema(spec.details), 'details is an object schema');
+      assert.ok(isDetailsSchema(toJsonSchema(spec.details)), 'details is an object schema');
     });
   }
 
@@ -87,10 +87,12 @@ describe('catalogue', () => {
 describe('errorSchema', () => {
   it('enumerates every code and requires code and message', () => {
     const schema = errorSchema();
+    const property = (name: string) => schema.properties?.[name] as JsonSchema | undefined;
     assert.deepEqual(schema.required, ['code', 'message']);
-    assert.deepEqual(schema.properties?.code?.enum, [...ERROR_CODES]);
-    assert.equal(schema.properties?.message?.type, 'string');
-    assert.equal(schema.properties?.details?.type, 'object');
+    assert.deepEqual(property('code')?.enum, [...ERROR_CODES]);
+    assert.equal(property('message')?.type, 'string');
+    assert.equal(property('details')?.type, 'object');
+    assert.equal(schema.additionalProperties, false);
   });
 
   it('is plain JSON', () => {
@@ -99,7 +101,8 @@ describe('errorSchema', () => {
 });
 
 function isDetailsSchema(schema: JsonSchema): boolean {
-  if (schema.oneOf) return schema.oneOf.length > 0 && schema.oneOf.every(isDetailsSchema);
+  if (schema.oneOf)
+    return schema.oneOf.length > 0 && schema.oneOf.every((s) => typeof s === 'object' && isDetailsSchema(s));
   if (schema.type !== 'object' || schema.additionalProperties !== false) return false;
   const names = Object.keys(schema.properties ?? {});
   return (schema.required ?? []).every((r) => names.includes(r));

@@ -1,28 +1,17 @@
+import { z } from 'zod';
 import { ERROR_CODES } from './codes.js';
-import type { JsonSchema } from './json-schema.js';
+import { type JsonSchema, toJsonSchema } from './json-schema.js';
 
-/** The Error object (spec part 7) as an OpenAPI 3.1 / JSON Schema 2020-12 schema. */
+/** The Error object (spec part 7). */
+export const errorObject = z
+  .strictObject({
+    code: z.enum(ERROR_CODES).describe('Stable identifier of the failure; branch on this.'),
+    message: z.string().describe('Fixed human text for the code; never parse it.'),
+    details: z.record(z.string(), z.unknown()).optional().describe('Shape depends on `code`; see docs/errors.md.'),
+  })
+  .meta({ title: 'Error' });
+
+/** The Error object as an OpenAPI 3.1 / JSON Schema 2020-12 schema. */
 export function errorSchema(): JsonSchema {
-  return {
-    title: 'Error',
-    type: 'object',
-    required: ['code', 'message'],
-    properties: {
-      code: {
-        type: 'string',
-        enum: [...ERROR_CODES],
-        description: 'Stable identifier of the failure; branch on this.',
-      },
-      message: {
-        type: 'string',
-        description: 'Fixed human text for the code; never parse it.',
-      },
-      details: {
-        type: 'object',
-        additionalProperties: true,
-        description: 'Shape depends on `code`; see docs/errors.md.',
-      },
-    },
-    additionalProperties: false,
-  };
+  return toJsonSchema(errorObject);
 }

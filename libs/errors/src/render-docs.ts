@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ERRORS } from './catalogue/index.js';
 import { ERROR_GROUPS } from './codes.js';
 import { GRPC_STATUS } from './grpc-status.js';
-import type { JsonSchema } from './json-schema.js';
+import { type JsonSchema, toJsonSchema } from './json-schema.js';
 
 /** Where the rendered table is committed; render-docs.test.ts keeps it current. */
 export const ERRORS_DOC_PATH = join(__dirname, '../../../docs/errors.md');
@@ -32,7 +32,7 @@ export function renderErrorsDoc(): string {
       const spec = ERRORS[code];
       const grpc = `${spec.grpc} ${grpcNames.get(spec.grpc) ?? ''}`.trim();
       const http = [spec.status, ...(spec.alsoStatuses ?? [])].join(', ');
-      const cells = [`\`${code}\``, http, grpc, spec.message, spec.when, detailsCell(spec.details)];
+      const cells = [`\`${code}\``, http, grpc, spec.message, spec.when, detailsCell(toJsonSchema(spec.details))];
       lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
     }
   }
@@ -45,7 +45,8 @@ function detailsCell(schema: JsonSchema): string {
 }
 
 /** A TypeScript-like one-line rendering, short enough for a table cell. */
-function shapeOf(schema: JsonSchema): string {
+function shapeOf(schema: JsonSchema | boolean): string {
+  if (typeof schema === 'boolean') return 'unknown';
   if (schema.oneOf) return schema.oneOf.map(shapeOf).join(' or ');
   if (schema.enum) return schema.enum.map((v) => JSON.stringify(v)).join(' | ');
   switch (schema.type) {
@@ -57,11 +58,11 @@ function shapeOf(schema: JsonSchema): string {
       return fields.length === 0 ? '{}' : `{ ${fields.join(', ')} }`;
     }
     case 'array':
-      return `${schema.items ? shapeOf(schema.items) : 'unknown'}[]`;
+      return `${schema.items && !Array.isArray(schema.items) ? shapeOf(schema.items) : 'unknown'}[]`;
     case undefined:
       return 'unknown';
     default:
-      return schema.type;
+      return [schema.type].flat().join(' | ');
   }
 }
 

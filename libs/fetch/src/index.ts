@@ -11,4 +11,12 @@ export {
   requireText,
 } from './fetch-page.js';
 export { HEADER_NAME, HEADER_VALUE, headerProblem, MAX_HEADER_NAME, MAX_HEADER_VALUE } from './headers.js';
+export {
+  type BrowserIdentity,
+  browserIdentity,
+  CHROMIUM_MAJOR,
+  CLIENT_HINT_HEADERS,
+  chromiumBrands,
+  versionOf,
+} from './identity.js';
 export { DESKTOP_USER_AGENT, MOBILE_USER_AGENT, type RawResponse, type Redirect } from './request.js';

@@ -6,11 +6,12 @@ import { defaultFetchAgent, type FetchAgent } from './agent.js';
 import { ACCEPT_ENCODING, decodeContent, readCapped, tooLarge } from './body.js';
 import { classify, FetchFailure, unreachable } from './failure.js';
 import { headerProblem } from './headers.js';
+import { browserIdentity, CLIENT_HINT_HEADERS } from './identity.js';
 
-export const DESKTOP_USER_AGENT =
-  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-export const MOBILE_USER_AGENT =
-  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+const DESKTOP = browserIdentity(false);
+const MOBILE = browserIdentity(true);
+export const DESKTOP_USER_AGENT = DESKTOP.userAgent;
+export const MOBILE_USER_AGENT = MOBILE.userAgent;
 
 export interface RequestOptions {
   /** The guarded connection pool; default the shared one with no allow-list. */
@@ -97,7 +98,8 @@ export async function request(input: string | URL, options: RequestOptions, acce
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers,
+        // Chromium sends its client hints to secure origins only.
+        headers: trustworthy(url) ? headers : without(headers, CLIENT_HINT_HEADERS),
         signal,
         headersTimeout: options.headersTimeoutMs ?? budget,
         bodyTimeout: options.bodyTimeoutMs ?? budget,
@@ -193,8 +195,10 @@ function translate(
 }
 
 function requestHeaders(options: RequestOptions, accept: string): Record<string, string> {
+  const identity = options.mobile ? MOBILE : DESKTOP;
   const headers: Record<string, string> = {
-    'user-agent': options.mobile ? MOBILE_USER_AGENT : DESKTOP_USER_AGENT,
+    'user-agent': identity.userAgent,
+    ...identity.clientHints,
     accept,
     'accept-language': 'en-US,en;q=0.9',
   };
@@ -207,6 +211,18 @@ function requestHeaders(options: RequestOptions, accept: string): Record<string,
   }
   headers['accept-encoding'] = ACCEPT_ENCODING;
   return headers;
+}
+
+/** A potentially trustworthy origin in the browser's sense: HTTPS, or loopback. */
+function trustworthy(url: URL): boolean {
+  const host = url.hostname;
+  return (
+    url.protocol === 'https:' ||
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host.startsWith('127.') ||
+    host === '[::1]'
+  );
 }
 
 function without(headers: Record<string, string>, names: readonly string[]): Record<string, string> {

@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 // `make up` / `make down`: the whole fleet on loopback, in the foreground.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import { readEnvFile } from './env-file.js';
 import { Fleet, localInfra, ROOT, SERVICES, type ServiceName } from './fleet.js';
 import { settings } from './settings.js';
@@ -96,7 +97,8 @@ function isAlive(pid: number): boolean {
   }
 }
 
-const command = process.argv[2];
+// Loose on purpose: `make up` passes nothing else, and an unknown flag should not stop the fleet from starting.
+const command = parseArgs({ strict: false, allowPositionals: true }).positionals[0];
 if (command === 'up')
   void up().catch((err) => {
     console.error(`make up failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -1,3 +1,6 @@
+import { ledger } from '@wap/proto';
+import { protoNames } from './proto-names.js';
+
 /** The plans of the spec (part 8): one table every service reads. */
 export const PLAN_NAMES = ['free', 'builder', 'pro', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
@@ -18,3 +21,10 @@ export const PLANS: Readonly<Record<PlanName, PlanLimits>> = {
 export function isPlanName(value: unknown): value is PlanName {
   return typeof value === 'string' && (PLAN_NAMES as readonly string[]).includes(value);
 }
+
+/** Plans and the ledger contract's `Plan` enum. */
+export const plans = protoNames<PlanName, ledger.Plan>(ledger.PlanSchema, PLAN_NAMES);
+
+export { GRANT_KIND_NAMES, type GrantKindName, grantKinds } from './grant-kinds.js';
+export { METER_NAMES, type MeterName, meters } from './meters.js';
+export type { ProtoNames } from './proto-names.js';

@@ -1,15 +1,15 @@
-// Crash test (issue 4): the ledger runs as its own process; a burst of settles
-// and charges is in flight when it is killed with SIGKILL; after a restart the
-// client replays every request it sent, with the same keys, and every charge
-// must have been applied exactly once: once if it committed before the kill,
-// once if only the replay got through, never twice.
+// Crash test (docs/billing.md, Invariants): the ledger runs as its own
+// process; a burst of settles and charges is in flight when it is killed with
+// SIGKILL; after a restart the client replays every request it sent, with the
+// same keys, and every charge must have been applied exactly once: once if it
+// committed before the kill, once if only the replay got through, never twice.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { priceUsage } from './domain/pricing.js';
-import { METER_NAMES } from './rpc/convert.js';
+import { meterName } from './rpc/convert.js';
 import {
   freePort,
   freshDatabase,
@@ -46,7 +46,7 @@ const call = (client: LedgerClient, sent: Sent) =>
   sent.op === 'settle' ? client.settle(sent.request) : client.charge(sent.request);
 
 const priceOf = (meters: ledger.MeterQuantity[]) =>
-  priceUsage(meters.map((m) => ({ meter: METER_NAMES[m.meter]!, quantity: m.quantity }))).millicredits;
+  priceUsage(meters.map((m) => ({ meter: meterName(m.meter)!, quantity: m.quantity }))).millicredits;
 
 test('SIGKILL mid-burst, restart, replay: every charge applied exactly once', { timeout: 90_000 }, async () => {
   const port = await freePort();

@@ -1,10 +1,11 @@
-// Model-based test of the ledger (issue 4): thousands of random Authorize /
-// Settle / Void / Charge / Grant calls, retries with the same key (and with a
-// changed request), hold expiry and lapses as the clock jumps, from several
-// concurrent clients through the real gRPC server against real Postgres.
-// Each client owns an account whose every answer the model predicts exactly,
-// and all clients share one account checked for order-independent invariants.
-// The expiry sweep runs alongside. Replay a failure with MODEL_SEED=<seed>.
+// Model-based test of the ledger (docs/billing.md, Invariants): thousands of
+// random Authorize / Settle / Void / Charge / Grant calls, retries with the
+// same key (and with a changed request), hold expiry and lapses as the clock
+// jumps, from several concurrent clients through the real gRPC server against
+// real Postgres. Each client owns an account whose every answer the model
+// predicts exactly, and all clients share one account checked for
+// order-independent invariants. The expiry sweep runs alongside. Replay a
+// failure with MODEL_SEED=<seed>.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ledger } from '@wap/proto';

@@ -1,17 +1,24 @@
 import { ApiError } from '@wap/errors';
+import { browserIdentity, versionOf } from '@wap/fetch';
 import { browser as proto } from '@wap/proto';
 import type { Browser, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
 import type { EgressProxy } from './egress/proxy.js';
 
 const DESKTOP = {
-  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
   viewport: { width: 1366, height: 900, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
 };
 const MOBILE = {
-  userAgent:
-    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36',
   viewport: { width: 412, height: 915, deviceScaleFactor: 2.625, isMobile: true, hasTouch: true },
+  platform: 'Linux armv81',
 };
+
+// The identity of the Chromium really running (docs/decisions/0011-browser-identity.md), read once per browser.
+const versions = new WeakMap<Browser, Promise<string>>();
+async function identityOf(browser: Browser, mobile: boolean) {
+  const version = versions.get(browser) ?? browser.version();
+  versions.set(browser, version);
+  return browserIdentity(mobile, versionOf(await version));
+}
 
 const WAIT_UNTIL: Record<number, PuppeteerLifeCycleEvent> = {
   [proto.WaitUntil.UNSPECIFIED]: 'load',
@@ -90,7 +97,12 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
     signal.addEventListener('abort', () => void page.close().catch(() => undefined), { once: true });
     await page.authenticate({ username: tenant.username, password: tenant.password });
     const profile = req.mobile ? MOBILE : DESKTOP;
-    await page.setUserAgent({ userAgent: profile.userAgent });
+    const identity = await identityOf(browser, req.mobile);
+    await page.setUserAgent({
+      userAgent: identity.userAgent,
+      userAgentMetadata: identity.metadata,
+      ...(req.mobile ? { platform: MOBILE.platform } : {}),
+    });
     await page.setViewport(profile.viewport);
     if (Object.keys(req.headers).length > 0) await page.setExtraHTTPHeaders(req.headers);
     page.setDefaultTimeout(timeout);

@@ -3,9 +3,10 @@
 // It reads the gateway's own environment (DATABASE_URL, BILLING_LEDGER_ADDR).
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { PooledDatabase } from '@wap/db';
-import { isPlanName, type PlanName } from '@wap/plans';
+import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -24,22 +25,25 @@ const USAGE = `usage: admin.js <command>
   seed --key-file FILE [--workspace NAME] [--plan PLAN]
                                            a workspace and a working key, reused when FILE still holds one`;
 
-const PLAN_ENUM: Record<PlanName, ledger.Plan> = {
-  free: ledger.Plan.FREE,
-  builder: ledger.Plan.BUILDER,
-  pro: ledger.Plan.PRO,
-  scale: ledger.Plan.SCALE,
-};
+const OPTIONS = {
+  plan: { type: 'string' },
+  allowance: { type: 'string' },
+  kind: { type: 'string', default: 'promotional' },
+  lapses: { type: 'string' },
+  note: { type: 'string', default: '' },
+  name: { type: 'string', default: 'admin' },
+  surfaces: { type: 'string', default: SURFACES.join(',') },
+  'key-file': { type: 'string' },
+  workspace: { type: 'string', default: 'local' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsOptionsConfig;
 
-function option(args: string[], name: string): string | undefined {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 ? args[at + 1] : undefined;
-}
+const parse = (args: string[]) => parseArgs({ args, options: OPTIONS, allowPositionals: true });
 
-function planOption(args: string[], fallback: PlanName = 'free'): PlanName {
-  const plan = option(args, 'plan') ?? fallback;
-  if (!isPlanName(plan)) throw new Error(`unknown plan ${plan}`);
-  return plan;
+function planOption(plan: string | undefined, fallback: PlanName = 'free'): PlanName {
+  const name = plan ?? fallback;
+  if (!isPlanName(name)) throw new Error(`unknown plan ${name}`);
+  return name;
 }
 
 function ledgerClient() {
@@ -60,7 +64,7 @@ async function openAccount(workspaceId: string, plan: PlanName, allowance?: stri
   try {
     await client.ensureAccount({
       workspaceId,
-      plan: PLAN_ENUM[plan],
+      plan: plans.toEnum(plan),
       ...(allowance !== undefined ? { monthlyAllowanceMillicredits: millicredits(allowance) } : {}),
     });
   } finally {
@@ -68,13 +72,21 @@ async function openAccount(workspaceId: string, plan: PlanName, allowance?: stri
   }
 }
 
-const GRANT_KINDS: Record<string, ledger.GrantKind> = {
-  promotional: ledger.GrantKind.PROMOTIONAL,
-  student: ledger.GrantKind.STUDENT,
-  purchased: ledger.GrantKind.PURCHASED,
-};
-
 async function main(args: string[]): Promise<void> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(args);
+  } catch (err) {
+    // An unknown or valueless option: say which, then how the command reads.
+    console.error(`admin: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const { values: opts, positionals } = parsed;
+  if (opts.help) {
+    console.log(USAGE);
+    return;
+  }
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set');
   const db = new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 3);
@@ -85,21 +97,21 @@ async function main(args: string[]): Promise<void> {
     return ws;
   };
   try {
-    const [noun, verb, arg] = args;
+    const [noun, verb, arg, value] = positionals;
     if (noun === 'workspace' && verb === 'create' && arg) {
-      const plan = planOption(args);
+      const plan = planOption(opts.plan);
       const ws = await identity.createWorkspace(arg, plan);
-      await openAccount(ws.id, plan, option(args, 'allowance'));
+      await openAccount(ws.id, plan, opts.allowance);
       console.log(JSON.stringify({ workspaceId: ws.id, name: ws.name, plan }));
-    } else if (noun === 'workspace' && verb === 'plan' && arg && isPlanName(args[3])) {
-      const ws = await identity.setPlan((await workspaceOf(arg)).id, args[3]);
-      await openAccount(ws.id, args[3]);
+    } else if (noun === 'workspace' && verb === 'plan' && arg && isPlanName(value)) {
+      const ws = await identity.setPlan((await workspaceOf(arg)).id, value);
+      await openAccount(ws.id, value);
       console.log(JSON.stringify({ workspaceId: ws.id, plan: ws.plan }));
-    } else if (noun === 'credits' && verb === 'grant' && arg && args[3]) {
+    } else if (noun === 'credits' && verb === 'grant' && arg && value) {
       const ws = await workspaceOf(arg);
-      const kind = GRANT_KINDS[option(args, 'kind') ?? 'promotional'];
-      if (!kind) throw new Error('--kind is promotional, student or purchased');
-      const lapses = new Date(option(args, 'lapses') ?? Date.now() + 365 * 86_400_000);
+      const kind = grantKinds.toEnum(opts.kind);
+      if (!kind) throw new Error(`--kind is one of ${GRANT_KIND_NAMES.join(', ')}`);
+      const lapses = new Date(opts.lapses ?? Date.now() + 365 * 86_400_000);
       if (Number.isNaN(lapses.getTime())) throw new Error('--lapses is an ISO date');
       const client = ledgerClient();
       if (!client) throw new Error('BILLING_LEDGER_ADDR is not set');
@@ -108,20 +120,20 @@ async function main(args: string[]): Promise<void> {
           workspaceId: ws.id,
           idempotencyKey: `admin:${randomUUID()}`,
           kind,
-          millicredits: millicredits(args[3]),
+          millicredits: millicredits(value),
           lapsesAt: timestampFromDate(lapses),
-          note: option(args, 'note') ?? '',
+          note: opts.note,
         });
-        console.log(JSON.stringify({ workspaceId: ws.id, grantId: grant.grantId, credits: Number(args[3]) }));
+        console.log(JSON.stringify({ workspaceId: ws.id, grantId: grant.grantId, credits: Number(value) }));
       } finally {
         client.close();
       }
     } else if (noun === 'key' && verb === 'create' && arg) {
       const ws = await workspaceOf(arg);
-      const surfaces = (option(args, 'surfaces') ?? SURFACES.join(',')).split(',').map((s) => s.trim());
+      const surfaces = opts.surfaces.split(',').map((s) => s.trim());
       const unknown = surfaces.filter((s) => !isSurface(s));
       if (unknown.length > 0 || surfaces.length === 0) throw new Error(`surfaces are ${SURFACES.join(', ')}`);
-      const key = await identity.createApiKey(ws.id, option(args, 'name') ?? 'admin', surfaces as Surface[]);
+      const key = await identity.createApiKey(ws.id, opts.name, surfaces as Surface[]);
       console.log(JSON.stringify({ workspaceId: ws.id, keyId: key.keyId, apiKey: key.credential, surfaces }));
     } else if (noun === 'key' && verb === 'revoke' && arg) {
       const { revoked, gateways, acknowledged } = await identity.revokeApiKey(arg);
@@ -135,10 +147,10 @@ async function main(args: string[]): Promise<void> {
     } else if (noun === 'key' && verb === 'list' && arg) {
       console.log(JSON.stringify(await identity.listApiKeys((await workspaceOf(arg)).id)));
     } else if (noun === 'seed') {
-      const keyFile = option(args, 'key-file');
+      const keyFile = opts['key-file'];
       if (!keyFile) throw new Error('seed needs --key-file');
-      const name = option(args, 'workspace') ?? 'local';
-      const plan = planOption(args, 'free');
+      const name = opts.workspace;
+      const plan = planOption(opts.plan, 'free');
       const ws = (await identity.findWorkspace(name)) ?? (await identity.createWorkspace(name, plan));
       await openAccount(ws.id, ws.plan);
       const saved = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';

@@ -1,8 +1,8 @@
+import { PLAN_NAMES } from '@wap/plans';
+import { z } from 'zod';
 import { GRPC_STATUS as G } from '../grpc-status.js';
-import { details, int, oneOfValues, retryAfterSeconds, str } from '../json-schema.js';
+import { retryAfterSeconds } from './shared.js';
 import type { Entries } from './spec.js';
-
-const PLANS = ['free', 'builder', 'pro', 'scale'];
 
 /**
  * Money runs out → 402, throughput limits → 429, our own shortage → 503.
@@ -24,10 +24,10 @@ export const capacity: Entries<
     grpc: G.RESOURCE_EXHAUSTED,
     message: 'A spending cap set by the caller would be exceeded.',
     when: 'The charge would take spending past a cap the caller set, such as a crawl or run `limit` or the workspace spending cap.',
-    details: details({
-      cap: int('The cap, in credits.'),
-      spent: int('Credits already spent against it.'),
-      needed: int('Credits the call would add.'),
+    details: z.strictObject({
+      cap: z.int().nonnegative().describe('The cap, in credits.'),
+      spent: z.int().nonnegative().describe('Credits already spent against it.'),
+      needed: z.int().nonnegative().describe('Credits the call would add.'),
     }),
   },
   no_capacity: {
@@ -35,16 +35,16 @@ export const capacity: Entries<
     grpc: G.UNAVAILABLE,
     message: 'The service has no free capacity right now.',
     when: 'No browser or worker is free to take the work at this moment; it clears without any change by the caller.',
-    details: details({}, { retryAfterSeconds }),
+    details: z.strictObject({ retryAfterSeconds: retryAfterSeconds.optional() }),
   },
   quota_exceeded: {
     status: 402,
     grpc: G.RESOURCE_EXHAUSTED,
     message: 'The credit balance cannot cover this call.',
     when: "The remaining credits, plan allowance plus grants as shown by `GET /v1/credits`, are fewer than the call's charge.",
-    details: details({
-      needed: int('Credits the call needs.'),
-      available: int('Credits left in the balance.'),
+    details: z.strictObject({
+      needed: z.int().nonnegative().describe('Credits the call needs.'),
+      available: z.int().nonnegative().describe('Credits left in the balance.'),
     }),
   },
   concurrency_limit: {
@@ -52,23 +52,24 @@ export const capacity: Entries<
     grpc: G.RESOURCE_EXHAUSTED,
     message: 'A limit on concurrent work or on the request rate was reached.',
     when: "Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, or a request with the same Idempotency-Key is still in progress.",
-    details: details(
-      {
-        kind: oneOfValues(['browsers', 'requests_per_minute', 'idempotency_key'], 'Which limit was reached.'),
-        limit: int("The plan's limit (1 for an Idempotency-Key)."),
-        active: int('Browsers open, requests counted in the sliding minute, or requests holding the key.'),
-      },
-      { retryAfterSeconds },
-    ),
+    details: z.strictObject({
+      kind: z.enum(['browsers', 'requests_per_minute', 'idempotency_key']).describe('Which limit was reached.'),
+      limit: z.int().nonnegative().describe("The plan's limit (1 for an Idempotency-Key)."),
+      active: z
+        .int()
+        .nonnegative()
+        .describe('Browsers open, requests counted in the sliding minute, or requests holding the key.'),
+      retryAfterSeconds: retryAfterSeconds.optional(),
+    }),
   },
   plan_required: {
     status: 403,
     grpc: G.PERMISSION_DENIED,
     message: "The workspace's plan does not include this capability.",
     when: 'The call uses a capability or option that only a higher plan includes.',
-    details: details({
-      plan: oneOfValues(PLANS, 'Lowest plan that includes it.'),
-      current: oneOfValues(PLANS, "The workspace's plan."),
+    details: z.strictObject({
+      plan: z.enum(PLAN_NAMES).describe('Lowest plan that includes it.'),
+      current: z.enum(PLAN_NAMES).describe("The workspace's plan."),
     }),
   },
   capability_unavailable: {
@@ -76,20 +77,23 @@ export const capacity: Entries<
     grpc: G.UNAVAILABLE,
     message: 'This capability is temporarily unavailable.',
     when: 'The capability has a registry row but the service behind it is down, switched off or mid-rollout.',
-    details: details({}, { capability: str(), retryAfterSeconds }),
+    details: z.strictObject({ capability: z.string().optional(), retryAfterSeconds: retryAfterSeconds.optional() }),
   },
   decode_unavailable: {
     status: 503,
     grpc: G.UNAVAILABLE,
     message: 'No model capacity is free to generate a response right now.',
     when: 'The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.',
-    details: details({}, { retryAfterSeconds }),
+    details: z.strictObject({ retryAfterSeconds: retryAfterSeconds.optional() }),
   },
   exit_unavailable: {
     status: 503,
     grpc: G.UNAVAILABLE,
     message: 'The requested network exit is not available.',
     when: "The profile's pinned exit, or the exit location asked for, cannot carry traffic at the moment.",
-    details: details({}, { exit: str('The pinned exit or location asked for.'), retryAfterSeconds }),
+    details: z.strictObject({
+      exit: z.string().describe('The pinned exit or location asked for.').optional(),
+      retryAfterSeconds: retryAfterSeconds.optional(),
+    }),
   },
 };

@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { GRPC_STATUS as G } from '../grpc-status.js';
-import { arrayOf, details, int, issueList, oneOfValues, str } from '../json-schema.js';
+import { issueList } from './shared.js';
 import type { Entries } from './spec.js';
 
 /**
@@ -21,68 +22,73 @@ export const pages: Entries<
     grpc: G.FAILED_PRECONDITION,
     message: 'The target page could not be reached.',
     when: "Fetching the URL failed before a usable response: DNS, connection, TLS, the site's own timeout, an error status, or the site blocking access.",
-    details: details(
-      {
-        url: str(undefined, 'uri'),
-        reason: oneOfValues(
-          [
-            'dns',
-            'connect',
-            'tls',
-            'timeout',
-            'http_status',
-            'blocked',
-            'private_address',
-            'too_large',
-            'too_many_redirects',
-          ],
+    details: z.strictObject({
+      url: z.url(),
+      reason: z
+        .enum([
+          'dns',
+          'connect',
+          'tls',
+          'timeout',
+          'http_status',
+          'blocked',
+          'private_address',
+          'too_large',
+          'too_many_redirects',
+        ])
+        .describe(
           '`blocked`: the site refused access; `private_address`: the URL or a redirect leads to a loopback, private, link-local or metadata address, which is never fetched.',
         ),
-      },
-      { status: int("The site's HTTP status, when reason is http_status.") },
-    ),
+      status: z.int().nonnegative().describe("The site's HTTP status, when reason is http_status.").optional(),
+    }),
   },
   document_unrepresentable: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
     message: 'The document cannot be returned in the requested formats.',
     when: 'The fetched content, for example a binary file, has no representation in any of the formats asked for.',
-    details: details({ formats: arrayOf(str(), 'The formats asked for.') }, { contentType: str() }),
+    details: z.strictObject({
+      formats: z.array(z.string()).describe('The formats asked for.'),
+      contentType: z.string().optional(),
+    }),
   },
   page_lost: {
     status: 422,
     grpc: G.ABORTED,
     message: 'The browser page closed before the operation finished.',
     when: 'The tab crashed, was closed by the site or navigated away while the service was still reading or acting on it; a retry often succeeds.',
-    details: details({ reason: oneOfValues(['crashed', 'closed', 'navigated']) }, { url: str(undefined, 'uri') }),
+    details: z.strictObject({ reason: z.enum(['crashed', 'closed', 'navigated']), url: z.url().optional() }),
   },
   extraction_failed: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
     message: 'Structured data could not be extracted from the page.',
     when: 'The extraction did not produce data that matches the requested schema.',
-    details: details({ issues: issueList }),
+    details: z.strictObject({ issues: issueList }),
   },
   answer_lost: {
     status: 409,
     grpc: G.FAILED_PRECONDITION,
     message: 'The answer was not used because the run had stopped waiting for it.',
     when: 'An answer is posted to a run that is no longer paused on a question: it ended, was cancelled or its question lapsed.',
-    details: details({ runId: str(), status: str("The run's status when the answer arrived.") }),
+    details: z.strictObject({
+      runId: z.string(),
+      status: z.string().describe("The run's status when the answer arrived."),
+    }),
   },
   search_refused: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
     message: 'The search provider refused the query.',
     when: 'The search provider declined the query, for example as unsafe or unsupported in the requested region.',
-    details: details({}, { reason: str("The provider's reason, when it gives one.") }),
+    details: z.strictObject({ reason: z.string().describe("The provider's reason, when it gives one.").optional() }),
   },
   lab_arm_forbidden: {
     status: 403,
     grpc: G.PERMISSION_DENIED,
     message: 'The requested experimental variant is not available to this workspace.',
     when: 'A call selects a lab (experimental) arm of a capability that the workspace is not enrolled in.',
-    details: details({ arm: str() }),
+    details: z.strictObject({ arm: z.string() }),
   },
 };
 
@@ -92,9 +98,9 @@ export const integrations: Entries<'integration_check_failed' | 'integration_cha
     grpc: G.FAILED_PRECONDITION,
     message: 'The MCP server did not pass the connection check.',
     when: 'Connecting an integration failed: the endpoint is not HTTPS, did not answer as an MCP server, or rejected the credential of the secret handle.',
-    details: details({
-      endpoint: str(),
-      reason: oneOfValues(['not_https', 'unreachable', 'not_mcp', 'auth_rejected']),
+    details: z.strictObject({
+      endpoint: z.string(),
+      reason: z.enum(['not_https', 'unreachable', 'not_mcp', 'auth_rejected']),
     }),
   },
   integration_changed: {
@@ -102,9 +108,6 @@ export const integrations: Entries<'integration_check_failed' | 'integration_cha
     grpc: G.FAILED_PRECONDITION,
     message: 'The integration changed after the run was granted access to it.',
     when: "A run calls a connected server that was disconnected, or whose tools changed, since the run's grant was made.",
-    details: details({
-      integrationId: str(),
-      change: oneOfValues(['disconnected', 'tools_changed']),
-    }),
+    details: z.strictObject({ integrationId: z.string(), change: z.enum(['disconnected', 'tools_changed']) }),
   },
 };

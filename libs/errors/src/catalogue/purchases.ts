@@ -1,9 +1,10 @@
+import { z } from 'zod';
 import { GRPC_STATUS as G } from '../grpc-status.js';
-import { details, int, noDetails, str } from '../json-schema.js';
+import { noDetails } from './shared.js';
 import type { Entries } from './spec.js';
 
 const money = {
-  currency: str('ISO 4217 code.'),
+  currency: z.string().describe('ISO 4217 code.'),
 };
 
 /**
@@ -26,7 +27,7 @@ export const purchases: Entries<
     grpc: G.INVALID_ARGUMENT,
     message: 'A task that may purchase needs a spend cap.',
     when: 'An agent task allowed to make purchases is submitted without a spend cap.',
-    details: details({ field: str('The missing request field.') }),
+    details: z.strictObject({ field: z.string().describe('The missing request field.') }),
   },
   card_number_in_task: {
     status: 422,
@@ -41,17 +42,17 @@ export const purchases: Entries<
     grpc: G.PERMISSION_DENIED,
     message: 'The merchant is not allowed for purchases.',
     when: "The run tries to buy from a merchant outside the workspace's allowed merchants.",
-    details: details({ merchant: str() }),
+    details: z.strictObject({ merchant: z.string() }),
   },
   spend_cap_exceeded: {
     status: 403,
     grpc: G.PERMISSION_DENIED,
     message: "The purchase would exceed the run's spend cap.",
     when: 'The purchase amount plus what the run already spent exceeds the spend cap the run was submitted with.',
-    details: details({
-      cap: int('Minor units of currency.'),
-      spent: int('Minor units of currency.'),
-      amount: int('Minor units of currency.'),
+    details: z.strictObject({
+      cap: z.int().nonnegative().describe('Minor units of currency.'),
+      spent: z.int().nonnegative().describe('Minor units of currency.'),
+      amount: z.int().nonnegative().describe('Minor units of currency.'),
       ...money,
     }),
   },
@@ -60,28 +61,35 @@ export const purchases: Entries<
     grpc: G.PERMISSION_DENIED,
     message: 'The purchase exceeds the per-purchase limit.',
     when: 'A single purchase is larger than the most one purchase may cost.',
-    details: details({ limit: int('Minor units of currency.'), amount: int('Minor units of currency.'), ...money }),
+    details: z.strictObject({
+      limit: z.int().nonnegative().describe('Minor units of currency.'),
+      amount: z.int().nonnegative().describe('Minor units of currency.'),
+      ...money,
+    }),
   },
   no_open_purchase: {
     status: 409,
     grpc: G.FAILED_PRECONDITION,
     message: 'There is no purchase awaiting approval.',
     when: 'An approval or denial is sent for a run that has no purchase waiting for one.',
-    details: details({ runId: str() }),
+    details: z.strictObject({ runId: z.string() }),
   },
   approval_denied: {
     status: 403,
     grpc: G.PERMISSION_DENIED,
     message: 'The purchase was not approved.',
     when: 'The approver rejected a purchase the run asked to make.',
-    details: details({ purchaseId: str() }),
+    details: z.strictObject({ purchaseId: z.string() }),
   },
   approval_timed_out: {
     status: 409,
     grpc: G.FAILED_PRECONDITION,
     message: 'No approval arrived in time for the purchase.',
     when: 'A purchase waiting for approval got no decision before its approval window closed.',
-    details: details({ purchaseId: str() }, { windowSeconds: int('How long approval was awaited.') }),
+    details: z.strictObject({
+      purchaseId: z.string(),
+      windowSeconds: z.int().nonnegative().describe('How long approval was awaited.').optional(),
+    }),
   },
 };
 
@@ -91,13 +99,16 @@ export const providers: Entries<'provider_test_failed' | 'provider_cards_open'> 
     grpc: G.FAILED_PRECONDITION,
     message: 'The card provider did not pass the connection test.',
     when: 'Connecting a card-issuing provider failed its test call: bad credentials, wrong account, or no answer.',
-    details: details({ provider: str() }, { reason: str("The provider's reason, when it gives one.") }),
+    details: z.strictObject({
+      provider: z.string(),
+      reason: z.string().describe("The provider's reason, when it gives one.").optional(),
+    }),
   },
   provider_cards_open: {
     status: 409,
     grpc: G.FAILED_PRECONDITION,
     message: 'The provider still has open cards.',
     when: 'A card provider is removed while cards it issued are still open; they must be closed first.',
-    details: details({ provider: str(), openCards: int() }),
+    details: z.strictObject({ provider: z.string(), openCards: z.int().nonnegative() }),
   },
 };

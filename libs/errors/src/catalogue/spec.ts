@@ -1,5 +1,5 @@
+import type { z } from 'zod';
 import type { ErrorCode } from '../codes.js';
-import type { JsonSchema } from '../json-schema.js';
 
 export interface ErrorSpec {
   /** HTTP status of the REST and MCP answer. */
@@ -12,8 +12,11 @@ export interface ErrorSpec {
   readonly grpc: number;
   /** The condition that raises the code, one sentence, for docs/errors.md. */
   readonly when: string;
-  /** Shape of `details` for this code. */
-  readonly details: JsonSchema;
+  /**
+   * Shape of `details` for this code. Closed objects on purpose: a field a
+   * server adds without updating the catalogue would be an undocumented contract.
+   */
+  readonly details: z.ZodType;
 }
 
 /** The catalogue entries of one group of codes; each group lives in its own file. */

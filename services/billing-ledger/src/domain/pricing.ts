@@ -2,17 +2,11 @@
 // the one rounding rule: per call and per meter, mc = ceil(quantity × rate),
 // computed exactly with BigInt. docs/billing.md has the worked examples.
 
-export const METERS = [
-  'context_seconds',
-  'page_load',
-  'search_result',
-  'agent_seconds',
-  'monitor_change',
-  'proxy_bytes',
-  'bytes_egress',
-  'tokens',
-] as const;
-export type MeterName = (typeof METERS)[number];
+import { METER_NAMES, type MeterName } from '@wap/plans';
+
+/** The meters in the contract's order (libs/plans): the order usage is listed in. */
+export const METERS = METER_NAMES;
+export type { MeterName };
 
 export const MC_PER_CREDIT = 1000n;
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import type { ledger } from '@wap/proto';
 import type pg from 'pg';
-import { METER_NAMES } from '../rpc/convert.js';
+import { meterName } from '../rpc/convert.js';
 import type { LedgerClient } from '../test-support.js';
 
 export interface StoredHold {
@@ -84,7 +84,7 @@ export interface UsageTally {
 
 export function tally(into: UsageTally, usage: ledger.UsageSummary | undefined): void {
   for (const m of usage?.meters ?? []) {
-    const name = METER_NAMES[m.meter]!;
+    const name = meterName(m.meter)!;
     const sum = into.meters.get(name) ?? { quantity: 0n, millicredits: 0n };
     sum.quantity += m.quantity;
     sum.millicredits += m.millicredits;
@@ -108,7 +108,7 @@ export async function checkUsage(
   });
   const reported = new Map(
     (report.total?.meters ?? []).map((m) => [
-      METER_NAMES[m.meter]!,
+      meterName(m.meter)!,
       { quantity: m.quantity, millicredits: m.millicredits },
     ]),
   );

@@ -8,7 +8,7 @@ import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import type pg from 'pg';
 import { priceUsage } from '../domain/pricing.js';
-import { METER_NAMES } from '../rpc/convert.js';
+import { meterName } from '../rpc/convert.js';
 import type { LedgerClient, TestClock } from '../test-support.js';
 import { storedState, tally, type UsageTally } from './checks.js';
 import { type Rng, randomMeters } from './random.js';
@@ -98,7 +98,7 @@ export class SharedDriver {
     if (isApiError(first)) return assert.equal(first.code, 'cap_exceeded', `${op} refused`);
     const answer = first as ledger.SettleResponse;
     const meters = request.meters as { meter: ledger.Meter; quantity: bigint }[];
-    const price = priceUsage(meters.map((m) => ({ meter: METER_NAMES[m.meter]!, quantity: m.quantity })));
+    const price = priceUsage(meters.map((m) => ({ meter: meterName(m.meter)!, quantity: m.quantity })));
     assert.ok((answer.usage?.millicredits ?? 0n) <= price.millicredits, 'never charges above the price');
     if (op === 'settle') this.holds.get(request.holdId as string)!.priced += price.millicredits;
     tally(this.answered, answer.usage);

@@ -5,7 +5,7 @@ import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { creditsDown, creditsUp, priceUsage } from '../domain/pricing.js';
-import { METER_NAMES } from '../rpc/convert.js';
+import { meterName } from '../rpc/convert.js';
 import type { LedgerClient, TestClock } from '../test-support.js';
 import { effectiveStatus, storedState, tally, type UsageTally } from './checks.js';
 import type { ModelAccount } from './ledger-model.js';
@@ -28,7 +28,7 @@ export async function refusalCode(promise: Promise<unknown>): Promise<string> {
 }
 
 const priced = (meters: { meter: ledger.Meter; quantity: bigint }[]) =>
-  priceUsage(meters.map((m) => ({ meter: METER_NAMES[m.meter]!, quantity: m.quantity })));
+  priceUsage(meters.map((m) => ({ meter: meterName(m.meter)!, quantity: m.quantity })));
 
 export class SoloDriver {
   private readonly sent: Sent[] = [];
@@ -105,7 +105,7 @@ export class SoloDriver {
     assert.equal(response.usage?.millicredits, expected.charged, 'settle charged');
     assert.equal(response.holdRemainingMillicredits, expected.remaining, 'hold remaining');
     assert.deepEqual(
-      response.usage?.meters.map((m) => [METER_NAMES[m.meter], m.quantity, m.millicredits]),
+      response.usage?.meters.map((m) => [meterName(m.meter), m.quantity, m.millicredits]),
       price.meters.map((m) => [m.meter, m.quantity, m.millicredits]),
     );
     tally(this.answered, response.usage);

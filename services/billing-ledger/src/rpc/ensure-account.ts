@@ -1,6 +1,6 @@
 import type { ledger } from '@wap/proto';
 import { PLAN_LIMITS, type PlanName } from '../domain/plans.js';
-import { PLAN_NAMES, planEnum } from './convert.js';
+import { planEnum, planName } from './convert.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues, MAX_MILLICREDITS } from './parse.js';
 import { accepted } from './refusal.js';
@@ -19,7 +19,7 @@ const termsOf = (plan: PlanName, monthlyMc?: bigint) => ({
 export const ensureAccount = (deps: LedgerDeps) => async (req: ledger.EnsureAccountRequest) => {
   const issues = new Issues();
   const workspaceId = issues.text('workspace_id', req.workspaceId, { max: 128 });
-  const named = PLAN_NAMES[req.plan];
+  const named = planName(req.plan);
   if (req.plan !== 0 && !named) issues.add('plan', 'unknown plan');
   const custom = req.monthlyAllowanceMillicredits;
   if (custom !== undefined && (custom < 0n || custom > MAX_MILLICREDITS)) {

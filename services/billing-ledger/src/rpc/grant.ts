@@ -1,6 +1,6 @@
 import type { ledger } from '@wap/proto';
 import { requestHash } from '../domain/idempotency.js';
-import { dateOf, GRANT_KIND_NAMES } from './convert.js';
+import { dateOf, grantKindName } from './convert.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
 import { accepted } from './refusal.js';
@@ -10,7 +10,7 @@ export const grant = (deps: LedgerDeps) => async (req: ledger.GrantRequest) => {
   const issues = new Issues();
   const workspaceId = issues.text('workspace_id', req.workspaceId, { max: 128 });
   const key = issues.text('idempotency_key', req.idempotencyKey, { max: 255 });
-  const kind = GRANT_KIND_NAMES[req.kind];
+  const kind = grantKindName(req.kind);
   if (!kind) issues.add('kind', 'unknown grant kind');
   const amountMc = issues.amount('millicredits', req.millicredits);
   const note = issues.text('note', req.note, { min: 0, max: 1000 });

@@ -2,7 +2,7 @@
 // bad_request names them all (`details.issues`, field paths as in the contract).
 import { ApiError } from '@wap/errors';
 import type { MeterName, MeterQuantity } from '../domain/pricing.js';
-import { METER_NAMES } from './convert.js';
+import { meterName } from './convert.js';
 
 /** Large enough for any real call, small enough that prices stay far inside int64. */
 export const MAX_QUANTITY = 1_000_000_000_000n;
@@ -41,7 +41,7 @@ export class Issues {
     const seen = new Set<MeterName>();
     const parsed: MeterQuantity[] = [];
     for (const [i, m] of meters.entries()) {
-      const name = METER_NAMES[m.meter];
+      const name = meterName(m.meter);
       if (!name) this.add(`${path}.${i}.meter`, 'unknown meter');
       else if (seen.has(name)) this.add(`${path}.${i}.meter`, 'meter given twice');
       else if (m.quantity < 0n || m.quantity > MAX_QUANTITY) {

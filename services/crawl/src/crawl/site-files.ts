@@ -1,8 +1,8 @@
 // robots.txt and sitemaps, fetched through the same guarded agent as pages.
 import { type FetchAgent, fetchText } from '@wap/fetch';
 import { XMLParser } from 'fast-xml-parser';
+import pMap from 'p-map';
 import robotsParser from 'robots-parser';
-import { mapLimited } from '../map-limited.js';
 
 /** The name robots.txt rules are matched against. */
 export const CRAWLER_AGENT = 'WebAccessBot';
@@ -64,7 +64,7 @@ export async function sitemapUrls(
   for (let depth = 0; level.length > 0 && depth <= 2 && fetched < maxFiles; depth++) {
     const files = level.slice(0, maxFiles - fetched);
     fetched += files.length;
-    const docs = await mapLimited(files, settings.concurrency ?? 1, (url) => readSitemap(url, settings));
+    const docs = await pMap(files, (url) => readSitemap(url, settings), { concurrency: settings.concurrency ?? 1 });
     const next: string[] = [];
     for (const doc of docs) {
       for (const loc of locs(doc?.urlset?.url)) if (found.length < settings.maxUrls) found.push(loc);

@@ -3,8 +3,8 @@ import { ApiError, isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { crawl, ledger } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
+import pMap from 'p-map';
 import { type LedgerClient, PAGE_LOAD_MC } from '../billing.js';
-import { mapLimited } from '../map-limited.js';
 import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import type { SearchProvider, SearchResult } from '../search/providers.js';
 import type { SearchIndex } from '../store/search-index.js';
@@ -48,21 +48,26 @@ export function searchRpc(deps: SearchDeps) {
         { workspaceId: req.workspaceId, query: req.query, limit, lang: req.lang, country: req.country },
         ctx.signal,
       );
-      const hits = await mapLimited(results, RENDER_CONCURRENCY, async (r) => {
-        const hit = create(crawl.SearchHitSchema, { url: r.url, title: r.title, description: r.description });
-        if (!render) return hit;
-        try {
-          const { page, extracted } = await loadPage(deps, r.url, render, ctx.signal);
-          hit.document = toDocument(page, render, false, extracted);
-          await deps.index
-            .add(req.workspaceId, page.finalUrl, extracted)
-            .catch((err) => deps.log.warn({ err }, 'search index write failed'));
-        } catch (err) {
-          if (!isApiError(err) || ctx.signal.aborted) throw err;
-          hit.error = err.code;
-        }
-        return hit;
-      });
+      const hits = await pMap(
+        results,
+        async (r) => {
+          const hit = create(crawl.SearchHitSchema, { url: r.url, title: r.title, description: r.description });
+          if (!render) return hit;
+          try {
+            const { page, extracted } = await loadPage(deps, r.url, render, ctx.signal);
+            hit.document = toDocument(page, render, false, extracted);
+            await deps.index
+              .add(req.workspaceId, page.finalUrl, extracted)
+              .catch((err) => deps.log.warn({ err }, 'search index write failed'));
+          } catch (err) {
+            if (!isApiError(err) || ctx.signal.aborted) throw err;
+            hit.error = err.code;
+          }
+          return hit;
+        },
+        // The first error stops new renders and fails the call; results keep the provider's order.
+        { concurrency: RENDER_CONCURRENCY },
+      );
       const rendered = BigInt(hits.filter((h) => h.document).length);
       const meters = [
         ...(hits.length > 0 ? [{ meter: ledger.Meter.SEARCH_RESULT, quantity: BigInt(hits.length) }] : []),

@@ -1,5 +1,6 @@
 import type { ErrorCode } from '@wap/errors';
 import type { Logger } from '@wap/log';
+import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
 import type { CreditViews } from '../credit-views.js';
 import type { Principal } from '../identity/store.js';
@@ -22,14 +23,8 @@ export type Tag =
   | 'Usage'
   | 'Wallet';
 
-/** The spec's meters (part 8); `free` rows bill nothing. */
-export type Meter =
-  | 'context_seconds'
-  | 'page_load'
-  | 'search_result'
-  | 'agent_seconds'
-  | 'monitor_change'
-  | 'proxy_bytes';
+/** The spec's priced meters (part 8); `free` rows bill nothing. */
+export type Meter = Exclude<MeterName, 'bytes_egress' | 'tokens'>;
 
 export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'session-recorder' | 'browser-host';
 

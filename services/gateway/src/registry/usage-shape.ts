@@ -1,20 +1,10 @@
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { ledger } from '@wap/proto';
+import { meters } from '@wap/plans';
+import type { ledger } from '@wap/proto';
 import { z } from 'zod';
 
 /** Millicredits, the ledger's unit, as the credits users see (three decimals, exact). */
 export const credits = (millicredits: bigint): number => Number(millicredits) / 1000;
-
-const METER_NAMES: Record<number, string> = {
-  [ledger.Meter.CONTEXT_SECONDS]: 'context_seconds',
-  [ledger.Meter.PAGE_LOAD]: 'page_load',
-  [ledger.Meter.SEARCH_RESULT]: 'search_result',
-  [ledger.Meter.AGENT_SECONDS]: 'agent_seconds',
-  [ledger.Meter.MONITOR_CHANGE]: 'monitor_change',
-  [ledger.Meter.PROXY_BYTES]: 'proxy_bytes',
-  [ledger.Meter.BYTES_EGRESS]: 'bytes_egress',
-  [ledger.Meter.TOKENS]: 'tokens',
-};
 
 export const meterQuantities = z
   .record(z.string(), z.number().int().nonnegative())
@@ -29,12 +19,12 @@ export const usageObject = z
   .describe('The usage a call caused: metered quantities and the credits they cost.');
 
 export function toUsageObject(summary: { meters: ledger.MeterQuantity[]; millicredits: bigint } | undefined) {
-  const meters: Record<string, number> = {};
+  const quantities: Record<string, number> = {};
   for (const m of summary?.meters ?? []) {
-    const name = METER_NAMES[m.meter];
-    if (name) meters[name] = (meters[name] ?? 0) + Number(m.quantity);
+    const name = meters.toName(m.meter);
+    if (name) quantities[name] = (quantities[name] ?? 0) + Number(m.quantity);
   }
-  return { credits: credits(summary?.millicredits ?? 0n), meters };
+  return { credits: credits(summary?.millicredits ?? 0n), meters: quantities };
 }
 
 export const isoTime = (ts: Parameters<typeof timestampDate>[0] | undefined): string | null =>

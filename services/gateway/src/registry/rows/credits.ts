@@ -1,19 +1,13 @@
 import { timestampMs } from '@bufbuild/protobuf/wkt';
-import { ledger } from '@wap/proto';
+import { GRANT_KIND_NAMES, grantKinds, PLAN_NAMES, plans } from '@wap/plans';
 import { z } from 'zod';
 import type { CreditsView } from '../../upstreams.js';
 import { capability } from '../types.js';
 import { credits, isoTime } from '../usage-shape.js';
 
-const GRANT_KINDS: Record<number, string> = {
-  [ledger.GrantKind.PROMOTIONAL]: 'promotional',
-  [ledger.GrantKind.STUDENT]: 'student',
-  [ledger.GrantKind.PURCHASED]: 'purchased',
-};
-
 const grant = z.object({
   id: z.string(),
-  kind: z.enum(['promotional', 'student', 'purchased']),
+  kind: z.enum(GRANT_KIND_NAMES),
   granted: z.number(),
   spent: z.number(),
   remaining: z.number(),
@@ -32,20 +26,13 @@ const response = z.object({
     .describe('What new work can draw on now: the plan allowance left plus grants left, less what is held.'),
   allowance: z
     .object({
-      plan: z.enum(['free', 'builder', 'pro', 'scale']),
+      plan: z.enum(PLAN_NAMES),
       credits: z.number(),
       spent: z.number(),
       resetsAt: z.string().nullable(),
     })
     .describe('The monthly plan allowance, reported apart: it is not a grant.'),
 });
-
-const PLAN_NAMES: Record<number, 'free' | 'builder' | 'pro' | 'scale'> = {
-  [ledger.Plan.FREE]: 'free',
-  [ledger.Plan.BUILDER]: 'builder',
-  [ledger.Plan.PRO]: 'pro',
-  [ledger.Plan.SCALE]: 'scale',
-};
 
 /** The first moment after `now` a view changes by itself: a grant lapses, the allowance resets. */
 export function changesBySelfAt(view: CreditsView, now: number): number {
@@ -81,7 +68,7 @@ export const creditsRow = capability({
       remaining: credits(c.remainingMillicredits),
       grants: c.grants.map((g) => ({
         id: g.grantId,
-        kind: (GRANT_KINDS[g.kind] ?? 'promotional') as 'promotional',
+        kind: grantKinds.toName(g.kind) ?? 'promotional',
         granted: credits(g.grantedMillicredits),
         spent: credits(g.spentMillicredits),
         remaining: credits(g.remainingMillicredits),
@@ -91,7 +78,7 @@ export const creditsRow = capability({
       held: credits(c.heldMillicredits),
       available: credits(c.availableMillicredits),
       allowance: {
-        plan: PLAN_NAMES[c.plan] ?? principal.plan,
+        plan: plans.toName(c.plan) ?? principal.plan,
         credits: credits(c.allowanceMillicredits),
         spent: credits(c.allowanceSpentMillicredits),
         resetsAt: isoTime(c.allowanceResetsAt),

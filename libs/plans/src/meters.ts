@@ -1,0 +1,18 @@
+import { ledger } from '@wap/proto';
+import { protoNames } from './proto-names.js';
+
+/** The meters of spec part 8, in the contract's order: the order usage is listed in. */
+export const METER_NAMES = [
+  'context_seconds',
+  'page_load',
+  'search_result',
+  'agent_seconds',
+  'monitor_change',
+  'proxy_bytes',
+  'bytes_egress',
+  'tokens',
+] as const;
+export type MeterName = (typeof METER_NAMES)[number];
+
+/** Meters and the ledger contract's `Meter` enum. */
+export const meters = protoNames<MeterName, ledger.Meter>(ledger.MeterSchema, METER_NAMES);
