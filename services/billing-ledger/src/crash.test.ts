@@ -5,10 +5,10 @@
 // committed before the kill, once if only the replay got through, never twice.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { priceUsage } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { priceUsage } from './domain/pricing.js';
 import { meterName } from './rpc/convert.js';
 import {
   freePort,

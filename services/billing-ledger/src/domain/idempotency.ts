@@ -2,7 +2,7 @@
 // every field that changes the outcome, hashed. Meters are sorted first, so
 // the same quantities in another order are the same request.
 import { createHash } from 'node:crypto';
-import type { PricedUsage } from './pricing.js';
+import type { PricedUsage } from '@wap/billing';
 
 export function requestHash(operation: string, fields: Record<string, unknown>): string {
   const canonical = JSON.stringify({ operation, ...fields }, (_key, value) =>

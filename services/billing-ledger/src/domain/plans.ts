@@ -1,7 +1,8 @@
 // The plans of spec part 8, from the one table every service reads (libs/plans),
 // in the ledger's unit.
+
+import { MC_PER_CREDIT } from '@wap/billing';
 import { PLANS, type PlanName } from '@wap/plans';
-import { MC_PER_CREDIT } from './pricing.js';
 
 export type { PlanName };
 

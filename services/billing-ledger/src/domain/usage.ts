@@ -1,7 +1,7 @@
 // Rolls the stored usage (already grouped by capability, UTC day and meter)
 // up into what Usage answers: a total by meter, and buckets by capability and
 // by day. Sums only: the figures are those each call answered with.
-import { METERS, type MeterName, type PricedMeter } from './pricing.js';
+import { METERS, type MeterName, type PricedMeter } from '@wap/billing';
 
 export interface MeterRow {
   capability: string;

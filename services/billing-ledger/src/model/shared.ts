@@ -4,10 +4,10 @@
 // the entries hold, each hold settled exactly what its answers priced and no
 // more than its amount, duplicates charged once, the balance never below zero.
 import assert from 'node:assert/strict';
+import { priceUsage } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import type pg from 'pg';
-import { priceUsage } from '../domain/pricing.js';
 import { meterName } from '../rpc/convert.js';
 import type { LedgerClient, TestClock } from '../test-support.js';
 import { storedState, tally, type UsageTally } from './checks.js';

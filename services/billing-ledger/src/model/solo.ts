@@ -2,9 +2,9 @@
 // the model, so each step is checked as it happens.
 import assert from 'node:assert/strict';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
+import { creditsDown, creditsUp, priceUsage } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
-import { creditsDown, creditsUp, priceUsage } from '../domain/pricing.js';
 import { meterName } from '../rpc/convert.js';
 import type { LedgerClient, TestClock } from '../test-support.js';
 import { effectiveStatus, storedState, tally, type UsageTally } from './checks.js';

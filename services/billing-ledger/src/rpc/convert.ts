@@ -1,8 +1,8 @@
 // Between the contract's messages (protobuf enums, int64 as bigint, Timestamps)
 // and the domain's names and values.
 import { type Timestamp, timestampDate, timestampFromMs } from '@bufbuild/protobuf/wkt';
+import type { PricedMeter } from '@wap/billing';
 import { grantKinds, meters, plans } from '@wap/plans';
-import type { PricedMeter } from '../domain/pricing.js';
 import type { StoredUsage } from '../store/money.js';
 
 // The enum mappings live in libs/plans, read from the contract's descriptors.

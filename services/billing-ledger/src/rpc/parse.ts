@@ -1,7 +1,8 @@
 // Request checks shared by the handlers. Every problem is collected, then one
 // bad_request names them all (`details.issues`, field paths as in the contract).
+
+import type { MeterName, MeterQuantity } from '@wap/billing';
 import { ApiError } from '@wap/errors';
-import type { MeterName, MeterQuantity } from '../domain/pricing.js';
 import { meterName } from './convert.js';
 
 /** Large enough for any real call, small enough that prices stay far inside int64. */

@@ -1,8 +1,9 @@
 // The ledger functions' refusals as API errors of the closed set. Details are
 // whole credits (the catalogue types them as integers): needs round up,
 // what is available rounds down, so a client never reads a need as covered.
+
+import { creditsDown, creditsUp } from '@wap/billing';
 import { ApiError } from '@wap/errors';
-import { creditsDown, creditsUp } from '../domain/pricing.js';
 import type { Refusal } from '../store/call.js';
 
 export function refusalError(refusal: Refusal, id: string): ApiError {

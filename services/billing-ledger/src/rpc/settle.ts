@@ -1,6 +1,6 @@
+import { priceUsage } from '@wap/billing';
 import type { ledger } from '@wap/proto';
 import { quantitiesOf, requestHash } from '../domain/idempotency.js';
-import { priceUsage } from '../domain/pricing.js';
 import { usageSummary } from './convert.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues, requireId } from './parse.js';

@@ -2,8 +2,8 @@
 // they would alone, fail alone, and two batchers never deadlock each other.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { priceUsage } from '@wap/billing';
 import { allowancePeriod } from '../domain/period.js';
-import { priceUsage } from '../domain/pricing.js';
 import { freshDatabase, TestClock, type TestDatabase } from '../test-support.js';
 import { isRefusal } from './call.js';
 import { LedgerDatabase } from './database.js';

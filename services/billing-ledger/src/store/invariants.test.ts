@@ -3,9 +3,9 @@
 // the spending order of docs/billing.md, and a sweep replicas can share.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { priceUsage } from '@wap/billing';
 import pg from 'pg';
 import { allowancePeriod } from '../domain/period.js';
-import { priceUsage } from '../domain/pricing.js';
 import { allocate, type Source } from '../domain/spending.js';
 import { freshDatabase, TestClock, type TestDatabase } from '../test-support.js';
 import { LedgerDatabase } from './database.js';

@@ -1,9 +1,9 @@
 // The money movements, each one call of a ledger_* SQL function (migrations
 // *_ledger_money_functions and *_ledger_operations), typed here.
 import { randomUUID } from 'node:crypto';
+import type { PricedUsage } from '@wap/billing';
 import type pg from 'pg';
 import type { Period } from '../domain/period.js';
-import type { PricedUsage } from '../domain/pricing.js';
 import { type BatchedFunction, Batcher, type BatcherSettings, DEFAULT_BATCHING } from './batcher.js';
 import { type Answer, callLedger, isRefusal } from './call.js';
 import type { ChangeSink } from './changes.js';

@@ -1,8 +1,8 @@
 // The read side: Credits and Usage, each from one consistent snapshot.
 
+import type { MeterName } from '@wap/billing';
 import type pg from 'pg';
 import type { AccountRow, GrantRow } from '../domain/credits.js';
-import type { MeterName } from '../domain/pricing.js';
 import type { ChargedRow, MeterRow } from '../domain/usage.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
 

@@ -3,10 +3,6 @@
 // Any number of workers share a crawl; a worker that dies mid-page leaves a
 // lease that runs out and an un-acked message that another worker picks up.
 import { fromJson, toBinary } from '@bufbuild/protobuf';
-import { ApiError, isApiError } from '@wap/errors';
-import type { Delivery, Publisher, Retry } from '@wap/events';
-import type { Logger } from '@wap/log';
-import { crawl } from '@wap/proto';
 import {
   type BlockSettle,
   blockSettle,
@@ -14,7 +10,11 @@ import {
   type LedgerClient,
   PAGES_PER_BLOCK,
   SettleBatcher,
-} from '../billing.js';
+} from '@wap/billing';
+import { ApiError, isApiError } from '@wap/errors';
+import type { Delivery, Publisher, Retry } from '@wap/events';
+import type { Logger } from '@wap/log';
+import { crawl } from '@wap/proto';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { indexFields } from '../store/search-index.js';
 import { HostGates } from './host-gate.js';

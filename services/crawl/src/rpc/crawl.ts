@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { create, fromBinary, fromJson, type JsonObject, type JsonValue, toJson } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { type LedgerClient, priceMeter } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl, ledger } from '@wap/proto';
-import { type LedgerClient, PAGE_LOAD_MC } from '../billing.js';
 import { compilePatterns, urlKey } from '../crawl/scope.js';
 import type { CrawlRow, CrawlStore } from '../crawl/store.js';
 import { type CrawlWorker, DEFAULT_MAX_PER_HOST, type Frontier } from '../crawl/worker.js';
@@ -32,7 +32,7 @@ function invalid(path: string, message: string): never {
 
 async function toCrawl(store: CrawlStore, row: CrawlRow, withFailures: boolean): Promise<crawl.Crawl> {
   const failures = withFailures && row.failed > 0 ? await store.failures(row.id, MAX_FAILURES_SHOWN) : [];
-  const spent = BigInt(row.completed) * PAGE_LOAD_MC;
+  const spent = priceMeter('page_load', BigInt(row.completed));
   return create(crawl.CrawlSchema, {
     id: row.id,
     status: row.status,
@@ -105,7 +105,7 @@ export function crawlRpcs(deps: CrawlRpcDeps) {
         workspaceId: req.workspaceId,
         idempotencyKey: `crawl:${req.requestId}:hold`,
         capability: 'crawl',
-        millicredits: BigInt(options.limit) * PAGE_LOAD_MC,
+        millicredits: priceMeter('page_load', BigInt(options.limit)),
         ttlSeconds: Math.ceil(MAX_CRAWL_MS / 1000) + 3_600,
         reference: req.requestId,
       });

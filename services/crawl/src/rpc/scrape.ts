@@ -1,9 +1,9 @@
 import { create } from '@bufbuild/protobuf';
+import { billed, type LedgerClient } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
-import { billedPage, type LedgerClient } from '../billing.js';
 import { analyseOff, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey, type PageCache } from '../store/page-cache.js';
 
@@ -29,20 +29,26 @@ export function scrapeRpc(deps: ScrapeDeps) {
     const key = cacheKey(req.url, options);
     // The page's copies are written while its charge settles, outside the held section.
     let written: Promise<void> = Promise.resolve();
-    const { result, usage } = await billedPage(
+    const onePage = [{ meter: 'page_load' as const, quantity: 1n }];
+    const { result, usage } = await billed(
       deps.ledger,
-      { workspaceId: req.workspaceId, requestId: req.requestId, capability: 'scrape' },
+      { workspaceId: req.workspaceId, operationId: req.requestId, capability: 'scrape' },
+      onePage,
       async () => {
         // Screenshots are not kept, so a request for one always loads the page.
         const cached = wantsScreenshot(options)
           ? undefined
           : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
-        if (cached) return toDocument(cached, options, true, await analyseOff(deps, cached, options, false));
+        if (cached)
+          return {
+            result: toDocument(cached, options, true, await analyseOff(deps, cached, options, false)),
+            used: onePage,
+          };
         const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal);
         written = deps.cache
           .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
           .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
-        return toDocument(page, options, false, extracted);
+        return { result: toDocument(page, options, false, extracted), used: onePage };
       },
     );
     // Answered once kept, so a scrape's page is searchable and cached when its answer arrives.

@@ -61,3 +61,16 @@ export function priceUsage(quantities: readonly MeterQuantity[]): PricedUsage {
 /** Whole credits for error details, which the catalogue types as integers. */
 export const creditsUp = (mc: bigint): number => Number((mc + MC_PER_CREDIT - 1n) / MC_PER_CREDIT);
 export const creditsDown = (mc: bigint): number => Number(mc / MC_PER_CREDIT);
+
+const gcd = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcd(b, a % b));
+
+/**
+ * The smallest quantity of a meter whose price is a whole number of
+ * millicredits (3 s of browser time = 50 mc; 500 bytes through an exit =
+ * 1 mc). Work metered as it accrues settles in multiples of it, so the
+ * per-call rounding adds nothing until the last settle.
+ */
+export function exactUnit(meter: MeterName): bigint {
+  const { mc, per } = RATES[meter];
+  return mc === 0n ? 1n : per / gcd(mc, per);
+}

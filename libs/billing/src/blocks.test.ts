@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ledger } from '@wap/proto';
-import { blockSettle, crawlBlocks, PAGES_PER_BLOCK } from './billing.js';
+import { blockSettle, crawlBlocks, PAGES_PER_BLOCK } from './blocks.js';
 
 test('a crawl bills its delivered pages in blocks of 25 by seq, the last block with the remainder', () => {
   assert.deepEqual(crawlBlocks(0), []);

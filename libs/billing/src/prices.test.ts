@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { creditsDown, creditsUp, METERS, priceMeter, priceUsage, RATES } from './pricing.js';
+import { creditsDown, creditsUp, exactUnit, METERS, priceMeter, priceUsage, RATES } from './prices.js';
 
 test('the worked examples of docs/billing.md', () => {
   assert.equal(priceMeter('search_result', 6n), 3_000n, '6 search results = 3 credits');
@@ -67,4 +67,18 @@ test('whole credits for error details round against a misreading', () => {
   assert.equal(creditsUp(1_000n), 1);
   assert.equal(creditsDown(1_999n), 1);
   assert.equal(creditsDown(0n), 0);
+});
+
+test('the exact unit of each meter: the least quantity priced in whole millicredits', () => {
+  assert.equal(exactUnit('context_seconds'), 3n); // 3 s of browser time = 50 mc
+  assert.equal(exactUnit('agent_seconds'), 3n); // 3 s of agent time = 250 mc
+  assert.equal(exactUnit('proxy_bytes'), 500n); // 500 bytes = 1 mc
+  assert.equal(exactUnit('page_load'), 1n);
+  assert.equal(exactUnit('search_result'), 1n); // 500 mc a result
+  assert.equal(exactUnit('tokens'), 1n); // priced at zero
+  for (const meter of METERS) {
+    const unit = exactUnit(meter);
+    const { mc, per } = RATES[meter];
+    assert.equal((unit * mc) % per, 0n, `${meter}: whole millicredits`);
+  }
 });

@@ -1,0 +1,59 @@
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import { meters } from '@wap/plans';
+import { ledger } from '@wap/proto';
+import type { LedgerClient } from './ledger.js';
+import { type MeterQuantity, priceUsage } from './prices.js';
+
+/** Who pays and for what: every key of the charge derives from the operation id. */
+export interface Charge {
+  workspaceId: string;
+  /** Minted by the gateway (decision 0009); never a value a client sets alone. */
+  operationId: string;
+  /** The capability that spends, e.g. `scrape`; usage rows are grouped by it. */
+  capability: string;
+  /** What the work is (a crawl id, a URL), shown in usage rows. */
+  reference?: string;
+}
+
+export type MeterInit = MessageInitShape<typeof ledger.MeterQuantitySchema>;
+
+/** Quantities as the ledger contract takes them (zero quantities left out). */
+export const toMeters = (quantities: readonly MeterQuantity[]): MeterInit[] =>
+  quantities.filter((q) => q.quantity > 0n).map((q) => ({ meter: meters.toEnum(q.meter), quantity: q.quantity }));
+
+export const NO_USAGE: ledger.UsageSummary = { $typeName: 'wap.billing.v1.UsageSummary', meters: [], millicredits: 0n };
+
+/**
+ * Per-unit work (a page, a search): holds the most the work may cost, runs
+ * it, settles what it says it used, and voids the rest whatever happens, so
+ * work that fails is never billed. A retried operation is billed once.
+ */
+export async function billed<T>(
+  client: LedgerClient,
+  charge: Charge,
+  most: readonly MeterQuantity[],
+  work: () => Promise<{ result: T; used: readonly MeterQuantity[] }>,
+  ttlSeconds = 300,
+): Promise<{ result: T; usage: ledger.UsageSummary }> {
+  const prefix = `${charge.capability}:${charge.operationId}`;
+  const hold = await client.authorize({
+    workspaceId: charge.workspaceId,
+    idempotencyKey: `${prefix}:hold`,
+    capability: charge.capability,
+    millicredits: priceUsage(most).millicredits,
+    ttlSeconds,
+    reference: charge.reference ?? charge.operationId,
+  });
+  let resolved = false;
+  try {
+    const { result, used } = await work();
+    const settles = toMeters(used);
+    if (settles.length === 0) return { result, usage: NO_USAGE };
+    const settled = await client.settle({ holdId: hold.holdId, idempotencyKey: `${prefix}:settle`, meters: settles });
+    // A settle that used the whole hold resolved it; only a remainder needs releasing.
+    resolved = settled.holdRemainingMillicredits === 0n;
+    return { result, usage: settled.usage ?? NO_USAGE };
+  } finally {
+    if (!resolved) await client.void({ holdId: hold.holdId }).catch(() => undefined); // the hold also lapses by itself
+  }
+}
