@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older.
+# Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older,
+# and schemathesis (the e2e OpenAPI fuzz test) into a virtualenv there.
 # Prints nothing on success; every make target sources its PATH from .tools/env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NODE_VERSION=24.21.0
 PNPM_VERSION=$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' package.json)
 TOOLS=.tools
+SCHEMATHESIS_VERSION=4.32.5
 
 
 mkdir -p "$TOOLS"
@@ -32,3 +34,14 @@ cat > "$TOOLS/bin/pnpm" <<'SH'
 exec "$(dirname "$0")/node" "$(dirname "$0")/../pnpm/bin/pnpm.cjs" "$@"
 SH
 chmod +x "$TOOLS/bin/pnpm"
+if [ ! -x "$TOOLS/schemathesis/bin/st" ] || [ "$("$TOOLS/schemathesis/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]; then
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    echo "toolchain: python3 cannot make a virtualenv (Debian's python3-venv is missing): scripts/infra.sh install installs it" >&2
+    exit 1
+  fi
+  echo "toolchain: provisioning schemathesis $SCHEMATHESIS_VERSION from PyPI" >&2
+  rm -rf "$TOOLS/schemathesis"
+  python3 -m venv "$TOOLS/schemathesis"
+  "$TOOLS/schemathesis/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+fi
+ln -sf ../schemathesis/bin/st "$TOOLS/bin/st"
