@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 NODE_VERSION=24.21.0
 PNPM_VERSION=$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' package.json)
 TOOLS=.tools
-SCHEMATHESIS_VERSION=4.32.5
 
 
 mkdir -p "$TOOLS"
@@ -34,14 +33,16 @@ cat > "$TOOLS/bin/pnpm" <<'SH'
 exec "$(dirname "$0")/node" "$(dirname "$0")/../pnpm/bin/pnpm.cjs" "$@"
 SH
 chmod +x "$TOOLS/bin/pnpm"
-if [ ! -x "$TOOLS/schemathesis/bin/st" ] || [ "$("$TOOLS/schemathesis/bin/python" -c 'import importlib.metadata as m; print(m.version("schemathesis"))' 2>/dev/null)" != "$SCHEMATHESIS_VERSION" ]; then
+# Every package pinned, not just schemathesis: Hypothesis's version changes what a seed generates.
+if ! cmp -s scripts/schemathesis-requirements.txt "$TOOLS/schemathesis/requirements.txt"; then
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     echo "toolchain: python3 cannot make a virtualenv (Debian's python3-venv is missing): scripts/infra.sh install installs it" >&2
     exit 1
   fi
-  echo "toolchain: provisioning schemathesis $SCHEMATHESIS_VERSION from PyPI" >&2
+  echo "toolchain: provisioning schemathesis $(sed -n 's/^schemathesis==//p' scripts/schemathesis-requirements.txt) from PyPI" >&2
   rm -rf "$TOOLS/schemathesis"
   python3 -m venv "$TOOLS/schemathesis"
-  "$TOOLS/schemathesis/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION"
+  "$TOOLS/schemathesis/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/schemathesis-requirements.txt
+  cp scripts/schemathesis-requirements.txt "$TOOLS/schemathesis/requirements.txt"
 fi
 ln -sf ../schemathesis/bin/st "$TOOLS/bin/st"
