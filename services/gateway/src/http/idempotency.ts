@@ -4,7 +4,8 @@ import type { RequestHandler, Response } from 'express';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 import type { Principal } from '../identity/store.js';
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** A key the gateway accepts: 1 to 255 visible ASCII characters (the OpenAPI document says the same). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const WAIT_FOR_FIRST_MS = 10_000;
 
 /** What makes two requests "the same" for a key: route and body. */
@@ -31,7 +32,7 @@ export function idempotency(db: PrismaClient): RequestHandler {
     const key = req.header('idempotency-key');
     if (req.method !== 'POST' || key === undefined) return next();
     try {
-      if (!KEY.test(key)) {
+      if (!IDEMPOTENCY_KEY.test(key)) {
         throw new ApiError('bad_request', {
           issues: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
         });
