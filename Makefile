@@ -9,11 +9,13 @@ SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-
 help: ## Show the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
 
-toolchain: ## Provision the pinned Node 24 and pnpm into .tools/
+toolchain: ## Provision the pinned Node 24, pnpm and schemathesis into .tools/
 	@scripts/toolchain.sh
 
-install: toolchain ## Install Debian packages (postgresql, nats-server, chromium) and JS dependencies
+# Debian's packages first: schemathesis's virtualenv needs python3-venv.
+install: ## Install Debian packages (postgresql, nats-server, chromium, python3-venv), the toolchain, JS dependencies
 	@scripts/infra.sh install
+	@scripts/toolchain.sh
 	@pnpm install --frozen-lockfile --reporter=silent
 
 generate: install ## Regenerate protobuf and Prisma code (committed; a clean tree stays clean)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older.
+# Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older,
+# and schemathesis (the e2e OpenAPI fuzz test) into a virtualenv there.
 # Prints nothing on success; every make target sources its PATH from .tools/env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +33,16 @@ cat > "$TOOLS/bin/pnpm" <<'SH'
 exec "$(dirname "$0")/node" "$(dirname "$0")/../pnpm/bin/pnpm.cjs" "$@"
 SH
 chmod +x "$TOOLS/bin/pnpm"
+# Every package pinned, not just schemathesis: Hypothesis's version changes what a seed generates.
+if ! cmp -s scripts/schemathesis-requirements.txt "$TOOLS/schemathesis/requirements.txt"; then
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    echo "toolchain: python3 cannot make a virtualenv (Debian's python3-venv is missing): scripts/infra.sh install installs it" >&2
+    exit 1
+  fi
+  echo "toolchain: provisioning schemathesis $(sed -n 's/^schemathesis==//p' scripts/schemathesis-requirements.txt) from PyPI" >&2
+  rm -rf "$TOOLS/schemathesis"
+  python3 -m venv "$TOOLS/schemathesis"
+  "$TOOLS/schemathesis/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/schemathesis-requirements.txt
+  cp scripts/schemathesis-requirements.txt "$TOOLS/schemathesis/requirements.txt"
+fi
+ln -sf ../schemathesis/bin/st "$TOOLS/bin/st"

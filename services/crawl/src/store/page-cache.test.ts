@@ -57,6 +57,7 @@ test('pages stored at once are each cached and searchable, the last write of a k
   assert.equal((await cache.fresh(ws, 'k-herons', 60_000))?.html, newer.html);
   assert.equal((await cache.fresh(ws, 'k-egrets', 60_000))?.finalUrl, 'https://birds.test/egrets');
   assert.equal(await cache.fresh(ws, 'k-herons', 0), undefined, 'maxAge 0 always fetches');
+  assert.ok(await cache.fresh(ws, 'k-egrets', Number.MAX_SAFE_INTEGER), 'any maxAge, however large');
   assert.equal(await cache.fresh(randomUUID(), 'k-herons', 60_000), undefined, 'another workspace sees nothing');
   assert.deepEqual(
     (await index.search(ws, 'estuary', 10)).map((h) => h.url),

@@ -55,8 +55,9 @@ export class PageCache {
     }>({
       name: 'page_cache_fresh',
       text: `SELECT final_url, status, html, content_type, engine FROM cached_pages
-              WHERE workspace_id = $1 AND cache_key = $2 AND fetched_at > now() - make_interval(secs => $3 / 1000.0)`,
-      values: [workspaceId, key, maxAgeMs],
+              WHERE workspace_id = $1 AND cache_key = $2 AND fetched_at > $3`,
+      // Any maxAge reaches back to 1970 at most (a larger one would overflow a timestamp).
+      values: [workspaceId, key, new Date(Math.max(0, Date.now() - maxAgeMs))],
     });
     const row = rows[0];
     if (!row) return undefined;

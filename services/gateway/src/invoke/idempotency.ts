@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@wap/errors';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** A key the gateway accepts: 1 to 255 visible ASCII characters (the OpenAPI document says the same). */
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const KEEP_MS = 86_400_000;
 const WAIT_FOR_FIRST_MS = 10_000;
 
@@ -33,7 +34,7 @@ export function operationIdFor(workspaceId: string, key: string, print: string):
 export const newOperationId = () => `op_${randomUUID().replaceAll('-', '')}`;
 
 export function checkKey(key: string): void {
-  if (!KEY.test(key))
+  if (!IDEMPOTENCY_KEY.test(key))
     throw new ApiError('bad_request', {
       issues: [{ path: 'header.Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
     });

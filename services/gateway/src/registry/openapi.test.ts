@@ -53,3 +53,23 @@ test('rows follow the naming rules', () => {
   }
   assert.equal(new Set(everything.map((r) => r.name)).size, everything.length);
 });
+
+test('an Idempotency-Key the document allows is one the gateway accepts', () => {
+  const doc = openApiDocument(everything, 'http://x');
+  type Operation = { requestBody?: unknown; parameters: { name: string; schema: Record<string, unknown> }[] };
+  const posts = Object.values(doc.paths).flatMap((ops) => (ops.post ? [ops.post as Operation] : []));
+  const withBody = posts.filter((op) => op.requestBody);
+  assert.ok(withBody.length > 0);
+  for (const op of withBody) {
+    const header = op.parameters.find((p) => p.name === 'Idempotency-Key');
+    assert.deepEqual(header?.schema, {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x21-\\x7e]{1,255}$',
+    });
+    const pattern = new RegExp(header?.schema.pattern as string);
+    for (const good of ['a', 'order-42:retry#1', '~'.repeat(255)]) assert.ok(pattern.test(good), good);
+    for (const bad of ['', 'two words', 'caf\u00e9', 'tab\there', 'x'.repeat(256)]) assert.ok(!pattern.test(bad), bad);
+  }
+});

@@ -1,5 +1,6 @@
 import { ERRORS, type ErrorCode, errorSchema } from '@wap/errors';
 import { z } from 'zod';
+import { IDEMPOTENCY_KEY } from '../invoke/idempotency.js';
 import { type Capability, COMMON_ERRORS, type Tag } from './types.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -128,7 +129,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string) {
           in: 'header',
           required: false,
           description: 'Retries with the same key and body return the first response without repeating the work.',
-          schema: { type: 'string', maxLength: 255 },
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
         });
       }
     }
