@@ -269,6 +269,23 @@ describe('errors', () => {
     assert.deepEqual(issuePaths(vendor.body), ['body.url']);
   });
 
+  test('a JSON body that is not an object is 400 naming the body, not taken for broken JSON', async () => {
+    for (const rawBody of ['"AAA"', 'null', '0', '[]']) {
+      const r = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+        key,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(r.status, 400, rawBody);
+      const issues = (r.body.details as { issues: { path: string; message: string }[] }).issues;
+      assert.deepEqual(
+        issues.map((i) => i.path),
+        ['body'],
+      );
+      assert.doesNotMatch(issues[0]?.message ?? '', /valid JSON/, rawBody);
+    }
+  });
+
   test('an unknown field is refused by name, at any depth, in the body and the query', async () => {
     const typo = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', {
       key,

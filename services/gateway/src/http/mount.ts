@@ -57,7 +57,8 @@ async function write(res: Response, answer: Answer, signal: AbortSignal): Promis
 /** REST routes from the registry, each one call of the invoke path; a known path with another method answers 405. */
 export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const router = express.Router({ strict: false });
-  const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES });
+  // Any JSON value is read; one that is not an object is refused by the row's schema, naming the body.
+  const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES, strict: false });
   const methodsByPath = new Map<string, string[]>();
 
   for (const row of rows.filter((r) => surfacesOf(r).includes('rest'))) {

@@ -36,7 +36,8 @@ function nulPath(value: unknown, path: string): string | undefined {
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.infer<S> {
   const nul = nulPath(value, where);
   if (nul) throw new ApiError('bad_request', { issues: [{ path: nul, message: 'contains a NUL character' }] });
-  const result = (schema ?? NOTHING).safeParse(value ?? {});
+  // No body at all is an empty one; a body of `null` is a value, and not an object.
+  const result = (schema ?? NOTHING).safeParse(value === undefined ? {} : value);
   if (result.success) return result.data as z.infer<S>;
   const issues: Issue[] = result.error.issues.flatMap((issue) => {
     const at = [where, ...issue.path.map(String)].join('.');
