@@ -62,7 +62,7 @@ describe('make up', () => {
     const { url, key } = await upAndReady(run);
     assert.match(run.output(), /Settings: .*MAX_BODY_BYTES.* from /);
     const r = await call(url, 'POST', '/v1/scrape', { key, body: { url: `https://example.com/${'a'.repeat(3_000)}` } });
-    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.equal(r.status, 413, JSON.stringify(r.body));
     assert.equal((r.body.details as { limit: number }).limit, 2048, 'the limit came from .env');
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 0);
