@@ -287,7 +287,11 @@ export class CrawlWorker {
       // added once the page is delivered: the crawl starts on the page's own links at once.
       const sitemaps = key === plan.startKey && row.sitemapsPending ? this.sitemapsOf(row, plan) : undefined;
       try {
-        const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
+        // A page that needs the browser waits for one of the workspace's browser slots.
+        const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, {
+          withLinks: true,
+          slot: { workspaceId: row.workspaceId, wait: true },
+        });
         // Politeness counts requests out to the host, not pages being stored: the host's
         // place is given up now (recorded with this worker's next takes, which need it).
         store.downloaded(row.id, key);

@@ -38,7 +38,10 @@ export function scrapeRpc(deps: ScrapeDeps) {
           ? undefined
           : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
         if (cached) return toDocument(cached, options, true);
-        const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal);
+        const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
+          // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
+          slot: { workspaceId: req.workspaceId, wait: false },
+        });
         const document = toDocument(page, options, false, extracted);
         await Promise.all([
           deps.cache

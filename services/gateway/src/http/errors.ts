@@ -32,6 +32,11 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const status = error instanceof ApiError ? error.status : 500;
     if (status >= 500) log.error({ err, requestId }, 'request failed');
     if (res.headersSent) return;
+    // A refusal that says when to retry (a service's `concurrency_limit`, say) says it in the header too.
+    const retryAfter =
+      error instanceof ApiError ? (error.details as { retryAfterSeconds?: unknown } | undefined) : undefined;
+    if (typeof retryAfter?.retryAfterSeconds === 'number' && !res.hasHeader('Retry-After'))
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter.retryAfterSeconds))));
     res.status(status).json(body);
   };
 }
