@@ -124,3 +124,47 @@ test('one render never sees the cookies of another', async () => {
   assert.match(a.html, /cookie=\[\]/);
   assert.match(b.html, /cookie=\[\]/);
 });
+
+/** The `page_unreachable` reason a render fails with (and fails the test when it does not). */
+async function unreachableReason(req: proto.RenderRequest) {
+  const err = await run(req).then(
+    (out) => assert.fail(`rendered with status ${out.status}`),
+    (e: unknown) => e,
+  );
+  assert.ok(isApiError(err), String(err));
+  assert.equal(err.code, 'page_unreachable', JSON.stringify(err.details));
+  return (err.details as { reason: string }).reason;
+}
+
+test('a name that does not resolve is dns, as the fetch engine says (not the proxy answer 404)', async () => {
+  assert.equal(await unreachableReason(create(proto.RenderRequestSchema, { url: 'http://nowhere.invalid/' })), 'dns');
+  assert.equal(
+    await unreachableReason(create(proto.RenderRequestSchema, { url: 'https://nowhere.invalid/' })),
+    'dns',
+    'through a tunnel too',
+  );
+});
+
+test('a refused port is connect, over HTTP and through a tunnel', async () => {
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((r) => closed.close(r));
+  for (const scheme of ['http', 'https'])
+    assert.equal(
+      await unreachableReason(create(proto.RenderRequestSchema, { url: `${scheme}://127.0.0.1:${port}/` })),
+      'connect',
+      scheme,
+    );
+});
+
+test('a header Chromium refuses is bad_request naming the header, not an internal error', async () => {
+  for (const headers of [{ 'bad name': 'x' }, { 'x-ok': 'line\r\nbreak' }] as Record<string, string>[]) {
+    const err = await run(request('/static', { headers })).catch((e: unknown) => e);
+    assert.ok(isApiError(err), String(err));
+    assert.equal(err.code, 'bad_request');
+    const issues = (err.details as { issues: { path: string }[] }).issues;
+    assert.equal(issues[0]?.path, `headers.${Object.keys(headers)[0]}`);
+  }
+  assert.equal((await run(request('/static', { headers: { 'x-fine': 'yes' } }))).status, 200);
+});

@@ -2,7 +2,7 @@ import { ApiError } from '@wap/errors';
 import { browserIdentity, versionOf } from '@wap/fetch';
 import { browser as proto } from '@wap/proto';
 import type { Browser, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
-import type { EgressProxy } from './egress/proxy.js';
+import type { EgressProxy, EgressTally } from './egress/proxy.js';
 
 const DESKTOP = {
   viewport: { width: 1366, height: 900, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
@@ -27,23 +27,55 @@ const WAIT_UNTIL: Record<number, PuppeteerLifeCycleEvent> = {
   [proto.WaitUntil.NETWORK_IDLE]: 'networkidle2',
 };
 
-/** Chromium's net errors that mean the page could not be reached. */
-function unreachable(url: string, err: unknown, blocked: string[]): ApiError {
+/**
+ * Chromium's net errors as the fetch engine's `page_unreachable` reasons
+ * (libs/fetch/src/failure.ts): the same failure reads the same in both engines.
+ */
+function netErrorReason(net: string): string | undefined {
+  if (/^ERR_(NAME_NOT_RESOLVED|NAME_RESOLUTION_FAILED|DNS_)/.test(net)) return 'dns';
+  if (/TIMED_OUT$/.test(net)) return 'timeout';
+  if (/^ERR_(CERT_|SSL_|BAD_SSL_)/.test(net) || net === 'ERR_CERTIFICATE_TRANSPARENCY_REQUIRED') return 'tls';
+  if (net === 'ERR_TOO_MANY_REDIRECTS') return 'too_many_redirects';
+  if (net === 'ERR_UNSAFE_REDIRECT' || net === 'ERR_BLOCKED_BY_RESPONSE') return 'blocked';
+  if (
+    /^ERR_(CONNECTION_|ADDRESS_|TUNNEL_CONNECTION_FAILED|EMPTY_RESPONSE|NETWORK_|INTERNET_DISCONNECTED)/.test(net) ||
+    /^ERR_(SOCKET_NOT_CONNECTED|HTTP2_PROTOCOL_ERROR|INVALID_HTTP_RESPONSE|PROXY_CONNECTION_FAILED)$/.test(net)
+  )
+    return 'connect';
+  return undefined;
+}
+
+/**
+ * Why the page could not be reached: a refusal of the egress guard, a failure
+ * the egress saw on the document's host (Chromium only sees the proxy's
+ * error answer or a failed tunnel), or Chromium's own net error.
+ */
+function unreachable(url: string, err: unknown, tally: EgressTally): ApiError {
   const message = err instanceof Error ? err.message : String(err);
-  const net = /net::(ERR_[A-Z_]+)/.exec(message)?.[1] ?? '';
+  const net = /net::(ERR_[A-Z0-9_]+)/.exec(message)?.[1] ?? '';
+  const host = new URL(url).hostname;
   const reason =
-    blocked.length > 0
+    tally.blocked.length > 0
       ? 'private_address'
-      : /timeout|TIMED_OUT/i.test(message)
-        ? 'timeout'
-        : /NAME_NOT_RESOLVED/.test(net)
-          ? 'dns'
-          : /CERT|SSL/.test(net)
-            ? 'tls'
-            : /TOO_MANY_REDIRECTS/.test(net)
-              ? 'too_many_redirects'
-              : 'connect';
+      : (tally.failed.find((f) => f.host === host)?.reason ??
+        netErrorReason(net) ??
+        (/timeout/i.test(message) ? 'timeout' : 'connect'));
   return new ApiError('page_unreachable', { url, reason }, { cause: err });
+}
+
+/** A header name as HTTP allows it (a token), and a value without line breaks or NUL. */
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const BAD_HEADER_VALUE = /[\0\r\n]/;
+
+/** Headers Chromium would refuse, as `bad_request` issues: the caller's mistake, never ours. */
+export function headerIssues(headers: Record<string, string>): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) issues.push({ path: `headers.${name}`, message: 'not a valid header name' });
+    else if (BAD_HEADER_VALUE.test(value))
+      issues.push({ path: `headers.${name}`, message: 'a header value cannot hold line breaks or NUL' });
+  }
+  return issues;
 }
 
 async function runActions(page: Page, actions: proto.Action[], deadline: number) {
@@ -89,9 +121,11 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
   const started = Date.now();
   const timeout = req.timeoutMs > 0 ? req.timeoutMs : 30_000;
   const deadline = started + timeout;
+  const issues = headerIssues(req.headers);
+  if (issues.length > 0) throw new ApiError('bad_request', { issues });
   const tenant = egress.open();
   const context = await browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] });
-  let tally = { bytes: 0, blocked: [] as string[] };
+  let tally: EgressTally = { bytes: 0, blocked: [], failed: [] };
   try {
     const page = await context.newPage();
     signal.addEventListener('abort', () => void page.close().catch(() => undefined), { once: true });
@@ -104,14 +138,19 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
       ...(req.mobile ? { platform: MOBILE.platform } : {}),
     });
     await page.setViewport(profile.viewport);
-    if (Object.keys(req.headers).length > 0) await page.setExtraHTTPHeaders(req.headers);
+    if (Object.keys(req.headers).length > 0)
+      await page.setExtraHTTPHeaders(req.headers).catch((err: unknown) => {
+        if (signal.aborted) throw err;
+        // Whatever else Chromium refuses in a header is the caller's mistake too.
+        throw new ApiError('bad_request', { issues: [{ path: 'headers', message: String(err) }] }, { cause: err });
+      });
     page.setDefaultTimeout(timeout);
 
     let response: HTTPResponse | null;
     try {
       response = await page.goto(req.url, { waitUntil: WAIT_UNTIL[req.waitUntil] ?? 'load', timeout });
     } catch (err) {
-      throw unreachable(req.url, err, tenant.close().blocked);
+      throw unreachable(req.url, err, tenant.close());
     }
     if (req.waitForSelector)
       await page.waitForSelector(req.waitForSelector, { timeout: Math.max(deadline - Date.now(), 1) });
@@ -135,6 +174,11 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
     const refused = tally.blocked.some((b) => documentHosts.some((h) => b.startsWith(`${h} `)));
     if (refused && (response?.status() ?? 0) >= 400) {
       throw new ApiError('page_unreachable', { url: req.url, reason: 'private_address' });
+    }
+    // The egress could not reach the document's host: its error answer is not the site's.
+    const failed = tally.failed.find((f) => documentHosts.includes(f.host));
+    if (failed && (response?.status() ?? 0) >= 400) {
+      throw new ApiError('page_unreachable', { url: req.url, reason: failed.reason });
     }
     return {
       finalUrl,

@@ -32,6 +32,20 @@ export const env = baseEnv(50052).extend({
   CRAWL_SWEEP_MS: z.coerce.number().int().min(100).default(10_000),
   /** A crawl with no page delivered or failed for this long has its pending URLs queued again. */
   CRAWL_IDLE_MS: z.coerce.number().int().min(1_000).default(120_000),
+  /**
+   * A crawl with no page delivered or failed for this long is settled as
+   * `expired` and its hold released (0: only its 12-hour deadline ends it).
+   */
+  CRAWL_STALL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30 * 60_000),
+  /**
+   * Tries of a URL that may end in an error not the page's own (the browser
+   * host, the ledger or the database failing) before the URL fails with it.
+   */
+  CRAWL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(8),
   /** How long a settled crawl and its pages are kept (default 7 days); then they are gone (404). */
   CRAWL_RETENTION_MS: z.coerce
     .number()

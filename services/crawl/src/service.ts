@@ -58,6 +58,8 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
       frontier,
       log,
       ackWaitMs: config.CRAWL_ACK_WAIT_MS,
+      maxAttempts: config.CRAWL_MAX_ATTEMPTS,
+      stallMs: config.CRAWL_STALL_MS,
     });
     const consumer = new Consumer<FrontierMessage>(nats.nc, {
       stream: frontier.stream,
@@ -91,11 +93,12 @@ export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {
     );
 
     // Crawls that stopped moving (a lost message, a worker gone with its lease)
-    // are queued again or settled; every worker sweeps, the store keeps it safe.
+    // are queued again, and settled as expired past their deadline or after
+    // CRAWL_STALL_MS without progress; every worker sweeps, the store keeps it safe.
     const sweepCrawls = async () => {
       const purged = await store.purgeSettledBefore(new Date(Date.now() - config.CRAWL_RETENTION_MS), 100);
       if (purged > 0) log.info({ crawls: purged }, 'settled crawls past their retention deleted');
-      for (const id of await store.stale(config.CRAWL_IDLE_MS, 20)) {
+      for (const id of await store.stale(config.CRAWL_IDLE_MS, 20, config.CRAWL_STALL_MS)) {
         // One crawl that fails here (its ledger call, say) does not hold up the others.
         try {
           await worker.finishIfDone(id, { resume: true });

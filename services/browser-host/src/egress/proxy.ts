@@ -1,12 +1,51 @@
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
+import { Agent, type AgentOptions } from 'node:http';
+import { isIP, type Socket } from 'node:net';
 import { type AllowList, classifyAddress, guardedLookup, isBlockedAddress, isBlockedAddressError } from '@wap/netguard';
 import { RequestError, Server } from 'proxy-chain';
+
+/**
+ * Why the egress could not reach a host, in the words of the fetch engine's
+ * `page_unreachable` reasons (libs/fetch/src/failure.ts), so both engines say
+ * the same of the same failure.
+ */
+export type EgressFailureReason = 'dns' | 'connect' | 'timeout' | 'tls';
 
 /** What one browser context sent through the egress. */
 export interface EgressTally {
   bytes: number;
   blocked: string[];
+  /** Hosts the egress could not reach (the browser sees only the proxy's error answer, or a failed tunnel). */
+  failed: { host: string; reason: EgressFailureReason }[];
+}
+
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'ENODATA', 'ESERVFAIL', 'ENOTIMP']);
+const TIMEOUT_CODES = new Set(['ETIMEDOUT']);
+
+/** A network error of the egress's own connection as a reason; as the fetch engine reads the same codes. */
+export function egressFailureReason(err: unknown): EgressFailureReason {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  if (DNS_CODES.has(code)) return 'dns';
+  if (TIMEOUT_CODES.has(code)) return 'timeout';
+  if (/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/.test(code))
+    return 'tls';
+  return 'connect';
+}
+
+/** An agent for one forwarded HTTP request that reports its connection's failure. */
+class ReportingAgent extends Agent {
+  constructor(
+    private readonly report: (err: Error) => void,
+    options: AgentOptions = {},
+  ) {
+    super({ ...options, keepAlive: false });
+  }
+
+  override createConnection(...args: Parameters<Agent['createConnection']>) {
+    const socket = super.createConnection(...args) as Socket;
+    socket.once('error', this.report);
+    return socket;
+  }
 }
 
 interface Tenant {
@@ -37,6 +76,10 @@ export class EgressProxy {
         const refuse = (address: string) => {
           tenant.tally.blocked.push(`${hostname} (${classifyAddress(address)} ${address})`);
         };
+        const failed = (reason: EgressFailureReason) => {
+          if (!tenant.tally.failed.some((f) => f.host === hostname && f.reason === reason))
+            tenant.tally.failed.push({ host: hostname, reason });
+        };
         // A literal address never goes through lookup: check it here.
         const literal = hostname.replace(/^\[|\]$/g, '');
         if (isIP(literal) && isBlockedAddress(literal, this.allow)) {
@@ -48,8 +91,16 @@ export class EgressProxy {
           dnsLookup: ((host: string, options: object, callback: (err: Error | null, ...rest: unknown[]) => void) =>
             lookup(host, options as never, (err, ...rest) => {
               if (isBlockedAddressError(err)) refuse(err.address);
+              else if (err) failed('dns');
               callback(err, ...rest);
             })) as never,
+          // Plain HTTP is forwarded: a connection that fails is answered with an error status
+          // (404 for a name that does not resolve), so the failure itself is kept here.
+          httpAgent: new ReportingAgent((err) => {
+            if (!isBlockedAddressError(err) && !DNS_CODES.has(String((err as { code?: unknown }).code))) {
+              failed(egressFailureReason(err));
+            }
+          }),
         };
       },
     });
@@ -74,7 +125,7 @@ export class EgressProxy {
   open(): { username: string; password: string; close(): EgressTally } {
     const username = `ctx${randomBytes(8).toString('hex')}`;
     const password = randomBytes(16).toString('hex');
-    const tenant: Tenant = { password, tally: { bytes: 0, blocked: [] }, connections: new Set() };
+    const tenant: Tenant = { password, tally: { bytes: 0, blocked: [], failed: [] }, connections: new Set() };
     this.tenants.set(username, tenant);
     return {
       username,

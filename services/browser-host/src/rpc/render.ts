@@ -4,11 +4,14 @@ import type { browser as proto } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserPool } from '../pool/pool.js';
-import { render } from '../render.js';
+import { headerIssues, render } from '../render.js';
 
 export function renderRpc(pool: BrowserPool, egress: EgressProxy, allow: AllowList) {
   return async (req: proto.RenderRequest, ctx: CallContext) => {
     checkUrl(req.url, { allow });
+    // Refused before a browser is taken: Chromium would throw on them mid-render.
+    const issues = headerIssues(req.headers);
+    if (issues.length > 0) throw new ApiError('bad_request', { issues });
     if (req.actions.length > 50)
       throw new ApiError('bad_request', { issues: [{ path: 'actions', message: 'at most 50 actions' }] });
     return pool.with((browser) => render(browser, egress, req, ctx.signal), ctx.signal);

@@ -296,3 +296,47 @@ test('a closed crawl takes nothing, even a URL that reached it after it closed',
   assert.equal((await store.take(id, url('late').key, SETTINGS)).kind, 'stopped');
   assert.equal((await store.crawl(id))?.completed, 1);
 });
+
+test('a URL whose tries keep failing for a reason not its own fails on its last try, recorded and given back', async () => {
+  const id = await crawlWith(['dead', 'alive']);
+  const dead = url('dead').key;
+  const failure = { code: 'internal', details: { attempts: 3 }, maxAttempts: 3 };
+  for (const expected of ['released', 'released', 'failed'] as const) {
+    assert.equal((await store.take(id, dead, SETTINGS)).kind, 'fetch');
+    assert.equal(await store.release(id, dead, failure), expected);
+  }
+  assert.deepEqual(await store.take(id, dead, SETTINGS), { kind: 'finished', state: 'failed' });
+  assert.equal(await store.release(id, dead, failure), 'not-mine', 'no longer fetching: nothing to give back');
+  assert.deepEqual(await store.failures(id, 10), [
+    { url: url('dead').url, code: 'internal', details: { attempts: 3 } },
+  ]);
+  const row = await store.crawl(id);
+  assert.deepEqual(
+    [row?.failed, row?.claimed],
+    [1, 1],
+    'failed counted, its claim given back (the start page keeps its)',
+  );
+  // A release without a failure (a worker stopping) does not count a try.
+  const alive = url('alive').key;
+  for (let i = 0; i < 5; i++) {
+    assert.equal((await store.take(id, alive, SETTINGS)).kind, 'fetch');
+    assert.equal(await store.release(id, alive), 'released');
+  }
+  assert.equal((await store.take(id, alive, SETTINGS)).kind, 'fetch');
+});
+
+test('a crawl without progress for the stall time ends expired, and the sweeper keeps seeing it after a requeue', async () => {
+  const id = await crawlWith(['stuck']);
+  assert.equal(await store.endingOf(id, { stallMs: 60_000 }), undefined, 'progress a moment ago');
+  await db.pool.query(`UPDATE crawls SET progress_at = now() - interval '2 minutes' WHERE id = $1`, [id]);
+  assert.equal(await store.endingOf(id), undefined, 'without a stall time only the deadline ends it');
+  assert.ok((await store.stale(60_000, 1_000, 90_000)).includes(id));
+  // Queueing its URLs again is not progress: the crawl still stalls.
+  assert.deepEqual(
+    (await store.requeue(id)).map((u) => u.key),
+    [url('stuck').key],
+  );
+  assert.ok((await store.stale(60_000, 1_000, 90_000)).includes(id), 'still past the stall time');
+  assert.ok(!(await store.stale(60_000, 1_000, 0)).includes(id), 'requeued a moment ago: not idle');
+  assert.equal((await store.endingOf(id, { stallMs: 90_000 }))?.outcome, 'expired');
+});

@@ -501,11 +501,43 @@ export class CrawlStore {
     });
   }
 
-  /** Puts a URL back to pending after an error that was not the page's fault (ledger or database down). */
-  async release(crawlId: string, urlKey: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const mine = await leaveFetching(tx, crawlId, urlKey, 'pending');
-      if (mine) await tx.query(`UPDATE crawls SET claimed = claimed - 1 WHERE id = $1`, [crawlId]);
+  /**
+   * Puts a URL back to pending after an error that was not the page's fault
+   * (ledger or database down, the browser host failing). With `failure`, the
+   * try is counted: the URL's `maxAttempts`-th such try fails it instead,
+   * recorded with that error (never billed), so a page that can never be
+   * fetched ends as a failure of the crawl rather than a message offered
+   * again forever. Answers what became of it (`not-mine`: another worker has
+   * it, or the crawl was closed).
+   */
+  async release(
+    crawlId: string,
+    urlKey: string,
+    failure?: { code: string; details: unknown; maxAttempts: number },
+  ): Promise<'released' | 'failed' | 'not-mine'> {
+    return this.db.transaction(async (tx) => {
+      const row = await one<{ attempts: number; url: string }>(
+        tx,
+        `UPDATE crawl_urls SET state = 'pending', lease_until = NULL, attempts = attempts + $3::int
+          WHERE crawl_id = $1 AND url_key = $2 AND state = 'fetching' RETURNING attempts, url`,
+        [crawlId, urlKey, failure ? 1 : 0],
+      );
+      if (!row) return 'not-mine';
+      if (!failure || row.attempts < failure.maxAttempts) {
+        await tx.query(`UPDATE crawls SET claimed = claimed - 1 WHERE id = $1`, [crawlId]);
+        return 'released';
+      }
+      await tx.query(`UPDATE crawl_urls SET state = 'failed' WHERE crawl_id = $1 AND url_key = $2`, [crawlId, urlKey]);
+      await tx.query(
+        `INSERT INTO crawl_failures (crawl_id, url_key, url, code, details) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT DO NOTHING`,
+        [crawlId, urlKey, row.url, failure.code, JSON.stringify(failure.details ?? {})],
+      );
+      await tx.query(
+        `UPDATE crawls SET failed = failed + 1, claimed = claimed - 1, progress_at = now() WHERE id = $1`,
+        [crawlId],
+      );
+      return 'failed';
     });
   }
 
@@ -521,11 +553,15 @@ export class CrawlStore {
 
   /**
    * How the crawl would end now, if it can: a running crawl ends when its
-   * limit is delivered or nothing is left to fetch; a cancelled one when no
-   * page is in flight; a closed one (its ending cut short) as it was closed.
-   * Undefined while it must go on.
+   * limit is delivered or nothing is left to fetch, and expires past its
+   * deadline or after `stallMs` without a page delivered or failed; a
+   * cancelled one ends when no page is in flight; a closed one (its ending
+   * cut short) as it was closed. Undefined while it must go on.
    */
-  async endingOf(crawlId: string): Promise<{ outcome: CrawlOutcome; holdId: string; workspaceId: string } | undefined> {
+  async endingOf(
+    crawlId: string,
+    { stallMs = 0 }: { stallMs?: number } = {},
+  ): Promise<{ outcome: CrawlOutcome; holdId: string; workspaceId: string } | undefined> {
     // Every URL row is pending, fetching, or counted once in completed, failed or skipped:
     // what is still open is a difference of counters, not a count of rows.
     const row = await one<{
@@ -542,13 +578,15 @@ export class CrawlStore {
     }>(
       this.db.pool,
       `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, "limit", hold_id AS "holdId",
-          deadline_at < now() AS expired,
+          (deadline_at < now()
+            OR ($2::double precision > 0 AND progress_at < now() - make_interval(secs => $2::double precision / 1000)))
+            AS expired,
           discovered - completed - failed - skipped + sitemaps_pending::int AS open,
           CASE WHEN status = 'cancelled' AND closed_at IS NULL THEN
             (SELECT count(*)::int FROM crawl_urls u
               WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) ELSE 0 END AS live
          FROM crawls c WHERE id = $1`,
-      [crawlId],
+      [crawlId, stallMs],
     );
     if (!row || row.status === 'settled') return undefined;
     const ending = (outcome: CrawlOutcome) => ({ outcome, holdId: row.holdId, workspaceId: row.workspaceId });
@@ -625,21 +663,30 @@ export class CrawlStore {
     return rowCount ?? 0;
   }
 
-  /** Crawls a sweeper should look at: unsettled ones past their deadline or without progress for `idleMs`. */
-  async stale(idleMs: number, max: number): Promise<string[]> {
+  /**
+   * Crawls a sweeper should look at: unsettled ones past their deadline,
+   * without progress for `stallMs` (they end), or without progress nor a
+   * requeue for `idleMs` (their messages may be lost).
+   */
+  async stale(idleMs: number, max: number, stallMs = 0): Promise<string[]> {
     const { rows } = await this.db.pool.query(
       `SELECT id FROM crawls WHERE status <> 'settled'
-          AND (deadline_at < now() OR progress_at < now() - make_interval(secs => $1::double precision / 1000))
-        ORDER BY progress_at LIMIT $2`,
-      [idleMs, max],
+          AND (deadline_at < now()
+            OR greatest(progress_at, requeued_at) < now() - make_interval(secs => $1::double precision / 1000)
+            OR ($3::double precision > 0 AND progress_at < now() - make_interval(secs => $3::double precision / 1000)))
+        ORDER BY greatest(progress_at, requeued_at) LIMIT $2`,
+      [idleMs, max, stallMs],
     );
     return (rows as { id: string }[]).map((r) => r.id);
   }
 
-  /** The pending URLs of a crawl, to queue again when its messages were lost; marks the crawl as moved. */
+  /**
+   * The pending URLs of a crawl, to queue again when its messages were lost;
+   * marks the crawl as requeued (not as progress: see `stale`).
+   */
   async requeue(crawlId: string): Promise<QueuedUrl[]> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`UPDATE crawls SET progress_at = now() WHERE id = $1`, [crawlId]);
+      await tx.query(`UPDATE crawls SET requeued_at = now() WHERE id = $1`, [crawlId]);
       const { rows } = await tx.query<QueuedUrl>(
         `SELECT url_key AS key, url, host FROM crawl_urls
           WHERE crawl_id = $1 AND (state = 'pending' OR (state = 'fetching' AND lease_until < now()))`,

@@ -74,7 +74,13 @@ export interface WorkerDeps extends PipelineDeps {
   log: Logger;
   /** The frontier consumer's ack wait: a handler reports progress well within it. */
   ackWaitMs: number;
+  /** Tries of a URL that may end in an error not the page's own before it fails with it (its dead letter). */
+  maxAttempts?: number;
+  /** A crawl without a page delivered or failed for this long ends as expired (0: only its deadline). */
+  stallMs?: number;
 }
+
+export const DEFAULT_MAX_ATTEMPTS = 8;
 
 interface Plan {
   /** The crawl row as first read: only its fixed fields (id, workspace, hold, limit) are used. */
@@ -281,7 +287,11 @@ export class CrawlWorker {
       // added once the page is delivered: the crawl starts on the page's own links at once.
       const sitemaps = key === plan.startKey && row.sitemapsPending ? this.sitemapsOf(row, plan) : undefined;
       try {
-        const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, { withLinks: true });
+        // A page that needs the browser waits for one of the workspace's browser slots.
+        const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, {
+          withLinks: true,
+          slot: { workspaceId: row.workspaceId, wait: true },
+        });
         // Politeness counts requests out to the host, not pages being stored: the host's
         // place is given up now (recorded with this worker's next takes, which need it).
         store.downloaded(row.id, key);
@@ -303,8 +313,7 @@ export class CrawlWorker {
           if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           return true;
         }
-        await store.release(row.id, key);
-        throw err;
+        return await this.giveBack(plan, key, err, sitemaps);
       }
       const delivered = await store
         .deliver(
@@ -315,11 +324,9 @@ export class CrawlWorker {
           indexFields(document.url, extracted),
           landed,
         )
-        .catch(async (err: unknown) => {
-          // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
-          await store.release(row.id, key);
-          throw err;
-        });
+        // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
+        .catch((err: unknown) => this.giveBack(plan, key, err, sitemaps));
+      if (delivered === true) return true;
       if (!delivered) return false; // another worker delivered it first, or the crawl was closed meanwhile
       if (delivered.seq % PAGES_PER_BLOCK === 0) this.billBlock(plan, delivered.seq / PAGES_PER_BLOCK - 1);
       remember(plan, [key, ...links.map((l) => l.key), ...(landed ? [landed.key] : [])]);
@@ -330,6 +337,34 @@ export class CrawlWorker {
     } finally {
       clearInterval(keepalive);
     }
+  }
+
+  /**
+   * A URL whose try failed for a reason not the page's own goes back to
+   * pending and the error is thrown (the message is offered again later);
+   * its `maxAttempts`-th such try fails it with that error instead (recorded
+   * and never billed: the crawl is told), and the message is done. A worker
+   * that is stopping gives its URLs back without counting.
+   */
+  private async giveBack(plan: Plan, key: string, err: unknown, sitemaps?: Promise<string[]>): Promise<true> {
+    const { store, log } = this.deps;
+    const stopping = this.stopping.signal.aborted;
+    const maxAttempts = this.deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    const failure = stopping
+      ? undefined
+      : {
+          code: isApiError(err) ? err.code : 'internal',
+          details: {
+            ...(isApiError(err) && typeof err.details === 'object' ? err.details : {}),
+            attempts: maxAttempts,
+          },
+          maxAttempts,
+        };
+    const fate = await store.release(plan.row.id, key, failure);
+    if (fate !== 'failed') throw err;
+    log.warn({ err, crawlId: plan.row.id, urlKey: key }, 'a URL failed every try; recorded as failed');
+    if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
+    return true;
   }
 
   /** Where a redirect took the page, when that is another URL of the crawl's. */
@@ -417,7 +452,7 @@ export class CrawlWorker {
    */
   async finishIfDone(crawlId: string, { resume = false }: { resume?: boolean } = {}): Promise<void> {
     const { store, ledger, log } = this.deps;
-    const ending = await store.endingOf(crawlId);
+    const ending = await store.endingOf(crawlId, { stallMs: this.deps.stallMs });
     if (!ending) return;
     const closed = await store.close(crawlId, ending.outcome);
     if (!closed || (!closed.closedNow && !resume)) return; // settled meanwhile, or another is finishing it

@@ -1,4 +1,5 @@
 import { create } from '@bufbuild/protobuf';
+import type { LedgerClient } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import {
   type Format as ExtractFormat,
@@ -8,10 +9,12 @@ import {
   extract,
 } from '@wap/extract';
 import { type FetchAgent, fetchPage, requireText } from '@wap/fetch';
+import type { Logger } from '@wap/log';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { browser, crawl } from '@wap/proto';
 import type { Closable, ServiceClient } from '@wap/rpc';
 import { chooseEngine, looksScriptRendered } from '../domain/engine.js';
+import { type SlotRequest, withBrowserSlot } from './browser-slots.js';
 
 export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
 
@@ -35,6 +38,9 @@ export interface PipelineDeps {
   browser?: BrowserClient;
   /** Extraction threads; without them pages are extracted on the event loop. */
   extractor?: ExtractPool;
+  /** The ledger that leases browser slots: a render asked with a `slot` holds one while it runs. */
+  ledger?: LedgerClient;
+  log?: Pick<Logger, 'warn'>;
 }
 
 const EXTRACT_FORMATS: Partial<Record<crawl.Format, ExtractFormat>> = {
@@ -120,25 +126,33 @@ async function viaBrowser(
   url: string,
   options: crawl.ScrapeOptions,
   signal: AbortSignal,
+  slot?: SlotRequest,
 ): Promise<RawPage> {
-  if (!deps.browser) throw new ApiError('capability_unavailable', { capability: 'browser rendering' });
+  const client = deps.browser;
+  if (!client) throw new ApiError('capability_unavailable', { capability: 'browser rendering' });
   const formats = formatsOf(options);
   const timeoutMs = options.timeoutMs > 0 ? options.timeoutMs : 30_000;
-  const rendered = await deps.browser.render(
-    create(browser.RenderRequestSchema, {
-      url,
-      // Scripts fill pages after `load`; a quiet network is the better sign the page is done.
-      waitUntil: browser.WaitUntil.NETWORK_IDLE,
-      waitMs: options.waitForMs,
-      timeoutMs,
-      headers: options.headers,
-      mobile: options.mobile,
-      actions: options.actions,
-      screenshot: formats.includes(Format.SCREENSHOT) || formats.includes(Format.SCREENSHOT_FULL_PAGE),
-      fullPageScreenshot: formats.includes(Format.SCREENSHOT_FULL_PAGE),
-    }),
-    { timeoutMs: timeoutMs + 5_000, signal },
-  );
+  const render = () =>
+    client.render(
+      create(browser.RenderRequestSchema, {
+        url,
+        // Scripts fill pages after `load`; a quiet network is the better sign the page is done.
+        waitUntil: browser.WaitUntil.NETWORK_IDLE,
+        waitMs: options.waitForMs,
+        timeoutMs,
+        headers: options.headers,
+        mobile: options.mobile,
+        actions: options.actions,
+        screenshot: formats.includes(Format.SCREENSHOT) || formats.includes(Format.SCREENSHOT_FULL_PAGE),
+        fullPageScreenshot: formats.includes(Format.SCREENSHOT_FULL_PAGE),
+      }),
+      { timeoutMs: timeoutMs + 5_000, signal },
+    );
+  // A render holds one of the workspace's browser slots while it runs (docs/crawl.md, "Browser slots").
+  const rendered =
+    slot && deps.ledger
+      ? await withBrowserSlot(deps.ledger, slot, signal, deps.log ?? console, render)
+      : await render();
   if (rendered.status >= 400)
     throw new ApiError('page_unreachable', { url, reason: 'http_status', status: rendered.status });
   return {
@@ -168,12 +182,12 @@ export async function loadPage(
   url: string,
   options: crawl.ScrapeOptions,
   signal: AbortSignal,
-  { withLinks = false }: { withLinks?: boolean } = {},
+  { withLinks = false, slot }: { withLinks?: boolean; slot?: SlotRequest } = {},
 ): Promise<LoadedPage> {
   const target = checkUrl(url, { allow: deps.allow }).href;
   const choice = chooseEngine(options, deps.browser !== undefined);
   const rendered = async () => {
-    const page = await viaBrowser(deps, target, options, signal);
+    const page = await viaBrowser(deps, target, options, signal, slot);
     return { page, extracted: await analyseOff(deps, page, options, withLinks) };
   };
   if (choice === 'browser') return rendered();

@@ -44,7 +44,10 @@ export function scrapeRpc(deps: ScrapeDeps) {
             result: toDocument(cached, options, true, await analyseOff(deps, cached, options, false)),
             used: onePage,
           };
-        const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal);
+        const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
+          // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
+          slot: { workspaceId: req.workspaceId, wait: false },
+        });
         written = deps.cache
           .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
           .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));

@@ -50,7 +50,10 @@ export function searchRpc(deps: SearchDeps) {
             const hit = create(crawl.SearchHitSchema, { url: r.url, title: r.title, description: r.description });
             if (!render) return hit;
             try {
-              const { page, extracted } = await loadPage(deps, r.url, render, ctx.signal);
+              const { page, extracted } = await loadPage(deps, r.url, render, ctx.signal, {
+                // Results rendered at once share the plan's browsers: each waits for a slot.
+                slot: { workspaceId: req.workspaceId, wait: true },
+              });
               hit.document = toDocument(page, render, false, extracted);
               await deps.index
                 .add(req.workspaceId, page.finalUrl, extracted)

@@ -37,7 +37,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (status >= 500) log.error({ err, requestId }, 'request failed');
     if (res.headersSent) return;
     const retryAfter = error instanceof ApiError ? error.details?.retryAfterSeconds : undefined;
-    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     if (error instanceof ApiError && error.code === 'unauthorized') {
       res.setHeader('WWW-Authenticate', bearerChallenge(error.details?.reason));
     }

@@ -1165,7 +1165,8 @@ export const CrawlScalarFieldEnum = {
   deadlineAt: 'deadlineAt',
   closedAt: 'closedAt',
   finishedAt: 'finishedAt',
-  progressAt: 'progressAt'
+  progressAt: 'progressAt',
+  requeuedAt: 'requeuedAt'
 } as const
 
 export type CrawlScalarFieldEnum = (typeof CrawlScalarFieldEnum)[keyof typeof CrawlScalarFieldEnum]
@@ -1181,6 +1182,7 @@ export const CrawlUrlScalarFieldEnum = {
   leaseUntil: 'leaseUntil',
   downloadUntil: 'downloadUntil',
   parentKey: 'parentKey',
+  attempts: 'attempts',
   queuedAt: 'queuedAt'
 } as const
 

@@ -66,6 +66,7 @@ export type CrawlMinAggregateOutputType = {
   closedAt: Date | null
   finishedAt: Date | null
   progressAt: Date | null
+  requeuedAt: Date | null
 }
 
 export type CrawlMaxAggregateOutputType = {
@@ -88,6 +89,7 @@ export type CrawlMaxAggregateOutputType = {
   closedAt: Date | null
   finishedAt: Date | null
   progressAt: Date | null
+  requeuedAt: Date | null
 }
 
 export type CrawlCountAggregateOutputType = {
@@ -111,6 +113,7 @@ export type CrawlCountAggregateOutputType = {
   closedAt: number
   finishedAt: number
   progressAt: number
+  requeuedAt: number
   _all: number
 }
 
@@ -153,6 +156,7 @@ export type CrawlMinAggregateInputType = {
   closedAt?: true
   finishedAt?: true
   progressAt?: true
+  requeuedAt?: true
 }
 
 export type CrawlMaxAggregateInputType = {
@@ -175,6 +179,7 @@ export type CrawlMaxAggregateInputType = {
   closedAt?: true
   finishedAt?: true
   progressAt?: true
+  requeuedAt?: true
 }
 
 export type CrawlCountAggregateInputType = {
@@ -198,6 +203,7 @@ export type CrawlCountAggregateInputType = {
   closedAt?: true
   finishedAt?: true
   progressAt?: true
+  requeuedAt?: true
   _all?: true
 }
 
@@ -308,6 +314,7 @@ export type CrawlGroupByOutputType = {
   closedAt: Date | null
   finishedAt: Date | null
   progressAt: Date
+  requeuedAt: Date | null
   _count: CrawlCountAggregateOutputType | null
   _avg: CrawlAvgAggregateOutputType | null
   _sum: CrawlSumAggregateOutputType | null
@@ -354,6 +361,7 @@ export type CrawlWhereInput = {
   closedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
+  requeuedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   urls?: Prisma.CrawlUrlListRelationFilter
   pages?: Prisma.CrawlPageListRelationFilter
   failures?: Prisma.CrawlFailureListRelationFilter
@@ -381,6 +389,7 @@ export type CrawlOrderByWithRelationInput = {
   closedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   progressAt?: Prisma.SortOrder
+  requeuedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   urls?: Prisma.CrawlUrlOrderByRelationAggregateInput
   pages?: Prisma.CrawlPageOrderByRelationAggregateInput
   failures?: Prisma.CrawlFailureOrderByRelationAggregateInput
@@ -412,6 +421,7 @@ export type CrawlWhereUniqueInput = Prisma.AtLeast<{
   closedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
+  requeuedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   urls?: Prisma.CrawlUrlListRelationFilter
   pages?: Prisma.CrawlPageListRelationFilter
   failures?: Prisma.CrawlFailureListRelationFilter
@@ -439,6 +449,7 @@ export type CrawlOrderByWithAggregationInput = {
   closedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   progressAt?: Prisma.SortOrder
+  requeuedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.CrawlCountOrderByAggregateInput
   _avg?: Prisma.CrawlAvgOrderByAggregateInput
   _max?: Prisma.CrawlMaxOrderByAggregateInput
@@ -470,6 +481,7 @@ export type CrawlScalarWhereWithAggregatesInput = {
   closedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
   finishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
+  requeuedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
 }
 
 export type CrawlCreateInput = {
@@ -493,6 +505,7 @@ export type CrawlCreateInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
@@ -520,6 +533,7 @@ export type CrawlUncheckedCreateInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
@@ -547,6 +561,7 @@ export type CrawlUpdateInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
@@ -574,6 +589,7 @@ export type CrawlUncheckedUpdateInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
@@ -601,6 +617,7 @@ export type CrawlCreateManyInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
 }
 
 export type CrawlUpdateManyMutationInput = {
@@ -624,6 +641,7 @@ export type CrawlUpdateManyMutationInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type CrawlUncheckedUpdateManyInput = {
@@ -647,6 +665,7 @@ export type CrawlUncheckedUpdateManyInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type CrawlWorkspaceIdRequestIdCompoundUniqueInput = {
@@ -675,6 +694,7 @@ export type CrawlCountOrderByAggregateInput = {
   closedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
+  requeuedAt?: Prisma.SortOrder
 }
 
 export type CrawlAvgOrderByAggregateInput = {
@@ -706,6 +726,7 @@ export type CrawlMaxOrderByAggregateInput = {
   closedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
+  requeuedAt?: Prisma.SortOrder
 }
 
 export type CrawlMinOrderByAggregateInput = {
@@ -728,6 +749,7 @@ export type CrawlMinOrderByAggregateInput = {
   closedAt?: Prisma.SortOrder
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
+  requeuedAt?: Prisma.SortOrder
 }
 
 export type CrawlSumOrderByAggregateInput = {
@@ -833,6 +855,7 @@ export type CrawlCreateWithoutUrlsInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
@@ -859,6 +882,7 @@ export type CrawlUncheckedCreateWithoutUrlsInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
@@ -901,6 +925,7 @@ export type CrawlUpdateWithoutUrlsInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
@@ -927,6 +952,7 @@ export type CrawlUncheckedUpdateWithoutUrlsInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
@@ -953,6 +979,7 @@ export type CrawlCreateWithoutPagesInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
@@ -979,6 +1006,7 @@ export type CrawlUncheckedCreateWithoutPagesInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
@@ -1021,6 +1049,7 @@ export type CrawlUpdateWithoutPagesInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
@@ -1047,6 +1076,7 @@ export type CrawlUncheckedUpdateWithoutPagesInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
@@ -1073,6 +1103,7 @@ export type CrawlCreateWithoutFailuresInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
@@ -1099,6 +1130,7 @@ export type CrawlUncheckedCreateWithoutFailuresInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
@@ -1141,6 +1173,7 @@ export type CrawlUpdateWithoutFailuresInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
@@ -1167,6 +1200,7 @@ export type CrawlUncheckedUpdateWithoutFailuresInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
@@ -1193,6 +1227,7 @@ export type CrawlCreateWithoutHostsInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
@@ -1219,6 +1254,7 @@ export type CrawlUncheckedCreateWithoutHostsInput = {
   closedAt?: Date | string | null
   finishedAt?: Date | string | null
   progressAt?: Date | string
+  requeuedAt?: Date | string | null
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
@@ -1261,6 +1297,7 @@ export type CrawlUpdateWithoutHostsInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
@@ -1287,6 +1324,7 @@ export type CrawlUncheckedUpdateWithoutHostsInput = {
   closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
@@ -1371,6 +1409,7 @@ export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
+  requeuedAt?: boolean
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
   failures?: boolean | Prisma.Crawl$failuresArgs<ExtArgs>
@@ -1399,6 +1438,7 @@ export type CrawlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
+  requeuedAt?: boolean
 }, ExtArgs["result"]["crawl"]>
 
 export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -1422,6 +1462,7 @@ export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
+  requeuedAt?: boolean
 }, ExtArgs["result"]["crawl"]>
 
 export type CrawlSelectScalar = {
@@ -1445,9 +1486,10 @@ export type CrawlSelectScalar = {
   closedAt?: boolean
   finishedAt?: boolean
   progressAt?: boolean
+  requeuedAt?: boolean
 }
 
-export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt", ExtArgs["result"]["crawl"]>
+export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt", ExtArgs["result"]["crawl"]>
 export type CrawlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
@@ -1509,9 +1551,15 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     closedAt: Date | null
     finishedAt: Date | null
     /**
-     * The last time a page was delivered or failed; a crawl that stops moving is swept.
+     * The last time a page was delivered or failed; a crawl that stops moving is swept,
+     * and one that made none for `CRAWL_STALL_MS` is settled as expired.
      */
     progressAt: Date
+    /**
+     * When the sweeper last queued its pending URLs again (not progress: a crawl
+     * requeued again and again without a page delivered or failed still stalls).
+     */
+    requeuedAt: Date | null
   }, ExtArgs["result"]["crawl"]>
   composites: {}
 }
@@ -1959,6 +2007,7 @@ export interface CrawlFieldRefs {
   readonly closedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly finishedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly progressAt: Prisma.FieldRef<"Crawl", 'DateTime'>
+  readonly requeuedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
 }
     
 

@@ -29,10 +29,12 @@ export type AggregateCrawlUrl = {
 
 export type CrawlUrlAvgAggregateOutputType = {
   depth: number | null
+  attempts: number | null
 }
 
 export type CrawlUrlSumAggregateOutputType = {
   depth: number | null
+  attempts: number | null
 }
 
 export type CrawlUrlMinAggregateOutputType = {
@@ -45,6 +47,7 @@ export type CrawlUrlMinAggregateOutputType = {
   leaseUntil: Date | null
   downloadUntil: Date | null
   parentKey: string | null
+  attempts: number | null
   queuedAt: Date | null
 }
 
@@ -58,6 +61,7 @@ export type CrawlUrlMaxAggregateOutputType = {
   leaseUntil: Date | null
   downloadUntil: Date | null
   parentKey: string | null
+  attempts: number | null
   queuedAt: Date | null
 }
 
@@ -71,6 +75,7 @@ export type CrawlUrlCountAggregateOutputType = {
   leaseUntil: number
   downloadUntil: number
   parentKey: number
+  attempts: number
   queuedAt: number
   _all: number
 }
@@ -78,10 +83,12 @@ export type CrawlUrlCountAggregateOutputType = {
 
 export type CrawlUrlAvgAggregateInputType = {
   depth?: true
+  attempts?: true
 }
 
 export type CrawlUrlSumAggregateInputType = {
   depth?: true
+  attempts?: true
 }
 
 export type CrawlUrlMinAggregateInputType = {
@@ -94,6 +101,7 @@ export type CrawlUrlMinAggregateInputType = {
   leaseUntil?: true
   downloadUntil?: true
   parentKey?: true
+  attempts?: true
   queuedAt?: true
 }
 
@@ -107,6 +115,7 @@ export type CrawlUrlMaxAggregateInputType = {
   leaseUntil?: true
   downloadUntil?: true
   parentKey?: true
+  attempts?: true
   queuedAt?: true
 }
 
@@ -120,6 +129,7 @@ export type CrawlUrlCountAggregateInputType = {
   leaseUntil?: true
   downloadUntil?: true
   parentKey?: true
+  attempts?: true
   queuedAt?: true
   _all?: true
 }
@@ -220,6 +230,7 @@ export type CrawlUrlGroupByOutputType = {
   leaseUntil: Date | null
   downloadUntil: Date | null
   parentKey: string | null
+  attempts: number
   queuedAt: Date
   _count: CrawlUrlCountAggregateOutputType | null
   _avg: CrawlUrlAvgAggregateOutputType | null
@@ -256,6 +267,7 @@ export type CrawlUrlWhereInput = {
   leaseUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   downloadUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableFilter<"CrawlUrl"> | string | null
+  attempts?: Prisma.IntFilter<"CrawlUrl"> | number
   queuedAt?: Prisma.DateTimeFilter<"CrawlUrl"> | Date | string
   crawl?: Prisma.XOR<Prisma.CrawlScalarRelationFilter, Prisma.CrawlWhereInput>
 }
@@ -270,6 +282,7 @@ export type CrawlUrlOrderByWithRelationInput = {
   leaseUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   downloadUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   parentKey?: Prisma.SortOrderInput | Prisma.SortOrder
+  attempts?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
   crawl?: Prisma.CrawlOrderByWithRelationInput
 }
@@ -288,6 +301,7 @@ export type CrawlUrlWhereUniqueInput = Prisma.AtLeast<{
   leaseUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   downloadUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableFilter<"CrawlUrl"> | string | null
+  attempts?: Prisma.IntFilter<"CrawlUrl"> | number
   queuedAt?: Prisma.DateTimeFilter<"CrawlUrl"> | Date | string
   crawl?: Prisma.XOR<Prisma.CrawlScalarRelationFilter, Prisma.CrawlWhereInput>
 }, "crawlId_urlKey">
@@ -302,6 +316,7 @@ export type CrawlUrlOrderByWithAggregationInput = {
   leaseUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   downloadUntil?: Prisma.SortOrderInput | Prisma.SortOrder
   parentKey?: Prisma.SortOrderInput | Prisma.SortOrder
+  attempts?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
   _count?: Prisma.CrawlUrlCountOrderByAggregateInput
   _avg?: Prisma.CrawlUrlAvgOrderByAggregateInput
@@ -323,6 +338,7 @@ export type CrawlUrlScalarWhereWithAggregatesInput = {
   leaseUntil?: Prisma.DateTimeNullableWithAggregatesFilter<"CrawlUrl"> | Date | string | null
   downloadUntil?: Prisma.DateTimeNullableWithAggregatesFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableWithAggregatesFilter<"CrawlUrl"> | string | null
+  attempts?: Prisma.IntWithAggregatesFilter<"CrawlUrl"> | number
   queuedAt?: Prisma.DateTimeWithAggregatesFilter<"CrawlUrl"> | Date | string
 }
 
@@ -335,6 +351,7 @@ export type CrawlUrlCreateInput = {
   leaseUntil?: Date | string | null
   downloadUntil?: Date | string | null
   parentKey?: string | null
+  attempts?: number
   queuedAt?: Date | string
   crawl: Prisma.CrawlCreateNestedOneWithoutUrlsInput
 }
@@ -349,6 +366,7 @@ export type CrawlUrlUncheckedCreateInput = {
   leaseUntil?: Date | string | null
   downloadUntil?: Date | string | null
   parentKey?: string | null
+  attempts?: number
   queuedAt?: Date | string
 }
 
@@ -361,6 +379,7 @@ export type CrawlUrlUpdateInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   crawl?: Prisma.CrawlUpdateOneRequiredWithoutUrlsNestedInput
 }
@@ -375,6 +394,7 @@ export type CrawlUrlUncheckedUpdateInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -388,6 +408,7 @@ export type CrawlUrlCreateManyInput = {
   leaseUntil?: Date | string | null
   downloadUntil?: Date | string | null
   parentKey?: string | null
+  attempts?: number
   queuedAt?: Date | string
 }
 
@@ -400,6 +421,7 @@ export type CrawlUrlUpdateManyMutationInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -413,6 +435,7 @@ export type CrawlUrlUncheckedUpdateManyInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -441,11 +464,13 @@ export type CrawlUrlCountOrderByAggregateInput = {
   leaseUntil?: Prisma.SortOrder
   downloadUntil?: Prisma.SortOrder
   parentKey?: Prisma.SortOrder
+  attempts?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
 }
 
 export type CrawlUrlAvgOrderByAggregateInput = {
   depth?: Prisma.SortOrder
+  attempts?: Prisma.SortOrder
 }
 
 export type CrawlUrlMaxOrderByAggregateInput = {
@@ -458,6 +483,7 @@ export type CrawlUrlMaxOrderByAggregateInput = {
   leaseUntil?: Prisma.SortOrder
   downloadUntil?: Prisma.SortOrder
   parentKey?: Prisma.SortOrder
+  attempts?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
 }
 
@@ -471,11 +497,13 @@ export type CrawlUrlMinOrderByAggregateInput = {
   leaseUntil?: Prisma.SortOrder
   downloadUntil?: Prisma.SortOrder
   parentKey?: Prisma.SortOrder
+  attempts?: Prisma.SortOrder
   queuedAt?: Prisma.SortOrder
 }
 
 export type CrawlUrlSumOrderByAggregateInput = {
   depth?: Prisma.SortOrder
+  attempts?: Prisma.SortOrder
 }
 
 export type CrawlUrlCreateNestedManyWithoutCrawlInput = {
@@ -529,6 +557,7 @@ export type CrawlUrlCreateWithoutCrawlInput = {
   leaseUntil?: Date | string | null
   downloadUntil?: Date | string | null
   parentKey?: string | null
+  attempts?: number
   queuedAt?: Date | string
 }
 
@@ -541,6 +570,7 @@ export type CrawlUrlUncheckedCreateWithoutCrawlInput = {
   leaseUntil?: Date | string | null
   downloadUntil?: Date | string | null
   parentKey?: string | null
+  attempts?: number
   queuedAt?: Date | string
 }
 
@@ -583,6 +613,7 @@ export type CrawlUrlScalarWhereInput = {
   leaseUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   downloadUntil?: Prisma.DateTimeNullableFilter<"CrawlUrl"> | Date | string | null
   parentKey?: Prisma.StringNullableFilter<"CrawlUrl"> | string | null
+  attempts?: Prisma.IntFilter<"CrawlUrl"> | number
   queuedAt?: Prisma.DateTimeFilter<"CrawlUrl"> | Date | string
 }
 
@@ -595,6 +626,7 @@ export type CrawlUrlCreateManyCrawlInput = {
   leaseUntil?: Date | string | null
   downloadUntil?: Date | string | null
   parentKey?: string | null
+  attempts?: number
   queuedAt?: Date | string
 }
 
@@ -607,6 +639,7 @@ export type CrawlUrlUpdateWithoutCrawlInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -619,6 +652,7 @@ export type CrawlUrlUncheckedUpdateWithoutCrawlInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -631,6 +665,7 @@ export type CrawlUrlUncheckedUpdateManyWithoutCrawlInput = {
   leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   downloadUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   parentKey?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  attempts?: Prisma.IntFieldUpdateOperationsInput | number
   queuedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
 }
 
@@ -646,6 +681,7 @@ export type CrawlUrlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   leaseUntil?: boolean
   downloadUntil?: boolean
   parentKey?: boolean
+  attempts?: boolean
   queuedAt?: boolean
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crawlUrl"]>
@@ -660,6 +696,7 @@ export type CrawlUrlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   leaseUntil?: boolean
   downloadUntil?: boolean
   parentKey?: boolean
+  attempts?: boolean
   queuedAt?: boolean
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crawlUrl"]>
@@ -674,6 +711,7 @@ export type CrawlUrlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   leaseUntil?: boolean
   downloadUntil?: boolean
   parentKey?: boolean
+  attempts?: boolean
   queuedAt?: boolean
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crawlUrl"]>
@@ -688,10 +726,11 @@ export type CrawlUrlSelectScalar = {
   leaseUntil?: boolean
   downloadUntil?: boolean
   parentKey?: boolean
+  attempts?: boolean
   queuedAt?: boolean
 }
 
-export type CrawlUrlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"crawlId" | "urlKey" | "url" | "host" | "depth" | "state" | "leaseUntil" | "downloadUntil" | "parentKey" | "queuedAt", ExtArgs["result"]["crawlUrl"]>
+export type CrawlUrlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"crawlId" | "urlKey" | "url" | "host" | "depth" | "state" | "leaseUntil" | "downloadUntil" | "parentKey" | "attempts" | "queuedAt", ExtArgs["result"]["crawlUrl"]>
 export type CrawlUrlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   crawl?: boolean | Prisma.CrawlDefaultArgs<ExtArgs>
 }
@@ -729,6 +768,11 @@ export type $CrawlUrlPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
      * The page that found it, so a redelivered parent can queue its children again.
      */
     parentKey: string | null
+    /**
+     * Tries that ended in an error not the page's own (it went back to pending); at
+     * the worker's limit the URL fails instead, with that error: its dead letter.
+     */
+    attempts: number
     queuedAt: Date
   }, ExtArgs["result"]["crawlUrl"]>
   composites: {}
@@ -1163,6 +1207,7 @@ export interface CrawlUrlFieldRefs {
   readonly leaseUntil: Prisma.FieldRef<"CrawlUrl", 'DateTime'>
   readonly downloadUntil: Prisma.FieldRef<"CrawlUrl", 'DateTime'>
   readonly parentKey: Prisma.FieldRef<"CrawlUrl", 'String'>
+  readonly attempts: Prisma.FieldRef<"CrawlUrl", 'Int'>
   readonly queuedAt: Prisma.FieldRef<"CrawlUrl", 'DateTime'>
 }
     
