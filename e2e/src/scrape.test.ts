@@ -151,6 +151,32 @@ describe('scrape', () => {
     assert.ok(paths.includes('body.url') && paths.some((p) => p.startsWith('body.formats')), paths.join());
   });
 
+  test('browser renders hold the plan’s browser slots: over the free plan’s 2, a scrape is 429 and not billed', async () => {
+    const ws = `slots-${Date.now()}`;
+    await fleet.admin('workspace', 'create', ws, '--plan', 'free');
+    const { apiKey } = await fleet.admin<{ apiKey: string }>('key', 'create', ws);
+    const before = await credits(apiKey);
+    // Five at once, each page taking two seconds to answer: they overlap whatever the machine's speed.
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => scrape({ url: `${site.url}/slow/2000?n=${i}`, engine: 'browser' }, apiKey)),
+    );
+    const ok = answers.filter((r) => r.status === 200);
+    const refused = answers.filter((r) => r.status === 429);
+    assert.equal(ok.length + refused.length, 5, JSON.stringify(answers.map((r) => [r.status, r.body])));
+    assert.ok(ok.length >= 1 && ok.length <= 2, `at most the plan's 2 browsers rendered: ${ok.length}`);
+    for (const r of refused) {
+      const body = r.body as unknown as { code: string; details: { kind: string; limit: number } };
+      assert.equal(body.code, 'concurrency_limit');
+      assert.equal(body.details.kind, 'browsers');
+      assert.equal(body.details.limit, 2);
+      assert.ok(Number(r.headers.get('retry-after')) >= 1, 'says when to try again');
+    }
+    assert.equal(before - (await credits(apiKey)), ok.length, 'only rendered pages are billed');
+    // Every slot was given back: a render now succeeds.
+    const after = await scrape({ url: `${site.url}/articles/2`, engine: 'browser' }, apiKey);
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+  });
+
   test('maxAge serves the workspace’s stored copy without fetching, and the page is searchable at once', async () => {
     const url = `${site.url}/articles/15`;
     const first = await scrape({ url, engine: 'fetch' });
