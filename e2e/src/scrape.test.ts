@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
-import { startFleet } from './harness.js';
+import { startFleet, until } from './harness.js';
 
 let fleet: Fleet;
 let site: TestSite;
@@ -149,6 +149,32 @@ describe('scrape', () => {
     assert.equal(r.status, 400);
     const paths = (r.body as unknown as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path);
     assert.ok(paths.includes('body.url') && paths.some((p) => p.startsWith('body.formats')), paths.join());
+  });
+
+  test('a crawl of a name that resolves to a private address says so in its failures, and bills nothing', async () => {
+    const before = await credits();
+    const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { url: `http://localhost:${site.port}/`, limit: 5 },
+    });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    type Crawl = {
+      status: string;
+      completed: number;
+      failures: { url: string; code: string; details?: { reason?: string } }[];
+    };
+    let crawl: Crawl | undefined;
+    await until('the crawl settled', async () => {
+      crawl = (await call<{ crawl: Crawl }>(fleet.gatewayUrl, 'GET', `/v1/crawl/${started.body.id}`, { key })).body
+        .crawl;
+      return crawl.status === 'settled';
+    });
+    assert.equal(crawl?.completed, 0);
+    assert.deepEqual(
+      crawl?.failures.map((f) => [f.code, f.details?.reason]),
+      [['page_unreachable', 'private_address']],
+    );
+    assert.equal(await credits(), before, 'nothing billed, nothing left held');
   });
 
   test('browser renders hold the plan’s browser slots: over the free plan’s 2, a scrape is 429 and not billed', async () => {
