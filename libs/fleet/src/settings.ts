@@ -47,6 +47,12 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   CRAWL_ACK_WAIT_MS: { meaning: 'A frontier message not acked in this time goes to another worker.' },
   CRAWL_SWEEP_MS: { meaning: 'How often a worker looks for crawls that stopped moving.' },
   CRAWL_IDLE_MS: { meaning: 'A crawl idle this long has its pending URLs queued again.' },
+  CRAWL_STALL_MS: {
+    meaning: 'A crawl with no page delivered or failed for this long ends as expired, its hold voided.',
+  },
+  CRAWL_MAX_ATTEMPTS: {
+    meaning: "Tries of a URL whose failure is not the page's own before it is recorded failed (dead-lettered).",
+  },
   CRAWL_RETENTION_MS: { meaning: 'How long a settled crawl and its pages are kept (then 404).' },
   SEARCH_PROVIDER: { meaning: "builtin (this workspace's pages), searxng or brave." },
   SEARXNG_URL: { meaning: "SearXNG's base URL (its JSON format enabled)." },
