@@ -8,6 +8,7 @@
 import { startTestSite } from '@wap/testsite';
 import { startBenchFleet } from '../harness.js';
 import { answerParent, runInChild } from './child.js';
+import { cpuMeter } from './cpu.js';
 import { table } from './run-load.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -21,6 +22,8 @@ interface Run {
   ok: number;
   latencies: number[];
   failures: string[];
+  /** User+system CPU of the process that did the work, in process runs only. */
+  cpuMs?: number;
 }
 
 /** Runs `one` over `urls`, `concurrency` at a time; each page's markdown must hold its title. */
@@ -69,7 +72,10 @@ async function inProcessChild(work: { urls: string[]; titles: string[]; warmUrls
     return toDocument(page, options, false, extracted).markdown;
   };
   await drive(work.warmUrls, work.warmTitles, one);
-  return drive(work.urls, work.titles, one);
+  const before = process.cpuUsage();
+  const run = await drive(work.urls, work.titles, one);
+  const spent = process.cpuUsage(before);
+  return { ...run, cpuMs: (spent.user + spent.system) / 1000 };
 }
 
 function runChild(work: Parameters<typeof inProcessChild>[0]): Promise<Run> {
@@ -112,6 +118,7 @@ async function main() {
 
     const fleet = await startBenchFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
     let viaFleet: Run;
+    let fleetCpu: Record<string, number> = {};
     try {
       const { apiKey } = await fleet.workspace('scale');
       const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -126,7 +133,9 @@ async function main() {
         return body.data?.markdown ?? '';
       };
       await drive(urlsOf(warm), titlesOf(warm), one);
+      const cpu = cpuMeter();
       viaFleet = await drive(urlsOf(measured), titlesOf(measured), one);
+      fleetCpu = cpu();
     } finally {
       await fleet.stop();
       await fleet.dropDatabases();
@@ -157,11 +166,24 @@ async function main() {
       ]),
     );
     const ratio = f.perSecond / p.perSecond;
+    const round = (v: number) => Number(v.toFixed(1));
     console.log(
       `\nthroughput ratio fleet/in-process: ${ratio.toFixed(2)}; p50 ${(f.p50 / p.p50).toFixed(1)}x, p99 ${(f.p99 / p.p99).toFixed(1)}x the in-process latency`,
     );
+    // Where the fleet's CPU went, per page: the services, Postgres, NATS (the test site and client are not counted).
+    const perPage = Object.fromEntries(
+      Object.entries(fleetCpu)
+        .filter(([label, s]) => label !== 'bench process' && s > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([label, s]) => [label, round((s * 1000) / REQUESTS)]),
+    );
+    const fleetCpuMs = Object.values(perPage).reduce((a, b) => a + b, 0);
+    console.log(
+      `fleet CPU per page: ${fleetCpuMs.toFixed(1)} ms (${Object.entries(perPage)
+        .map(([label, ms]) => `${label} ${ms}`)
+        .join(', ')}); in process: ${((inProcess.cpuMs ?? Number.NaN) / REQUESTS).toFixed(1)} ms`,
+    );
     for (const failure of [...viaFleet.failures, ...inProcess.failures].slice(0, 10)) console.log(`  ${failure}`);
-    const round = (v: number) => Number(v.toFixed(1));
     console.log(
       JSON.stringify({
         bench: 'scrape',
@@ -170,6 +192,7 @@ async function main() {
         fleet: { perSecond: round(f.perSecond), p50: round(f.p50), p99: round(f.p99), failed: f.failed },
         inProcess: { perSecond: round(p.perSecond), p50: round(p.p50), p99: round(p.p99), failed: p.failed },
         ratio: Number(ratio.toFixed(3)),
+        cpuMsPerPage: { fleet: perPage, inProcess: round((inProcess.cpuMs ?? Number.NaN) / REQUESTS) },
       }),
     );
     if (f.failed > 0 || p.failed > 0) process.exitCode = 1;
