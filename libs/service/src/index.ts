@@ -10,6 +10,7 @@ import type { BaseEnv } from './env.js';
 
 export { Batcher, type BatchSettings, type SendBatch } from './batcher.js';
 export { type BaseEnv, baseEnv } from './env.js';
+export { type JobSettings, PeriodicJob } from './job.js';
 
 /** The database handle a service gets: its own generated Prisma client. */
 export interface ServiceDatabase {
@@ -38,8 +39,9 @@ export interface ServiceDefinition<Env extends z.ZodObject<z.ZodRawShape>, Db ex
   name: string;
   env: Env;
   openDatabase(url: string): Db;
-  streams?: StreamSpec[];
-  consumers?: ConsumerSpec[];
+  /** The JetStream streams and consumers the service needs, declared before `start`; names may depend on config. */
+  streams?: StreamSpec[] | ((config: z.infer<Env>) => StreamSpec[]);
+  consumers?: ConsumerSpec[] | ((config: z.infer<Env>) => ConsumerSpec[]);
   start(ctx: ServiceContext<z.infer<Env>, Db>): Promise<Running>;
 }
 
@@ -128,9 +130,11 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
     connectNats({ url: config.NATS_URL, name: definition.name, log }),
   );
   const natsLink = nats;
-  await retryForever('declare streams', log, () =>
-    ensureStreams(natsLink.nc, definition.streams ?? [], definition.consumers ?? []),
-  );
+  const declared = <T>(specs: T[] | ((c: z.infer<Env>) => T[]) | undefined): T[] =>
+    typeof specs === 'function' ? specs(config) : (specs ?? []);
+  const streams = declared(definition.streams);
+  const consumers = declared(definition.consumers);
+  await retryForever('declare streams', log, () => ensureStreams(natsLink.nc, streams, consumers));
   if (stopping) return;
   running = await definition.start({ config, log, db, nats, server, health: healthService });
   log.info('ready to serve');

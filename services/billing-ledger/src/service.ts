@@ -4,7 +4,7 @@ import { ledger } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { Sweeper } from './jobs/sweeper.js';
+import { holdSweeper } from './jobs/sweeper.js';
 import { openLedger, systemClock } from './ledger.js';
 import { BalanceChanges } from './store/changes.js';
 import { LedgerDatabase } from './store/database.js';
@@ -18,7 +18,7 @@ export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
     const changes = new BalanceChanges(db.pool, (ids) => nats.nc.publish(subject, JSON.stringify(ids)), log);
     const { deps, impl } = openLedger(db, systemClock, undefined, changes);
     addService(server, ledger.LedgerService, impl, log);
-    const sweeper = new Sweeper(deps.money, deps.clock, log, config.HOLD_SWEEP_INTERVAL);
+    const sweeper = holdSweeper(deps.money, deps.clock, log, config.HOLD_SWEEP_INTERVAL);
     sweeper.start();
     return { stop: () => sweeper.stop() };
   },

@@ -5,7 +5,7 @@ import { allowancePeriod } from '../domain/period.js';
 import { LedgerDatabase } from '../store/database.js';
 import { MoneyStore } from '../store/money.js';
 import { freshDatabase, TestClock, type TestDatabase } from '../test-support.js';
-import { Sweeper } from './sweeper.js';
+import { holdSweeper } from './sweeper.js';
 
 let database: TestDatabase;
 let db: LedgerDatabase;
@@ -29,7 +29,7 @@ test('the running sweeper marks expired holds, and stop() waits for its pass', a
     await money.authorize({ ...hold, amountMc: 1_000n, ttlSeconds: 5 }, at());
   }
   clock.advance(6);
-  const sweeper = new Sweeper(money, clock.now, createLogger({ service: 'test', level: 'silent' }), 20);
+  const sweeper = holdSweeper(money, clock.now, createLogger({ service: 'test', level: 'silent' }), 20);
   sweeper.start();
   const deadline = Date.now() + 5_000;
   let active = 3;
