@@ -12,54 +12,16 @@ import {
   SettleBatcher,
 } from '@wap/billing';
 import { ApiError, isApiError } from '@wap/errors';
-import type { Delivery, Publisher, Retry } from '@wap/events';
+import type { Delivery, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
+import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/scope.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import type { CrawlRow, CrawlStore, NewUrl } from '../store/crawl-store.js';
 import { indexFields } from '../store/search-index.js';
+import type { Frontier, FrontierMessage } from './frontier.js';
 import { HostGates } from './host-gate.js';
-import { compilePatterns, inScope, type ScopeRules, urlKey } from './scope.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from './site-files.js';
-import type { CrawlRow, CrawlStore, NewUrl, QueuedUrl } from './store.js';
-
-/**
- * The frontier: a JetStream work queue every crawl worker of a deployment
- * shares, one message per URL to fetch, named under the deployment's namespace.
- */
-export class Frontier {
-  readonly stream: string;
-  readonly consumer = 'crawl-workers';
-  readonly subjects: string;
-
-  constructor(
-    private readonly publisher: Publisher,
-    private readonly namespace = '',
-  ) {
-    this.stream = `${namespace.toUpperCase()}CRAWL_FRONTIER`;
-    this.subjects = `${namespace}crawl.frontier.>`;
-  }
-
-  /** Queues URLs of a crawl; `suffix` forces a new message past the de-duplication window. */
-  async publish(crawlId: string, urls: readonly QueuedUrl[], suffix = ''): Promise<void> {
-    await Promise.all(
-      urls.map((u) =>
-        this.publisher.publish(
-          `${this.namespace}crawl.frontier.${crawlId}`,
-          { crawlId, urlKey: u.key, url: u.url, host: u.host } satisfies FrontierMessage,
-          { msgId: `${crawlId}:${u.key}${suffix}` },
-        ),
-      ),
-    );
-  }
-}
-
-/** One URL to fetch: its key, and its URL and host so robots.txt is judged before the take. */
-export interface FrontierMessage {
-  crawlId: string;
-  urlKey: string;
-  url: string;
-  host: string;
-}
 
 /** Errors that are the page's fault: recorded as the URL's failure, never retried, never billed. */
 const PAGE_FAILURES = new Set(['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'bad_request']);

@@ -1,18 +1,13 @@
 import { create } from '@bufbuild/protobuf';
-import { billed, type LedgerClient } from '@wap/billing';
-import { ApiError } from '@wap/errors';
-import type { Logger } from '@wap/log';
+import { billed } from '@wap/billing';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { analyseOff, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
-import { cacheKey, type PageCache } from '../store/page-cache.js';
+import { cacheKey } from '../store/page-cache.js';
+import type { CrawlDeps } from './deps.js';
+import { requireOperation } from './parse.js';
 
-export interface ScrapeDeps extends PipelineDeps {
-  ledger: LedgerClient;
-  /** The page cache; every fetched page also goes into the workspace's built-in search index. */
-  cache: PageCache;
-  log: Logger;
-}
+export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'cache' | 'log'>;
 
 const wantsScreenshot = (options: crawl.ScrapeOptions) =>
   formatsOf(options).some((f) => f === crawl.Format.SCREENSHOT || f === crawl.Format.SCREENSHOT_FULL_PAGE);
@@ -21,10 +16,9 @@ const wantsScreenshot = (options: crawl.ScrapeOptions) =>
  * crawl.Scrape: one URL, held and settled as one page load. A page that could
  * not be fetched or turned into the asked formats voids the hold: not billed.
  */
-export function scrapeRpc(deps: ScrapeDeps) {
+export function scrape(deps: ScrapeDeps) {
   return async (req: crawl.ScrapeRequest, ctx: CallContext): Promise<crawl.ScrapeResponse> => {
-    if (!req.workspaceId || !req.requestId)
-      throw new ApiError('bad_request', { issues: [{ path: 'requestId', message: 'required' }] });
+    requireOperation(req);
     const options = req.options ?? create(crawl.ScrapeOptionsSchema, {});
     const key = cacheKey(req.url, options);
     // The page's copies are written while its charge settles, outside the held section.

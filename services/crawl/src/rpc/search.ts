@@ -1,23 +1,18 @@
 import { create } from '@bufbuild/protobuf';
-import { billed, type LedgerClient } from '@wap/billing';
-import { ApiError, isApiError } from '@wap/errors';
-import type { Logger } from '@wap/log';
+import { billed } from '@wap/billing';
+import { isApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import pMap from 'p-map';
 import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
-import type { SearchProvider, SearchResult } from '../search/providers.js';
-import type { SearchIndex } from '../store/search-index.js';
+import type { SearchResult } from '../search/providers.js';
+import type { CrawlDeps } from './deps.js';
+import { invalid, requireOperation } from './parse.js';
 
 export const MAX_SEARCH_RESULTS = 100;
 const RENDER_CONCURRENCY = 4;
 
-export interface SearchDeps extends PipelineDeps {
-  ledger: LedgerClient;
-  index: SearchIndex;
-  provider: SearchProvider;
-  log: Logger;
-}
+export type SearchDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'index' | 'provider' | 'log'>;
 
 /**
  * crawl.Search: asks the configured provider, optionally renders every hit
@@ -25,11 +20,10 @@ export interface SearchDeps extends PipelineDeps {
  * returned and the pages rendered. A hit whose page fails carries its error
  * code and is not billed; a provider that refuses bills nothing.
  */
-export function searchRpc(deps: SearchDeps) {
+export function search(deps: SearchDeps) {
   return async (req: crawl.SearchRequest, ctx: CallContext): Promise<crawl.SearchResponse> => {
-    if (!req.workspaceId || !req.requestId)
-      throw new ApiError('bad_request', { issues: [{ path: 'requestId', message: 'required' }] });
-    if (!req.query.trim()) throw new ApiError('bad_request', { issues: [{ path: 'query', message: 'required' }] });
+    requireOperation(req);
+    if (!req.query.trim()) invalid('query', 'required');
     const limit = req.limit > 0 ? Math.min(req.limit, MAX_SEARCH_RESULTS) : 10;
     const render = req.scrapeOptions;
     const { result, usage } = await billed(

@@ -6,8 +6,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type FreshDatabase, freshServiceDatabase } from '@wap/db';
-import { CrawlDatabase } from '../store/database.js';
-import { CrawlStore, type NewUrl } from './store.js';
+import { CrawlStore, type NewUrl } from './crawl-store.js';
+import { CrawlDatabase } from './database.js';
 
 let database: FreshDatabase;
 let db: CrawlDatabase;

@@ -4,8 +4,8 @@
 // circle; a take batch also frees download places it does not wait for.
 import { Batcher, type BatchSettings } from '@wap/service';
 import type { PoolClient } from 'pg';
-import type { CrawlDatabase } from '../store/database.js';
-import type { indexFields } from '../store/search-index.js';
+import type { CrawlDatabase } from './database.js';
+import type { indexFields } from './search-index.js';
 
 type IndexFields = ReturnType<typeof indexFields>;
 

@@ -1,0 +1,98 @@
+// Builds the crawl service from its config, database and NATS link: the one
+// place the pipeline, stores, clients, frontier, worker, handlers and jobs are
+// wired, shared by service.ts and the tests.
+import { Consumer, type NatsLink, Publisher } from '@wap/events';
+import { ExtractPool, warmUp } from '@wap/extract';
+import { createFetchAgent } from '@wap/fetch';
+import type { Logger } from '@wap/log';
+import { AllowList } from '@wap/netguard';
+import { browser, ledger } from '@wap/proto';
+import { createClient } from '@wap/rpc';
+import type { CrawlConfig } from './config.js';
+import { Frontier, type FrontierMessage } from './crawl/frontier.js';
+import { warmSitemapParser } from './crawl/site-files.js';
+import { CrawlWorker } from './crawl/worker.js';
+import { cacheSweeper } from './jobs/cache-sweep.js';
+import { crawlSweeper } from './jobs/crawl-sweep.js';
+import { type CrawlDeps, crawlService } from './rpc/index.js';
+import { searchProvider } from './search/providers.js';
+import { CrawlStore } from './store/crawl-store.js';
+import type { CrawlDatabase } from './store/database.js';
+import { PageCache } from './store/page-cache.js';
+import { SearchIndex } from './store/search-index.js';
+
+export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink, log: Logger) {
+  const allow = AllowList.parse(config.EGRESS_ALLOW);
+  if (!allow.empty) log.warn({ allow: allow.cidrs }, 'fetch allow-list is set: for local test sites only');
+  const agent = createFetchAgent({ allow });
+  // Compiled now rather than on the first user's pages (about 100 ms of a fresh process's first page).
+  const warmMs = warmUp();
+  warmSitemapParser();
+  log.debug({ warmMs: Math.round(warmMs) }, 'extraction warmed up');
+  const extractor = config.EXTRACT_THREADS > 0 ? new ExtractPool({ threads: config.EXTRACT_THREADS }) : undefined;
+  const ledgerClient = createClient(ledger.LedgerService, config.BILLING_LEDGER_ADDR);
+  const browserClient = config.BROWSER_HOST_ADDR
+    ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
+    : undefined;
+  const store = new CrawlStore(db);
+  const cache = new PageCache(db);
+  const index = new SearchIndex(db);
+  const frontier = new Frontier(new Publisher(nats.nc), config.NATS_NAMESPACE);
+  const pipeline = { agent, allow, extractor, browser: browserClient, ledger: ledgerClient, log };
+  const worker = new CrawlWorker({
+    ...pipeline,
+    store,
+    frontier,
+    ackWaitMs: config.CRAWL_ACK_WAIT_MS,
+    maxAttempts: config.CRAWL_MAX_ATTEMPTS,
+    stallMs: config.CRAWL_STALL_MS,
+  });
+  const deps: CrawlDeps = {
+    ...pipeline,
+    store,
+    cache,
+    index,
+    provider: searchProvider(config, index, log),
+    frontier,
+    worker,
+  };
+  const consumer = new Consumer<FrontierMessage>(nats.nc, {
+    stream: frontier.stream,
+    consumer: frontier.consumer,
+    concurrency: config.CRAWL_CONCURRENCY,
+    retryDelayMs: 1_000,
+    log,
+    handle: worker.handle,
+  });
+  const jobs = [
+    crawlSweeper(
+      { store, worker, frontier, log },
+      {
+        intervalMs: config.CRAWL_SWEEP_MS,
+        idleMs: config.CRAWL_IDLE_MS,
+        stallMs: config.CRAWL_STALL_MS,
+        retentionMs: config.CRAWL_RETENTION_MS,
+      },
+    ),
+    cacheSweeper(cache, log),
+  ];
+  return {
+    deps,
+    impl: crawlService(deps),
+    /** Takes frontier work and starts the sweeps. */
+    start: async () => {
+      await consumer.start();
+      for (const job of jobs) job.start();
+    },
+    /** Stops taking work, lets what is in flight end, and closes the clients. */
+    stop: async () => {
+      await Promise.all(jobs.map((job) => job.stop()));
+      worker.stop();
+      await consumer.stop();
+      ledgerClient.close();
+      browserClient?.close();
+      await agent.close();
+      await extractor?.close();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+// The crawl sweep against a real Postgres, a real ledger served in-process and
+// real NATS: a stalled crawl ends expired with its delivered pages billed and
+// the rest of its hold released; settled crawls past retention are deleted.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { freshDatabase as freshLedgerDatabase, infra, serveLedger } from '@wap/billing-ledger/dist/test-support.js';
+import { type FreshDatabase, freshServiceDatabase } from '@wap/db';
+import { connectNats, ensureStreams, type NatsLink, Publisher } from '@wap/events';
+import { createFetchAgent } from '@wap/fetch';
+import { createLogger } from '@wap/log';
+import { AllowList } from '@wap/netguard';
+import { ledger } from '@wap/proto';
+import { Frontier, frontierStreams } from '../crawl/frontier.js';
+import { CrawlWorker } from '../crawl/worker.js';
+import { CrawlStore } from '../store/crawl-store.js';
+import { CrawlDatabase } from '../store/database.js';
+import { crawlSweeper } from './crawl-sweep.js';
+
+const log = createLogger({ service: 'test', level: 'silent' });
+const HOST = 'site.test';
+const SETTINGS = { intervalMs: 60_000, idleMs: 60_000, stallMs: 90_000, retentionMs: 3_600_000 };
+
+let crawlDb: FreshDatabase;
+let db: CrawlDatabase;
+let ledgerDb: { url: string; drop(): Promise<void> };
+let served: Awaited<ReturnType<typeof serveLedger>>;
+let link: NatsLink;
+let store: CrawlStore;
+let worker: CrawlWorker;
+let frontier: Frontier;
+const agent = createFetchAgent({ allow: AllowList.parse('') });
+
+before(async () => {
+  crawlDb = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  db = new CrawlDatabase(crawlDb.url, 4);
+  store = new CrawlStore(db);
+  ledgerDb = await freshLedgerDatabase();
+  served = await serveLedger(ledgerDb.url, () => new Date());
+  link = await connectNats({ url: infra().natsUrl, name: 'crawl-sweep-test', log });
+  const namespace = `sweep_${randomUUID().slice(0, 8)}_`;
+  const { streams, consumers } = frontierStreams({ NATS_NAMESPACE: namespace, CRAWL_ACK_WAIT_MS: 30_000 });
+  await ensureStreams(link.nc, streams, consumers);
+  frontier = new Frontier(new Publisher(link.nc), namespace);
+  worker = new CrawlWorker({
+    agent,
+    allow: AllowList.parse(''),
+    store,
+    ledger: served.client,
+    frontier,
+    log,
+    ackWaitMs: 30_000,
+    stallMs: SETTINGS.stallMs,
+  });
+});
+
+after(async () => {
+  worker.stop();
+  await agent.close();
+  await link.drain();
+  await served.close();
+  await db.$disconnect();
+  await Promise.all([crawlDb.drop(), ledgerDb.drop()]);
+});
+
+/** A running crawl of `limit` pages, held on the ledger, its start page delivered and `pending` URLs queued. */
+async function runningCrawl(workspaceId: string, pending: string[], limit: number) {
+  await served.client.ensureAccount({ workspaceId, plan: ledger.Plan.PRO });
+  const id = randomUUID();
+  const hold = await served.client.authorize({
+    workspaceId,
+    idempotencyKey: `crawl:${id}:hold`,
+    capability: 'crawl',
+    millicredits: BigInt(limit) * 1_000n,
+    ttlSeconds: 3_600,
+    reference: id,
+  });
+  const start = { key: `http://${HOST}/`, url: `http://${HOST}/`, host: HOST, depth: 0 };
+  await store.create({
+    id,
+    workspaceId,
+    requestId: id,
+    start,
+    options: {},
+    holdId: hold.holdId,
+    limit,
+    deadlineAt: new Date(Date.now() + 3_600_000),
+    sitemapsPending: false,
+  });
+  await store.ensureHost(id, HOST, null, 0);
+  assert.equal((await store.take(id, start.key, { allowed: true, maxPerHost: 4, leaseMs: 60_000 })).kind, 'fetch');
+  const links = pending.map((p) => ({ key: `http://${HOST}/${p}`, url: `http://${HOST}/${p}`, host: HOST, depth: 1 }));
+  await store.deliver(id, start.key, { depth: 0, document: Buffer.from('start') }, links, [
+    start.url,
+    'title',
+    '',
+    'words',
+    'en',
+  ]);
+  return { id, holdId: hold.holdId };
+}
+
+test('a round ends a stalled crawl as expired: its delivered page billed once, the rest of the hold released', async () => {
+  const workspaceId = randomUUID();
+  const { id } = await runningCrawl(workspaceId, ['stuck'], 10);
+  const before = await served.client.credits({ workspaceId });
+  await db.pool.query(`UPDATE crawls SET progress_at = now() - interval '2 minutes' WHERE id = $1`, [id]);
+
+  const round = await crawlSweeper({ store, worker, frontier, log }, SETTINGS).runOnce();
+  assert.ok(round.looked >= 1, 'the stalled crawl was looked at');
+  const row = await store.crawl(id);
+  assert.equal(row?.status, 'settled');
+  assert.equal(row?.outcome, 'expired');
+
+  const afterRound = await served.client.credits({ workspaceId });
+  // The hold of 10 pages is gone from the reserve, and exactly the one delivered page is spent.
+  assert.equal(afterRound.heldMillicredits, 0n);
+  const spent = (c: typeof before) => c.spentMillicredits + c.allowanceSpentMillicredits;
+  assert.equal(before.heldMillicredits, 10_000n);
+  assert.equal(spent(afterRound) - spent(before), 1_000n);
+  // A second round changes nothing: the crawl is settled, the page billed once.
+  await crawlSweeper({ store, worker, frontier, log }, SETTINGS).runOnce();
+  assert.deepEqual(await served.client.credits({ workspaceId }), afterRound);
+});
+
+test('a round deletes settled crawls past their retention and keeps the recent ones', async () => {
+  const old = await runningCrawl(randomUUID(), [], 1);
+  const recent = await runningCrawl(randomUUID(), [], 1);
+  for (const { id } of [old, recent]) {
+    await worker.finishIfDone(id);
+    assert.equal((await store.crawl(id))?.status, 'settled');
+  }
+  await db.pool.query(`UPDATE crawls SET finished_at = now() - interval '2 hours' WHERE id = $1`, [old.id]);
+  const round = await crawlSweeper({ store, worker, frontier, log }, SETTINGS).runOnce();
+  assert.ok(round.purged >= 1);
+  assert.equal(await store.crawl(old.id), undefined);
+  assert.equal((await store.crawl(recent.id))?.status, 'settled');
+});

@@ -1,0 +1,34 @@
+import { create, fromBinary } from '@bufbuild/protobuf';
+import { crawl } from '@wap/proto';
+import { formatsOf } from '../pipeline/scrape.js';
+import { decodeCursor, encodeCursor, foundCrawl } from './crawl-view.js';
+import type { CrawlDeps } from './deps.js';
+
+const DEFAULT_RESULTS_PAGE = 50;
+const MAX_RESULTS_PAGE = 100;
+const MAX_RESULTS_BYTES = 10 * 1024 * 1024;
+
+/** crawl.CrawlResults: delivered pages in order, a page of them at a time, from an opaque cursor. */
+export const crawlResults =
+  (deps: CrawlDeps) =>
+  async (req: crawl.CrawlResultsRequest): Promise<crawl.CrawlResultsResponse> => {
+    const row = await foundCrawl(deps.store, req.workspaceId, req.crawlId);
+    const after = decodeCursor(req.cursor, row.id);
+    const size = req.pageSize > 0 ? Math.min(req.pageSize, MAX_RESULTS_PAGE) : DEFAULT_RESULTS_PAGE;
+    const pages = await deps.store.pages(row.id, after, size, MAX_RESULTS_BYTES);
+    const last = pages.at(-1)?.seq ?? after;
+    // The row was read before the pages: a crawl already settled then has no page after `completed`.
+    const ended = row.status === 'settled' && last >= row.completed;
+    return create(crawl.CrawlResultsResponseSchema, {
+      pages: pages.map((p) => ({
+        seq: BigInt(p.seq),
+        depth: p.depth,
+        document: fromBinaryDocument(p.document),
+      })),
+      nextCursor: ended ? '' : encodeCursor(row.id, last),
+      status: row.status,
+      formats: formatsOf(deps.worker.scrapeOptionsOf(row)),
+    });
+  };
+
+const fromBinaryDocument = (bytes: Uint8Array) => fromBinary(crawl.DocumentSchema, bytes);

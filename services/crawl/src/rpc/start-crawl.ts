@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { create, toJson } from '@bufbuild/protobuf';
+import { priceMeter } from '@wap/billing';
+import { checkUrl } from '@wap/netguard';
+import { crawl } from '@wap/proto';
+import { DEFAULT_MAX_PER_HOST } from '../crawl/worker.js';
+import { compilePatterns, urlKey } from '../domain/scope.js';
+import type { CrawlRow } from '../store/crawl-store.js';
+import { MAX_CRAWL_LIMIT, MAX_CRAWL_MS, toCrawl } from './crawl-view.js';
+import type { CrawlDeps } from './deps.js';
+import { invalid, requireOperation } from './parse.js';
+
+/**
+ * crawl.StartCrawl: a hold for the crawl's `limit` pages, the crawl's row and
+ * its first URL on the frontier; a retried start (same operation) is the same crawl.
+ */
+export const startCrawl =
+  (deps: CrawlDeps) =>
+  async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
+    requireOperation(req);
+    const options = req.options ?? create(crawl.CrawlOptionsSchema, {});
+    if (options.limit < 1 || options.limit > MAX_CRAWL_LIMIT) invalid('limit', `between 1 and ${MAX_CRAWL_LIMIT}`);
+    for (const [path, patterns] of [
+      ['includePaths', options.includePaths],
+      ['excludePaths', options.excludePaths],
+    ] as const) {
+      const compiled = compilePatterns(patterns);
+      if ('bad' in compiled) invalid(`${path}.${compiled.bad}`, 'not a valid regular expression');
+    }
+    const start = checkUrl(req.url, { allow: deps.allow });
+    const key = urlKey(start, { ignoreQuery: options.ignoreQueryParameters });
+    if (!key) invalid('url', 'must be an http or https URL');
+    if (!options.maxConcurrencyPerHost) options.maxConcurrencyPerHost = DEFAULT_MAX_PER_HOST;
+
+    const hold = await deps.ledger.authorize({
+      workspaceId: req.workspaceId,
+      idempotencyKey: `crawl:${req.requestId}:hold`,
+      capability: 'crawl',
+      millicredits: priceMeter('page_load', BigInt(options.limit)),
+      ttlSeconds: Math.ceil(MAX_CRAWL_MS / 1000) + 3_600,
+      reference: req.requestId,
+    });
+    let row: CrawlRow;
+    try {
+      ({ crawl: row } = await deps.store.create({
+        id: randomUUID(),
+        workspaceId: req.workspaceId,
+        requestId: req.requestId,
+        start: { key, url: start.href, host: start.host, depth: 0 },
+        options: toJson(crawl.CrawlOptionsSchema, options),
+        holdId: hold.holdId,
+        limit: options.limit,
+        deadlineAt: new Date(Date.now() + MAX_CRAWL_MS),
+        sitemapsPending: options.sitemap !== crawl.SitemapMode.SKIP,
+      }));
+    } catch (err) {
+      await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);
+      throw err;
+    }
+    // Published again on a retried start: the de-duplication window or the take makes it harmless.
+    await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }]);
+    return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, false) });
+  };
