@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
+import { startFleet, until } from '@wap/testkit';
 import { startFakeSearxng, startTestSite, type TestSite } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
-import { startFleet, until } from './harness.js';
 
 let fleet: Fleet;
 let key: string;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { type Fleet, SERVICES } from '@wap/fleet';
-import { readLogLines, startFleet, until } from './harness.js';
+import { readLogLines, startFleet, until } from '@wap/testkit';
 
 let fleet: Fleet;
 

@@ -3,8 +3,8 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { ERRORS } from '@wap/errors';
 import type { Fleet } from '@wap/fleet';
+import { startFleet } from '@wap/testkit';
 import { call } from './api.js';
-import { startFleet } from './harness.js';
 
 let fleet: Fleet;
 let key: string;

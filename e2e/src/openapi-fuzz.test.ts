@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Fleet, ROOT } from '@wap/fleet';
-import { readLogLines, startFleet } from './harness.js';
+import { readLogLines, startFleet } from '@wap/testkit';
 
 // Schemathesis (pinned in scripts/toolchain.sh) fuzzes every operation of GET /v1/openapi.json
 // against a whole fleet. What it sends is fixed: a fixed seed, every Python package pinned, a

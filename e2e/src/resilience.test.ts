@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { Fleet, SERVICES } from '@wap/fleet';
-import { PrivateInfra, until } from './harness.js';
+import { PrivateInfra, until } from '@wap/testkit';
 
 // This file stops and starts Postgres and NATS, so it runs its own.
 const infra = new PrivateInfra();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
+import { startFleet, until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
-import { startFleet, until } from './harness.js';
 
 let fleet: Fleet;
 let site: TestSite;

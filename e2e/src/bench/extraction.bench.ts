@@ -18,7 +18,7 @@ import {
   scoreStructure,
 } from '@wap/extract/dist/eval/structure-score.js';
 import { ROOT } from '@wap/fleet';
-import { startBenchFleet } from '../harness.js';
+import { startBenchFleet } from '@wap/testkit';
 
 const TARBALL =
   process.env.EXTRACTION_EVAL_TARBALL ??

@@ -4,7 +4,7 @@
 // credit view the gateway caches until the ledger announces a change
 // (decision 0008); GET /v1/usage asks the ledger over gRPC every time, for
 // comparison. Goal (decision 0008): p99 under 20 ms at 1,000 requests/s.
-import { startBenchFleet } from '../harness.js';
+import { startBenchFleet } from '@wap/testkit';
 import { cpuMeter, formatCpu } from './cpu.js';
 import { runLoad, startBareServer, table } from './run-load.js';
 

@@ -5,8 +5,9 @@
 // called in one process. Both sides fetch the same loopback article pages, N
 // requests K at a time; the in-process side runs in a child process so that,
 // as for the fleet, the test site has the bench process to itself.
+
+import { startBenchFleet } from '@wap/testkit';
 import { startTestSite } from '@wap/testsite';
-import { startBenchFleet } from '../harness.js';
 import { answerParent, runInChild } from './child.js';
 import { cpuMeter } from './cpu.js';
 import { table } from './run-load.js';

@@ -6,6 +6,7 @@ export type { LogFn } from './engine';
 export { type FreshDatabase, freshServiceDatabase } from './fresh';
 export type { GenerateOptions } from './generate';
 export { generateClient } from './generate';
+export { type Infra, localInfra } from './local-infra';
 export type { ApplyOptions } from './migrations';
 export { applyMigrations, LOCKFILE_CONTENT, MigrationError, markRolledBack, readMigrations } from './migrations';
 export { PooledDatabase, type PrismaLike } from './pooled';

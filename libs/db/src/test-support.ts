@@ -1,33 +1,19 @@
 // Shared by the *.test.ts files (not a test file itself): throwaway databases
 // on the local Postgres and throwaway migration directories.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database';
+import { localInfra } from './local-infra';
 import { LOCKFILE_CONTENT } from './migrations';
 
 export const LIB_DIR = path.resolve(__dirname, '..');
 export const FIXTURE_DIR = path.join(LIB_DIR, 'test-fixtures', 'demo');
 
-let cachedAdminUrl: string | undefined;
-
-/** DATABASE_ADMIN_URL, else what scripts/infra.sh reports; tests fail (not skip) without a server. */
-export function adminUrl(): string {
-  if (cachedAdminUrl) return cachedAdminUrl;
-  let url = process.env.DATABASE_ADMIN_URL;
-  const infra = path.resolve(LIB_DIR, '..', '..', 'scripts', 'infra.sh');
-  if (!url && existsSync(infra)) {
-    const out = execFileSync(infra, ['env'], { encoding: 'utf8' });
-    url = /^DATABASE_ADMIN_URL=(.+)$/m.exec(out)?.[1]?.trim();
-  }
-  if (!url) throw new Error('set DATABASE_ADMIN_URL (or start Postgres with scripts/infra.sh start)');
-  cachedAdminUrl = url;
-  return url;
-}
+/** The local Postgres server's admin URL; tests fail (not skip) without a server. */
+export const adminUrl = (): string => localInfra().adminUrl;
 
 export function uniqueDbName(tag: string): string {
   return `wapdb_test_${tag}_${process.pid}_${randomBytes(4).toString('hex')}`;

@@ -4,8 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { localInfra } from '@wap/db';
 import { readEnvFile } from './env-file.js';
-import { Fleet, localInfra, ROOT, SERVICES, type ServiceName } from './fleet.js';
+import { Fleet, ROOT, SERVICES, type ServiceName } from './fleet.js';
 import { settings } from './settings.js';
 
 const DATA = process.env.WAP_DATA_DIR ?? path.join(ROOT, '.data');

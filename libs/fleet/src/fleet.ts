@@ -1,9 +1,9 @@
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { applyMigrations, databaseUrlFor, dropDatabase, ensureDatabase } from '@wap/db';
+import { applyMigrations, databaseUrlFor, dropDatabase, ensureDatabase, type Infra } from '@wap/db';
 
 /** The seven services, in the order they start (the gateway last: it fronts the rest). */
 export const SERVICES = [
@@ -19,26 +19,7 @@ export type ServiceName = (typeof SERVICES)[number];
 
 export const ROOT = path.resolve(__dirname, '../../..');
 
-export interface Infra {
-  adminUrl: string;
-  natsUrl: string;
-}
-
-/** Connection strings of the Postgres and NATS that `scripts/infra.sh` runs (or the environment names). */
-export function localInfra(): Infra {
-  if (process.env.DATABASE_ADMIN_URL && process.env.NATS_URL) {
-    return { adminUrl: process.env.DATABASE_ADMIN_URL, natsUrl: process.env.NATS_URL };
-  }
-  const out = execFileSync(path.join(ROOT, 'scripts/infra.sh'), ['env'], { encoding: 'utf8' });
-  const vars = Object.fromEntries(
-    out
-      .trim()
-      .split('\n')
-      .map((line) => line.split(/=(.*)/s).slice(0, 2)),
-  );
-  return { adminUrl: vars.DATABASE_ADMIN_URL, natsUrl: vars.NATS_URL };
-}
-
+/** A free TCP port on loopback, for a server a moment from now. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

@@ -1,9 +1,8 @@
+export { type Infra, localInfra } from '@wap/db';
 export {
   Fleet,
   type FleetSettings,
   freePort,
-  type Infra,
-  localInfra,
   type Replica,
   ROOT,
   SERVICES,

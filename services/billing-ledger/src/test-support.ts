@@ -1,13 +1,15 @@
 // Shared by the tests and the bench (not a test itself): a fresh migrated
 // database per test file, the ledger served in-process on a real gRPC server
 // with a clock the test moves, or run as its own process like the fleet does.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { freshServiceDatabase } from '@wap/db';
+import { freshServiceDatabase, infra } from '@wap/testkit';
+
+export { freePort, infra } from '@wap/testkit';
+
 import { createLogger } from '@wap/log';
 import { health, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
@@ -20,18 +22,6 @@ export const SERVICE_DIR = path.resolve(__dirname, '..');
 const ROOT = path.resolve(SERVICE_DIR, '..', '..');
 
 export type LedgerClient = ReturnType<typeof createClient<(typeof ledger.LedgerService)['method']>>;
-
-/** DATABASE_ADMIN_URL and NATS_URL from the environment, else from scripts/infra.sh. */
-export function infra(): { adminUrl: string; natsUrl: string } {
-  let { DATABASE_ADMIN_URL: adminUrl, NATS_URL: natsUrl } = process.env;
-  if (!adminUrl || !natsUrl) {
-    const out = execFileSync(path.join(ROOT, 'scripts', 'infra.sh'), ['env'], { encoding: 'utf8' });
-    adminUrl ||= /^DATABASE_ADMIN_URL=(.+)$/m.exec(out)?.[1]?.trim();
-    natsUrl ||= /^NATS_URL=(.+)$/m.exec(out)?.[1]?.trim();
-  }
-  if (!adminUrl || !natsUrl) throw new Error('set DATABASE_ADMIN_URL and NATS_URL (or run scripts/infra.sh start)');
-  return { adminUrl, natsUrl };
-}
 
 export interface TestDatabase {
   url: string;
@@ -85,17 +75,6 @@ export async function serveLedger(
       await db.$disconnect();
     },
   };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface LedgerProcess {

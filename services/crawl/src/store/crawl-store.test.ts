@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FreshDatabase, freshServiceDatabase } from '@wap/db';
+import { type FreshDatabase, freshServiceDatabase } from '@wap/testkit';
 import { CrawlStore, type NewUrl } from './crawl-store.js';
 import { CrawlDatabase } from './database.js';
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type FreshDatabase, freshServiceDatabase, PooledDatabase } from '@wap/db';
+import { PooledDatabase } from '@wap/db';
 import { createLogger } from '@wap/log';
+import { type FreshDatabase, freshServiceDatabase } from '@wap/testkit';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './cache.js';

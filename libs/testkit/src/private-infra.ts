@@ -1,46 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Fleet, type FleetSettings, freePort, type Infra, localInfra } from '@wap/fleet';
-
-/** A fleet of its own for one test file: unique databases, free ports, logs in a temp dir. */
-export async function startFleet(overrides: Partial<FleetSettings> = {}): Promise<Fleet> {
-  const fleet = new Fleet({
-    infra: localInfra(),
-    dbPrefix: `t${randomBytes(4).toString('hex')}_`,
-    logDir: mkdtempSync(path.join(tmpdir(), 'wap-fleet-')),
-    ...overrides,
-    // Every answer is held to its row's response schema and every error code to the row's list.
-    env: { LOG_LEVEL: 'info', SHUTDOWN_TIMEOUT: '10s', STRICT_CONTRACTS: 'true', ...overrides.env },
-  });
-  await fleet.migrate();
-  await fleet.start();
-  await fleet.waitReady(90_000);
-  return fleet;
-}
-
-/** A fleet for a bench: as production runs, without the tests' contract checks on every answer. */
-export function startBenchFleet(overrides: Partial<FleetSettings> = {}): Promise<Fleet> {
-  return startFleet({ ...overrides, env: { ...overrides.env, STRICT_CONTRACTS: 'false' } });
-}
-
-export function readLogLines(file: string): Record<string, unknown>[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line));
-}
-
-export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for: ${what}`);
-}
+import { freePort, type Infra } from '@wap/fleet';
+import { until } from './wait.js';
 
 const pgBin = () =>
   execFileSync('bash', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1'], { encoding: 'utf8' }).trim();

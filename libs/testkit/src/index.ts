@@ -1,0 +1,23 @@
+// The one test fixture: where the local Postgres and NATS are, fresh migrated
+// databases, NATS links with a namespace of their own, a private Postgres and
+// NATS a test may kill, whole fleets, and waiting for a condition.
+import { randomBytes } from 'node:crypto';
+import { localInfra } from '@wap/db';
+import { connectNats, type NatsLink } from '@wap/events';
+import { createLogger, type Logger } from '@wap/log';
+
+export { type FreshDatabase, freshServiceDatabase, type Infra, localInfra as infra } from '@wap/db';
+export { type Fleet, freePort } from '@wap/fleet';
+export { readLogLines, startBenchFleet, startFleet } from './fleets.js';
+export { PrivateInfra } from './private-infra.js';
+export { until } from './wait.js';
+
+/** A logger that prints nothing, for the code under test. */
+export const quietLog = (service = 'test'): Logger => createLogger({ service, level: 'silent' });
+
+/** A NATS namespace no other test shares (streams and subjects are prefixed with it). */
+export const uniqueNamespace = (tag: string): string => `${tag}_${randomBytes(4).toString('hex')}_`;
+
+/** A link to the local NATS server. */
+export const testNats = (name: string, log: Logger = quietLog()): Promise<NatsLink> =>
+  connectNats({ url: localInfra().natsUrl, name, log });
