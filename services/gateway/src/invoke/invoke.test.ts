@@ -1,36 +1,29 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { type FreshDatabase, freshServiceDatabase, PooledDatabase } from '@wap/db';
+import { loadConfig } from '@wap/config';
+import { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
 import { connectNats, type NatsLink } from '@wap/events';
 import { createLogger } from '@wap/log';
+import { type FreshDatabase, freshServiceDatabase, infra } from '@wap/testkit';
 import { z } from 'zod';
-import type { GatewayConfig } from '../config.js';
-import { CreditViews } from '../credit-views.js';
+import { env } from '../config.js';
+import { openGateway } from '../gateway.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { createApp } from '../http/app.js';
 import { IdentityStore } from '../identity/store.js';
 import { type Capability, capability } from '../registry/types.js';
-import { type CreditsView, Upstreams } from '../upstreams.js';
-import { IdempotencyStore } from './idempotency.js';
-import { Invoker } from './invoke.js';
-import { RateLimiter, rateLimitPool } from './rate-limit.js';
 
 // The invoke path through the REST surface, on a real gateway database, NATS and HTTP server,
 // with rows made for the test: one of each answer kind and each way to break a contract.
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:42220';
 const log = createLogger({ service: 'gateway-test', level: 'silent' });
 
 let database: FreshDatabase;
 let db: PooledDatabase<PrismaClient>;
 let link: NatsLink;
-let limiterPool: ReturnType<typeof rateLimitPool>;
-let creditViews: CreditViews<CreditsView>;
+const gateways: ReturnType<typeof openGateway>[] = [];
 let apiKey: string;
-const servers: Server[] = [];
 let handled = 0;
 
 const item = z.object({ n: z.number().int() });
@@ -132,50 +125,33 @@ const rows: Capability[] = [
   }),
 ];
 
+/** A gateway of the test rows, wired by the same composition root as the service, on a free port. */
 async function gateway(strictContracts: boolean): Promise<string> {
-  const invoker = new Invoker({
-    log,
-    limiter: new RateLimiter(limiterPool),
-    idempotency: new IdempotencyStore(db.prisma),
-    upstreams: new Upstreams({} as GatewayConfig),
-    creditViews,
-    strictContracts,
+  const config = loadConfig(env, {
+    DATABASE_URL: database.url,
+    NATS_URL: infra().natsUrl,
+    NATS_NAMESPACE: `invoke_${randomUUID().slice(0, 8)}_`,
+    HTTP_PORT: '0',
+    MAX_BODY_BYTES: '10000',
+    STRICT_CONTRACTS: String(strictContracts),
   });
-  const app = createApp({
-    log,
-    identity: new IdentityStore(db),
-    invoker,
-    registry: rows,
-    publicUrl: 'http://127.0.0.1',
-    maxBodyBytes: 10_000,
-    readiness: async () => ({ ready: true, checks: {} }),
-  });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  servers.push(server);
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
+  const opened = openGateway(config, db, link, log, { registry: () => rows });
+  gateways.push(opened);
+  return (await opened.start()).url;
 }
 
 before(async () => {
   database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
   db = new PooledDatabase(database.url, (adapter) => new PrismaClient({ adapter }), 6);
-  link = await connectNats({ url: NATS_URL, name: 'invoke-test', log });
-  creditViews = new CreditViews<CreditsView>(link.nc, `test_${randomUUID().slice(0, 8)}.credits`, log);
-  await creditViews.start();
-  limiterPool = rateLimitPool(database.url);
+  link = await connectNats({ url: infra().natsUrl, name: 'invoke-test', log });
   const identity = new IdentityStore(db);
   const ws = await identity.createWorkspace('invoke-test', 'pro');
   apiKey = (await identity.createApiKey(ws.id, 'test')).credential;
 });
 
 after(async () => {
-  for (const s of servers) await new Promise((resolve) => s.close(resolve));
-  await creditViews.stop();
+  for (const g of gateways) await g.stop();
   await link.drain();
-  await limiterPool.end();
   await db.$disconnect();
   await database.drop();
 });

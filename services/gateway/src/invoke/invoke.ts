@@ -1,6 +1,7 @@
 import { ApiError, type ErrorCode, isApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import type { CreditViews } from '../credit-views.js';
+import type { CreditViews } from '../clients/credit-views.js';
+import type { CreditsView, Upstreams } from '../clients/upstreams.js';
 import type { Principal } from '../identity/store.js';
 import {
   answerOf,
@@ -11,7 +12,6 @@ import {
   type RowSurface,
   surfacesOf,
 } from '../registry/types.js';
-import type { CreditsView, Upstreams } from '../upstreams.js';
 import { checkKey, fingerprint, type IdempotencyStore, newOperationId, operationIdFor } from './idempotency.js';
 import { parsePart } from './input.js';
 import { admitRequest, type RateLimiter } from './rate-limit.js';

@@ -1,4 +1,4 @@
-import type { Upstreams } from '../upstreams.js';
+import type { Upstreams } from '../clients/upstreams.js';
 import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
 import { scrapeRow } from './rows/scrape.js';

@@ -2,9 +2,9 @@ import type { ErrorCode } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
-import type { CreditViews } from '../credit-views.js';
+import type { CreditViews } from '../clients/credit-views.js';
+import type { CreditsView, Upstreams } from '../clients/upstreams.js';
 import type { Principal } from '../identity/store.js';
-import type { CreditsView, Upstreams } from '../upstreams.js';
 
 /** The spec's capability groups (part 1). */
 export type Tag =

@@ -1,7 +1,7 @@
 import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { GRANT_KIND_NAMES, grantKinds, PLAN_NAMES, plans } from '@wap/plans';
 import { z } from 'zod';
-import type { CreditsView } from '../../upstreams.js';
+import type { CreditsView } from '../../clients/upstreams.js';
 import { capability } from '../types.js';
 import { credits, isoTime } from '../usage-shape.js';
 

@@ -1,7 +1,7 @@
 import { crawl, health, ledger } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
-import type { GatewayConfig } from './config.js';
-import type { Backend } from './registry/types.js';
+import type { GatewayConfig } from '../config.js';
+import type { Backend } from '../registry/types.js';
 
 type HealthClient = ServiceClient<(typeof health.Health)['method']> & Closable;
 export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;

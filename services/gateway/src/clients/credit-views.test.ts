@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { connectNats, type NatsLink } from '@wap/events';
+import type { NatsLink } from '@wap/events';
 import { createLogger } from '@wap/log';
+import { testNats } from '@wap/testkit';
 import { CreditViews } from './credit-views.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:42220';
 const log = createLogger({ service: 'gateway-test', level: 'silent' });
 let link: NatsLink;
 
 before(async () => {
-  link = await connectNats({ url: NATS_URL, name: 'credit-views-test', log });
+  link = await testNats('credit-views-test', log);
 });
 after(async () => {
   await link.drain();
@@ -101,7 +101,7 @@ test('a view expires on its own: after the time to live, and when something in i
 });
 
 test('without NATS nothing is cached: every read asks the ledger', async () => {
-  const own = await connectNats({ url: NATS_URL, name: 'credit-views-closing', log });
+  const own = await testNats('credit-views-closing', log);
   const cache = new CreditViews<number>(own.nc, 'test.closing.ledger.credits.changed', log);
   await cache.start();
   let loads = 0;

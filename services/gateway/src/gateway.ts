@@ -1,0 +1,98 @@
+// Builds the gateway from its config, database and NATS link: the one place
+// identity, the invoke path, the registry, the HTTP app and the jobs are
+// wired, shared by service.ts and the tests.
+import type { Server } from 'node:http';
+import type { PooledDatabase } from '@wap/db';
+import { creditsChangedSubject, type NatsLink } from '@wap/events';
+import type { Logger } from '@wap/log';
+import { CreditViews } from './clients/credit-views.js';
+import { type CreditsView, Upstreams } from './clients/upstreams.js';
+import type { GatewayConfig } from './config.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import { createApp } from './http/app.js';
+import { ApiKeyCache } from './identity/cache.js';
+import { type ApiKeyRow, IdentityStore } from './identity/store.js';
+import { IdempotencyStore } from './invoke/idempotency.js';
+import { Invoker } from './invoke/invoke.js';
+import { RateLimiter, rateLimitPool } from './invoke/rate-limit.js';
+import { idempotencySweeper } from './jobs/idempotency-sweep.js';
+import { buildRegistry } from './registry/index.js';
+import type { Capability } from './registry/types.js';
+
+export type GatewayDatabase = PooledDatabase<PrismaClient>;
+
+export interface GatewayOptions {
+  /** The rows to serve; by default those of the configured backends. */
+  registry?: (upstreams: Upstreams) => Capability[];
+  /** The gateway's own readiness (its database and NATS, as the runtime's health service sees them). */
+  ownReadiness?: () => Promise<boolean>;
+}
+
+export function openGateway(
+  config: GatewayConfig,
+  db: GatewayDatabase,
+  nats: NatsLink,
+  log: Logger,
+  options: GatewayOptions = {},
+) {
+  const upstreams = new Upstreams(config);
+  const registry = (options.registry ?? buildRegistry)(upstreams);
+  const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log);
+  const limiterPool = rateLimitPool(config.DATABASE_URL);
+  const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
+  const idempotency = new IdempotencyStore(db.prisma);
+  const identity = new IdentityStore(db, keys);
+  const invoker = new Invoker({
+    log,
+    limiter: new RateLimiter(limiterPool),
+    idempotency,
+    upstreams,
+    creditViews,
+    strictContracts: config.STRICT_CONTRACTS,
+  });
+  const app = createApp({
+    log,
+    identity,
+    invoker,
+    registry,
+    publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    readiness: async () => {
+      const [own, services] = await Promise.all([options.ownReadiness?.() ?? true, upstreams.readiness()]);
+      const checks = { gateway: own, ...services };
+      return { ready: Object.values(checks).every(Boolean), checks };
+    },
+  });
+  const jobs = [idempotencySweeper(idempotency, log)];
+  let server: Server | undefined;
+
+  return {
+    app,
+    registry,
+    identity,
+    upstreams,
+    /** Starts the caches and jobs and listens on HTTP_HOST:HTTP_PORT; answers the bound address. */
+    start: async (): Promise<{ url: string; server: Server }> => {
+      await creditViews.start();
+      keys.start();
+      // Normally listening within milliseconds; if not, requests read the database until it is.
+      await Promise.race([keys.whenListening(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+      for (const job of jobs) job.start();
+      const listening: Server = await new Promise((resolve) => {
+        const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));
+      });
+      listening.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+      server = listening;
+      const address = listening.address();
+      const port = address && typeof address === 'object' ? address.port : config.HTTP_PORT;
+      return { url: `http://${config.HTTP_HOST}:${port}`, server: listening };
+    },
+    /** Stops accepting, lets in-flight requests finish (the runtime's deadline bounds this), closes the rest. */
+    stop: async () => {
+      await Promise.all(jobs.map((job) => job.stop()));
+      if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
+      upstreams.close();
+      await Promise.all([limiterPool.end(), keys.stop(), creditViews.stop()]);
+    },
+  };
+}
