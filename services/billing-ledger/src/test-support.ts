@@ -1,17 +1,14 @@
 // Shared by the tests and the bench (not a test itself): a fresh migrated
 // database per test file, the ledger served in-process on a real gRPC server
 // with a clock the test moves, or run as its own process like the fleet does.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { freshServiceDatabase, infra } from '@wap/testkit';
+import { freshServiceDatabase, type ServiceProcess, spawnService } from '@wap/testkit';
 
-export { freePort, infra } from '@wap/testkit';
+export { freePort, infra, waitServing } from '@wap/testkit';
 
 import { createLogger } from '@wap/log';
-import { health, ledger } from '@wap/proto';
+import { ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import { openLedger } from './ledger.js';
 import type { BatcherSettings } from './store/batcher.js';
@@ -19,7 +16,6 @@ import type { ChangeSink } from './store/changes.js';
 import { LedgerDatabase } from './store/database.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
-const ROOT = path.resolve(SERVICE_DIR, '..', '..');
 
 export type LedgerClient = ReturnType<typeof createClient<(typeof ledger.LedgerService)['method']>>;
 
@@ -77,55 +73,8 @@ export async function serveLedger(
   };
 }
 
-export interface LedgerProcess {
-  proc: ChildProcess;
-  exited: Promise<number | null>;
-  /** Where the process logs, one JSON line per event. */
-  logFile: string;
-}
+export type LedgerProcess = ServiceProcess;
 
-/**
- * `node dist/main.js` with its environment, as libs/fleet starts a service.
- * Output goes straight to a file: a loaded ledger logs every call, and reading
- * that through a pipe would cost the test (or the bench) CPU it is measuring.
- */
-export function spawnLedger(databaseUrl: string, port: number, env: Record<string, string> = {}): LedgerProcess {
-  const logFile = path.join(mkdtempSync(path.join(tmpdir(), 'ledger-')), 'billing-ledger.log');
-  const fd = openSync(logFile, 'a');
-  const proc = spawn(process.execPath, ['--enable-source-maps', path.join(SERVICE_DIR, 'dist', 'main.js')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '',
-      OTEL_SERVICE_NAME: 'billing-ledger',
-      DATABASE_URL: databaseUrl,
-      NATS_URL: infra().natsUrl,
-      GRPC_PORT: String(port),
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
-    stdio: ['ignore', fd, fd],
-  });
-  closeSync(fd);
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return { proc, exited, logFile };
-}
-
-/** Polls the gRPC health service until the ledger reports SERVING. */
-export async function waitServing(address: string, timeoutMs = 30_000): Promise<void> {
-  const client = createClient(health.Health, address, { defaultTimeoutMs: 1_000 });
-  const deadline = Date.now() + timeoutMs;
-  try {
-    for (;;) {
-      const status = await client.check({ service: '' }).then(
-        (r) => r.status,
-        () => undefined,
-      );
-      if (status === health.HealthCheckResponse_ServingStatus.SERVING) return;
-      if (Date.now() > deadline) throw new Error(`ledger at ${address} not serving after ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    client.close();
-  }
-}
+/** The ledger as its own process, as the fleet runs it. */
+export const spawnLedger = (databaseUrl: string, port: number, env: Record<string, string> = {}): LedgerProcess =>
+  spawnService('billing-ledger', databaseUrl, port, env);

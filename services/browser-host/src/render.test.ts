@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { isApiError } from '@wap/errors';
-import { createLogger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser as proto } from '@wap/proto';
+import { freePort, until } from '@wap/testkit';
 import { EgressProxy } from './egress/proxy.js';
-import { BrowserPool } from './pool/pool.js';
+import type { BrowserPool } from './pool/pool.js';
 import { render } from './render.js';
+import { startTestHost, type TestHost } from './test-support.js';
 
-const log = createLogger({ service: 'test', level: 'error', destination: new Writable({ write: (_c, _e, d) => d() }) });
 const PAGES: Record<string, string> = {
   '/static': '<html><head><title>Static</title></head><body><p>Plain words.</p></body></html>',
   '/scripted':
@@ -22,13 +20,11 @@ const PAGES: Record<string, string> = {
     '<html><body><p>probe</p><script>fetch("http://169.254.169.254/latest/meta-data/").catch(() => {}); fetch("http://10.1.2.3/").catch(() => {})</script></body></html>',
 };
 
-let site: Server;
-let base: string;
-let egress: EgressProxy;
+let t: TestHost;
 let pool: BrowserPool;
 
 before(async () => {
-  site = createServer((req, res) => {
+  t = await startTestHost((req, res) => {
     if (req.url === '/set-cookie') {
       res.writeHead(200, { 'content-type': 'text/html', 'set-cookie': 'session=secret-1; Path=/' }).end('<p>set</p>');
       return;
@@ -39,34 +35,20 @@ before(async () => {
     }
     const page = PAGES[req.url ?? ''];
     res.writeHead(page ? 200 : 404, { 'content-type': 'text/html' }).end(page ?? 'not here');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
-  egress = new EgressProxy(new AllowList(['127.0.0.0/8']));
-  await egress.start();
-  pool = new BrowserPool({
-    executablePath: '/usr/bin/chromium',
-    size: 1,
-    pagesPerBrowser: 2,
-    recycleAfterPages: 3,
-    log,
-  });
+  }, 3);
+  pool = t.host.deps.pool;
 });
-after(async () => {
-  await pool.close();
-  await egress.stop();
-  site.close();
-});
+after(() => t.close());
 
 const request = (path: string, init: Omit<Partial<proto.RenderRequest>, '$typeName'> = {}) =>
-  create(proto.RenderRequestSchema, { url: `${base}${path}`, timeoutMs: 15_000, ...init });
-const run = (req: proto.RenderRequest) => pool.with((b) => render(b, egress, req, new AbortController().signal));
+  create(proto.RenderRequestSchema, { url: `${t.base}${path}`, timeoutMs: 15_000, ...init });
+const run = (req: proto.RenderRequest) => t.run(req);
 
 test('renders script-made content through the egress and counts its bytes', async () => {
   const out = await run(request('/scripted', { waitForSelector: '#late' }));
   assert.equal(out.status, 200);
   assert.match(out.html, /Rendered by script/);
-  assert.equal(out.finalUrl, `${base}/scripted`);
+  assert.equal(out.finalUrl, `${t.base}/scripted`);
   assert.ok(out.proxyBytes > 0n, 'the page came through the egress proxy');
 });
 
@@ -110,10 +92,12 @@ test('without the allow-list, a loopback page is unreachable', async () => {
 });
 
 test('a crashed browser is replaced and the next render works', async () => {
-  await pool.with(async (b) => {
+  const killed = await pool.with(async (b) => {
     b.process()?.kill('SIGKILL');
+    return b;
   });
-  await new Promise((r) => setTimeout(r, 300));
+  // The pool hears of the crash from the browser's own disconnect; the next render must not land on it.
+  await until('the killed Chromium is disconnected', async () => !killed.connected);
   const out = await run(request('/static'));
   assert.match(out.html, /Plain words/);
 });
@@ -146,10 +130,7 @@ test('a name that does not resolve is dns, as the fetch engine says (not the pro
 });
 
 test('a refused port is connect, over HTTP and through a tunnel', async () => {
-  const closed = createServer();
-  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
-  const port = (closed.address() as { port: number }).port;
-  await new Promise((r) => closed.close(r));
+  const port = await freePort(); // free a moment ago: nothing listens there
   for (const scheme of ['http', 'https'])
     assert.equal(
       await unreachableReason(create(proto.RenderRequestSchema, { url: `${scheme}://127.0.0.1:${port}/` })),

@@ -1,12 +1,12 @@
 import { ApiError } from '@wap/errors';
-import { type AllowList, checkUrl } from '@wap/netguard';
+import { checkUrl } from '@wap/netguard';
 import type { browser as proto } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
-import type { EgressProxy } from '../egress/proxy.js';
-import type { BrowserPool } from '../pool/pool.js';
 import { headerIssues, render } from '../render.js';
+import type { BrowserHostDeps } from './deps.js';
 
-export function renderRpc(pool: BrowserPool, egress: EgressProxy, allow: AllowList) {
+/** browser.Render: one page in an isolated context of a pooled Chromium, through the egress proxy. */
+export function renderPage({ pool, egress, allow }: BrowserHostDeps) {
   return async (req: proto.RenderRequest, ctx: CallContext) => {
     checkUrl(req.url, { allow });
     // Refused before a browser is taken: Chromium would throw on them mid-render.

@@ -1,0 +1,87 @@
+// A service run as its own process, as libs/fleet starts it: `node dist/main.js`
+// with its environment, logging to a file (reading a loaded service's log
+// through a pipe would cost the test, or the bench, CPU it is measuring).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freshServiceDatabase, localInfra } from '@wap/db';
+import { freePort, ROOT } from '@wap/fleet';
+import { health } from '@wap/proto';
+import { createClient } from '@wap/rpc';
+import { until } from './wait.js';
+
+export interface ServiceProcess {
+  proc: ChildProcess;
+  exited: Promise<number | null>;
+  /** Where the process logs, one JSON line per event. */
+  logFile: string;
+  /** Its gRPC address on loopback. */
+  address: string;
+}
+
+/** Starts services/<service>/dist/main.js on `port` against `databaseUrl` and the local NATS. */
+export function spawnService(
+  service: string,
+  databaseUrl: string,
+  port: number,
+  env: Record<string, string> = {},
+): ServiceProcess {
+  const logFile = path.join(mkdtempSync(path.join(tmpdir(), `${service}-`)), `${service}.log`);
+  const fd = openSync(logFile, 'a');
+  const proc = spawn(
+    process.execPath,
+    ['--enable-source-maps', path.join(ROOT, 'services', service, 'dist', 'main.js')],
+    {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        OTEL_SERVICE_NAME: service,
+        DATABASE_URL: databaseUrl,
+        NATS_URL: localInfra().natsUrl,
+        GRPC_PORT: String(port),
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', fd, fd],
+    },
+  );
+  closeSync(fd);
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return { proc, exited, logFile, address: `127.0.0.1:${port}` };
+}
+
+/** Waits until the gRPC health service at `address` reports SERVING. */
+export async function waitServing(address: string, timeoutMs = 30_000): Promise<void> {
+  const client = createClient(health.Health, address, { defaultTimeoutMs: 1_000 });
+  try {
+    await until(
+      `${address} serving`,
+      async () => (await client.check({ service: '' })).status === health.HealthCheckResponse_ServingStatus.SERVING,
+      timeoutMs,
+    );
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * The service's whole life as the fleet runs it: its migrations applied to a
+ * fresh database, the process serving gRPC health, and on SIGTERM a drain and
+ * exit 0. Proves a service skeleton runs before it has any RPC of its own.
+ */
+export async function startsServesAndStops(service: string, env: Record<string, string> = {}): Promise<void> {
+  const database = await freshServiceDatabase(path.join(ROOT, 'services', service));
+  const running = spawnService(service, database.url, await freePort(), env);
+  try {
+    await waitServing(running.address);
+    running.proc.kill('SIGTERM');
+    const code = await running.exited;
+    if (code !== 0)
+      throw new Error(`${service} exited ${code} on SIGTERM; log: ${readFileSync(running.logFile, 'utf8')}`);
+  } finally {
+    if (running.proc.exitCode === null) running.proc.kill('SIGKILL');
+    await database.drop();
+  }
+}

@@ -1,0 +1,11 @@
+// What the BrowserService handlers share: built once by the composition root (browser-host.ts).
+import type { AllowList } from '@wap/netguard';
+import type { EgressProxy } from '../egress/proxy.js';
+import type { BrowserPool } from '../pool/pool.js';
+
+export interface BrowserHostDeps {
+  pool: BrowserPool;
+  egress: EgressProxy;
+  /** What the egress guard lets through besides public addresses: empty in production. */
+  allow: AllowList;
+}

@@ -1,0 +1,11 @@
+// The BrowserService implementation: one handler per RPC, each in its own file.
+import type { browser } from '@wap/proto';
+import type { ServiceImpl } from '@wap/rpc';
+import type { BrowserHostDeps } from './deps.js';
+import { renderPage } from './render-page.js';
+
+export type { BrowserHostDeps } from './deps.js';
+
+export function browserService(deps: BrowserHostDeps): ServiceImpl<(typeof browser.BrowserService)['method']> {
+  return { render: renderPage(deps) };
+}

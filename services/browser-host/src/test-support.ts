@@ -1,0 +1,51 @@
+// Shared by the tests (not a test itself): the browser host as the service
+// wires it, with one Chromium, and a loopback site the egress lets through.
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { createLogger, type Logger } from '@wap/log';
+import type { browser as proto } from '@wap/proto';
+import { openBrowserHost } from './browser-host.js';
+import { render } from './render.js';
+
+/** Errors only, and swallowed: a test asserts on answers, not on logs. */
+export const quietLog: Logger = createLogger({
+  service: 'test',
+  level: 'error',
+  destination: new Writable({ write: (_c, _e, done) => done() }),
+});
+
+export interface TestHost {
+  host: ReturnType<typeof openBrowserHost>;
+  /** The site's base URL on loopback. */
+  base: string;
+  /** Renders through the pool and the egress, as the Render RPC does once its checks pass. */
+  run(req: proto.RenderRequest): ReturnType<typeof render>;
+  close(): Promise<void>;
+}
+
+export async function startTestHost(site: RequestListener, recycleAfterPages = 10): Promise<TestHost> {
+  const server: Server = createServer(site);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const host = openBrowserHost(
+    {
+      CHROMIUM_PATH: '/usr/bin/chromium',
+      BROWSER_POOL_SIZE: 1,
+      PAGES_PER_BROWSER: 2,
+      RECYCLE_AFTER_PAGES: recycleAfterPages,
+      EGRESS_ALLOW: '127.0.0.0/8',
+    },
+    quietLog,
+  );
+  await host.start();
+  const { pool, egress } = host.deps;
+  return {
+    host,
+    base,
+    run: (req) => pool.with((b) => render(b, egress, req, new AbortController().signal)),
+    close: async () => {
+      await host.stop();
+      server.close();
+    },
+  };
+}

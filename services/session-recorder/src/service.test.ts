@@ -1,0 +1,6 @@
+// The skeleton runs: its config, its migrations, the shared runtime, health and a clean stop.
+import { test } from 'node:test';
+import { startsServesAndStops } from '@wap/testkit';
+
+test('the session-recorder service starts, serves gRPC health and exits 0 on SIGTERM', () =>
+  startsServesAndStops('session-recorder'));
