@@ -21,6 +21,8 @@ install: ## Install Debian packages (postgresql, nats-server, chromium, python3-
 generate: install ## Regenerate protobuf and Prisma code (committed; a clean tree stays clean)
 	@buf generate
 	@for s in $(SERVICES); do node libs/db/dist/cli.js generate services/$$s || exit 1; done
+	@# Database functions: prisma/functions/*.sql must agree with the migrations (docs in libs/db/README.md).
+	@for s in $(SERVICES); do node libs/db/dist/cli.js functions services/$$s || exit 1; done
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json

@@ -5,8 +5,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { databaseUrlFor, ensureDatabase } from './database';
-import { diffMigration } from './diff';
+import { diffMigration, migrationSuffix } from './diff';
 import type { LogFn } from './engine';
+import { functionDrift, functionsMigration } from './functions';
 import { generateClient } from './generate';
 import { applyMigrations, markRolledBack, readMigrations } from './migrations';
 
@@ -15,6 +16,9 @@ const USAGE = `usage:
                                      and DATABASE_NAME the database is created first)
   wap-db diff <serviceDir> <name>    author a migration from the schema changes
   wap-db generate <serviceDir>       generate the Prisma client
+  wap-db functions <serviceDir> [<name>]
+                                     check prisma/functions/ against the migrations; with <name>,
+                                     write a migration redefining the changed functions
   wap-db resolve <serviceDir> --rolled-back <migration>
                                      mark a failed migration rolled back (DATABASE_URL)`;
 
@@ -76,6 +80,21 @@ async function main(argv: string[]): Promise<void> {
     }
     case 'generate': {
       await generateClient(paths(rest[0]).schemaPath, { log });
+      return;
+    }
+    case 'functions': {
+      const prismaDir = path.resolve(rest[0] ?? '', 'prisma');
+      if (!rest[0]) throw new UsageError('missing <serviceDir>');
+      if (rest[1]) {
+        const written = await functionsMigration(prismaDir, migrationSuffix(rest[1]));
+        process.stdout.write(written ? `${path.relative(process.cwd(), written.dir)}\n` : 'no function changes\n');
+      }
+      const drift = await functionDrift(prismaDir);
+      const problems = [
+        ...drift.changed.map((n) => `${n}: the source differs from the migrations (run wap-db functions <dir> <name>)`),
+        ...drift.withoutSource.map((n) => `${n}: defined in a migration but has no prisma/functions/${n}.sql`),
+      ];
+      if (problems.length > 0) throw new Error(`functions out of step in ${rest[0]}: ${problems.join('; ')}`);
       return;
     }
     case 'resolve': {

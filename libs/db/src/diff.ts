@@ -102,7 +102,7 @@ function combineSchema(files: { path: string; content: string }[]): string {
 }
 
 /** Mirrors the CLI: lowercase words joined by underscores. */
-function migrationSuffix(name: string): string {
+export function migrationSuffix(name: string): string {
   const suffix = name
     .trim()
     .toLowerCase()
@@ -113,7 +113,7 @@ function migrationSuffix(name: string): string {
   return suffix;
 }
 
-async function migrationDirs(migrationsDir: string): Promise<string[]> {
+export async function migrationDirs(migrationsDir: string): Promise<string[]> {
   if (!existsSync(migrationsDir)) return [];
   const entries = await readdir(migrationsDir, { withFileTypes: true });
   return entries

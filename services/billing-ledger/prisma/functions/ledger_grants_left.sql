@@ -1,0 +1,7 @@
+CREATE OR REPLACE FUNCTION "ledger_grants_left"(p_ws text, p_now timestamptz) RETURNS bigint
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(sum("amount_mc" - "spent_mc"), 0)::bigint FROM "grants"
+           WHERE "workspace_id" = p_ws AND "spent_mc" < "amount_mc" AND ("lapses_at" IS NULL OR "lapses_at" > p_now));
+END
+$$;

@@ -1,0 +1,6 @@
+CREATE OR REPLACE FUNCTION "ledger_refuse_change"() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION '% rows are immutable; record a correcting entry instead', TG_TABLE_NAME
+    USING ERRCODE = 'restrict_violation';
+END
+$$;

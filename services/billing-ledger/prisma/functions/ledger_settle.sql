@@ -1,0 +1,47 @@
+CREATE OR REPLACE FUNCTION "ledger_settle"(
+  p_hold_id uuid, p_key text, p_hash text, p_meters jsonb, p_priced bigint,
+  p_now timestamptz, p_period_start timestamptz, p_period_end timestamptz, p_usage_id uuid
+) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  ws text;
+  acc "accounts";
+  h "holds";
+  resp jsonb;
+  collect bigint;
+  settled bigint;
+BEGIN
+  SELECT "workspace_id" INTO ws FROM "holds" WHERE "id" = p_hold_id;
+  IF NOT FOUND THEN RETURN jsonb_build_object('error', 'hold_not_found'); END IF;
+  acc := "ledger_lock_account"(ws, p_period_start);
+  resp := "ledger_replay"(ws, p_key, p_hash);
+  IF resp IS NOT NULL THEN RETURN resp; END IF;
+  SELECT * INTO h FROM "holds" WHERE "id" = p_hold_id FOR UPDATE;
+  IF h."status" <> 'active' OR h."expires_at" <= p_now THEN
+    RETURN jsonb_build_object('error', 'hold_resolved', 'status',
+                              CASE WHEN h."status" = 'active' THEN 'expired' ELSE h."status" END,
+                              'cap', h."settled_mc", 'spent', h."settled_mc", 'needed', p_priced);
+  END IF;
+  IF h."settled_mc" + p_priced > h."amount_mc" THEN
+    RETURN jsonb_build_object('error', 'cap_exceeded', 'cap', h."amount_mc", 'spent', h."settled_mc", 'needed', p_priced);
+  END IF;
+  -- The hold reserved this much, so the sources cover it unless one lapsed or
+  -- the plan shrank meanwhile; then the rest is recorded as uncollected.
+  collect := p_priced;
+  IF collect > acc."allowance_mc" - acc."allowance_spent_mc" THEN
+    collect := least(collect, acc."allowance_mc" - acc."allowance_spent_mc" + "ledger_grants_left"(ws, p_now));
+  END IF;
+  PERFORM "ledger_record_usage"(acc, p_usage_id, p_hold_id, p_key, h."capability", h."reference",
+                                p_meters, p_priced, collect, p_now, p_period_end);
+  settled := h."settled_mc" + p_priced;
+  UPDATE "holds"
+     SET "settled_mc" = settled,
+         "status" = (CASE WHEN settled = "amount_mc" THEN 'settled' ELSE 'active' END)::"HoldStatus",
+         "resolved_at" = CASE WHEN settled = "amount_mc" THEN p_now END
+   WHERE "id" = p_hold_id;
+  resp := jsonb_build_object('usage', jsonb_build_object('meters', p_meters, 'millicredits', collect),
+                             'hold_remaining', h."amount_mc" - settled);
+  INSERT INTO "idempotency_records" VALUES (ws, p_key, 'settle', p_hash, resp, p_now);
+  RETURN resp;
+END
+$$;
