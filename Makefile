@@ -27,9 +27,10 @@ generate: install ## Regenerate protobuf and Prisma code (committed; a clean tre
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json
 
-lint: build ## Lint and format-check the tree, lint the protobuf contracts
+lint: build ## Lint and format-check the tree, lint the protobuf contracts and check them against the last release
 	@biome check .
 	@buf lint
+	@scripts/proto-breaking.sh
 
 chart: ## Lint the Helm chart and validate its manifests against the Kubernetes schemas
 	@scripts/helm-check.sh

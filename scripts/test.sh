@@ -4,21 +4,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/infra.sh env | sed 's/^/export /')"
+# Each phase's duration, printed with the total at the end (and on failure, up to the phase that failed).
+started=$SECONDS
+phase_started=$SECONDS
+phases=()
+phase() {
+  phases+=("$1 $((SECONDS - phase_started))s")
+  phase_started=$SECONDS
+}
+report() {
+  local code=$?
+  echo "== make test took $((SECONDS - started))s (${phases[*]:-}); exit $code"
+}
+trap report EXIT
 echo "== lint"
 biome check . >/dev/null || { biome check . 2>&1 | tail -40; exit 1; }
 buf lint
+scripts/proto-breaking.sh
+phase lint
 if [ -d .git ] && git diff --quiet; then
   echo "== generated code is reproducible (make generate on a clean tree changes nothing)"
   make --no-print-directory generate >/dev/null
   git diff --exit-code --stat || { echo "make generate changed committed files: run it and commit" >&2; exit 1; }
+  phase generate
 fi
 echo "== helm chart"
 scripts/helm-check.sh
+phase helm
 shopt -s globstar nullglob
 unit=(libs/*/dist/**/*.test.js services/*/dist/**/*.test.js)
 e2e=(e2e/dist/**/*.test.js)
 echo "== unit tests"
 # Unit tests run two files at a time (2 cores); e2e files each start a fleet, so one at a time.
 node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=2 --test-reporter=spec "${unit[@]}"
+phase unit
 echo "== end-to-end tests"
 node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=1 --test-reporter=spec "${e2e[@]}"
+phase e2e
