@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmarks: every compiled *.bench.js of the services, then of e2e/, one
+# The benchmarks: every compiled *.bench.js of the libs, the services, then e2e/, one
 # at a time (each starts what it measures and owns the machine meanwhile).
 # Needs a build and Postgres and NATS (make bench does both). Each bench prints
 # a table and, as its last line, one JSON object; a failing bench fails the run.
@@ -18,7 +18,7 @@ if [ ! -x .tools/bin/hey ] || ! go version -m .tools/bin/hey 2>/dev/null | grep 
   GOBIN=$PWD/.tools/bin GOFLAGS=-buildvcs=false go install "github.com/rakyll/hey@$HEY_VERSION"
 fi
 shopt -s globstar nullglob
-benches=(services/*/dist/**/*.bench.js e2e/dist/**/*.bench.js)
+benches=(libs/*/dist/**/*.bench.js services/*/dist/**/*.bench.js e2e/dist/**/*.bench.js)
 if [ ${#benches[@]} -eq 0 ]; then
   echo "no benchmarks found (run make build first)" >&2
   exit 1

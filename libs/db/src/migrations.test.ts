@@ -165,7 +165,17 @@ INSERT INTO notes (id) VALUES (1);\n`;
           assert.deepEqual(await tables(url), [], 'nothing ran while the lock was held');
 
           const waiting = applyMigrations({ migrationsDir: tmp.dir, databaseUrl: url, lockTimeoutMs: 30_000 });
-          await new Promise((r) => setTimeout(r, 300));
+          // The migrator is queued behind the holder on the advisory lock, as Postgres shows it.
+          for (;;) {
+            const [row] = await query<{ n: number }>(
+              url,
+              `SELECT count(*)::int AS n FROM pg_locks
+                WHERE locktype = 'advisory' AND NOT granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            );
+            if ((row?.n ?? 0) > 0) break;
+            await new Promise((r) => setTimeout(r, 20));
+          }
           assert.deepEqual(await tables(url), [], 'still waiting');
           await holder.query('SELECT pg_advisory_unlock($1::bigint)', [MIGRATE_LOCK_KEY]);
           assert.deepEqual(await waiting, [M1[0]]);

@@ -4,12 +4,6 @@ import { linearParagraphs, textWithoutParsing } from './bounds.js';
 import { parseDocument } from './dom.js';
 import { extract } from './index.js';
 
-function timed<T>(run: () => T): { value: T; ms: number } {
-  const started = performance.now();
-  const value = run();
-  return { value, ms: performance.now() - started };
-}
-
 describe('extract: junk and hostile input', () => {
   it('never throws on junk', () => {
     const junk: unknown[] = [
@@ -41,22 +35,21 @@ describe('extract: junk and hostile input', () => {
 
   it('bounds a page with too many elements', () => {
     const rows = Array.from({ length: 70_000 }, (_, i) => `<p>Paragraph ${i} of a very long page.</p>`).join('');
-    const { value, ms } = timed(() => extract(`<html><body>${rows}</body></html>`, 'https://example.org/'));
-    assert.ok(ms < 5000, `took ${ms} ms`);
+    // How long it takes is measured by make bench (libs/extract/src/bench/bounds.bench.ts).
+    const value = extract(`<html><body>${rows}</body></html>`, 'https://example.org/');
     assert.match(value.text, /Paragraph 69999 of a very long page\./);
     assert.match(value.warnings.join(), /plain paragraphs only/);
   });
 
   it('bounds an absurdly deep page without parsing it', () => {
     const deep = `<html><body>${'<div>'.repeat(50_000)}deep &amp; text${'</div>'.repeat(50_000)}</body></html>`;
-    const { value, ms } = timed(() => extract(deep, 'https://example.org/'));
-    assert.ok(ms < 2000, `took ${ms} ms`);
+    const value = extract(deep, 'https://example.org/');
     assert.equal(value.text, 'deep & text');
+    assert.ok(value.warnings.length > 0, 'the bound says it was taken');
   });
 
   it('truncates oversized input', () => {
-    const { value, ms } = timed(() => extract(`<p>${'word '.repeat(1_100_000)}</p>`, 'https://example.org/'));
-    assert.ok(ms < 6000, `took ${ms} ms`);
+    const value = extract(`<p>${'word '.repeat(1_100_000)}</p>`, 'https://example.org/');
     assert.match(value.warnings.join(), /input truncated/);
   });
 

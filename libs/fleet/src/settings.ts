@@ -30,6 +30,9 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   BROWSER_HOST_ADDR: { meaning: 'gRPC target of browser-host; unset, crawl fetches without a browser.' },
   PUBLIC_URL: { meaning: 'Base URL clients use (behind an ingress); named in the OpenAPI servers.' },
   MAX_BODY_BYTES: { meaning: 'Largest JSON request body; a larger one is 413 bad_request.' },
+  CREDIT_VIEW_TTL_MS: {
+    meaning: "Longest a credit view is served from the gateway's memory; ledger announcements drop it sooner.",
+  },
   STRICT_CONTRACTS: {
     meaning:
       "Tests: an answer that breaks its row's response schema, or an error code the row does not declare, is a 500 (otherwise only logged).",

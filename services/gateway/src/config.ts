@@ -23,6 +23,11 @@ export const env = baseEnv(50050).extend({
    * row does not declare, is answered as a 500 instead of only logged.
    */
   STRICT_CONTRACTS: z.stringbool().default(false),
+  /**
+   * The longest a workspace's credit view is served from memory without asking
+   * the ledger (docs/decisions/0008-credits-cache.md); announcements drop it sooner.
+   */
+  CREDIT_VIEW_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Largest JSON body accepted, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
 });

@@ -37,7 +37,9 @@ export function openGateway(
 ) {
   const upstreams = new Upstreams(config);
   const registry = (options.registry ?? buildRegistry)(upstreams);
-  const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log);
+  const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
+    ttlMs: config.CREDIT_VIEW_TTL_MS,
+  });
   const limiterPool = rateLimitPool(config.DATABASE_URL);
   const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
   const idempotency = new IdempotencyStore(db.prisma);

@@ -4,8 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { type FreshDatabase, freshServiceDatabase } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, until } from '@wap/testkit';
 import { CrawlStore, type NewUrl } from './crawl-store.js';
 import { CrawlDatabase } from './database.js';
 
@@ -23,6 +22,14 @@ after(async () => {
   await db.$disconnect();
   await database.drop();
 });
+
+/** Sessions of this test's database blocked on a lock another holds. */
+async function lockWaiters(): Promise<number> {
+  const { rows } = await db.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return rows[0]?.n ?? 0;
+}
 
 const HOST = 'site.test';
 const url = (key: string): NewUrl => ({
@@ -103,8 +110,7 @@ test('within one batch a host gets no more than maxPerHost, and its gap spaces t
   const other = new CrawlStore(db);
   store.downloaded(busy, url('c').key);
   assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'wait');
-  await sleep(150);
-  assert.equal(store.batching.downloads.alone, 1);
+  await until('the lone download is recorded', async () => store.batching.downloads.alone === 1);
   assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'fetch');
 
   const polite = await crawlWith(['x', 'y'], { gapMs: 5_000 });
@@ -257,7 +263,16 @@ test("a take batch does not wait for a URL row another transaction holds (the pa
   try {
     store.downloaded(id, url('held').key);
     const take = store.take(id, url('next').key, SETTINGS);
-    const first = await Promise.race([take, sleep(2_000).then(() => 'blocked' as const)]);
+    // Either the take answers, or Postgres shows it waiting for the held row: whichever comes first.
+    let answered = false;
+    const done = () => {
+      answered = true;
+    };
+    take.then(done, done);
+    const blocked = until('the take to answer or wait', async () => answered || (await lockWaiters()) > 0, 60_000).then(
+      () => 'blocked' as const,
+    );
+    const first = await Promise.race([take, blocked]);
     assert.notEqual(first, 'blocked', 'the take waited for the delivery');
     assert.equal(typeof first === 'object' && first.kind, 'fetch');
   } finally {
@@ -274,7 +289,8 @@ test('closing locks URL rows before the crawl row, as takes and deliveries do: n
     await take.query('BEGIN');
     await take.query(`SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2 FOR UPDATE`, [id, url('q1').key]);
     const closing = store.close(id, 'expired');
-    await sleep(200); // the close is waiting for q1's row, holding nothing the take needs
+    // The close is waiting for q1's row, holding nothing the take needs.
+    await until('the close waits for the held row', async () => (await lockWaiters()) > 0);
     await take.query(`UPDATE crawls SET skipped = skipped WHERE id = $1`, [id]);
     await take.query('COMMIT');
     assert.equal((await closing)?.closedNow, true);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { NatsLink } from '@wap/events';
 import { createLogger } from '@wap/log';
-import { testNats } from '@wap/testkit';
+import { testNats, until } from '@wap/testkit';
 import { CreditViews } from './credit-views.js';
 
 const log = createLogger({ service: 'gateway-test', level: 'silent' });
@@ -16,21 +16,28 @@ after(async () => {
   await link.drain();
 });
 
-/** Views on a subject of their own, with counted loads that answer the load's number. */
+/**
+ * Views on a subject of their own, with counted loads that answer the load's
+ * number, and a clock that moves only when the test says.
+ */
 async function views(settings: { ttlMs?: number } = {}) {
   const subject = `test_${randomUUID().slice(0, 8)}.ledger.credits.changed`;
-  const cache = new CreditViews<number>(link.nc, subject, log, settings);
+  const clock = { ms: Date.UTC(2026, 10, 24), advance: (ms: number) => (clock.ms += ms) };
+  const cache = new CreditViews<number>(link.nc, subject, log, { ...settings, now: () => clock.ms });
   await cache.start();
   const counted = { loads: 0 };
   const get = (workspaceId: string, validUntil?: (view: number) => number) =>
     cache.get(workspaceId, async () => ++counted.loads, validUntil);
-  /** As the ledger does: one message naming the workspaces, then a round trip so it has arrived. */
+  /**
+   * As the ledger does: one message naming the workspaces. The views listen on
+   * the same connection, and the server sends the message to it before it
+   * answers the flush's ping: once flushed, the message has been handled.
+   */
   const announce = async (...ids: string[]) => {
     link.nc.publish(subject, JSON.stringify(ids));
     await link.nc.flush();
-    await new Promise((resolve) => setTimeout(resolve, 20));
   };
-  return { cache, get, counted, announce };
+  return { cache, get, counted, announce, clock };
 }
 
 test('a view is loaded once, then served until the ledger announces a change to its workspace', async () => {
@@ -68,32 +75,37 @@ test('a view loaded while its workspace changed is answered but not kept', async
 });
 
 test('after a request that failed here, nothing of its workspace is cached for a while', async () => {
-  const { cache, get } = await views();
+  const { cache, get, clock } = await views();
   try {
     cache.changed('ws-failed', 80); // say a scrape hit its deadline while the crawl service still settles
     assert.equal(await get('ws-failed'), 1);
     assert.equal(await get('ws-failed'), 2, 'not kept during the hold-off');
     assert.equal(await get('ws-other'), 3);
     assert.equal(await get('ws-other'), 3, 'other workspaces are cached as usual');
-    await new Promise((resolve) => setTimeout(resolve, 90));
-    assert.equal(await get('ws-failed'), 4);
-    assert.equal(await get('ws-failed'), 4, 'cached again after it');
+    clock.advance(79);
+    assert.equal(await get('ws-failed'), 4, 'still in the hold-off');
+    clock.advance(1);
+    assert.equal(await get('ws-failed'), 5);
+    assert.equal(await get('ws-failed'), 5, 'cached again after it');
   } finally {
     await cache.stop();
   }
 });
 
 test('a view expires on its own: after the time to live, and when something in it lapses', async () => {
-  const { cache, get } = await views({ ttlMs: 100 });
+  const { cache, get, clock } = await views({ ttlMs: 100 });
   try {
     assert.equal(await get('ws-ttl'), 1);
-    assert.equal(await get('ws-ttl'), 1);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    clock.advance(99);
+    assert.equal(await get('ws-ttl'), 1, 'within the time to live');
+    clock.advance(1);
     assert.equal(await get('ws-ttl'), 2, 'past the time to live');
-    const lapsing = () => Date.now() + 30; // a grant lapses in 30 ms
+    const lapsesAt = clock.ms + 30; // a grant lapses in 30 ms
+    const lapsing = () => lapsesAt;
     assert.equal(await get('ws-lapse', lapsing), 3);
+    clock.advance(29);
     assert.equal(await get('ws-lapse', lapsing), 3);
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    clock.advance(1);
     assert.equal(await get('ws-lapse', lapsing), 4, 'the grant lapsed: read again');
   } finally {
     await cache.stop();
@@ -108,8 +120,7 @@ test('without NATS nothing is cached: every read asks the ledger', async () => {
   assert.equal(await cache.get('ws-x', async () => ++loads), 1);
   assert.equal(await cache.get('ws-x', async () => ++loads), 1);
   await own.nc.close();
-  for (let i = 0; i < 100 && cache.isListening; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  assert.equal(cache.isListening, false);
+  await until('the views stop listening', async () => !cache.isListening, 5_000);
   assert.equal(await cache.get('ws-x', async () => ++loads), 2);
   assert.equal(await cache.get('ws-x', async () => ++loads), 3);
   await cache.stop();

@@ -14,9 +14,11 @@ export interface CreditViewSettings {
   /** The longest a view is served without the ledger being asked again. */
   ttlMs: number;
   maxEntries: number;
+  /** Milliseconds since the epoch; tests move their own. */
+  now: () => number;
 }
 
-const DEFAULTS: CreditViewSettings = { ttlMs: 5_000, maxEntries: 10_000 };
+const DEFAULTS: CreditViewSettings = { ttlMs: 5_000, maxEntries: 10_000, now: Date.now };
 
 interface Entry<V> {
   /** Moves on every change heard for the workspace; a load that saw it move is not kept. */
@@ -90,7 +92,7 @@ export class CreditViews<V> {
    */
   async get(workspaceId: string, load: () => Promise<V>, validUntil: (view: V) => number = () => Infinity): Promise<V> {
     if (!this.listening) return load();
-    const now = Date.now();
+    const now = this.settings.now();
     let entry = this.entries.get(workspaceId);
     if (entry?.view !== undefined && now < entry.expiresAt) return entry.view;
     if (!entry) entry = this.entry(workspaceId);
@@ -98,9 +100,9 @@ export class CreditViews<V> {
     const generation = entry.generation;
     const view = await load();
     const kept = this.entries.get(workspaceId) === entry && entry.generation === generation;
-    if (this.listening && kept && Date.now() >= entry.uncachedUntil) {
+    if (this.listening && kept && this.settings.now() >= entry.uncachedUntil) {
       entry.view = view;
-      entry.expiresAt = Math.min(Date.now() + this.settings.ttlMs, validUntil(view));
+      entry.expiresAt = Math.min(this.settings.now() + this.settings.ttlMs, validUntil(view));
     }
     return view;
   }
@@ -115,7 +117,7 @@ export class CreditViews<V> {
     if (!entry) return;
     entry.generation++;
     entry.view = undefined;
-    if (holdOffMs > 0) entry.uncachedUntil = Math.max(entry.uncachedUntil, Date.now() + holdOffMs);
+    if (holdOffMs > 0) entry.uncachedUntil = Math.max(entry.uncachedUntil, this.settings.now() + holdOffMs);
   }
 
   private entry(workspaceId: string): Entry<V> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { PooledDatabase } from '@wap/db';
 import { createLogger } from '@wap/log';
-import { type FreshDatabase, freshServiceDatabase } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, until } from '@wap/testkit';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './cache.js';
@@ -83,7 +83,8 @@ test("a plan change drops every cached key of that workspace and no other's", as
     // No such workspace: nothing changed, nothing announced, so no wait for acknowledgements.
     const started = performance.now();
     await assert.rejects(direct.setPlan('00000000-0000-4000-8000-000000000000', 'pro'));
-    assert.ok(performance.now() - started < 1_000, 'refused at once, not after the 2 s wait');
+    // A bound, not a speed: had it waited for acknowledgements, it would have waited the whole 2 s.
+    assert.ok(performance.now() - started < 2_000, 'refused at once, not after the 2 s wait');
   } finally {
     await cache.stop();
   }
@@ -154,9 +155,14 @@ test('a listening connection that stops answering without a word ends the listen
   // Frozen: the connection stays open, nothing is said, no notification would arrive.
   process.kill(listener.pid, 'SIGSTOP');
   try {
-    const started = Date.now();
-    while (cache.isListening && Date.now() - started < 3_000) await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(cache.isListening, false, 'no answer to the check: not listening');
+    // No answer to the check: the cache stops trusting it, and listens again on a connection of its own.
+    await until('a new listening connection beside the frozen one', async () => {
+      const { rows } = await db.pool.query<{ pid: number }>(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+        [LISTENER_NAME],
+      );
+      return rows.some((r) => r.pid !== listener.pid);
+    });
   } finally {
     process.kill(listener.pid, 'SIGCONT');
   }
@@ -174,11 +180,12 @@ test('a change waits for a gateway that does not acknowledge only until its time
     const outcome = await changeAndAwaitGateways(db.pool, keyChange('k1'), async () => true, 300);
     const waited = performance.now() - started;
     assert.deepEqual(outcome, { changed: true, gateways: 1, acknowledged: 0 });
-    assert.ok(waited >= 290 && waited < 2_000, `waited ${waited} ms`);
+    // At least its timeout, and not the 5 s the next call is given: the 300 ms timeout is what ended it.
+    assert.ok(waited >= 290 && waited < 5_000, `waited ${waited} ms`);
     // Nothing changed, nothing announced: no wait at all.
     const quick = performance.now();
     assert.equal((await changeAndAwaitGateways(db.pool, keyChange('k2'), async () => false, 5_000)).changed, false);
-    assert.ok(performance.now() - quick < 1_000);
+    assert.ok(performance.now() - quick < 5_000, 'returned before the 5 s timeout: it did not wait');
   } finally {
     await silent.end();
   }
