@@ -20,3 +20,4 @@ export {
   type Rate,
 } from './prices.js';
 export { SettleBatcher } from './settle-batcher.js';
+export { isBrowserLimit, SLOT_TTL_SECONDS, SlotLease, type SlotRequest } from './slots.js';
