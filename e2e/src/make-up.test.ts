@@ -25,6 +25,7 @@ async function makeUp(dotenv: string) {
     WAP_ENV_FILE: path.join(dir, '.env'),
     WAP_DB_PREFIX: dbPrefix,
     WAP_HTTP_PORT: String(await freePort()),
+    WAP_CDP_PORT: String(await freePort()),
     // Seven consecutive ports from a random base: a clash fails the start loudly, not the assertions.
     WAP_GRPC_BASE_PORT: String(20_000 + Math.floor(Math.random() * 20_000)),
   };

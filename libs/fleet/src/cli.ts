@@ -36,6 +36,7 @@ async function up(): Promise<void> {
     logDir: path.join(DATA, 'logs'),
     ports: {
       http: httpPort,
+      cdp: Number(process.env.WAP_CDP_PORT ?? 9222),
       grpc: Object.fromEntries(
         SERVICES.map((s) => [s, s === 'gateway' ? grpcBase : grpcBase + 1 + SERVICES.indexOf(s)]),
       ) as Record<ServiceName, number>,

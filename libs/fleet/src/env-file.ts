@@ -7,7 +7,7 @@ const envName = (service: string) => service.toUpperCase().replaceAll('-', '_');
 /**
  * Variables the fleet sets for each service itself (its database, ports,
  * upstream addresses): a `.env` that set them would break the fleet, so it
- * may not. `make up`'s ports are WAP_HTTP_PORT and WAP_GRPC_BASE_PORT.
+ * may not. `make up`'s ports are WAP_HTTP_PORT, WAP_CDP_PORT and WAP_GRPC_BASE_PORT.
  */
 export const FLEET_OWNED: readonly string[] = [
   'DATABASE_URL',
@@ -15,6 +15,7 @@ export const FLEET_OWNED: readonly string[] = [
   'NATS_NAMESPACE',
   'GRPC_PORT',
   'HTTP_PORT',
+  'CDP_PORT',
   'OTEL_SERVICE_NAME',
   ...SERVICES.map((s) => `${envName(s)}_ADDR`),
 ];

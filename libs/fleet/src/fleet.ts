@@ -40,7 +40,7 @@ export interface FleetSettings {
   dbPrefix: string;
   logDir: string;
   /** Fixed ports (make up) or free ones chosen at start (tests). */
-  ports?: { http: number; grpc: Record<ServiceName, number> };
+  ports?: FleetPorts;
   /** Extra environment for every service (LOG_LEVEL, test allow-lists...). */
   env?: Record<string, string>;
   /** Copy each line a service prints to this process's stdout. */
@@ -59,10 +59,17 @@ export interface Replica {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** The gateway's HTTP port, browser-host's CDP port, and every service's gRPC port. */
+export interface FleetPorts {
+  http: number;
+  cdp: number;
+  grpc: Record<ServiceName, number>;
+}
+
 /** Starts, stops, kills and restarts the services as separate processes. */
 export class Fleet {
   private readonly children = new Map<ServiceName, Child>();
-  private ports!: { http: number; grpc: Record<ServiceName, number> };
+  private ports!: FleetPorts;
 
   constructor(readonly settings: FleetSettings) {}
 
@@ -101,6 +108,7 @@ export class Fleet {
     if (!this.ports) {
       this.ports = this.settings.ports ?? {
         http: await freePort(),
+        cdp: await freePort(),
         grpc: Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()]))) as Record<
           ServiceName,
           number
@@ -122,6 +130,8 @@ export class Fleet {
       NATS_NAMESPACE: this.settings.dbPrefix.toLowerCase(),
       GRPC_PORT: String(this.ports.grpc[service]),
       HTTP_PORT: String(this.ports.http),
+      // browser-host's CDP endpoint, where /connect sends clients.
+      CDP_PORT: String(this.ports.cdp),
       ...this.settings.env,
     };
   }

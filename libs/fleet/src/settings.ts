@@ -65,6 +65,11 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   BROWSER_POOL_SIZE: { meaning: 'Chromium processes kept running.' },
   PAGES_PER_BROWSER: { meaning: 'Pages rendered at once in one Chromium.' },
   RECYCLE_AFTER_PAGES: { meaning: 'A Chromium is replaced after this many pages.' },
+  CDP_HOST: { meaning: "Where clients' CDP WebSockets arrive: 127.0.0.1 on a laptop, 0.0.0.0 in a cluster." },
+  CDP_PORT: { meaning: 'Port of the CDP endpoint GET /connect sends clients to (`make up`: WAP_CDP_PORT).' },
+  CDP_PUBLIC_URL: { meaning: 'How clients reach the CDP port (ws:// or wss://, behind an ingress).' },
+  SESSION_CAPACITY: { meaning: 'Live CDP sessions one browser-host takes; past it a connect is 503 no_capacity.' },
+  SESSION_WARM: { meaning: 'Session browsers kept launched and unused, so a connect does not wait for a launch.' },
 };
 
 export interface Setting {

@@ -1,16 +1,26 @@
 // Builds the browser host from its config: the one place the egress proxy,
-// the Chromium pool and the handlers are wired, shared by service.ts and the tests.
+// the Chromium pool, the CDP sessions and the handlers are wired, shared by
+// service.ts and the tests.
+import { type LedgerClient, ledgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import type { BrowserHostConfig } from './config.js';
 import { EgressProxy } from './egress/proxy.js';
 import { BrowserPool } from './pool/pool.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
+import { CdpServer } from './sessions/cdp-server.js';
+import { SessionManager } from './sessions/manager.js';
 
 export type BrowserHostSettings = Pick<
   BrowserHostConfig,
   'CHROMIUM_PATH' | 'BROWSER_POOL_SIZE' | 'PAGES_PER_BROWSER' | 'RECYCLE_AFTER_PAGES' | 'EGRESS_ALLOW'
->;
+> &
+  Partial<
+    Pick<
+      BrowserHostConfig,
+      'BILLING_LEDGER_ADDR' | 'CDP_HOST' | 'CDP_PORT' | 'CDP_PUBLIC_URL' | 'SESSION_CAPACITY' | 'SESSION_WARM'
+    >
+  >;
 
 export function openBrowserHost(config: BrowserHostSettings, log: Logger) {
   const allow = AllowList.parse(config.EGRESS_ALLOW);
@@ -23,16 +33,35 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger) {
     recycleAfterPages: config.RECYCLE_AFTER_PAGES,
     log,
   });
-  const deps: BrowserHostDeps = { pool, egress, allow };
+  const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
+    ? ledgerClient(config.BILLING_LEDGER_ADDR)
+    : undefined;
+  const sessions = new SessionManager({
+    executablePath: config.CHROMIUM_PATH,
+    allow,
+    capacity: config.SESSION_CAPACITY ?? 8,
+    warm: ledger ? (config.SESSION_WARM ?? 1) : 0,
+    ledger,
+    log,
+  });
+  const cdp = new CdpServer(sessions, log);
+  const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp };
   return {
     deps,
     impl: browserService(deps),
-    /** Opens the egress proxy; browsers start on first use. */
-    start: () => egress.start(),
+    /** Opens the egress proxy and the CDP endpoint, and warms session browsers; render browsers start on first use. */
+    start: async () => {
+      await egress.start();
+      await cdp.listen(config.CDP_HOST ?? '127.0.0.1', config.CDP_PORT ?? 0, config.CDP_PUBLIC_URL);
+      sessions.start();
+    },
     healthy: () => pool.healthy(),
     stop: async () => {
+      await sessions.stop();
+      await cdp.close();
       await pool.close();
       await egress.stop();
+      ledger?.close();
     },
   };
 }

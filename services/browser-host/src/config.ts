@@ -15,6 +15,17 @@ export const env = baseEnv(50056).extend({
    * Empty in production: private, loopback and metadata addresses are refused.
    */
   EGRESS_ALLOW: z.string().default(''),
+  /** The ledger that holds the slots and credits of CDP sessions; unset, sessions are not offered. */
+  BILLING_LEDGER_ADDR: z.string().optional(),
+  /** Where clients' CDP WebSockets arrive (the tickets the gateway hands out name it). */
+  CDP_HOST: z.string().default('127.0.0.1'),
+  CDP_PORT: z.coerce.number().int().min(0).max(65535).default(9222),
+  /** How clients reach CDP_PORT (ws:// or wss://, behind an ingress); default ws://CDP_HOST:CDP_PORT. */
+  CDP_PUBLIC_URL: z.url().optional(),
+  /** Live CDP sessions this host takes; past it a connect answers no_capacity. */
+  SESSION_CAPACITY: z.coerce.number().int().min(1).max(256).default(8),
+  /** Session browsers kept launched and unused, so a connect does not wait for a launch. */
+  SESSION_WARM: z.coerce.number().int().min(0).max(32).default(1),
 });
 
 export type BrowserHostConfig = z.infer<typeof env>;

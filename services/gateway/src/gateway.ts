@@ -10,6 +10,8 @@ import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
+import { bearerChallenge } from './http/auth.js';
+import { connectUpgrade } from './http/connect.js';
 import { ApiKeyCache } from './identity/cache.js';
 import { type ApiKeyRow, IdentityStore } from './identity/store.js';
 import { IdempotencyStore } from './invoke/idempotency.js';
@@ -57,6 +59,7 @@ export function openGateway(
     identity,
     invoker,
     registry,
+    upstreams,
     publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
     maxBodyBytes: config.MAX_BODY_BYTES,
     readiness: async () => {
@@ -84,6 +87,8 @@ export function openGateway(
         const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));
       });
       listening.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+      // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here.
+      listening.on('upgrade', connectUpgrade({ identity, upstreams, log }, bearerChallenge));
       server = listening;
       const address = listening.address();
       const port = address && typeof address === 'object' ? address.port : config.HTTP_PORT;

@@ -64,14 +64,25 @@ export class EgressProxy {
   private readonly tenants = new Map<string, Tenant>();
   private readonly server: Server;
 
-  constructor(private readonly allow: AllowList) {
+  /**
+   * `owner`: the proxy serves one browser alone (a CDP session, whose pages the
+   * client opens, so no credentials can be given per page): requests without
+   * credentials count to the owner's tally. Without it every request must name
+   * a tenant opened with `open()`.
+   */
+  constructor(
+    private readonly allow: AllowList,
+    options: { owner?: boolean } = {},
+  ) {
+    if (options.owner)
+      this.tenants.set('', { password: '', tally: { bytes: 0, blocked: [], failed: [] }, connections: new Set() });
     this.server = new Server({
       port: 0,
       host: '127.0.0.1',
       verbose: false,
       prepareRequestFunction: ({ username, password, hostname, connectionId }) => {
-        const tenant = this.tenants.get(username);
-        if (!tenant || tenant.password !== password) return { requestAuthentication: true };
+        const tenant = this.tenants.get(username ?? '');
+        if (!tenant || tenant.password !== (password ?? '')) return { requestAuthentication: true };
         tenant.connections.add(connectionId);
         const refuse = (address: string) => {
           tenant.tally.blocked.push(`${hostname} (${classifyAddress(address)} ${address})`);
@@ -141,6 +152,18 @@ export class EgressProxy {
         return tenant.tally;
       },
     };
+  }
+
+  /** The owner's tally so far (a proxy made with `owner`), open connections included. */
+  ownerTally(): EgressTally {
+    const owner = this.tenants.get('');
+    if (!owner) throw new Error('EgressProxy: made without an owner');
+    let open = 0;
+    for (const id of owner.connections) {
+      const stats = this.server.getConnectionStats(id);
+      if (stats) open += (stats.trgTxBytes ?? 0) + (stats.trgRxBytes ?? 0);
+    }
+    return { ...owner.tally, bytes: owner.tally.bytes + open };
   }
 
   async stop(): Promise<void> {

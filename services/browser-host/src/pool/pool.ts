@@ -15,7 +15,7 @@ export interface PoolSettings {
 }
 
 /** Flags for a headless Chromium on a closed network (see the machine notes). */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--headless=new',
   '--no-sandbox', // root in a container; the browser is isolated by its egress proxy and its own process
   '--disable-gpu',

@@ -2,10 +2,14 @@
 import type { AllowList } from '@wap/netguard';
 import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserPool } from '../pool/pool.js';
+import type { CdpServer } from '../sessions/cdp-server.js';
+import type { SessionManager } from '../sessions/manager.js';
 
 export interface BrowserHostDeps {
   pool: BrowserPool;
   egress: EgressProxy;
   /** What the egress guard lets through besides public addresses: empty in production. */
   allow: AllowList;
+  sessions: SessionManager;
+  cdp: CdpServer;
 }

@@ -1,4 +1,4 @@
-import { crawl, health, ledger } from '@wap/proto';
+import { browser, crawl, health, ledger } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
 import type { Backend } from '../registry/types.js';
@@ -8,6 +8,7 @@ export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']
 /** What the ledger answers for a workspace's credits. */
 export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
+export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
@@ -15,6 +16,7 @@ export class Upstreams {
   private readonly closables: Closable[] = [];
   private readonly ledgerClient: LedgerClient | undefined;
   private readonly crawlClient: CrawlClient | undefined;
+  private readonly browserClient: BrowserClient | undefined;
 
   constructor(config: GatewayConfig) {
     const addresses: Record<Backend, string | undefined> = {
@@ -35,6 +37,13 @@ export class Upstreams {
       this.crawlClient = createClient(crawl.CrawlService, addresses.crawl, { defaultTimeoutMs: 60_000 });
       this.closables.push(this.crawlClient);
     }
+    if (addresses['browser-host']) {
+      // A session opens within a browser launch when the warm pool is empty.
+      this.browserClient = createClient(browser.BrowserService, addresses['browser-host'], {
+        defaultTimeoutMs: 30_000,
+      });
+      this.closables.push(this.browserClient);
+    }
     if (addresses['billing-ledger']) {
       this.ledgerClient = createClient(ledger.LedgerService, addresses['billing-ledger']);
       this.closables.push(this.ledgerClient);
@@ -48,6 +57,11 @@ export class Upstreams {
   get ledger(): LedgerClient {
     if (!this.ledgerClient) throw new Error('billing-ledger is not configured');
     return this.ledgerClient;
+  }
+
+  get browser(): BrowserClient {
+    if (!this.browserClient) throw new Error('browser-host is not configured');
+    return this.browserClient;
   }
 
   get crawl(): CrawlClient {

@@ -3,11 +3,13 @@ import { context } from '@opentelemetry/api';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
+import type { Upstreams } from '../clients/upstreams.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
 import type { Invoker } from '../invoke/invoke.js';
 import { openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
 import { authenticate } from './auth.js';
+import { connectRouter } from './connect.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { mountRegistry } from './mount.js';
@@ -18,6 +20,8 @@ export interface AppDeps {
   /** The one invoke path every surface calls registry rows through. */
   invoker: Invoker;
   registry: Capability[];
+  /** The services behind the gateway (GET /connect asks browser-host for a session). */
+  upstreams: Upstreams;
   publicUrl: string;
   maxBodyBytes: number;
   /** The gateway's own readiness (database, NATS) and that of every service behind it. */
@@ -77,6 +81,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(document);
   });
   app.use(docsRouter());
+  app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, log: deps.log }));
 
   app.use(
     mountRegistry(deps.registry, {

@@ -27,6 +27,29 @@ export function bearerChallenge(reason: unknown): string {
   }
 }
 
+/** The principal of a request's one bearer credential on `surface`; throws unauthorized or tenant_scope. */
+export async function principalOf(identity: IdentityStore, rawHeaders: string[], surface: Surface): Promise<Principal> {
+  const bearer = bearerFrom(rawHeaders);
+  if ('problem' in bearer) throw new ApiError('unauthorized', { reason: bearer.problem });
+  const parsed = parseCredential(bearer.credential);
+  if (!parsed) throw new ApiError('unauthorized', { reason: 'malformed' });
+  // OAuth tokens arrive with the CLI and MCP sign-in; until then none is valid.
+  if (parsed.kind === 'oauth_token') throw new ApiError('unauthorized', { reason: 'invalid' });
+  const key = await identity.apiKey(parsed.keyId);
+  if (!key || !secretMatches(parsed.secret, key.secretHash)) {
+    throw new ApiError('unauthorized', { reason: 'invalid' });
+  }
+  if (key.revoked) throw new ApiError('unauthorized', { reason: 'revoked' });
+  const principal: Principal = {
+    workspaceId: key.workspaceId,
+    plan: key.plan,
+    credential: { kind: 'api_key', keyId: parsed.keyId },
+    surfaces: key.surfaces,
+  };
+  if (!principal.surfaces.has(surface)) throw new ApiError('tenant_scope', { surface });
+  return principal;
+}
+
 /**
  * Resolves the request's one bearer credential to a principal, or answers 401.
  * A credential valid elsewhere but not on this surface answers 403 tenant_scope.
@@ -34,25 +57,7 @@ export function bearerChallenge(reason: unknown): string {
 export function authenticate(identity: IdentityStore, surface: Surface): RequestHandler {
   return async (req, res, next) => {
     try {
-      const bearer = bearerFrom(req.rawHeaders);
-      if ('problem' in bearer) throw new ApiError('unauthorized', { reason: bearer.problem });
-      const parsed = parseCredential(bearer.credential);
-      if (!parsed) throw new ApiError('unauthorized', { reason: 'malformed' });
-      // OAuth tokens arrive with the CLI and MCP sign-in; until then none is valid.
-      if (parsed.kind === 'oauth_token') throw new ApiError('unauthorized', { reason: 'invalid' });
-      const key = await identity.apiKey(parsed.keyId);
-      if (!key || !secretMatches(parsed.secret, key.secretHash)) {
-        throw new ApiError('unauthorized', { reason: 'invalid' });
-      }
-      if (key.revoked) throw new ApiError('unauthorized', { reason: 'revoked' });
-      const principal: Principal = {
-        workspaceId: key.workspaceId,
-        plan: key.plan,
-        credential: { kind: 'api_key', keyId: parsed.keyId },
-        surfaces: key.surfaces,
-      };
-      if (!principal.surfaces.has(surface)) throw new ApiError('tenant_scope', { surface });
-      res.locals.principal = principal;
+      res.locals.principal = await principalOf(identity, req.rawHeaders, surface);
       next();
     } catch (err) {
       next(err);

@@ -8,13 +8,15 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file wap/browser/v1/browser.proto.
  */
 export const file_wap_browser_v1_browser: GenFile = /*@__PURE__*/
-  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKHAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBKnwKCVdhaXRVbnRpbBIaChZXQUlUX1VOVElMX1VOU1BFQ0lGSUVEEAASEwoPV0FJVF9VTlRJTF9MT0FEEAESIQodV0FJVF9VTlRJTF9ET01fQ09OVEVOVF9MT0FERUQQAhIbChdXQUlUX1VOVElMX05FVFdPUktfSURMRRADMlkKDkJyb3dzZXJTZXJ2aWNlEkcKBlJlbmRlchIdLndhcC5icm93c2VyLnYxLlJlbmRlclJlcXVlc3QaHi53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKHAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIp8BCg5TZXNzaW9uT3B0aW9ucxIcChRpZGxlX3RpbWVvdXRfc2Vjb25kcxgBIAEoBRIcChRtYXhfbGlmZXRpbWVfc2Vjb25kcxgCIAEoBRIWCg52aWV3cG9ydF93aWR0aBgDIAEoBRIXCg92aWV3cG9ydF9oZWlnaHQYBCABKAUSDgoGbG9jYWxlGAUgASgJEhAKCHRpbWV6b25lGAYgASgJIoMBChJPcGVuU2Vzc2lvblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSLwoHb3B0aW9ucxgDIAEoCzIeLndhcC5icm93c2VyLnYxLlNlc3Npb25PcHRpb25zEhIKCnNlc3Npb25faWQYBCABKAkizAEKE09wZW5TZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg53ZWJfc29ja2V0X3VybBgCIAEoCRI1ChF0aWNrZXRfZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYnJvd3NlchgEIAEoCRIYChBwcm90b2NvbF92ZXJzaW9uGAUgASgJEhIKCnVzZXJfYWdlbnQYBiABKAkSEwoLdmVyc2lvbl91cmwYByABKAkqfAoJV2FpdFVudGlsEhoKFldBSVRfVU5USUxfVU5TUEVDSUZJRUQQABITCg9XQUlUX1VOVElMX0xPQUQQARIhCh1XQUlUX1VOVElMX0RPTV9DT05URU5UX0xPQURFRBACEhsKF1dBSVRfVU5USUxfTkVUV09SS19JRExFEAMysQEKDkJyb3dzZXJTZXJ2aWNlEkcKBlJlbmRlchIdLndhcC5icm93c2VyLnYxLlJlbmRlclJlcXVlc3QaHi53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXNwb25zZRJWCgtPcGVuU2Vzc2lvbhIiLndhcC5icm93c2VyLnYxLk9wZW5TZXNzaW9uUmVxdWVzdBojLndhcC5icm93c2VyLnYxLk9wZW5TZXNzaW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One step before capture, named as Firecrawl names its actions.
@@ -305,6 +307,149 @@ export const RenderResponseSchema: GenMessage<RenderResponse> = /*@__PURE__*/
   messageDesc(file_wap_browser_v1_browser, 7);
 
 /**
+ * How a session behaves; every field has a default (docs/connect.md).
+ *
+ * @generated from message wap.browser.v1.SessionOptions
+ */
+export type SessionOptions = Message<"wap.browser.v1.SessionOptions"> & {
+  /**
+   * Ends the session after this long with no client connected, seconds.
+   *
+   * @generated from field: int32 idle_timeout_seconds = 1;
+   */
+  idleTimeoutSeconds: number;
+
+  /**
+   * Ends the session after this long in all, seconds.
+   *
+   * @generated from field: int32 max_lifetime_seconds = 2;
+   */
+  maxLifetimeSeconds: number;
+
+  /**
+   * @generated from field: int32 viewport_width = 3;
+   */
+  viewportWidth: number;
+
+  /**
+   * @generated from field: int32 viewport_height = 4;
+   */
+  viewportHeight: number;
+
+  /**
+   * BCP 47, e.g. en-US.
+   *
+   * @generated from field: string locale = 5;
+   */
+  locale: string;
+
+  /**
+   * IANA, e.g. Europe/Berlin.
+   *
+   * @generated from field: string timezone = 6;
+   */
+  timezone: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.SessionOptions.
+ * Use `create(SessionOptionsSchema)` to create a new message.
+ */
+export const SessionOptionsSchema: GenMessage<SessionOptions> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 8);
+
+/**
+ * @generated from message wap.browser.v1.OpenSessionRequest
+ */
+export type OpenSessionRequest = Message<"wap.browser.v1.OpenSessionRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * The gateway's operation id: keys the session's holds.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: wap.browser.v1.SessionOptions options = 3;
+   */
+  options?: SessionOptions | undefined;
+
+  /**
+   * A live session of the workspace to reconnect to: a fresh ticket, same browser.
+   *
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.OpenSessionRequest.
+ * Use `create(OpenSessionRequestSchema)` to create a new message.
+ */
+export const OpenSessionRequestSchema: GenMessage<OpenSessionRequest> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 9);
+
+/**
+ * @generated from message wap.browser.v1.OpenSessionResponse
+ */
+export type OpenSessionResponse = Message<"wap.browser.v1.OpenSessionResponse"> & {
+  /**
+   * @generated from field: string session_id = 1;
+   */
+  sessionId: string;
+
+  /**
+   * Absolute ws:// or wss:// URL of this host's CDP endpoint for the session, ticket included.
+   *
+   * @generated from field: string web_socket_url = 2;
+   */
+  webSocketUrl: string;
+
+  /**
+   * When the ticket stops being accepted.
+   *
+   * @generated from field: google.protobuf.Timestamp ticket_expires_at = 3;
+   */
+  ticketExpiresAt?: Timestamp | undefined;
+
+  /**
+   * The Chromium version string, as /json/version's "Browser" field.
+   *
+   * @generated from field: string browser = 4;
+   */
+  browser: string;
+
+  /**
+   * @generated from field: string protocol_version = 5;
+   */
+  protocolVersion: string;
+
+  /**
+   * @generated from field: string user_agent = 6;
+   */
+  userAgent: string;
+
+  /**
+   * The host's own json/version for the session over HTTP(S), ticket included (a plain GET /connect goes there).
+   *
+   * @generated from field: string version_url = 7;
+   */
+  versionUrl: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.OpenSessionResponse.
+ * Use `create(OpenSessionResponseSchema)` to create a new message.
+ */
+export const OpenSessionResponseSchema: GenMessage<OpenSessionResponse> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 10);
+
+/**
  * @generated from enum wap.browser.v1.WaitUntil
  */
 export enum WaitUntil {
@@ -350,6 +495,19 @@ export const BrowserService: GenService<{
     methodKind: "unary";
     input: typeof RenderRequestSchema;
     output: typeof RenderResponseSchema;
+  },
+  /**
+   * Opens a browser session a client drives over CDP (GET /connect): holds a
+   * concurrent-browser slot and credits for its minutes, starts (or takes from
+   * the warm pool) a Chromium of its own, and answers where to connect with a
+   * single-use ticket.
+   *
+   * @generated from rpc wap.browser.v1.BrowserService.OpenSession
+   */
+  openSession: {
+    methodKind: "unary";
+    input: typeof OpenSessionRequestSchema;
+    output: typeof OpenSessionResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_browser_v1_browser, 0);

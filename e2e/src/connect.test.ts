@@ -1,0 +1,274 @@
+// GET /connect through the real fleet: unmodified Playwright and Puppeteer
+// drive a browser-host Chromium with an API key, both URL forms; tickets,
+// slots and browser minutes behave as docs/connect.md says.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { type Fleet, SERVICES } from '@wap/fleet';
+import { startFleet, until } from '@wap/testkit';
+import { chromium } from 'playwright-core';
+import puppeteer from 'puppeteer-core';
+import { call } from './api.js';
+
+let fleet: Fleet;
+let site: import('node:http').Server;
+let siteUrl: string;
+
+const FORM = `<!doctype html><html><head><title>Form</title></head><body>
+<input id="name"><button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value">go</button>
+<p id="out"></p></body></html>`;
+
+before(async () => {
+  const { createServer } = await import('node:http');
+  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FORM));
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/form`;
+  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1' } });
+});
+
+after(async () => {
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+  site?.close();
+});
+
+const wsBase = () => fleet.gatewayUrl.replace(/^http/, 'ws');
+/** Every key this file creates, to look for in the logs at the end. */
+const keys: string[] = [];
+const workspace = async (plan = 'free') => {
+  const created = await fleet.workspace(plan);
+  keys.push(created.apiKey);
+  return created;
+};
+const auth = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });
+
+/** A WebSocket handshake sent by hand: what the gateway answers before any upgrade. */
+function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ res: IncomingMessage; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url.replace(/^ws/, 'http'), {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ res, body: '' });
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ res, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Drives a page as a user script would: navigate, type, click, evaluate, screenshot. */
+async function drive(page: {
+  goto(url: string): Promise<unknown>;
+  type(selector: string, text: string): Promise<unknown>;
+  click(selector: string): Promise<unknown>;
+  evaluate<T>(fn: () => T): Promise<T>;
+  screenshot(): Promise<Uint8Array>;
+}) {
+  await page.goto(siteUrl);
+  await page.type('#name', 'Ada');
+  await page.click('#go');
+  // Runs in the page, where `document` exists; typed loosely here (the tests compile without the DOM library).
+  const text = await page.evaluate(
+    () =>
+      (
+        globalThis as unknown as { document: { getElementById(id: string): { textContent: string } | null } }
+      ).document.getElementById('out')?.textContent,
+  );
+  assert.equal(text, 'Hello, Ada');
+  const png = await page.screenshot();
+  assert.deepEqual([...png.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG');
+}
+
+describe('GET /connect', () => {
+  test('Playwright connectOverCDP with the http URL drives the browser', async () => {
+    const { apiKey } = await workspace('free');
+    const browser = await chromium.connectOverCDP(`${fleet.gatewayUrl}/connect`, { headers: auth(apiKey) });
+    try {
+      const context = browser.contexts()[0] ?? (await browser.newContext());
+      await drive(await context.newPage());
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('Playwright connectOverCDP with the ws URL follows the redirect and drives the browser', async () => {
+    const { apiKey } = await workspace('free');
+    const browser = await chromium.connectOverCDP(`${wsBase()}/connect?idleTimeout=5`, { headers: auth(apiKey) });
+    try {
+      const context = browser.contexts()[0] ?? (await browser.newContext());
+      await drive(await context.newPage());
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('Puppeteer with browserWSEndpoint drives the browser', async () => {
+    const { apiKey } = await workspace('free');
+    const browser = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    try {
+      const page = await browser.newPage();
+      await drive({
+        goto: (u) => page.goto(u),
+        type: (s, t) => page.type(s, t),
+        click: (s) => page.click(s),
+        evaluate: (fn) => page.evaluate(fn),
+        screenshot: () => page.screenshot(),
+      });
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('json/version answers 200 with a ticketed URL on the browser host, never a redirect, and no-store', async () => {
+    const { apiKey } = await workspace('free');
+    for (const path of ['/connect/json/version', '/connect/json/version/']) {
+      const r = await fetch(`${fleet.gatewayUrl}${path}?idleTimeout=5`, { headers: auth(apiKey), redirect: 'manual' });
+      assert.equal(r.status, 200);
+      assert.equal(r.headers.get('cache-control'), 'no-store');
+      const body = (await r.json()) as { webSocketDebuggerUrl: string; Browser: string };
+      assert.match(body.webSocketDebuggerUrl, /^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\/[0-9a-f-]{36}\?ticket=/);
+      assert.doesNotMatch(body.webSocketDebuggerUrl, new RegExp(apiKey.slice(0, 12)), 'the API key is not in the URL');
+      assert.match(body.Browser, /Chrome/);
+    }
+  });
+
+  test('without a valid key both forms answer 401 before any upgrade; bad options are 400', async () => {
+    const plain = await call(fleet.gatewayUrl, 'GET', '/connect/json/version');
+    assert.equal(plain.status, 401);
+    assert.equal((plain.body as { code: string }).code, 'unauthorized');
+    const ws = await upgrade(`${wsBase()}/connect`, { Authorization: 'Bearer ock_nope.nope' });
+    assert.equal(ws.res.statusCode, 401);
+    assert.equal(JSON.parse(ws.body).code, 'unauthorized');
+    assert.match(String(ws.res.headers['www-authenticate']), /^Bearer realm="api"/);
+    const { apiKey } = await workspace('free');
+    const bad = await call(fleet.gatewayUrl, 'GET', '/connect/json/version?idleTimeout=-1&colour=red', { key: apiKey });
+    assert.equal(bad.status, 400);
+    const paths = (bad.body as { details: { issues: { path: string }[] } }).details.issues.map((i) => i.path).sort();
+    assert.deepEqual(paths, ['query', 'query.idleTimeout']);
+  });
+
+  test('a ticket is good once: a second connect with it is refused', async () => {
+    const { apiKey } = await workspace('free');
+    const r = await call<{ webSocketDebuggerUrl: string }>(
+      fleet.gatewayUrl,
+      'GET',
+      '/connect/json/version?idleTimeout=5',
+      {
+        key: apiKey,
+      },
+    );
+    const url = r.body.webSocketDebuggerUrl;
+    assert.equal((await upgrade(url)).res.statusCode, 101);
+    const again = await upgrade(url);
+    assert.equal(again.res.statusCode, 401);
+    const forged = await upgrade(url.replace(/ticket=[^&]+/, 'ticket=AAAA'));
+    assert.equal(forged.res.statusCode, 401);
+  });
+
+  test('the free plan has two browsers: the third connect is 429 at once, and closing one frees a slot', async () => {
+    const { apiKey } = await workspace('free');
+    const first = await chromium.connectOverCDP(`${fleet.gatewayUrl}/connect`, { headers: auth(apiKey) });
+    const second = await chromium.connectOverCDP(`${fleet.gatewayUrl}/connect`, { headers: auth(apiKey) });
+    try {
+      const third = await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey });
+      assert.equal(third.status, 429);
+      const details = (third.body as { code: string; details: { kind: string; limit: number; active: number } })
+        .details;
+      assert.deepEqual(
+        { kind: details.kind, limit: details.limit, active: details.active },
+        {
+          kind: 'browsers',
+          limit: 2,
+          active: 2,
+        },
+      );
+      assert.ok(Number(third.headers.get('retry-after')) >= 1);
+      const ws = await upgrade(`${wsBase()}/connect`, auth(apiKey));
+      assert.equal(ws.res.statusCode, 429, 'the upgrade form too, before any upgrade');
+    } finally {
+      await first.close();
+    }
+    try {
+      // Closing the browser ends the session at once: its slot is free again.
+      await until('a slot frees', async () => {
+        const r = await call(fleet.gatewayUrl, 'GET', '/connect/json/version?idleTimeout=5', { key: apiKey });
+        return r.status === 200;
+      });
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('a client that reconnects within the keep-alive window lands on the same page; after the session, not_found', async () => {
+    const { apiKey } = await workspace('free');
+    const version = (query: string) =>
+      call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', `/connect/json/version?${query}`, {
+        key: apiKey,
+      });
+    const first = await version('idleTimeout=30');
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(first.body.webSocketDebuggerUrl)?.[1] as string;
+    const browser = await puppeteer.connect({ browserWSEndpoint: first.body.webSocketDebuggerUrl });
+    const page = await browser.newPage();
+    await page.goto(siteUrl);
+    await browser.disconnect();
+
+    const again = await version(`session=${sessionId}`);
+    assert.equal(again.status, 200);
+    const back = await puppeteer.connect({ browserWSEndpoint: again.body.webSocketDebuggerUrl });
+    const urls = (await back.pages()).map((p) => p.url());
+    assert.ok(urls.includes(siteUrl), `pages: ${urls.join(', ')}`);
+    await back.close();
+
+    await until('the session is gone', async () => (await version(`session=${sessionId}`)).status === 404);
+    const other = await workspace('free');
+    const stranger = await call(fleet.gatewayUrl, 'GET', `/connect/json/version?session=${sessionId}`, {
+      key: other.apiKey,
+    });
+    assert.equal(stranger.status, 404, "another workspace's session does not exist for it");
+  });
+
+  test('no API key, nor its secret, appears in any log line of the fleet', () => {
+    assert.ok(keys.length > 5);
+    for (const service of SERVICES) {
+      const log = readFileSync(fleet.logFile(service), 'utf8');
+      for (const key of keys) {
+        const secret = key.split('.')[1] as string;
+        assert.ok(!log.includes(secret), `${service} logged a key's secret`);
+      }
+    }
+  });
+
+  test('browser time is billed by the second, once, when the session ends', async () => {
+    const { apiKey } = await workspace('free');
+    const credits = async () =>
+      (await call<{ available: number; held: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body;
+    const before = await credits();
+    const browser = await chromium.connectOverCDP(`${fleet.gatewayUrl}/connect`, { headers: auth(apiKey) });
+    const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+    await page.goto(siteUrl);
+    assert.ok((await credits()).held > 0, 'minutes are held while the session runs');
+    await browser.close();
+    await until('the session is settled and its hold released', async () => {
+      const now = await credits();
+      return now.held === 0 && now.available < before.available;
+    });
+    const spent = before.available - (await credits()).available;
+    // A few seconds of browser time at 1 credit a minute: more than nothing, well under a minute's worth.
+    assert.ok(spent > 0 && spent < 0.5, `spent ${spent}`);
+  });
+});

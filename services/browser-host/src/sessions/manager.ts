@@ -1,0 +1,135 @@
+// The host's CDP sessions: a warm pool of session browsers so a connect does
+// not wait for a launch, the live sessions, and the tickets that admit a
+// client to one of them.
+import { randomUUID } from 'node:crypto';
+import { type LedgerClient, MeteredHold, SlotLease } from '@wap/billing';
+import { ApiError } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import type { AllowList } from '@wap/netguard';
+import type { browser } from '@wap/proto';
+import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
+import { Session, type SessionEnd } from './session.js';
+import { launchSessionBrowser, type SessionBrowser } from './session-browser.js';
+
+export interface SessionManagerSettings {
+  executablePath: string;
+  allow: AllowList;
+  /** Live sessions this host takes; past it a connect answers no_capacity. */
+  capacity: number;
+  /** Session browsers kept launched and unused. */
+  warm: number;
+  ledger: LedgerClient | undefined;
+  log: Logger;
+  /** Told when a session ends (the session row). */
+  onEnded?(session: Session, end: SessionEnd): void;
+}
+
+/** Credits held ahead of use: five minutes of browser time. */
+const AHEAD_MC = 5_000n;
+
+export class SessionManager {
+  private readonly sessions = new Map<string, Session>();
+  private readonly warm: Promise<SessionBrowser>[] = [];
+  private stopped = false;
+
+  constructor(private readonly settings: SessionManagerSettings) {}
+
+  /** Fills the warm pool. */
+  start(): void {
+    this.refill();
+  }
+
+  get live(): number {
+    return this.sessions.size;
+  }
+
+  private refill(): void {
+    while (!this.stopped && this.warm.length < this.settings.warm) {
+      const launching = launchSessionBrowser(this.settings.executablePath, this.settings.allow);
+      launching.catch((err) => this.settings.log.error({ err }, 'warm session browser failed to start'));
+      this.warm.push(launching);
+    }
+  }
+
+  /** A warm browser if one is ready and alive, else a new one. */
+  private async browser(): Promise<SessionBrowser> {
+    while (this.warm.length > 0) {
+      const next = this.warm.shift() as Promise<SessionBrowser>;
+      this.refill();
+      const ready = await next.catch(() => undefined);
+      if (ready?.browser.connected) return ready;
+      await ready?.close();
+    }
+    return launchSessionBrowser(this.settings.executablePath, this.settings.allow);
+  }
+
+  /**
+   * A new session for the workspace: a browser slot (429 concurrency_limit at
+   * once over the plan's limit), a hold for its first minutes (402 when the
+   * credit cannot cover it), a browser, and a ticket to connect with.
+   */
+  async open(workspaceId: string, operationId: string, options: browser.SessionOptions | undefined) {
+    const ledger = this.settings.ledger;
+    if (!ledger || this.stopped) throw new ApiError('capability_unavailable', { capability: 'connect' });
+    if (this.sessions.size >= this.settings.capacity) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
+    const id = randomUUID();
+    const settings: SessionSettings = sessionSettings(options);
+    const lease = await SlotLease.acquire(ledger, {
+      workspaceId,
+      holder: `session:${id}`,
+      wait: false,
+      onRenewFailed: (err) => this.settings.log.warn({ err, sessionId: id }, 'session slot renewal failed'),
+    });
+    let hold: MeteredHold | undefined;
+    try {
+      hold = await MeteredHold.open(
+        ledger,
+        { workspaceId, operationId, capability: 'connect', reference: id },
+        {
+          aheadMc: AHEAD_MC,
+          ttlSeconds: settings.maxLifetimeSeconds + 3_600,
+          onExhausted: () => void this.sessions.get(id)?.end('credits_exhausted'),
+        },
+      );
+      const sessionBrowser = await this.browser();
+      const session = new Session(
+        id,
+        workspaceId,
+        settings,
+        sessionBrowser,
+        lease,
+        hold,
+        this.settings.log,
+        (s, end) => {
+          this.sessions.delete(s.id);
+          this.settings.onEnded?.(s, end);
+        },
+      );
+      this.sessions.set(id, session);
+      this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');
+      return { session, ...session.issueTicket() };
+    } catch (err) {
+      await hold?.close().catch(() => undefined);
+      await lease.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** A fresh ticket for a live session of the workspace (a reconnect); not_found otherwise. */
+  reconnect(workspaceId: string, sessionId: string) {
+    const session = this.sessions.get(sessionId);
+    if (!session || session.ended || session.workspaceId !== workspaceId) throw new ApiError('not_found');
+    return { session, ...session.issueTicket() };
+  }
+
+  get(sessionId: string): Session | undefined {
+    return this.sessions.get(sessionId);
+  }
+
+  /** Ends every session (settled, slots released) and closes the warm browsers. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.sessions.values()].map((s) => s.end('host_stopped')));
+    await Promise.all(this.warm.splice(0).map((w) => w.then((b) => b.close()).catch(() => undefined)));
+  }
+}

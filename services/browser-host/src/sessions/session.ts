@@ -1,0 +1,162 @@
+// One live CDP session: its browser, its slot lease, its metered hold, and the
+// timers that end it. It ends once, whatever ends it (the client closing the
+// browser, the idle timeout, the lifetime cap, Chromium crashing, credit
+// running out, the host stopping), and then releases its slot and settles.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { MeteredHold, SlotLease } from '@wap/billing';
+import type { Logger } from '@wap/log';
+import type { SessionSettings } from '../domain/session-options.js';
+import type { SessionBrowser } from './session-browser.js';
+
+/** A ticket is good once, for this long after it was issued. */
+export const TICKET_TTL_MS = 30_000;
+/** Browser time is settled this often while the session runs. */
+export const METER_INTERVAL_MS = 30_000;
+
+export type SessionOutcome = 'closed' | 'idle_timeout' | 'lifetime' | 'crashed' | 'credits_exhausted' | 'host_stopped';
+
+export interface SessionEnd {
+  outcome: SessionOutcome;
+  seconds: number;
+  chargedMc: bigint;
+  proxyBytes: number;
+}
+
+interface Ticket {
+  secret: Buffer;
+  expiresAt: number;
+}
+
+export class Session {
+  private ticket: Ticket | undefined;
+  private clients = 0;
+  private idleTimer: NodeJS.Timeout | undefined;
+  private readonly lifetimeTimer: NodeJS.Timeout;
+  private readonly meterTimer: NodeJS.Timeout;
+  private readonly startedAt = Date.now();
+  private meteredUntil = this.startedAt;
+  private ending: Promise<SessionEnd> | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly workspaceId: string,
+    readonly settings: SessionSettings,
+    readonly browser: SessionBrowser,
+    private readonly lease: SlotLease,
+    private readonly hold: MeteredHold,
+    private readonly log: Logger,
+    private readonly onEnded: (session: Session, end: SessionEnd) => void,
+  ) {
+    this.lifetimeTimer = setTimeout(() => void this.end('lifetime'), settings.maxLifetimeSeconds * 1000);
+    this.meterTimer = setInterval(() => void this.meter(), METER_INTERVAL_MS);
+    for (const t of [this.lifetimeTimer, this.meterTimer]) t.unref();
+    browser.browser.on('disconnected', () => void this.end(this.clients > 0 ? 'crashed' : 'closed'));
+    // Before its first client, the session waits for its ticket at least.
+    this.armIdle(Math.max(settings.idleTimeoutSeconds * 1000, TICKET_TTL_MS));
+  }
+
+  get ended(): boolean {
+    return this.ending !== undefined;
+  }
+
+  /** A new single-use ticket; an earlier one not yet used stops working. */
+  issueTicket(): { ticket: string; expiresAt: Date } {
+    const secret = randomBytes(32);
+    this.ticket = { secret, expiresAt: Date.now() + TICKET_TTL_MS };
+    return { ticket: secret.toString('base64url'), expiresAt: new Date(this.ticket.expiresAt) };
+  }
+
+  /** Spends the ticket if it is this session's, unused and unexpired. */
+  redeem(ticket: string): boolean {
+    if (!this.holds(ticket)) return false;
+    this.ticket = undefined;
+    return true;
+  }
+
+  /** Whether `ticket` is this session's live ticket, without spending it (the host's json/version). */
+  holds(ticket: string): boolean {
+    const held = this.ticket;
+    if (!held || this.ended || Date.now() > held.expiresAt) return false;
+    const given = Buffer.from(ticket, 'base64url');
+    return given.length === held.secret.length && timingSafeEqual(given, held.secret);
+  }
+
+  /** What Chromium's /json/version says, pointing at the host's endpoint instead of Chromium's own. */
+  versionJson(webSocketDebuggerUrl: string) {
+    return {
+      Browser: this.browser.version.browser,
+      'Protocol-Version': this.browser.version.protocol,
+      'User-Agent': this.browser.version.userAgent,
+      webSocketDebuggerUrl,
+    };
+  }
+
+  /** A client connected; `detach` when its socket closes. */
+  attach(): () => void {
+    this.clients++;
+    clearTimeout(this.idleTimer);
+    let detached = false;
+    return () => {
+      if (detached) return;
+      detached = true;
+      this.clients--;
+      if (this.clients === 0) this.armIdle(this.settings.idleTimeoutSeconds * 1000);
+    };
+  }
+
+  /** Ends the session `ms` from now unless a client attaches first (at once for 0). */
+  private armIdle(ms: number): void {
+    clearTimeout(this.idleTimer);
+    if (ms <= 0) {
+      void this.end('closed');
+      return;
+    }
+    this.idleTimer = setTimeout(() => void this.end('idle_timeout'), ms);
+    this.idleTimer.unref();
+  }
+
+  /** Adds the browser time since the last settle, in whole seconds, and settles it. */
+  private async meter(final = false): Promise<void> {
+    const now = Date.now();
+    const seconds = final ? Math.ceil((now - this.meteredUntil) / 1000) : Math.floor((now - this.meteredUntil) / 1000);
+    if (seconds > 0) {
+      this.hold.add('context_seconds', BigInt(seconds));
+      this.meteredUntil += seconds * 1000;
+    }
+    if (!final)
+      await this.hold.settle().catch((err) => this.log.warn({ err, sessionId: this.id }, 'session settle failed'));
+  }
+
+  /** Ends the session once; every later call answers the same end. */
+  end(outcome: SessionOutcome): Promise<SessionEnd> {
+    this.ending ??= this.finish(outcome);
+    return this.ending;
+  }
+
+  private async finish(outcome: SessionOutcome): Promise<SessionEnd> {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.lifetimeTimer);
+    clearInterval(this.meterTimer);
+    this.ticket = undefined;
+    const proxyBytes = this.browser.egress.ownerTally().bytes;
+    await this.browser
+      .close()
+      .catch((err) => this.log.warn({ err, sessionId: this.id }, 'session browser close failed'));
+    await this.meter(true);
+    // proxy_bytes bills residential exits only; with no exit configured the traffic goes direct: counted, not billed.
+    const chargedMc = await this.hold.close().catch((err) => {
+      this.log.error({ err, sessionId: this.id }, 'session bill not settled; its hold lapses');
+      return 0n;
+    });
+    await this.lease
+      .release()
+      .catch((err) => this.log.warn({ err, sessionId: this.id }, 'slot release failed; it lapses'));
+    const end = { outcome, seconds: Math.round((Date.now() - this.startedAt) / 1000), chargedMc, proxyBytes };
+    this.log.info(
+      { sessionId: this.id, workspaceId: this.workspaceId, ...end, chargedMc: String(chargedMc) },
+      'session ended',
+    );
+    this.onEnded(this, end);
+    return end;
+  }
+}

@@ -1,0 +1,163 @@
+// GET /connect: the CDP surface (docs/connect.md). The gateway authenticates,
+// validates the session options, has a browser host open the session (slot,
+// hold, browser, single-use ticket), and points the client at that host:
+//
+// - GET /connect/json/version[/]  200, the version JSON with an absolute
+//   webSocketDebuggerUrl carrying the ticket (Playwright's connectOverCDP with
+//   an http URL, Puppeteer's browserURL). Never a redirect: Playwright follows
+//   HTTP redirects and would re-send Authorization to any host.
+// - WebSocket upgrade on GET /connect   302 to the ws(s):// URL with the ticket
+//   (Playwright's ws URL form, Puppeteer's browserWSEndpoint).
+// - plain GET /connect   302 to the host's own json/version with the ticket.
+//
+// Failures answer before any upgrade, as the spec's Error object.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { create } from '@bufbuild/protobuf';
+import { ApiError, toErrorBody } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import { browser } from '@wap/proto';
+import { Router } from 'express';
+import { z } from 'zod';
+import type { Upstreams } from '../clients/upstreams.js';
+import type { IdentityStore } from '../identity/store.js';
+import { newOperationId } from '../invoke/idempotency.js';
+import { principalOf } from './auth.js';
+
+const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** The session options a connect URL may carry; the same bounds as browser-host's defaults (docs/connect.md). */
+export const connectQuery = z.strictObject({
+  idleTimeout: seconds(5, 3_600)
+    .optional()
+    .describe('Seconds with no client connected before the session ends (default 60).'),
+  maxLifetime: seconds(30, 6 * 3_600)
+    .optional()
+    .describe('Seconds before the session ends in any case (default 3600).'),
+  viewportWidth: seconds(100, 7_680).optional().describe('Default 1280.'),
+  viewportHeight: seconds(100, 7_680).optional().describe('Default 800.'),
+  locale: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/)
+    .optional()
+    .describe('BCP 47, e.g. en-US.'),
+  timezone: z
+    .string()
+    .regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/)
+    .optional()
+    .describe('IANA, e.g. Europe/Berlin.'),
+  session: z.uuid().optional().describe('A live session of this workspace to reconnect to.'),
+});
+
+interface ConnectDeps {
+  identity: IdentityStore;
+  upstreams: Upstreams;
+  log: Logger;
+}
+
+/** Authenticates, validates and opens (or reconnects to) a session; answers the host's URLs. */
+async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.OpenSessionResponse> {
+  const principal = await principalOf(deps.identity, req.rawHeaders, 'rest');
+  const url = new URL(req.url ?? '/', 'http://gateway');
+  const parsed = connectQuery.safeParse(Object.fromEntries(url.searchParams));
+  if (!parsed.success) {
+    throw new ApiError('bad_request', {
+      issues: parsed.error.issues.map((i) => ({ path: ['query', ...i.path].join('.'), message: i.message })),
+    });
+  }
+  if (!deps.upstreams.configured('browser-host'))
+    throw new ApiError('capability_unavailable', { capability: 'connect' });
+  const q = parsed.data;
+  return deps.upstreams.browser.openSession({
+    workspaceId: principal.workspaceId,
+    requestId: newOperationId(),
+    sessionId: q.session ?? '',
+    options: create(browser.SessionOptionsSchema, {
+      idleTimeoutSeconds: q.idleTimeout ?? 0,
+      maxLifetimeSeconds: q.maxLifetime ?? 0,
+      viewportWidth: q.viewportWidth ?? 0,
+      viewportHeight: q.viewportHeight ?? 0,
+      locale: q.locale ?? '',
+      timezone: q.timezone ?? '',
+    }),
+  });
+}
+
+const versionJson = (opened: browser.OpenSessionResponse) => ({
+  Browser: opened.browser,
+  'Protocol-Version': opened.protocolVersion,
+  'User-Agent': opened.userAgent,
+  webSocketDebuggerUrl: opened.webSocketUrl,
+});
+
+export function connectRouter(deps: ConnectDeps): Router {
+  const router = Router();
+  router.get(['/connect/json/version', '/connect/json/version/'], async (req, res, next) => {
+    try {
+      const opened = await open(deps, req);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(versionJson(opened));
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.get('/connect', async (req, res, next) => {
+    try {
+      const opened = await open(deps, req);
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, opened.versionUrl);
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}
+
+/** The Error object as a raw HTTP answer on a socket that asked to upgrade. */
+function refuse(socket: Duplex, err: ApiError, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(toErrorBody(err));
+  const retryAfter = err.details?.retryAfterSeconds;
+  const extra = {
+    ...headers,
+    ...(typeof retryAfter === 'number' ? { 'Retry-After': String(Math.max(1, Math.ceil(retryAfter))) } : {}),
+  };
+  socket.end(
+    `HTTP/1.1 ${err.status} ${err.status === 401 ? 'Unauthorized' : 'Error'}\r\n` +
+      Object.entries(extra)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
+      'Content-Type: application/json\r\nCache-Control: no-store\r\nConnection: close\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * A WebSocket upgrade on /connect: 302 to the host's ws(s):// URL with the
+ * ticket, before any upgrade here. Anything else that asks to upgrade is 404.
+ */
+export function connectUpgrade(deps: ConnectDeps, challenge: (reason: unknown) => string) {
+  return (req: IncomingMessage, socket: Duplex): void => {
+    socket.on('error', () => socket.destroy());
+    const path = new URL(req.url ?? '/', 'http://gateway').pathname;
+    if (path !== '/connect' && path !== '/connect/') {
+      refuse(socket, new ApiError('not_found'));
+      return;
+    }
+    open(deps, req).then(
+      (opened) => {
+        socket.end(
+          `HTTP/1.1 302 Found\r\nLocation: ${opened.webSocketUrl}\r\nCache-Control: no-store\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
+      },
+      (err: unknown) => {
+        if (!(err instanceof ApiError)) deps.log.error({ err }, 'connect failed');
+        const error = err instanceof ApiError ? err : new ApiError('internal');
+        refuse(
+          socket,
+          error,
+          error.code === 'unauthorized' ? { 'WWW-Authenticate': challenge(error.details?.reason) } : {},
+        );
+      },
+    );
+  };
+}
