@@ -242,6 +242,39 @@ describe('GET /connect', () => {
     assert.equal(stranger.status, 404, "another workspace's session does not exist for it");
   });
 
+  test("a session cannot read the host's files or reach private addresses; two sessions share no cookies", async () => {
+    const { apiKey } = await workspace('pro');
+    const browser = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    const other = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    try {
+      const page = await browser.newPage();
+      await assert.rejects(page.goto('file:///etc/hostname'), /Refused\.urlSchemeNotAllowed/);
+      await assert.rejects(
+        browser.newPage().then((p) => p.goto('chrome://version')),
+        /Refused/,
+      );
+      await page.goto(siteUrl);
+      // The egress guard answers for an address it refuses (a real metadata service would not answer here at all).
+      for (const url of ['http://169.254.169.254/latest/meta-data/', 'http://10.1.2.3/']) {
+        const refused = await (await browser.newPage()).goto(url);
+        assert.equal(refused?.status(), 403, url);
+        assert.match(await (refused?.text() ?? Promise.resolve('')), /egress guard/i, url);
+      }
+      await page.evaluate(() => {
+        (globalThis as unknown as { document: { cookie: string } }).document.cookie = 'who=first; path=/';
+      });
+      const second = await other.newPage();
+      await second.goto(siteUrl);
+      const cookie = await second.evaluate(
+        () => (globalThis as unknown as { document: { cookie: string } }).document.cookie,
+      );
+      assert.equal(cookie, '', "the other session sees none of the first's cookies");
+    } finally {
+      await browser.close();
+      await other.close();
+    }
+  });
+
   test('no API key, nor its secret, appears in any log line of the fleet', () => {
     assert.ok(keys.length > 5);
     for (const service of SERVICES) {

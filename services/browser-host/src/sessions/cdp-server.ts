@@ -1,7 +1,8 @@
 // Where clients drive their sessions: the host's CDP endpoint. A WebSocket
 // upgrade on /devtools/browser/<session>?ticket=... with the session's
-// single-use ticket is joined to that session's Chromium, and the two sockets
-// are then piped byte for byte (frames of any size, no re-framing). Nothing of
+// single-use ticket is joined to that session's Chromium. Chromium's frames go
+// to the client byte for byte (of any size, no re-framing); the client's pass
+// the host's rules first (cdp-filter.ts), unchanged unless refused. Nothing of
 // the client's request reaches Chromium but the WebSocket handshake itself:
 // no Authorization, Cookie or Origin, and Host is Chromium's own.
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
@@ -9,6 +10,7 @@ import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
+import { ClientFrames } from './cdp-filter.js';
 import type { SessionManager } from './manager.js';
 
 const SESSION_PATH = /^\/devtools\/browser\/([0-9a-f-]{36})$/;
@@ -113,10 +115,23 @@ export class CdpServer {
         '',
       ].join('\r\n'),
     );
-    if (head.length > 0) upstream.write(head);
+    // The client's frames pass the host's rules on the way in (cdp-filter.ts); Chromium's go back untouched.
+    const frames = new ClientFrames((method, reason) =>
+      this.log.info({ sessionId: session.id, method, reason }, 'client command refused'),
+    );
+    const forward = (chunk: Buffer) => {
+      try {
+        for (const out of frames.push(chunk)) if (!upstream.write(out)) socket.pause();
+      } catch (err) {
+        this.log.warn({ err, sessionId: session.id }, 'unreadable client frames; closing');
+        close();
+      }
+    };
+    upstream.on('drain', () => socket.resume());
+    if (head.length > 0) forward(head);
+    socket.on('data', forward);
     // Chromium's 101 answers the client's own key, so the client's handshake checks out.
     upstream.pipe(socket);
-    socket.pipe(upstream);
     this.log.debug({ sessionId: session.id }, 'client attached');
   }
 
