@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, readdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, test } from 'node:test';
 import { dropDatabase } from './database';
@@ -86,6 +86,36 @@ describe('wap-db CLI', () => {
     }
   });
 
+  test('functions fails while a source and the migrations disagree; with a name it writes the migration', async () => {
+    const svc = await tempDir('clifunctions');
+    const prisma = path.join(svc.dir, 'prisma');
+    const one = (n: number) => `CREATE OR REPLACE FUNCTION one() RETURNS INT LANGUAGE sql AS $$ SELECT ${n} $$;\n`;
+    try {
+      await writeMigrations(path.join(prisma, 'migrations'), [['20240101000000_a', one(1)]]);
+      await mkdir(path.join(prisma, 'functions'));
+      await writeFile(path.join(prisma, 'functions', 'one.sql'), one(1));
+      const agreed = await run(['functions', svc.dir]);
+      assert.equal(agreed.code, 0, agreed.stderr);
+
+      await writeFile(path.join(prisma, 'functions', 'one.sql'), one(2));
+      const forgot = await run(['functions', svc.dir]);
+      assert.equal(forgot.code, 1);
+      assert.match(errorLine(forgot.stderr), /^wap-db: error: functions out of step .*one: the source differs/);
+
+      const produced = await run(['functions', svc.dir, 'one is two']);
+      assert.equal(produced.code, 0, produced.stderr);
+      assert.match(produced.stdout, /prisma\/migrations\/\d{14}_one_is_two\n$/);
+      assert.equal((await run(['functions', svc.dir])).code, 0);
+      assert.equal((await run(['functions', svc.dir, 'again'])).stdout, 'no function changes\n');
+
+      const typo = await run(['functions', path.join(svc.dir, 'nowhere')]);
+      assert.equal(typo.code, 1);
+      assert.match(errorLine(typo.stderr), /no prisma folder/);
+    } finally {
+      await svc.cleanup();
+    }
+  });
+
   test('diff reports an unchanged schema; bad usage exits 2 with one line', async () => {
     const svc = await tempDir('clidiff');
     try {
@@ -94,7 +124,7 @@ describe('wap-db CLI', () => {
       assert.equal(diff.code, 0, diff.stderr);
       assert.equal(diff.stdout, 'no schema changes\n');
 
-      for (const args of [['frobnicate'], ['diff', svc.dir], ['migrate', svc.dir]]) {
+      for (const args of [['frobnicate'], ['diff', svc.dir], ['migrate', svc.dir], ['functions']]) {
         const res = await run(args);
         assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
         assert.match(errorLine(res.stderr), /^wap-db: error: .*\(see wap-db --help\)$/);

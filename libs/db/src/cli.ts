@@ -83,8 +83,9 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case 'functions': {
-      const prismaDir = path.resolve(rest[0] ?? '', 'prisma');
-      if (!rest[0]) throw new UsageError('missing <serviceDir>');
+      const { migrationsDir } = paths(rest[0]);
+      const prismaDir = path.dirname(migrationsDir);
+      if (!existsSync(prismaDir)) throw new Error(`no prisma folder in ${rest[0]}`);
       if (rest[1]) {
         const written = await functionsMigration(prismaDir, migrationSuffix(rest[1]));
         process.stdout.write(written ? `${path.relative(process.cwd(), written.dir)}\n` : 'no function changes\n');

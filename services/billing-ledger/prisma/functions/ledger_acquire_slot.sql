@@ -1,3 +1,5 @@
+-- A concurrent-browser slot. Acquire and Renew take the account row lock, so
+-- concurrent acquires count leases one at a time and never pass the plan's limit.
 CREATE OR REPLACE FUNCTION "ledger_acquire_slot"(
   p_ws text, p_holder text, p_ttl_seconds int, p_now timestamptz, p_lease_id uuid
 ) RETURNS jsonb

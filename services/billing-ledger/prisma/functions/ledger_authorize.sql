@@ -1,3 +1,5 @@
+-- The Authorize RPC: a hold on p_amount, or quota_exceeded when the allowance
+-- and grants, minus what holds reserve, do not cover it.
 CREATE OR REPLACE FUNCTION "ledger_authorize"(
   p_ws text, p_key text, p_hash text, p_capability text, p_reference text, p_amount bigint, p_ttl_seconds int,
   p_now timestamptz, p_period_start timestamptz, p_hold_id uuid

@@ -1,3 +1,13 @@
+-- Group commit. Under load the service sends the Authorize, Settle and Charge
+-- calls that arrive together as one batch: one round trip, one transaction, one
+-- WAL flush for all of them (src/store/batcher.ts;
+-- docs/decisions/0004-ledger-concurrency.md). Each call runs exactly as alone,
+-- in arrival order, and sees the calls before it; no answer leaves the service
+-- before the batch commits.
+--
+-- Every account a batch touches is locked first, sorted by workspace id: two
+-- batches then never hold one account each while waiting for the other's.
+-- Calls outside batches lock at most one account, so no cycle can form there.
 CREATE OR REPLACE FUNCTION "ledger_batch"(p_calls jsonb) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,3 +1,5 @@
+-- Work already done: charged up to what is available (allowance and grants
+-- minus what holds reserve); the rest is recorded as uncollected, never owed.
 CREATE OR REPLACE FUNCTION "ledger_charge"(
   p_ws text, p_key text, p_hash text, p_capability text, p_reference text, p_meters jsonb, p_priced bigint,
   p_now timestamptz, p_period_start timestamptz, p_period_end timestamptz, p_usage_id uuid

@@ -1,3 +1,7 @@
+-- Spends p_amount from the sources in spending order (docs/billing.md; the
+-- same order as src/domain/spending.ts): earliest lapse first, the allowance
+-- before a grant lapsing at the same instant, never-lapsing grants last, oldest
+-- first. One entry per source drawn. Returns what it could draw.
 CREATE OR REPLACE FUNCTION "ledger_draw"(
   acc "accounts", p_amount bigint, p_now timestamptz, p_period_end timestamptz, p_usage_id uuid, p_hold_id uuid
 ) RETURNS bigint

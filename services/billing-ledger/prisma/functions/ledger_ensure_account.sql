@@ -1,3 +1,5 @@
+-- Opens the account with the p_open_* terms when it does not exist; then
+-- applies whichever of p_plan, p_monthly, p_slots is given (not null).
 CREATE OR REPLACE FUNCTION "ledger_ensure_account"(
   p_ws text, p_open_plan text, p_open_monthly bigint, p_open_slots int,
   p_plan text, p_monthly bigint, p_slots int,

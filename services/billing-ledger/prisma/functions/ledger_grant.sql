@@ -1,3 +1,4 @@
+-- The Grant RPC: credits lapsing at p_lapses_at added to the account, with their entry.
 CREATE OR REPLACE FUNCTION "ledger_grant"(
   p_ws text, p_key text, p_hash text, p_kind text, p_amount bigint, p_lapses_at timestamptz, p_note text,
   p_now timestamptz, p_period_start timestamptz, p_grant_id uuid

@@ -1,3 +1,5 @@
+-- What unexpired active holds reserve; an expired hold counts as released
+-- whether or not the sweep has marked it yet.
 CREATE OR REPLACE FUNCTION "ledger_held"(p_ws text, p_now timestamptz) RETURNS bigint
 LANGUAGE plpgsql STABLE AS $$
 BEGIN

@@ -1,3 +1,5 @@
+-- The workspace's account, locked, its allowance moved into the current period
+-- (the lapsed remainder of the last one simply stops counting).
 CREATE OR REPLACE FUNCTION "ledger_lock_account"(p_ws text, p_period_start timestamptz) RETURNS "accounts"
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,3 +1,5 @@
+-- Records one Settle or Charge call: usage row, its meters, the spend entries.
+-- p_collect must be drawable (the callers bound it by what the sources hold).
 CREATE OR REPLACE FUNCTION "ledger_record_usage"(
   acc "accounts", p_usage_id uuid, p_hold_id uuid, p_key text, p_capability text, p_reference text,
   p_meters jsonb, p_priced bigint, p_collect bigint, p_now timestamptz, p_period_end timestamptz

@@ -1,3 +1,4 @@
+-- Extends a live slot lease, under the account row lock as ledger_acquire_slot.
 CREATE OR REPLACE FUNCTION "ledger_renew_slot"(p_lease_id uuid, p_ttl_seconds int, p_now timestamptz) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,3 +1,5 @@
+-- The stored answer to a key (a retry), an idempotency_conflict error when the
+-- key came with another request, or NULL for a new key.
 CREATE OR REPLACE FUNCTION "ledger_replay"(p_ws text, p_key text, p_hash text) RETURNS jsonb
 LANGUAGE plpgsql STABLE AS $$
 DECLARE

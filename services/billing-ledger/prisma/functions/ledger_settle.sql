@@ -1,3 +1,5 @@
+-- Settle never goes beyond the hold: a charge larger than what is left is
+-- refused whole (cap_exceeded), as is any charge on a resolved or expired hold.
 CREATE OR REPLACE FUNCTION "ledger_settle"(
   p_hold_id uuid, p_key text, p_hash text, p_meters jsonb, p_priced bigint,
   p_now timestamptz, p_period_start timestamptz, p_period_end timestamptz, p_usage_id uuid

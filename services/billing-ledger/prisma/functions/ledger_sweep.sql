@@ -1,3 +1,6 @@
+-- Marks holds past their expiry and deletes lapsed leases, a batch at a time.
+-- SKIP LOCKED lets every replica sweep at once without waiting on each other
+-- or on a Settle that holds the row; such a row is picked up next pass.
 CREATE OR REPLACE FUNCTION "ledger_sweep"(p_now timestamptz, p_limit int) RETURNS int
 LANGUAGE plpgsql AS $$
 DECLARE

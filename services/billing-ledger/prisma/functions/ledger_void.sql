@@ -1,3 +1,4 @@
+-- Resolves a hold once; later calls answer the same figures and change nothing.
 CREATE OR REPLACE FUNCTION "ledger_void"(p_hold_id uuid, p_now timestamptz) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,3 +1,13 @@
+-- URLs a page's sitemaps list, added once the page itself is delivered: new
+-- ones are pending children of the page (so a redelivered page publishes them
+-- again), counted in discovered, and the crawl's sitemaps are no longer pending.
+-- Answers the keys that were new. Rows locked as deliveries lock them.
+--
+-- What the start page's sitemaps list arrives after the page: a crawl closed
+-- meanwhile (cancelled, at its limit, past its deadline) takes none of it, so
+-- its counters stay final. The crawl row decides, under its lock: a close that
+-- committed while these URLs were inserted makes them go again (nobody else
+-- has seen them); a close after this commits skips them with the rest.
 CREATE OR REPLACE FUNCTION crawl_add_urls(p_crawl UUID, p_parent TEXT, p_keys TEXT[], p_urls TEXT[], p_hosts TEXT[],
                                           p_depths INTEGER[])
 RETURNS TEXT[]

@@ -1,3 +1,10 @@
+-- Delivers a fetched page: the URL is done (only if still fetching: else no
+-- row, another worker delivered it), its new links are queued (known ones
+-- filtered first, new ones in key order: no deadlock between pages linking to
+-- each other), the page takes the next seq under the crawl row's lock, and it
+-- goes into the workspace's search index. Answers what is still open, so the
+-- worker knows whether the crawl may have ended without asking again. Locks are
+-- taken URL row first, then host row, then crawl row, as crawl_take takes them.
 CREATE OR REPLACE FUNCTION crawl_deliver(p_crawl UUID, p_key TEXT, p_depth INTEGER, p_document BYTEA,
                                          p_keys TEXT[], p_urls TEXT[], p_hosts TEXT[], p_depths INTEGER[],
                                          p_index_url TEXT, p_title TEXT, p_description TEXT, p_content TEXT,

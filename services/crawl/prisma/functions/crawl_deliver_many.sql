@@ -1,3 +1,10 @@
+-- Deliveries of a batch: page i is (p_crawls[i], p_keys[i], ...), its document
+-- the bytes of p_documents from p_document_ends[i - 1] to p_document_ends[i]
+-- (one bytea travels in binary; an array of them would travel in hex), and
+-- link j belongs to page p_link_pages[j]. Row i of the answer has the page's seq (NULL when its
+-- URL was no longer being fetched: another worker delivered it), the keys of the
+-- links it queued, and its crawl's open count and limit after the batch.
+-- Within a crawl, the batch's pages take consecutive seqs in the order given.
 CREATE OR REPLACE FUNCTION crawl_deliver_many(p_crawls UUID[], p_keys TEXT[], p_depths INTEGER[], p_documents BYTEA,
                                    p_document_ends INTEGER[], p_index_urls TEXT[], p_titles TEXT[],
                                    p_descriptions TEXT[], p_contents TEXT[],

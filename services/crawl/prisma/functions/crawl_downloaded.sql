@@ -1,3 +1,4 @@
+-- A URL's request to its host is done: its host place is free for the next.
 CREATE OR REPLACE FUNCTION crawl_downloaded(p_crawl UUID, p_key TEXT) RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN

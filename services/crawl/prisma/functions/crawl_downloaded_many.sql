@@ -1,3 +1,6 @@
+-- Downloads done: their URLs' host places are free. Sent with the worker's next
+-- batch of takes (which are what need the places), or alone when none comes
+-- (crawl_downloaded_alone). Rows are locked sorted by key, as every batch locks them.
 CREATE OR REPLACE FUNCTION crawl_downloaded_many(p_crawls UUID[], p_keys TEXT[]) RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN

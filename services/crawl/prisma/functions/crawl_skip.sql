@@ -1,3 +1,4 @@
+-- A URL that will not be fetched: skipped, its claim given back if it held one.
 CREATE OR REPLACE FUNCTION crawl_skip(p_crawl UUID, p_key TEXT, p_held_claim BOOLEAN) RETURNS VOID
 LANGUAGE sql AS $$
   UPDATE crawl_urls SET state = 'skipped', lease_until = NULL WHERE crawl_id = p_crawl AND url_key = p_key;

@@ -1,3 +1,9 @@
+-- Whether this worker fetches the URL now, in one round trip (docs/crawl.md).
+-- kind: gone | done | failed | skipped (already handled) | wait (wait_ms) |
+-- stopped | needs_host | robots | limit | fetch. Locks are taken URL row first,
+-- then host row, then crawl row, as crawl_deliver takes them. A closed crawl
+-- takes nothing more, whatever its status says until it is settled: its count
+-- of delivered pages is final (what it bills).
 CREATE OR REPLACE FUNCTION crawl_take(p_crawl UUID, p_key TEXT, p_allowed BOOLEAN, p_max_per_host INTEGER, p_lease_ms INTEGER)
 RETURNS TABLE (kind TEXT, wait_ms INTEGER, depth INTEGER)
 LANGUAGE plpgsql AS $$

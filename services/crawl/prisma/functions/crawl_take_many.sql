@@ -1,3 +1,17 @@
+-- Takes of a batch: row i of the answer is the take of (p_crawls[i], p_keys[i]).
+-- Within one batch, a later take sees the earlier ones (a host's place, its
+-- politeness gap, the crawl's claims), exactly as if they had run one by one.
+-- The downloads the worker finished since its last batch are recorded first.
+--
+-- A take batch frees the places of downloads that are done before it takes,
+-- but no longer waits for a URL row another transaction holds: that is almost
+-- always the page's own delivery, which frees the place itself when it
+-- commits. Waiting for it cost a batch of takes 4 ms on average on the bench
+-- (a delivery's transaction), with host places standing empty meanwhile.
+-- Locks as crawl_take, URL rows (those taken, in key order, waiting) before host
+-- and crawl rows; the download rows are locked after the taken ones and never
+-- waited for, so a row this batch holds without having waited for it is never
+-- one another transaction waits for while holding a row this batch wants.
 CREATE OR REPLACE FUNCTION crawl_take_many(p_crawls UUID[], p_keys TEXT[], p_allowed BOOLEAN[],
                                            p_max_per_host INTEGER[], p_lease_ms INTEGER,
                                            p_downloaded_crawls UUID[], p_downloaded_keys TEXT[])

@@ -1,3 +1,5 @@
+-- The built-in search index's one write: the last copy of a page a workspace fetched.
+-- PL/pgSQL keeps its plan; a SQL-language function is planned again on every call.
 CREATE OR REPLACE FUNCTION search_index_put(p_workspace UUID, p_url TEXT, p_title TEXT, p_description TEXT,
                                             p_content TEXT, p_language TEXT) RETURNS VOID
 LANGUAGE plpgsql AS $$

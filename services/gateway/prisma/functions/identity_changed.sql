@@ -1,3 +1,7 @@
+-- Gateways cache API keys in memory (docs/decisions/0007-api-key-cache.md). Every change to a
+-- key or a workspace announces itself on the identity_changed channel when
+-- its transaction commits, so each gateway drops what it cached before the
+-- next request reads it; a gateway answers on identity_ack once it has.
 CREATE OR REPLACE FUNCTION identity_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   -- Set by a writer that waits for the acknowledgements (SET LOCAL wap.change_id):

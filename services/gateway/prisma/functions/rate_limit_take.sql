@@ -1,3 +1,8 @@
+-- Sliding-window-counter rate limiting in one round trip, shared by every
+-- gateway replica (docs/decisions/0005-rate-limit-store.md). The current
+-- window's row is locked, the previous window's count is weighted by how much
+-- of it still overlaps the sliding minute, and the request is counted only if
+-- it is allowed, so a client hammering a closed limit does not keep it closed.
 CREATE OR REPLACE FUNCTION rate_limit_take(p_workspace UUID, p_limit INTEGER, p_window_ms INTEGER)
 RETURNS TABLE (allowed BOOLEAN, remaining INTEGER, reset_ms INTEGER)
 LANGUAGE plpgsql AS $$

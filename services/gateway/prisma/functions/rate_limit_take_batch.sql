@@ -1,3 +1,7 @@
+-- Rate limits taken in small batches (docs/decisions/0005-rate-limit-store.md):
+-- each gateway replica takes up to p_want requests of a workspace's budget in one
+-- call and spends them locally, so a busy workspace costs one round trip per
+-- batch rather than per request. Same sliding-window counter as rate_limit_take.
 CREATE OR REPLACE FUNCTION rate_limit_take_batch(p_workspace UUID, p_limit INTEGER, p_window_ms INTEGER, p_want INTEGER)
 RETURNS TABLE (granted INTEGER, remaining INTEGER, reset_ms INTEGER)
 LANGUAGE plpgsql AS $$
