@@ -9,7 +9,7 @@ import type { Invoker } from '../invoke/invoke.js';
 import { openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
 import { authenticate } from './auth.js';
-import { connectRouter } from './connect.js';
+import { connectQuery, connectRouter } from './connect.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { mountRegistry } from './mount.js';
@@ -76,7 +76,11 @@ export function createApp(deps: AppDeps): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
-  const document = openApiDocument(deps.registry, `${deps.publicUrl}`);
+  const document = openApiDocument(
+    deps.registry,
+    `${deps.publicUrl}`,
+    deps.upstreams.configured('browser-host') ? connectQuery : undefined,
+  );
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(document);
   });

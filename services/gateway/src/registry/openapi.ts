@@ -7,6 +7,7 @@ type JsonSchema = Record<string, unknown>;
 
 const TAG_DESCRIPTIONS: Record<Tag, string> = {
   Agent: 'Natural-language browser tasks run as jobs.',
+  Browsers: 'Stealth browsers driven over CDP (GET /connect), billed by the second.',
   Crawl: 'Walk a site and stream each page as it is scraped.',
   Credits: 'The one credit balance every capability draws on.',
   Integrations: 'External MCP servers a run may call.',
@@ -92,9 +93,68 @@ const rateLimitHeaders = {
   },
 };
 
-/** The OpenAPI 3.1 document of exactly the rows this deployment serves. */
-export function openApiDocument(rows: Capability[], serverUrl: string) {
-  const paths: Record<string, Record<string, unknown>> = {};
+/**
+ * GET /connect and its json/version: the CDP surface, not a registry row
+ * (spec part 4), documented with the session options its query takes.
+ */
+function connectPaths(query: z.ZodType): Record<string, Record<string, unknown>> {
+  const errors = errorResponses([...COMMON_ERRORS, 'quota_exceeded', 'not_found', 'no_capacity']);
+  const common = {
+    tags: ['Browsers'],
+    'x-bills': ['context_seconds', 'proxy_bytes'],
+    parameters: parameters(query, 'query'),
+  };
+  const versionJson = {
+    type: 'object',
+    required: ['Browser', 'Protocol-Version', 'User-Agent', 'webSocketDebuggerUrl'],
+    properties: {
+      Browser: { type: 'string' },
+      'Protocol-Version': { type: 'string' },
+      'User-Agent': { type: 'string' },
+      webSocketDebuggerUrl: {
+        type: 'string',
+        description: "The browser host's CDP endpoint for the new session, with a single-use ticket good for 30 s.",
+      },
+    },
+  };
+  const version = {
+    ...common,
+    operationId: 'connect.version',
+    summary: 'Opens a browser session and answers where to drive it over CDP (Playwright, Puppeteer browserURL).',
+    responses: {
+      '200': {
+        description: 'A session is open. Billed by the second of browser time while it lives.',
+        headers: { 'Cache-Control': { schema: { type: 'string', const: 'no-store' } } },
+        content: { 'application/json': { schema: versionJson } },
+      },
+      ...errors,
+    },
+  };
+  return {
+    '/connect': {
+      get: {
+        ...common,
+        operationId: 'connect',
+        summary: "Opens a browser session: a WebSocket upgrade is redirected to the host's CDP endpoint.",
+        description:
+          "With `Upgrade: websocket`: 302 to the host's ws(s):// endpoint with a single-use ticket (Playwright >= 1.59, Puppeteer browserWSEndpoint). Without: 302 to the host's own json/version with the ticket. docs/connect.md.",
+        responses: {
+          '302': {
+            description: 'A session is open; Location says where.',
+            headers: { Location: { schema: { type: 'string' } } },
+          },
+          ...errors,
+        },
+      },
+    },
+    '/connect/json/version': { get: version },
+    '/connect/json/version/': { get: { ...version, operationId: 'connect.version.slash' } },
+  };
+}
+
+/** The OpenAPI 3.1 document of exactly the rows this deployment serves (and /connect, when `connect` is given). */
+export function openApiDocument(rows: Capability[], serverUrl: string, connect?: z.ZodType) {
+  const paths: Record<string, Record<string, unknown>> = connect ? connectPaths(connect) : {};
   for (const row of rows) {
     const operation: Record<string, unknown> = {
       operationId: row.name,
@@ -135,7 +195,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string) {
     }
     paths[row.path] = { ...paths[row.path], [row.method]: operation };
   }
-  const tags = [...new Set(rows.map((r) => r.tag))]
+  const tags = [...new Set<Tag>([...rows.map((r) => r.tag), ...(connect ? (['Browsers'] as const) : [])])]
     .sort()
     .map((name) => ({ name, description: TAG_DESCRIPTIONS[name] }));
   return {

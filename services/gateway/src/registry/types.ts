@@ -9,6 +9,7 @@ import type { Principal } from '../identity/store.js';
 /** The spec's capability groups (part 1). */
 export type Tag =
   | 'Agent'
+  | 'Browsers'
   | 'Crawl'
   | 'Credits'
   | 'Integrations'
