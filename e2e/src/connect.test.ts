@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type Fleet, SERVICES } from '@wap/fleet';
 import { startFleet, until } from '@wap/testkit';
+import pg from 'pg';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
@@ -287,7 +288,7 @@ describe('GET /connect', () => {
   });
 
   test('browser time is billed by the second, once, when the session ends', async () => {
-    const { apiKey } = await workspace('free');
+    const { apiKey, workspaceId } = await workspace('free');
     const credits = async () =>
       (await call<{ available: number; held: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).body;
     const before = await credits();
@@ -303,5 +304,19 @@ describe('GET /connect', () => {
     const spent = before.available - (await credits()).available;
     // A few seconds of browser time at 1 credit a minute: more than nothing, well under a minute's worth.
     assert.ok(spent > 0 && spent < 0.5, `spent ${spent}`);
+    // The session's row says the same: ended, closed, and what it was charged.
+    const db = new pg.Client({ connectionString: fleet.databaseUrl('browser-host') });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ status: string; outcome: string; charged_mc: string }>(
+        `SELECT status, outcome, charged_mc FROM browser_sessions WHERE workspace_id = $1`,
+        [workspaceId],
+      );
+      assert.equal(rows.length, 1);
+      assert.deepEqual({ status: rows[0]?.status, outcome: rows[0]?.outcome }, { status: 'ended', outcome: 'closed' });
+      assert.equal(Number(rows[0]?.charged_mc), Math.round(spent * 1000), 'millicredits charged');
+    } finally {
+      await db.end();
+    }
   });
 });

@@ -6,10 +6,13 @@ import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import type { BrowserHostConfig } from './config.js';
 import { EgressProxy } from './egress/proxy.js';
+import type { PrismaClient } from './generated/prisma/client.js';
+import { lostSessionSweeper } from './jobs/lost-sessions.js';
 import { BrowserPool } from './pool/pool.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
 import { SessionManager } from './sessions/manager.js';
+import { SessionStore } from './store/sessions.js';
 
 export type BrowserHostSettings = Pick<
   BrowserHostConfig,
@@ -22,7 +25,8 @@ export type BrowserHostSettings = Pick<
     >
   >;
 
-export function openBrowserHost(config: BrowserHostSettings, log: Logger) {
+/** `db`: the host's database (session rows); tests of the render pool go without one. */
+export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: PrismaClient) {
   const allow = AllowList.parse(config.EGRESS_ALLOW);
   if (!allow.empty) log.warn({ allow: allow.cidrs }, 'egress allow-list is set: for local test sites only');
   const egress = new EgressProxy(allow);
@@ -36,6 +40,7 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger) {
   const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
     ? ledgerClient(config.BILLING_LEDGER_ADDR)
     : undefined;
+  const store = db ? new SessionStore(db) : undefined;
   const sessions = new SessionManager({
     executablePath: config.CHROMIUM_PATH,
     allow,
@@ -43,20 +48,25 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger) {
     warm: ledger ? (config.SESSION_WARM ?? 1) : 0,
     ledger,
     log,
+    store,
   });
   const cdp = new CdpServer(sessions, log);
+  const jobs = store ? [lostSessionSweeper(store, log)] : [];
   const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp };
   return {
     deps,
+    store,
     impl: browserService(deps),
     /** Opens the egress proxy and the CDP endpoint, and warms session browsers; render browsers start on first use. */
     start: async () => {
       await egress.start();
       await cdp.listen(config.CDP_HOST ?? '127.0.0.1', config.CDP_PORT ?? 0, config.CDP_PUBLIC_URL);
       sessions.start();
+      for (const job of jobs) job.start();
     },
     healthy: () => pool.healthy(),
     stop: async () => {
+      await Promise.all(jobs.map((job) => job.stop()));
       await sessions.stop();
       await cdp.close();
       await pool.close();

@@ -12,8 +12,8 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
   name: 'browser-host',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, log, server }) => {
-    const host = openBrowserHost(config, log);
+  start: async ({ config, log, server, db }) => {
+    const host = openBrowserHost(config, log, db);
     await host.start();
     addService(server, proto.BrowserService, host.impl, log);
     return { probes: [{ name: 'chromium', check: host.healthy }], stop: host.stop };

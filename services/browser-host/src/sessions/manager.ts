@@ -8,7 +8,8 @@ import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import type { browser } from '@wap/proto';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
-import { Session, type SessionEnd } from './session.js';
+import type { SessionStore } from '../store/sessions.js';
+import { Session } from './session.js';
 import { launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 export interface SessionManagerSettings {
@@ -20,8 +21,8 @@ export interface SessionManagerSettings {
   warm: number;
   ledger: LedgerClient | undefined;
   log: Logger;
-  /** Told when a session ends (the session row). */
-  onEnded?(session: Session, end: SessionEnd): void;
+  /** The session rows; without it sessions are kept in memory only (tests of the pool). */
+  store?: SessionStore;
 }
 
 /** Credits held ahead of use: five minutes of browser time. */
@@ -92,20 +93,22 @@ export class SessionManager {
         },
       );
       const sessionBrowser = await this.browser();
-      const session = new Session(
-        id,
-        workspaceId,
-        settings,
-        sessionBrowser,
-        lease,
-        hold,
-        this.settings.log,
-        (s, end) => {
+      const { store, log } = this.settings;
+      const session = new Session(id, workspaceId, settings, sessionBrowser, lease, hold, log, {
+        settled: (s) =>
+          void store?.heartbeat(s.id).catch((err) => log.warn({ err, sessionId: s.id }, 'heartbeat failed')),
+        ended: (s, end) => {
           this.sessions.delete(s.id);
-          this.settings.onEnded?.(s, end);
+          store
+            ?.ended(s.id, end)
+            .catch((err) => log.error({ err, sessionId: s.id }, 'session row not ended; the lost-session sweep will'));
         },
-      );
+      });
       this.sessions.set(id, session);
+      await store?.opened({ id, workspaceId, operationId, options: { ...settings } }).catch(async (err) => {
+        await session.end('host_stopped');
+        throw err;
+      });
       this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');
       return { session, ...session.issueTicket() };
     } catch (err) {

@@ -45,7 +45,11 @@ export class Session {
     private readonly lease: SlotLease,
     private readonly hold: MeteredHold,
     private readonly log: Logger,
-    private readonly onEnded: (session: Session, end: SessionEnd) => void,
+    private readonly hooks: {
+      /** Its time is settled up to now (every METER_INTERVAL_MS): the host's heartbeat. */
+      settled?(session: Session): void;
+      ended(session: Session, end: SessionEnd): void;
+    },
   ) {
     this.lifetimeTimer = setTimeout(() => void this.end('lifetime'), settings.maxLifetimeSeconds * 1000);
     this.meterTimer = setInterval(() => void this.meter(), METER_INTERVAL_MS);
@@ -156,7 +160,7 @@ export class Session {
       { sessionId: this.id, workspaceId: this.workspaceId, ...end, chargedMc: String(chargedMc) },
       'session ended',
     );
-    this.onEnded(this, end);
+    this.hooks.ended(this, end);
     return end;
   }
 }

@@ -18,6 +18,13 @@ export { Prisma }
 export * as $Enums from './enums.js'
 export * from './enums.js';
 /**
+ * Model BrowserSession
+ * One CDP session (GET /connect): written when it opens, its heartbeat moved
+ * as its time is settled, and its end. What the sessions API will serve, and
+ * how a host that died mid-session is noticed (its heartbeat stops).
+ */
+export type BrowserSession = Prisma.BrowserSessionModel
+/**
  * Model EventOutbox
  * 
  */

@@ -29,8 +29,8 @@ export * from "./enums.js"
  * const prisma = new PrismaClient({
  *   adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL })
  * })
- * // Fetch zero or more EventOutboxes
- * const eventOutboxes = await prisma.eventOutbox.findMany()
+ * // Fetch zero or more BrowserSessions
+ * const browserSessions = await prisma.browserSession.findMany()
  * ```
  * 
  * Read more in our [docs](https://pris.ly/d/client).
@@ -39,6 +39,13 @@ export const PrismaClient = $Class.getPrismaClientClass()
 export type PrismaClient<LogOpts extends Prisma.LogLevel = never, OmitOpts extends Prisma.PrismaClientOptions["omit"] = Prisma.PrismaClientOptions["omit"], ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = $Class.PrismaClient<LogOpts, OmitOpts, ExtArgs>
 export { Prisma }
 
+/**
+ * Model BrowserSession
+ * One CDP session (GET /connect): written when it opens, its heartbeat moved
+ * as its time is settled, and its end. What the sessions API will serve, and
+ * how a host that died mid-session is noticed (its heartbeat stops).
+ */
+export type BrowserSession = Prisma.BrowserSessionModel
 /**
  * Model EventOutbox
  * 

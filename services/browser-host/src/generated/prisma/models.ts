@@ -8,6 +8,7 @@
  *
  * 🟢 You can import this file directly.
  */
+export type * from './models/BrowserSession.js'
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './commonInputTypes.js'

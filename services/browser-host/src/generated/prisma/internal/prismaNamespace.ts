@@ -397,6 +397,7 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 
 export const ModelName = {
+  BrowserSession: 'BrowserSession',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -414,10 +415,84 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox"
+    modelProps: "browserSession" | "eventOutbox" | "eventInbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
+    BrowserSession: {
+      payload: Prisma.$BrowserSessionPayload<ExtArgs>
+      fields: Prisma.BrowserSessionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.BrowserSessionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.BrowserSessionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>
+        }
+        findFirst: {
+          args: Prisma.BrowserSessionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.BrowserSessionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>
+        }
+        findMany: {
+          args: Prisma.BrowserSessionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>[]
+        }
+        create: {
+          args: Prisma.BrowserSessionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>
+        }
+        createMany: {
+          args: Prisma.BrowserSessionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.BrowserSessionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>[]
+        }
+        delete: {
+          args: Prisma.BrowserSessionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>
+        }
+        update: {
+          args: Prisma.BrowserSessionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>
+        }
+        deleteMany: {
+          args: Prisma.BrowserSessionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.BrowserSessionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.BrowserSessionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>[]
+        }
+        upsert: {
+          args: Prisma.BrowserSessionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$BrowserSessionPayload>
+        }
+        aggregate: {
+          args: Prisma.BrowserSessionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateBrowserSession>
+        }
+        groupBy: {
+          args: Prisma.BrowserSessionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BrowserSessionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.BrowserSessionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.BrowserSessionCountAggregateOutputType> | number
+        }
+      }
+    }
     EventOutbox: {
       payload: Prisma.$EventOutboxPayload<ExtArgs>
       fields: Prisma.EventOutboxFieldRefs
@@ -605,6 +680,23 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
 
 
+export const BrowserSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  operationId: 'operationId',
+  status: 'status',
+  outcome: 'outcome',
+  options: 'options',
+  startedAt: 'startedAt',
+  heartbeatAt: 'heartbeatAt',
+  endedAt: 'endedAt',
+  chargedMc: 'chargedMc',
+  proxyBytes: 'proxyBytes'
+} as const
+
+export type BrowserSessionScalarFieldEnum = (typeof BrowserSessionScalarFieldEnum)[keyof typeof BrowserSessionScalarFieldEnum]
+
+
 export const EventOutboxScalarFieldEnum = {
   id: 'id',
   subject: 'subject',
@@ -715,6 +807,20 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
+ * Reference to a field of type 'BigInt'
+ */
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
+    
+
+
+/**
+ * Reference to a field of type 'BigInt[]'
+ */
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
  * Reference to a field of type 'Int'
  */
 export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
@@ -725,6 +831,20 @@ export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'In
  * Reference to a field of type 'Int[]'
  */
 export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Float'
+ */
+export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
+    
+
+
+/**
+ * Reference to a field of type 'Float[]'
+ */
+export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
     
 
 /**
@@ -878,6 +998,7 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
  */
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
+  browserSession?: Prisma.BrowserSessionOmit
   eventOutbox?: Prisma.EventOutboxOmit
   eventInbox?: Prisma.EventInboxOmit
 }

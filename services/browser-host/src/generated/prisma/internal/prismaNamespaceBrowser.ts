@@ -51,6 +51,7 @@ export const AnyNull = runtime.AnyNull
 
 
 export const ModelName = {
+  BrowserSession: 'BrowserSession',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -69,6 +70,23 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 } as const)
 
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
+
+
+export const BrowserSessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  operationId: 'operationId',
+  status: 'status',
+  outcome: 'outcome',
+  options: 'options',
+  startedAt: 'startedAt',
+  heartbeatAt: 'heartbeatAt',
+  endedAt: 'endedAt',
+  chargedMc: 'chargedMc',
+  proxyBytes: 'proxyBytes'
+} as const
+
+export type BrowserSessionScalarFieldEnum = (typeof BrowserSessionScalarFieldEnum)[keyof typeof BrowserSessionScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {
