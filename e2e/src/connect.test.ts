@@ -276,6 +276,81 @@ describe('GET /connect', () => {
     }
   });
 
+  test('a Chromium killed mid-session ends its session and frees its slot at once', async () => {
+    const { apiKey } = await workspace('free');
+    const first = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    const second = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    const cdp = await first.target().createCDPSession();
+    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+    const pid = processInfo.find((p) => p.type === 'browser')?.id;
+    assert.ok(pid, 'the browser process');
+    process.kill(pid, 'SIGKILL');
+    try {
+      await until(
+        'a slot frees',
+        async () => (await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey })).status === 200,
+      );
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('after 20 connect and close cycles no slot lease is left', async () => {
+    const { apiKey, workspaceId } = await workspace('free');
+    for (let i = 0; i < 20; i++) {
+      // A closed session frees its slot a moment after close() returns: two slots, so the next may wait for one.
+      let browser: Awaited<ReturnType<typeof puppeteer.connect>> | undefined;
+      await until('a connect', async () => {
+        browser = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+        return true;
+      });
+      await browser?.close();
+    }
+    const ledger = new pg.Client({ connectionString: fleet.databaseUrl('billing-ledger') });
+    await ledger.connect();
+    try {
+      await until('every lease is released', async () => {
+        const { rows } = await ledger.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM slot_leases WHERE workspace_id = $1 AND expires_at > now()',
+          [workspaceId],
+        );
+        return rows[0]?.n === 0;
+      });
+    } finally {
+      await ledger.end();
+    }
+  });
+
+  test('a browser-host killed mid-session: its slot comes back within the lease, its Chromium is ended', async () => {
+    const { apiKey } = await workspace('free');
+    const browsers = [
+      await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) }),
+      await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) }),
+    ];
+    const cdp = await (browsers[0] as Awaited<ReturnType<typeof puppeteer.connect>>).target().createCDPSession();
+    const pid = (await cdp.send('SystemInfo.getProcessInfo')).processInfo.find((p) => p.type === 'browser')
+      ?.id as number;
+    await fleet.stopOne('browser-host', 'SIGKILL');
+    fleet.startOne('browser-host');
+    await fleet.waitReady(60_000);
+    // The lease lapses 20 s after its last renewal at most; the restarted host ended the orphan browser.
+    await until(
+      'a slot frees',
+      async () => (await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey })).status === 200,
+      60_000,
+    );
+    const alive = (() => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    assert.equal(alive, false, "the killed host's Chromium is gone");
+    for (const b of browsers) await b.disconnect().catch(() => undefined);
+  });
+
   test('no API key, nor its secret, appears in any log line of the fleet', () => {
     assert.ok(keys.length > 5);
     for (const service of SERVICES) {

@@ -61,7 +61,7 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: P
     start: async () => {
       await egress.start();
       await cdp.listen(config.CDP_HOST ?? '127.0.0.1', config.CDP_PORT ?? 0, config.CDP_PUBLIC_URL);
-      sessions.start();
+      await sessions.start();
       for (const job of jobs) job.start();
     },
     healthy: () => pool.healthy(),

@@ -9,6 +9,7 @@ import type { AllowList } from '@wap/netguard';
 import type { browser } from '@wap/proto';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
 import type { SessionStore } from '../store/sessions.js';
+import { endOrphans } from './orphans.js';
 import { Session } from './session.js';
 import { launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
@@ -35,8 +36,10 @@ export class SessionManager {
 
   constructor(private readonly settings: SessionManagerSettings) {}
 
-  /** Fills the warm pool. */
-  start(): void {
+  /** Ends what a killed host on this machine left behind, then fills the warm pool. */
+  async start(): Promise<void> {
+    const ended = await endOrphans();
+    if (ended > 0) this.settings.log.warn({ browsers: ended }, 'session browsers of a killed host ended');
     this.refill();
   }
 

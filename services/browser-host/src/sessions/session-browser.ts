@@ -3,12 +3,11 @@
 // count), downloads denied, CDP on loopback for the host's proxy to reach.
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { EgressProxy } from '../egress/proxy.js';
 import { CHROMIUM_ARGS } from '../pool/pool.js';
+import { SESSION_DIR_PREFIX } from './orphans.js';
 
 export interface SessionBrowser {
   browser: Browser;
@@ -22,7 +21,7 @@ export interface SessionBrowser {
 export async function launchSessionBrowser(executablePath: string, allow: AllowList): Promise<SessionBrowser> {
   const egress = new EgressProxy(allow, { owner: true });
   await egress.start();
-  const userDataDir = mkdtempSync(path.join(tmpdir(), 'wap-session-'));
+  const userDataDir = mkdtempSync(SESSION_DIR_PREFIX);
   let browser: Browser | undefined;
   const close = async () => {
     await browser?.close().catch(() => browser?.process()?.kill('SIGKILL'));
