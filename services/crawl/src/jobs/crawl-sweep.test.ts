@@ -12,11 +12,11 @@ import { createLogger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { ledger } from '@wap/proto';
 import { type FreshDatabase, freshServiceDatabase, testNats } from '@wap/testkit';
-import { Frontier, frontierStreams } from '../crawl/frontier.js';
-import { CrawlWorker } from '../crawl/worker.js';
 import { CrawlStore } from '../store/crawl-store.js';
 import { CrawlDatabase } from '../store/database.js';
 import { crawlSweeper } from './crawl-sweep.js';
+import { CrawlWorker } from './crawl-worker.js';
+import { Frontier, frontierStreams } from './frontier.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const HOST = 'site.test';

@@ -4,8 +4,8 @@ import { isApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import pMap from 'p-map';
+import type { SearchResult } from '../clients/search-providers.js';
 import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
-import type { SearchResult } from '../search/providers.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
 
