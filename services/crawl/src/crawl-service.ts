@@ -74,7 +74,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
         retentionMs: config.CRAWL_RETENTION_MS,
       },
     ),
-    cacheSweeper(cache, log),
+    cacheSweeper(cache, log, { intervalMs: config.PAGE_CACHE_SWEEP_MS }),
   ];
   return {
     deps,
