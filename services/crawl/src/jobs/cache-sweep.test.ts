@@ -2,12 +2,12 @@
 // their keep and leaves the rest; started, it sweeps on its interval and stops.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { extract } from '@wap/extract';
-import { type FreshDatabase, freshServiceDatabase, quietLog, until } from '@wap/testkit';
+import { type FreshDatabase, quietLog, until } from '@wap/testkit';
 import { CrawlDatabase } from '../store/database.js';
 import { PageCache } from '../store/page-cache.js';
+import { freshDatabase } from '../test-support.js';
 import { CACHE_KEEP_MS, cacheSweeper } from './cache-sweep.js';
 
 const log = quietLog();
@@ -16,7 +16,7 @@ let db: CrawlDatabase;
 let cache: PageCache;
 
 before(async () => {
-  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  database = await freshDatabase();
   db = new CrawlDatabase(database.url, 4);
   cache = new PageCache(db);
 });
