@@ -57,6 +57,7 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning: "Tries of a URL whose failure is not the page's own before it is recorded failed (dead-lettered).",
   },
   CRAWL_RETENTION_MS: { meaning: 'How long a settled crawl and its pages are kept (then 404).' },
+  PAGE_CACHE_SWEEP_MS: { meaning: 'How often cached pages older than a week are deleted.' },
   SEARCH_PROVIDER: { meaning: "builtin (this workspace's pages), searxng or brave." },
   SEARXNG_URL: { meaning: "SearXNG's base URL (its JSON format enabled)." },
   BRAVE_API_KEY: { meaning: 'Brave Search API subscription token.' },

@@ -52,6 +52,8 @@ export const env = baseEnv(50052).extend({
     .int()
     .min(1_000)
     .default(7 * 86_400_000),
+  /** How often cached pages past a week are deleted (a cached page only serves a request's `maxAge`). */
+  PAGE_CACHE_SWEEP_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   /** Where search goes: the built-in index over this workspace's pages, SearXNG or Brave. */
   SEARCH_PROVIDER: z.enum(['builtin', 'searxng', 'brave']).default('builtin'),
   /** SearXNG's base URL (its JSON format must be enabled). */

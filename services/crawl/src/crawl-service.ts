@@ -8,14 +8,14 @@ import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser, ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
+import { searchProvider } from './clients/search-providers.js';
 import type { CrawlConfig } from './config.js';
-import { Frontier, type FrontierMessage } from './crawl/frontier.js';
-import { warmSitemapParser } from './crawl/site-files.js';
-import { CrawlWorker } from './crawl/worker.js';
 import { cacheSweeper } from './jobs/cache-sweep.js';
 import { crawlSweeper } from './jobs/crawl-sweep.js';
+import { CrawlWorker } from './jobs/crawl-worker.js';
+import { Frontier, type FrontierMessage } from './jobs/frontier.js';
+import { warmSitemapParser } from './pipeline/site-files.js';
 import { type CrawlDeps, crawlService } from './rpc/index.js';
-import { searchProvider } from './search/providers.js';
 import { CrawlStore } from './store/crawl-store.js';
 import type { CrawlDatabase } from './store/database.js';
 import { PageCache } from './store/page-cache.js';
@@ -74,7 +74,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
         retentionMs: config.CRAWL_RETENTION_MS,
       },
     ),
-    cacheSweeper(cache, log),
+    cacheSweeper(cache, log, { intervalMs: config.PAGE_CACHE_SWEEP_MS }),
   ];
   return {
     deps,

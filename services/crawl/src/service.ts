@@ -3,8 +3,8 @@ import { crawl } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { frontierStreams } from './crawl/frontier.js';
 import { openCrawl } from './crawl-service.js';
+import { frontierStreams } from './jobs/frontier.js';
 import { CrawlDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, CrawlDatabase> = {

@@ -11,12 +11,12 @@ import { createFetchAgent } from '@wap/fetch';
 import { createLogger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { ledger } from '@wap/proto';
-import { type FreshDatabase, freshServiceDatabase, testNats } from '@wap/testkit';
-import { Frontier, frontierStreams } from '../crawl/frontier.js';
-import { CrawlWorker } from '../crawl/worker.js';
+import { type FreshDatabase, freshServiceDatabase, testNats, until } from '@wap/testkit';
 import { CrawlStore } from '../store/crawl-store.js';
 import { CrawlDatabase } from '../store/database.js';
 import { crawlSweeper } from './crawl-sweep.js';
+import { CrawlWorker } from './crawl-worker.js';
+import { Frontier, frontierStreams } from './frontier.js';
 
 const log = createLogger({ service: 'test', level: 'silent' });
 const HOST = 'site.test';
@@ -136,4 +136,25 @@ test('a round deletes settled crawls past their retention and keeps the recent o
   assert.ok(round.purged >= 1);
   assert.equal(await store.crawl(old.id), undefined);
   assert.equal((await store.crawl(recent.id))?.status, 'settled');
+});
+
+test('started, the sweep runs its rounds on its interval and stops', async () => {
+  const job = crawlSweeper({ store, worker, frontier, log }, { ...SETTINGS, intervalMs: 50 });
+  job.start();
+  const settled = await runningCrawl(randomUUID(), [], 1);
+  await worker.finishIfDone(settled.id);
+  await db.pool.query(`UPDATE crawls SET finished_at = now() - interval '2 hours' WHERE id = $1`, [settled.id]);
+  await until(
+    'the started sweep purged the crawl past retention',
+    async () => !(await store.crawl(settled.id)),
+    10_000,
+  );
+  const stalled = await runningCrawl(randomUUID(), ['stuck'], 5);
+  await db.pool.query(`UPDATE crawls SET progress_at = now() - interval '2 minutes' WHERE id = $1`, [stalled.id]);
+  await until(
+    'a later round expired the stalled crawl',
+    async () => (await store.crawl(stalled.id))?.outcome === 'expired',
+    10_000,
+  );
+  await job.stop();
 });

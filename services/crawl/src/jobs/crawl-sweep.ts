@@ -4,9 +4,9 @@
 // deleted. Every replica sweeps; the store keeps it safe (docs/crawl.md).
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
-import type { Frontier } from '../crawl/frontier.js';
-import type { CrawlWorker } from '../crawl/worker.js';
 import type { CrawlStore } from '../store/crawl-store.js';
+import type { CrawlWorker } from './crawl-worker.js';
+import type { Frontier } from './frontier.js';
 
 export interface CrawlSweepSettings {
   intervalMs: number;

@@ -1,16 +1,17 @@
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
-import { foundCrawl, isCrawlId, toCrawl } from './crawl-view.js';
+import { foundCrawl, toCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
+import { parseCrawlRef } from './parse.js';
 
 /** crawl.CancelCrawl: no new page starts; pages done stay billed, the rest of the hold is voided. */
 export const cancelCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.CancelCrawlRequest): Promise<crawl.CancelCrawlResponse> => {
-    if (!isCrawlId(req.crawlId) || !(await deps.store.cancel(req.workspaceId, req.crawlId)))
-      throw new ApiError('not_found');
-    await deps.worker.finishIfDone(req.crawlId);
-    const row = await foundCrawl(deps.store, req.workspaceId, req.crawlId);
+    const ref = parseCrawlRef(req);
+    if (!(await deps.store.cancel(ref.workspaceId, ref.crawlId))) throw new ApiError('not_found');
+    await deps.worker.finishIfDone(ref.crawlId);
+    const row = await foundCrawl(deps.store, ref);
     return create(crawl.CancelCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, true) });
   };

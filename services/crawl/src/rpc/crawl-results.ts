@@ -3,6 +3,7 @@ import { crawl } from '@wap/proto';
 import { formatsOf } from '../pipeline/scrape.js';
 import { decodeCursor, encodeCursor, foundCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
+import { parseCrawlRef } from './parse.js';
 
 const DEFAULT_RESULTS_PAGE = 50;
 const MAX_RESULTS_PAGE = 100;
@@ -12,10 +13,11 @@ const MAX_RESULTS_BYTES = 10 * 1024 * 1024;
 export const crawlResults =
   (deps: CrawlDeps) =>
   async (req: crawl.CrawlResultsRequest): Promise<crawl.CrawlResultsResponse> => {
-    const row = await foundCrawl(deps.store, req.workspaceId, req.crawlId);
-    const after = decodeCursor(req.cursor, row.id);
-    const size = req.pageSize > 0 ? Math.min(req.pageSize, MAX_RESULTS_PAGE) : DEFAULT_RESULTS_PAGE;
-    const pages = await deps.store.pages(row.id, after, size, MAX_RESULTS_BYTES);
+    const { ref, cursor, pageSize } = parseCrawlResults(req);
+    const row = await foundCrawl(deps.store, ref);
+    // Read after the crawl: a cursor is checked against the crawl it names.
+    const after = decodeCursor(cursor, row.id);
+    const pages = await deps.store.pages(row.id, after, pageSize, MAX_RESULTS_BYTES);
     const last = pages.at(-1)?.seq ?? after;
     // The row was read before the pages: a crawl already settled then has no page after `completed`.
     const ended = row.status === 'settled' && last >= row.completed;
@@ -32,3 +34,9 @@ export const crawlResults =
   };
 
 const fromBinaryDocument = (bytes: Uint8Array) => fromBinary(crawl.DocumentSchema, bytes);
+
+/** The crawl, the cursor (decoded once the crawl is read) and a page size within bounds (0: the default). */
+export function parseCrawlResults(req: crawl.CrawlResultsRequest) {
+  const pageSize = req.pageSize > 0 ? Math.min(req.pageSize, MAX_RESULTS_PAGE) : DEFAULT_RESULTS_PAGE;
+  return { ref: parseCrawlRef(req), cursor: req.cursor, pageSize };
+}

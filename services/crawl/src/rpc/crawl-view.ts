@@ -5,7 +5,7 @@ import { priceMeter } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import { crawl, ledger } from '@wap/proto';
 import type { CrawlRow, CrawlStore } from '../store/crawl-store.js';
-import { invalid } from './parse.js';
+import { type CrawlRef, invalid } from './parse.js';
 
 export const MAX_CRAWL_LIMIT = 10_000;
 /** A crawl that runs longer is settled by the sweeper with what it has. */
@@ -56,12 +56,9 @@ export function decodeCursor(cursor: string, crawlId: string): number {
   return n;
 }
 
-/** Crawl ids are UUIDs; anything else is a crawl that does not exist. */
-export const isCrawlId = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
-
 /** The workspace's crawl, or not_found: another workspace's crawl does not exist for this one. */
-export async function foundCrawl(store: CrawlStore, workspaceId: string, crawlId: string): Promise<CrawlRow> {
-  const row = isCrawlId(crawlId) ? await store.get(workspaceId, crawlId) : undefined;
+export async function foundCrawl(store: CrawlStore, ref: CrawlRef): Promise<CrawlRow> {
+  const row = await store.get(ref.workspaceId, ref.crawlId);
   if (!row) throw new ApiError('not_found');
   return row;
 }

@@ -1,10 +1,10 @@
 // What the CrawlService handlers share: built once by the composition root (crawl-service.ts).
 import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
-import type { Frontier } from '../crawl/frontier.js';
-import type { CrawlWorker } from '../crawl/worker.js';
+import type { SearchProvider } from '../clients/search-providers.js';
+import type { CrawlWorker } from '../jobs/crawl-worker.js';
+import type { Frontier } from '../jobs/frontier.js';
 import type { PipelineDeps } from '../pipeline/scrape.js';
-import type { SearchProvider } from '../search/providers.js';
 import type { CrawlStore } from '../store/crawl-store.js';
 import type { PageCache } from '../store/page-cache.js';
 import type { SearchIndex } from '../store/search-index.js';

@@ -2,11 +2,12 @@ import { create } from '@bufbuild/protobuf';
 import { crawl } from '@wap/proto';
 import { foundCrawl, toCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
+import { parseCrawlRef } from './parse.js';
 
 /** crawl.GetCrawl: the crawl's progress, usage and failures; reading is free. */
 export const getCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.GetCrawlRequest): Promise<crawl.GetCrawlResponse> => {
-    const row = await foundCrawl(deps.store, req.workspaceId, req.crawlId);
+    const row = await foundCrawl(deps.store, parseCrawlRef(req));
     return create(crawl.GetCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, true) });
   };

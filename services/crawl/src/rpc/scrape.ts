@@ -18,8 +18,7 @@ const wantsScreenshot = (options: crawl.ScrapeOptions) =>
  */
 export function scrape(deps: ScrapeDeps) {
   return async (req: crawl.ScrapeRequest, ctx: CallContext): Promise<crawl.ScrapeResponse> => {
-    requireOperation(req);
-    const options = req.options ?? create(crawl.ScrapeOptionsSchema, {});
+    const { options } = parseScrape(req);
     const key = cacheKey(req.url, options);
     // The page's copies are written while its charge settles, outside the held section.
     let written: Promise<void> = Promise.resolve();
@@ -52,4 +51,10 @@ export function scrape(deps: ScrapeDeps) {
     await written;
     return create(crawl.ScrapeResponseSchema, { document: result, usage });
   };
+}
+
+/** An operation to bill, and the options (none: the defaults); the page pipeline's egress guard checks the URL. */
+export function parseScrape(req: crawl.ScrapeRequest) {
+  requireOperation(req);
+  return { options: req.options ?? create(crawl.ScrapeOptionsSchema, {}) };
 }

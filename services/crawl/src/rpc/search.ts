@@ -4,12 +4,13 @@ import { isApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import pMap from 'p-map';
+import type { SearchResult } from '../clients/search-providers.js';
 import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
-import type { SearchResult } from '../search/providers.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
 
 export const MAX_SEARCH_RESULTS = 100;
+const DEFAULT_SEARCH_RESULTS = 10;
 const RENDER_CONCURRENCY = 4;
 
 export type SearchDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'index' | 'provider' | 'log'>;
@@ -22,10 +23,7 @@ export type SearchDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'index'
  */
 export function search(deps: SearchDeps) {
   return async (req: crawl.SearchRequest, ctx: CallContext): Promise<crawl.SearchResponse> => {
-    requireOperation(req);
-    if (!req.query.trim()) invalid('query', 'required');
-    const limit = req.limit > 0 ? Math.min(req.limit, MAX_SEARCH_RESULTS) : 10;
-    const render = req.scrapeOptions;
+    const { limit, render } = parseSearch(req);
     const { result, usage } = await billed(
       deps.ledger,
       { workspaceId: req.workspaceId, operationId: req.requestId, capability: 'search' },
@@ -71,4 +69,12 @@ export function search(deps: SearchDeps) {
     );
     return create(crawl.SearchResponseSchema, { hits: result, provider: deps.provider.name, usage });
   };
+}
+
+/** An operation to bill, a query, and a result limit within bounds (0: ten); `render` asks for each hit's page. */
+export function parseSearch(req: crawl.SearchRequest) {
+  requireOperation(req);
+  if (!req.query.trim()) invalid('query', 'required');
+  const limit = req.limit > 0 ? Math.min(req.limit, MAX_SEARCH_RESULTS) : DEFAULT_SEARCH_RESULTS;
+  return { limit, render: req.scrapeOptions };
 }

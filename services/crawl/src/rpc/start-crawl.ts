@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { create, toJson } from '@bufbuild/protobuf';
 import { priceMeter } from '@wap/billing';
-import { checkUrl } from '@wap/netguard';
+import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl } from '@wap/proto';
-import { DEFAULT_MAX_PER_HOST } from '../crawl/worker.js';
 import { compilePatterns, urlKey } from '../domain/scope.js';
+import { DEFAULT_MAX_PER_HOST } from '../jobs/crawl-worker.js';
 import type { CrawlRow } from '../store/crawl-store.js';
 import { MAX_CRAWL_LIMIT, MAX_CRAWL_MS, toCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
@@ -17,21 +17,7 @@ import { invalid, requireOperation } from './parse.js';
 export const startCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
-    requireOperation(req);
-    const options = req.options ?? create(crawl.CrawlOptionsSchema, {});
-    if (options.limit < 1 || options.limit > MAX_CRAWL_LIMIT) invalid('limit', `between 1 and ${MAX_CRAWL_LIMIT}`);
-    for (const [path, patterns] of [
-      ['includePaths', options.includePaths],
-      ['excludePaths', options.excludePaths],
-    ] as const) {
-      const compiled = compilePatterns(patterns);
-      if ('bad' in compiled) invalid(`${path}.${compiled.bad}`, 'not a valid regular expression');
-    }
-    const start = checkUrl(req.url, { allow: deps.allow });
-    const key = urlKey(start, { ignoreQuery: options.ignoreQueryParameters });
-    if (!key) invalid('url', 'must be an http or https URL');
-    if (!options.maxConcurrencyPerHost) options.maxConcurrencyPerHost = DEFAULT_MAX_PER_HOST;
-
+    const { options, start, key } = parseStartCrawl(req, deps.allow);
     const hold = await deps.ledger.authorize({
       workspaceId: req.workspaceId,
       idempotencyKey: `crawl:${req.requestId}:hold`,
@@ -61,3 +47,26 @@ export const startCrawl =
     await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }]);
     return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, false) });
   };
+
+/**
+ * The request checked before anything is held: an operation to bill, a limit
+ * in range, include and exclude patterns that compile, and a start URL the
+ * egress guard lets through; the options with the per-host default filled in.
+ */
+export function parseStartCrawl(req: crawl.StartCrawlRequest, allow: AllowList) {
+  requireOperation(req);
+  const options = req.options ?? create(crawl.CrawlOptionsSchema, {});
+  if (options.limit < 1 || options.limit > MAX_CRAWL_LIMIT) invalid('limit', `between 1 and ${MAX_CRAWL_LIMIT}`);
+  for (const [path, patterns] of [
+    ['includePaths', options.includePaths],
+    ['excludePaths', options.excludePaths],
+  ] as const) {
+    const compiled = compilePatterns(patterns);
+    if ('bad' in compiled) invalid(`${path}.${compiled.bad}`, 'not a valid regular expression');
+  }
+  const start = checkUrl(req.url, { allow });
+  const key = urlKey(start, { ignoreQuery: options.ignoreQueryParameters });
+  if (!key) invalid('url', 'must be an http or https URL');
+  if (!options.maxConcurrencyPerHost) options.maxConcurrencyPerHost = DEFAULT_MAX_PER_HOST;
+  return { options, start, key };
+}

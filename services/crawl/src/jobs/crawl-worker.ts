@@ -17,11 +17,11 @@ import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/scope.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from '../pipeline/site-files.js';
 import type { CrawlRow, CrawlStore, NewUrl } from '../store/crawl-store.js';
 import { indexFields } from '../store/search-index.js';
 import type { Frontier, FrontierMessage } from './frontier.js';
 import { HostGates } from './host-gate.js';
-import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from './site-files.js';
 
 /** Errors that are the page's fault: recorded as the URL's failure, never retried, never billed. */
 const PAGE_FAILURES = new Set(['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'bad_request']);

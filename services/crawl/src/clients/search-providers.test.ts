@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { isApiError } from '@wap/errors';
 import { type FakeSearch, type Indexed, startFakeBrave, startFakeSearxng } from '@wap/testsite';
-import { brave, type SearchQuery, searxng } from './providers.js';
+import { brave, type SearchQuery, searxng } from './search-providers.js';
 
 const corpus: Indexed[] = Array.from({ length: 45 }, (_, i) => ({
   url: `https://site${i % 3}.example/harbour/${i}`,

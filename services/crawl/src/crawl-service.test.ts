@@ -1,0 +1,88 @@
+// The composition root as production wires it (openCrawl), served in-process
+// against real Postgres, NATS, a real ledger and a local site: a crawl goes
+// from StartCrawl through the frontier and the worker to its pages and its bill.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { ledger } from '@wap/proto';
+import { until } from '@wap/testkit';
+import { startTestSite, type TestSite } from '@wap/testsite';
+import { type InProcessCrawl, serveCrawl } from './test-support.js';
+
+let served: InProcessCrawl;
+let site: TestSite;
+
+before(async () => {
+  site = await startTestSite({ pages: 6, extras: false, latencyMs: 20 });
+  served = await serveCrawl();
+});
+
+after(async () => {
+  await served?.close();
+  await site?.close();
+});
+
+async function workspace(): Promise<string> {
+  const workspaceId = randomUUID();
+  await served.ledger.client.ensureAccount({ workspaceId, plan: ledger.Plan.PRO });
+  return workspaceId;
+}
+
+const spent = async (workspaceId: string) => {
+  const c = await served.ledger.client.credits({ workspaceId });
+  return { spent: c.spentMillicredits + c.allowanceSpentMillicredits, held: c.heldMillicredits };
+};
+
+/** A crawl of the whole local site. */
+async function startSiteCrawl(workspaceId: string) {
+  const { crawl } = await served.client.startCrawl({
+    workspaceId,
+    requestId: randomUUID(),
+    url: `${site.url}/`,
+    options: { limit: 100, maxDepth: 5 },
+  });
+  assert.ok(crawl);
+  return crawl;
+}
+
+async function settled(workspaceId: string, crawlId: string) {
+  await until(
+    'the crawl settled',
+    async () => (await served.client.getCrawl({ workspaceId, crawlId })).crawl?.status === 'settled',
+  );
+  const crawl = (await served.client.getCrawl({ workspaceId, crawlId })).crawl;
+  assert.ok(crawl);
+  return crawl;
+}
+
+test('a crawl runs through the frontier and the worker: every page delivered, read back and billed once', async () => {
+  const workspaceId = await workspace();
+  const before = await spent(workspaceId);
+  const started = await startSiteCrawl(workspaceId);
+  const done = await settled(workspaceId, started.id);
+  assert.equal(done.outcome, 'completed');
+  assert.equal(done.completed, site.paths.length);
+
+  const urls: string[] = [];
+  let cursor = '';
+  do {
+    const page = await served.client.crawlResults({ workspaceId, crawlId: started.id, cursor, pageSize: 4 });
+    urls.push(...page.pages.map((p) => new URL(p.document?.url ?? '').pathname));
+    cursor = page.nextCursor;
+  } while (cursor);
+  assert.deepEqual(urls.toSorted(), site.paths.toSorted());
+
+  const after = await spent(workspaceId);
+  assert.equal(after.held, 0n, 'the rest of the hold is released');
+  assert.equal(after.spent - before.spent, done.usage?.millicredits, 'the bill is what the crawl says it spent');
+});
+
+test('a cancelled crawl settles as cancelled and keeps nothing held', async () => {
+  const workspaceId = await workspace();
+  const started = await startSiteCrawl(workspaceId);
+  await served.client.cancelCrawl({ workspaceId, crawlId: started.id });
+  const done = await settled(workspaceId, started.id);
+  assert.equal(done.outcome, 'cancelled');
+  assert.ok(done.completed < site.paths.length, 'no page started after the cancel');
+  assert.equal((await spent(workspaceId)).held, 0n);
+});
