@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { type Fleet, SERVICES } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { freePort, startFleet, until } from '@wap/testkit';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
@@ -25,7 +25,8 @@ before(async () => {
   site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FORM));
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/form`;
-  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1' } });
+  // Room for the sessions tests leave waiting for their tickets (30 s each), so no test meets another's.
+  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '32' } });
 });
 
 after(async () => {
@@ -349,6 +350,34 @@ describe('GET /connect', () => {
     })();
     assert.equal(alive, false, "the killed host's Chromium is gone");
     for (const b of browsers) await b.disconnect().catch(() => undefined);
+  });
+
+  test('with two browser hosts, sessions spread over both and a reconnect finds the one that has it', async () => {
+    const replica = await fleet.replica('browser-host', 'browser-host-2', { CDP_PORT: String(await freePort()) });
+    try {
+      const { apiKey } = await workspace('pro');
+      const open = async (query = '') =>
+        (
+          await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', `/connect/json/version?${query}`, {
+            key: apiKey,
+          })
+        ).body.webSocketDebuggerUrl;
+      const port = (url: string) => new URL(url).port;
+      // Both hosts announce every 2 s: once the second is known, new sessions go to whichever has more room.
+      const ports = new Set<string>();
+      await until('sessions on two hosts', async () => {
+        ports.add(port(await open()));
+        return ports.size === 2;
+      });
+      const onReplica = await open();
+      const id = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(onReplica)?.[1];
+      await until(
+        'the session is announced by its host',
+        async () => port(await open(`session=${id}`)) === port(onReplica),
+      );
+    } finally {
+      await replica.stop();
+    }
   });
 
   test('no API key, nor its secret, appears in any log line of the fleet', () => {

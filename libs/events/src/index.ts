@@ -5,4 +5,4 @@ export { enqueueEvent, OutboxRelay } from './outbox.js';
 export { Publisher, type PublishOptions } from './publish.js';
 export type { SqlClient, TransactionalSqlClient } from './sql.js';
 export { type ConsumerSpec, ensureStreams, type StreamSpec } from './streams.js';
-export { creditsChangedSubject } from './subjects.js';
+export { browserHostsSubject, creditsChangedSubject, type HostAnnouncement } from './subjects.js';

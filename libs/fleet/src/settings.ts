@@ -69,6 +69,9 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   CDP_HOST: { meaning: "Where clients' CDP WebSockets arrive: 127.0.0.1 on a laptop, 0.0.0.0 in a cluster." },
   CDP_PORT: { meaning: 'Port of the CDP endpoint GET /connect sends clients to (`make up`: WAP_CDP_PORT).' },
   CDP_PUBLIC_URL: { meaning: 'How clients reach the CDP port (ws:// or wss://, behind an ingress).' },
+  GRPC_PUBLIC_ADDR: {
+    meaning: "How gateways reach this browser host's gRPC (announced with its room); default GRPC_HOST:GRPC_PORT.",
+  },
   SESSION_CAPACITY: { meaning: 'Live CDP sessions one browser-host takes; past it a connect is 503 no_capacity.' },
   SESSION_WARM: { meaning: 'Session browsers kept launched and unused, so a connect does not wait for a launch.' },
 };

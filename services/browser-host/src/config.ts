@@ -22,6 +22,8 @@ export const env = baseEnv(50056).extend({
   CDP_PORT: z.coerce.number().int().min(0).max(65535).default(9222),
   /** How clients reach CDP_PORT (ws:// or wss://, behind an ingress); default ws://CDP_HOST:CDP_PORT. */
   CDP_PUBLIC_URL: z.url().optional(),
+  /** How gateways reach this host's gRPC (announced with its capacity); default GRPC_HOST:GRPC_PORT. */
+  GRPC_PUBLIC_ADDR: z.string().optional(),
   /** Live CDP sessions this host takes; past it a connect answers no_capacity. */
   SESSION_CAPACITY: z.coerce.number().int().min(1).max(256).default(8),
   /** Session browsers kept launched and unused, so a connect does not wait for a launch. */

@@ -7,15 +7,33 @@ import type { ServiceDefinition } from '@wap/service';
 import { openBrowserHost } from './browser-host.js';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
+import { hostAnnouncer } from './jobs/announce.js';
 
 export const definition: ServiceDefinition<typeof env, PrismaClient> = {
   name: 'browser-host',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, log, server, db }) => {
+  start: async ({ config, log, server, db, nats }) => {
     const host = openBrowserHost(config, log, db);
     await host.start();
     addService(server, proto.BrowserService, host.impl, log);
-    return { probes: [{ name: 'chromium', check: host.healthy }], stop: host.stop };
+    // Announced only when sessions are offered (a ledger to bill them); stopped first on the way out.
+    const announcer = config.BILLING_LEDGER_ADDR
+      ? hostAnnouncer(
+          nats,
+          config.NATS_NAMESPACE,
+          config.GRPC_PUBLIC_ADDR ?? `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+          host.deps.sessions,
+          log,
+        )
+      : undefined;
+    announcer?.job.start();
+    return {
+      probes: [{ name: 'chromium', check: host.healthy }],
+      stop: async () => {
+        await announcer?.job.stop();
+        await host.stop();
+      },
+    };
   },
 };

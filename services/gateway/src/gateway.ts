@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import type { PooledDatabase } from '@wap/db';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
+import { BrowserHosts } from './clients/browser-hosts.js';
 import { CreditViews } from './clients/credit-views.js';
 import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
@@ -39,6 +40,9 @@ export function openGateway(
 ) {
   const upstreams = new Upstreams(config);
   const registry = (options.registry ?? buildRegistry)(upstreams);
+  const hosts = upstreams.configured('browser-host')
+    ? new BrowserHosts(nats, config.NATS_NAMESPACE, upstreams.browser, log)
+    : undefined;
   const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
     ttlMs: config.CREDIT_VIEW_TTL_MS,
   });
@@ -60,6 +64,7 @@ export function openGateway(
     invoker,
     registry,
     upstreams,
+    hosts,
     publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
     maxBodyBytes: config.MAX_BODY_BYTES,
     readiness: async () => {
@@ -79,6 +84,7 @@ export function openGateway(
     /** Starts the caches and jobs and listens on HTTP_HOST:HTTP_PORT; answers the bound address. */
     start: async (): Promise<{ url: string; server: Server }> => {
       await creditViews.start();
+      hosts?.start();
       keys.start();
       // Normally listening within milliseconds; if not, requests read the database until it is.
       await Promise.race([keys.whenListening(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -88,7 +94,7 @@ export function openGateway(
       });
       listening.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
       // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here.
-      listening.on('upgrade', connectUpgrade({ identity, upstreams, log }, bearerChallenge));
+      listening.on('upgrade', connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge));
       server = listening;
       const address = listening.address();
       const port = address && typeof address === 'object' ? address.port : config.HTTP_PORT;
@@ -98,6 +104,7 @@ export function openGateway(
     stop: async () => {
       await Promise.all(jobs.map((job) => job.stop()));
       if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
+      hosts?.stop();
       upstreams.close();
       await Promise.all([limiterPool.end(), keys.stop(), creditViews.stop()]);
     },

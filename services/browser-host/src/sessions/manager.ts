@@ -47,6 +47,15 @@ export class SessionManager {
     return this.sessions.size;
   }
 
+  ids(): string[] {
+    return [...this.sessions.keys()];
+  }
+
+  /** The capacity this host offers: 0 while stopping. */
+  get capacity(): number {
+    return this.stopped ? 0 : this.settings.capacity;
+  }
+
   private refill(): void {
     while (!this.stopped && this.warm.length < this.settings.warm) {
       const launching = launchSessionBrowser(this.settings.executablePath, this.settings.allow);

@@ -3,6 +3,7 @@ import { context } from '@opentelemetry/api';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
+import type { BrowserHosts } from '../clients/browser-hosts.js';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { IdentityStore, Principal } from '../identity/store.js';
 import type { Invoker } from '../invoke/invoke.js';
@@ -20,8 +21,10 @@ export interface AppDeps {
   /** The one invoke path every surface calls registry rows through. */
   invoker: Invoker;
   registry: Capability[];
-  /** The services behind the gateway (GET /connect asks browser-host for a session). */
+  /** The services behind the gateway. */
   upstreams: Upstreams;
+  /** The browser hosts GET /connect places sessions on; absent without browser-host. */
+  hosts?: BrowserHosts;
   publicUrl: string;
   maxBodyBytes: number;
   /** The gateway's own readiness (database, NATS) and that of every service behind it. */
@@ -85,7 +88,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(document);
   });
   app.use(docsRouter());
-  app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, log: deps.log }));
+  app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
 
   app.use(
     mountRegistry(deps.registry, {

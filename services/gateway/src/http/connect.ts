@@ -19,6 +19,7 @@ import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
 import { Router } from 'express';
 import { z } from 'zod';
+import type { BrowserHosts } from '../clients/browser-hosts.js';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { IdentityStore } from '../identity/store.js';
 import { newOperationId } from '../invoke/idempotency.js';
@@ -52,6 +53,8 @@ export const connectQuery = z.strictObject({
 interface ConnectDeps {
   identity: IdentityStore;
   upstreams: Upstreams;
+  /** Where sessions go; absent when no browser host is configured. */
+  hosts: BrowserHosts | undefined;
   log: Logger;
 }
 
@@ -65,10 +68,9 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
       issues: parsed.error.issues.map((i) => ({ path: ['query', ...i.path].join('.'), message: i.message })),
     });
   }
-  if (!deps.upstreams.configured('browser-host'))
-    throw new ApiError('capability_unavailable', { capability: 'connect' });
+  if (!deps.hosts) throw new ApiError('capability_unavailable', { capability: 'connect' });
   const q = parsed.data;
-  return deps.upstreams.browser.openSession({
+  const request = {
     workspaceId: principal.workspaceId,
     requestId: newOperationId(),
     sessionId: q.session ?? '',
@@ -80,7 +82,21 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
       locale: q.locale ?? '',
       timezone: q.timezone ?? '',
     }),
-  });
+  };
+  if (q.session) {
+    // A reconnect: the host that has the session answers; the others say not_found.
+    for (const host of deps.hosts.forSession(q.session)) {
+      try {
+        return await host.openSession(request);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
+      }
+    }
+    throw new ApiError('not_found');
+  }
+  const host = deps.hosts.forNewSession();
+  if (!host) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
+  return host.openSession(request);
 }
 
 const versionJson = (opened: browser.OpenSessionResponse) => ({

@@ -1,0 +1,87 @@
+// The browser hosts a gateway places CDP sessions on, as they announce
+// themselves (libs/events browserHostsSubject): a new session goes to the host
+// with the most room; a reconnect to the host that has the session; a host
+// silent for three announcements is forgotten. Before any host has announced
+// (a gateway just started), the configured BROWSER_HOST_ADDR serves.
+import { browserHostsSubject, type HostAnnouncement, type NatsLink } from '@wap/events';
+import type { Logger } from '@wap/log';
+import { browser } from '@wap/proto';
+import { createClient } from '@wap/rpc';
+import type { BrowserClient } from './upstreams.js';
+
+type Subscription = ReturnType<NatsLink['nc']['subscribe']>;
+
+interface Known extends HostAnnouncement {
+  seenAt: number;
+}
+
+export class BrowserHosts {
+  private readonly hosts = new Map<string, Known>();
+  private readonly clients = new Map<string, BrowserClient>();
+  private subscription: Subscription | undefined;
+
+  constructor(
+    private readonly nats: NatsLink,
+    private readonly namespace: string,
+    /** The host of BROWSER_HOST_ADDR: used while no host has announced. */
+    private readonly fallback: BrowserClient | undefined,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.subscription = this.nats.nc.subscribe(browserHostsSubject(this.namespace), {
+      callback: (err, message) => {
+        if (err) return;
+        try {
+          const a = message.json<HostAnnouncement>();
+          if (typeof a?.hostId === 'string' && typeof a.address === 'string')
+            this.hosts.set(a.hostId, { ...a, seenAt: Date.now() });
+        } catch {
+          this.log.warn('an announcement of a browser host that is not one; ignored');
+        }
+      },
+    });
+  }
+
+  private alive(): Known[] {
+    const now = Date.now();
+    for (const [id, host] of this.hosts) if (now - host.seenAt > 3 * host.everyMs) this.hosts.delete(id);
+    return [...this.hosts.values()];
+  }
+
+  private client(address: string): BrowserClient {
+    let client = this.clients.get(address);
+    if (!client) {
+      client = createClient(browser.BrowserService, address, { defaultTimeoutMs: 30_000 });
+      this.clients.set(address, client);
+    }
+    return client;
+  }
+
+  /** The host with the most free sessions (its count moved on at once, so concurrent connects spread); undefined when all are full. */
+  forNewSession(): BrowserClient | undefined {
+    const hosts = this.alive();
+    if (hosts.length === 0) return this.fallback;
+    const best = hosts.sort((a, b) => b.capacity - b.live - (a.capacity - a.live))[0];
+    if (!best || best.capacity - best.live <= 0) return undefined;
+    best.live++;
+    return this.client(best.address);
+  }
+
+  /**
+   * The hosts to ask for `sessionId`: the one that announced it, else every
+   * host (a session opened a moment ago is in no announcement yet); the
+   * fallback while none has announced.
+   */
+  forSession(sessionId: string): BrowserClient[] {
+    const hosts = this.alive();
+    if (hosts.length === 0) return this.fallback ? [this.fallback] : [];
+    const owner = hosts.find((h) => h.sessions.includes(sessionId));
+    return (owner ? [owner] : hosts).map((h) => this.client(h.address));
+  }
+
+  stop(): void {
+    this.subscription?.unsubscribe();
+    for (const client of this.clients.values()) client.close();
+  }
+}
