@@ -101,6 +101,29 @@ describe('database functions as source files', () => {
     }
   });
 
+  test('a re-indented body is a change, as the database stores it as written; the layout around it is not', async () => {
+    const svc = await service('fn-layout', answer(1));
+    try {
+      await withDatabase('fn_layout', async (url) => {
+        await applyMigrations({ migrationsDir: svc.migrationsDir, databaseUrl: url });
+        await extractFunctionSources(svc.prismaDir);
+
+        const reflowed = answer(1).replace('() RETURNS INTEGER\n', '()\n  -- no parameters\n  RETURNS  INTEGER\n');
+        await writeFile(svc.source('answer'), reflowed);
+        assert.deepEqual(await functionDrift(svc.prismaDir), { changed: [], withoutSource: [] });
+
+        await writeFile(svc.source('answer'), reflowed.replace('  RETURN 1;', '    RETURN 1;'));
+        assert.deepEqual(await functionDrift(svc.prismaDir), { changed: ['answer'], withoutSource: [] });
+        assert.ok(await functionsMigration(svc.prismaDir, 'answer_indented'));
+        await applyMigrations({ migrationsDir: svc.migrationsDir, databaseUrl: url });
+        const [fn] = await functionsIn(url, 'answer');
+        assert.match(fn?.body ?? '', /\n {4}RETURN 1;\n/);
+      });
+    } finally {
+      await svc.cleanup();
+    }
+  });
+
   test('a function written only in a migration, or a source file holding more than its function, is refused', async () => {
     const svc = await service(
       'fn-missing',

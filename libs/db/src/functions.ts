@@ -14,6 +14,7 @@ import {
   functionStatement,
   sameSignature,
   splitStatements,
+  withoutLayout,
 } from './sql-script';
 
 export const FUNCTIONS_DIR = 'functions';
@@ -23,14 +24,14 @@ export function functionStatements(sql: string): (FunctionDefinition | FunctionD
   return splitStatements(sql).flatMap((s) => functionStatement(s.text) ?? []);
 }
 
-/** Two definitions are the same when they differ only in whitespace or in `OR REPLACE`. */
+/**
+ * Two definitions are the same when the database would keep the same function:
+ * they may differ in `OR REPLACE` and in layout outside the body and the
+ * literals, not inside them (a re-indented body is stored as written).
+ */
 export function sameDefinition(a: string, b: string): boolean {
-  const norm = (s: string) =>
-    s
-      .replace(/^(\s*CREATE\s+)OR\s+REPLACE\s+/i, '$1')
-      .replace(/\s+/g, ' ')
-      .trim();
-  return norm(a) === norm(b);
+  const kept = (s: string) => withoutLayout(s.replace(/^(\s*CREATE\s+)OR\s+REPLACE\s+/i, '$1'));
+  return kept(a) === kept(b);
 }
 
 /** Each function's definition as the migrations leave it (dropped ones gone), in order of last definition. */

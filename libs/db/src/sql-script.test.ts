@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { dropParameters, functionStatement, splitStatements } from './sql-script';
+import { dropParameters, functionStatement, splitStatements, withoutLayout } from './sql-script';
 
 describe('SQL scripts cut into statements', () => {
   test('semicolons inside comments, strings, quoted names and dollar-quoted bodies do not end a statement', () => {
@@ -38,6 +38,23 @@ COMMENT ON TABLE t IS 'see CREATE FUNCTION h()';`;
   test('unterminated bodies and strings are refused, not read to the end', () => {
     assert.throws(() => splitStatements('CREATE FUNCTION f() RETURNS INT AS $$ SELECT 1;'), /unterminated \$\$/);
     assert.throws(() => splitStatements("SELECT 'x;"), /unterminated string/);
+  });
+
+  test('layout goes, what the database stores stays: bodies, strings and quoted names as written', () => {
+    const sql = `CREATE FUNCTION f(x INT, -- the input
+      y  TEXT DEFAULT 'a  b' /* two spaces kept */)
+  RETURNS "odd  name"
+  LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN 1; -- inside the body: kept
+END $$;`;
+    assert.equal(
+      withoutLayout(sql),
+      `CREATE FUNCTION f(x INT, y TEXT DEFAULT 'a  b' ) RETURNS "odd  name" LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN 1; -- inside the body: kept
+END $$;`,
+    );
   });
 });
 

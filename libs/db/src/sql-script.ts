@@ -72,6 +72,28 @@ export function splitStatements(sql: string): ScriptStatement[] {
   return statements;
 }
 
+/**
+ * A statement as the database keeps it: strings, quoted names and dollar-quoted
+ * bodies exactly as written (a function's body is stored verbatim), the layout
+ * between them (whitespace, comments) reduced to single spaces.
+ */
+export function withoutLayout(statement: string): string {
+  let out = '';
+  let space = false;
+  let i = 0;
+  while (i < statement.length) {
+    const end = skipQuoted(statement, i);
+    const comment = statement.startsWith('--', i) || statement.startsWith('/*', i);
+    if (comment || (end === i && /\s/.test(statement[i] as string))) space = out !== '';
+    else {
+      out += (space ? ' ' : '') + statement.slice(i, Math.max(end, i + 1));
+      space = false;
+    }
+    i = Math.max(end, i + 1);
+  }
+  return out;
+}
+
 /** Where the parenthesis opened at `open` closes (strings and comments inside skipped). */
 function matchingParen(sql: string, open: number): number {
   let depth = 0;
