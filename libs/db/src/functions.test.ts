@@ -124,6 +124,29 @@ describe('database functions as source files', () => {
     }
   });
 
+  test('a function renamed in a migration is known under its new name, with its text', async () => {
+    const svc = await service('fn-rename', TWICE);
+    try {
+      await writeMigrations(svc.migrationsDir, [
+        ['20260102000000_rename', 'ALTER FUNCTION twice(INTEGER) RENAME TO double_it;'],
+      ]);
+      assert.deepEqual(await extractFunctionSources(svc.prismaDir), ['double_it']);
+      assert.deepEqual(await functionDrift(svc.prismaDir), { changed: [], withoutSource: [] });
+      assert.equal(await functionsMigration(svc.prismaDir, 'nothing'), null);
+
+      await withDatabase('fn_rename', async (url) => {
+        await applyMigrations({ migrationsDir: svc.migrationsDir, databaseUrl: url });
+        const [fn] = await functionsIn(url, 'double_it');
+        const source = await functionSources(svc.prismaDir);
+        assert.match(source.get('double_it')?.definition.text ?? '', /FUNCTION double_it\(x INTEGER\)/);
+        assert.equal(fn?.body, ' SELECT x * 2 ');
+        assert.deepEqual(await functionsIn(url, 'twice'), []);
+      });
+    } finally {
+      await svc.cleanup();
+    }
+  });
+
   test('a function written only in a migration, or a source file holding more than its function, is refused', async () => {
     const svc = await service(
       'fn-missing',
