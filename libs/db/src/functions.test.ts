@@ -101,6 +101,52 @@ describe('database functions as source files', () => {
     }
   });
 
+  test('a re-indented body is a change, as the database stores it as written; the layout around it is not', async () => {
+    const svc = await service('fn-layout', answer(1));
+    try {
+      await withDatabase('fn_layout', async (url) => {
+        await applyMigrations({ migrationsDir: svc.migrationsDir, databaseUrl: url });
+        await extractFunctionSources(svc.prismaDir);
+
+        const reflowed = answer(1).replace('() RETURNS INTEGER\n', '()\n  -- no parameters\n  RETURNS  INTEGER\n');
+        await writeFile(svc.source('answer'), reflowed);
+        assert.deepEqual(await functionDrift(svc.prismaDir), { changed: [], withoutSource: [] });
+
+        await writeFile(svc.source('answer'), reflowed.replace('  RETURN 1;', '    RETURN 1;'));
+        assert.deepEqual(await functionDrift(svc.prismaDir), { changed: ['answer'], withoutSource: [] });
+        assert.ok(await functionsMigration(svc.prismaDir, 'answer_indented'));
+        await applyMigrations({ migrationsDir: svc.migrationsDir, databaseUrl: url });
+        const [fn] = await functionsIn(url, 'answer');
+        assert.match(fn?.body ?? '', /\n {4}RETURN 1;\n/);
+      });
+    } finally {
+      await svc.cleanup();
+    }
+  });
+
+  test('a function renamed in a migration is known under its new name, with its text', async () => {
+    const svc = await service('fn-rename', TWICE);
+    try {
+      await writeMigrations(svc.migrationsDir, [
+        ['20260102000000_rename', 'ALTER FUNCTION twice(INTEGER) RENAME TO double_it;'],
+      ]);
+      assert.deepEqual(await extractFunctionSources(svc.prismaDir), ['double_it']);
+      assert.deepEqual(await functionDrift(svc.prismaDir), { changed: [], withoutSource: [] });
+      assert.equal(await functionsMigration(svc.prismaDir, 'nothing'), null);
+
+      await withDatabase('fn_rename', async (url) => {
+        await applyMigrations({ migrationsDir: svc.migrationsDir, databaseUrl: url });
+        const [fn] = await functionsIn(url, 'double_it');
+        const source = await functionSources(svc.prismaDir);
+        assert.match(source.get('double_it')?.definition.text ?? '', /FUNCTION double_it\(x INTEGER\)/);
+        assert.equal(fn?.body, ' SELECT x * 2 ');
+        assert.deepEqual(await functionsIn(url, 'twice'), []);
+      });
+    } finally {
+      await svc.cleanup();
+    }
+  });
+
   test('a function written only in a migration, or a source file holding more than its function, is refused', async () => {
     const svc = await service(
       'fn-missing',

@@ -11,35 +11,48 @@ import {
   dropParameters,
   type FunctionDefinition,
   type FunctionDrop,
+  type FunctionRename,
   functionStatement,
+  quoteName,
+  renamed,
   sameSignature,
   splitStatements,
+  withoutLayout,
 } from './sql-script';
 
 export const FUNCTIONS_DIR = 'functions';
 
 /** The function statements of one SQL script, in order. */
-export function functionStatements(sql: string): (FunctionDefinition | FunctionDrop)[] {
+export function functionStatements(sql: string): (FunctionDefinition | FunctionDrop | FunctionRename)[] {
   return splitStatements(sql).flatMap((s) => functionStatement(s.text) ?? []);
 }
 
-/** Two definitions are the same when they differ only in whitespace or in `OR REPLACE`. */
+/**
+ * Two definitions are the same when the database would keep the same function:
+ * they may differ in `OR REPLACE` and in layout outside the body and the
+ * literals, not inside them (a re-indented body is stored as written).
+ */
 export function sameDefinition(a: string, b: string): boolean {
-  const norm = (s: string) =>
-    s
-      .replace(/^(\s*CREATE\s+)OR\s+REPLACE\s+/i, '$1')
-      .replace(/\s+/g, ' ')
-      .trim();
-  return norm(a) === norm(b);
+  const kept = (s: string) => withoutLayout(s.replace(/^(\s*CREATE\s+)OR\s+REPLACE\s+/i, '$1'));
+  return kept(a) === kept(b);
 }
 
-/** Each function's definition as the migrations leave it (dropped ones gone), in order of last definition. */
+/**
+ * Each function's definition as the migrations leave it, in order of last
+ * definition: dropped ones gone, renamed ones under their new name.
+ */
 export async function migratedFunctions(migrationsDir: string): Promise<Map<string, FunctionDefinition>> {
   const defined = new Map<string, FunctionDefinition>();
   for (const dir of await migrationDirs(migrationsDir)) {
     const file = path.join(migrationsDir, dir, MIGRATION_FILE);
     if (!existsSync(file)) continue;
     for (const s of functionStatements(await readFile(file, 'utf8'))) {
+      if (s.kind === 'rename') {
+        const before = defined.get(s.from);
+        defined.delete(s.from);
+        if (before) defined.set(s.to, renamed(before, s.to));
+        continue;
+      }
       for (const name of s.kind === 'drop' ? s.names : [s.name]) defined.delete(name);
       if (s.kind === 'create') defined.set(s.name, s);
     }
@@ -93,12 +106,6 @@ export async function functionDrift(prismaDir: string): Promise<FunctionDrift> {
     withoutSource: [...migrated.keys()].filter((name) => !sources.has(name)).sort(),
   };
 }
-
-const quoteName = (name: string) =>
-  name
-    .split('.')
-    .map((part) => (/^[a-z_][a-z0-9_$]*$/.test(part) ? part : `"${part.replace(/"/g, '""')}"`))
-    .join('.');
 
 /**
  * Writes `<timestamp>_<name>/migration.sql` redefining every changed function

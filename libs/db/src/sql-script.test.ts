@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { dropParameters, functionStatement, splitStatements } from './sql-script';
+import { dropParameters, functionStatement, renamed, splitStatements, withoutLayout } from './sql-script';
 
 describe('SQL scripts cut into statements', () => {
   test('semicolons inside comments, strings, quoted names and dollar-quoted bodies do not end a statement', () => {
@@ -39,13 +39,30 @@ COMMENT ON TABLE t IS 'see CREATE FUNCTION h()';`;
     assert.throws(() => splitStatements('CREATE FUNCTION f() RETURNS INT AS $$ SELECT 1;'), /unterminated \$\$/);
     assert.throws(() => splitStatements("SELECT 'x;"), /unterminated string/);
   });
+
+  test('layout goes, what the database stores stays: bodies, strings and quoted names as written', () => {
+    const sql = `CREATE FUNCTION f(x INT, -- the input
+      y  TEXT DEFAULT 'a  b' /* two spaces kept */)
+  RETURNS "odd  name"
+  LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN 1; -- inside the body: kept
+END $$;`;
+    assert.equal(
+      withoutLayout(sql),
+      `CREATE FUNCTION f(x INT, y TEXT DEFAULT 'a  b' ) RETURNS "odd  name" LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN 1; -- inside the body: kept
+END $$;`,
+    );
+  });
 });
 
 describe('function statements', () => {
   test('names fold to lower case unless quoted; the public schema goes unsaid', () => {
     const name = (sql: string) => {
       const s = functionStatement(sql);
-      return s?.kind === 'create' ? s.name : s?.names;
+      return s?.kind === 'create' ? s.name : s?.kind === 'drop' ? s.names : s;
     };
     assert.equal(name('CREATE FUNCTION Crawl_Take() RETURNS INT AS $$ SELECT 1 $$;'), 'crawl_take');
     assert.equal(
@@ -55,6 +72,27 @@ describe('function statements', () => {
     assert.equal(name('create or replace function public."Mixed"() returns int as $$ select 1 $$;'), 'Mixed');
     assert.equal(name('CREATE FUNCTION audit.log_it() RETURNS INT AS $$ SELECT 1 $$;'), 'audit.log_it');
     assert.deepEqual(name('DROP FUNCTION IF EXISTS a(INT, TEXT), "b", public.c(x UUID) CASCADE;'), ['a', 'b', 'c']);
+  });
+
+  test('a rename or a move to another schema is the same function under a new name; other ALTERs change nothing', () => {
+    const rename = (sql: string) => {
+      const s = functionStatement(sql);
+      return s?.kind === 'rename' ? `${s.from} -> ${s.to}` : s;
+    };
+    assert.equal(rename('ALTER FUNCTION Old_Name(x INT) RENAME TO "New Name";'), 'old_name -> New Name');
+    assert.equal(rename('ALTER FUNCTION audit.f RENAME TO g;'), 'audit.f -> audit.g');
+    assert.equal(rename('ALTER FUNCTION public.f(INT) SET SCHEMA audit;'), 'f -> audit.f');
+    assert.equal(rename('ALTER FUNCTION audit.f() SET SCHEMA public;'), 'audit.f -> f');
+    assert.equal(rename('ALTER FUNCTION f(INT) OWNER TO ledger;'), null);
+    assert.equal(rename("ALTER FUNCTION f(INT) SET search_path = 'public';"), null);
+
+    const f = functionStatement('CREATE OR REPLACE FUNCTION public.f (x INT) RETURNS INT AS $$ SELECT x $$;');
+    assert.equal(f?.kind, 'create');
+    if (f?.kind !== 'create') return;
+    assert.equal(
+      renamed(f, 'New Name').text,
+      'CREATE OR REPLACE FUNCTION "New Name" (x INT) RETURNS INT AS $$ SELECT x $$;',
+    );
   });
 
   test('parameters and result are read as written, defaults and table results included', () => {

@@ -72,6 +72,28 @@ export function splitStatements(sql: string): ScriptStatement[] {
   return statements;
 }
 
+/**
+ * A statement as the database keeps it: strings, quoted names and dollar-quoted
+ * bodies exactly as written (a function's body is stored verbatim), the layout
+ * between them (whitespace, comments) reduced to single spaces.
+ */
+export function withoutLayout(statement: string): string {
+  let out = '';
+  let space = false;
+  let i = 0;
+  while (i < statement.length) {
+    const end = skipQuoted(statement, i);
+    const comment = statement.startsWith('--', i) || statement.startsWith('/*', i);
+    if (comment || (end === i && /\s/.test(statement[i] as string))) space = out !== '';
+    else {
+      out += (space ? ' ' : '') + statement.slice(i, Math.max(end, i + 1));
+      space = false;
+    }
+    i = Math.max(end, i + 1);
+  }
+  return out;
+}
+
 /** Where the parenthesis opened at `open` closes (strings and comments inside skipped). */
 function matchingParen(sql: string, open: number): number {
   let depth = 0;
@@ -141,14 +163,23 @@ export interface FunctionDrop {
   text: string;
 }
 
+/** `ALTER FUNCTION ... RENAME TO` or `SET SCHEMA`: the same function under another name. */
+export interface FunctionRename {
+  kind: 'rename';
+  from: string;
+  to: string;
+  text: string;
+}
+
 const CREATE_HEAD = /^CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+/i;
 const DROP_HEAD = /^DROP\s+FUNCTION\s+(?:IF\s+EXISTS\s+)?/i;
+const ALTER_HEAD = /^ALTER\s+FUNCTION\s+(?:IF\s+EXISTS\s+)?/i;
 // The clauses that may follow RETURNS <type> (CREATE FUNCTION's synopsis).
 const AFTER_RETURNS =
   /\s(?:LANGUAGE|AS|TRANSFORM|WINDOW|IMMUTABLE|STABLE|VOLATILE|NOT|LEAKPROOF|CALLED|RETURNS\s+NULL|STRICT|EXTERNAL|SECURITY|PARALLEL|COST|ROWS|SUPPORT|SET|RETURN|BEGIN)\b/i;
 
 /** What a statement does to functions, if anything. */
-export function functionStatement(statement: string): FunctionDefinition | FunctionDrop | null {
+export function functionStatement(statement: string): FunctionDefinition | FunctionDrop | FunctionRename | null {
   const create = CREATE_HEAD.exec(statement);
   if (create) {
     const head = readName(statement, create[0].length);
@@ -190,7 +221,41 @@ export function functionStatement(statement: string): FunctionDefinition | Funct
     }
     return { kind: 'drop', names, text: statement };
   }
+  const alter = ALTER_HEAD.exec(statement);
+  const from = alter && readName(statement, alter[0].length);
+  if (from) {
+    const at = statement[from.end] === '(' ? matchingParen(statement, from.end) + 1 : from.end;
+    const clause = /^\s*(RENAME\s+TO|SET\s+SCHEMA)\s+/i.exec(statement.slice(at));
+    const target = clause && readName(statement, at + clause[0].length);
+    if (!clause || !target) return null; // OWNER TO, SET search_path ...: the function stays as defined
+    const base = from.name.split('.').at(-1) as string;
+    const schema = from.name.includes('.') ? from.name.slice(0, from.name.lastIndexOf('.')) : null;
+    const to = /^RENAME/i.test(clause[1] as string)
+      ? schema
+        ? `${schema}.${target.name}`
+        : target.name
+      : target.name === 'public'
+        ? base
+        : `${target.name}.${base}`;
+    return { kind: 'rename', from: from.name, to, text: statement };
+  }
   return null;
+}
+
+/** A name as it is written in SQL: quoted unless it would read back the same. */
+export const quoteName = (name: string) =>
+  name
+    .split('.')
+    .map((part) => (/^[a-z_][a-z0-9_$]*$/.test(part) ? part : `"${part.replace(/"/g, '""')}"`))
+    .join('.');
+
+/** The same definition under another name, as `ALTER FUNCTION ... RENAME TO` leaves it. */
+export function renamed(definition: FunctionDefinition, name: string): FunctionDefinition {
+  const head = CREATE_HEAD.exec(definition.text)?.[0].length ?? 0;
+  const old = readName(definition.text, head);
+  const gap = old ? (/\s*$/.exec(definition.text.slice(head, old.end))?.[0] ?? '') : '';
+  const text = `${definition.text.slice(0, head)}${quoteName(name)}${gap}${definition.text.slice(old?.end ?? head)}`;
+  return { ...definition, name, text };
 }
 
 /** A parameter list fit for `DROP FUNCTION name(...)`: defaults removed. */
