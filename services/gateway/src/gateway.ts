@@ -2,13 +2,11 @@
 // identity, the invoke path, the registry, the HTTP app and the jobs are
 // wired, shared by service.ts and the tests.
 import type { Server } from 'node:http';
-import type { PooledDatabase } from '@wap/db';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { CreditViews } from './clients/credit-views.js';
 import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
-import type { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
 import { connectUpgrade } from './http/connect.js';
@@ -20,8 +18,7 @@ import { RateLimiter, rateLimitPool } from './invoke/rate-limit.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
-
-export type GatewayDatabase = PooledDatabase<PrismaClient>;
+import type { GatewayDatabase } from './store/database.js';
 
 export interface GatewayOptions {
   /** The rows to serve; by default those of the configured backends. */
