@@ -8,9 +8,9 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './identity/credentials.js';
-import { IdentityStore } from './identity/store.js';
+import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './domain/credentials.js';
 import { openGatewayDatabase } from './store/database.js';
+import { IdentityStore } from './store/identity.js';
 
 const USAGE = `usage: admin.js <command>
   workspace create <name> [--plan free|builder|pro|scale] [--allowance CREDITS]

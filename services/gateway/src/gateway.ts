@@ -10,15 +10,15 @@ import type { GatewayConfig } from './config.js';
 import { createApp } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
 import { connectUpgrade } from './http/connect.js';
-import { ApiKeyCache } from './identity/cache.js';
-import { type ApiKeyRow, IdentityStore } from './identity/store.js';
-import { IdempotencyStore } from './invoke/idempotency.js';
 import { Invoker } from './invoke/invoke.js';
-import { RateLimiter, rateLimitPool } from './invoke/rate-limit.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
+import { ApiKeyCache } from './store/api-key-cache.js';
 import type { GatewayDatabase } from './store/database.js';
+import { IdempotencyStore } from './store/idempotency.js';
+import { type ApiKeyRow, IdentityStore } from './store/identity.js';
+import { RateLimiter, rateLimitPool } from './store/rate-limit.js';
 
 export interface GatewayOptions {
   /** The rows to serve; by default those of the configured backends. */

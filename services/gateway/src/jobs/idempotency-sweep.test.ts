@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { quietLog, until } from '@wap/testkit';
-import { IdempotencyStore } from '../invoke/idempotency.js';
+import { IdempotencyStore } from '../store/idempotency.js';
 import { freshDatabase, type TestDatabase } from '../test-support.js';
 import { idempotencySweeper } from './idempotency-sweep.js';
 
