@@ -21,4 +21,4 @@ export const uniqueNamespace = (tag: string): string => `${tag}_${randomBytes(4)
 /** A link to the local NATS server. */
 export const testNats = (name: string, log: Logger = quietLog()): Promise<NatsLink> =>
   connectNats({ url: localInfra().natsUrl, name, log });
-export { type ServiceProcess, spawnService, startsServesAndStops, waitServing } from './service-process.js';
+export { type ServiceProcess, servesAndStops, spawnService, waitServing } from './service-process.js';

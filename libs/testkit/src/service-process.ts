@@ -5,8 +5,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freshServiceDatabase, localInfra } from '@wap/db';
-import { freePort, ROOT } from '@wap/fleet';
+import { localInfra } from '@wap/db';
+import { ROOT } from '@wap/fleet';
 import { health } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { until } from './wait.js';
@@ -67,21 +67,21 @@ export async function waitServing(address: string, timeoutMs = 30_000): Promise<
 }
 
 /**
- * The service's whole life as the fleet runs it: its migrations applied to a
- * fresh database, the process serving gRPC health, and on SIGTERM a drain and
- * exit 0. Proves a service skeleton runs before it has any RPC of its own.
+ * The rest of a service's life as the fleet runs it: gRPC health SERVING,
+ * then on SIGTERM a drain and exit 0. Proves a service skeleton runs before
+ * it has any RPC of its own; the process is killed if it has not exited.
  */
-export async function startsServesAndStops(service: string, env: Record<string, string> = {}): Promise<void> {
-  const database = await freshServiceDatabase(path.join(ROOT, 'services', service));
-  const running = spawnService(service, database.url, await freePort(), env);
+export async function servesAndStops(running: ServiceProcess): Promise<void> {
+  const log = () => readFileSync(running.logFile, 'utf8');
   try {
-    await waitServing(running.address);
+    const died = running.exited.then((code) => {
+      throw new Error(`exited ${code} before serving; log: ${log()}`);
+    });
+    await Promise.race([waitServing(running.address), died]);
     running.proc.kill('SIGTERM');
     const code = await running.exited;
-    if (code !== 0)
-      throw new Error(`${service} exited ${code} on SIGTERM; log: ${readFileSync(running.logFile, 'utf8')}`);
+    if (code !== 0) throw new Error(`exited ${code} on SIGTERM; log: ${log()}`);
   } finally {
     if (running.proc.exitCode === null) running.proc.kill('SIGKILL');
-    await database.drop();
   }
 }

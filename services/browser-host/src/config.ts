@@ -1,3 +1,4 @@
+import { port, url } from '@wap/config';
 import { baseEnv } from '@wap/service';
 import { z } from 'zod';
 
@@ -19,9 +20,9 @@ export const env = baseEnv(50056).extend({
   BILLING_LEDGER_ADDR: z.string().optional(),
   /** Where clients' CDP WebSockets arrive (the tickets the gateway hands out name it). */
   CDP_HOST: z.string().default('127.0.0.1'),
-  CDP_PORT: z.coerce.number().int().min(0).max(65535).default(9222),
+  CDP_PORT: port().prefault('9222'),
   /** How clients reach CDP_PORT (ws:// or wss://, behind an ingress); default ws://CDP_HOST:CDP_PORT. */
-  CDP_PUBLIC_URL: z.url().optional(),
+  CDP_PUBLIC_URL: url({ protocols: ['ws:', 'wss:'] }).optional(),
   /** How gateways reach this host's gRPC (announced with its capacity); default GRPC_HOST:GRPC_PORT. */
   GRPC_PUBLIC_ADDR: z.string().optional(),
   /** Live CDP sessions this host takes; past it a connect answers no_capacity. */

@@ -5,13 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { PooledDatabase } from '@wap/db';
 import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { PrismaClient } from './generated/prisma/client.js';
-import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './identity/credentials.js';
-import { IdentityStore } from './identity/store.js';
+import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './domain/credentials.js';
+import { openGatewayDatabase } from './store/database.js';
+import { IdentityStore } from './store/identity.js';
 
 const USAGE = `usage: admin.js <command>
   workspace create <name> [--plan free|builder|pro|scale] [--allowance CREDITS]
@@ -89,7 +88,7 @@ async function main(args: string[]): Promise<void> {
   }
   const url = process.env.DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set');
-  const db = new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 3);
+  const db = openGatewayDatabase(url, 3);
   const identity = new IdentityStore(db);
   const workspaceOf = async (ref: string | undefined) => {
     const ws = ref ? await identity.findWorkspace(ref) : null;

@@ -2,27 +2,24 @@
 // identity, the invoke path, the registry, the HTTP app and the jobs are
 // wired, shared by service.ts and the tests.
 import type { Server } from 'node:http';
-import type { PooledDatabase } from '@wap/db';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { BrowserHosts } from './clients/browser-hosts.js';
 import { CreditViews } from './clients/credit-views.js';
 import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
-import type { PrismaClient } from './generated/prisma/client.js';
 import { createApp } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
 import { connectUpgrade } from './http/connect.js';
-import { ApiKeyCache } from './identity/cache.js';
-import { type ApiKeyRow, IdentityStore } from './identity/store.js';
-import { IdempotencyStore } from './invoke/idempotency.js';
 import { Invoker } from './invoke/invoke.js';
-import { RateLimiter, rateLimitPool } from './invoke/rate-limit.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
-
-export type GatewayDatabase = PooledDatabase<PrismaClient>;
+import { ApiKeyCache } from './store/api-key-cache.js';
+import type { GatewayDatabase } from './store/database.js';
+import { IdempotencyStore } from './store/idempotency.js';
+import { type ApiKeyRow, IdentityStore } from './store/identity.js';
+import { RateLimiter, rateLimitPool } from './store/rate-limit.js';
 
 export interface GatewayOptions {
   /** The rows to serve; by default those of the configured backends. */

@@ -1,15 +1,14 @@
 // The gateway: the public REST, MCP and CDP entry; identity, registry, auth,
 // rate limits and errors. It holds no business logic of the other services.
-import { PooledDatabase } from '@wap/db';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { type GatewayDatabase, openGateway } from './gateway.js';
-import { PrismaClient } from './generated/prisma/client.js';
+import { openGateway } from './gateway.js';
+import { type GatewayDatabase, openGatewayDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, GatewayDatabase> = {
   name: 'gateway',
   env,
-  openDatabase: (url) => new PooledDatabase(url, (adapter) => new PrismaClient({ adapter }), 20),
+  openDatabase: (url) => openGatewayDatabase(url),
   start: async ({ config, log, db, health, nats }) => {
     const gateway = openGateway(config, db, nats, log, {
       ownReadiness: async () => (await health.evaluate()).failing.length === 0,

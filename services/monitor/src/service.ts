@@ -3,10 +3,15 @@ import { createPrismaAdapter } from '@wap/db';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
+import { type MonitorDatabase, openMonitor } from './monitor.js';
 
-export const definition: ServiceDefinition<typeof env, PrismaClient> = {
+export const definition: ServiceDefinition<typeof env, MonitorDatabase> = {
   name: 'monitor',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async () => ({}),
+  start: async ({ config, db, nats, log }) => {
+    const service = openMonitor(config, db, nats, log);
+    await service.start();
+    return { stop: service.stop };
+  },
 };

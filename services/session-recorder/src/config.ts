@@ -1,4 +1,7 @@
 import { baseEnv } from '@wap/service';
+import type { z } from 'zod';
 
-/** Every variable the service reads: the shared ones only, for now. */
+/** Every variable the service reads: the shared ones only, until it has settings of its own. */
 export const env = baseEnv(50055);
+
+export type SessionRecorderConfig = z.infer<typeof env>;

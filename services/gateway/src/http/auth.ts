@@ -1,7 +1,7 @@
 import { ApiError } from '@wap/errors';
 import type { RequestHandler } from 'express';
-import { bearerFrom, parseCredential, type Surface, secretMatches } from '../identity/credentials.js';
-import type { IdentityStore, Principal } from '../identity/store.js';
+import { bearerFrom, parseCredential, type Surface, secretMatches } from '../domain/credentials.js';
+import type { IdentityStore, Principal } from '../store/identity.js';
 
 /** The realm named in every challenge: one protection space, the whole API. */
 export const REALM = 'api';

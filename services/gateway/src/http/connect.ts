@@ -21,8 +21,8 @@ import { Router } from 'express';
 import { z } from 'zod';
 import type { BrowserHosts } from '../clients/browser-hosts.js';
 import type { Upstreams } from '../clients/upstreams.js';
-import type { IdentityStore } from '../identity/store.js';
-import { newOperationId } from '../invoke/idempotency.js';
+import { newOperationId } from '../store/idempotency.js';
+import type { IdentityStore } from '../store/identity.js';
 import { principalOf } from './auth.js';
 
 const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

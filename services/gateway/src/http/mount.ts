@@ -1,8 +1,8 @@
 import { ApiError } from '@wap/errors';
 import express, { type RequestHandler, type Response, type Router } from 'express';
-import type { Principal } from '../identity/store.js';
 import type { Answer, Invoker } from '../invoke/invoke.js';
 import { type Capability, surfacesOf } from '../registry/types.js';
+import type { Principal } from '../store/identity.js';
 import { JSON_BODY_TYPES, requireJsonBody } from './input.js';
 
 /** Express path syntax from the OpenAPI form: `/v1/crawl/{id}` → `/v1/crawl/:id`. */

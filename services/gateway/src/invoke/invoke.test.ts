@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { IdentityStore } from '../identity/store.js';
 import { type Capability, capability } from '../registry/types.js';
+import { IdentityStore } from '../store/identity.js';
 
 // The invoke path through the REST surface, on a real gateway database, NATS and HTTP server,
 // with rows made for the test: one of each answer kind and each way to break a contract.

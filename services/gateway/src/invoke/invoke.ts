@@ -2,7 +2,6 @@ import { ApiError, type ErrorCode, isApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { CreditViews } from '../clients/credit-views.js';
 import type { CreditsView, Upstreams } from '../clients/upstreams.js';
-import type { Principal } from '../identity/store.js';
 import {
   answerOf,
   type Capability,
@@ -12,9 +11,10 @@ import {
   type RowSurface,
   surfacesOf,
 } from '../registry/types.js';
-import { checkKey, fingerprint, type IdempotencyStore, newOperationId, operationIdFor } from './idempotency.js';
+import { checkKey, fingerprint, type IdempotencyStore, newOperationId, operationIdFor } from '../store/idempotency.js';
+import type { Principal } from '../store/identity.js';
+import { admitRequest, type RateLimiter } from '../store/rate-limit.js';
 import { parsePart } from './input.js';
-import { admitRequest, type RateLimiter } from './rate-limit.js';
 
 /** What a call answers, whatever carries it: REST writes it as HTTP, MCP as a tool result. */
 export type Answer =

@@ -1,6 +1,6 @@
 import { ERRORS, type ErrorCode, errorSchema } from '@wap/errors';
 import { z } from 'zod';
-import { IDEMPOTENCY_KEY } from '../invoke/idempotency.js';
+import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
 import { type Capability, COMMON_ERRORS, type Tag } from './types.js';
 
 type JsonSchema = Record<string, unknown>;

@@ -4,7 +4,7 @@ import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
 import type { CreditViews } from '../clients/credit-views.js';
 import type { CreditsView, Upstreams } from '../clients/upstreams.js';
-import type { Principal } from '../identity/store.js';
+import type { Principal } from '../store/identity.js';
 
 /** The spec's capability groups (part 1). */
 export type Tag =

@@ -1,7 +1,7 @@
 import { ApiError } from '@wap/errors';
 import { PLANS } from '@wap/plans';
 import pg from 'pg';
-import type { Principal } from '../identity/store.js';
+import type { Principal } from './identity.js';
 
 const WINDOW_MS = 60_000;
 

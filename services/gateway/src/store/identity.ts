@@ -1,8 +1,8 @@
 import type { PooledDatabase } from '@wap/db';
 import type { PlanName } from '@wap/plans';
+import { mintApiKey, SURFACES, type Surface } from '../domain/credentials.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './cache.js';
-import { mintApiKey, SURFACES, type Surface } from './credentials.js';
+import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './api-key-cache.js';
 
 /** Who is calling: resolved from a credential on every request. */
 export interface Principal {

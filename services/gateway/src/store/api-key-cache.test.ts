@@ -6,8 +6,8 @@ import { createLogger } from '@wap/log';
 import { type FreshDatabase, freshServiceDatabase, until } from '@wap/testkit';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './cache.js';
-import { type ApiKeyRow, IdentityStore } from './store.js';
+import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './api-key-cache.js';
+import { type ApiKeyRow, IdentityStore } from './identity.js';
 
 let database: FreshDatabase;
 let db: PooledDatabase<PrismaClient>;
