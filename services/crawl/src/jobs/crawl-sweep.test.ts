@@ -8,17 +8,16 @@ import { after, before, test } from 'node:test';
 import { freshDatabase as freshLedgerDatabase, serveLedger } from '@wap/billing-ledger/dist/test-support.js';
 import { ensureStreams, type NatsLink, Publisher } from '@wap/events';
 import { createFetchAgent } from '@wap/fetch';
-import { createLogger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { ledger } from '@wap/proto';
-import { type FreshDatabase, freshServiceDatabase, testNats, until } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, quietLog, testNats, until } from '@wap/testkit';
 import { CrawlStore } from '../store/crawl-store.js';
 import { CrawlDatabase } from '../store/database.js';
 import { crawlSweeper } from './crawl-sweep.js';
 import { CrawlWorker } from './crawl-worker.js';
 import { Frontier, frontierStreams } from './frontier.js';
 
-const log = createLogger({ service: 'test', level: 'silent' });
+const log = quietLog();
 const HOST = 'site.test';
 const SETTINGS = { intervalMs: 60_000, idleMs: 60_000, stallMs: 90_000, retentionMs: 3_600_000 };
 

@@ -5,9 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '@wap/config';
 import { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
-import { connectNats, type NatsLink } from '@wap/events';
-import { createLogger } from '@wap/log';
-import { type FreshDatabase, freshServiceDatabase, infra } from '@wap/testkit';
+import type { NatsLink } from '@wap/events';
+import { type FreshDatabase, freshServiceDatabase, infra, quietLog, testNats } from '@wap/testkit';
 import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
@@ -17,7 +16,7 @@ import { IdentityStore } from '../store/identity.js';
 
 // The invoke path through the REST surface, on a real gateway database, NATS and HTTP server,
 // with rows made for the test: one of each answer kind and each way to break a contract.
-const log = createLogger({ service: 'gateway-test', level: 'silent' });
+const log = quietLog('gateway-test');
 
 let database: FreshDatabase;
 let db: PooledDatabase<PrismaClient>;
@@ -143,7 +142,7 @@ async function gateway(strictContracts: boolean): Promise<string> {
 before(async () => {
   database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
   db = new PooledDatabase(database.url, (adapter) => new PrismaClient({ adapter }), 6);
-  link = await connectNats({ url: infra().natsUrl, name: 'invoke-test', log });
+  link = await testNats('invoke-test', log);
   const identity = new IdentityStore(db);
   const ws = await identity.createWorkspace('invoke-test', 'pro');
   apiKey = (await identity.createApiKey(ws.id, 'test')).credential;

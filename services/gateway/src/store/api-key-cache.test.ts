@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { PooledDatabase } from '@wap/db';
-import { createLogger } from '@wap/log';
-import { type FreshDatabase, freshServiceDatabase, until } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, quietLog, until } from '@wap/testkit';
 import pg from 'pg';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './api-key-cache.js';
@@ -13,7 +12,7 @@ let database: FreshDatabase;
 let db: PooledDatabase<PrismaClient>;
 /** Reads the database on every call, as the admin command does. */
 let direct: IdentityStore;
-const log = createLogger({ service: 'gateway-test', level: 'silent' });
+const log = quietLog('gateway-test');
 
 before(async () => {
   database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
