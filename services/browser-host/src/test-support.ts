@@ -1,10 +1,17 @@
-// Shared by the tests (not a test itself): the browser host as the service
-// wires it, with one Chromium, and a loopback site the egress lets through.
+// Shared by the tests (not a test itself): a fresh migrated database, and the
+// browser host as the service wires it, with one Chromium, and a loopback site
+// the egress lets through.
 import { createServer, type RequestListener, type Server } from 'node:http';
+import path from 'node:path';
 import type { browser as proto } from '@wap/proto';
-import { quietLog } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, quietLog } from '@wap/testkit';
 import { openBrowserHost } from './browser-host.js';
 import { render } from './render.js';
+
+export const SERVICE_DIR = path.resolve(__dirname, '..');
+
+/** A new database with every migration applied, as the deploy Job would leave it. */
+export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(SERVICE_DIR);
 
 export interface TestHost {
   host: ReturnType<typeof openBrowserHost>;
