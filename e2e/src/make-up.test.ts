@@ -5,7 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
-import { Fleet, freePort, localInfra, ROOT } from '@wap/fleet';
+import { Fleet, ROOT } from '@wap/fleet';
+import { freePort, infra } from '@wap/testkit';
 import { call } from './api.js';
 
 const CLI = path.join(ROOT, 'libs/fleet/dist/cli.js');
@@ -14,13 +15,13 @@ const CLI = path.join(ROOT, 'libs/fleet/dist/cli.js');
 async function makeUp(dotenv: string) {
   const dir = mkdtempSync(path.join(tmpdir(), 'wap-up-'));
   writeFileSync(path.join(dir, '.env'), dotenv);
-  const infra = localInfra();
+  const local = infra();
   const dbPrefix = `t${randomBytes(4).toString('hex')}_`;
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
-    DATABASE_ADMIN_URL: infra.adminUrl,
-    NATS_URL: infra.natsUrl,
+    DATABASE_ADMIN_URL: local.adminUrl,
+    NATS_URL: local.natsUrl,
     WAP_DATA_DIR: dir,
     WAP_ENV_FILE: path.join(dir, '.env'),
     WAP_DB_PREFIX: dbPrefix,
@@ -33,7 +34,7 @@ async function makeUp(dotenv: string) {
   let output = '';
   for (const stream of [child.stdout, child.stderr]) stream.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, output: () => output, dbPrefix, dir, infra };
+  return { child, exited, output: () => output, dbPrefix, dir, infra: local };
 }
 
 async function upAndReady(run: Awaited<ReturnType<typeof makeUp>>): Promise<{ url: string; key: string }> {

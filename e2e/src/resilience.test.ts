@@ -1,11 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { Fleet, SERVICES } from '@wap/fleet';
-import { PrivateInfra, until } from '@wap/testkit';
+import { type Fleet, SERVICES } from '@wap/fleet';
+import { PrivateInfra, startFleet, until } from '@wap/testkit';
 
 // This file stops and starts Postgres and NATS, so it runs its own.
 const infra = new PrivateInfra();
@@ -13,15 +9,7 @@ let fleet: Fleet;
 
 before(async () => {
   await infra.init();
-  fleet = new Fleet({
-    infra: infra.infra,
-    dbPrefix: `t${randomBytes(4).toString('hex')}_`,
-    logDir: mkdtempSync(path.join(tmpdir(), 'wap-fleet-')),
-    env: { LOG_LEVEL: 'info' },
-  });
-  await fleet.migrate();
-  await fleet.start();
-  await fleet.waitReady(90_000);
+  fleet = await startFleet({ infra: infra.infra });
 });
 
 after(async () => {

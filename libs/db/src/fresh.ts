@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { databaseUrlFor, dropDatabase, ensureDatabase } from './database';
-import { adminUrl } from './test-support';
+import { localInfra } from './local-infra';
 
 export interface FreshDatabase {
   url: string;
@@ -17,7 +17,7 @@ export interface FreshDatabase {
  * would keep the caller alive ten seconds after its tests end).
  */
 export async function freshServiceDatabase(serviceDir: string): Promise<FreshDatabase> {
-  const admin = adminUrl();
+  const admin = localInfra().adminUrl;
   const name = `t${randomBytes(4).toString('hex')}_${path.basename(serviceDir).replaceAll('-', '_')}`;
   await ensureDatabase(admin, name);
   const url = databaseUrlFor(admin, name);

@@ -6,11 +6,13 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { context, propagation, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { localInfra } from '@wap/db';
 import { createLogger } from '@wap/log';
 import { Consumer, type ConsumeSettings, connectNats, ensureStreams, type NatsLink, Publisher } from './index.js';
 
 const log = createLogger({ service: 'test', level: 'error', destination: new Writable({ write: (_c, _e, d) => d() }) });
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:42220';
+// The local NATS from @wap/db, and an until() of its own: @wap/testkit depends on this library.
+const NATS_URL = localInfra().natsUrl;
 let link: NatsLink;
 const streams: string[] = [];
 

@@ -1,6 +1,7 @@
 // The one test fixture: where the local Postgres and NATS are, fresh migrated
 // databases, NATS links with a namespace of their own, a private Postgres and
-// NATS a test may kill, whole fleets, and waiting for a condition.
+// NATS a test may kill, whole fleets, services as processes, free ports and
+// waiting for a condition.
 import { randomBytes } from 'node:crypto';
 import { localInfra } from '@wap/db';
 import { connectNats, type NatsLink } from '@wap/events';
@@ -10,6 +11,7 @@ export { type FreshDatabase, freshServiceDatabase, type Infra, localInfra as inf
 export { type Fleet, freePort } from '@wap/fleet';
 export { readLogLines, startBenchFleet, startFleet } from './fleets.js';
 export { PrivateInfra } from './private-infra.js';
+export { type ServiceProcess, servesAndStops, spawnService, waitServing } from './service-process.js';
 export { until } from './wait.js';
 
 /** A logger that prints nothing, for the code under test. */
@@ -21,4 +23,3 @@ export const uniqueNamespace = (tag: string): string => `${tag}_${randomBytes(4)
 /** A link to the local NATS server. */
 export const testNats = (name: string, log: Logger = quietLog()): Promise<NatsLink> =>
   connectNats({ url: localInfra().natsUrl, name, log });
-export { type ServiceProcess, servesAndStops, spawnService, waitServing } from './service-process.js';

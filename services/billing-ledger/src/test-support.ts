@@ -3,7 +3,7 @@
 // with a clock the test moves, or run as its own process like the fleet does.
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { freshServiceDatabase, type ServiceProcess, spawnService } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, type ServiceProcess, spawnService } from '@wap/testkit';
 
 export { freePort, infra, waitServing } from '@wap/testkit';
 
@@ -19,10 +19,7 @@ export const SERVICE_DIR = path.resolve(__dirname, '..');
 
 export type LedgerClient = ReturnType<typeof createClient<(typeof ledger.LedgerService)['method']>>;
 
-export interface TestDatabase {
-  url: string;
-  drop(): Promise<void>;
-}
+export type TestDatabase = FreshDatabase;
 
 /** A new database with every migration applied, as the deploy Job would leave it. */
 export const freshDatabase = (): Promise<TestDatabase> => freshServiceDatabase(SERVICE_DIR);

@@ -1,18 +1,17 @@
-// Shared by the tests (not a test itself): the browser host as the service
-// wires it, with one Chromium, and a loopback site the egress lets through.
+// Shared by the tests (not a test itself): a fresh migrated database, and the
+// browser host as the service wires it, with one Chromium, and a loopback site
+// the egress lets through.
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '@wap/log';
+import path from 'node:path';
 import type { browser as proto } from '@wap/proto';
+import { type FreshDatabase, freshServiceDatabase, quietLog } from '@wap/testkit';
 import { openBrowserHost } from './browser-host.js';
 import { render } from './render.js';
 
-/** Errors only, and swallowed: a test asserts on answers, not on logs. */
-export const quietLog: Logger = createLogger({
-  service: 'test',
-  level: 'error',
-  destination: new Writable({ write: (_c, _e, done) => done() }),
-});
+export const SERVICE_DIR = path.resolve(__dirname, '..');
+
+/** A new database with every migration applied, as the deploy Job would leave it. */
+export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(SERVICE_DIR);
 
 export interface TestHost {
   host: ReturnType<typeof openBrowserHost>;
@@ -35,7 +34,7 @@ export async function startTestHost(site: RequestListener, recycleAfterPages = 1
       RECYCLE_AFTER_PAGES: recycleAfterPages,
       EGRESS_ALLOW: '127.0.0.0/8',
     },
-    quietLog,
+    quietLog(),
   );
   await host.start();
   const { pool, egress } = host.deps;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createLogger } from '@wap/log';
+import { quietLog } from '@wap/testkit';
 import { allowancePeriod } from '../domain/period.js';
 import { LedgerDatabase } from '../store/database.js';
 import { MoneyStore } from '../store/money.js';
@@ -29,7 +29,7 @@ test('the running sweeper marks expired holds, and stop() waits for its pass', a
     await money.authorize({ ...hold, amountMc: 1_000n, ttlSeconds: 5 }, at());
   }
   clock.advance(6);
-  const sweeper = holdSweeper(money, clock.now, createLogger({ service: 'test', level: 'silent' }), 20);
+  const sweeper = holdSweeper(money, clock.now, quietLog(), 20);
   sweeper.start();
   const deadline = Date.now() + 5_000;
   let active = 3;

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
-import { createLogger } from '@wap/log';
 import { ledger } from '@wap/proto';
+import { quietLog } from '@wap/testkit';
 import { freshDatabase, serveLedger, TestClock, type TestDatabase } from '../test-support.js';
 import { BalanceChanges } from './changes.js';
 
 const { Meter, Plan, GrantKind } = ledger;
 const page = (n: bigint) => [{ meter: Meter.PAGE_LOAD, quantity: n }];
-const log = createLogger({ service: 'billing-ledger-test', level: 'silent' });
+const log = quietLog('billing-ledger-test');
 const clock = new TestClock();
 let seq = 0;
 const key = () => `changes-key-${++seq}`;

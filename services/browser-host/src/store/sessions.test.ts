@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createPrismaAdapter } from '@wap/db';
-import { type FreshDatabase, freshServiceDatabase, quietLog } from '@wap/testkit';
+import { type FreshDatabase, quietLog } from '@wap/testkit';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { lostSessionSweeper } from '../jobs/lost-sessions.js';
+import { freshDatabase } from '../test-support.js';
 import { SessionStore } from './sessions.js';
 
 let database: FreshDatabase;
@@ -13,7 +13,7 @@ let db: PrismaClient;
 let store: SessionStore;
 
 before(async () => {
-  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  database = await freshDatabase();
   db = new PrismaClient({ adapter: createPrismaAdapter(database.url) });
   store = new SessionStore(db);
 });

@@ -3,22 +3,21 @@
 // the rest of its hold released; settled crawls past retention are deleted.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { freshDatabase as freshLedgerDatabase, serveLedger } from '@wap/billing-ledger/dist/test-support.js';
 import { ensureStreams, type NatsLink, Publisher } from '@wap/events';
 import { createFetchAgent } from '@wap/fetch';
-import { createLogger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { ledger } from '@wap/proto';
-import { type FreshDatabase, freshServiceDatabase, testNats, until } from '@wap/testkit';
+import { type FreshDatabase, quietLog, testNats, until } from '@wap/testkit';
 import { CrawlStore } from '../store/crawl-store.js';
 import { CrawlDatabase } from '../store/database.js';
+import { freshDatabase } from '../test-support.js';
 import { crawlSweeper } from './crawl-sweep.js';
 import { CrawlWorker } from './crawl-worker.js';
 import { Frontier, frontierStreams } from './frontier.js';
 
-const log = createLogger({ service: 'test', level: 'silent' });
+const log = quietLog();
 const HOST = 'site.test';
 const SETTINGS = { intervalMs: 60_000, idleMs: 60_000, stallMs: 90_000, retentionMs: 3_600_000 };
 
@@ -33,7 +32,7 @@ let frontier: Frontier;
 const agent = createFetchAgent({ allow: AllowList.parse('') });
 
 before(async () => {
-  crawlDb = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  crawlDb = await freshDatabase();
   db = new CrawlDatabase(crawlDb.url, 4);
   store = new CrawlStore(db);
   ledgerDb = await freshLedgerDatabase();

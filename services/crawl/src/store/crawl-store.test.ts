@@ -2,9 +2,9 @@
 // batched takes, downloads and deliveries decide exactly what single ones would.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { type FreshDatabase, freshServiceDatabase, until } from '@wap/testkit';
+import { type FreshDatabase, until } from '@wap/testkit';
+import { freshDatabase } from '../test-support.js';
 import { CrawlStore, type NewUrl } from './crawl-store.js';
 import { CrawlDatabase } from './database.js';
 
@@ -13,7 +13,7 @@ let db: CrawlDatabase;
 let store: CrawlStore;
 
 before(async () => {
-  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  database = await freshDatabase();
   db = new CrawlDatabase(database.url, 8);
   store = new CrawlStore(db);
 });

@@ -1,11 +1,11 @@
 // The page cache and the search index writes of scrapes, against a real Postgres.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { extract } from '@wap/extract';
-import { type FreshDatabase, freshServiceDatabase } from '@wap/testkit';
+import type { FreshDatabase } from '@wap/testkit';
 import type { RawPage } from '../pipeline/scrape.js';
+import { freshDatabase } from '../test-support.js';
 import { CrawlDatabase } from './database.js';
 import { PageCache } from './page-cache.js';
 import { SearchIndex } from './search-index.js';
@@ -16,7 +16,7 @@ let cache: PageCache;
 let index: SearchIndex;
 
 before(async () => {
-  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
+  database = await freshDatabase();
   db = new CrawlDatabase(database.url, 4);
   cache = new PageCache(db);
   index = new SearchIndex(db);

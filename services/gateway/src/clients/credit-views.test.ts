@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { NatsLink } from '@wap/events';
-import { createLogger } from '@wap/log';
-import { testNats, until } from '@wap/testkit';
+import { quietLog, testNats, until } from '@wap/testkit';
 import { CreditViews } from './credit-views.js';
 
-const log = createLogger({ service: 'gateway-test', level: 'silent' });
+const log = quietLog('gateway-test');
 let link: NatsLink;
 
 before(async () => {

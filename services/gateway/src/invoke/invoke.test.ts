@@ -1,26 +1,24 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '@wap/config';
-import { PooledDatabase } from '@wap/db';
 import { ApiError } from '@wap/errors';
-import { connectNats, type NatsLink } from '@wap/events';
-import { createLogger } from '@wap/log';
-import { type FreshDatabase, freshServiceDatabase, infra } from '@wap/testkit';
+import type { NatsLink } from '@wap/events';
+import { infra, quietLog, testNats } from '@wap/testkit';
 import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
-import { PrismaClient } from '../generated/prisma/client.js';
 import { type Capability, capability } from '../registry/types.js';
+import type { GatewayDatabase } from '../store/database.js';
 import { IdentityStore } from '../store/identity.js';
+import { freshDatabase, type TestDatabase } from '../test-support.js';
 
 // The invoke path through the REST surface, on a real gateway database, NATS and HTTP server,
 // with rows made for the test: one of each answer kind and each way to break a contract.
-const log = createLogger({ service: 'gateway-test', level: 'silent' });
+const log = quietLog('gateway-test');
 
-let database: FreshDatabase;
-let db: PooledDatabase<PrismaClient>;
+let database: TestDatabase;
+let db: GatewayDatabase;
 let link: NatsLink;
 const gateways: ReturnType<typeof openGateway>[] = [];
 let apiKey: string;
@@ -141,9 +139,9 @@ async function gateway(strictContracts: boolean): Promise<string> {
 }
 
 before(async () => {
-  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
-  db = new PooledDatabase(database.url, (adapter) => new PrismaClient({ adapter }), 6);
-  link = await connectNats({ url: infra().natsUrl, name: 'invoke-test', log });
+  database = await freshDatabase();
+  db = database.db;
+  link = await testNats('invoke-test', log);
   const identity = new IdentityStore(db);
   const ws = await identity.createWorkspace('invoke-test', 'pro');
   apiKey = (await identity.createApiKey(ws.id, 'test')).credential;
@@ -152,8 +150,7 @@ before(async () => {
 after(async () => {
   for (const g of gateways) await g.stop();
   await link.drain();
-  await db.$disconnect();
-  await database.drop();
+  await database.close();
 });
 
 const get = (url: string, init: RequestInit = {}) =>

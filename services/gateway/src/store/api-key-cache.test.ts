@@ -1,29 +1,26 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { PooledDatabase } from '@wap/db';
-import { createLogger } from '@wap/log';
-import { type FreshDatabase, freshServiceDatabase, until } from '@wap/testkit';
+import { quietLog, until } from '@wap/testkit';
 import pg from 'pg';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { freshDatabase, type TestDatabase } from '../test-support.js';
 import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './api-key-cache.js';
+import type { GatewayDatabase } from './database.js';
 import { type ApiKeyRow, IdentityStore } from './identity.js';
 
-let database: FreshDatabase;
-let db: PooledDatabase<PrismaClient>;
+let database: TestDatabase;
+let db: GatewayDatabase;
 /** Reads the database on every call, as the admin command does. */
 let direct: IdentityStore;
-const log = createLogger({ service: 'gateway-test', level: 'silent' });
+const log = quietLog('gateway-test');
 
 before(async () => {
-  database = await freshServiceDatabase(path.resolve(__dirname, '..', '..'));
-  db = new PooledDatabase(database.url, (adapter) => new PrismaClient({ adapter }), 6);
+  database = await freshDatabase();
+  db = database.db;
   direct = new IdentityStore(db);
 });
 
 after(async () => {
-  await db.$disconnect();
-  await database.drop();
+  await database.close();
 });
 
 /** A listening cache whose loads are counted. */

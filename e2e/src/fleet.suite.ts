@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import { type Fleet, SERVICES } from '@wap/fleet';
-import { readLogLines, startFleet, until } from '@wap/testkit';
+import { before, test } from 'node:test';
+import { SERVICES } from '@wap/fleet';
+import { readLogLines, until } from '@wap/testkit';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
-
-before(async () => {
-  fleet = await startFleet();
-});
-
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-});
+before(() => sharedFleet());
 
 test('readiness reports all seven services healthy', async () => {
   const res = await fetch(`${fleet.gatewayUrl}/readyz`);

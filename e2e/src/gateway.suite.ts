@@ -1,22 +1,16 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { ERRORS } from '@wap/errors';
-import type { Fleet } from '@wap/fleet';
-import { startFleet } from '@wap/testkit';
 import { call } from './api.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
 let key: string;
 let keyId: string;
 
 before(async () => {
-  fleet = await startFleet();
+  await sharedFleet();
   ({ apiKey: key, keyId } = await fleet.workspace('pro'));
-});
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
 });
 
 const isError = (body: unknown, code: keyof typeof ERRORS) => {
