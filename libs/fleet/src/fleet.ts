@@ -21,15 +21,30 @@ export const ROOT = path.resolve(__dirname, '../../..');
 
 /** A free TCP port on loopback, for a server a moment from now. */
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+  return (await freePorts(1))[0] as number;
+}
+
+/**
+ * `n` distinct free TCP ports on loopback: all are held open until every one
+ * is chosen, so no two of them can be the same port (ports chosen one after
+ * another may be: the kernel may hand a just-released port out again).
+ */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const server = createServer();
+          server.unref();
+          server.on('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as { port: number }).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
 }
 
 const envName = (service: ServiceName) => service.toUpperCase().replaceAll('-', '_');
@@ -106,13 +121,11 @@ export class Fleet {
 
   async start(): Promise<void> {
     if (!this.ports) {
+      const [http, cdp, ...grpc] = await freePorts(2 + SERVICES.length);
       this.ports = this.settings.ports ?? {
-        http: await freePort(),
-        cdp: await freePort(),
-        grpc: Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()]))) as Record<
-          ServiceName,
-          number
-        >,
+        http: http as number,
+        cdp: cdp as number,
+        grpc: Object.fromEntries(SERVICES.map((s, i) => [s, grpc[i]])) as Record<ServiceName, number>,
       };
     }
     mkdirSync(this.settings.logDir, { recursive: true });

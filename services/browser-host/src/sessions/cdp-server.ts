@@ -54,7 +54,13 @@ export class CdpServer {
 
   /** Listens; `publicUrl` is how clients reach it (ws:// or wss://), e.g. behind an ingress. */
   async listen(host: string, port: number, publicUrl?: string): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(port, host, resolve));
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
     const address = this.server.address();
     const bound = address && typeof address === 'object' ? address.port : port;
     this.publicBase = (publicUrl ?? `ws://${host}:${bound}`).replace(/\/$/, '');
