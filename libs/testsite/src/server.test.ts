@@ -151,6 +151,21 @@ describe('startTestSite', () => {
     await assert.rejects(hanging);
   });
 
+  it('holds its sitemaps until the test lets them go', async () => {
+    let release = () => {};
+    const held = await startTestSite({ sitemapsHeldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    try {
+      const sitemap = get(`${held.url}/sitemap.xml`);
+      await waitFor('the site has the request', () => held.stats.count('/sitemap.xml') === 1);
+      assert.equal((await get(`${held.url}/`)).status, 200, 'pages are answered meanwhile');
+      assert.equal(await Promise.race([sitemap.then(() => 'answered'), Promise.resolve('held')]), 'held');
+      release();
+      assert.equal((await sitemap).status, 200);
+    } finally {
+      await held.close();
+    }
+  });
+
   it('delays slow pages', async () => {
     const started = Date.now();
     assert.equal((await get(`${site.url}/slow/300`)).status, 200);
