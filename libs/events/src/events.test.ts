@@ -164,7 +164,7 @@ test('a worker that dies without acking loses nothing: another gets the message'
     got.push(d.data.job);
   });
   await survivor.start();
-  await until(() => got.length === 1, 10_000);
+  await until(() => got.length === 1);
   await survivor.stop();
   assert.deepEqual(got, [1]);
 });
