@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PWD/node_modules/.bin:$PATH"
 tag=$(git describe --tags --abbrev=0 --match 'v*' 2>/dev/null || true)
+if [ -z "$tag" ] && [ "$(git rev-parse --is-shallow-repository)" = true ]; then
+  # A shallow clone may hold the tag but not the history that reaches it: the newest by version.
+  tag=$(git tag --list 'v*' --sort=-v:refname | head -n 1)
+  [ -n "$tag" ] && echo "proto: shallow clone, $tag taken as the last release (its history is not here)"
+fi
 if [ -z "$tag" ]; then
   echo "proto: no release tag (v*) in this clone, nothing to check against (a shallow or tagless clone?)"
   exit 0

@@ -24,10 +24,8 @@ test('one trace id crosses from the gateway to every service', async () => {
   });
   assert.equal(res.status, 200);
   for (const service of SERVICES) {
-    await until(
-      `${service} logs trace ${traceId}`,
-      async () => readLogLines(fleet.logFile(service)).some((line) => line.trace_id === traceId),
-      5_000,
+    await until(`${service} logs trace ${traceId}`, async () =>
+      readLogLines(fleet.logFile(service)).some((line) => line.trace_id === traceId),
     );
   }
   const ledgerLine = readLogLines(fleet.logFile('billing-ledger')).find((l) => l.trace_id === traceId);
@@ -44,9 +42,6 @@ test('an unknown route answers the spec Error object', async () => {
 });
 
 test('SIGTERM drains and every service exits 0', async () => {
-  for (const service of SERVICES) {
-    const started = Date.now();
-    assert.equal(await fleet.stopOne(service), 0, `${service} exit code`);
-    assert.ok(Date.now() - started < 10_000, `${service} stopped within its deadline`);
-  }
+  // Exit 0 is a drain finished within SHUTDOWN_TIMEOUT: past it, a service exits 1 (libs/service).
+  for (const service of SERVICES) assert.equal(await fleet.stopOne(service), 0, `${service} exit code`);
 });

@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFleet, until } from '@wap/testkit';
@@ -185,22 +188,35 @@ describe('scrape', () => {
     await fleet.admin('workspace', 'create', ws, '--plan', 'free');
     const { apiKey } = await fleet.admin<{ apiKey: string }>('key', 'create', ws);
     const before = await credits(apiKey);
-    // Five at once, each page taking two seconds to answer: they overlap whatever the machine's speed.
-    const answers = await Promise.all(
-      Array.from({ length: 5 }, (_, i) => scrape({ url: `${site.url}/slow/2000?n=${i}`, engine: 'browser' }, apiKey)),
-    );
-    const ok = answers.filter((r) => r.status === 200);
-    const refused = answers.filter((r) => r.status === 429);
-    assert.equal(ok.length + refused.length, 5, JSON.stringify(answers.map((r) => [r.status, r.body])));
-    assert.ok(ok.length >= 1 && ok.length <= 2, `at most the plan's 2 browsers rendered: ${ok.length}`);
-    for (const r of refused) {
-      const body = r.body as unknown as { code: string; details: { kind: string; limit: number } };
-      assert.equal(body.code, 'concurrency_limit');
-      assert.equal(body.details.kind, 'browsers');
-      assert.equal(body.details.limit, 2);
-      assert.ok(Number(r.headers.get('retry-after')) >= 1, 'says when to try again');
+    // A page that answers only when the test says: two renders waiting for it hold both slots.
+    const waiting: (() => void)[] = [];
+    const held = createServer((req, res) => {
+      if (!req.url?.startsWith('/held')) return void res.writeHead(404).end();
+      waiting.push(() => res.end('<html><body><p>Held until the test let it go.</p></body></html>'));
+    });
+    held.listen(0, '127.0.0.2');
+    await once(held, 'listening');
+    const page = (n: number) => ({ url: `http://127.0.0.2:${(held.address() as AddressInfo).port}/held?n=${n}` });
+    try {
+      const rendering = [0, 1].map((n) => scrape({ ...page(n), engine: 'browser' }, apiKey));
+      await until('both renders wait for their page', async () => waiting.length === 2);
+      const refused = await Promise.all([2, 3, 4].map((n) => scrape({ ...page(n), engine: 'browser' }, apiKey)));
+      for (const r of refused) {
+        assert.equal(r.status, 429, JSON.stringify(r.body));
+        const body = r.body as unknown as { code: string; details: { kind: string; limit: number } };
+        assert.equal(body.code, 'concurrency_limit');
+        assert.equal(body.details.kind, 'browsers');
+        assert.equal(body.details.limit, 2);
+        assert.ok(Number(r.headers.get('retry-after')) >= 1, 'says when to try again');
+      }
+      for (const answer of waiting.splice(0)) answer();
+      for (const r of await Promise.all(rendering)) assert.equal(r.status, 200, JSON.stringify(r.body));
+    } finally {
+      for (const answer of waiting.splice(0)) answer();
+      held.closeAllConnections();
+      held.close();
     }
-    assert.equal(before - (await credits(apiKey)), ok.length, 'only rendered pages are billed');
+    assert.equal(before - (await credits(apiKey)), 2, 'only rendered pages are billed');
     // Every slot was given back: a render now succeeds.
     const after = await scrape({ url: `${site.url}/articles/2`, engine: 'browser' }, apiKey);
     assert.equal(after.status, 200, JSON.stringify(after.body));

@@ -69,8 +69,7 @@ describe('pingDatabase', () => {
       pingDatabase({ $queryRawUnsafe: async () => Promise.reject(new Error('refused')) }),
       /refused/,
     );
-    const started = Date.now();
+    // A query that never answers: only the timeout can end the ping.
     await assert.rejects(pingDatabase({ $queryRawUnsafe: () => new Promise(() => {}) }, 100), /timed out after 100 ms/);
-    assert.ok(Date.now() - started < 1000);
   });
 });

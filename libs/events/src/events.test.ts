@@ -44,13 +44,16 @@ function collect<T>(stream: string, handle: ConsumeSettings<T>['handle'], concur
   return new Consumer<T>(link.nc, { stream, consumer: 'worker', concurrency, retryDelayMs: 50, log, handle });
 }
 
-const until = async (check: () => boolean, ms = 5_000) => {
+/** Polls `check` until it holds; throws after `ms` (a ceiling, not a pace). */
+const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
   const end = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > end) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 20));
   }
 };
+/** Messages the stream still holds: a work queue drops each once it is acked or terminated. */
+const held = async (stream: string) => (await (await jetstreamManager(link.nc)).streams.info(stream)).state.messages;
 
 test('declaring streams twice is harmless and updates them', async () => {
   const { name, subject } = await workQueue();
@@ -82,9 +85,8 @@ test('a failed handler gets the message again; success acks it', async () => {
   await until(() => seen.length === 3);
   await consumer.stop();
   assert.deepEqual(seen, [1, 2, 3]);
-  await until(() => true);
-  const info = await (await jetstreamManager(link.nc)).streams.info(name);
-  assert.equal(info.state.messages, 0, 'acked work-queue messages are gone');
+  // The ack travels after the handler returns: acked, the work queue lets the message go.
+  await until(async () => (await held(name)) === 0);
 });
 
 test('a handler that says "not yet" gets the message back after that delay', async () => {
@@ -112,8 +114,14 @@ test('a body that is not JSON is terminated, not retried forever', async () => {
   link.nc.publish(`${subject}.bad`, 'not json{');
   await new Publisher(link.nc).publish(`${subject}.good`, { ok: true }, { msgId: 'good' });
   await until(() => handled === 1);
-  await new Promise((r) => setTimeout(r, 300));
+  // Both messages settled with the server: nothing waits for an ack or a redelivery.
+  const worker = async () => (await jetstreamManager(link.nc)).consumers.info(name, 'worker');
+  await until(async () => {
+    const info = await worker();
+    return info.num_ack_pending === 0 && info.num_pending === 0;
+  });
   await consumer.stop();
+  assert.equal((await worker()).num_redelivered, 0, 'the bad body was not handed back');
   assert.equal(handled, 1);
 });
 
@@ -158,7 +166,7 @@ test('a worker that dies without acking loses nothing: another gets the message'
     got.push(d.data.job);
   });
   await survivor.start();
-  await until(() => got.length === 1, 10_000);
+  await until(() => got.length === 1);
   await survivor.stop();
   assert.deepEqual(got, [1]);
 });

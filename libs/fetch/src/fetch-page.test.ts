@@ -24,6 +24,15 @@ async function failure(call: Promise<unknown>): Promise<{ details: unknown; kind
   return { details: err.details, kind: err.cause.kind };
 }
 
+/** Polls `check` until it holds; throws after `timeoutMs` (a ceiling, not a pace). */
+async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 describe('fetchPage', () => {
   let site: TestSite;
   let agent: FetchAgent;
@@ -82,11 +91,10 @@ describe('fetchPage', () => {
   });
 
   it('bounds a page that never finishes, by the overall timeout', async () => {
-    const started = Date.now();
+    // /hang never ends its body: only the timeout can end the fetch.
     const r = await failure(fetchPage(`${site.url}/hang`, { agent, timeoutMs: 300 }));
     assert.equal(r.kind, 'timeout');
     assert.deepEqual(r.details, { url: `${site.url}/hang`, reason: 'timeout' });
-    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
   });
 
   it('bounds silent headers and a stalled body by their own timeouts', async () => {
@@ -99,7 +107,7 @@ describe('fetchPage', () => {
   });
 
   it('honours a budget longer than 15 s for the headers of a slow page', async () => {
-    const page = await fetchPage(`${site.url}/slow/16000`, { agent, timeoutMs: 20_000 });
+    const page = await fetchPage(`${site.url}/slow/16000`, { agent, timeoutMs: 60_000 });
     assert.equal(page.status, 200);
   });
 
@@ -158,16 +166,17 @@ describe('fetchPage', () => {
   it("rethrows the caller's abort reason instead of a page error", async () => {
     const controller = new AbortController();
     const reason = new Error('caller gave up');
-    setTimeout(() => controller.abort(reason), 100);
-    await assert.rejects(fetchPage(`${site.url}/hang`, { agent, signal: controller.signal }), (e) => e === reason);
+    const before = site.stats.count('/hang');
+    const fetching = fetchPage(`${site.url}/hang`, { agent, signal: controller.signal });
+    await waitFor('the site has the request', () => site.stats.count('/hang') > before);
+    controller.abort(reason);
+    await assert.rejects(fetching, (e) => e === reason);
   });
 
   it('stops at the size cap: declared length, chunked stream, and decompression bomb', async () => {
     for (const path of ['/huge', '/huge/chunked', '/bomb.gz']) {
-      const started = Date.now();
       const r = await failure(fetchPage(`${site.url}${path}`, { agent, maxBytes: 1024 * 1024 }));
       assert.equal(r.kind, 'too_large', path);
-      assert.ok(Date.now() - started < 5000);
     }
     const whole = await fetchPage(`${site.url}/huge`, { agent, maxBytes: 4 * 1024 * 1024 });
     assert.equal(whole.bytes.length, 3 * 1024 * 1024);

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { isApiError } from '@wap/errors';
 import { AllowList, BlockedAddressError, type Resolver } from '@wap/netguard';
@@ -104,15 +107,29 @@ describe('address guard in the fetch engine', () => {
       return answers.shift() ?? [];
     };
     const agent = createFetchAgent({ allow: LOCAL, resolve, keepAliveTimeoutMs: 1 });
+    // A server of its own, to see when the agent has let its idle connection go.
+    let open = 0;
+    const server = createServer((_req, res) => res.end('<html><body><p>First answer</p></body></html>'));
+    server.on('connection', (socket) => {
+      open++;
+      socket.on('close', () => open--);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
     try {
-      const url = `http://rebind.example:${site.port}/articles/1`;
+      const url = `http://rebind.example:${(server.address() as AddressInfo).port}/`;
       assert.equal((await fetchPage(url, { agent })).status, 200);
-      await new Promise((r) => setTimeout(r, 50)); // let the idle socket go, so the next fetch connects anew
+      // Once the idle connection is gone, the next fetch has to connect anew.
+      const deadline = Date.now() + 30_000;
+      while (open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      assert.equal(open, 0, 'the agent let its idle connection go');
       const r = await refused(fetchPage(url, { agent }));
       assert.equal(r.failure.address, '10.1.2.3');
       assert.equal(lookups, 2);
     } finally {
       await agent.close();
+      server.closeAllConnections();
+      server.close();
     }
   });
 

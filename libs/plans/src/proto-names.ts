@@ -3,8 +3,9 @@ import type { DescEnum } from '@bufbuild/protobuf';
 /**
  * A contract enum and the names the platform uses for its values, read from
  * the enum's descriptor (PLAN_FREE is `free`, METER_PAGE_LOAD is `page_load`),
- * so no table of numbers is written by hand. `names` is the literal list the
- * types come from; proto-names.test.ts checks it is exactly the descriptor's.
+ * so no table of numbers is written here. `names` is the literal list the
+ * types come from; proto-names.test.ts holds both to the contract's numbers,
+ * written there by hand.
  */
 export interface ProtoNames<N extends string, E extends number> {
   /** Every name, in the contract's order, UNSPECIFIED left out. */
@@ -16,7 +17,7 @@ export interface ProtoNames<N extends string, E extends number> {
 }
 
 /** The platform's name of one enum value: its contract name without the enum's prefix, in lower case. */
-export function protoValueName(desc: DescEnum, value: DescEnum['values'][number]): string {
+function protoValueName(desc: DescEnum, value: DescEnum['values'][number]): string {
   return value.name.toLowerCase().slice(desc.sharedPrefix?.length ?? 0);
 }
 

@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Batcher } from './batcher.js';
 
-/** A sender that records its batches and answers each item doubled, or fails the odd ones when asked. */
-function recorder(opts: { failOdd?: boolean; throwOnce?: Error; delayMs?: number } = {}) {
+/**
+ * A sender that records its batches and answers each item doubled, or fails the odd ones when asked.
+ * `held`: each batch stays out until the test calls `answer()` (oldest first).
+ */
+function recorder(opts: { failOdd?: boolean; throwOnce?: Error; held?: boolean } = {}) {
   const batches: number[][] = [];
+  const out: (() => void)[] = [];
   let toThrow = opts.throwOnce;
   const send = async (items: number[]): Promise<PromiseSettledResult<number>[]> => {
     batches.push(items);
-    await sleep(opts.delayMs ?? 5);
+    await new Promise<void>((resolve) => (opts.held ? out.push(resolve) : setImmediate(resolve)));
     if (toThrow) {
       const err = toThrow;
       toThrow = undefined;
@@ -21,7 +24,18 @@ function recorder(opts: { failOdd?: boolean; throwOnce?: Error; delayMs?: number
         : { status: 'fulfilled', value: n * 2 },
     );
   };
-  return { batches, send };
+  /** Answers the oldest batch still out. */
+  const answer = () => out.shift()?.();
+  return { batches, send, answer };
+}
+
+/** Polls `check` until it holds; throws after `timeoutMs` (a ceiling, not a pace). */
+async function waitFor(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
 }
 
 test('calls made in one turn leave as one batch, and each gets its own answer', async () => {
@@ -33,24 +47,33 @@ test('calls made in one turn leave as one batch, and each gets its own answer', 
 });
 
 test('calls made while a batch is out wait for it and leave together, at most maxBatch at a time', async () => {
-  const r = recorder({ delayMs: 20 });
+  const r = recorder({ held: true });
   const batcher = new Batcher(r.send, { maxInFlight: 1, maxBatch: 2 });
   const first = batcher.call(1);
-  await sleep(5); // the first batch is out
+  await waitFor('the first batch is out', () => r.batches.length === 1);
   const later = [2, 3, 4].map((n) => batcher.call(n));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(r.batches, [[1]], 'the others wait while the first is out');
+  r.answer();
+  await waitFor('the second batch is out', () => r.batches.length === 2);
+  r.answer();
+  await waitFor('the third batch is out', () => r.batches.length === 3);
+  r.answer();
   assert.deepEqual(await Promise.all([first, ...later]), [2, 4, 6, 8]);
   assert.deepEqual(r.batches, [[1], [2, 3], [4]]);
   assert.deepEqual(batcher.sent, { batches: 3, items: 4 });
 });
 
 test('with two in flight, a second batch leaves without waiting for the first', async () => {
-  const r = recorder({ delayMs: 30 });
+  const r = recorder({ held: true });
   const batcher = new Batcher(r.send, { maxInFlight: 2, maxBatch: 64 });
   const first = batcher.call(1);
-  await sleep(5);
+  await waitFor('the first batch is out', () => r.batches.length === 1);
   const second = batcher.call(2);
-  await sleep(5);
-  assert.equal(r.batches.length, 2, 'the second went out while the first was still out');
+  // The first is held until answered below: only a second batch in flight can get the 2 out.
+  await waitFor('the second batch is out while the first still is', () => r.batches.length === 2);
+  r.answer();
+  r.answer();
   assert.deepEqual(await Promise.all([first, second]), [2, 4]);
 });
 

@@ -55,6 +55,7 @@ test('stop waits for the pass in flight, and no pass starts after it', async () 
   assert.equal(await stopped, 'stopped');
   assert.equal(finished, true);
   const before = passes;
+  // A pass rescheduled at the 1 ms interval would be due before this timer: timers fire in due order.
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(passes, before, 'a pass ran after stop');
 });

@@ -27,6 +27,7 @@ export interface RouteContext {
   readonly bombBytes: number;
   readonly sitemapChunk: number;
   readonly sitemapDelayMs: number;
+  readonly sitemapsHeldUntil: Promise<void> | undefined;
   /** Runs `fn` after `ms` unless the site closes first. */
   later(ms: number, fn: () => void): void;
 }
@@ -44,8 +45,9 @@ function sitemapFile(
       if (content === undefined) return notFound(c, req, res, url);
       c.respond.send(req, res, 200, type, content, typeof content === 'string' ? undefined : { compress: false });
     };
-    if (c.sitemapDelayMs > 0) c.later(c.sitemapDelayMs, answer);
-    else answer();
+    const delayed = () => (c.sitemapDelayMs > 0 ? c.later(c.sitemapDelayMs, answer) : answer());
+    if (c.sitemapsHeldUntil) void c.sitemapsHeldUntil.then(() => res.destroyed || delayed());
+    else delayed();
   };
 }
 

@@ -4,6 +4,15 @@ import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { mainText, STATIC_PAGES, startTestSite, type TestSite } from './index.js';
 
+/** Polls `check` until it holds; throws after `timeoutMs` (a ceiling, not a pace). */
+async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { redirect: 'manual', headers });
   const bytes = Buffer.from(await res.arrayBuffer());
@@ -136,9 +145,25 @@ describe('startTestSite', () => {
     assert.equal(huge.bytes.length, 300_000);
     assert.match(huge.text, /<\/html>\n$/);
     const hanging = fetch(`${small.url}/hang`).then((r) => r.text());
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the site has the request', () => small.stats.count('/hang') === 1);
+    assert.equal(await Promise.race([hanging, Promise.resolve('still hanging')]), 'still hanging');
     await small.close();
     await assert.rejects(hanging);
+  });
+
+  it('holds its sitemaps until the test lets them go', async () => {
+    let release = () => {};
+    const held = await startTestSite({ sitemapsHeldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    try {
+      const sitemap = get(`${held.url}/sitemap.xml`);
+      await waitFor('the site has the request', () => held.stats.count('/sitemap.xml') === 1);
+      assert.equal((await get(`${held.url}/`)).status, 200, 'pages are answered meanwhile');
+      assert.equal(await Promise.race([sitemap.then(() => 'answered'), Promise.resolve('held')]), 'held');
+      release();
+      assert.equal((await sitemap).status, 200);
+    } finally {
+      await held.close();
+    }
   });
 
   it('delays slow pages', async () => {
@@ -149,9 +174,17 @@ describe('startTestSite', () => {
 
   it('counts requests per target and concurrency per host', async () => {
     site.stats.reset();
-    await Promise.all(Array.from({ length: 5 }, () => get(`${site.url}/slow/150`)));
+    // Five requests that never get headers, all in flight at once until the client gives up.
+    const abort = new AbortController();
+    const silent = Array.from({ length: 5 }, () =>
+      fetch(`${site.url}/hang-headers`, { signal: abort.signal }).catch(() => 'aborted'),
+    );
+    await waitFor('five requests in flight', () => site.stats.concurrent === 5);
+    abort.abort();
+    assert.deepEqual(await Promise.all(silent), Array(5).fill('aborted'));
+    await waitFor('the site saw them go', () => site.stats.concurrent === 0);
     await get(`${site.url}/articles/1?a=1`);
-    assert.equal(site.stats.count('/slow/150'), 5);
+    assert.equal(site.stats.count('/hang-headers'), 5);
     assert.equal(site.stats.count('/articles/1'), 1);
     assert.equal(site.stats.count('/articles/1?a=1'), 1);
     assert.equal(site.stats.total, 6);
@@ -159,11 +192,12 @@ describe('startTestSite', () => {
   });
 
   it('adds the configured latency to every response, which makes concurrency visible', async () => {
-    const slow = await startTestSite({ latencyMs: 100 });
+    // Long enough that four requests sent together all arrive before the first is answered, on a busy machine too.
+    const slow = await startTestSite({ latencyMs: 300 });
     try {
       const started = Date.now();
       await Promise.all(Array.from({ length: 4 }, (_, i) => get(`${slow.url}/articles/${i}`)));
-      assert.ok(Date.now() - started >= 95);
+      assert.ok(Date.now() - started >= 295);
       assert.equal(slow.stats.maxConcurrent, 4);
     } finally {
       await slow.close();

@@ -33,6 +33,8 @@ export interface TestSiteOptions {
   sitemapChunk?: number;
   /** Delay of every sitemap file in ms, as a big site's generated sitemaps take. Default 0. */
   sitemapDelayMs?: number;
+  /** Sitemap files are answered only once this resolves (then after `sitemapDelayMs`): a test decides when. */
+  sitemapsHeldUntil?: Promise<void>;
   /** Compress ordinary pages when the client accepts gzip or br. Default true. */
   compress?: boolean;
   /** Delay before every response, like a real server's think time; makes concurrency visible in `stats`. Default 0. */
@@ -83,6 +85,7 @@ export async function startTestSite(options: TestSiteOptions = {}): Promise<Test
     bombBytes: options.bombBytes ?? 64 * 1024 * 1024,
     sitemapChunk: options.sitemapChunk ?? 100,
     sitemapDelayMs: options.sitemapDelayMs ?? 0,
+    sitemapsHeldUntil: options.sitemapsHeldUntil,
     later(ms: number, fn: () => void) {
       const t = setTimeout(() => {
         timers.delete(t);

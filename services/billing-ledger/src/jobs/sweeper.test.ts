@@ -1,6 +1,5 @@
-import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { quietLog } from '@wap/testkit';
+import { quietLog, until } from '@wap/testkit';
 import { allowancePeriod } from '../domain/period.js';
 import { LedgerDatabase } from '../store/database.js';
 import { MoneyStore } from '../store/money.js';
@@ -31,13 +30,9 @@ test('the running sweeper marks expired holds, and stop() waits for its pass', a
   clock.advance(6);
   const sweeper = holdSweeper(money, clock.now, quietLog(), 20);
   sweeper.start();
-  const deadline = Date.now() + 5_000;
-  let active = 3;
-  while (active > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
+  await until('the sweeper marked the expired holds', async () => {
     const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM "holds" WHERE "status" = 'active'`);
-    active = rows[0].n;
-  }
+    return rows[0].n === 0;
+  });
   await sweeper.stop();
-  assert.equal(active, 0);
 });

@@ -16,18 +16,22 @@ const key = () => `changes-key-${++seq}`;
 /** A ledger whose announcements are collected, message by message. */
 async function announcingLedger(url: string) {
   const messages: string[][] = [];
-  const server = await serveLedger(
-    url,
-    clock.now,
-    undefined,
-    (db) => new BalanceChanges(db.pool, (ids) => messages.push(ids), log),
-  );
-  /** Everything announced since the last call, once the announcements of the calls made so far are out. */
+  let changes: BalanceChanges | undefined;
+  const server = await serveLedger(url, clock.now, undefined, (db) => {
+    changes = new BalanceChanges(db.pool, (ids) => messages.push(ids), log);
+    return changes;
+  });
+  /**
+   * Once the announcements of the calls made so far are out. The ledger runs in
+   * this process and tells its changes before it answers: all are told by now.
+   */
+  const out = async () => changes?.announced();
+  /** Everything announced since the last call, once out. */
   const announced = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await out();
     return messages.splice(0).flat().sort();
   };
-  return { server, messages, announced };
+  return { server, messages, out, announced };
 }
 
 let database: TestDatabase;
@@ -114,7 +118,7 @@ test('changes made together go out together: one message names each workspace on
   await c.settleBatch({
     settles: [...holds, ...holds].map((holdId) => ({ holdId, idempotencyKey: key(), meters: page(1n) })),
   });
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await a.out();
   assert.equal(a.messages.length, 1, JSON.stringify(a.messages));
   assert.deepEqual(await a.announced(), [first, second].sort());
 });

@@ -24,6 +24,9 @@ export class BalanceChanges implements ChangeSink {
   /** Hold → workspace, for the holds this process placed or looked up; the oldest go first. */
   private readonly holders = new Map<string, string>();
   private scheduled = false;
+  /** Flushes under way, and who waits for none to be left. */
+  private flushing = 0;
+  private readonly idle: (() => void)[] = [];
 
   constructor(
     private readonly pool: pg.Pool,
@@ -55,14 +58,26 @@ export class BalanceChanges implements ChangeSink {
     this.holders.set(holdId, workspaceId);
   }
 
+  /** Resolves once everything told so far has been announced (or given up on). */
+  announced(): Promise<void> {
+    if (!this.scheduled && this.flushing === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setTimeout(() => void this.flush(), this.coalesceMs);
+    setTimeout(() => {
+      this.scheduled = false;
+      this.flushing++;
+      void this.flush().finally(() => {
+        this.flushing--;
+        if (!this.scheduled && this.flushing === 0) for (const resolve of this.idle.splice(0)) resolve();
+      });
+    }, this.coalesceMs);
   }
 
   private async flush(): Promise<void> {
-    this.scheduled = false;
     if (this.unknownHolds.size > 0) {
       const holds = [...this.unknownHolds];
       this.unknownHolds.clear();

@@ -107,16 +107,37 @@ test('within one batch a host gets no more than maxPerHost, and its gap spaces t
   assert.equal(store.batching.downloads.alone, 0);
 
   // Another worker sees a place free once this one records it: alone, when no take of its own comes.
+  // c's row is held meanwhile, so the record cannot land before the other worker has looked.
   const other = new CrawlStore(db);
-  store.downloaded(busy, url('c').key);
-  assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'wait');
-  await until('the lone download is recorded', async () => store.batching.downloads.alone === 1);
+  const holder = await db.pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(`SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2 FOR UPDATE`, [
+      busy,
+      url('c').key,
+    ]);
+    store.downloaded(busy, url('c').key);
+    assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'wait');
+    await until('the lone download waits for the held row', async () => (await lockWaiters()) > 0);
+    assert.equal(store.batching.downloads.alone, 1);
+  } finally {
+    await holder.query('COMMIT');
+    holder.release();
+  }
+  await until('the lone download is recorded', async () => {
+    const { rows } = await db.pool.query<{ done: boolean }>(
+      'SELECT download_until IS NULL AS done FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2',
+      [busy, url('c').key],
+    );
+    return rows[0]?.done === true;
+  });
   assert.equal((await other.take(busy, url('e').key, { ...SETTINGS, maxPerHost: 2 })).kind, 'fetch');
 
-  const polite = await crawlWith(['x', 'y'], { gapMs: 5_000 });
+  // A gap far longer than the test: the wait answered is the gap less the moment since the start page's take.
+  const polite = await crawlWith(['x', 'y'], { gapMs: 600_000 });
   const spaced = await Promise.all(['x', 'y'].map((k) => store.take(polite, url(k).key, SETTINGS)));
   assert.equal(spaced[0]?.kind, 'wait', 'the start page was taken a moment ago');
-  assert.ok(spaced[0]?.kind === 'wait' && spaced[0].ms > 4_000 && spaced[0].ms <= 5_000);
+  assert.ok(spaced[0]?.kind === 'wait' && spaced[0].ms > 540_000 && spaced[0].ms <= 600_000);
   assert.equal(spaced[1]?.kind, 'wait');
 });
 

@@ -119,7 +119,7 @@ test('without NATS nothing is cached: every read asks the ledger', async () => {
   assert.equal(await cache.get('ws-x', async () => ++loads), 1);
   assert.equal(await cache.get('ws-x', async () => ++loads), 1);
   await own.nc.close();
-  await until('the views stop listening', async () => !cache.isListening, 5_000);
+  await until('the views stop listening', async () => !cache.isListening);
   assert.equal(await cache.get('ws-x', async () => ++loads), 2);
   assert.equal(await cache.get('ws-x', async () => ++loads), 3);
   await cache.stop();
