@@ -3,7 +3,7 @@
 export { type BlockSettle, blockSettle, crawlBlocks, PAGES_PER_BLOCK } from './blocks.js';
 export { billed, type Charge, type MeterInit, NO_USAGE, toMeters } from './holds.js';
 export { type LedgerClient, ledgerClient } from './ledger.js';
-export { MeteredHold, type MeteredSettings } from './metered.js';
+export { MeteredHold, type MeteredSettings, type MeteredState, type PendingCharge, recoverMetered } from './metered.js';
 export {
   creditsDown,
   creditsUp,

@@ -19,6 +19,35 @@ export interface MeteredSettings {
    * until it is spent; the owner should end the work now.
    */
   onExhausted?(error: ApiError): void;
+  /**
+   * Keeps the hold's state where another process can read it (a database row),
+   * so that if this process dies mid-work, `recoverMetered` finishes the bill
+   * exactly once. Awaited before every call that charges (with the charge as
+   * `pending`) and after it; when it fails, the charge is not sent (the next
+   * settle tries again).
+   */
+  journal?(state: MeteredState): Promise<void>;
+}
+
+/** A charge sent, or about to be sent, whose answer has not been journaled. */
+export interface PendingCharge {
+  /** `settle` against `holdId`, or `charge` beyond every hold. */
+  kind: 'settle' | 'charge';
+  key: string;
+  holdId: string;
+  /** Quantities per meter, as decimal strings (JSON has no bigint). */
+  meters: Partial<Record<MeterName, string>>;
+}
+
+/** What a metered hold has told the ledger: enough to finish its bill elsewhere. */
+export interface MeteredState {
+  /** The hold use is settled against now. */
+  holdId: string;
+  /** Quantities the ledger has charged so far, per meter (decimal strings). */
+  settled: Partial<Record<MeterName, string>>;
+  /** Millicredits charged so far (a decimal string). */
+  chargedMc: string;
+  pending?: PendingCharge;
 }
 
 interface Hold {
@@ -42,6 +71,8 @@ export class MeteredHold {
   /** Settles run one at a time, in the order they were asked for. */
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** Quantities the ledger has charged, per meter. */
+  private readonly settled = new Map<MeterName, bigint>();
   /** Millicredits charged so far. */
   charged = 0n;
 
@@ -68,6 +99,16 @@ export class MeteredHold {
       reference: charge.reference ?? charge.operationId,
     });
     return { id: hold.holdId, remaining: hold.millicredits };
+  }
+
+  /** What to journal: the current hold, what is settled, and the charge in flight. */
+  state(pending?: PendingCharge): MeteredState {
+    return {
+      holdId: this.hold.id,
+      settled: decimals(this.settled),
+      chargedMc: String(this.charged),
+      ...(pending && { pending }),
+    };
   }
 
   /** Records use; it is charged at the next `settle`. */
@@ -113,10 +154,24 @@ export class MeteredHold {
     const price = priceUsage(due).millicredits;
     if (due.length > 0) {
       if (price > this.hold.remaining) await this.renew(price);
-      const key = `${this.charge.capability}:${this.charge.operationId}:settle:${this.settlesMade++}`;
-      const usage = price <= this.hold.remaining ? await this.settleHeld(due, key) : await this.chargeBeyond(due, key);
+      const key = `${this.charge.capability}:${this.charge.operationId}:settle:${this.settlesMade}`;
+      const kind = price <= this.hold.remaining ? 'settle' : 'charge';
+      await this.settings.journal?.(
+        this.state({
+          kind,
+          key,
+          holdId: this.hold.id,
+          meters: decimals(due.map((q) => [q.meter, q.quantity] as const)),
+        }),
+      );
+      this.settlesMade++;
+      const usage = kind === 'settle' ? await this.settleHeld(due, key) : await this.chargeBeyond(due, key);
       this.charged += usage?.millicredits ?? 0n;
-      for (const { meter, quantity } of due) this.accrued.set(meter, (this.accrued.get(meter) ?? 0n) - quantity);
+      for (const { meter, quantity } of due) {
+        this.accrued.set(meter, (this.accrued.get(meter) ?? 0n) - quantity);
+        this.settled.set(meter, (this.settled.get(meter) ?? 0n) + quantity);
+      }
+      await this.settings.journal?.(this.state());
     }
     if (!all && this.hold.remaining * 2n < this.settings.aheadMc) await this.renew(0n);
   }
@@ -161,6 +216,74 @@ export class MeteredHold {
     this.holdsTaken++;
     const previous = this.hold;
     this.hold = next;
+    // Journaled before the old hold goes: a recovery always knows a live hold (the other lapses by itself).
+    await this.settings.journal?.(this.state());
     await this.client.void({ holdId: previous.id }).catch(() => undefined);
   }
+}
+
+const decimals = (quantities: Iterable<readonly [MeterName, bigint]>) => {
+  const out: Partial<Record<MeterName, string>> = {};
+  for (const [meter, quantity] of quantities) if (quantity > 0n) out[meter] = String(quantity);
+  return out;
+};
+
+const quantities = (meters: Partial<Record<MeterName, string>>): MeterQuantity[] =>
+  Object.entries(meters).map(([meter, q]) => ({ meter: meter as MeterName, quantity: BigInt(q as string) }));
+
+/**
+ * Finishes the bill of a metered hold whose owner died, from its journaled
+ * state and what was really used (`used`: totals per meter, e.g. the seconds
+ * the owner was last seen alive): the charge in flight is sent again under its
+ * own key (the ledger answers a repeat with its first answer, so it counts
+ * once), the hold is voided, and what was used beyond what is settled is
+ * charged under one key of its own, rounded once. Any number of recoveries of
+ * the same state, even at once, charge the same total once. Answers the
+ * millicredits charged in all.
+ */
+export async function recoverMetered(
+  client: LedgerClient,
+  charge: Charge,
+  state: MeteredState,
+  used: readonly MeterQuantity[],
+): Promise<bigint> {
+  const settled = new Map(quantities(state.settled).map((q) => [q.meter, q.quantity]));
+  let charged = BigInt(state.chargedMc);
+  const pending = state.pending;
+  if (pending) {
+    const meters = toMeters(quantities(pending.meters));
+    const replayed = await (pending.kind === 'settle'
+      ? client.settle({ holdId: pending.holdId, idempotencyKey: pending.key, meters })
+      : client.charge({
+          workspaceId: charge.workspaceId,
+          idempotencyKey: pending.key,
+          capability: charge.capability,
+          reference: charge.reference ?? charge.operationId,
+          meters,
+        })
+    ).catch((err) => {
+      // Never charged, and its hold is gone: what it carried is charged with the rest below.
+      if (isApiError(err) && (err.code === 'cap_exceeded' || err.code === 'not_found')) return undefined;
+      throw err;
+    });
+    if (replayed) {
+      charged += replayed.usage?.millicredits ?? 0n;
+      for (const q of quantities(pending.meters)) settled.set(q.meter, (settled.get(q.meter) ?? 0n) + q.quantity);
+    }
+  }
+  await client.void({ holdId: state.holdId }).catch(() => undefined); // already resolved, or it lapses
+  const rest = used
+    .map((q) => ({ meter: q.meter, quantity: q.quantity - (settled.get(q.meter) ?? 0n) }))
+    .filter((q) => q.quantity > 0n);
+  if (rest.length > 0) {
+    const finished = await client.charge({
+      workspaceId: charge.workspaceId,
+      idempotencyKey: `${charge.capability}:${charge.operationId}:recovered`,
+      capability: charge.capability,
+      reference: charge.reference ?? charge.operationId,
+      meters: toMeters(rest),
+    });
+    charged += finished.usage?.millicredits ?? 0n;
+  }
+  return charged;
 }

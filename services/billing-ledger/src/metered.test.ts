@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { MeteredHold } from '@wap/billing';
+import { MeteredHold, type MeteredState, recoverMetered } from '@wap/billing';
 import { ledger } from '@wap/proto';
 import { freshDatabase, type InProcessLedger, serveLedger, TestClock, type TestDatabase } from './test-support.js';
 
@@ -99,4 +99,54 @@ test('a session the workspace cannot cover at all does not start', async () => {
     MeteredHold.open(served.client, charge(workspaceId), { aheadMc: 1_000n }),
     (err: { code?: string }) => err.code === 'quota_exceeded',
   );
+});
+
+/** Two 30 s stretches settled through a journal that can die at its `dieAt`-th charge. */
+async function journaledSession(workspaceId: string, dieAt?: number) {
+  const states: MeteredState[] = [];
+  let charges = 0;
+  const owner = charge(workspaceId);
+  const session = await MeteredHold.open(served.client, owner, {
+    aheadMc: 5_000n,
+    journal: async (state) => {
+      states.push(state);
+      if (state.pending && ++charges === dieAt) throw new Error('the owner died');
+    },
+  });
+  for (let i = 0; i < 2; i++) {
+    session.add('context_seconds', 30n);
+    await session.settle().catch(() => undefined);
+  }
+  return { owner, states };
+}
+
+// The owner was last seen alive 70 s in: 60 s settled in exact units, the last 10 s rounded once.
+const SEVENTY_SECONDS = [{ meter: 'context_seconds' as const, quantity: 70n }];
+
+test('a dead owner whose last settle reached the ledger unjournaled is billed from its journal exactly once', async () => {
+  const workspaceId = await workspace(100_000n);
+  const { owner, states } = await journaledSession(workspaceId);
+  // The row kept the state written before the second settle: the ledger has it, the row does not know.
+  const row = states.at(-2) as MeteredState;
+  assert.equal(row.pending?.meters.context_seconds, '30');
+  assert.equal(await recoverMetered(served.client, owner, row, SEVENTY_SECONDS), 1_167n);
+  // Every sweep that finds the row again, even at once, charges nothing more.
+  const again = await Promise.all([1, 2].map(() => recoverMetered(served.client, owner, row, SEVENTY_SECONDS)));
+  assert.deepEqual(again, [1_167n, 1_167n]);
+  const c = await credits(workspaceId);
+  assert.equal(c.allowanceSpentMillicredits, 1_167n);
+  assert.equal(c.heldMillicredits, 0n, 'the hold is released');
+});
+
+test('a dead owner whose last settle never reached the ledger is billed for it by the recovery', async () => {
+  const workspaceId = await workspace(100_000n);
+  const { owner, states } = await journaledSession(workspaceId, 2);
+  const row = states.at(-1) as MeteredState;
+  assert.ok(row.pending, 'it died with a settle journaled and not sent');
+  assert.equal((await credits(workspaceId)).allowanceSpentMillicredits, 500n, 'only the first 30 s reached the ledger');
+  assert.equal(await recoverMetered(served.client, owner, row, SEVENTY_SECONDS), 1_167n);
+  assert.equal(await recoverMetered(served.client, owner, row, SEVENTY_SECONDS), 1_167n);
+  const c = await credits(workspaceId);
+  assert.equal(c.allowanceSpentMillicredits, 1_167n);
+  assert.equal(c.heldMillicredits, 0n);
 });
