@@ -322,8 +322,8 @@ describe('GET /connect', () => {
     }
   });
 
-  test('a browser-host killed mid-session: its slot comes back within the lease, its Chromium is ended', async () => {
-    const { apiKey } = await workspace('free');
+  test('a browser-host killed 65 s into a session: its bill is finished once, its slot comes back, its Chromium ends', async () => {
+    const { apiKey, workspaceId } = await workspace('free');
     const browsers = [
       await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) }),
       await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) }),
@@ -331,15 +331,61 @@ describe('GET /connect', () => {
     const cdp = await (browsers[0] as Awaited<ReturnType<typeof puppeteer.connect>>).target().createCDPSession();
     const pid = (await cdp.send('SystemInfo.getProcessInfo')).processInfo.find((p) => p.type === 'browser')
       ?.id as number;
-    await fleet.stopOne('browser-host', 'SIGKILL');
-    fleet.startOne('browser-host');
-    await fleet.waitReady(60_000);
-    // The lease lapses 20 s after its last renewal at most; the restarted host ended the orphan browser.
-    await until(
-      'a slot frees',
-      async () => (await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey })).status === 200,
-      60_000,
-    );
+    const hostDb = new pg.Client({ connectionString: fleet.databaseUrl('browser-host') });
+    const ledgerDb = new pg.Client({ connectionString: fleet.databaseUrl('billing-ledger') });
+    await Promise.all([hostDb.connect(), ledgerDb.connect()]);
+    const rows = async () =>
+      (
+        await hostDb.query<{
+          id: string;
+          status: string;
+          outcome: string | null;
+          charged_mc: string;
+          seconds: number;
+        }>(
+          `SELECT id, status, outcome, charged_mc,
+                  ceil(extract(epoch FROM heartbeat_at - started_at))::int AS seconds
+             FROM browser_sessions WHERE workspace_id = $1 ORDER BY started_at`,
+          [workspaceId],
+        )
+      ).rows;
+    try {
+      // Two settles (every 30 s) reach the ledger, then the host dies between them, once its heartbeat says 65 s.
+      await until('the sessions have run 65 s', async () => (await rows()).every((r) => r.seconds >= 65), 90_000);
+      await fleet.stopOne('browser-host', 'SIGKILL');
+      fleet.startOne('browser-host');
+      await fleet.waitReady(60_000);
+      // Restarting under the same URL, the host finishes its previous run's sessions at once.
+      await until('both rows end as host_lost', async () =>
+        (await rows()).every((r) => r.status === 'ended' && r.outcome === 'host_lost'),
+      );
+      let total = 0n;
+      for (const row of await rows()) {
+        // Browser time runs until the host's last heartbeat (every 2 s): 65 s or a little more, rounded once.
+        assert.ok(row.seconds >= 65 && row.seconds <= 70, `billed ${row.seconds} s`);
+        const price = (BigInt(row.seconds) * 1000n + 59n) / 60n;
+        assert.equal(BigInt(row.charged_mc), price, `the row says what ${row.seconds} s cost`);
+        const usage = await ledgerDb.query<{ charged: string; n: number }>(
+          'SELECT coalesce(sum(charged_mc), 0)::text AS charged, count(*)::int AS n FROM usage_records WHERE reference = $1',
+          [row.id],
+        );
+        assert.equal(BigInt(usage.rows[0]?.charged ?? '0'), price, 'the ledger charged it once');
+        total += price;
+      }
+      const credits = (
+        await call<{ held: number; used: number }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })
+      ).body;
+      assert.equal(credits.held, 0, 'nothing stays held');
+      // The lease lapses 20 s after its last renewal at most; the restarted host ended the orphan browser.
+      await until(
+        'a slot frees',
+        async () => (await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey })).status === 200,
+        60_000,
+      );
+      assert.ok(total > 2_000n);
+    } finally {
+      await Promise.all([hostDb.end(), ledgerDb.end()]);
+    }
     const alive = (() => {
       try {
         process.kill(pid, 0);

@@ -7,7 +7,7 @@ import { AllowList } from '@wap/netguard';
 import type { BrowserHostConfig } from './config.js';
 import { EgressProxy } from './egress/proxy.js';
 import type { PrismaClient } from './generated/prisma/client.js';
-import { lostSessionSweeper } from './jobs/lost-sessions.js';
+import { lostSessionSweeper, sessionHeartbeat } from './jobs/lost-sessions.js';
 import { BrowserPool } from './pool/pool.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
@@ -51,7 +51,7 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: P
     store,
   });
   const cdp = new CdpServer(sessions, log);
-  const jobs = store ? [lostSessionSweeper(store, log)] : [];
+  const jobs = store && ledger ? [sessionHeartbeat(store, sessions, log), lostSessionSweeper(store, ledger, log)] : [];
   const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp };
   return {
     deps,
@@ -61,7 +61,7 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: P
     start: async () => {
       await egress.start();
       await cdp.listen(config.CDP_HOST ?? '127.0.0.1', config.CDP_PORT ?? 0, config.CDP_PUBLIC_URL);
-      await sessions.start();
+      await sessions.start(cdp.publicUrl);
       for (const job of jobs) job.start();
     },
     healthy: () => pool.healthy(),

@@ -52,6 +52,11 @@ export class CdpServer {
 
   private publicBase = '';
 
+  /** How clients reach it (set by `listen`): it also names this host, stable across its restarts. */
+  get publicUrl(): string {
+    return this.publicBase;
+  }
+
   /** Listens; `publicUrl` is how clients reach it (ws:// or wss://), e.g. behind an ingress. */
   async listen(host: string, port: number, publicUrl?: string): Promise<void> {
     await new Promise<void>((resolve, reject) => {

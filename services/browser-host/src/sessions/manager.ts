@@ -8,6 +8,7 @@ import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import type { browser } from '@wap/proto';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
+import { recoverLost } from '../jobs/lost-sessions.js';
 import type { SessionStore } from '../store/sessions.js';
 import { endOrphans } from './orphans.js';
 import { Session } from './session.js';
@@ -33,13 +34,24 @@ export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly warm: Promise<SessionBrowser>[] = [];
   private stopped = false;
+  private host = '';
 
   constructor(private readonly settings: SessionManagerSettings) {}
 
-  /** Ends what a killed host on this machine left behind, then fills the warm pool. */
-  async start(): Promise<void> {
+  /**
+   * Ends what a killed host on this machine left behind (its browsers, and the
+   * bills of its sessions: `host` names this host, stable across restarts),
+   * then fills the warm pool.
+   */
+  async start(host: string): Promise<void> {
+    this.host = host;
     const ended = await endOrphans();
     if (ended > 0) this.settings.log.warn({ browsers: ended }, 'session browsers of a killed host ended');
+    const { store, ledger, log } = this.settings;
+    if (store && ledger)
+      await recoverLost(store, ledger, log, host).catch((err) =>
+        log.error({ err }, 'the sessions of a previous run were not recovered; the lost-session sweep will'),
+      );
     this.refill();
   }
 
@@ -102,25 +114,31 @@ export class SessionManager {
           aheadMc: AHEAD_MC,
           ttlSeconds: settings.maxLifetimeSeconds + 3_600,
           onExhausted: () => void this.sessions.get(id)?.end('credits_exhausted'),
+          journal: this.settings.store && ((state) => (this.settings.store as SessionStore).journal(id, state)),
         },
       );
       const sessionBrowser = await this.browser();
       const { store, log } = this.settings;
       const session = new Session(id, workspaceId, settings, sessionBrowser, lease, hold, log, {
-        settled: (s) =>
-          void store?.heartbeat(s.id).catch((err) => log.warn({ err, sessionId: s.id }, 'heartbeat failed')),
         ended: (s, end) => {
           this.sessions.delete(s.id);
-          store
-            ?.ended(s.id, end)
-            .catch((err) => log.error({ err, sessionId: s.id }, 'session row not ended; the lost-session sweep will'));
+          // An unfinished bill leaves the row live: its heartbeat stops, and the sweep finishes it from the journal.
+          if (end.billed && end.outcome !== 'host_lost')
+            store
+              ?.ended(s.id, end)
+              .catch((err) =>
+                log.error({ err, sessionId: s.id }, 'session row not ended; the lost-session sweep will'),
+              );
         },
       });
+      const row = { id, workspaceId, operationId, host: this.host, options: { ...settings } };
+      await store
+        ?.opened({ ...row, startedAt: new Date(session.startedAt), metering: hold.state() })
+        .catch(async (err) => {
+          await session.end('host_stopped');
+          throw err;
+        });
       this.sessions.set(id, session);
-      await store?.opened({ id, workspaceId, operationId, options: { ...settings } }).catch(async (err) => {
-        await session.end('host_stopped');
-        throw err;
-      });
       this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');
       return { session, ...session.issueTicket() };
     } catch (err) {

@@ -2,6 +2,8 @@
 // timers that end it. It ends once, whatever ends it (the client closing the
 // browser, the idle timeout, the lifetime cap, Chromium crashing, credit
 // running out, the host stopping), and then releases its slot and settles.
+// A session whose row a lost-session sweep took (its host was silent too
+// long) ends as host_lost, unbilled: the sweep finished its bill.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MeteredHold, SlotLease } from '@wap/billing';
 import type { Logger } from '@wap/log';
@@ -13,13 +15,22 @@ export const TICKET_TTL_MS = 30_000;
 /** Browser time is settled this often while the session runs. */
 export const METER_INTERVAL_MS = 30_000;
 
-export type SessionOutcome = 'closed' | 'idle_timeout' | 'lifetime' | 'crashed' | 'credits_exhausted' | 'host_stopped';
+export type SessionOutcome =
+  | 'closed'
+  | 'idle_timeout'
+  | 'lifetime'
+  | 'crashed'
+  | 'credits_exhausted'
+  | 'host_stopped'
+  | 'host_lost';
 
 export interface SessionEnd {
   outcome: SessionOutcome;
   seconds: number;
   chargedMc: bigint;
   proxyBytes: number;
+  /** False when its bill was not finished here: the row stays live for the lost-session sweep. */
+  billed: boolean;
 }
 
 interface Ticket {
@@ -33,7 +44,7 @@ export class Session {
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly lifetimeTimer: NodeJS.Timeout;
   private readonly meterTimer: NodeJS.Timeout;
-  private readonly startedAt = Date.now();
+  readonly startedAt = Date.now();
   private meteredUntil = this.startedAt;
   private ending: Promise<SessionEnd> | undefined;
 
@@ -46,8 +57,6 @@ export class Session {
     private readonly hold: MeteredHold,
     private readonly log: Logger,
     private readonly hooks: {
-      /** Its time is settled up to now (every METER_INTERVAL_MS): the host's heartbeat. */
-      settled?(session: Session): void;
       ended(session: Session, end: SessionEnd): void;
     },
   ) {
@@ -146,21 +155,32 @@ export class Session {
     await this.browser
       .close()
       .catch((err) => this.log.warn({ err, sessionId: this.id }, 'session browser close failed'));
-    await this.meter(true);
     // proxy_bytes bills residential exits only; with no exit configured the traffic goes direct: counted, not billed.
-    const chargedMc = await this.hold.close().catch((err) => {
-      this.log.error({ err, sessionId: this.id }, 'session bill not settled; its hold lapses');
-      return 0n;
-    });
+    const chargedMc = outcome === 'host_lost' ? undefined : await this.bill();
     await this.lease
       .release()
       .catch((err) => this.log.warn({ err, sessionId: this.id }, 'slot release failed; it lapses'));
-    const end = { outcome, seconds: Math.round((Date.now() - this.startedAt) / 1000), chargedMc, proxyBytes };
+    const end: SessionEnd = {
+      outcome,
+      seconds: Math.round((Date.now() - this.startedAt) / 1000),
+      chargedMc: chargedMc ?? 0n,
+      proxyBytes,
+      billed: chargedMc !== undefined,
+    };
     this.log.info(
       { sessionId: this.id, workspaceId: this.workspaceId, ...end, chargedMc: String(chargedMc) },
       'session ended',
     );
     this.hooks.ended(this, end);
     return end;
+  }
+
+  /** Settles the last seconds and releases the hold; undefined when that failed (the sweep finishes it from the journal). */
+  private async bill(): Promise<bigint | undefined> {
+    await this.meter(true);
+    return this.hold.close().catch((err) => {
+      this.log.error({ err, sessionId: this.id }, 'session bill not finished here; the lost-session sweep will');
+      return undefined;
+    });
   }
 }

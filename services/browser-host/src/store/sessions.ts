@@ -1,12 +1,21 @@
-// The session rows (browser_sessions): opened, kept alive, ended.
-import type { PrismaClient } from '../generated/prisma/client.js';
+// The session rows (browser_sessions): opened, kept alive by their host,
+// journaled as they are billed, ended; and the rows of a host that died,
+// found so their bills can be finished.
+import type { MeteredState } from '@wap/billing';
+import type { BrowserSession, PrismaClient } from '../generated/prisma/client.js';
 
 export interface SessionRecord {
   id: string;
   workspaceId: string;
   operationId: string;
+  /** The host that runs it (its CDP URL). */
+  host: string;
   options: Record<string, unknown>;
+  startedAt: Date;
+  metering: MeteredState;
 }
+
+export type SessionRow = BrowserSession;
 
 export class SessionStore {
   constructor(private readonly db: PrismaClient) {}
@@ -17,15 +26,43 @@ export class SessionStore {
         id: s.id,
         workspaceId: s.workspaceId,
         operationId: s.operationId,
+        host: s.host,
         status: 'live',
         options: s.options as never,
+        metering: s.metering as never,
+        startedAt: s.startedAt,
+        heartbeatAt: s.startedAt,
       },
     });
   }
 
-  /** The session's host is alive and its time is settled up to now. */
-  async heartbeat(id: string): Promise<void> {
-    await this.db.browserSession.updateMany({ where: { id, status: 'live' }, data: { heartbeatAt: new Date() } });
+  /**
+   * The host says these sessions are alive now. Answers the ids whose rows are
+   * no longer live: a sweep took them for lost (the host was silent too long)
+   * and finished their bills, so the host must end them unbilled.
+   */
+  async heartbeat(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const { count } = await this.db.browserSession.updateMany({
+      where: { id: { in: [...ids] }, status: 'live' },
+      data: { heartbeatAt: new Date() },
+    });
+    if (count === ids.length) return [];
+    const live = await this.db.browserSession.findMany({
+      where: { id: { in: [...ids] }, status: 'live' },
+      select: { id: true },
+    });
+    const alive = new Set(live.map((r) => r.id));
+    return ids.filter((id) => !alive.has(id));
+  }
+
+  /** Keeps the session's billing journal; throws when the row is no longer live (its bill is someone else's now). */
+  async journal(id: string, metering: MeteredState): Promise<void> {
+    const { count } = await this.db.browserSession.updateMany({
+      where: { id, status: 'live' },
+      data: { metering: metering as never, heartbeatAt: new Date() },
+    });
+    if (count !== 1) throw new Error(`session ${id} is no longer live`);
   }
 
   /** Ends the row once; a row already ended keeps its first end. */
@@ -42,13 +79,27 @@ export class SessionStore {
     });
   }
 
-  /** Live rows whose host stopped beating before `staleBefore`: ended as host_lost; answers how many. */
-  async endLost(staleBefore: Date): Promise<number> {
-    const { count } = await this.db.browserSession.updateMany({
-      where: { status: 'live', heartbeatAt: { lt: staleBefore } },
-      data: { status: 'ended', outcome: 'host_lost', endedAt: new Date() },
+  /**
+   * Live rows of a host that is gone: every live row whose heartbeat stopped
+   * before `staleBefore`, and those of `host`, when a host restarting under the
+   * same URL looks for what its previous run left.
+   */
+  lost(staleBefore: Date, host?: string): Promise<SessionRow[]> {
+    return this.db.browserSession.findMany({
+      where: { status: 'live', OR: [{ heartbeatAt: { lt: staleBefore } }, ...(host ? [{ host }] : [])] },
+      orderBy: { heartbeatAt: 'asc' },
+      take: 100,
     });
-    return count;
+  }
+
+  /** A lost row whose bill is finished: ended as host_lost, at its last heartbeat. */
+  async recovered(id: string, chargedMc: bigint): Promise<boolean> {
+    const row = await this.db.browserSession.findUnique({ where: { id }, select: { heartbeatAt: true } });
+    const { count } = await this.db.browserSession.updateMany({
+      where: { id, status: 'live' },
+      data: { status: 'ended', outcome: 'host_lost', endedAt: row?.heartbeatAt ?? new Date(), chargedMc },
+    });
+    return count === 1;
   }
 
   get(id: string) {

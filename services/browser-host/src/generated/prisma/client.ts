@@ -42,8 +42,9 @@ export { Prisma }
 /**
  * Model BrowserSession
  * One CDP session (GET /connect): written when it opens, its heartbeat moved
- * as its time is settled, and its end. What the sessions API will serve, and
- * how a host that died mid-session is noticed (its heartbeat stops).
+ * every few seconds while its host runs, its billing journal, and its end.
+ * What the sessions API will serve, and how the bill of a host that died
+ * mid-session is finished (its heartbeat stops; docs/connect.md).
  */
 export type BrowserSession = Prisma.BrowserSessionModel
 /**

@@ -79,6 +79,8 @@ export const BrowserSessionScalarFieldEnum = {
   status: 'status',
   outcome: 'outcome',
   options: 'options',
+  host: 'host',
+  metering: 'metering',
   startedAt: 'startedAt',
   heartbeatAt: 'heartbeatAt',
   endedAt: 'endedAt',
@@ -123,6 +125,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

@@ -15,8 +15,9 @@ import type * as Prisma from "../internal/prismaNamespace.js"
 /**
  * Model BrowserSession
  * One CDP session (GET /connect): written when it opens, its heartbeat moved
- * as its time is settled, and its end. What the sessions API will serve, and
- * how a host that died mid-session is noticed (its heartbeat stops).
+ * every few seconds while its host runs, its billing journal, and its end.
+ * What the sessions API will serve, and how the bill of a host that died
+ * mid-session is finished (its heartbeat stops; docs/connect.md).
  */
 export type BrowserSessionModel = runtime.Types.Result.DefaultSelection<Prisma.$BrowserSessionPayload>
 
@@ -44,6 +45,7 @@ export type BrowserSessionMinAggregateOutputType = {
   operationId: string | null
   status: string | null
   outcome: string | null
+  host: string | null
   startedAt: Date | null
   heartbeatAt: Date | null
   endedAt: Date | null
@@ -57,6 +59,7 @@ export type BrowserSessionMaxAggregateOutputType = {
   operationId: string | null
   status: string | null
   outcome: string | null
+  host: string | null
   startedAt: Date | null
   heartbeatAt: Date | null
   endedAt: Date | null
@@ -71,6 +74,8 @@ export type BrowserSessionCountAggregateOutputType = {
   status: number
   outcome: number
   options: number
+  host: number
+  metering: number
   startedAt: number
   heartbeatAt: number
   endedAt: number
@@ -96,6 +101,7 @@ export type BrowserSessionMinAggregateInputType = {
   operationId?: true
   status?: true
   outcome?: true
+  host?: true
   startedAt?: true
   heartbeatAt?: true
   endedAt?: true
@@ -109,6 +115,7 @@ export type BrowserSessionMaxAggregateInputType = {
   operationId?: true
   status?: true
   outcome?: true
+  host?: true
   startedAt?: true
   heartbeatAt?: true
   endedAt?: true
@@ -123,6 +130,8 @@ export type BrowserSessionCountAggregateInputType = {
   status?: true
   outcome?: true
   options?: true
+  host?: true
+  metering?: true
   startedAt?: true
   heartbeatAt?: true
   endedAt?: true
@@ -224,6 +233,8 @@ export type BrowserSessionGroupByOutputType = {
   status: string
   outcome: string | null
   options: runtime.JsonValue
+  host: string
+  metering: runtime.JsonValue | null
   startedAt: Date
   heartbeatAt: Date
   endedAt: Date | null
@@ -261,6 +272,8 @@ export type BrowserSessionWhereInput = {
   status?: Prisma.StringFilter<"BrowserSession"> | string
   outcome?: Prisma.StringNullableFilter<"BrowserSession"> | string | null
   options?: Prisma.JsonFilter<"BrowserSession">
+  host?: Prisma.StringFilter<"BrowserSession"> | string
+  metering?: Prisma.JsonNullableFilter<"BrowserSession">
   startedAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   heartbeatAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   endedAt?: Prisma.DateTimeNullableFilter<"BrowserSession"> | Date | string | null
@@ -275,6 +288,8 @@ export type BrowserSessionOrderByWithRelationInput = {
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrderInput | Prisma.SortOrder
   options?: Prisma.SortOrder
+  host?: Prisma.SortOrder
+  metering?: Prisma.SortOrderInput | Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -292,6 +307,8 @@ export type BrowserSessionWhereUniqueInput = Prisma.AtLeast<{
   status?: Prisma.StringFilter<"BrowserSession"> | string
   outcome?: Prisma.StringNullableFilter<"BrowserSession"> | string | null
   options?: Prisma.JsonFilter<"BrowserSession">
+  host?: Prisma.StringFilter<"BrowserSession"> | string
+  metering?: Prisma.JsonNullableFilter<"BrowserSession">
   startedAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   heartbeatAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   endedAt?: Prisma.DateTimeNullableFilter<"BrowserSession"> | Date | string | null
@@ -306,6 +323,8 @@ export type BrowserSessionOrderByWithAggregationInput = {
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrderInput | Prisma.SortOrder
   options?: Prisma.SortOrder
+  host?: Prisma.SortOrder
+  metering?: Prisma.SortOrderInput | Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
@@ -328,6 +347,8 @@ export type BrowserSessionScalarWhereWithAggregatesInput = {
   status?: Prisma.StringWithAggregatesFilter<"BrowserSession"> | string
   outcome?: Prisma.StringNullableWithAggregatesFilter<"BrowserSession"> | string | null
   options?: Prisma.JsonWithAggregatesFilter<"BrowserSession">
+  host?: Prisma.StringWithAggregatesFilter<"BrowserSession"> | string
+  metering?: Prisma.JsonNullableWithAggregatesFilter<"BrowserSession">
   startedAt?: Prisma.DateTimeWithAggregatesFilter<"BrowserSession"> | Date | string
   heartbeatAt?: Prisma.DateTimeWithAggregatesFilter<"BrowserSession"> | Date | string
   endedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"BrowserSession"> | Date | string | null
@@ -342,6 +363,8 @@ export type BrowserSessionCreateInput = {
   status: string
   outcome?: string | null
   options: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Date | string
   heartbeatAt?: Date | string
   endedAt?: Date | string | null
@@ -356,6 +379,8 @@ export type BrowserSessionUncheckedCreateInput = {
   status: string
   outcome?: string | null
   options: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Date | string
   heartbeatAt?: Date | string
   endedAt?: Date | string | null
@@ -370,6 +395,8 @@ export type BrowserSessionUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   options?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: Prisma.StringFieldUpdateOperationsInput | string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -384,6 +411,8 @@ export type BrowserSessionUncheckedUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   options?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: Prisma.StringFieldUpdateOperationsInput | string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -398,6 +427,8 @@ export type BrowserSessionCreateManyInput = {
   status: string
   outcome?: string | null
   options: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Date | string
   heartbeatAt?: Date | string
   endedAt?: Date | string | null
@@ -412,6 +443,8 @@ export type BrowserSessionUpdateManyMutationInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   options?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: Prisma.StringFieldUpdateOperationsInput | string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -426,6 +459,8 @@ export type BrowserSessionUncheckedUpdateManyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   options?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  host?: Prisma.StringFieldUpdateOperationsInput | string
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
@@ -440,6 +475,8 @@ export type BrowserSessionCountOrderByAggregateInput = {
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrder
   options?: Prisma.SortOrder
+  host?: Prisma.SortOrder
+  metering?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
@@ -458,6 +495,7 @@ export type BrowserSessionMaxOrderByAggregateInput = {
   operationId?: Prisma.SortOrder
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrder
+  host?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
@@ -471,6 +509,7 @@ export type BrowserSessionMinOrderByAggregateInput = {
   operationId?: Prisma.SortOrder
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrder
+  host?: Prisma.SortOrder
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
@@ -516,6 +555,8 @@ export type BrowserSessionSelect<ExtArgs extends runtime.Types.Extensions.Intern
   status?: boolean
   outcome?: boolean
   options?: boolean
+  host?: boolean
+  metering?: boolean
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
@@ -530,6 +571,8 @@ export type BrowserSessionSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   status?: boolean
   outcome?: boolean
   options?: boolean
+  host?: boolean
+  metering?: boolean
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
@@ -544,6 +587,8 @@ export type BrowserSessionSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   status?: boolean
   outcome?: boolean
   options?: boolean
+  host?: boolean
+  metering?: boolean
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
@@ -558,6 +603,8 @@ export type BrowserSessionSelectScalar = {
   status?: boolean
   outcome?: boolean
   options?: boolean
+  host?: boolean
+  metering?: boolean
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
@@ -565,7 +612,7 @@ export type BrowserSessionSelectScalar = {
   proxyBytes?: boolean
 }
 
-export type BrowserSessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "operationId" | "status" | "outcome" | "options" | "startedAt" | "heartbeatAt" | "endedAt" | "chargedMc" | "proxyBytes", ExtArgs["result"]["browserSession"]>
+export type BrowserSessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "operationId" | "status" | "outcome" | "options" | "host" | "metering" | "startedAt" | "heartbeatAt" | "endedAt" | "chargedMc" | "proxyBytes", ExtArgs["result"]["browserSession"]>
 
 export type $BrowserSessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "BrowserSession"
@@ -586,7 +633,18 @@ export type $BrowserSessionPayload<ExtArgs extends runtime.Types.Extensions.Inte
      */
     outcome: string | null
     options: runtime.JsonValue
+    /**
+     * The host that runs it, named by its CDP URL (stable across its restarts).
+     */
+    host: string
+    /**
+     * The metered hold's journal (libs/billing MeteredState): how to finish its bill.
+     */
+    metering: runtime.JsonValue | null
     startedAt: Date
+    /**
+     * When its host last said it was alive: browser time runs until then.
+     */
     heartbeatAt: Date
     endedAt: Date | null
     /**
@@ -1026,6 +1084,8 @@ export interface BrowserSessionFieldRefs {
   readonly status: Prisma.FieldRef<"BrowserSession", 'String'>
   readonly outcome: Prisma.FieldRef<"BrowserSession", 'String'>
   readonly options: Prisma.FieldRef<"BrowserSession", 'Json'>
+  readonly host: Prisma.FieldRef<"BrowserSession", 'String'>
+  readonly metering: Prisma.FieldRef<"BrowserSession", 'Json'>
   readonly startedAt: Prisma.FieldRef<"BrowserSession", 'DateTime'>
   readonly heartbeatAt: Prisma.FieldRef<"BrowserSession", 'DateTime'>
   readonly endedAt: Prisma.FieldRef<"BrowserSession", 'DateTime'>
