@@ -426,6 +426,25 @@ describe('GET /connect', () => {
     }
   });
 
+  test("operators see who holds a workspace's browser slots", async () => {
+    const { apiKey, workspaceId } = await workspace('builder');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1];
+    const listed = await fleet.admin<{ limit: number; holders: { holder: string; expiresAt: string }[] }>(
+      'slots',
+      'list',
+      workspaceId,
+    );
+    assert.equal(listed.limit, 5);
+    assert.deepEqual(
+      listed.holders.map((h) => h.holder),
+      [`session:${sessionId}`],
+    );
+    assert.ok(Date.parse(listed.holders[0]?.expiresAt ?? '') > Date.now(), 'a live lease');
+  });
+
   test('no API key, nor its secret, appears in any log line of the fleet', () => {
     assert.ok(keys.length > 5);
     for (const service of SERVICES) {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
-import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { type Timestamp, timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
@@ -21,6 +21,7 @@ const USAGE = `usage: admin.js <command>
                                            valid on the surfaces named (default: all)
   key revoke <keyId>
   key list <workspace>
+  slots list <workspace>                   who holds the workspace's concurrent-browser slots now
   seed --key-file FILE [--workspace NAME] [--plan PLAN]
                                            a workspace and a working key, reused when FILE still holds one`;
 
@@ -145,6 +146,23 @@ async function main(args: string[]): Promise<void> {
       }
     } else if (noun === 'key' && verb === 'list' && arg) {
       console.log(JSON.stringify(await identity.listApiKeys((await workspaceOf(arg)).id)));
+    } else if (noun === 'slots' && verb === 'list' && arg) {
+      const ws = await workspaceOf(arg);
+      const client = ledgerClient();
+      if (!client) throw new Error('BILLING_LEDGER_ADDR is not set');
+      try {
+        const { limit, holders } = await client.listSlots({ workspaceId: ws.id });
+        const iso = (t: Timestamp | undefined) => (t ? timestampDate(t).toISOString() : undefined);
+        const listed = holders.map((h) => ({
+          holder: h.holder,
+          leaseId: h.leaseId,
+          acquiredAt: iso(h.acquiredAt),
+          expiresAt: iso(h.expiresAt),
+        }));
+        console.log(JSON.stringify({ workspaceId: ws.id, limit, holders: listed }));
+      } finally {
+        client.close();
+      }
     } else if (noun === 'seed') {
       const keyFile = opts['key-file'];
       if (!keyFile) throw new Error('seed needs --key-file');

@@ -8,6 +8,7 @@ import { credits } from './credits.js';
 import type { LedgerDeps } from './deps.js';
 import { ensureAccount } from './ensure-account.js';
 import { grant } from './grant.js';
+import { listSlots } from './list-slots.js';
 import { releaseSlot } from './release-slot.js';
 import { renewSlot } from './renew-slot.js';
 import { settle } from './settle.js';
@@ -31,5 +32,6 @@ export function ledgerService(deps: LedgerDeps): ServiceImpl<(typeof ledger.Ledg
     acquireSlot: acquireSlot(deps),
     renewSlot: renewSlot(deps),
     releaseSlot: releaseSlot(deps),
+    listSlots: listSlots(deps),
   };
 }

@@ -99,3 +99,24 @@ test('unknown accounts and leases answer not_found', async () => {
     'not_found',
   );
 });
+
+test('operators list who holds a workspace’s slots: live leases only, oldest first, and no other workspace’s', async () => {
+  const c = server.client;
+  const workspaceId = await workspace('slots-listed', ledger.Plan.BUILDER);
+  const other = await workspace('slots-listed-other', ledger.Plan.FREE);
+  await c.acquireSlot({ workspaceId, holder: 'session:first', ttlSeconds: 60 });
+  clock.advance(1);
+  await c.acquireSlot({ workspaceId, holder: 'session:lapsing', ttlSeconds: 5 });
+  clock.advance(1);
+  await c.acquireSlot({ workspaceId, holder: 'render:op_1', ttlSeconds: 60 });
+  await c.acquireSlot({ workspaceId: other, holder: 'session:elsewhere', ttlSeconds: 60 });
+  clock.advance(10); // the 5 s lease lapsed
+  const listed = await c.listSlots({ workspaceId });
+  assert.equal(listed.limit, 5);
+  assert.deepEqual(
+    listed.holders.map((h) => h.holder),
+    ['session:first', 'render:op_1'],
+  );
+  const unknown = await refusal(c.listSlots({ workspaceId: 'slots-nobody' }));
+  assert.equal(unknown.code, 'not_found');
+});
