@@ -29,8 +29,6 @@ generate: install ## Regenerate protobuf and Prisma code (committed; a clean tre
 	  'runs, events, records, files, secrets, rules, integrations'
 	@scripts/new-service.sh --refresh monitor 50054 'scheduled page monitors, diffs and notifications' \
 	  'monitors, checks, snapshots, deliveries'
-	@scripts/new-service.sh --refresh session-recorder 50055 'browser session recordings, network logs and exports' \
-	  'sessions, recording chunks, network entries, exports'
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json

@@ -445,6 +445,50 @@ describe('GET /connect', () => {
     assert.ok(Date.parse(listed.holders[0]?.expiresAt ?? '') > Date.now(), 'a live lease');
   });
 
+  test('a session is listed and read through /v1/sessions with its outcome and usage, in its workspace only', async () => {
+    const { apiKey } = await workspace('free');
+    const other = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
+    const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+    await page.goto(siteUrl);
+    type SessionJson = {
+      id: string;
+      status: string;
+      outcome: string | null;
+      durationSeconds: number;
+      usage: { credits: number; meters: Record<string, number> };
+    };
+    const read = (key = apiKey) =>
+      call<{ session: SessionJson }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key });
+    await until('the live session is recorded', async () => (await read()).body.session?.status === 'live');
+    await browser.close();
+    await until('the ended session is recorded', async () => (await read()).body.session?.status === 'ended');
+    const { session } = (await read()).body;
+    assert.equal(session.outcome, 'closed');
+    const seconds = session.usage.meters.context_seconds as number;
+    assert.ok(seconds >= 1, `billed ${seconds} s`);
+    // 1 credit a minute, rounded up to the millicredit once.
+    assert.equal(session.usage.credits, Math.ceil((seconds * 1000) / 60) / 1000);
+    const listed = await call<{ sessions: SessionJson[] }>(fleet.gatewayUrl, 'GET', '/v1/sessions?status=ended', {
+      key: apiKey,
+    });
+    assert.deepEqual(
+      listed.body.sessions.map((s) => s.id),
+      [sessionId],
+    );
+    const elsewhere = await read(other.apiKey);
+    assert.equal(elsewhere.status, 404);
+    assert.equal((elsewhere.body as unknown as { code: string }).code, 'not_found');
+    const none = await call<{ sessions: SessionJson[] }>(fleet.gatewayUrl, 'GET', '/v1/sessions', {
+      key: other.apiKey,
+    });
+    assert.deepEqual(none.body.sessions, []);
+  });
+
   test('no API key, nor its secret, appears in any log line of the fleet', () => {
     assert.ok(keys.length > 5);
     for (const service of SERVICES) {

@@ -3,6 +3,14 @@ export { Consumer, type ConsumeSettings, type Delivery, type Retry } from './con
 export { handleOnce } from './inbox.js';
 export { enqueueEvent, OutboxRelay } from './outbox.js';
 export { Publisher, type PublishOptions } from './publish.js';
+export {
+  SESSION_STREAM_MAX_AGE_MS,
+  type SessionSnapshot,
+  type SessionStatus,
+  sessionConsumers,
+  sessionStreamNames,
+  sessionStreams,
+} from './sessions.js';
 export type { SqlClient, TransactionalSqlClient } from './sql.js';
 export { type ConsumerSpec, ensureStreams, type StreamSpec } from './streams.js';
 export { browserHostsSubject, creditsChangedSubject, type HostAnnouncement } from './subjects.js';

@@ -2,6 +2,7 @@
 // the Chromium pool, the CDP sessions and the handlers are wired, shared by
 // service.ts and the tests.
 import { type LedgerClient, ledgerClient } from '@wap/billing';
+import { type NatsLink, OutboxRelay, Publisher, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import type { BrowserHostConfig } from './config.js';
@@ -25,8 +26,16 @@ export type BrowserHostSettings = Pick<
     >
   >;
 
-/** `db`: the host's database (session rows); tests of the render pool go without one. */
-export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: PrismaClient) {
+/**
+ * `db`: the host's database (session rows); tests of the render pool go without one.
+ * `nats`: where session snapshots are relayed from the outbox for the session-recorder.
+ */
+export function openBrowserHost(
+  config: BrowserHostSettings,
+  log: Logger,
+  db?: PrismaClient,
+  nats?: { link: NatsLink; namespace: string },
+) {
   const allow = AllowList.parse(config.EGRESS_ALLOW);
   if (!allow.empty) log.warn({ allow: allow.cidrs }, 'egress allow-list is set: for local test sites only');
   const egress = new EgressProxy(allow);
@@ -40,7 +49,8 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: P
   const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
     ? ledgerClient(config.BILLING_LEDGER_ADDR)
     : undefined;
-  const store = db ? new SessionStore(db) : undefined;
+  const store = db ? new SessionStore(db, nats ? sessionStreamNames(nats.namespace).lifecycle : undefined) : undefined;
+  const relay = db && nats ? new OutboxRelay(db, new Publisher(nats.link.nc), log) : undefined;
   const sessions = new SessionManager({
     executablePath: config.CHROMIUM_PATH,
     allow,
@@ -63,11 +73,15 @@ export function openBrowserHost(config: BrowserHostSettings, log: Logger, db?: P
       await cdp.listen(config.CDP_HOST ?? '127.0.0.1', config.CDP_PORT ?? 0, config.CDP_PUBLIC_URL);
       await sessions.start(cdp.publicUrl);
       for (const job of jobs) job.start();
+      relay?.start();
     },
     healthy: () => pool.healthy(),
     stop: async () => {
       await Promise.all(jobs.map((job) => job.stop()));
       await sessions.stop();
+      // After the sessions ended, so their last snapshots go out before the host does.
+      await relay?.drainOnce().catch((err) => log.warn({ err }, 'outbox not drained; the next host start relays it'));
+      await relay?.stop();
       await cdp.close();
       await pool.close();
       await egress.stop();

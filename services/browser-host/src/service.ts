@@ -1,6 +1,7 @@
 // The browser-host service: the Chromium pool, its egress proxy, and (later)
 // the CDP proxy, profiles and exits.
 import { createPrismaAdapter } from '@wap/db';
+import { sessionStreams } from '@wap/events';
 import { browser as proto } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
@@ -13,8 +14,9 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
   name: 'browser-host',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
+  streams: (config) => sessionStreams(config.NATS_NAMESPACE),
   start: async ({ config, log, server, db, nats }) => {
-    const host = openBrowserHost(config, log, db);
+    const host = openBrowserHost(config, log, db, { link: nats, namespace: config.NATS_NAMESPACE });
     await host.start();
     addService(server, proto.BrowserService, host.impl, log);
     // Announced only when sessions are offered (a ledger to bill them); stopped first on the way out.

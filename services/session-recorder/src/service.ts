@@ -1,5 +1,8 @@
 // The session-recorder service: browser session recordings, network logs and exports.
 import { createPrismaAdapter } from '@wap/db';
+import { sessionConsumers, sessionStreams } from '@wap/events';
+import { sessions } from '@wap/proto';
+import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
@@ -9,9 +12,12 @@ export const definition: ServiceDefinition<typeof env, SessionRecorderDatabase> 
   name: 'session-recorder',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, db, nats, log }) => {
+  streams: (config) => sessionStreams(config.NATS_NAMESPACE),
+  consumers: (config) => sessionConsumers(config.NATS_NAMESPACE),
+  start: async ({ config, db, nats, log, server }) => {
     const service = openSessionRecorder(config, db, nats, log);
     await service.start();
+    addService(server, sessions.SessionService, service.impl, log);
     return { stop: service.stop };
   },
 };

@@ -46,7 +46,7 @@ export async function recoverLost(store: SessionStore, ledger: LedgerClient, log
     const chargedMc = state
       ? await recoverMetered(ledger, charge, state, [{ meter: 'context_seconds', quantity: lostSeconds(row) }])
       : 0n;
-    if (await store.recovered(row.id, chargedMc)) {
+    if (await store.recovered(row, Number(lostSeconds(row)), chargedMc)) {
       ended++;
       log.warn(
         {

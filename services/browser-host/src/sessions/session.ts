@@ -26,6 +26,7 @@ export type SessionOutcome =
 
 export interface SessionEnd {
   outcome: SessionOutcome;
+  /** Browser seconds billed: from the start to the end, rounded up. */
   seconds: number;
   chargedMc: bigint;
   proxyBytes: number;
@@ -162,7 +163,7 @@ export class Session {
       .catch((err) => this.log.warn({ err, sessionId: this.id }, 'slot release failed; it lapses'));
     const end: SessionEnd = {
       outcome,
-      seconds: Math.round((Date.now() - this.startedAt) / 1000),
+      seconds: Math.round((this.meteredUntil - this.startedAt) / 1000),
       chargedMc: chargedMc ?? 0n,
       proxyBytes,
       billed: chargedMc !== undefined,

@@ -10,6 +10,7 @@ import {
   serveLedger,
 } from '@wap/billing-ledger/dist/test-support.js';
 import { createPrismaAdapter } from '@wap/db';
+import type { SessionSnapshot } from '@wap/events';
 import { ledger } from '@wap/proto';
 import { type FreshDatabase, quietLog } from '@wap/testkit';
 import { PrismaClient } from '../generated/prisma/client.js';
@@ -27,7 +28,7 @@ before(async () => {
   [database, ledgerDatabase] = await Promise.all([freshDatabase(), freshLedgerDatabase()]);
   served = await serveLedger(ledgerDatabase.url, () => new Date());
   db = new PrismaClient({ adapter: createPrismaAdapter(database.url) });
-  store = new SessionStore(db);
+  store = new SessionStore(db, LIFECYCLE);
 });
 after(async () => {
   await db.$disconnect();
@@ -36,6 +37,16 @@ after(async () => {
 });
 
 const HOST = 'ws://127.0.0.1:9/';
+const LIFECYCLE = 'test.sessions.lifecycle';
+
+/** The snapshots the row's changes left in the outbox, oldest first. */
+const announced = async (id: string) =>
+  (
+    await db.$queryRawUnsafe<{ subject: string; payload: SessionSnapshot }[]>(
+      `SELECT subject, payload FROM event_outbox WHERE payload->>'id' = $1 ORDER BY created_at, id`,
+      id,
+    )
+  ).map((r) => ({ subject: r.subject, ...r.payload }));
 
 /** A session row as a host opens it: its hold taken on the ledger, its journal written as the hold settles. */
 async function open(host = HOST) {
@@ -62,16 +73,25 @@ const spent = async (workspaceId: string) => {
   return { spent: c.allowanceSpentMillicredits, held: c.heldMillicredits };
 };
 
-test('a session row ends once: the first end is kept', async () => {
-  const { id } = await open();
+test('a session row ends once: the first end is kept, and the recorder is told of each change once', async () => {
+  const { id, workspaceId } = await open();
   assert.equal((await store.get(id))?.status, 'live');
-  await store.ended(id, { outcome: 'closed', chargedMc: 1_084n, proxyBytes: 2_048 });
-  await store.ended(id, { outcome: 'lifetime', chargedMc: 9n, proxyBytes: 0 });
+  await store.ended(id, { outcome: 'closed', seconds: 65, chargedMc: 1_084n, proxyBytes: 2_048 });
+  await store.ended(id, { outcome: 'lifetime', seconds: 99, chargedMc: 9n, proxyBytes: 0 });
   const row = await store.get(id);
   assert.deepEqual(
     { status: row?.status, outcome: row?.outcome, chargedMc: row?.chargedMc, proxyBytes: row?.proxyBytes },
     { status: 'ended', outcome: 'closed', chargedMc: 1_084n, proxyBytes: 2_048n },
   );
+  const events = await announced(id);
+  assert.deepEqual(
+    events.map((e) => ({ subject: e.subject, status: e.status, outcome: e.outcome, workspaceId: e.workspaceId })),
+    [
+      { subject: LIFECYCLE, status: 'live', outcome: null, workspaceId },
+      { subject: LIFECYCLE, status: 'ended', outcome: 'closed', workspaceId },
+    ],
+  );
+  assert.deepEqual(events[1]?.usage, { contextSeconds: 65, proxyBytes: 2_048, chargedMc: '1084' });
 });
 
 test('a lost session is billed from its journal up to its last heartbeat, once, and only stale rows are', async () => {
@@ -92,6 +112,11 @@ test('a lost session is billed from its journal up to its last heartbeat, once, 
     { status: 'ended', outcome: 'host_lost', chargedMc: 1_084n, endedAt: lost.startedAt.getTime() + 65_000 },
   );
   assert.deepEqual(await spent(lost.workspaceId), { spent: 1_084n, held: 0n });
+  const ended = (await announced(lost.id)).at(-1);
+  assert.deepEqual(
+    { status: ended?.status, outcome: ended?.outcome, usage: ended?.usage },
+    { status: 'ended', outcome: 'host_lost', usage: { contextSeconds: 65, proxyBytes: 0, chargedMc: '1084' } },
+  );
   assert.equal((await store.get(alive.id))?.status, 'live');
   // A second sweep finds nothing more to bill.
   await sweep.runOnce();

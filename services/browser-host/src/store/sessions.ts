@@ -1,7 +1,10 @@
 // The session rows (browser_sessions): opened, kept alive by their host,
 // journaled as they are billed, ended; and the rows of a host that died,
-// found so their bills can be finished.
+// found so their bills can be finished. Opening and ending a row also records
+// the session's snapshot in the outbox, in the same transaction, for the
+// session-recorder (docs/sessions.md).
 import type { MeteredState } from '@wap/billing';
+import { enqueueEvent, type SessionSnapshot, type SqlClient } from '@wap/events';
 import type { BrowserSession, PrismaClient } from '../generated/prisma/client.js';
 
 export interface SessionRecord {
@@ -17,22 +20,63 @@ export interface SessionRecord {
 
 export type SessionRow = BrowserSession;
 
+export interface SessionEndRecord {
+  outcome: string;
+  /** Browser seconds billed. */
+  seconds: number;
+  chargedMc: bigint;
+  proxyBytes: number;
+}
+
+/** What the session-recorder is told of a row. */
+export const snapshotOf = (row: SessionRow): SessionSnapshot => ({
+  id: row.id,
+  workspaceId: row.workspaceId,
+  kind: 'connect',
+  status: row.status === 'ended' ? 'ended' : 'live',
+  outcome: row.outcome,
+  startedAt: row.startedAt.toISOString(),
+  endedAt: row.endedAt?.toISOString() ?? null,
+  options: row.options as Record<string, unknown>,
+  usage: { contextSeconds: row.seconds, proxyBytes: Number(row.proxyBytes), chargedMc: String(row.chargedMc) },
+});
+
 export class SessionStore {
-  constructor(private readonly db: PrismaClient) {}
+  /** `lifecycle`: the subject snapshots go to through the outbox; none without it (tests of the rows alone). */
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly lifecycle?: string,
+  ) {}
+
+  private async announce(tx: SqlClient, row: SessionRow | null): Promise<void> {
+    if (row && this.lifecycle) await enqueueEvent(tx, this.lifecycle, snapshotOf(row));
+  }
 
   async opened(s: SessionRecord): Promise<void> {
-    await this.db.browserSession.create({
-      data: {
-        id: s.id,
-        workspaceId: s.workspaceId,
-        operationId: s.operationId,
-        host: s.host,
-        status: 'live',
-        options: s.options as never,
-        metering: s.metering as never,
-        startedAt: s.startedAt,
-        heartbeatAt: s.startedAt,
-      },
+    await this.db.$transaction(async (tx) => {
+      const row = await tx.browserSession.create({
+        data: {
+          id: s.id,
+          workspaceId: s.workspaceId,
+          operationId: s.operationId,
+          host: s.host,
+          status: 'live',
+          options: s.options as never,
+          metering: s.metering as never,
+          startedAt: s.startedAt,
+          heartbeatAt: s.startedAt,
+        },
+      });
+      await this.announce(tx, row);
+    });
+  }
+
+  /** Ends a live row with `data`, and tells the recorder; false when it had already ended. */
+  private async end(id: string, data: Parameters<PrismaClient['browserSession']['update']>[0]['data']) {
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.browserSession.updateMany({ where: { id, status: 'live' }, data });
+      if (count === 1) await this.announce(tx, await tx.browserSession.findUnique({ where: { id } }));
+      return count === 1;
     });
   }
 
@@ -66,16 +110,14 @@ export class SessionStore {
   }
 
   /** Ends the row once; a row already ended keeps its first end. */
-  async ended(id: string, end: { outcome: string; chargedMc: bigint; proxyBytes: number }): Promise<void> {
-    await this.db.browserSession.updateMany({
-      where: { id, status: 'live' },
-      data: {
-        status: 'ended',
-        outcome: end.outcome,
-        endedAt: new Date(),
-        chargedMc: end.chargedMc,
-        proxyBytes: BigInt(end.proxyBytes),
-      },
+  async ended(id: string, end: SessionEndRecord): Promise<void> {
+    await this.end(id, {
+      status: 'ended',
+      outcome: end.outcome,
+      endedAt: new Date(),
+      seconds: end.seconds,
+      chargedMc: end.chargedMc,
+      proxyBytes: BigInt(end.proxyBytes),
     });
   }
 
@@ -93,13 +135,8 @@ export class SessionStore {
   }
 
   /** A lost row whose bill is finished: ended as host_lost, at its last heartbeat. */
-  async recovered(id: string, chargedMc: bigint): Promise<boolean> {
-    const row = await this.db.browserSession.findUnique({ where: { id }, select: { heartbeatAt: true } });
-    const { count } = await this.db.browserSession.updateMany({
-      where: { id, status: 'live' },
-      data: { status: 'ended', outcome: 'host_lost', endedAt: row?.heartbeatAt ?? new Date(), chargedMc },
-    });
-    return count === 1;
+  recovered(row: Pick<SessionRow, 'id' | 'heartbeatAt'>, seconds: number, chargedMc: bigint): Promise<boolean> {
+    return this.end(row.id, { status: 'ended', outcome: 'host_lost', endedAt: row.heartbeatAt, seconds, chargedMc });
   }
 
   get(id: string) {

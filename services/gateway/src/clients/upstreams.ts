@@ -1,4 +1,4 @@
-import { browser, crawl, health, ledger } from '@wap/proto';
+import { browser, crawl, health, ledger, sessions } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
 import type { Backend } from '../registry/types.js';
@@ -9,6 +9,7 @@ export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']
 export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
+export type SessionsClient = ServiceClient<(typeof sessions.SessionService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
@@ -17,6 +18,7 @@ export class Upstreams {
   private readonly ledgerClient: LedgerClient | undefined;
   private readonly crawlClient: CrawlClient | undefined;
   private readonly browserClient: BrowserClient | undefined;
+  private readonly sessionsClient: SessionsClient | undefined;
 
   constructor(config: GatewayConfig) {
     const addresses: Record<Backend, string | undefined> = {
@@ -44,6 +46,10 @@ export class Upstreams {
       });
       this.closables.push(this.browserClient);
     }
+    if (addresses['session-recorder']) {
+      this.sessionsClient = createClient(sessions.SessionService, addresses['session-recorder']);
+      this.closables.push(this.sessionsClient);
+    }
     if (addresses['billing-ledger']) {
       this.ledgerClient = createClient(ledger.LedgerService, addresses['billing-ledger']);
       this.closables.push(this.ledgerClient);
@@ -62,6 +68,11 @@ export class Upstreams {
   get browser(): BrowserClient {
     if (!this.browserClient) throw new Error('browser-host is not configured');
     return this.browserClient;
+  }
+
+  get sessions(): SessionsClient {
+    if (!this.sessionsClient) throw new Error('session-recorder is not configured');
+    return this.sessionsClient;
   }
 
   get crawl(): CrawlClient {

@@ -3,6 +3,7 @@ import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/c
 import { creditsRow } from './rows/credits.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
+import { sessionsGetRow, sessionsListRow } from './rows/sessions.js';
 import { usageRow } from './rows/usage.js';
 import type { Capability } from './types.js';
 
@@ -16,6 +17,8 @@ const ALL_ROWS: Capability[] = [
   searchRow,
   creditsRow,
   usageRow,
+  sessionsListRow,
+  sessionsGetRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

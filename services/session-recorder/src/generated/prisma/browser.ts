@@ -27,3 +27,9 @@ export type EventOutbox = Prisma.EventOutboxModel
  * 
  */
 export type EventInbox = Prisma.EventInboxModel
+/**
+ * Model Session
+ * A browser session as the recorder knows it (docs/sessions.md): the furthest
+ * snapshot its host sent (an ended session never goes back to live).
+ */
+export type Session = Prisma.SessionModel

@@ -10,4 +10,5 @@
  */
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
+export type * from './models/Session.js'
 export type * from './commonInputTypes.js'

@@ -84,6 +84,7 @@ export const BrowserSessionScalarFieldEnum = {
   startedAt: 'startedAt',
   heartbeatAt: 'heartbeatAt',
   endedAt: 'endedAt',
+  seconds: 'seconds',
   chargedMc: 'chargedMc',
   proxyBytes: 'proxyBytes'
 } as const

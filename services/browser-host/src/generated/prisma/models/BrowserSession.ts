@@ -30,11 +30,13 @@ export type AggregateBrowserSession = {
 }
 
 export type BrowserSessionAvgAggregateOutputType = {
+  seconds: number | null
   chargedMc: number | null
   proxyBytes: number | null
 }
 
 export type BrowserSessionSumAggregateOutputType = {
+  seconds: number | null
   chargedMc: bigint | null
   proxyBytes: bigint | null
 }
@@ -49,6 +51,7 @@ export type BrowserSessionMinAggregateOutputType = {
   startedAt: Date | null
   heartbeatAt: Date | null
   endedAt: Date | null
+  seconds: number | null
   chargedMc: bigint | null
   proxyBytes: bigint | null
 }
@@ -63,6 +66,7 @@ export type BrowserSessionMaxAggregateOutputType = {
   startedAt: Date | null
   heartbeatAt: Date | null
   endedAt: Date | null
+  seconds: number | null
   chargedMc: bigint | null
   proxyBytes: bigint | null
 }
@@ -79,6 +83,7 @@ export type BrowserSessionCountAggregateOutputType = {
   startedAt: number
   heartbeatAt: number
   endedAt: number
+  seconds: number
   chargedMc: number
   proxyBytes: number
   _all: number
@@ -86,11 +91,13 @@ export type BrowserSessionCountAggregateOutputType = {
 
 
 export type BrowserSessionAvgAggregateInputType = {
+  seconds?: true
   chargedMc?: true
   proxyBytes?: true
 }
 
 export type BrowserSessionSumAggregateInputType = {
+  seconds?: true
   chargedMc?: true
   proxyBytes?: true
 }
@@ -105,6 +112,7 @@ export type BrowserSessionMinAggregateInputType = {
   startedAt?: true
   heartbeatAt?: true
   endedAt?: true
+  seconds?: true
   chargedMc?: true
   proxyBytes?: true
 }
@@ -119,6 +127,7 @@ export type BrowserSessionMaxAggregateInputType = {
   startedAt?: true
   heartbeatAt?: true
   endedAt?: true
+  seconds?: true
   chargedMc?: true
   proxyBytes?: true
 }
@@ -135,6 +144,7 @@ export type BrowserSessionCountAggregateInputType = {
   startedAt?: true
   heartbeatAt?: true
   endedAt?: true
+  seconds?: true
   chargedMc?: true
   proxyBytes?: true
   _all?: true
@@ -238,6 +248,7 @@ export type BrowserSessionGroupByOutputType = {
   startedAt: Date
   heartbeatAt: Date
   endedAt: Date | null
+  seconds: number
   chargedMc: bigint
   proxyBytes: bigint
   _count: BrowserSessionCountAggregateOutputType | null
@@ -277,6 +288,7 @@ export type BrowserSessionWhereInput = {
   startedAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   heartbeatAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   endedAt?: Prisma.DateTimeNullableFilter<"BrowserSession"> | Date | string | null
+  seconds?: Prisma.IntFilter<"BrowserSession"> | number
   chargedMc?: Prisma.BigIntFilter<"BrowserSession"> | bigint | number
   proxyBytes?: Prisma.BigIntFilter<"BrowserSession"> | bigint | number
 }
@@ -293,6 +305,7 @@ export type BrowserSessionOrderByWithRelationInput = {
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
 }
@@ -312,6 +325,7 @@ export type BrowserSessionWhereUniqueInput = Prisma.AtLeast<{
   startedAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   heartbeatAt?: Prisma.DateTimeFilter<"BrowserSession"> | Date | string
   endedAt?: Prisma.DateTimeNullableFilter<"BrowserSession"> | Date | string | null
+  seconds?: Prisma.IntFilter<"BrowserSession"> | number
   chargedMc?: Prisma.BigIntFilter<"BrowserSession"> | bigint | number
   proxyBytes?: Prisma.BigIntFilter<"BrowserSession"> | bigint | number
 }, "id">
@@ -328,6 +342,7 @@ export type BrowserSessionOrderByWithAggregationInput = {
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
   _count?: Prisma.BrowserSessionCountOrderByAggregateInput
@@ -352,6 +367,7 @@ export type BrowserSessionScalarWhereWithAggregatesInput = {
   startedAt?: Prisma.DateTimeWithAggregatesFilter<"BrowserSession"> | Date | string
   heartbeatAt?: Prisma.DateTimeWithAggregatesFilter<"BrowserSession"> | Date | string
   endedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"BrowserSession"> | Date | string | null
+  seconds?: Prisma.IntWithAggregatesFilter<"BrowserSession"> | number
   chargedMc?: Prisma.BigIntWithAggregatesFilter<"BrowserSession"> | bigint | number
   proxyBytes?: Prisma.BigIntWithAggregatesFilter<"BrowserSession"> | bigint | number
 }
@@ -368,6 +384,7 @@ export type BrowserSessionCreateInput = {
   startedAt?: Date | string
   heartbeatAt?: Date | string
   endedAt?: Date | string | null
+  seconds?: number
   chargedMc?: bigint | number
   proxyBytes?: bigint | number
 }
@@ -384,6 +401,7 @@ export type BrowserSessionUncheckedCreateInput = {
   startedAt?: Date | string
   heartbeatAt?: Date | string
   endedAt?: Date | string | null
+  seconds?: number
   chargedMc?: bigint | number
   proxyBytes?: bigint | number
 }
@@ -400,6 +418,7 @@ export type BrowserSessionUpdateInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  seconds?: Prisma.IntFieldUpdateOperationsInput | number
   chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   proxyBytes?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -416,6 +435,7 @@ export type BrowserSessionUncheckedUpdateInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  seconds?: Prisma.IntFieldUpdateOperationsInput | number
   chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   proxyBytes?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -432,6 +452,7 @@ export type BrowserSessionCreateManyInput = {
   startedAt?: Date | string
   heartbeatAt?: Date | string
   endedAt?: Date | string | null
+  seconds?: number
   chargedMc?: bigint | number
   proxyBytes?: bigint | number
 }
@@ -448,6 +469,7 @@ export type BrowserSessionUpdateManyMutationInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  seconds?: Prisma.IntFieldUpdateOperationsInput | number
   chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   proxyBytes?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -464,6 +486,7 @@ export type BrowserSessionUncheckedUpdateManyInput = {
   startedAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   heartbeatAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   endedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  seconds?: Prisma.IntFieldUpdateOperationsInput | number
   chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
   proxyBytes?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
 }
@@ -480,11 +503,13 @@ export type BrowserSessionCountOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
 }
 
 export type BrowserSessionAvgOrderByAggregateInput = {
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
 }
@@ -499,6 +524,7 @@ export type BrowserSessionMaxOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
 }
@@ -513,11 +539,13 @@ export type BrowserSessionMinOrderByAggregateInput = {
   startedAt?: Prisma.SortOrder
   heartbeatAt?: Prisma.SortOrder
   endedAt?: Prisma.SortOrder
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
 }
 
 export type BrowserSessionSumOrderByAggregateInput = {
+  seconds?: Prisma.SortOrder
   chargedMc?: Prisma.SortOrder
   proxyBytes?: Prisma.SortOrder
 }
@@ -536,6 +564,14 @@ export type DateTimeFieldUpdateOperationsInput = {
 
 export type NullableDateTimeFieldUpdateOperationsInput = {
   set?: Date | string | null
+}
+
+export type IntFieldUpdateOperationsInput = {
+  set?: number
+  increment?: number
+  decrement?: number
+  multiply?: number
+  divide?: number
 }
 
 export type BigIntFieldUpdateOperationsInput = {
@@ -560,6 +596,7 @@ export type BrowserSessionSelect<ExtArgs extends runtime.Types.Extensions.Intern
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
+  seconds?: boolean
   chargedMc?: boolean
   proxyBytes?: boolean
 }, ExtArgs["result"]["browserSession"]>
@@ -576,6 +613,7 @@ export type BrowserSessionSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
+  seconds?: boolean
   chargedMc?: boolean
   proxyBytes?: boolean
 }, ExtArgs["result"]["browserSession"]>
@@ -592,6 +630,7 @@ export type BrowserSessionSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
+  seconds?: boolean
   chargedMc?: boolean
   proxyBytes?: boolean
 }, ExtArgs["result"]["browserSession"]>
@@ -608,11 +647,12 @@ export type BrowserSessionSelectScalar = {
   startedAt?: boolean
   heartbeatAt?: boolean
   endedAt?: boolean
+  seconds?: boolean
   chargedMc?: boolean
   proxyBytes?: boolean
 }
 
-export type BrowserSessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "operationId" | "status" | "outcome" | "options" | "host" | "metering" | "startedAt" | "heartbeatAt" | "endedAt" | "chargedMc" | "proxyBytes", ExtArgs["result"]["browserSession"]>
+export type BrowserSessionOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "operationId" | "status" | "outcome" | "options" | "host" | "metering" | "startedAt" | "heartbeatAt" | "endedAt" | "seconds" | "chargedMc" | "proxyBytes", ExtArgs["result"]["browserSession"]>
 
 export type $BrowserSessionPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "BrowserSession"
@@ -647,6 +687,10 @@ export type $BrowserSessionPayload<ExtArgs extends runtime.Types.Extensions.Inte
      */
     heartbeatAt: Date
     endedAt: Date | null
+    /**
+     * Browser time billed, whole seconds (context_seconds).
+     */
+    seconds: number
     /**
      * Browser time charged, millicredits.
      */
@@ -1089,6 +1133,7 @@ export interface BrowserSessionFieldRefs {
   readonly startedAt: Prisma.FieldRef<"BrowserSession", 'DateTime'>
   readonly heartbeatAt: Prisma.FieldRef<"BrowserSession", 'DateTime'>
   readonly endedAt: Prisma.FieldRef<"BrowserSession", 'DateTime'>
+  readonly seconds: Prisma.FieldRef<"BrowserSession", 'Int'>
   readonly chargedMc: Prisma.FieldRef<"BrowserSession", 'BigInt'>
   readonly proxyBytes: Prisma.FieldRef<"BrowserSession", 'BigInt'>
 }

@@ -52,7 +52,8 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   EventOutbox: 'EventOutbox',
-  EventInbox: 'EventInbox'
+  EventInbox: 'EventInbox',
+  Session: 'Session'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -90,6 +91,25 @@ export const EventInboxScalarFieldEnum = {
 } as const
 
 export type EventInboxScalarFieldEnum = (typeof EventInboxScalarFieldEnum)[keyof typeof EventInboxScalarFieldEnum]
+
+
+export const SessionScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  kind: 'kind',
+  status: 'status',
+  outcome: 'outcome',
+  startedAt: 'startedAt',
+  endedAt: 'endedAt',
+  options: 'options',
+  contextSeconds: 'contextSeconds',
+  proxyBytes: 'proxyBytes',
+  chargedMc: 'chargedMc',
+  pageCount: 'pageCount',
+  updatedAt: 'updatedAt'
+} as const
+
+export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "browser_sessions" ADD COLUMN     "seconds" INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,137 @@
+// Browser sessions as recorded evidence (docs/sessions.md): the session-recorder's
+// reads. Never billed.
+import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import type { sessions } from '@wap/proto';
+import { z } from 'zod';
+import { capability } from '../types.js';
+import { credits, isoTime, usageObject } from '../usage-shape.js';
+
+export const SESSION_OUTCOMES = [
+  'closed',
+  'idle_timeout',
+  'lifetime',
+  'crashed',
+  'credits_exhausted',
+  'host_stopped',
+  'host_lost',
+] as const;
+
+const sessionObject = z.object({
+  id: z.string().describe('The session id, as in its CDP URL.'),
+  status: z.enum(['live', 'ended']),
+  outcome: z.enum(SESSION_OUTCOMES).nullable().describe('How it ended; null while live.'),
+  task: z
+    .object({ kind: z.enum(['connect']).describe('`connect`: a CDP client drove it (GET /connect).') })
+    .describe('What the session served.'),
+  startedAt: z.string().describe('ISO 8601.'),
+  endedAt: z.string().nullable().describe('ISO 8601; null while live.'),
+  ageSeconds: z.number().int().describe('Seconds since it started.'),
+  durationSeconds: z.number().int().describe('Seconds from its start to its end, or to now while live.'),
+  pageCount: z.number().int().describe('Documents recorded: top-level navigations of every tab.'),
+  usage: usageObject,
+  replayUrl: z
+    .string()
+    .nullable()
+    .describe('A signed, expiring link to the replay page; null until the session has a recording.'),
+});
+
+export function toSessionJson(s: sessions.Session, now = Date.now()) {
+  const started = s.startedAt ? timestampDate(s.startedAt).getTime() : now;
+  const ended = s.endedAt ? timestampDate(s.endedAt).getTime() : undefined;
+  const meters: Record<string, number> = { context_seconds: Number(s.usage?.contextSeconds ?? 0n) };
+  if (s.usage?.proxyBytes) meters.proxy_bytes = Number(s.usage.proxyBytes);
+  return {
+    id: s.id,
+    status: s.status === 'ended' ? ('ended' as const) : ('live' as const),
+    outcome: (SESSION_OUTCOMES as readonly string[]).includes(s.outcome)
+      ? (s.outcome as (typeof SESSION_OUTCOMES)[number])
+      : null,
+    task: { kind: 'connect' as const },
+    startedAt: isoTime(s.startedAt) ?? new Date(started).toISOString(),
+    endedAt: isoTime(s.endedAt),
+    ageSeconds: Math.max(0, Math.floor((now - started) / 1000)),
+    durationSeconds: Math.max(0, Math.floor(((ended ?? now) - started) / 1000)),
+    pageCount: s.pageCount,
+    usage: { credits: credits(s.usage?.chargedMillicredits ?? 0n), meters },
+    replayUrl: null,
+  };
+}
+
+const listQuery = z.strictObject({
+  status: z.enum(['live', 'ended']).optional().describe('Only sessions in this state.'),
+  outcome: z.enum(SESSION_OUTCOMES).optional().describe('Only sessions that ended this way.'),
+  task: z.enum(['connect']).optional().describe('Only sessions that served this kind of task.'),
+  since: z.iso.datetime({ offset: true }).optional().describe('Started at or after this time (ISO 8601).'),
+  until: z.iso.datetime({ offset: true }).optional().describe('Started before this time (ISO 8601).'),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Sessions per answer.'),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+});
+
+export const sessionsListRow = capability({
+  name: 'sessions.list',
+  method: 'get',
+  path: '/v1/sessions',
+  tag: 'Sessions',
+  summary: 'Past and live browser sessions',
+  description:
+    "The workspace's browser sessions, newest first, a page at a time; filter by status, outcome, task and age. Never billed.",
+  backend: 'session-recorder',
+  bills: [],
+  mcpTool: 'service_sessions_list',
+  request: { query: listQuery },
+  response: z.object({
+    success: z.literal(true),
+    sessions: z.array(sessionObject),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+  }),
+  errors: [],
+  handler: async ({ principal, upstreams, signal }, { query: q }) => {
+    const out = await upstreams.sessions.listSessions(
+      {
+        workspaceId: principal.workspaceId,
+        status: q.status ?? '',
+        outcome: q.outcome ?? '',
+        kind: q.task ?? '',
+        ...(q.since && { startedAfter: timestampFromDate(new Date(q.since)) }),
+        ...(q.until && { startedBefore: timestampFromDate(new Date(q.until)) }),
+        limit: q.limit,
+        cursor: q.cursor ?? '',
+      },
+      { signal },
+    );
+    const now = Date.now();
+    return {
+      success: true as const,
+      sessions: out.sessions.map((s) => toSessionJson(s, now)),
+      nextCursor: out.nextCursor || null,
+    };
+  },
+});
+
+export const sessionsGetRow = capability({
+  name: 'sessions.get',
+  method: 'get',
+  path: '/v1/sessions/{id}',
+  tag: 'Sessions',
+  summary: 'One browser session',
+  description:
+    'Status, outcome, task, age, duration, page count, usage and replay URL of one session. Another workspace’s session is not_found. Never billed.',
+  backend: 'session-recorder',
+  bills: [],
+  mcpTool: 'service_sessions_get',
+  request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
+  response: z.object({ success: z.literal(true), session: sessionObject }),
+  errors: ['not_found'],
+  handler: async ({ principal, upstreams, signal }, { params: p }) => {
+    const out = await upstreams.sessions.getSession(
+      { workspaceId: principal.workspaceId, sessionId: p.id },
+      { signal },
+    );
+    if (!out.session) throw new Error('session-recorder answered no session');
+    return { success: true as const, session: toSessionJson(out.session) };
+  },
+});

@@ -1,0 +1,29 @@
+// A session row as the contract carries it.
+import { create } from '@bufbuild/protobuf';
+import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ApiError } from '@wap/errors';
+import { sessions } from '@wap/proto';
+import type { SessionRow } from '../store/sessions.js';
+
+export const toSession = (row: SessionRow): sessions.Session =>
+  create(sessions.SessionSchema, {
+    id: row.id,
+    workspaceId: row.workspaceId,
+    kind: row.kind,
+    status: row.status,
+    outcome: row.outcome ?? '',
+    startedAt: timestampFromDate(row.startedAt),
+    ...(row.endedAt && { endedAt: timestampFromDate(row.endedAt) }),
+    pageCount: row.pageCount,
+    usage: {
+      contextSeconds: BigInt(row.contextSeconds),
+      proxyBytes: row.proxyBytes,
+      chargedMillicredits: row.chargedMc,
+    },
+  });
+
+/** Session ids are UUIDs; anything else is a session that does not exist (as another workspace's is). */
+export function sessionId(id: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new ApiError('not_found');
+  return id.toLowerCase();
+}
