@@ -421,6 +421,9 @@ describe('GET /connect', () => {
         'the session is announced by its host',
         async () => port(await open(`session=${id}`)) === port(onReplica),
       );
+      // A host that stops says so: the very next connects all go to the one left, none fails.
+      await replica.stop();
+      for (let i = 0; i < 3; i++) assert.notEqual(port(await open()), port(onReplica));
     } finally {
       await replica.stop();
     }

@@ -24,4 +24,6 @@ export interface HostAnnouncement {
   sessions: string[];
   /** Milliseconds until the next announcement; a gateway forgets the host after three missed. */
   everyMs: number;
+  /** The host is stopping: gateways forget it at once instead of after three missed announcements. */
+  leaving?: boolean;
 }

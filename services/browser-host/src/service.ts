@@ -29,11 +29,11 @@ export const definition: ServiceDefinition<typeof env, PrismaClient> = {
           log,
         )
       : undefined;
-    announcer?.job.start();
+    announcer?.start();
     return {
       probes: [{ name: 'chromium', check: host.healthy }],
       stop: async () => {
-        await announcer?.job.stop();
+        await announcer?.stop();
         await host.stop();
       },
     };

@@ -1,6 +1,7 @@
 // The host announces where it is and how much room it has (libs/events
 // browserHostsSubject), so gateways place sessions on hosts with room; a host
-// that stops (or dies) stops announcing, and gets no new sessions.
+// that stops says it is leaving, one that dies stops announcing, and neither
+// gets new sessions.
 import { randomUUID } from 'node:crypto';
 import { browserHostsSubject, type HostAnnouncement, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
@@ -18,7 +19,7 @@ export function hostAnnouncer(
 ) {
   const hostId = randomUUID();
   const subject = browserHostsSubject(namespace);
-  const announce = () => {
+  const announce = (leaving = false) => {
     const message: HostAnnouncement = {
       hostId,
       address,
@@ -26,15 +27,23 @@ export function hostAnnouncer(
       live: sessions.live,
       sessions: sessions.ids(),
       everyMs: ANNOUNCE_EVERY_MS,
+      ...(leaving && { leaving }),
     };
     nats.nc.publish(subject, JSON.stringify(message));
   };
+  const job = new PeriodicJob(
+    { name: 'host announcement', intervalMs: ANNOUNCE_EVERY_MS, log, immediately: true },
+    async () => announce(),
+  );
   return {
     hostId,
     announce,
-    job: new PeriodicJob(
-      { name: 'host announcement', intervalMs: ANNOUNCE_EVERY_MS, log, immediately: true },
-      async () => announce(),
-    ),
+    start: () => job.start(),
+    /** Stops announcing and says the host is leaving, so gateways send it nothing more. */
+    stop: async () => {
+      await job.stop();
+      announce(true);
+      await nats.nc.flush().catch(() => undefined);
+    },
   };
 }

@@ -1,8 +1,9 @@
 // The browser hosts a gateway places CDP sessions on, as they announce
 // themselves (libs/events browserHostsSubject): a new session goes to the host
-// with the most room; a reconnect to the host that has the session; a host
-// silent for three announcements is forgotten. Before any host has announced
-// (a gateway just started), the configured BROWSER_HOST_ADDR serves.
+// with the most room (the next one when it cannot be reached); a reconnect to
+// the host that has the session; a host that says it is leaving, or is silent
+// for three announcements, is forgotten. Before any host has announced (a
+// gateway just started), the configured BROWSER_HOST_ADDR serves.
 import { browserHostsSubject, type HostAnnouncement, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
@@ -34,8 +35,9 @@ export class BrowserHosts {
         if (err) return;
         try {
           const a = message.json<HostAnnouncement>();
-          if (typeof a?.hostId === 'string' && typeof a.address === 'string')
-            this.hosts.set(a.hostId, { ...a, seenAt: Date.now() });
+          if (typeof a?.hostId !== 'string' || typeof a.address !== 'string') throw new Error('not an announcement');
+          if (a.leaving) this.hosts.delete(a.hostId);
+          else this.hosts.set(a.hostId, { ...a, seenAt: Date.now() });
         } catch {
           this.log.warn('an announcement of a browser host that is not one; ignored');
         }
@@ -58,14 +60,18 @@ export class BrowserHosts {
     return client;
   }
 
-  /** The host with the most free sessions (its count moved on at once, so concurrent connects spread); undefined when all are full. */
-  forNewSession(): BrowserClient | undefined {
+  /**
+   * The hosts with free sessions, the most room first: a new session goes to
+   * the first that answers (`placed` moves its count on at once, so concurrent
+   * connects spread). None when all are full.
+   */
+  forNewSession(): { client: BrowserClient; placed(): void }[] {
     const hosts = this.alive();
-    if (hosts.length === 0) return this.fallback;
-    const best = hosts.sort((a, b) => b.capacity - b.live - (a.capacity - a.live))[0];
-    if (!best || best.capacity - best.live <= 0) return undefined;
-    best.live++;
-    return this.client(best.address);
+    if (hosts.length === 0) return this.fallback ? [{ client: this.fallback, placed: () => undefined }] : [];
+    return hosts
+      .filter((h) => h.capacity - h.live > 0)
+      .sort((a, b) => b.capacity - b.live - (a.capacity - a.live))
+      .map((h) => ({ client: this.client(h.address), placed: () => void h.live++ }));
   }
 
   /**

@@ -94,9 +94,18 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
     }
     throw new ApiError('not_found');
   }
-  const host = deps.hosts.forNewSession();
-  if (!host) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
-  return host.openSession(request);
+  // A host that cannot be reached (stopped a moment ago, not yet forgotten) answers no_capacity: the next one is asked.
+  let unreachable: unknown;
+  for (const host of deps.hosts.forNewSession()) {
+    host.placed();
+    try {
+      return await host.client.openSession(request);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'no_capacity') throw err;
+      unreachable = err;
+    }
+  }
+  throw unreachable ?? new ApiError('no_capacity', { retryAfterSeconds: 5 });
 }
 
 const versionJson = (opened: browser.OpenSessionResponse) => ({
