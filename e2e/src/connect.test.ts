@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import { type Fleet, SERVICES } from '@wap/fleet';
 import { freePort, startFleet, until } from '@wap/testkit';
 import pg from 'pg';
@@ -20,9 +21,24 @@ const FORM = `<!doctype html><html><head><title>Form</title></head><body>
 <input id="name"><button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value">go</button>
 <p id="out"></p></body></html>`;
 
+/** The pages of the recorded session: a form with a password and a frame from another origin, then two more. */
+function recordedPage(url: string): string {
+  const port = (site.address() as { port: number }).port;
+  if (url === '/rec/frame') return '<!doctype html><p>Framed from another origin</p>';
+  if (url === '/rec/one')
+    return `<!doctype html><title>One</title><h1>Sign up</h1><input id="name"><input id="secret" type="password">
+<button id="go" onclick="document.getElementById('out').textContent = 'Welcome, ' + document.getElementById('name').value">go</button>
+<p id="out"></p><iframe src="http://localhost:${port}/rec/frame"></iframe>`;
+  return `<!doctype html><title>${url}</title><h1>Page ${url.slice(5)}</h1><p>The last words of ${url.slice(5)}</p>`;
+}
+
 before(async () => {
   const { createServer } = await import('node:http');
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(FORM));
+  site = createServer((req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(req.url?.startsWith('/rec/') ? recordedPage(req.url) : FORM),
+  );
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/form`;
   // Room for the sessions tests leave waiting for their tickets (30 s each), so no test meets another's.
@@ -454,6 +470,7 @@ describe('GET /connect', () => {
     const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
       key: apiKey,
     });
+    assert.equal(opened.status, 200, JSON.stringify(opened.body));
     const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
     const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
     const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
@@ -531,6 +548,59 @@ describe('GET /connect', () => {
       assert.equal(rows.length, 1);
       assert.deepEqual({ status: rows[0]?.status, outcome: rows[0]?.outcome }, { status: 'ended', outcome: 'closed' });
       assert.equal(Number(rows[0]?.charged_mc), Math.round(spent * 1000), 'millicredits charged');
+    } finally {
+      await db.end();
+    }
+  });
+
+  test('a Playwright session is recorded: three pages, a frame of another origin, the password masked, the chain intact', async () => {
+    const { apiKey, workspaceId } = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    const origin = new URL(siteUrl).origin;
+    const other = origin.replace('127.0.0.1', 'localhost');
+    const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
+    const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+    await page.goto(`${origin}/rec/one`);
+    await page.fill('#name', 'Grace Hopper');
+    await page.fill('#secret', 'correct-horse-battery-staple');
+    await page.click('#go');
+    await page.goto(`${other}/rec/two`);
+    await page.goto(`${origin}/rec/three`);
+    await browser.close();
+    type Recorded = { status: string; pageCount: number; recording: { chunks: number; head: string } | null };
+    const read = async () =>
+      (await call<{ session: Recorded }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key: apiKey })).body
+        .session;
+    await until('the session ended with its three pages recorded', async () => {
+      const s = await read();
+      return s?.status === 'ended' && s.pageCount === 3;
+    });
+    const session = await read();
+    assert.ok((session.recording?.chunks ?? 0) >= 1);
+    const verified = await call<{ valid: boolean; chunks: number; head: string }>(
+      fleet.gatewayUrl,
+      'POST',
+      `/v1/sessions/${sessionId}/verify`,
+      { key: apiKey },
+    );
+    assert.deepEqual(verified.body.valid, true);
+    assert.equal(verified.body.head, session.recording?.head);
+    // What is stored: the pages, the frame and what was typed, but never the password.
+    const db = new pg.Client({ connectionString: fleet.databaseUrl('session-recorder') });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ body: Buffer }>(
+        'SELECT body FROM recording_chunks WHERE session_id = $1 ORDER BY seq',
+        [sessionId],
+      );
+      const stored = rows.map((r) => gunzipSync(r.body).toString('utf8')).join('\n');
+      for (const text of ['Sign up', 'Framed from another origin', 'Welcome, Grace Hopper', 'The last words of three'])
+        assert.ok(stored.includes(text), `the recording holds "${text}"`);
+      assert.ok(!stored.includes('correct-horse'), 'the password is nowhere in storage');
+      assert.equal((await db.query('SELECT 1 FROM recordings WHERE workspace_id = $1', [workspaceId])).rowCount, 1);
     } finally {
       await db.end();
     }

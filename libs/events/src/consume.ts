@@ -27,6 +27,11 @@ export interface ConsumeSettings<T> {
   concurrency?: number;
   /** Wait before a failed message is offered again; grows with each try. */
   retryDelayMs?: number;
+  /**
+   * Reads a message's body and headers into `T` (default: the body as JSON).
+   * A message it cannot read is terminated: retrying cannot fix it.
+   */
+  decode?(data: Uint8Array, header: (name: string) => string | undefined): T;
   log: Logger;
   /**
    * Handles one message. Resolving acks it; throwing offers it again with a
@@ -77,11 +82,12 @@ export class Consumer<T> {
     await context.with(ctx, async () => {
       let data: T;
       try {
-        data = msg.json<T>();
+        const { decode } = this.settings;
+        data = decode ? decode(msg.data, (name) => msg.headers?.get(name) || undefined) : msg.json<T>();
       } catch {
-        // Retrying cannot fix a body that is not JSON: drop it loudly. No reason with the
+        // Retrying cannot fix a body that cannot be read: drop it loudly. No reason with the
         // term: nats-server 2.9 (Debian's) ignores `+TERM <reason>` and redelivers the message.
-        this.settings.log.error({ subject: msg.subject, seq: msg.seq }, 'event is not JSON; terminated');
+        this.settings.log.error({ subject: msg.subject, seq: msg.seq }, 'event cannot be read; terminated');
         msg.term();
         return;
       }

@@ -4,12 +4,19 @@ export { handleOnce } from './inbox.js';
 export { enqueueEvent, OutboxRelay } from './outbox.js';
 export { Publisher, type PublishOptions } from './publish.js';
 export {
+  CHUNK_HEADERS,
+  type ChunkMeta,
+  chunkHeaders,
+  chunkMac,
+  chunkMacValid,
+  chunkMetaOf,
   SESSION_STREAM_MAX_AGE_MS,
   type SessionSnapshot,
   type SessionStatus,
   sessionConsumers,
   sessionStreamNames,
   sessionStreams,
+  sha256Hex,
 } from './sessions.js';
 export type { SqlClient, TransactionalSqlClient } from './sql.js';
 export { type ConsumerSpec, ensureStreams, type StreamSpec } from './streams.js';

@@ -9,7 +9,7 @@ export interface PublishOptions {
   headers?: Record<string, string>;
 }
 
-/** Publishes JSON to a JetStream subject with de-duplication and trace context. */
+/** Publishes JSON (or bytes) to a JetStream subject with de-duplication and trace context. */
 export class Publisher {
   private readonly js: JetStreamClient;
 
@@ -22,12 +22,21 @@ export class Publisher {
     payload: unknown,
     options: PublishOptions,
   ): Promise<{ seq: number; duplicate: boolean }> {
+    return this.publishBytes(subject, new TextEncoder().encode(JSON.stringify(payload)), options);
+  }
+
+  /** Publishes bytes as they are (a compressed chunk, say), with the same de-duplication and trace context. */
+  async publishBytes(
+    subject: string,
+    data: Uint8Array,
+    options: PublishOptions,
+  ): Promise<{ seq: number; duplicate: boolean }> {
     const headers = natsHeaders();
     for (const [key, value] of Object.entries(options.headers ?? {})) headers.set(key, value);
     if (!options.headers || !Object.keys(options.headers).some((k) => k.toLowerCase() === 'traceparent')) {
       injectContext((key, value) => headers.set(key, value));
     }
-    const ack = await this.js.publish(subject, JSON.stringify(payload), { msgID: options.msgId, headers });
+    const ack = await this.js.publish(subject, data, { msgID: options.msgId, headers });
     return { seq: ack.seq, duplicate: ack.duplicate };
   }
 }

@@ -2,6 +2,7 @@
 // publishes each session's lifecycle (through its outbox) and, later, its
 // recording chunks; session-recorder consumes them. Both services declare it,
 // so whichever starts first makes it.
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { ConsumerSpec, StreamSpec } from './streams.js';
 
 export function sessionStreamNames(namespace = '') {
@@ -12,6 +13,10 @@ export function sessionStreamNames(namespace = '') {
     lifecycle: `${namespace}sessions.lifecycle`,
     /** The recorder's consumer of the lifecycle. */
     lifecycleConsumer: 'session-recorder-lifecycle',
+    /** A session's recording chunks, in order (`RecordingChunk`). */
+    chunks: (sessionId: string) => `${namespace}sessions.chunks.${sessionId}`,
+    chunksFilter: `${namespace}sessions.chunks.>`,
+    chunksConsumer: 'session-recorder-chunks',
   };
 }
 
@@ -33,7 +38,77 @@ export function sessionConsumers(namespace = ''): ConsumerSpec[] {
       ackWaitMs: 30_000,
       maxDeliver: -1,
     },
+    {
+      stream: names.stream,
+      name: names.chunksConsumer,
+      filterSubject: names.chunksFilter,
+      ackWaitMs: 30_000,
+      maxDeliver: -1,
+    },
   ];
+}
+
+/** What a recording chunk says of itself (its headers), covered by its MAC with its body. */
+export interface ChunkMeta {
+  sessionId: string;
+  workspaceId: string;
+  /** 0, 1, 2... per session, with no gaps. */
+  seq: number;
+  /** `rrweb`: gzip'd JSON `[{ tab, events }]`; screencast and network later. */
+  kind: 'rrweb';
+  /** Documents that started in this chunk (rrweb Meta events of top frames). */
+  pages: number;
+}
+
+export const CHUNK_HEADERS = {
+  sessionId: 'Wap-Session',
+  workspaceId: 'Wap-Workspace',
+  seq: 'Wap-Seq',
+  kind: 'Wap-Kind',
+  pages: 'Wap-Pages',
+  mac: 'Wap-Mac',
+} as const;
+
+export const sha256Hex = (data: Uint8Array): string => createHash('sha256').update(data).digest('hex');
+
+/**
+ * HMAC-SHA256 under the fleet's RECORDING_KEY over everything a chunk says of
+ * itself and the SHA-256 of its body: only a holder of the key (a browser
+ * host) can make a chunk the recorder accepts, and only for the session it names.
+ */
+export function chunkMac(key: string, meta: ChunkMeta, body: Uint8Array): string {
+  const fields = [meta.sessionId, meta.workspaceId, meta.seq, meta.kind, meta.pages, sha256Hex(body)];
+  return createHmac('sha256', key).update(fields.join('\n')).digest('base64url');
+}
+
+export function chunkMacValid(key: string, meta: ChunkMeta, body: Uint8Array, mac: string): boolean {
+  const expected = Buffer.from(chunkMac(key, meta, body));
+  const given = Buffer.from(mac);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A chunk's headers as a publisher sets them. */
+export function chunkHeaders(key: string, meta: ChunkMeta, body: Uint8Array): Record<string, string> {
+  return {
+    [CHUNK_HEADERS.sessionId]: meta.sessionId,
+    [CHUNK_HEADERS.workspaceId]: meta.workspaceId,
+    [CHUNK_HEADERS.seq]: String(meta.seq),
+    [CHUNK_HEADERS.kind]: meta.kind,
+    [CHUNK_HEADERS.pages]: String(meta.pages),
+    [CHUNK_HEADERS.mac]: chunkMac(key, meta, body),
+  };
+}
+
+/** A chunk's meta read back from its headers; undefined when any is missing or malformed. */
+export function chunkMetaOf(get: (name: string) => string | undefined): ChunkMeta | undefined {
+  const sessionId = get(CHUNK_HEADERS.sessionId) ?? '';
+  const workspaceId = get(CHUNK_HEADERS.workspaceId) ?? '';
+  const seq = Number(get(CHUNK_HEADERS.seq));
+  const pages = Number(get(CHUNK_HEADERS.pages));
+  const kind = get(CHUNK_HEADERS.kind);
+  if (!/^[0-9a-f-]{36}$/.test(sessionId) || !workspaceId || kind !== 'rrweb') return undefined;
+  if (!Number.isSafeInteger(seq) || seq < 0 || !Number.isSafeInteger(pages) || pages < 0) return undefined;
+  return { sessionId, workspaceId, seq, kind, pages };
 }
 
 export type SessionStatus = 'live' | 'ended';

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -145,6 +146,11 @@ export class Fleet {
       HTTP_PORT: String(this.ports.http),
       // browser-host's CDP endpoint, where /connect sends clients.
       CDP_PORT: String(this.ports.cdp),
+      // Recording chunks are signed by browser-host and checked by session-recorder with one key (docs/sessions.md):
+      // on loopback, one derived from this fleet's infra; a cluster sets a real secret.
+      RECORDING_KEY: createHash('sha256')
+        .update(`wap-recording:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       ...this.settings.env,
     };
   }

@@ -10,6 +10,7 @@ import { EgressProxy } from './egress/proxy.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { lostSessionSweeper, sessionHeartbeat } from './jobs/lost-sessions.js';
 import { BrowserPool } from './pool/pool.js';
+import { chunkSink } from './recording/recording.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
 import { SessionManager } from './sessions/manager.js';
@@ -22,7 +23,13 @@ export type BrowserHostSettings = Pick<
   Partial<
     Pick<
       BrowserHostConfig,
-      'BILLING_LEDGER_ADDR' | 'CDP_HOST' | 'CDP_PORT' | 'CDP_PUBLIC_URL' | 'SESSION_CAPACITY' | 'SESSION_WARM'
+      | 'BILLING_LEDGER_ADDR'
+      | 'CDP_HOST'
+      | 'CDP_PORT'
+      | 'CDP_PUBLIC_URL'
+      | 'SESSION_CAPACITY'
+      | 'SESSION_WARM'
+      | 'RECORDING_KEY'
     >
   >;
 
@@ -50,7 +57,10 @@ export function openBrowserHost(
     ? ledgerClient(config.BILLING_LEDGER_ADDR)
     : undefined;
   const store = db ? new SessionStore(db, nats ? sessionStreamNames(nats.namespace).lifecycle : undefined) : undefined;
-  const relay = db && nats ? new OutboxRelay(db, new Publisher(nats.link.nc), log) : undefined;
+  const publisher = nats && new Publisher(nats.link.nc);
+  const relay = db && publisher ? new OutboxRelay(db, publisher, log) : undefined;
+  const recordings =
+    publisher && nats && config.RECORDING_KEY ? chunkSink(publisher, nats.namespace, config.RECORDING_KEY) : undefined;
   const sessions = new SessionManager({
     executablePath: config.CHROMIUM_PATH,
     allow,
@@ -59,6 +69,7 @@ export function openBrowserHost(
     ledger,
     log,
     store,
+    recordings,
   });
   const cdp = new CdpServer(sessions, log);
   const jobs = store && ledger ? [sessionHeartbeat(store, sessions, log), lostSessionSweeper(store, ledger, log)] : [];

@@ -29,6 +29,11 @@ export const env = baseEnv(50056).extend({
   SESSION_CAPACITY: z.coerce.number().int().min(1).max(256).default(8),
   /** Session browsers kept launched and unused, so a connect does not wait for a launch. */
   SESSION_WARM: z.coerce.number().int().min(0).max(32).default(1),
+  /**
+   * The fleet's shared secret for recording chunks (docs/sessions.md): this host
+   * signs them, session-recorder checks them. Unset, sessions are not recorded.
+   */
+  RECORDING_KEY: z.string().min(32).optional(),
 });
 
 export type BrowserHostConfig = z.infer<typeof env>;

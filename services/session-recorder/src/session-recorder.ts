@@ -5,8 +5,10 @@ import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import type { SessionRecorderConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import { chunkConsumer } from './jobs/chunks.js';
 import { lifecycleConsumer } from './jobs/lifecycle.js';
 import { sessionService } from './rpc/index.js';
+import { RecordingStore } from './store/recordings.js';
 import { SessionRows } from './store/sessions.js';
 
 export type SessionRecorderDatabase = PrismaClient;
@@ -18,17 +20,23 @@ export function openSessionRecorder(
   log: Logger,
 ) {
   const rows = new SessionRows(db);
-  const lifecycle = lifecycleConsumer(nats, config.NATS_NAMESPACE, rows, log);
+  const recordings = new RecordingStore(db);
+  if (!config.RECORDING_KEY) log.warn('RECORDING_KEY is not set: recording chunks wait on the stream until it is');
+  const consumers = [
+    lifecycleConsumer(nats, config.NATS_NAMESPACE, rows, log),
+    chunkConsumer(nats, config.NATS_NAMESPACE, config.RECORDING_KEY, recordings, log),
+  ];
   return {
     rows,
-    impl: sessionService(rows),
+    recordings,
+    impl: sessionService(rows, recordings),
     /** Starts what runs besides the RPCs: the consumers. */
     start: async () => {
-      await lifecycle.start();
+      for (const consumer of consumers) await consumer.start();
     },
     /** Stops taking work and waits for what is in flight. */
     stop: async () => {
-      await lifecycle.stop();
+      await Promise.all(consumers.map((c) => c.stop()));
     },
   };
 }

@@ -4,10 +4,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { type Timestamp, timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { isApiError } from '@wap/errors';
-import { type NatsLink, Publisher, type SessionSnapshot, sessionStreamNames } from '@wap/events';
+import { chunkHeaders, type NatsLink, Publisher, type SessionSnapshot, sessionStreamNames } from '@wap/events';
 import { sessions } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import {
@@ -19,9 +20,11 @@ import {
   until,
   waitServing,
 } from '@wap/testkit';
+import pg from 'pg';
 import { freshDatabase, spawnSessionRecorder } from './test-support.js';
 
 const namespace = uniqueNamespace('rec');
+const KEY = 'the-recording-key-of-this-test-run-0123456789';
 let database: FreshDatabase;
 let recorder: ServiceProcess;
 let client: ReturnType<typeof createClient<(typeof sessions.SessionService)['method']>>;
@@ -30,7 +33,7 @@ let nats: NatsLink;
 
 before(async () => {
   database = await freshDatabase();
-  recorder = spawnSessionRecorder(database.url, await freePort(), { NATS_NAMESPACE: namespace });
+  recorder = spawnSessionRecorder(database.url, await freePort(), { NATS_NAMESPACE: namespace, RECORDING_KEY: KEY });
   await waitServing(recorder.address);
   client = createClient(sessions.SessionService, recorder.address);
   nats = await testNats('recorder-test');
@@ -58,13 +61,16 @@ const snapshot = (over: Partial<SessionSnapshot> & { id: string; workspaceId: st
 const publish = (s: SessionSnapshot) =>
   publisher.publish(sessionStreamNames(namespace).lifecycle, s, { msgId: randomUUID() });
 
-/** Every snapshot published so far has been handled and acked. */
+/** Every snapshot and chunk published so far has been handled and acked. */
 async function drained(): Promise<void> {
   const names = sessionStreamNames(namespace);
   const jsm = await jetstreamManager(nats.nc);
-  await until('the recorder has handled every snapshot', async () => {
-    const info = await jsm.consumers.info(names.stream, names.lifecycleConsumer);
-    return info.num_pending === 0 && info.num_ack_pending === 0;
+  await until('the recorder has handled every message', async () => {
+    for (const consumer of [names.lifecycleConsumer, names.chunksConsumer]) {
+      const info = await jsm.consumers.info(names.stream, consumer);
+      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+    }
+    return true;
   });
 }
 
@@ -173,4 +179,50 @@ test('the listing is newest first, filters, pages with a cursor, and shows one w
   );
   await assert.rejects(list({ cursor: 'not-a-cursor' }), (err) => isApiError(err) && err.code === 'bad_request');
   await assert.rejects(list({ limit: 101 }), (err) => isApiError(err) && err.code === 'bad_request');
+});
+
+/** A chunk as a browser host publishes it: gzip'd events, signed with `key`. */
+async function publishChunk(sessionId: string, workspaceId: string, seq: number, text: string, key = KEY) {
+  const meta = { sessionId, workspaceId, seq, kind: 'rrweb' as const, pages: seq === 0 ? 1 : 0 };
+  const body = gzipSync(JSON.stringify([{ tab: 1, events: [{ type: 3, data: { text } }] }]));
+  await publisher.publishBytes(sessionStreamNames(namespace).chunks(sessionId), body, {
+    msgId: `${sessionId}:${seq}:${key.length}`,
+    headers: chunkHeaders(key, meta, body),
+  });
+}
+
+test('chunks join their chain in order whatever order they come in; a forged one is dropped; a changed byte is found', async () => {
+  const workspaceId = `ws-${randomUUID()}`;
+  const sessionId = randomUUID();
+  await publish(snapshot({ id: sessionId, workspaceId }));
+  // Out of order, one twice, and one signed with another key (a forger without the fleet's key).
+  for (const seq of [2, 0, 1, 1]) await publishChunk(sessionId, workspaceId, seq, `chunk ${seq}`);
+  await publishChunk(sessionId, workspaceId, 3, 'forged', 'not-the-fleet-key-but-long-enough-0123456789');
+  await drained();
+  const s = await get(workspaceId, sessionId);
+  assert.equal(s?.recording?.chunks, 3, 'three chunks, the forged one left out');
+  assert.equal(s?.pageCount, 1);
+  const check = await client.verifyRecording({ workspaceId, sessionId });
+  assert.deepEqual(
+    { valid: check.valid, chunks: check.chunks, head: check.head },
+    { valid: true, chunks: 3, head: s?.recording?.head },
+  );
+  await assert.rejects(
+    client.verifyRecording({ workspaceId: `ws-${randomUUID()}`, sessionId }),
+    (err) => isApiError(err) && err.code === 'not_found',
+  );
+  // One stored byte changed: the chain no longer holds, from that chunk on.
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    await db.query(
+      `UPDATE recording_chunks SET body = set_byte(body, 20, (get_byte(body, 20) + 1) % 256) WHERE session_id = $1 AND seq = 1`,
+      [sessionId],
+    );
+  } finally {
+    await db.end();
+  }
+  const broken = await client.verifyRecording({ workspaceId, sessionId });
+  assert.deepEqual({ valid: broken.valid, brokenAt: broken.brokenAt }, { valid: false, brokenAt: 1 });
+  assert.match(broken.reason, /bytes changed/);
 });

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { Agent, type AgentOptions } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { Agent, type AgentOptions, type IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { type AllowList, classifyAddress, guardedLookup, isBlockedAddress, isBlockedAddressError } from '@wap/netguard';
 import { RequestError, Server } from 'proxy-chain';
@@ -48,10 +48,62 @@ class ReportingAgent extends Agent {
   }
 }
 
+/**
+ * Where a session's recorder extension posts its chunks: a host name this
+ * proxy answers itself (it never leaves the machine), for a request carrying
+ * the extension's token (docs/sessions.md).
+ */
+export interface RecordingIngest {
+  host: string;
+  header: string;
+  token: string;
+  accept(body: Buffer): void;
+}
+
+/** A chunk larger than this is refused (rrweb's full snapshots of very large pages run to a few MB). */
+export const MAX_RECORDING_POST = 16 * 1024 * 1024;
+
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.destroy();
+        resolve(undefined);
+      } else parts.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(parts)));
+    request.on('error', reject);
+  });
+}
+
 interface Tenant {
   password: string;
   tally: EgressTally;
   connections: Set<number>;
+}
+
+/** The recording host's answer: the chunk taken (204), or refused without a word of why (403). */
+function recordingAnswer(ingest: RecordingIngest, request: IncomingMessage, isHttp: boolean) {
+  const given = request.headers[ingest.header];
+  const expected = Buffer.from(ingest.token);
+  const ok =
+    isHttp &&
+    request.method === 'POST' &&
+    typeof given === 'string' &&
+    given.length === ingest.token.length &&
+    timingSafeEqual(Buffer.from(given), expected);
+  if (!ok) throw new RequestError('Forbidden', 403);
+  return {
+    customResponseFunction: async () => {
+      const body = await readBody(request, MAX_RECORDING_POST);
+      if (!body) return { statusCode: 413, body: '' };
+      ingest.accept(body);
+      return { statusCode: 204, body: '' };
+    },
+  };
 }
 
 /**
@@ -72,7 +124,7 @@ export class EgressProxy {
    */
   constructor(
     private readonly allow: AllowList,
-    options: { owner?: boolean } = {},
+    options: { owner?: boolean; recording?: RecordingIngest } = {},
   ) {
     if (options.owner)
       this.tenants.set('', { password: '', tally: { bytes: 0, blocked: [], failed: [] }, connections: new Set() });
@@ -80,9 +132,10 @@ export class EgressProxy {
       port: 0,
       host: '127.0.0.1',
       verbose: false,
-      prepareRequestFunction: ({ username, password, hostname, connectionId }) => {
+      prepareRequestFunction: ({ username, password, hostname, connectionId, request, isHttp }) => {
         const tenant = this.tenants.get(username ?? '');
         if (!tenant || tenant.password !== (password ?? '')) return { requestAuthentication: true };
+        if (hostname === options.recording?.host) return recordingAnswer(options.recording, request, isHttp);
         tenant.connections.add(connectionId);
         const refuse = (address: string) => {
           tenant.tally.blocked.push(`${hostname} (${classifyAddress(address)} ${address})`);

@@ -77,3 +77,15 @@ test('a message split over frames is judged whole', () => {
   const out = reader.push(frame(text.slice(10), { fin: true, opcode: 0x0 }));
   assert.deepEqual(messages(out), [{ id: 3, method: 'Refused.urlSchemeNotAllowed', params: {} }]);
 });
+
+test('a client closing the browser is answered under its id, and the session is told to end', () => {
+  let closes = 0;
+  const reader = new ClientFrames(undefined, () => closes++);
+  const out = reader.push(frame(JSON.stringify({ id: 9, method: 'Browser.close' })));
+  assert.deepEqual(messages(out), [{ id: 9, method: 'Browser.getVersion', params: {} }]);
+  assert.equal(closes, 1);
+  // Within a target's session it is no browser-wide close: it passes as it came.
+  const scoped = frame(JSON.stringify({ id: 10, sessionId: 'S', method: 'Browser.close' }));
+  assert.deepEqual(reader.push(scoped), [scoped]);
+  assert.equal(closes, 1);
+});

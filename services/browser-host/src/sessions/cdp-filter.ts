@@ -8,7 +8,10 @@
 // - Browser.setDownloadBehavior / Page.setDownloadBehavior: rewritten to deny
 //   (the spec has no downloads; Playwright asks for them on every connect);
 // - Target.createBrowserContext: its proxyServer/proxyBypassList removed (a
-//   context's own proxy would leave through no egress guard).
+//   context's own proxy would leave through no egress guard);
+// - Browser.close: the host ends the session itself, so what the pages showed
+//   last reaches the recording and the bill before Chromium goes; Chromium is
+//   sent Browser.getVersion under the same id, so the client has its answer.
 //
 // A refused command is forwarded renamed `Refused.<reason>`, so Chromium
 // itself answers its id with an error and the stream of frames stays whole.
@@ -20,9 +23,15 @@ const ALLOWED_SCHEMES = new Set(['http:', 'https:', 'about:', 'data:', 'blob:'])
 export function ruleFor(command: {
   method?: unknown;
   params?: Record<string, unknown>;
-}): { kind: 'pass' } | { kind: 'rewrite'; params: Record<string, unknown> } | { kind: 'refuse'; reason: string } {
+  sessionId?: unknown;
+}):
+  | { kind: 'pass' }
+  | { kind: 'rewrite'; params: Record<string, unknown> }
+  | { kind: 'refuse'; reason: string }
+  | { kind: 'close' } {
   const method = typeof command.method === 'string' ? command.method : '';
   const params = command.params ?? {};
+  if (method === 'Browser.close' && command.sessionId === undefined) return { kind: 'close' };
   if (method === 'Page.navigate' || method === 'Target.createTarget') {
     const url = typeof params.url === 'string' ? params.url : '';
     let scheme = '';
@@ -80,7 +89,11 @@ export class ClientFrames {
   /** The frames of a message still open (no FIN yet), and their unmasked payloads. */
   private open: { raw: Buffer[]; payload: Buffer[] } | undefined;
 
-  constructor(private readonly onRefused: (method: string, reason: string) => void = () => undefined) {}
+  constructor(
+    private readonly onRefused: (method: string, reason: string) => void = () => undefined,
+    /** The client asked the browser to close: the session's to do. */
+    private readonly onBrowserClose: () => void = () => undefined,
+  ) {}
 
   /** Bytes from the client in; bytes for Chromium out (possibly none yet). */
   push(chunk: Buffer): Buffer[] {
@@ -117,6 +130,11 @@ export class ClientFrames {
     }
     const rule = ruleFor(command);
     if (rule.kind === 'pass') return raw;
+    if (rule.kind === 'close') {
+      this.onBrowserClose();
+      const asked = { id: command.id, method: 'Browser.getVersion', params: {} };
+      return [clientTextFrame(Buffer.from(JSON.stringify(asked)))];
+    }
     if (rule.kind === 'refuse') {
       this.onRefused(String(command.method), rule.reason);
       const renamed = { ...command, method: `Refused.${rule.reason}`, params: {} };

@@ -127,8 +127,9 @@ export class CdpServer {
       ].join('\r\n'),
     );
     // The client's frames pass the host's rules on the way in (cdp-filter.ts); Chromium's go back untouched.
-    const frames = new ClientFrames((method, reason) =>
-      this.log.info({ sessionId: session.id, method, reason }, 'client command refused'),
+    const frames = new ClientFrames(
+      (method, reason) => this.log.info({ sessionId: session.id, method, reason }, 'client command refused'),
+      () => void session.end('closed'),
     );
     const forward = (chunk: Buffer) => {
       try {

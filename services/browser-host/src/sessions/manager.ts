@@ -9,6 +9,7 @@ import type { AllowList } from '@wap/netguard';
 import type { browser } from '@wap/proto';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
 import { recoverLost } from '../jobs/lost-sessions.js';
+import { type ChunkSink, SessionRecording } from '../recording/recording.js';
 import type { SessionStore } from '../store/sessions.js';
 import { endOrphans } from './orphans.js';
 import { Session } from './session.js';
@@ -25,6 +26,8 @@ export interface SessionManagerSettings {
   log: Logger;
   /** The session rows; without it sessions are kept in memory only (tests of the pool). */
   store?: SessionStore;
+  /** Where recordings go (docs/sessions.md); without it sessions are not recorded. */
+  recordings?: ChunkSink;
 }
 
 /** Credits held ahead of use: five minutes of browser time. */
@@ -70,7 +73,9 @@ export class SessionManager {
 
   private refill(): void {
     while (!this.stopped && this.warm.length < this.settings.warm) {
-      const launching = launchSessionBrowser(this.settings.executablePath, this.settings.allow);
+      const launching = launchSessionBrowser(this.settings.executablePath, this.settings.allow, {
+        record: !!this.settings.recordings,
+      });
       launching.catch((err) => this.settings.log.error({ err }, 'warm session browser failed to start'));
       this.warm.push(launching);
     }
@@ -85,7 +90,9 @@ export class SessionManager {
       if (ready?.browser.connected) return ready;
       await ready?.close();
     }
-    return launchSessionBrowser(this.settings.executablePath, this.settings.allow);
+    return launchSessionBrowser(this.settings.executablePath, this.settings.allow, {
+      record: !!this.settings.recordings,
+    });
   }
 
   /**
@@ -139,6 +146,10 @@ export class SessionManager {
           throw err;
         });
       this.sessions.set(id, session);
+      if (this.settings.recordings) {
+        session.recording = new SessionRecording(id, workspaceId, this.settings.recordings, log);
+        sessionBrowser.recordTo(session.recording);
+      }
       this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');
       return { session, ...session.issueTicket() };
     } catch (err) {

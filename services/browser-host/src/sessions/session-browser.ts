@@ -1,12 +1,21 @@
 // One Chromium for one CDP session: its own user-data dir (nothing of an
 // earlier session), its own egress proxy (the guard, and the session's byte
-// count), downloads denied, CDP on loopback for the host's proxy to reach.
+// count), downloads denied, CDP on loopback for the host's proxy to reach;
+// and, when sessions are recorded, the recorder extension (docs/sessions.md),
+// whose posts its egress proxy hands to the session's recording.
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { EgressProxy } from '../egress/proxy.js';
 import { CHROMIUM_ARGS } from '../pool/pool.js';
+import {
+  PAGE_FLUSH_MS,
+  RECORDING_HOST,
+  RECORDING_TOKEN_HEADER,
+  writeRecorderExtension,
+} from '../recording/extension.js';
+import type { SessionRecording } from '../recording/recording.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
 
 export interface SessionBrowser {
@@ -15,13 +24,33 @@ export interface SessionBrowser {
   /** Chromium's own browser endpoint on loopback, ws://127.0.0.1:<port>/devtools/browser/<id>. */
   endpoint: URL;
   version: { browser: string; protocol: string; userAgent: string };
+  /** Where the recorder extension's chunks go from now on (before this, they are dropped). */
+  recordTo(recording: SessionRecording): void;
+  /** Has the extension send what it holds (before the browser closes); nothing when it is not recording. */
+  flushRecording(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function launchSessionBrowser(executablePath: string, allow: AllowList): Promise<SessionBrowser> {
-  const egress = new EgressProxy(allow, { owner: true });
-  await egress.start();
+export async function launchSessionBrowser(
+  executablePath: string,
+  allow: AllowList,
+  options: { record?: boolean } = {},
+): Promise<SessionBrowser> {
   const userDataDir = mkdtempSync(SESSION_DIR_PREFIX);
+  const extension = options.record ? writeRecorderExtension(userDataDir) : undefined;
+  let recording: SessionRecording | undefined;
+  const egress = new EgressProxy(allow, {
+    owner: true,
+    ...(extension && {
+      recording: {
+        host: RECORDING_HOST,
+        header: RECORDING_TOKEN_HEADER,
+        token: extension.token,
+        accept: (body: Buffer) => recording?.accept(body),
+      },
+    }),
+  });
+  await egress.start();
   let browser: Browser | undefined;
   const close = async () => {
     await browser?.close().catch(() => browser?.process()?.kill('SIGKILL'));
@@ -41,6 +70,7 @@ export async function launchSessionBrowser(executablePath: string, allow: AllowL
         // Every request leaves through the egress proxy, loopback included (Chromium bypasses it for loopback by default).
         `--proxy-server=${egress.url}`,
         '--proxy-bypass-list=<-loopback>',
+        ...(extension?.args ?? []),
       ],
       protocolTimeout: 30_000,
       handleSIGINT: false,
@@ -56,6 +86,18 @@ export async function launchSessionBrowser(executablePath: string, allow: AllowL
       egress,
       endpoint: new URL(browser.wsEndpoint()),
       version: { browser: info.product, protocol: info.protocolVersion, userAgent: info.userAgent },
+      recordTo: (r) => {
+        recording = r;
+      },
+      flushRecording: async () => {
+        const live = browser;
+        if (!extension || !live?.connected) return;
+        // Pages hand their events over every PAGE_FLUSH_MS; then the worker posts what it holds, and is waited for.
+        await new Promise((r) => setTimeout(r, PAGE_FLUSH_MS + 50));
+        const target = live.targets().find((t) => t.type() === 'service_worker' && t.url().includes(extension.id));
+        const worker = await target?.worker().catch(() => null);
+        await worker?.evaluate('self.wapFlush && self.wapFlush()').catch(() => undefined);
+      },
       close,
     };
   } catch (err) {

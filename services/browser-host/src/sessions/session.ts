@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MeteredHold, SlotLease } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import type { SessionSettings } from '../domain/session-options.js';
+import type { SessionRecording } from '../recording/recording.js';
 import type { SessionBrowser } from './session-browser.js';
 
 /** A ticket is good once, for this long after it was issued. */
@@ -48,6 +49,8 @@ export class Session {
   readonly startedAt = Date.now();
   private meteredUntil = this.startedAt;
   private ending: Promise<SessionEnd> | undefined;
+  /** Its recording, when sessions are recorded: its last chunk goes out when the session ends. */
+  recording: SessionRecording | undefined;
 
   constructor(
     readonly id: string,
@@ -153,9 +156,12 @@ export class Session {
     clearInterval(this.meterTimer);
     this.ticket = undefined;
     const proxyBytes = this.browser.egress.ownerTally().bytes;
+    // What the pages showed last reaches the recording before the browser goes.
+    if (this.recording) await this.browser.flushRecording();
     await this.browser
       .close()
       .catch((err) => this.log.warn({ err, sessionId: this.id }, 'session browser close failed'));
+    await this.recording?.close();
     // proxy_bytes bills residential exits only; with no exit configured the traffic goes direct: counted, not billed.
     const chargedMc = outcome === 'host_lost' ? undefined : await this.bill();
     await this.lease

@@ -3,7 +3,7 @@ import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/c
 import { creditsRow } from './rows/credits.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
-import { sessionsGetRow, sessionsListRow } from './rows/sessions.js';
+import { sessionsGetRow, sessionsListRow, sessionsVerifyRow } from './rows/sessions.js';
 import { usageRow } from './rows/usage.js';
 import type { Capability } from './types.js';
 
@@ -19,6 +19,7 @@ const ALL_ROWS: Capability[] = [
   usageRow,
   sessionsListRow,
   sessionsGetRow,
+  sessionsVerifyRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

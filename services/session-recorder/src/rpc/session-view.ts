@@ -3,9 +3,10 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
+import type { Recording } from '../generated/prisma/client.js';
 import type { SessionRow } from '../store/sessions.js';
 
-export const toSession = (row: SessionRow): sessions.Session =>
+export const toSession = (row: SessionRow, recording?: Recording | null): sessions.Session =>
   create(sessions.SessionSchema, {
     id: row.id,
     workspaceId: row.workspaceId,
@@ -14,7 +15,8 @@ export const toSession = (row: SessionRow): sessions.Session =>
     outcome: row.outcome ?? '',
     startedAt: timestampFromDate(row.startedAt),
     ...(row.endedAt && { endedAt: timestampFromDate(row.endedAt) }),
-    pageCount: row.pageCount,
+    pageCount: recording?.pages ?? 0,
+    ...(recording && { recording: { chunks: recording.chunks, bytes: recording.bytes, head: recording.head } }),
     usage: {
       contextSeconds: BigInt(row.contextSeconds),
       proxyBytes: row.proxyBytes,

@@ -33,6 +33,14 @@ const sessionObject = z.object({
     .string()
     .nullable()
     .describe('A signed, expiring link to the replay page; null until the session has a recording.'),
+  recording: z
+    .object({
+      chunks: z.number().int().describe('Chunks stored, each a link of the hash chain.'),
+      bytes: z.number().int().describe('Compressed bytes stored.'),
+      head: z.string().describe('Hex SHA-256 of the last link: what `POST /v1/sessions/{id}/verify` checks.'),
+    })
+    .nullable()
+    .describe('The tamper-evident recording: null while nothing is recorded.'),
 });
 
 export function toSessionJson(s: sessions.Session, now = Date.now()) {
@@ -54,6 +62,9 @@ export function toSessionJson(s: sessions.Session, now = Date.now()) {
     pageCount: s.pageCount,
     usage: { credits: credits(s.usage?.chargedMillicredits ?? 0n), meters },
     replayUrl: null,
+    recording: s.recording
+      ? { chunks: s.recording.chunks, bytes: Number(s.recording.bytes), head: s.recording.head }
+      : null,
   };
 }
 
@@ -133,5 +144,42 @@ export const sessionsGetRow = capability({
     );
     if (!out.session) throw new Error('session-recorder answered no session');
     return { success: true as const, session: toSessionJson(out.session) };
+  },
+});
+
+export const sessionsVerifyRow = capability({
+  name: 'sessions.verify',
+  method: 'post',
+  path: '/v1/sessions/{id}/verify',
+  tag: 'Sessions',
+  summary: "Check a session's recording has not changed",
+  description:
+    'Recomputes the recording’s hash chain from the stored bytes and compares it with its head: `valid`, or the first chunk whose link breaks and why. Evidence for disputing a charge. Never billed.',
+  backend: 'session-recorder',
+  bills: [],
+  mcpTool: 'service_sessions_verify',
+  request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
+  response: z.object({
+    success: z.literal(true),
+    valid: z.boolean(),
+    chunks: z.number().int(),
+    head: z.string().describe('The stored head (hex SHA-256).'),
+    brokenAt: z.number().int().nullable().describe('The first chunk whose link breaks; null when valid.'),
+    reason: z.string().nullable(),
+  }),
+  errors: ['not_found'],
+  handler: async ({ principal, upstreams, signal }, { params: p }) => {
+    const out = await upstreams.sessions.verifyRecording(
+      { workspaceId: principal.workspaceId, sessionId: p.id },
+      { signal },
+    );
+    return {
+      success: true as const,
+      valid: out.valid,
+      chunks: out.chunks,
+      head: out.head,
+      brokenAt: out.valid ? null : out.brokenAt,
+      reason: out.valid ? null : out.reason,
+    };
   },
 });

@@ -33,3 +33,16 @@ export type EventInbox = Prisma.EventInboxModel
  * snapshot its host sent (an ended session never goes back to live).
  */
 export type Session = Prisma.SessionModel
+/**
+ * Model Recording
+ * A session's recording as stored (docs/sessions.md): how many chunks (the
+ * next one expected), their bytes, the documents they began, and the head of
+ * their hash chain.
+ */
+export type Recording = Prisma.RecordingModel
+/**
+ * Model RecordingChunk
+ * One chunk as its host sent it (gzip'd), and its link in the chain:
+ * hash = sha256(previous hash | seq | kind | pages | body_sha256).
+ */
+export type RecordingChunk = Prisma.RecordingChunkModel

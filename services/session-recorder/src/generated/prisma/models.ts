@@ -11,4 +11,6 @@
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './models/Session.js'
+export type * from './models/Recording.js'
+export type * from './models/RecordingChunk.js'
 export type * from './commonInputTypes.js'

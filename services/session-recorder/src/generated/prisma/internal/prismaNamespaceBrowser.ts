@@ -53,7 +53,9 @@ export const AnyNull = runtime.AnyNull
 export const ModelName = {
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox',
-  Session: 'Session'
+  Session: 'Session',
+  Recording: 'Recording',
+  RecordingChunk: 'RecordingChunk'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -110,6 +112,33 @@ export const SessionScalarFieldEnum = {
 } as const
 
 export type SessionScalarFieldEnum = (typeof SessionScalarFieldEnum)[keyof typeof SessionScalarFieldEnum]
+
+
+export const RecordingScalarFieldEnum = {
+  sessionId: 'sessionId',
+  workspaceId: 'workspaceId',
+  chunks: 'chunks',
+  bytes: 'bytes',
+  pages: 'pages',
+  head: 'head',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RecordingScalarFieldEnum = (typeof RecordingScalarFieldEnum)[keyof typeof RecordingScalarFieldEnum]
+
+
+export const RecordingChunkScalarFieldEnum = {
+  sessionId: 'sessionId',
+  seq: 'seq',
+  kind: 'kind',
+  pages: 'pages',
+  body: 'body',
+  bodySha256: 'bodySha256',
+  hash: 'hash',
+  receivedAt: 'receivedAt'
+} as const
+
+export type RecordingChunkScalarFieldEnum = (typeof RecordingChunkScalarFieldEnum)[keyof typeof RecordingChunkScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -15,7 +15,38 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/sessions/v1/sessions.proto.
  */
 export const file_wap_sessions_v1_sessions: GenFile = /*@__PURE__*/
-  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSJaCgxTZXNzaW9uVXNhZ2USFwoPY29udGV4dF9zZWNvbmRzGAEgASgDEhMKC3Byb3h5X2J5dGVzGAIgASgDEhwKFGNoYXJnZWRfbWlsbGljcmVkaXRzGAMgASgDIvoBCgdTZXNzaW9uEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRIMCgRraW5kGAMgASgJEg4KBnN0YXR1cxgEIAEoCRIPCgdvdXRjb21lGAUgASgJEi4KCnN0YXJ0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiwKCGVuZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwYWdlX2NvdW50GAggASgFEiwKBXVzYWdlGAkgASgLMh0ud2FwLnNlc3Npb25zLnYxLlNlc3Npb25Vc2FnZSLgAQoTTGlzdFNlc3Npb25zUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSDAoEa2luZBgEIAEoCRIxCg1zdGFydGVkX2FmdGVyGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIyCg5zdGFydGVkX2JlZm9yZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYByABKAUSDgoGY3Vyc29yGAggASgJIlcKFExpc3RTZXNzaW9uc1Jlc3BvbnNlEioKCHNlc3Npb25zGAEgAygLMhgud2FwLnNlc3Npb25zLnYxLlNlc3Npb24SEwoLbmV4dF9jdXJzb3IYAiABKAkiPQoRR2V0U2Vzc2lvblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiPwoSR2V0U2Vzc2lvblJlc3BvbnNlEikKB3Nlc3Npb24YASABKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbjLEAQoOU2Vzc2lvblNlcnZpY2USWwoMTGlzdFNlc3Npb25zEiQud2FwLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaJS53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USVQoKR2V0U2Vzc2lvbhIiLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVxdWVzdBojLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCTKqAgoOU2Vzc2lvblNlcnZpY2USWwoMTGlzdFNlc3Npb25zEiQud2FwLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaJS53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USVQoKR2V0U2Vzc2lvbhIiLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVxdWVzdBojLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVzcG9uc2USZAoPVmVyaWZ5UmVjb3JkaW5nEicud2FwLnNlc3Npb25zLnYxLlZlcmlmeVJlY29yZGluZ1JlcXVlc3QaKC53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+
+/**
+ * What is stored of a session's recording: its hash chain's length and head.
+ *
+ * @generated from message wap.sessions.v1.RecordingSummary
+ */
+export type RecordingSummary = Message<"wap.sessions.v1.RecordingSummary"> & {
+  /**
+   * @generated from field: int32 chunks = 1;
+   */
+  chunks: number;
+
+  /**
+   * @generated from field: int64 bytes = 2;
+   */
+  bytes: bigint;
+
+  /**
+   * Hex SHA-256 of the last link.
+   *
+   * @generated from field: string head = 3;
+   */
+  head: string;
+};
+
+/**
+ * Describes the message wap.sessions.v1.RecordingSummary.
+ * Use `create(RecordingSummarySchema)` to create a new message.
+ */
+export const RecordingSummarySchema: GenMessage<RecordingSummary> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 0);
 
 /**
  * @generated from message wap.sessions.v1.SessionUsage
@@ -46,7 +77,7 @@ export type SessionUsage = Message<"wap.sessions.v1.SessionUsage"> & {
  * Use `create(SessionUsageSchema)` to create a new message.
  */
 export const SessionUsageSchema: GenMessage<SessionUsage> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 0);
+  messageDesc(file_wap_sessions_v1_sessions, 1);
 
 /**
  * @generated from message wap.sessions.v1.Session
@@ -104,6 +135,13 @@ export type Session = Message<"wap.sessions.v1.Session"> & {
    * @generated from field: wap.sessions.v1.SessionUsage usage = 9;
    */
   usage?: SessionUsage | undefined;
+
+  /**
+   * Unset when nothing has been recorded.
+   *
+   * @generated from field: wap.sessions.v1.RecordingSummary recording = 10;
+   */
+  recording?: RecordingSummary | undefined;
 };
 
 /**
@@ -111,7 +149,7 @@ export type Session = Message<"wap.sessions.v1.Session"> & {
  * Use `create(SessionSchema)` to create a new message.
  */
 export const SessionSchema: GenMessage<Session> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 1);
+  messageDesc(file_wap_sessions_v1_sessions, 2);
 
 /**
  * @generated from message wap.sessions.v1.ListSessionsRequest
@@ -167,7 +205,7 @@ export type ListSessionsRequest = Message<"wap.sessions.v1.ListSessionsRequest">
  * Use `create(ListSessionsRequestSchema)` to create a new message.
  */
 export const ListSessionsRequestSchema: GenMessage<ListSessionsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 2);
+  messageDesc(file_wap_sessions_v1_sessions, 3);
 
 /**
  * @generated from message wap.sessions.v1.ListSessionsResponse
@@ -191,7 +229,7 @@ export type ListSessionsResponse = Message<"wap.sessions.v1.ListSessionsResponse
  * Use `create(ListSessionsResponseSchema)` to create a new message.
  */
 export const ListSessionsResponseSchema: GenMessage<ListSessionsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 3);
+  messageDesc(file_wap_sessions_v1_sessions, 4);
 
 /**
  * @generated from message wap.sessions.v1.GetSessionRequest
@@ -213,7 +251,7 @@ export type GetSessionRequest = Message<"wap.sessions.v1.GetSessionRequest"> & {
  * Use `create(GetSessionRequestSchema)` to create a new message.
  */
 export const GetSessionRequestSchema: GenMessage<GetSessionRequest> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 4);
+  messageDesc(file_wap_sessions_v1_sessions, 5);
 
 /**
  * @generated from message wap.sessions.v1.GetSessionResponse
@@ -230,7 +268,68 @@ export type GetSessionResponse = Message<"wap.sessions.v1.GetSessionResponse"> &
  * Use `create(GetSessionResponseSchema)` to create a new message.
  */
 export const GetSessionResponseSchema: GenMessage<GetSessionResponse> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 5);
+  messageDesc(file_wap_sessions_v1_sessions, 6);
+
+/**
+ * @generated from message wap.sessions.v1.VerifyRecordingRequest
+ */
+export type VerifyRecordingRequest = Message<"wap.sessions.v1.VerifyRecordingRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message wap.sessions.v1.VerifyRecordingRequest.
+ * Use `create(VerifyRecordingRequestSchema)` to create a new message.
+ */
+export const VerifyRecordingRequestSchema: GenMessage<VerifyRecordingRequest> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 7);
+
+/**
+ * @generated from message wap.sessions.v1.VerifyRecordingResponse
+ */
+export type VerifyRecordingResponse = Message<"wap.sessions.v1.VerifyRecordingResponse"> & {
+  /**
+   * @generated from field: bool valid = 1;
+   */
+  valid: boolean;
+
+  /**
+   * @generated from field: int32 chunks = 2;
+   */
+  chunks: number;
+
+  /**
+   * @generated from field: string head = 3;
+   */
+  head: string;
+
+  /**
+   * When not valid: the first chunk whose link breaks (chunks when only the head is wrong), and why.
+   *
+   * @generated from field: int32 broken_at = 4;
+   */
+  brokenAt: number;
+
+  /**
+   * @generated from field: string reason = 5;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message wap.sessions.v1.VerifyRecordingResponse.
+ * Use `create(VerifyRecordingResponseSchema)` to create a new message.
+ */
+export const VerifyRecordingResponseSchema: GenMessage<VerifyRecordingResponse> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 8);
 
 /**
  * @generated from service wap.sessions.v1.SessionService
@@ -255,6 +354,16 @@ export const SessionService: GenService<{
     methodKind: "unary";
     input: typeof GetSessionRequestSchema;
     output: typeof GetSessionResponseSchema;
+  },
+  /**
+   * Recomputes the session's hash chain from the stored chunks and compares it with the head.
+   *
+   * @generated from rpc wap.sessions.v1.SessionService.VerifyRecording
+   */
+  verifyRecording: {
+    methodKind: "unary";
+    input: typeof VerifyRecordingRequestSchema;
+    output: typeof VerifyRecordingResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_sessions_v1_sessions, 0);

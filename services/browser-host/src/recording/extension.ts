@@ -1,0 +1,196 @@
+// The recorder extension (docs/sessions.md): written into each session
+// browser's user-data dir and loaded at launch. rrweb records every frame from
+// document_start in the page's main world; the events reach the extension's
+// service worker through the isolated world, under an event name page scripts
+// never learn, and leave through the session's own egress proxy, which alone
+// answers the recording host.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+/** The name only a session's egress proxy answers; `.invalid` never resolves anywhere else. */
+export const RECORDING_HOST = 'recording.wap.invalid';
+export const RECORDING_TOKEN_HEADER = 'x-wap-recording';
+/** Pages hand their events to the extension at least this often; its worker posts them as often. */
+export const PAGE_FLUSH_MS = 250;
+
+const resolve = createRequire(__filename).resolve;
+let rrwebSource: string | undefined;
+/** rrweb's record build for browsers, read once. */
+function rrweb(): string {
+  rrwebSource ??= readFileSync(path.join(path.dirname(resolve('@rrweb/record')), 'record.umd.min.cjs'), 'utf8').replace(
+    /\/\/# sourceMappingURL=.*$/m,
+    '',
+  );
+  return rrwebSource;
+}
+
+/** Chromium's id for an unpacked extension: the first 128 bits of sha256(path), as letters a-p. */
+export const unpackedExtensionId = (dir: string): string =>
+  [...createHash('sha256').update(dir).digest('hex').slice(0, 32)]
+    .map((c) => String.fromCharCode(97 + Number.parseInt(c, 16)))
+    .join('');
+
+/** Input values never recorded: passwords, and fields marked sensitive by the page or by their autocomplete. */
+const SENSITIVE = `(el) => !!el && (el.type === 'password' || (el.hasAttribute && (el.hasAttribute('data-sensitive') || el.hasAttribute('data-private'))) || (el.classList && el.classList.contains('wap-mask')) || /^(cc-|one-time-code|current-password|new-password)/.test((el.getAttribute && el.getAttribute('autocomplete')) || ''))`;
+
+const INPUT_TYPES = [
+  'color',
+  'date',
+  'datetime-local',
+  'email',
+  'month',
+  'number',
+  'range',
+  'search',
+  'tel',
+  'text',
+  'time',
+  'url',
+  'week',
+  'textarea',
+  'select',
+  'password',
+];
+
+/**
+ * The main world: rrweb, its events batched and handed to the bridge as a
+ * DOM event under a name only the two scripts know. A DOM event is delivered
+ * at once, in the same task, so the last batch of a page that is going away
+ * (pagehide) still reaches the bridge; a MessagePort's would not. The
+ * functions used are taken at document_start, before page scripts can
+ * replace them.
+ */
+const recorderScript = (nonce: string) => `(() => {
+const module = { exports: {} }; const exports = module.exports; const define = undefined;
+${rrweb()}
+const rrweb = module.exports;
+const EVENT = ${JSON.stringify(nonce)};
+const setTimer = setTimeout;
+const stringify = JSON.stringify;
+const Custom = CustomEvent;
+const dispatch = EventTarget.prototype.dispatchEvent;
+const addListener = window.addEventListener.bind(window);
+let buffer = [];
+let timer = 0;
+const flush = () => {
+  timer = 0;
+  if (buffer.length === 0) return;
+  const batch = buffer;
+  buffer = [];
+  dispatch.call(document, new Custom(EVENT, { detail: stringify(batch) }));
+};
+const sensitive = ${SENSITIVE};
+const maskInputOptions = {};
+for (const type of ${JSON.stringify(INPUT_TYPES)}) maskInputOptions[type] = true;
+try {
+  rrweb.record({
+    emit(event) {
+      buffer.push(event);
+      if (buffer.length >= 200) flush(); else if (!timer) timer = setTimer(flush, ${PAGE_FLUSH_MS});
+    },
+    recordCrossOriginIframes: true,
+    recordAfter: 'DOMContentLoaded',
+    maskInputOptions,
+    maskInputFn: (text, el) => (sensitive(el) ? '*'.repeat(text.length) : text),
+    maskTextSelector: '[data-sensitive], [data-private], .wap-mask',
+    sampling: { mousemove: 50, scroll: 150 },
+  });
+} catch (err) {}
+addListener('pagehide', flush, true);
+})();
+`;
+
+/** The isolated world: takes the main world's batches as they come and sends them to the worker. */
+const bridgeScript = (nonce: string) => `(() => {
+document.addEventListener(${JSON.stringify(nonce)}, (e) => {
+  e.stopImmediatePropagation();
+  if (typeof e.detail !== 'string') return;
+  try { chrome.runtime.sendMessage({ events: JSON.parse(e.detail) }).catch(() => {}); } catch (err) {}
+}, true);
+})();
+`;
+
+/** The service worker: batches per tab, and posts in order to the recording host with the session's token. */
+const workerScript = (token: string) => `
+const URL = 'http://${RECORDING_HOST}/chunk';
+const TOKEN = ${JSON.stringify(token)};
+const queued = new Map();
+let timer = null;
+let sending = Promise.resolve();
+const flush = () => {
+  timer = null;
+  for (const [tab, events] of queued) {
+    const body = JSON.stringify({ tab, events });
+    sending = sending.then(() =>
+      fetch(URL, { method: 'POST', headers: { 'content-type': 'application/json', '${RECORDING_TOKEN_HEADER}': TOKEN }, body })
+        .catch(() => {}));
+  }
+  queued.clear();
+};
+// The host calls this before it closes the browser, so the last events are not lost.
+self.wapFlush = async () => {
+  clearTimeout(timer);
+  flush();
+  await sending;
+};
+chrome.runtime.onMessage.addListener((message, sender) => {
+  if (!message || !Array.isArray(message.events) || !sender.tab) return;
+  const tab = sender.tab.id;
+  if (!queued.has(tab)) queued.set(tab, []);
+  const list = queued.get(tab);
+  for (const event of message.events) list.push(event);
+  if (!timer) timer = setTimeout(flush, ${PAGE_FLUSH_MS});
+});
+`;
+
+export interface RecorderExtension {
+  /** Where it was written; Chromium loads it with --load-extension. */
+  dir: string;
+  /** What its service worker sends with every chunk: only this browser's extension knows it. */
+  token: string;
+  /** Chromium's id for it: its worker's URL is chrome-extension://<id>/worker.js. */
+  id: string;
+  /** The launch flags that load it (and nothing else). */
+  args: string[];
+}
+
+/**
+ * Writes the extension into `userDataDir` and allows it in every browser
+ * context (a client's `newContext()` is an off-the-record profile, where
+ * extensions are off unless the profile's preferences allow them).
+ */
+export function writeRecorderExtension(userDataDir: string): RecorderExtension {
+  const dir = path.join(userDataDir, 'wap-recorder');
+  const nonce = `wap${randomBytes(16).toString('hex')}`;
+  const token = randomBytes(32).toString('base64url');
+  const frames = {
+    all_frames: true,
+    match_about_blank: true,
+    match_origin_as_fallback: true,
+    run_at: 'document_start',
+  };
+  const manifest = {
+    manifest_version: 3,
+    name: 'wap-recorder',
+    version: '1.0',
+    incognito: 'spanning',
+    content_scripts: [
+      { matches: ['<all_urls>'], js: ['bridge.js'], ...frames },
+      { matches: ['<all_urls>'], js: ['recorder.js'], world: 'MAIN', ...frames },
+    ],
+    background: { service_worker: 'worker.js' },
+    host_permissions: ['<all_urls>'],
+  };
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
+  writeFileSync(path.join(dir, 'recorder.js'), recorderScript(nonce));
+  writeFileSync(path.join(dir, 'bridge.js'), bridgeScript(nonce));
+  writeFileSync(path.join(dir, 'worker.js'), workerScript(token));
+  const id = unpackedExtensionId(dir);
+  const preferences = { extensions: { settings: { [id]: { incognito: true } } } };
+  mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
+  writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify(preferences));
+  return { dir, token, id, args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`] };
+}

@@ -1,0 +1,176 @@
+// A session browser records itself: the recorder extension's rrweb events, from
+// every frame and every browser context, reach JetStream as ordered, signed,
+// compressed chunks, with passwords and fields marked sensitive masked in the
+// page. Real Chromium, real NATS, a loopback site on two origins.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { after, before, test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { jetstreamManager } from '@nats-io/jetstream';
+import {
+  chunkMacValid,
+  chunkMetaOf,
+  ensureStreams,
+  type NatsLink,
+  Publisher,
+  sessionStreamNames,
+  sessionStreams,
+} from '@wap/events';
+import { AllowList } from '@wap/netguard';
+import { quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
+import { launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
+import { chunkSink, SessionRecording } from './recording.js';
+
+const KEY = 'a-test-recording-key-of-at-least-32-chars';
+const namespace = uniqueNamespace('recording');
+let nats: NatsLink;
+let site: Server;
+let port: number;
+
+const PAGE = (frame: string) => `<!doctype html><html><body>
+<h1>Checkout</h1>
+<input id="name" type="text">
+<input id="secret" type="password">
+<input id="card" autocomplete="cc-number">
+<button id="go" onclick="document.getElementById('out').textContent = 'Thanks, ' + document.getElementById('name').value">Pay</button>
+<p id="out"></p>
+<iframe src="${frame}"></iframe>
+</body></html>`;
+
+before(async () => {
+  nats = await testNats('recording-test');
+  await ensureStreams(nats.nc, sessionStreams(namespace));
+  site = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    if (req.url === '/frame') res.end('<!doctype html><p id="inner">Inside the other origin</p>');
+    else res.end(PAGE(`http://localhost:${port}/frame`));
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  port = (site.address() as { port: number }).port;
+});
+after(async () => {
+  await nats?.drain();
+  site?.close();
+});
+
+interface Chunk {
+  seq: number;
+  pages: number;
+  macValid: boolean;
+  batches: { tab: number; events: { type: number }[] }[];
+  text: string;
+}
+
+/** The session's chunks as the stream holds them (the stream is this file's alone), in order. */
+async function chunks(sessionId: string): Promise<Chunk[]> {
+  const jsm = await jetstreamManager(nats.nc);
+  const names = sessionStreamNames(namespace);
+  const { state } = await jsm.streams.info(names.stream);
+  const out: Chunk[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const msg = await jsm.streams.getMessage(names.stream, { seq }).catch(() => undefined);
+    if (!msg || msg.subject !== names.chunks(sessionId)) continue;
+    const meta = chunkMetaOf((name) => msg.header.get(name) || undefined);
+    assert.ok(meta, 'every chunk says what it is');
+    const text = gunzipSync(msg.data).toString('utf8');
+    out.push({
+      seq: meta.seq,
+      pages: meta.pages,
+      macValid: chunkMacValid(KEY, meta, msg.data, msg.header.get('Wap-Mac')),
+      batches: JSON.parse(text),
+      text,
+    });
+  }
+  return out;
+}
+
+async function recordedSession(drive: (b: SessionBrowser, sessionId: string) => Promise<void>) {
+  const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), { record: true });
+  const sessionId = randomUUID();
+  const recording = new SessionRecording(
+    sessionId,
+    'ws-recorded',
+    chunkSink(new Publisher(nats.nc), namespace, KEY),
+    quietLog(),
+  );
+  b.recordTo(recording);
+  try {
+    await drive(b, sessionId);
+  } finally {
+    await b.close();
+    await recording.close();
+  }
+  return { sessionId, chunks: await chunks(sessionId) };
+}
+
+test('a page and its cross-origin frame are recorded from the start, in signed ordered chunks, secrets masked', async () => {
+  const { chunks: recorded } = await recordedSession(async (b, sessionId) => {
+    const page = await b.browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/checkout`);
+    await page.type('#name', 'Ada Lovelace');
+    await page.type('#secret', 'hunter2-swordfish');
+    await page.type('#card', '4111111111111111');
+    await page.click('#go');
+    await page.waitForFunction(() => document.getElementById('out')?.textContent === 'Thanks, Ada Lovelace');
+    await until('the last DOM change reaches the recording', async () => {
+      const text = (await chunks(sessionId)).map((c) => c.text).join('');
+      return text.includes('Thanks, Ada Lovelace');
+    });
+  });
+  assert.ok(recorded.length >= 1);
+  assert.deepEqual(
+    recorded.map((c) => c.seq),
+    recorded.map((_, i) => i),
+    'numbered from 0 with no gap',
+  );
+  assert.ok(
+    recorded.every((c) => c.macValid),
+    'every chunk carries a valid signature',
+  );
+  const all = recorded.map((c) => c.text).join('\n');
+  const events = recorded.flatMap((c) => c.batches.flatMap((b) => b.events));
+  assert.ok(
+    events.some((e) => e.type === 4),
+    'a Meta event: the document began',
+  );
+  assert.ok(
+    events.some((e) => e.type === 2),
+    'a full snapshot of the DOM',
+  );
+  assert.ok(all.includes('Checkout'), 'the page text');
+  assert.ok(all.includes('Inside the other origin'), 'the cross-origin frame, through rrweb in that frame');
+  assert.ok(all.includes('Ada Lovelace'), 'a plain text field is recorded');
+  assert.ok(!all.includes('hunter2') && !all.includes('swordfish'), 'the password never leaves the page');
+  assert.ok(!all.includes('4111111111111111'), 'a card number field is masked');
+  assert.equal(
+    recorded.reduce((n, c) => n + c.pages, 0),
+    1,
+    'one document (the frame is not a page)',
+  );
+});
+
+test("a client's new browser context is recorded too, and a page cannot post into the recording", async () => {
+  const { chunks: recorded } = await recordedSession(async (b, sessionId) => {
+    const context = await b.browser.createBrowserContext();
+    const page = await context.newPage();
+    await page.goto(`http://127.0.0.1:${port}/other-context`);
+    // The page knows the recording host's name but not the extension's token.
+    const forged = await page.evaluate(async () => {
+      const r = await fetch('http://recording.wap.invalid/chunk', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tab: 1, events: [{ type: 3, data: { forged: 'FORGED-EVENT' } }] }),
+      }).catch(() => undefined);
+      return r?.status ?? 0;
+    });
+    assert.notEqual(forged, 204, 'the recording host refuses a post without the token');
+    await page.type('#name', 'In a private context');
+    await until('the typing reaches the recording', async () =>
+      (await chunks(sessionId)).some((c) => c.text.includes('In a private context')),
+    );
+  });
+  const all = recorded.map((c) => c.text).join('\n');
+  assert.ok(all.includes('Checkout'));
+  assert.ok(!all.includes('FORGED-EVENT'), 'nothing the page posted is in the recording');
+});

@@ -1,0 +1,148 @@
+// One session's recording on its host: what the recorder extension posts
+// (docs/sessions.md) gathered into ordered, compressed chunks, each signed and
+// published for the session-recorder. Chunks go out one at a time, in order;
+// the last is flushed when the session ends.
+import { gzipSync } from 'node:zlib';
+import { type ChunkMeta, chunkHeaders, type Publisher, sessionStreamNames } from '@wap/events';
+import type { Logger } from '@wap/log';
+
+/** Where chunks go: JetStream, signed with the fleet's recording key. */
+export interface ChunkSink {
+  publish(meta: ChunkMeta, body: Uint8Array): Promise<void>;
+}
+
+export function chunkSink(publisher: Publisher, namespace: string, key: string): ChunkSink {
+  const names = sessionStreamNames(namespace);
+  return {
+    async publish(meta, body) {
+      await publisher.publishBytes(names.chunks(meta.sessionId), body, {
+        msgId: `${meta.sessionId}:${meta.seq}`,
+        headers: chunkHeaders(key, meta, body),
+      });
+    },
+  };
+}
+
+/** rrweb's event type of a new document's first event. */
+const RRWEB_META = 4;
+/** A chunk is sent at least this often while events come, and sooner when this large. */
+export const CHUNK_EVERY_MS = 1_000;
+export const CHUNK_MAX_BYTES = 512 * 1024;
+/** How long the end of a session waits for its last chunks to go out (NATS away): then they are lost, and logged. */
+export const CLOSE_WAIT_MS = 10_000;
+
+interface Batch {
+  tab: number;
+  events: unknown[];
+}
+
+/** A posted body as the extension's worker sends it: `{ tab, events }`. */
+function parseBatch(body: Buffer): { tab: number; events: unknown[] } | undefined {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { tab?: unknown; events?: unknown };
+    if (typeof parsed.tab === 'number' && Array.isArray(parsed.events))
+      return { tab: parsed.tab, events: parsed.events };
+  } catch {}
+  return undefined;
+}
+
+export class SessionRecording {
+  private seq = 0;
+  private pending: Batch[] = [];
+  private pendingBytes = 0;
+  private pendingPages = 0;
+  /** Chromium's tab ids, numbered 1, 2... in the order they were first seen. */
+  private readonly tabs = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private closed = false;
+  pages = 0;
+
+  constructor(
+    readonly sessionId: string,
+    readonly workspaceId: string,
+    private readonly sink: ChunkSink,
+    private readonly log: Logger,
+  ) {}
+
+  /** A body the extension posted; a malformed one is dropped (only the session's own extension can post). */
+  accept(body: Buffer): void {
+    const batch = parseBatch(body);
+    if (this.closed || !batch || batch.events.length === 0) return;
+    let tab = this.tabs.get(batch.tab);
+    if (tab === undefined) {
+      tab = this.tabs.size + 1;
+      this.tabs.set(batch.tab, tab);
+    }
+    const pages = batch.events.filter((e) => (e as { type?: unknown }).type === RRWEB_META).length;
+    this.pending.push({ tab, events: batch.events });
+    this.pendingBytes += body.length;
+    this.pendingPages += pages;
+    this.pages += pages;
+    if (this.pendingBytes >= CHUNK_MAX_BYTES) this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), CHUNK_EVERY_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Sends what is gathered as the next chunk, after the ones before it. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.length > 0) {
+      const meta: ChunkMeta = {
+        sessionId: this.sessionId,
+        workspaceId: this.workspaceId,
+        seq: this.seq++,
+        kind: 'rrweb',
+        pages: this.pendingPages,
+      };
+      const body = gzipSync(JSON.stringify(this.pending));
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.pendingPages = 0;
+      this.chain = this.chain.then(() => this.publish(meta, body));
+    }
+    return this.chain;
+  }
+
+  /** Tries until it is out (a chunk skipped would leave a gap the recorder cannot pass), unless abandoned. */
+  private async publish(meta: ChunkMeta, body: Uint8Array): Promise<void> {
+    for (let attempt = 1; !this.abandoned; attempt++) {
+      try {
+        await this.sink.publish(meta, body);
+        return;
+      } catch (err) {
+        if (attempt === 3)
+          this.log.warn({ err, sessionId: meta.sessionId, seq: meta.seq }, 'recording chunk not published yet');
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)));
+      }
+    }
+    this.log.error(
+      { sessionId: meta.sessionId, seq: meta.seq },
+      'recording chunk lost: the session ended with it unpublished',
+    );
+  }
+
+  private abandoned = false;
+
+  /** Flushes the last chunk and waits until every chunk is out (CLOSE_WAIT_MS at most); later posts are dropped. */
+  async close(): Promise<void> {
+    const last = this.flush();
+    this.closed = true;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.abandoned = true;
+        resolve();
+      }, CLOSE_WAIT_MS);
+    });
+    await Promise.race([last, late]);
+    clearTimeout(timer);
+    this.log.info(
+      { sessionId: this.sessionId, chunks: this.seq, pages: this.pages, complete: !this.abandoned },
+      'session recording closed',
+    );
+  }
+}

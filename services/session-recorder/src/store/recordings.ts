@@ -1,0 +1,75 @@
+// Recording chunks appended in order to their session's hash chain, one
+// transaction each; and read back for verification and replay.
+import type { ChunkMeta } from '@wap/events';
+import { sha256Hex } from '@wap/events';
+import { chainOrigin, nextLink, type StoredChunk } from '../domain/chain.js';
+import type { PrismaClient, Recording } from '../generated/prisma/client.js';
+
+/** What became of a chunk: appended, already there, not its turn yet, or naming another workspace's session. */
+export type AppendOutcome = 'appended' | 'duplicate' | 'early' | 'refused';
+
+export class RecordingStore {
+  constructor(private readonly db: PrismaClient) {}
+
+  append(meta: ChunkMeta, body: Uint8Array): Promise<AppendOutcome> {
+    return this.db.$transaction(async (tx) => {
+      await tx.$executeRaw`
+        INSERT INTO recordings (session_id, workspace_id, head)
+        VALUES (${meta.sessionId}::uuid, ${meta.workspaceId}, ${chainOrigin(meta.sessionId)})
+        ON CONFLICT (session_id) DO NOTHING`;
+      const [recording] = await tx.$queryRaw<Recording[]>`
+        SELECT session_id AS "sessionId", workspace_id AS "workspaceId", chunks, head
+          FROM recordings WHERE session_id = ${meta.sessionId}::uuid FOR UPDATE`;
+      if (!recording || recording.workspaceId !== meta.workspaceId) return 'refused';
+      if (meta.seq < recording.chunks) return 'duplicate';
+      if (meta.seq > recording.chunks) return 'early';
+      const bodySha256 = sha256Hex(body);
+      const hash = nextLink(recording.head, { seq: meta.seq, kind: meta.kind, pages: meta.pages, bodySha256 });
+      await tx.recordingChunk.create({
+        data: {
+          sessionId: meta.sessionId,
+          seq: meta.seq,
+          kind: meta.kind,
+          pages: meta.pages,
+          body: Buffer.from(body) as Uint8Array<ArrayBuffer>,
+          bodySha256,
+          hash,
+        },
+      });
+      await tx.recording.update({
+        where: { sessionId: meta.sessionId },
+        data: {
+          chunks: { increment: 1 },
+          bytes: { increment: body.length },
+          pages: { increment: meta.pages },
+          head: hash,
+          updatedAt: new Date(),
+        },
+      });
+      return 'appended';
+    });
+  }
+
+  get(workspaceId: string, sessionId: string): Promise<Recording | null> {
+    return this.db.recording.findFirst({ where: { sessionId, workspaceId } });
+  }
+
+  /** The recordings of these sessions, by session id. */
+  async of(sessionIds: readonly string[]): Promise<Map<string, Recording>> {
+    const rows = await this.db.recording.findMany({ where: { sessionId: { in: [...sessionIds] } } });
+    return new Map(rows.map((r) => [r.sessionId, r]));
+  }
+
+  /** Every chunk of a session, in order. */
+  async chunks(sessionId: string): Promise<StoredChunk[]> {
+    const rows = await this.db.recordingChunk.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } });
+    return rows.map((r) => ({
+      seq: r.seq,
+      kind: r.kind,
+      pages: r.pages,
+      bodySha256: r.bodySha256,
+      body: r.body,
+      hash: r.hash,
+    }));
+  }
+}
