@@ -7,6 +7,8 @@ export interface SessionSettings {
   viewport: { width: number; height: number };
   locale: string;
   timezone: string;
+  /** Chrome's face rather than headless Chromium's (docs/connect.md, "Stealth"); on unless asked off. */
+  stealth: boolean;
 }
 
 /**
@@ -32,5 +34,6 @@ export function sessionSettings(options: browser.SessionOptions | undefined): Se
     },
     locale: options?.locale || 'en-US',
     timezone: options?.timezone || '',
+    stealth: options?.stealth ?? true,
   };
 }

@@ -19,7 +19,9 @@ import {
 } from '@wap/events';
 import { AllowList } from '@wap/netguard';
 import { quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
-import { launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
+import { browserFace } from '../domain/browser-face.js';
+import { sessionSettings } from '../domain/session-options.js';
+import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
 import { chunkSink, SessionRecording } from './recording.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
@@ -86,7 +88,8 @@ async function chunks(sessionId: string): Promise<Chunk[]> {
 }
 
 async function recordedSession(drive: (b: SessionBrowser, sessionId: string) => Promise<void>) {
-  const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), { record: true });
+  const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
+  const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), face, { record: true });
   const sessionId = randomUUID();
   const recording = new SessionRecording(
     sessionId,

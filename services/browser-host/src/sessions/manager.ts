@@ -1,19 +1,21 @@
 // The host's CDP sessions: a warm pool of session browsers so a connect does
-// not wait for a launch, the live sessions, and the tickets that admit a
-// client to one of them.
+// not wait for a launch (browsers of the default face: a session asking for
+// another viewport, locale, timezone or stealth gets one launched for it),
+// the live sessions, and the tickets that admit a client to one of them.
 import { randomUUID } from 'node:crypto';
 import { type LedgerClient, MeteredHold, SlotLease } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import type { browser } from '@wap/proto';
+import { type BrowserFace, browserFace } from '../domain/browser-face.js';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
 import { recoverLost } from '../jobs/lost-sessions.js';
 import { type ChunkSink, SessionRecording } from '../recording/recording.js';
 import type { SessionStore } from '../store/sessions.js';
 import { endOrphans } from './orphans.js';
 import { Session } from './session.js';
-import { launchSessionBrowser, type SessionBrowser } from './session-browser.js';
+import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 export interface SessionManagerSettings {
   executablePath: string;
@@ -38,8 +40,25 @@ export class SessionManager {
   private readonly warm: Promise<SessionBrowser>[] = [];
   private stopped = false;
   private host = '';
+  /** The installed Chromium's major version, for the user agent of stealth sessions; read at start. */
+  private chromium = 0;
 
   constructor(private readonly settings: SessionManagerSettings) {}
+
+  private face(settings: SessionSettings): BrowserFace {
+    return browserFace(settings, this.chromium);
+  }
+
+  /** The face of a session that asks for nothing: what warm browsers wear. */
+  private get defaultFace(): BrowserFace {
+    return this.face(sessionSettings(undefined));
+  }
+
+  private launch(face: BrowserFace): Promise<SessionBrowser> {
+    return launchSessionBrowser(this.settings.executablePath, this.settings.allow, face, {
+      record: !!this.settings.recordings,
+    });
+  }
 
   /**
    * Ends what a killed host on this machine left behind (its browsers, and the
@@ -48,6 +67,7 @@ export class SessionManager {
    */
   async start(host: string): Promise<void> {
     this.host = host;
+    this.chromium = chromiumMajor(this.settings.executablePath);
     const ended = await endOrphans();
     if (ended > 0) this.settings.log.warn({ browsers: ended }, 'session browsers of a killed host ended');
     const { store, ledger, log } = this.settings;
@@ -73,26 +93,23 @@ export class SessionManager {
 
   private refill(): void {
     while (!this.stopped && this.warm.length < this.settings.warm) {
-      const launching = launchSessionBrowser(this.settings.executablePath, this.settings.allow, {
-        record: !!this.settings.recordings,
-      });
+      const launching = this.launch(this.defaultFace);
       launching.catch((err) => this.settings.log.error({ err }, 'warm session browser failed to start'));
       this.warm.push(launching);
     }
   }
 
-  /** A warm browser if one is ready and alive, else a new one. */
-  private async browser(): Promise<SessionBrowser> {
-    while (this.warm.length > 0) {
+  /** A warm browser if the face is the default one and one is ready and alive, else a new one. */
+  private async browser(settings: SessionSettings): Promise<SessionBrowser> {
+    const face = this.face(settings);
+    while (face.key === this.defaultFace.key && this.warm.length > 0) {
       const next = this.warm.shift() as Promise<SessionBrowser>;
       this.refill();
       const ready = await next.catch(() => undefined);
       if (ready?.browser.connected) return ready;
       await ready?.close();
     }
-    return launchSessionBrowser(this.settings.executablePath, this.settings.allow, {
-      record: !!this.settings.recordings,
-    });
+    return this.launch(face);
   }
 
   /**
@@ -124,7 +141,7 @@ export class SessionManager {
           journal: this.settings.store && ((state) => (this.settings.store as SessionStore).journal(id, state)),
         },
       );
-      const sessionBrowser = await this.browser();
+      const sessionBrowser = await this.browser(settings);
       const { store, log } = this.settings;
       const session = new Session(id, workspaceId, settings, sessionBrowser, lease, hold, log, {
         ended: (s, end) => {

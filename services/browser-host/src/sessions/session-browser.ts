@@ -1,12 +1,15 @@
 // One Chromium for one CDP session: its own user-data dir (nothing of an
 // earlier session), its own egress proxy (the guard, and the session's byte
-// count), downloads denied, CDP on loopback for the host's proxy to reach;
-// and, when sessions are recorded, the recorder extension (docs/sessions.md),
+// count), downloads denied, CDP on loopback for the host's proxy to reach,
+// the face its session asked for (domain/browser-face.ts); and, when
+// sessions are recorded, the recorder extension (docs/sessions.md),
 // whose posts its egress proxy hands to the session's recording.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import type { BrowserFace } from '../domain/browser-face.js';
 import { EgressProxy } from '../egress/proxy.js';
 import { CHROMIUM_ARGS } from '../pool/pool.js';
 import {
@@ -31,9 +34,18 @@ export interface SessionBrowser {
   close(): Promise<void>;
 }
 
+/** The major version of the Chromium at `executablePath` (`chromium --version`: "Chromium 156.0.8078.79 built on ..."). */
+export function chromiumMajor(executablePath: string): number {
+  const printed = execFileSync(executablePath, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  const major = Number(/(\d+)\.\d+\.\d+/.exec(printed)?.[1]);
+  if (!Number.isInteger(major)) throw new Error(`no version in "${printed.trim()}"`);
+  return major;
+}
+
 export async function launchSessionBrowser(
   executablePath: string,
   allow: AllowList,
+  face: BrowserFace,
   options: { record?: boolean } = {},
 ): Promise<SessionBrowser> {
   const userDataDir = mkdtempSync(SESSION_DIR_PREFIX);
@@ -70,8 +82,13 @@ export async function launchSessionBrowser(
         // Every request leaves through the egress proxy, loopback included (Chromium bypasses it for loopback by default).
         `--proxy-server=${egress.url}`,
         '--proxy-bypass-list=<-loopback>',
+        ...face.args,
         ...(extension?.args ?? []),
       ],
+      ignoreDefaultArgs: face.ignoreDefaultArgs,
+      env: { ...process.env, ...face.env },
+      // The window is the viewport (face.args): no per-page emulation the client did not ask for.
+      defaultViewport: null,
       protocolTimeout: 30_000,
       handleSIGINT: false,
       handleSIGTERM: false,

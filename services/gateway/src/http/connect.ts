@@ -28,25 +28,52 @@ import { principalOf } from './auth.js';
 const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** The session options a connect URL may carry; the same bounds as browser-host's defaults (docs/connect.md). */
+/** A time zone this runtime's ICU knows (the same data Chromium's pages use). */
+const knownTimezone = (tz: string) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** A well-formed BCP 47 tag. */
+const validLocale = (tag: string) => {
+  try {
+    return Intl.getCanonicalLocales(tag).length === 1;
+  } catch {
+    return false;
+  }
+};
+
 export const connectQuery = z.strictObject({
-  idleTimeout: seconds(5, 3_600)
+  idleTimeout: seconds(0, 3_600)
     .optional()
-    .describe('Seconds with no client connected before the session ends (default 60).'),
+    .describe('Seconds a session waits, after its client disconnects, for a reconnect with `session` (default 0).'),
   maxLifetime: seconds(30, 6 * 3_600)
     .optional()
     .describe('Seconds before the session ends in any case (default 3600).'),
-  viewportWidth: seconds(100, 7_680).optional().describe('Default 1280.'),
+  viewportWidth: seconds(100, 7_680).optional().describe("The window's viewport, CSS pixels (default 1280)."),
   viewportHeight: seconds(100, 7_680).optional().describe('Default 800.'),
   locale: z
     .string()
-    .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/)
+    .max(35)
+    .refine(validLocale, 'a BCP 47 language tag, e.g. de-DE')
     .optional()
-    .describe('BCP 47, e.g. en-US.'),
+    .describe('BCP 47, e.g. de-DE: navigator.languages, Accept-Language and Intl (default en-US).'),
   timezone: z
     .string()
-    .regex(/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/)
+    .max(64)
+    .refine(knownTimezone, 'an IANA time zone, e.g. Europe/Berlin')
     .optional()
-    .describe('IANA, e.g. Europe/Berlin.'),
+    .describe("IANA, e.g. Europe/Berlin (default: the host's, UTC in the chart)."),
+  stealth: z
+    .stringbool()
+    .optional()
+    .describe(
+      "Chrome's face: its user agent, no navigator.webdriver, no automation flag (default true). false: headless Chromium's own.",
+    ),
   session: z.uuid().optional().describe('A live session of this workspace to reconnect to.'),
 });
 
@@ -81,6 +108,7 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
       viewportHeight: q.viewportHeight ?? 0,
       locale: q.locale ?? '',
       timezone: q.timezone ?? '',
+      ...(q.stealth !== undefined && { stealth: q.stealth }),
     }),
   };
   if (q.session) {
