@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { type Fleet, SERVICES } from '@wap/fleet';
@@ -135,21 +136,72 @@ describe('GET /connect', () => {
     }
   });
 
-  test('Puppeteer with browserWSEndpoint drives the browser', async () => {
+  test('Puppeteer with browserWSEndpoint and with browserURL drives the browser', async () => {
     const { apiKey } = await workspace('free');
-    const browser = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    for (const endpoint of [
+      { browserWSEndpoint: `${wsBase()}/connect` },
+      { browserURL: `${fleet.gatewayUrl}/connect` },
+    ]) {
+      const browser = await puppeteer.connect({ ...endpoint, headers: auth(apiKey) });
+      try {
+        const page = await browser.newPage();
+        await drive({
+          goto: (u) => page.goto(u),
+          type: (s, t) => page.type(s, t),
+          click: (s) => page.click(s),
+          evaluate: (fn) => page.evaluate(fn),
+          screenshot: () => page.screenshot(),
+        });
+      } finally {
+        await browser.close();
+      }
+    }
+  });
+
+  test("a session's locale, time zone and viewport reach its pages, which see Chrome, not a headless browser", async () => {
+    const { apiKey } = await workspace('free');
+    const query = 'locale=de-DE&timezone=Asia/Tokyo&viewportWidth=1024&viewportHeight=700';
+    const browser = await chromium.connectOverCDP(`${fleet.gatewayUrl}/connect?${query}`, { headers: auth(apiKey) });
     try {
-      const page = await browser.newPage();
-      await drive({
-        goto: (u) => page.goto(u),
-        type: (s, t) => page.type(s, t),
-        click: (s) => page.click(s),
-        evaluate: (fn) => page.evaluate(fn),
-        screenshot: () => page.screenshot(),
-      });
+      const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+      await page.goto(siteUrl);
+      const seen = (await page.evaluate(`({
+        ua: navigator.userAgent,
+        webdriver: navigator.webdriver,
+        language: navigator.language,
+        number: (1234.5).toLocaleString(),
+        timezone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+        viewport: [innerWidth, innerHeight],
+      })`)) as {
+        ua: string;
+        webdriver: boolean;
+        language: string;
+        number: string;
+        timezone: string;
+        viewport: number[];
+      };
+      assert.doesNotMatch(seen.ua, /Headless/);
+      assert.match(seen.ua, /Chrome\/\d+\.0\.0\.0 /);
+      assert.deepEqual(
+        { ...seen, ua: undefined },
+        {
+          ua: undefined,
+          webdriver: false,
+          language: 'de-DE',
+          number: '1.234,5',
+          timezone: 'Asia/Tokyo',
+          viewport: [1024, 700],
+        },
+      );
     } finally {
       await browser.close();
     }
+    const unknown = await call(fleet.gatewayUrl, 'GET', '/connect/json/version?timezone=Mars/Olympus', { key: apiKey });
+    assert.equal(unknown.status, 400);
+    assert.equal(
+      (unknown.body as { details?: { issues?: { path: string }[] } }).details?.issues?.[0]?.path,
+      'query.timezone',
+    );
   });
 
   test('json/version answers 200 with a ticketed URL on the browser host, never a redirect, and no-store', async () => {
@@ -205,15 +257,12 @@ describe('GET /connect', () => {
     try {
       const third = await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey });
       assert.equal(third.status, 429);
-      const details = (third.body as { code: string; details: { kind: string; limit: number; active: number } })
-        .details;
+      const details = (
+        third.body as { code: string; details: { kind: string; limit: number; inUse: number; active: number } }
+      ).details;
       assert.deepEqual(
-        { kind: details.kind, limit: details.limit, active: details.active },
-        {
-          kind: 'browsers',
-          limit: 2,
-          active: 2,
-        },
+        { kind: details.kind, limit: details.limit, inUse: details.inUse, active: details.active },
+        { kind: 'browsers', limit: 2, inUse: 2, active: 2 },
       );
       assert.ok(Number(third.headers.get('retry-after')) >= 1);
       const ws = await upgrade(`${wsBase()}/connect`, auth(apiKey));
@@ -260,7 +309,7 @@ describe('GET /connect', () => {
     assert.equal(stranger.status, 404, "another workspace's session does not exist for it");
   });
 
-  test("a session cannot read the host's files or reach private addresses; two sessions share no cookies", async () => {
+  test("a session cannot read the host's files or reach private addresses by any road; two sessions share no cookies or storage", async () => {
     const { apiKey } = await workspace('pro');
     const browser = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
     const other = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
@@ -278,15 +327,70 @@ describe('GET /connect', () => {
         assert.equal(refused?.status(), 403, url);
         assert.match(await (refused?.text() ?? Promise.resolve('')), /egress guard/i, url);
       }
+      // From inside the page: fetch, an iframe, and a target the client creates over CDP, to a loopback
+      // address outside the allow-list (::1) where a server counts what reaches it: nothing must.
+      const { createServer } = await import('node:http');
+      let reached = 0;
+      const v6 = createServer((_req, res) => {
+        reached++;
+        res.end('secret');
+      });
+      await new Promise<void>((r) => v6.listen(0, '::1', r));
+      const v6Url = `http://[::1]:${(v6.address() as { port: number }).port}/`;
+      try {
+        const fetched = await page.evaluate(`fetch('${v6Url}').then((r) => r.text(), () => 'failed')`);
+        assert.equal(fetched, 'failed');
+        await page.evaluate(`new Promise((resolve) => {
+          const frame = document.createElement('iframe');
+          frame.onload = resolve;
+          frame.src = '${v6Url}';
+          document.body.appendChild(frame);
+        })`);
+        const framed = page.frames().find((f) => f.url().startsWith(v6Url));
+        assert.match((await framed?.content()) ?? '', /egress guard/i, "the iframe got the guard's answer");
+        const cdp = await browser.target().createCDPSession();
+        await assert.rejects(cdp.send('Target.createTarget', { url: 'file:///etc/passwd' }), /Refused/);
+        const created = await cdp.send('Target.createTarget', { url: v6Url });
+        const { sessionId } = await cdp.send('Target.attachToTarget', { targetId: created.targetId, flatten: true });
+        const inTarget = cdp.connection()?.session(sessionId);
+        let last = '';
+        await until('the created target has its answer', async () => {
+          const read = await inTarget?.send('Runtime.evaluate', {
+            expression: 'document.body ? document.body.innerText : ""',
+            returnByValue: true,
+          });
+          last = String(read?.result.value ?? '');
+          return /egress guard/i.test(last);
+        }).catch((err) => {
+          throw new Error(`${err.message}: ${last.slice(0, 400)}`);
+        });
+        await cdp.send('Target.closeTarget', { targetId: created.targetId });
+        assert.equal(reached, 0, 'nothing reached the address outside the allow-list');
+      } finally {
+        v6.close();
+      }
       await page.evaluate(() => {
-        (globalThis as unknown as { document: { cookie: string } }).document.cookie = 'who=first; path=/';
+        const g = globalThis as unknown as {
+          document: { cookie: string };
+          localStorage: { setItem(k: string, v: string): void };
+        };
+        g.document.cookie = 'who=first; path=/';
+        g.localStorage.setItem('who', 'first');
       });
       const second = await other.newPage();
       await second.goto(siteUrl);
-      const cookie = await second.evaluate(
-        () => (globalThis as unknown as { document: { cookie: string } }).document.cookie,
+      const kept = await second.evaluate(() => {
+        const g = globalThis as unknown as {
+          document: { cookie: string };
+          localStorage: { getItem(k: string): string | null };
+        };
+        return { cookie: g.document.cookie, stored: g.localStorage.getItem('who') };
+      });
+      assert.deepEqual(
+        kept,
+        { cookie: '', stored: null },
+        "the other session sees none of the first's cookies or storage",
       );
-      assert.equal(cookie, '', "the other session sees none of the first's cookies");
     } finally {
       await browser.close();
       await other.close();
@@ -310,6 +414,41 @@ describe('GET /connect', () => {
     } finally {
       await second.close();
     }
+  });
+
+  test('a client killed without closing its browser ends its session and frees its slot', async () => {
+    const { apiKey, workspaceId } = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    // A script in its own process drives a page, then is killed: no Browser.close, no WebSocket close frame.
+    const script = `
+      const puppeteer = require('puppeteer-core');
+      puppeteer.connect({ browserWSEndpoint: process.argv[1] })
+        .then((b) => b.newPage().then((p) => p.goto(process.argv[2])))
+        .then(() => console.log('driving'));
+      setInterval(() => {}, 1000);`;
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['-e', script, opened.body.webSocketDebuggerUrl, siteUrl], {
+      cwd: path.dirname(require.resolve('puppeteer-core/package.json')),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d) => String(d).includes('driving') && resolve());
+      child.on('exit', (code) => reject(new Error(`the client exited with ${code}`)));
+    });
+    const slots = async () =>
+      (await fleet.admin<{ holders: { holder: string }[] }>('slots', 'list', workspaceId)).holders.map((h) => h.holder);
+    assert.deepEqual(await slots(), [`session:${sessionId}`]);
+    child.kill('SIGKILL');
+    await until('the slot is free', async () => (await slots()).length === 0);
+    const read = () =>
+      call<{ session: { status: string; outcome: string } }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, {
+        key: apiKey,
+      });
+    await until('the session is recorded as ended', async () => (await read()).body.session?.status === 'ended');
+    assert.equal((await read()).body.session.outcome, 'closed');
   });
 
   test('after 20 connect and close cycles no slot lease is left', async () => {

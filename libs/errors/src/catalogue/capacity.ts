@@ -59,6 +59,11 @@ export const capacity: Entries<
         .int()
         .nonnegative()
         .describe('Browsers open, requests counted in the sliding minute, or requests holding the key.'),
+      inUse: z
+        .int()
+        .nonnegative()
+        .optional()
+        .describe('For `browsers`: the same count as `active`, under the name browser clients read.'),
       retryAfterSeconds: retryAfterSeconds.optional(),
     }),
   },

@@ -37,6 +37,8 @@ export function refusalError(refusal: Refusal, id: string): ApiError {
         kind: 'browsers',
         limit: refusal.limit,
         active: refusal.active,
+        // The name browser clients look for (the connect surface's contract, docs/connect.md); the same count.
+        inUse: refusal.active,
         ...(refusal.retry_after_seconds !== null && { retryAfterSeconds: Math.max(1, refusal.retry_after_seconds) }),
       });
   }

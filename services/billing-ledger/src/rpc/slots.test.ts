@@ -44,7 +44,7 @@ test("the plan's limit holds; the same holder gets its lease back; release frees
   const err = await refusal(c.acquireSlot({ workspaceId, holder: 'session-c', ttlSeconds: 60 }));
   assert.equal(err.code, 'concurrency_limit');
   assert.equal(err.status, 429);
-  assert.deepEqual(err.details, { kind: 'browsers', limit: 2, active: 2, retryAfterSeconds: 60 });
+  assert.deepEqual(err.details, { kind: 'browsers', limit: 2, active: 2, inUse: 2, retryAfterSeconds: 60 });
   await c.releaseSlot({ leaseId: b.leaseId });
   await c.releaseSlot({ leaseId: b.leaseId }); // twice is a no-op
   const cSlot = await c.acquireSlot({ workspaceId, holder: 'session-c', ttlSeconds: 60 });

@@ -14,6 +14,8 @@ import { ClientFrames } from './cdp-filter.js';
 import type { SessionManager } from './manager.js';
 
 const SESSION_PATH = /^\/devtools\/browser\/([0-9a-f-]{36})$/;
+/** How long a client's socket may be silent before the kernel starts asking whether it is still there. */
+const CLIENT_KEEPALIVE_MS = 15_000;
 
 /** An HTTP answer written on a socket that asked to upgrade, then closed. */
 function refuse(socket: Duplex, err: ApiError): void {
@@ -111,6 +113,9 @@ export class CdpServer {
       s.on('close', close);
     }
     (socket as Socket).setNoDelay?.(true);
+    // A client whose machine or network vanished sends no FIN: TCP keep-alive probes find it once it has been
+    // silent this long, and the session then ends, or waits for a reconnect, as its idleTimeout says.
+    (socket as Socket).setKeepAlive?.(true, CLIENT_KEEPALIVE_MS);
     upstream.setNoDelay(true);
     const protocol = req.headers['sec-websocket-protocol'];
     upstream.write(
