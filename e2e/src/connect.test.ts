@@ -2,8 +2,9 @@
 // drive a browser-host Chromium with an API key, both URL forms; tickets,
 // slots and browser minutes behave as docs/connect.md says.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
@@ -603,7 +604,7 @@ describe('GET /connect', () => {
     assert.ok(Date.parse(listed.holders[0]?.expiresAt ?? '') > Date.now(), 'a live lease');
   });
 
-  test('a session is listed and read through /v1/sessions with its outcome and usage, in its workspace only', async () => {
+  test('a session is listed, read and followed live through /v1/sessions with its outcome and usage, in its workspace only', async () => {
     const { apiKey } = await workspace('free');
     const other = await workspace('free');
     const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
@@ -624,8 +625,34 @@ describe('GET /connect', () => {
     const read = (key = apiKey) =>
       call<{ session: SessionJson }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key });
     await until('the live session is recorded', async () => (await read()).body.session?.status === 'live');
+    // The live feed: a frame at once, a frame per change, and the stream ends after the one that says ended.
+    const live = await fetch(`${fleet.gatewayUrl}/v1/sessions/${sessionId}/live`, { headers: auth(apiKey) });
+    assert.equal(live.status, 200);
+    assert.match(live.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const frames = (async () => {
+      const seen: SessionJson[] = [];
+      let text = '';
+      for await (const chunk of live.body as unknown as AsyncIterable<Uint8Array>) {
+        text += Buffer.from(chunk).toString('utf8');
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
+          const frame = text.slice(0, end);
+          text = text.slice(end + 2);
+          const data = frame.split('\n').find((l) => l.startsWith('data: '));
+          if (data) seen.push((JSON.parse(data.slice(6)) as { session: SessionJson }).session);
+        }
+      }
+      return seen;
+    })();
     await browser.close();
     await until('the ended session is recorded', async () => (await read()).body.session?.status === 'ended');
+    const fed = await frames;
+    assert.equal(fed[0]?.status, 'live', 'the first frame: the session as it was');
+    assert.equal(fed.at(-1)?.status, 'ended', 'the last frame: ended, and then the stream closed');
+    assert.equal(fed.at(-1)?.outcome, 'closed');
+    const missing = await fetch(`${fleet.gatewayUrl}/v1/sessions/${sessionId}/live`, {
+      headers: auth(other.apiKey),
+    });
+    assert.equal(missing.status, 404, "another workspace's session does not exist for it");
     const { session } = (await read()).body;
     assert.equal(session.outcome, 'closed');
     const seconds = session.usage.meters.context_seconds as number;
@@ -692,7 +719,7 @@ describe('GET /connect', () => {
     }
   });
 
-  test('a Playwright session is recorded: three pages, a frame of another origin, the password masked, the chain intact', async () => {
+  test('a Playwright session is recorded: three pages, a frame of another origin, the password masked, the chain intact, replayed and exported', async () => {
     const { apiKey, workspaceId } = await workspace('free');
     const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
       key: apiKey,
@@ -708,8 +735,14 @@ describe('GET /connect', () => {
     await page.click('#go');
     await page.goto(`${other}/rec/two`);
     await page.goto(`${origin}/rec/three`);
+    const lastText = await page.evaluate('document.body.innerText');
     await browser.close();
-    type Recorded = { status: string; pageCount: number; recording: { chunks: number; head: string } | null };
+    type Recorded = {
+      status: string;
+      pageCount: number;
+      replayUrl: string | null;
+      recording: { chunks: number; head: string } | null;
+    };
     const read = async () =>
       (await call<{ session: Recorded }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key: apiKey })).body
         .session;
@@ -743,5 +776,99 @@ describe('GET /connect', () => {
     } finally {
       await db.end();
     }
+
+    // The replay link opens without the key and plays to the last frame: the live page's last text.
+    const replayUrl = session.replayUrl as string;
+    assert.ok(replayUrl.startsWith(`${fleet.gatewayUrl}/replay/${sessionId}?`), replayUrl);
+    const viewer = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    /** Opens a replay, plays it to its end and reads what its last frame shows. */
+    const finalText = async (url: string, offline = false) => {
+      const context = await viewer.newContext({ offline });
+      const tab = await context.newPage();
+      await tab.goto(url);
+      await tab.waitForFunction('window.wapReplay !== undefined');
+      await tab.evaluate('window.wapReplay.toEnd()');
+      await tab.waitForFunction(
+        `(() => { const f = document.querySelector('.replayer-wrapper iframe'); return !!(f && f.contentDocument && f.contentDocument.body && f.contentDocument.body.innerText.includes(${JSON.stringify(String(lastText).split('\n')[0])})); })()`,
+      );
+      const text = await tab.evaluate(
+        "document.querySelector('.replayer-wrapper iframe').contentDocument.body.innerText",
+      );
+      await context.close();
+      return text;
+    };
+    try {
+      assert.equal(await finalText(replayUrl), lastText);
+      // A link changed in any part, or moved to another session, is refused without a hint.
+      const forged = new URL(replayUrl);
+      forged.searchParams.set('w', (await workspace('free')).workspaceId);
+      const moved = replayUrl.replace(sessionId, '00000000-0000-4000-8000-000000000000');
+      for (const url of [forged.href, moved, replayUrl.replace(/sig=[^&]+/, 'sig=AAAA')]) {
+        const refused = await fetch(url);
+        assert.equal(refused.status, 403, url);
+        assert.equal(((await refused.json()) as { code: string }).code, 'replay_access_denied');
+      }
+
+      // The exported bundle plays from file:// with the network off; its bytes are recorded, priced at zero.
+      const exported = await call<{ export: { url: string; filename: string } }>(
+        fleet.gatewayUrl,
+        'POST',
+        `/v1/sessions/${sessionId}/export`,
+        { key: apiKey },
+      );
+      assert.equal(exported.status, 200);
+      const bundle = Buffer.from(await (await fetch(exported.body.export.url)).arrayBuffer());
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'wap-export-')), exported.body.export.filename);
+      writeFileSync(file, bundle);
+      assert.equal(await finalText(`file://${file}`, true), lastText);
+      await until('the export is in the usage', async () => {
+        const usage = await call<{ byCapability: { capability: string; meters: Record<string, number> }[] }>(
+          fleet.gatewayUrl,
+          'GET',
+          '/v1/usage',
+          { key: apiKey },
+        );
+        const row = usage.body.byCapability?.find((c) => c.capability === 'sessions.export');
+        return row?.meters.bytes_egress === bundle.length;
+      });
+    } finally {
+      await viewer.close();
+    }
+  });
+
+  test('a session-recorder killed mid-session loses no recorded event: they wait on the stream', async () => {
+    const { apiKey } = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    const origin = new URL(siteUrl).origin;
+    const read = async () =>
+      (
+        await call<{ session: { status: string; pageCount: number } }>(
+          fleet.gatewayUrl,
+          'GET',
+          `/v1/sessions/${sessionId}`,
+          { key: apiKey },
+        )
+      ).body.session;
+    const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
+    const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+    await page.goto(`${origin}/rec/one`);
+    await until('the first page is stored', async () => (await read())?.pageCount === 1);
+    await fleet.stopOne('session-recorder', 'SIGKILL');
+    await page.goto(`${origin}/rec/two`);
+    await page.goto(`${origin}/rec/three`);
+    await browser.close();
+    fleet.startOne('session-recorder');
+    await fleet.waitReady(60_000);
+    await until('every page is stored once the recorder is back', async () => {
+      const s = await read();
+      return s?.status === 'ended' && s.pageCount === 3;
+    });
+    const verified = await call<{ valid: boolean }>(fleet.gatewayUrl, 'POST', `/v1/sessions/${sessionId}/verify`, {
+      key: apiKey,
+    });
+    assert.equal(verified.body.valid, true, 'the chain is whole');
   });
 });

@@ -78,6 +78,11 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Shared secret (32+ characters) browser hosts sign recording chunks with and session-recorder checks; unset, sessions are not recorded. `make up` derives one per machine.',
   },
+  REPLAY_KEY: {
+    meaning:
+      'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',
+  },
+  REPLAY_LINK_TTL_SECONDS: { meaning: 'How long a replay or export link is good for (60 s to 30 days).' },
 };
 
 export interface Setting {

@@ -19,6 +19,19 @@ export const env = baseEnv(50050).extend({
   /** The base URL clients use (behind an ingress); named in the OpenAPI document's servers. */
   PUBLIC_URL: z.string().url().optional(),
   /**
+   * Signs the replay links of sessions (docs/sessions.md, "Serving"): a link
+   * opens a session's replay without the API key until it expires. Unset,
+   * sessions have no replayUrl.
+   */
+  REPLAY_KEY: z.string().min(32).optional(),
+  /** How long a replay link is good for, in seconds. */
+  REPLAY_LINK_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(86_400),
+  /**
    * Under test: an answer that breaks its row's response schema, or an error code the
    * row does not declare, is answered as a 500 instead of only logged.
    */

@@ -15,6 +15,7 @@ import { Invoker } from './invoke/invoke.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
+import { ReplayLinks } from './replay/links.js';
 import { ApiKeyCache } from './store/api-key-cache.js';
 import type { GatewayDatabase } from './store/database.js';
 import { IdempotencyStore } from './store/idempotency.js';
@@ -47,7 +48,14 @@ export function openGateway(
   const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
   const idempotency = new IdempotencyStore(db.prisma);
   const identity = new IdentityStore(db, keys);
+  const publicUrl = config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`;
+  // Replays need the recordings (session-recorder) and a key to sign their links.
+  const replays =
+    config.REPLAY_KEY && upstreams.configured('session-recorder')
+      ? new ReplayLinks(config.REPLAY_KEY, publicUrl, config.REPLAY_LINK_TTL_SECONDS)
+      : undefined;
   const invoker = new Invoker({
+    replays,
     log,
     limiter: new RateLimiter(limiterPool),
     idempotency,
@@ -62,7 +70,8 @@ export function openGateway(
     registry,
     upstreams,
     hosts,
-    publicUrl: config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`,
+    publicUrl,
+    replays,
     maxBodyBytes: config.MAX_BODY_BYTES,
     readiness: async () => {
       const [own, services] = await Promise.all([options.ownReadiness?.() ?? true, upstreams.readiness()]);

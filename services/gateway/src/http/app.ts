@@ -8,12 +8,14 @@ import type { Upstreams } from '../clients/upstreams.js';
 import type { Invoker } from '../invoke/invoke.js';
 import { openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
+import type { ReplayLinks } from '../replay/links.js';
 import type { IdentityStore, Principal } from '../store/identity.js';
 import { authenticate } from './auth.js';
 import { connectQuery, connectRouter } from './connect.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { mountRegistry } from './mount.js';
+import { replayRouter } from './replay.js';
 
 export interface AppDeps {
   log: Logger;
@@ -26,6 +28,8 @@ export interface AppDeps {
   /** The browser hosts GET /connect places sessions on; absent without browser-host. */
   hosts?: BrowserHosts;
   publicUrl: string;
+  /** Signs and checks replay links; absent, there is no /replay. */
+  replays?: ReplayLinks;
   maxBodyBytes: number;
   /** The gateway's own readiness (database, NATS) and that of every service behind it. */
   readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
@@ -89,6 +93,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(docsRouter());
   app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
+  if (deps.replays) app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, log: deps.log }));
 
   app.use(
     mountRegistry(deps.registry, {

@@ -11,6 +11,7 @@ import {
   type RowSurface,
   surfacesOf,
 } from '../registry/types.js';
+import type { ReplayLinks } from '../replay/links.js';
 import { checkKey, fingerprint, type IdempotencyStore, newOperationId, operationIdFor } from '../store/idempotency.js';
 import type { Principal } from '../store/identity.js';
 import { admitRequest, type RateLimiter } from '../store/rate-limit.js';
@@ -43,6 +44,8 @@ export interface InvokerDeps {
   idempotency: IdempotencyStore;
   upstreams: Upstreams;
   creditViews: CreditViews<CreditsView>;
+  /** Signs links to session replays; absent without REPLAY_KEY. */
+  replays?: ReplayLinks;
   /**
    * Under test: an answer that breaks its row's response schema, or an error code
    * the row does not declare, is a 500, so a contract cannot drift from the code.
@@ -95,6 +98,7 @@ export class Invoker {
       creditViews: this.deps.creditViews,
       log: this.deps.log,
       signal: call.signal,
+      replays: this.deps.replays,
     };
     // A billed call charges; another write (a crawl's cancel) may release a hold.
     const movesCredits = row.bills.length > 0 || row.method !== 'get';

@@ -3,7 +3,13 @@ import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/c
 import { creditsRow } from './rows/credits.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
-import { sessionsGetRow, sessionsListRow, sessionsVerifyRow } from './rows/sessions.js';
+import {
+  sessionsExportRow,
+  sessionsGetRow,
+  sessionsListRow,
+  sessionsLiveRow,
+  sessionsVerifyRow,
+} from './rows/sessions.js';
 import { usageRow } from './rows/usage.js';
 import type { Capability } from './types.js';
 
@@ -20,6 +26,8 @@ const ALL_ROWS: Capability[] = [
   sessionsListRow,
   sessionsGetRow,
   sessionsVerifyRow,
+  sessionsExportRow,
+  sessionsLiveRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

@@ -4,6 +4,7 @@ import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
 import type { CreditViews } from '../clients/credit-views.js';
 import type { CreditsView, Upstreams } from '../clients/upstreams.js';
+import type { ReplayLinks } from '../replay/links.js';
 import type { Principal } from '../store/identity.js';
 
 /** The spec's capability groups (part 1). */
@@ -46,6 +47,8 @@ export interface HandlerContext {
   log: Logger;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** Signs links to session replays; absent when the gateway has no REPLAY_KEY. */
+  replays: ReplayLinks | undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RecordingStore } from '../store/recordings.js';
 import type { SessionRows } from '../store/sessions.js';
 import { getSession } from './get-session.js';
 import { listSessions } from './list-sessions.js';
+import { readRecording } from './read-recording.js';
 import { verifyRecording } from './verify-recording.js';
 
 export function sessionService(
@@ -15,5 +16,6 @@ export function sessionService(
     listSessions: listSessions(rows, recordings),
     getSession: getSession(rows, recordings),
     verifyRecording: verifyRecording(recordings),
+    readRecording: readRecording(recordings),
   };
 }

@@ -60,6 +60,26 @@ export class RecordingStore {
     return new Map(rows.map((r) => [r.sessionId, r]));
   }
 
+  /** A session's chunks from `fromSeq` on, in order, `pageSize` at a time (a long recording is never read whole). */
+  async *pages(
+    sessionId: string,
+    fromSeq = 0,
+    pageSize = 64,
+  ): AsyncGenerator<{ seq: number; kind: string; body: Uint8Array }[]> {
+    for (let next = fromSeq; ; ) {
+      const rows = await this.db.recordingChunk.findMany({
+        where: { sessionId, seq: { gte: next } },
+        orderBy: { seq: 'asc' },
+        take: pageSize,
+        select: { seq: true, kind: true, body: true },
+      });
+      if (rows.length === 0) return;
+      yield rows;
+      next = (rows.at(-1)?.seq ?? next) + 1;
+      if (rows.length < pageSize) return;
+    }
+  }
+
   /** Every chunk of a session, in order. */
   async chunks(sessionId: string): Promise<StoredChunk[]> {
     const rows = await this.db.recordingChunk.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } });

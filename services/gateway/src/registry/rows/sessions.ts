@@ -1,8 +1,10 @@
 // Browser sessions as recorded evidence (docs/sessions.md): the session-recorder's
 // reads. Never billed.
 import { timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { ApiError } from '@wap/errors';
 import type { sessions } from '@wap/proto';
 import { z } from 'zod';
+import type { ReplayLinks } from '../../replay/links.js';
 import { capability } from '../types.js';
 import { credits, isoTime, usageObject } from '../usage-shape.js';
 
@@ -43,7 +45,7 @@ const sessionObject = z.object({
     .describe('The tamper-evident recording: null while nothing is recorded.'),
 });
 
-export function toSessionJson(s: sessions.Session, now = Date.now()) {
+export function toSessionJson(s: sessions.Session, replays: ReplayLinks | undefined, now = Date.now()) {
   const started = s.startedAt ? timestampDate(s.startedAt).getTime() : now;
   const ended = s.endedAt ? timestampDate(s.endedAt).getTime() : undefined;
   const meters: Record<string, number> = { context_seconds: Number(s.usage?.contextSeconds ?? 0n) };
@@ -61,7 +63,7 @@ export function toSessionJson(s: sessions.Session, now = Date.now()) {
     durationSeconds: Math.max(0, Math.floor(((ended ?? now) - started) / 1000)),
     pageCount: s.pageCount,
     usage: { credits: credits(s.usage?.chargedMillicredits ?? 0n), meters },
-    replayUrl: null,
+    replayUrl: replays && s.recording ? replays.url(s.workspaceId, s.id, '', now) : null,
     recording: s.recording
       ? { chunks: s.recording.chunks, bytes: Number(s.recording.bytes), head: s.recording.head }
       : null,
@@ -100,7 +102,7 @@ export const sessionsListRow = capability({
     nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
   }),
   errors: [],
-  handler: async ({ principal, upstreams, signal }, { query: q }) => {
+  handler: async ({ principal, upstreams, signal, replays }, { query: q }) => {
     const out = await upstreams.sessions.listSessions(
       {
         workspaceId: principal.workspaceId,
@@ -117,7 +119,7 @@ export const sessionsListRow = capability({
     const now = Date.now();
     return {
       success: true as const,
-      sessions: out.sessions.map((s) => toSessionJson(s, now)),
+      sessions: out.sessions.map((s) => toSessionJson(s, replays, now)),
       nextCursor: out.nextCursor || null,
     };
   },
@@ -137,13 +139,13 @@ export const sessionsGetRow = capability({
   request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
   response: z.object({ success: z.literal(true), session: sessionObject }),
   errors: ['not_found'],
-  handler: async ({ principal, upstreams, signal }, { params: p }) => {
+  handler: async ({ principal, upstreams, signal, replays }, { params: p }) => {
     const out = await upstreams.sessions.getSession(
       { workspaceId: principal.workspaceId, sessionId: p.id },
       { signal },
     );
     if (!out.session) throw new Error('session-recorder answered no session');
-    return { success: true as const, session: toSessionJson(out.session) };
+    return { success: true as const, session: toSessionJson(out.session, replays) };
   },
 });
 
@@ -181,5 +183,97 @@ export const sessionsVerifyRow = capability({
       brokenAt: out.valid ? null : out.brokenAt,
       reason: out.valid ? null : out.reason,
     };
+  },
+});
+
+export const sessionsExportRow = capability({
+  name: 'sessions.export',
+  method: 'post',
+  path: '/v1/sessions/{id}/export',
+  tag: 'Sessions',
+  summary: 'A portable bundle of a session that plays offline',
+  description:
+    'A signed, expiring link to one self-contained HTML file: the player, its styles and the recorded events inline. It plays from `file://` with networking off (its Content-Security-Policy loads nothing). The bytes of each download are recorded as `bytes_egress`, priced at zero. not_found for a session without a recording, or another workspace’s. Never billed.',
+  backend: 'session-recorder',
+  bills: [],
+  mcpTool: 'service_sessions_export',
+  request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
+  response: z.object({
+    success: z.literal(true),
+    export: z.object({
+      url: z.string().describe('Where to download the bundle, without the API key, until `expiresAt`.'),
+      filename: z.string(),
+      contentType: z.literal('text/html'),
+      expiresAt: z.string().describe('ISO 8601.'),
+    }),
+  }),
+  errors: ['not_found', 'capability_unavailable'],
+  handler: async ({ principal, upstreams, signal, replays }, { params: p }) => {
+    if (!replays) throw new ApiError('capability_unavailable', { capability: 'sessions.export' });
+    const out = await upstreams.sessions.getSession(
+      { workspaceId: principal.workspaceId, sessionId: p.id },
+      { signal },
+    );
+    if (!out.session?.recording) throw new ApiError('not_found');
+    const now = Date.now();
+    return {
+      success: true as const,
+      export: {
+        url: replays.url(principal.workspaceId, out.session.id, '/bundle', now),
+        filename: `session-${out.session.id}.html`,
+        contentType: 'text/html' as const,
+        expiresAt: new Date(Math.floor(now / 1000) * 1000 + replays.ttlSeconds * 1000).toISOString(),
+      },
+    };
+  },
+});
+
+/** How often the live feed looks at the session while it runs. */
+export const LIVE_POLL_MS = 1_000;
+
+export const sessionsLiveRow = capability({
+  name: 'sessions.live',
+  method: 'get',
+  path: '/v1/sessions/{id}/live',
+  tag: 'Sessions',
+  summary: 'One browser session, as it changes',
+  description:
+    'The `live` variant of `sessions.get`: Server-Sent Events, one `data:` frame with the session at once and another each time its status, pages, recording or usage change (looked at every second), ending after the frame that says `ended`. Another workspace’s session is not_found before the stream starts. Never billed.',
+  backend: 'session-recorder',
+  bills: [],
+  mcpTool: 'service_sessions_live',
+  surfaces: ['rest'],
+  answer: { kind: 'sse' },
+  request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
+  response: z.object({ session: sessionObject }),
+  errors: ['not_found'],
+  handler: async ({ principal, upstreams, signal, replays }, { params: p }) => {
+    const read = async () => {
+      const out = await upstreams.sessions.getSession(
+        { workspaceId: principal.workspaceId, sessionId: p.id },
+        { signal },
+      );
+      if (!out.session) throw new Error('session-recorder answered no session');
+      return out.session;
+    };
+    // Read once before the stream: a session that does not exist is a plain 404.
+    const first = await read();
+    return (async function* () {
+      let session = first;
+      let said = '';
+      for (;;) {
+        const json = toSessionJson(session, replays);
+        // What changes matters; the link's expiry and the age tick on their own and are not news.
+        const news = JSON.stringify({ ...json, replayUrl: !!json.replayUrl, ageSeconds: 0, durationSeconds: 0 });
+        if (news !== said) {
+          said = news;
+          yield { session: json };
+        }
+        if (json.status === 'ended' || signal.aborted) return;
+        await new Promise((resolve) => setTimeout(resolve, LIVE_POLL_MS));
+        if (signal.aborted) return;
+        session = await read();
+      }
+    })();
   },
 });

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/sessions/v1/sessions.proto.
  */
 export const file_wap_sessions_v1_sessions: GenFile = /*@__PURE__*/
-  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCTKqAgoOU2Vzc2lvblNlcnZpY2USWwoMTGlzdFNlc3Npb25zEiQud2FwLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaJS53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USVQoKR2V0U2Vzc2lvbhIiLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVxdWVzdBojLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVzcG9uc2USZAoPVmVyaWZ5UmVjb3JkaW5nEicud2FwLnNlc3Npb25zLnYxLlZlcmlmeVJlY29yZGluZ1JlcXVlc3QaKC53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCSJAChRSZWFkUmVjb3JkaW5nUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJAChVSZWFkUmVjb3JkaW5nUmVzcG9uc2USCwoDc2VxGAEgASgFEgwKBGtpbmQYAiABKAkSDAoEYm9keRgDIAEoDDKMAwoOU2Vzc2lvblNlcnZpY2USWwoMTGlzdFNlc3Npb25zEiQud2FwLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaJS53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USVQoKR2V0U2Vzc2lvbhIiLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVxdWVzdBojLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVzcG9uc2USZAoPVmVyaWZ5UmVjb3JkaW5nEicud2FwLnNlc3Npb25zLnYxLlZlcmlmeVJlY29yZGluZ1JlcXVlc3QaKC53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USYAoNUmVhZFJlY29yZGluZxIlLndhcC5zZXNzaW9ucy52MS5SZWFkUmVjb3JkaW5nUmVxdWVzdBomLndhcC5zZXNzaW9ucy52MS5SZWFkUmVjb3JkaW5nUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * What is stored of a session's recording: its hash chain's length and head.
@@ -332,6 +332,59 @@ export const VerifyRecordingResponseSchema: GenMessage<VerifyRecordingResponse> 
   messageDesc(file_wap_sessions_v1_sessions, 8);
 
 /**
+ * @generated from message wap.sessions.v1.ReadRecordingRequest
+ */
+export type ReadRecordingRequest = Message<"wap.sessions.v1.ReadRecordingRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+};
+
+/**
+ * Describes the message wap.sessions.v1.ReadRecordingRequest.
+ * Use `create(ReadRecordingRequestSchema)` to create a new message.
+ */
+export const ReadRecordingRequestSchema: GenMessage<ReadRecordingRequest> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 9);
+
+/**
+ * @generated from message wap.sessions.v1.ReadRecordingResponse
+ */
+export type ReadRecordingResponse = Message<"wap.sessions.v1.ReadRecordingResponse"> & {
+  /**
+   * @generated from field: int32 seq = 1;
+   */
+  seq: number;
+
+  /**
+   * `rrweb`: a JSON array of `{ tab, events }` batches.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * Gzip'd, as the browser host sent it.
+   *
+   * @generated from field: bytes body = 3;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message wap.sessions.v1.ReadRecordingResponse.
+ * Use `create(ReadRecordingResponseSchema)` to create a new message.
+ */
+export const ReadRecordingResponseSchema: GenMessage<ReadRecordingResponse> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 10);
+
+/**
  * @generated from service wap.sessions.v1.SessionService
  */
 export const SessionService: GenService<{
@@ -364,6 +417,16 @@ export const SessionService: GenService<{
     methodKind: "unary";
     input: typeof VerifyRecordingRequestSchema;
     output: typeof VerifyRecordingResponseSchema;
+  },
+  /**
+   * The session's recorded chunks in order, as stored (gzip'd JSON); not_found without a recording.
+   *
+   * @generated from rpc wap.sessions.v1.SessionService.ReadRecording
+   */
+  readRecording: {
+    methodKind: "server_streaming";
+    input: typeof ReadRecordingRequestSchema;
+    output: typeof ReadRecordingResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_sessions_v1_sessions, 0);

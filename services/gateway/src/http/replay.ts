@@ -1,0 +1,96 @@
+// The replay surface (docs/sessions.md, "Serving"), reachable without the API
+// key through a signed, expiring link (replay/links.ts):
+//
+// - GET /replay/{id}?w&exp&sig            the replay page (HTML)
+// - GET /replay/{id}/events?w&exp&sig     its events, per tab (JSON)
+// - GET /replay/{id}/bundle?w&exp&sig     the exported bundle: one HTML file that plays offline
+// - GET /replay/assets/player.js|css      rrweb-player, from our own files
+//
+// A link that is forged, changed, expired or for another session answers
+// 403 replay_access_denied; a session without a recording, 404.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Logger } from '@wap/log';
+import { ledger } from '@wap/proto';
+import { type Request, Router } from 'express';
+import type { Upstreams } from '../clients/upstreams.js';
+import type { ReplayLinks } from '../replay/links.js';
+import { playerAssets, replayHtml, replayPagePolicy } from '../replay/page.js';
+import { readReplay } from '../replay/recording.js';
+
+export function replayRouter(deps: { links: ReplayLinks; upstreams: Upstreams; log: Logger }): Router {
+  const router = Router();
+  router.get('/replay/assets/player.js', (_req, res) => {
+    res.type('application/javascript').set('Cache-Control', 'public, max-age=86400').send(playerAssets().script);
+  });
+  router.get('/replay/assets/player.css', (_req, res) => {
+    res.type('text/css').set('Cache-Control', 'public, max-age=86400').send(playerAssets().style);
+  });
+  router.get('/replay/:id', (req, res, next) => {
+    try {
+      const access = deps.links.check(String(req.params.id).toLowerCase(), req.query);
+      const nonce = randomBytes(16).toString('base64');
+      const query = new URL(req.originalUrl, 'http://gateway').search;
+      res
+        .type('html')
+        .set({
+          'Cache-Control': 'private, no-store',
+          'Content-Security-Policy': replayPagePolicy(nonce),
+          'Referrer-Policy': 'no-referrer',
+          'X-Content-Type-Options': 'nosniff',
+        })
+        .send(
+          replayHtml({
+            sessionId: access.sessionId,
+            mode: {
+              kind: 'linked',
+              eventsUrl: `/replay/${access.sessionId}/events${query}`,
+              assetsBase: '/replay/assets',
+              nonce,
+            },
+          }),
+        );
+    } catch (err) {
+      next(err);
+    }
+  });
+  /** The link's access and the recording it opens. */
+  const recorded = async (req: Request) => {
+    const access = deps.links.check(String(req.params.id).toLowerCase(), req.query);
+    return { access, data: await readReplay(deps.upstreams, access.workspaceId, access.sessionId) };
+  };
+  router.get('/replay/:id/events', async (req, res, next) => {
+    try {
+      const { data } = await recorded(req);
+      res.set('Cache-Control', 'private, no-store').json(data);
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.get('/replay/:id/bundle', async (req, res, next) => {
+    try {
+      const { access, data } = await recorded(req);
+      const bundle = Buffer.from(replayHtml({ sessionId: access.sessionId, mode: { kind: 'inline', data } }));
+      // The bytes of an export are recorded against the workspace, priced at zero (spec part 8).
+      if (deps.upstreams.configured('billing-ledger'))
+        await deps.upstreams.ledger
+          .charge({
+            workspaceId: access.workspaceId,
+            idempotencyKey: `export:${randomUUID()}`,
+            capability: 'sessions.export',
+            reference: access.sessionId,
+            meters: [{ meter: ledger.Meter.BYTES_EGRESS, quantity: BigInt(bundle.length) }],
+          })
+          .catch((err) => deps.log.warn({ err, sessionId: access.sessionId }, 'export bytes not recorded'));
+      res
+        .type('html')
+        .set({
+          'Cache-Control': 'private, no-store',
+          'Content-Disposition': `attachment; filename="session-${access.sessionId}.html"`,
+        })
+        .send(bundle);
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}

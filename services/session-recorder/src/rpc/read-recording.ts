@@ -1,0 +1,13 @@
+import { ApiError } from '@wap/errors';
+import type { sessions } from '@wap/proto';
+import type { RecordingStore } from '../store/recordings.js';
+import { sessionId } from './session-view.js';
+
+/** sessions.ReadRecording: the stored chunks, in order, as stored; not_found without a recording of the workspace's. */
+export const readRecording = (recordings: RecordingStore) =>
+  async function* (req: sessions.ReadRecordingRequest) {
+    const recording = await recordings.get(req.workspaceId, sessionId(req.sessionId));
+    if (!recording) throw new ApiError('not_found');
+    for await (const page of recordings.pages(recording.sessionId))
+      for (const chunk of page) yield { seq: chunk.seq, kind: chunk.kind, body: chunk.body };
+  };
