@@ -36,11 +36,14 @@ function recordedPage(url: string): string {
 
 before(async () => {
   const { createServer } = await import('node:http');
-  site = createServer((req, res) =>
+  site = createServer((req, res) => {
+    if (req.url === '/api.json')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"answer":42}');
+    if (req.url === '/missing') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('no');
     res
       .writeHead(200, { 'content-type': 'text/html' })
-      .end(req.url?.startsWith('/rec/') ? recordedPage(req.url) : FORM),
-  );
+      .end(req.url?.startsWith('/rec/') ? recordedPage(req.url) : FORM);
+  });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/form`;
   // Room for the sessions tests leave waiting for their tickets (30 s each), so no test meets another's.
@@ -786,10 +789,16 @@ describe('GET /connect', () => {
       const context = await viewer.newContext({ offline });
       const tab = await context.newPage();
       await tab.goto(url);
-      await tab.waitForFunction('window.wapReplay !== undefined');
+      // Polled from here (CDP evaluates past the page's CSP; waitForFunction would eval inside it and be refused).
+      await until('the player is up', async () => (await tab.evaluate('window.wapReplay !== undefined')) === true);
       await tab.evaluate('window.wapReplay.toEnd()');
-      await tab.waitForFunction(
-        `(() => { const f = document.querySelector('.replayer-wrapper iframe'); return !!(f && f.contentDocument && f.contentDocument.body && f.contentDocument.body.innerText.includes(${JSON.stringify(String(lastText).split('\n')[0])})); })()`,
+      const firstLine = JSON.stringify(String(lastText).split('\n')[0]);
+      await until(
+        'the last frame shows the last page',
+        async () =>
+          (await tab.evaluate(
+            `(() => { const f = document.querySelector('.replayer-wrapper iframe'); return !!(f && f.contentDocument && f.contentDocument.body && f.contentDocument.body.innerText.includes(${firstLine})); })()`,
+          )) === true,
       );
       const text = await tab.evaluate(
         "document.querySelector('.replayer-wrapper iframe').contentDocument.body.innerText",
@@ -870,5 +879,102 @@ describe('GET /connect', () => {
       key: apiKey,
     });
     assert.equal(verified.body.valid, true, 'the chain is whole');
+  });
+
+  test("a session's network log: a header first, each request once, filters that narrow, bodies, follow", async () => {
+    const { apiKey } = await workspace('free');
+    const other = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(
+      fleet.gatewayUrl,
+      'GET',
+      '/connect/json/version?networkBodies=true',
+      { key: apiKey },
+    );
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
+    const origin = new URL(siteUrl).origin;
+    type Frame = { type: string; status?: string; request?: Record<string, unknown> & { url: string } };
+    /** The frames of one read of the log; `until` stops reading a followed stream when it answers true. */
+    const log = async (query = '', stop?: (frames: Frame[]) => boolean) => {
+      const controller = new AbortController();
+      const res = await fetch(`${fleet.gatewayUrl}/v1/sessions/${sessionId}/network${query}`, {
+        headers: auth(apiKey),
+        signal: controller.signal,
+      });
+      assert.equal(res.status, 200, query);
+      assert.match(res.headers.get('content-type') ?? '', /^application\/x-ndjson/);
+      const frames: Frame[] = [];
+      let text = '';
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          text += Buffer.from(chunk).toString('utf8');
+          for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n')) {
+            frames.push(JSON.parse(text.slice(0, nl)) as Frame);
+            text = text.slice(nl + 1);
+          }
+          if (stop?.(frames)) {
+            controller.abort();
+            break;
+          }
+        }
+      } catch (err) {
+        if (!controller.signal.aborted) throw err;
+      }
+      return frames;
+    };
+    const requests = (frames: Frame[]) =>
+      frames.filter((f) => f.type === 'request').map((f) => f.request as Frame['request'] & {});
+    try {
+      const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+      await page.goto(siteUrl);
+      await page.evaluate(
+        `Promise.all([fetch('/api.json').then((r) => r.json()), fetch('/missing').then((r) => r.status)])`,
+      );
+      await until('the three requests are stored', async () => requests(await log()).length >= 3);
+      const all = await log();
+      assert.equal(all[0]?.type, 'header', 'the header frame comes first');
+      assert.equal(all[0]?.status, 'live');
+      const rows = requests(all);
+      for (const path of ['/form', '/api.json', '/missing'])
+        assert.equal(rows.filter((r) => r.url === `${origin}${path}`).length, 1, `${path} appears once`);
+      const doc = rows.find((r) => r.url === `${origin}/form`) as Record<string, unknown>;
+      assert.equal(doc.method, 'GET');
+      assert.equal(doc.status, 200);
+      assert.equal(doc.type, 'Document');
+      assert.equal(doc.remoteAddress, `127.0.0.1:${new URL(siteUrl).port}`);
+      assert.ok((doc.responseBytes as number) > 0 && (doc.durationMs as number) >= 0);
+      assert.ok(!('body' in doc), 'no bodies unless asked');
+      // Each filter narrows.
+      const urls = async (query: string) => requests(await log(query)).map((r) => new URL(r.url).pathname);
+      assert.deepEqual(await urls('?status=404'), ['/missing']);
+      assert.deepEqual(await urls('?status=4xx'), ['/missing']);
+      assert.deepEqual(await urls('?url=api.json'), ['/api.json']);
+      assert.deepEqual(await urls('?type=Document'), ['/form']);
+      assert.deepEqual((await urls('?method=POST')).length, 0);
+      const tab = rows[0]?.tab as number;
+      assert.ok(
+        rows.every((r) => r.tab === tab),
+        'one page, one tab',
+      );
+      assert.deepEqual((await urls(`?tab=${tab}`)).length, rows.length);
+      assert.deepEqual((await urls(`?tab=${tab + 1}`)).length, 0);
+      assert.ok((await urls('?minDurationMs=3600000')).length === 0);
+      const withBodies = requests(await log('?bodies=true&url=api.json'));
+      assert.equal(withBodies[0]?.body, '{"answer":42}');
+      const bad = await call(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}/network?status=42x`, { key: apiKey });
+      assert.equal(bad.status, 400);
+      // Follow: the stream stays open and a new request arrives on it.
+      const followed = log('?follow=true&url=late', (frames) => requests(frames).length > 0);
+      await page.evaluate(`fetch('/late?x=1').then((r) => r.status)`);
+      assert.deepEqual(
+        requests(await followed).map((r) => new URL(r.url).pathname),
+        ['/late'],
+      );
+    } finally {
+      await browser.close();
+    }
+    const elsewhere = await call(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}/network`, { key: other.apiKey });
+    assert.equal(elsewhere.status, 404);
+    assert.deepEqual(Object.keys((elsewhere.body as { details?: object }).details ?? {}), []);
   });
 });

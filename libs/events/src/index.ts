@@ -5,6 +5,8 @@ export { enqueueEvent, OutboxRelay } from './outbox.js';
 export { Publisher, type PublishOptions } from './publish.js';
 export {
   CHUNK_HEADERS,
+  CHUNK_KINDS,
+  type ChunkKind,
   type ChunkMeta,
   chunkHeaders,
   chunkMac,

@@ -48,14 +48,17 @@ export function sessionConsumers(namespace = ''): ConsumerSpec[] {
   ];
 }
 
+export const CHUNK_KINDS = ['rrweb', 'network'] as const;
+export type ChunkKind = (typeof CHUNK_KINDS)[number];
+
 /** What a recording chunk says of itself (its headers), covered by its MAC with its body. */
 export interface ChunkMeta {
   sessionId: string;
   workspaceId: string;
   /** 0, 1, 2... per session, with no gaps. */
   seq: number;
-  /** `rrweb`: gzip'd JSON `[{ tab, events }]`; screencast and network later. */
-  kind: 'rrweb';
+  /** `rrweb`: gzip'd JSON `[{ tab, events }]`; `network`: gzip'd JSON rows of the network log; screencast later. */
+  kind: ChunkKind;
   /** Documents that started in this chunk (rrweb Meta events of top frames). */
   pages: number;
 }
@@ -106,9 +109,9 @@ export function chunkMetaOf(get: (name: string) => string | undefined): ChunkMet
   const seq = Number(get(CHUNK_HEADERS.seq));
   const pages = Number(get(CHUNK_HEADERS.pages));
   const kind = get(CHUNK_HEADERS.kind);
-  if (!/^[0-9a-f-]{36}$/.test(sessionId) || !workspaceId || kind !== 'rrweb') return undefined;
+  if (!/^[0-9a-f-]{36}$/.test(sessionId) || !workspaceId || !CHUNK_KINDS.includes(kind as ChunkKind)) return undefined;
   if (!Number.isSafeInteger(seq) || seq < 0 || !Number.isSafeInteger(pages) || pages < 0) return undefined;
-  return { sessionId, workspaceId, seq, kind, pages };
+  return { sessionId, workspaceId, seq, kind: kind as ChunkKind, pages };
 }
 
 export type SessionStatus = 'live' | 'ended';

@@ -29,7 +29,7 @@ export function openSessionRecorder(
   return {
     rows,
     recordings,
-    impl: sessionService(rows, recordings),
+    impl: sessionService(db, rows, recordings),
     /** Starts what runs besides the RPCs: the consumers. */
     start: async () => {
       for (const consumer of consumers) await consumer.start();

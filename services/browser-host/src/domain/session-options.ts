@@ -9,6 +9,8 @@ export interface SessionSettings {
   timezone: string;
   /** Chrome's face rather than headless Chromium's (docs/connect.md, "Stealth"); on unless asked off. */
   stealth: boolean;
+  /** The network log keeps small text bodies (docs/sessions.md, "Network"); off unless asked. */
+  networkBodies: boolean;
 }
 
 /**
@@ -35,5 +37,6 @@ export function sessionSettings(options: browser.SessionOptions | undefined): Se
     locale: options?.locale || 'en-US',
     timezone: options?.timezone || '',
     stealth: options?.stealth ?? true,
+    networkBodies: options?.networkBodies ?? false,
   };
 }

@@ -150,12 +150,14 @@ export class EgressProxy {
           refuse(literal);
           throw new RequestError('Blocked by the egress guard', 403);
         }
+        if (isIP(literal)) this.remember(hostname, literal);
         const lookup = guardedLookup({ allow: this.allow });
         return {
           dnsLookup: ((host: string, options: object, callback: (err: Error | null, ...rest: unknown[]) => void) =>
             lookup(host, options as never, (err, ...rest) => {
               if (isBlockedAddressError(err)) refuse(err.address);
               else if (err) failed('dns');
+              else this.remember(hostname, rest[0]);
               callback(err, ...rest);
             })) as never,
           // Plain HTTP is forwarded: a connection that fails is answered with an error status
@@ -175,6 +177,21 @@ export class EgressProxy {
         }
       }
     });
+  }
+
+  /** The address each host name last resolved to, as this proxy connected (a network log's remote address). */
+  private readonly resolved = new Map<string, string>();
+
+  private remember(hostname: string, answer: unknown): void {
+    const first = Array.isArray(answer) ? (answer[0] as { address?: string } | undefined)?.address : answer;
+    if (typeof first !== 'string') return;
+    if (this.resolved.size >= 10_000) this.resolved.clear();
+    this.resolved.set(hostname.replace(/^\[|\]$/g, ''), first);
+  }
+
+  /** The address this proxy last connected to for `hostname`, when it has. */
+  addressOf(hostname: string): string | undefined {
+    return this.resolved.get(hostname.replace(/^\[|\]$/g, ''));
   }
 
   async start(): Promise<void> {

@@ -3,8 +3,9 @@
 // published for the session-recorder. Chunks go out one at a time, in order;
 // the last is flushed when the session ends.
 import { gzipSync } from 'node:zlib';
-import { type ChunkMeta, chunkHeaders, type Publisher, sessionStreamNames } from '@wap/events';
+import { type ChunkKind, type ChunkMeta, chunkHeaders, type Publisher, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
+import type { NetworkRow } from './network.js';
 
 /** Where chunks go: JetStream, signed with the fleet's recording key. */
 export interface ChunkSink {
@@ -51,6 +52,7 @@ export class SessionRecording {
   private pending: Batch[] = [];
   private pendingBytes = 0;
   private pendingPages = 0;
+  private network: NetworkRow[] = [];
   /** Chromium's tab ids, numbered 1, 2... in the order they were first seen. */
   private readonly tabs = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -79,6 +81,19 @@ export class SessionRecording {
     this.pendingBytes += body.length;
     this.pendingPages += pages;
     this.pages += pages;
+    this.soon();
+  }
+
+  /** A request of the session's network log (recording/network.ts): it goes in a `network` chunk. */
+  acceptNetwork(row: NetworkRow): void {
+    if (this.closed) return;
+    this.network.push(row);
+    this.pendingBytes += 256 + row.url.length + (row.body?.length ?? 0);
+    this.soon();
+  }
+
+  /** Flushes when enough is gathered, else within CHUNK_EVERY_MS. */
+  private soon(): void {
     if (this.pendingBytes >= CHUNK_MAX_BYTES) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), CHUNK_EVERY_MS);
@@ -86,25 +101,24 @@ export class SessionRecording {
     }
   }
 
-  /** Sends what is gathered as the next chunk, after the ones before it. */
+  /** Sends what is gathered as the next chunks (events, then requests), after the ones before them. */
   flush(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.pending.length > 0) {
-      const meta: ChunkMeta = {
-        sessionId: this.sessionId,
-        workspaceId: this.workspaceId,
-        seq: this.seq++,
-        kind: 'rrweb',
-        pages: this.pendingPages,
-      };
-      const body = gzipSync(JSON.stringify(this.pending));
-      this.pending = [];
-      this.pendingBytes = 0;
-      this.pendingPages = 0;
-      this.chain = this.chain.then(() => this.publish(meta, body));
-    }
+    if (this.pending.length > 0) this.send('rrweb', this.pendingPages, this.pending);
+    if (this.network.length > 0) this.send('network', 0, this.network);
+    this.pending = [];
+    this.pendingPages = 0;
+    this.network = [];
+    this.pendingBytes = 0;
     return this.chain;
+  }
+
+  /** Queues one chunk of `kind` holding `payload`, numbered next. */
+  private send(kind: ChunkKind, pages: number, payload: unknown[]): void {
+    const meta: ChunkMeta = { sessionId: this.sessionId, workspaceId: this.workspaceId, seq: this.seq++, kind, pages };
+    const body = gzipSync(JSON.stringify(payload));
+    this.chain = this.chain.then(() => this.publish(meta, body));
   }
 
   /** Tries until it is out (a chunk skipped would leave a gap the recorder cannot pass), unless abandoned. */

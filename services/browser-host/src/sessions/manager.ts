@@ -166,6 +166,9 @@ export class SessionManager {
       if (this.settings.recordings) {
         session.recording = new SessionRecording(id, workspaceId, this.settings.recordings, log);
         sessionBrowser.recordTo(session.recording);
+        await sessionBrowser
+          .captureNetwork(session.recording, { bodies: settings.networkBodies })
+          .catch((err) => log.warn({ err, sessionId: id }, 'network log not started'));
       }
       this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');
       return { session, ...session.issueTicket() };

@@ -18,6 +18,7 @@ import {
   RECORDING_TOKEN_HEADER,
   writeRecorderExtension,
 } from '../recording/extension.js';
+import { NetworkCapture } from '../recording/network.js';
 import type { SessionRecording } from '../recording/recording.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
 
@@ -31,6 +32,8 @@ export interface SessionBrowser {
   recordTo(recording: SessionRecording): void;
   /** Has the extension send what it holds (before the browser closes); nothing when it is not recording. */
   flushRecording(): Promise<void>;
+  /** Folds every page's requests into network log rows for `recording` from now on (recording/network.ts). */
+  captureNetwork(recording: SessionRecording, options: { bodies: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,7 +67,9 @@ export async function launchSessionBrowser(
   });
   await egress.start();
   let browser: Browser | undefined;
+  let network: NetworkCapture | undefined;
   const close = async () => {
+    await network?.stop();
     await browser?.close().catch(() => browser?.process()?.kill('SIGKILL'));
     await egress.stop().catch(() => undefined);
     await rm(userDataDir, { recursive: true, force: true });
@@ -114,6 +119,14 @@ export async function launchSessionBrowser(
         const target = live.targets().find((t) => t.type() === 'service_worker' && t.url().includes(extension.id));
         const worker = await target?.worker().catch(() => null);
         await worker?.evaluate('self.wapFlush && self.wapFlush()').catch(() => undefined);
+      },
+      captureNetwork: async (r, { bodies }) => {
+        if (!browser) return;
+        network = new NetworkCapture(browser, (row) => r.acceptNetwork(row), {
+          bodies,
+          addressOf: (host) => egress.addressOf(host),
+        });
+        await network.start();
       },
       close,
     };

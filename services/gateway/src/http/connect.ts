@@ -74,6 +74,10 @@ export const connectQuery = z.strictObject({
     .describe(
       "Chrome's face: its user agent, no navigator.webdriver, no automation flag (default true). false: headless Chromium's own.",
     ),
+  networkBodies: z
+    .stringbool()
+    .optional()
+    .describe("The session's network log keeps text and JSON response bodies, 64 KB each at most (default false)."),
   session: z.uuid().optional().describe('A live session of this workspace to reconnect to.'),
 });
 
@@ -109,6 +113,7 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
       locale: q.locale ?? '',
       timezone: q.timezone ?? '',
       ...(q.stealth !== undefined && { stealth: q.stealth }),
+      networkBodies: q.networkBodies ?? false,
     }),
   };
   if (q.session) {

@@ -8,6 +8,7 @@ import {
   sessionsGetRow,
   sessionsListRow,
   sessionsLiveRow,
+  sessionsNetworkRow,
   sessionsVerifyRow,
 } from './rows/sessions.js';
 import { usageRow } from './rows/usage.js';
@@ -28,6 +29,7 @@ const ALL_ROWS: Capability[] = [
   sessionsVerifyRow,
   sessionsExportRow,
   sessionsLiveRow,
+  sessionsNetworkRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

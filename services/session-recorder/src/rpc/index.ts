@@ -1,14 +1,17 @@
 // The SessionService implementation: one handler per RPC, each in its own file.
 import type { sessions } from '@wap/proto';
 import type { ServiceImpl } from '@wap/rpc';
+import type { PrismaClient } from '../generated/prisma/client.js';
 import type { RecordingStore } from '../store/recordings.js';
 import type { SessionRows } from '../store/sessions.js';
 import { getSession } from './get-session.js';
+import { listNetwork } from './list-network.js';
 import { listSessions } from './list-sessions.js';
 import { readRecording } from './read-recording.js';
 import { verifyRecording } from './verify-recording.js';
 
 export function sessionService(
+  db: PrismaClient,
   rows: SessionRows,
   recordings: RecordingStore,
 ): ServiceImpl<(typeof sessions.SessionService)['method']> {
@@ -17,5 +20,6 @@ export function sessionService(
     getSession: getSession(rows, recordings),
     verifyRecording: verifyRecording(recordings),
     readRecording: readRecording(recordings),
+    listNetwork: listNetwork(db, rows),
   };
 }

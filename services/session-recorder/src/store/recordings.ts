@@ -1,9 +1,41 @@
 // Recording chunks appended in order to their session's hash chain, one
 // transaction each; and read back for verification and replay.
+import { gunzipSync } from 'node:zlib';
 import type { ChunkMeta } from '@wap/events';
 import { sha256Hex } from '@wap/events';
 import { chainOrigin, nextLink, type StoredChunk } from '../domain/chain.js';
 import type { PrismaClient, Recording } from '../generated/prisma/client.js';
+
+/** A network chunk's rows, as stored; a row that is not one is skipped (the chunk stays in the chain whatever). */
+function networkRows(body: Uint8Array) {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(gunzipSync(body).toString('utf8'));
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  const text = (v: unknown, max = 8_192) => (typeof v === 'string' ? v.slice(0, max) : '');
+  const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.max(0, Math.round(v)) : 0);
+  return parsed
+    .filter((r): r is Record<string, unknown> => typeof r === 'object' && r !== null && typeof r.url === 'string')
+    .map((r) => ({
+      tab: int(r.tab),
+      url: text(r.url),
+      method: text(r.method, 16),
+      type: text(r.type, 32),
+      status: int(r.status),
+      startedAt: new Date(int(r.startedAt)),
+      durationMs: Math.min(int(r.durationMs), 2_147_483_647),
+      remoteAddress: text(r.remoteAddress, 64),
+      requestBytes: BigInt(int(r.requestBytes)),
+      responseBytes: BigInt(int(r.responseBytes)),
+      mimeType: text(r.mimeType, 128),
+      error: text(r.error, 256),
+      body: typeof r.body === 'string' ? r.body : null,
+      bodyTruncated: r.bodyTruncated === true,
+    }));
+}
 
 /** What became of a chunk: appended, already there, not its turn yet, or naming another workspace's session. */
 export type AppendOutcome = 'appended' | 'duplicate' | 'early' | 'refused';
@@ -36,6 +68,13 @@ export class RecordingStore {
           hash,
         },
       });
+      if (meta.kind === 'network') {
+        const rows = networkRows(body);
+        if (rows.length > 0)
+          await tx.networkRequest.createMany({
+            data: rows.map((r) => ({ ...r, sessionId: meta.sessionId, workspaceId: meta.workspaceId, seq: meta.seq })),
+          });
+      }
       await tx.recording.update({
         where: { sessionId: meta.sessionId },
         data: {

@@ -68,3 +68,10 @@ export type Recording = Prisma.RecordingModel
  * hash = sha256(previous hash | seq | kind | pages | body_sha256).
  */
 export type RecordingChunk = Prisma.RecordingChunkModel
+/**
+ * Model NetworkRequest
+ * One request of a session's network log, folded by its browser host from
+ * CDP Network.* events and stored from a `network` chunk of the recording
+ * (the chunk itself stays in the hash chain; these rows are for filtering).
+ */
+export type NetworkRequest = Prisma.NetworkRequestModel

@@ -401,7 +401,8 @@ export const ModelName = {
   EventInbox: 'EventInbox',
   Session: 'Session',
   Recording: 'Recording',
-  RecordingChunk: 'RecordingChunk'
+  RecordingChunk: 'RecordingChunk',
+  NetworkRequest: 'NetworkRequest'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -417,7 +418,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox" | "session" | "recording" | "recordingChunk"
+    modelProps: "eventOutbox" | "eventInbox" | "session" | "recording" | "recordingChunk" | "networkRequest"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -791,6 +792,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    NetworkRequest: {
+      payload: Prisma.$NetworkRequestPayload<ExtArgs>
+      fields: Prisma.NetworkRequestFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.NetworkRequestFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.NetworkRequestFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>
+        }
+        findFirst: {
+          args: Prisma.NetworkRequestFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.NetworkRequestFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>
+        }
+        findMany: {
+          args: Prisma.NetworkRequestFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>[]
+        }
+        create: {
+          args: Prisma.NetworkRequestCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>
+        }
+        createMany: {
+          args: Prisma.NetworkRequestCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.NetworkRequestCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>[]
+        }
+        delete: {
+          args: Prisma.NetworkRequestDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>
+        }
+        update: {
+          args: Prisma.NetworkRequestUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>
+        }
+        deleteMany: {
+          args: Prisma.NetworkRequestDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.NetworkRequestUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.NetworkRequestUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>[]
+        }
+        upsert: {
+          args: Prisma.NetworkRequestUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$NetworkRequestPayload>
+        }
+        aggregate: {
+          args: Prisma.NetworkRequestAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateNetworkRequest>
+        }
+        groupBy: {
+          args: Prisma.NetworkRequestGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.NetworkRequestGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.NetworkRequestCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.NetworkRequestCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -895,6 +970,30 @@ export const RecordingChunkScalarFieldEnum = {
 } as const
 
 export type RecordingChunkScalarFieldEnum = (typeof RecordingChunkScalarFieldEnum)[keyof typeof RecordingChunkScalarFieldEnum]
+
+
+export const NetworkRequestScalarFieldEnum = {
+  id: 'id',
+  sessionId: 'sessionId',
+  workspaceId: 'workspaceId',
+  seq: 'seq',
+  tab: 'tab',
+  url: 'url',
+  method: 'method',
+  type: 'type',
+  status: 'status',
+  startedAt: 'startedAt',
+  durationMs: 'durationMs',
+  remoteAddress: 'remoteAddress',
+  requestBytes: 'requestBytes',
+  responseBytes: 'responseBytes',
+  mimeType: 'mimeType',
+  error: 'error',
+  body: 'body',
+  bodyTruncated: 'bodyTruncated'
+} as const
+
+export type NetworkRequestScalarFieldEnum = (typeof NetworkRequestScalarFieldEnum)[keyof typeof NetworkRequestScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1024,6 +1123,13 @@ export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, '
  * Reference to a field of type 'Bytes[]'
  */
 export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
     
 
 
@@ -1196,6 +1302,7 @@ export type GlobalOmitConfig = {
   session?: Prisma.SessionOmit
   recording?: Prisma.RecordingOmit
   recordingChunk?: Prisma.RecordingChunkOmit
+  networkRequest?: Prisma.NetworkRequestOmit
 }
 
 /* Types for Logging */

@@ -55,7 +55,8 @@ export const ModelName = {
   EventInbox: 'EventInbox',
   Session: 'Session',
   Recording: 'Recording',
-  RecordingChunk: 'RecordingChunk'
+  RecordingChunk: 'RecordingChunk',
+  NetworkRequest: 'NetworkRequest'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -139,6 +140,30 @@ export const RecordingChunkScalarFieldEnum = {
 } as const
 
 export type RecordingChunkScalarFieldEnum = (typeof RecordingChunkScalarFieldEnum)[keyof typeof RecordingChunkScalarFieldEnum]
+
+
+export const NetworkRequestScalarFieldEnum = {
+  id: 'id',
+  sessionId: 'sessionId',
+  workspaceId: 'workspaceId',
+  seq: 'seq',
+  tab: 'tab',
+  url: 'url',
+  method: 'method',
+  type: 'type',
+  status: 'status',
+  startedAt: 'startedAt',
+  durationMs: 'durationMs',
+  remoteAddress: 'remoteAddress',
+  requestBytes: 'requestBytes',
+  responseBytes: 'responseBytes',
+  mimeType: 'mimeType',
+  error: 'error',
+  body: 'body',
+  bodyTruncated: 'bodyTruncated'
+} as const
+
+export type NetworkRequestScalarFieldEnum = (typeof NetworkRequestScalarFieldEnum)[keyof typeof NetworkRequestScalarFieldEnum]
 
 
 export const SortOrder = {

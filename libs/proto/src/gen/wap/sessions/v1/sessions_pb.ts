@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/sessions/v1/sessions.proto.
  */
 export const file_wap_sessions_v1_sessions: GenFile = /*@__PURE__*/
-  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCSJAChRSZWFkUmVjb3JkaW5nUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJAChVSZWFkUmVjb3JkaW5nUmVzcG9uc2USCwoDc2VxGAEgASgFEgwKBGtpbmQYAiABKAkSDAoEYm9keRgDIAEoDDKMAwoOU2Vzc2lvblNlcnZpY2USWwoMTGlzdFNlc3Npb25zEiQud2FwLnNlc3Npb25zLnYxLkxpc3RTZXNzaW9uc1JlcXVlc3QaJS53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVzcG9uc2USVQoKR2V0U2Vzc2lvbhIiLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVxdWVzdBojLndhcC5zZXNzaW9ucy52MS5HZXRTZXNzaW9uUmVzcG9uc2USZAoPVmVyaWZ5UmVjb3JkaW5nEicud2FwLnNlc3Npb25zLnYxLlZlcmlmeVJlY29yZGluZ1JlcXVlc3QaKC53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USYAoNUmVhZFJlY29yZGluZxIlLndhcC5zZXNzaW9ucy52MS5SZWFkUmVjb3JkaW5nUmVxdWVzdBomLndhcC5zZXNzaW9ucy52MS5SZWFkUmVjb3JkaW5nUmVzcG9uc2UwAWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCSJAChRSZWFkUmVjb3JkaW5nUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJAChVSZWFkUmVjb3JkaW5nUmVzcG9uc2USCwoDc2VxGAEgASgFEgwKBGtpbmQYAiABKAkSDAoEYm9keRgDIAEoDCLvAQoSTGlzdE5ldHdvcmtSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhAKCGFmdGVyX2lkGAMgASgDEg0KBWxpbWl0GAQgASgFEhQKDHVybF9jb250YWlucxgFIAEoCRIOCgZtZXRob2QYBiABKAkSDgoGc3RhdHVzGAcgASgFEhQKDHN0YXR1c19jbGFzcxgIIAEoBRIMCgR0eXBlGAkgASgJEgsKA3RhYhgKIAEoBRIXCg9taW5fZHVyYXRpb25fbXMYCyABKAUSDgoGYm9kaWVzGAwgASgIIsYCCg5OZXR3b3JrUmVxdWVzdBIKCgJpZBgBIAEoAxILCgN0YWIYAiABKAUSCwoDdXJsGAMgASgJEg4KBm1ldGhvZBgEIAEoCRIMCgR0eXBlGAUgASgJEg4KBnN0YXR1cxgGIAEoBRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgIIAEoBRIWCg5yZW1vdGVfYWRkcmVzcxgJIAEoCRIVCg1yZXF1ZXN0X2J5dGVzGAogASgDEhYKDnJlc3BvbnNlX2J5dGVzGAsgASgDEhEKCW1pbWVfdHlwZRgMIAEoCRINCgVlcnJvchgNIAEoCRIRCgRib2R5GA4gASgJSACIAQESFgoOYm9keV90cnVuY2F0ZWQYDyABKAhCBwoFX2JvZHkicQoTTGlzdE5ldHdvcmtSZXNwb25zZRIxCghyZXF1ZXN0cxgBIAMoCzIfLndhcC5zZXNzaW9ucy52MS5OZXR3b3JrUmVxdWVzdBIWCg5zZXNzaW9uX3N0YXR1cxgCIAEoCRIPCgdsYXN0X2lkGAMgASgDMuYDCg5TZXNzaW9uU2VydmljZRJbCgxMaXN0U2Vzc2lvbnMSJC53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVxdWVzdBolLndhcC5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJVCgpHZXRTZXNzaW9uEiIud2FwLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXF1ZXN0GiMud2FwLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXNwb25zZRJkCg9WZXJpZnlSZWNvcmRpbmcSJy53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVxdWVzdBooLndhcC5zZXNzaW9ucy52MS5WZXJpZnlSZWNvcmRpbmdSZXNwb25zZRJgCg1SZWFkUmVjb3JkaW5nEiUud2FwLnNlc3Npb25zLnYxLlJlYWRSZWNvcmRpbmdSZXF1ZXN0GiYud2FwLnNlc3Npb25zLnYxLlJlYWRSZWNvcmRpbmdSZXNwb25zZTABElgKC0xpc3ROZXR3b3JrEiMud2FwLnNlc3Npb25zLnYxLkxpc3ROZXR3b3JrUmVxdWVzdBokLndhcC5zZXNzaW9ucy52MS5MaXN0TmV0d29ya1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * What is stored of a session's recording: its hash chain's length and head.
@@ -385,6 +385,206 @@ export const ReadRecordingResponseSchema: GenMessage<ReadRecordingResponse> = /*
   messageDesc(file_wap_sessions_v1_sessions, 10);
 
 /**
+ * @generated from message wap.sessions.v1.ListNetworkRequest
+ */
+export type ListNetworkRequest = Message<"wap.sessions.v1.ListNetworkRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string session_id = 2;
+   */
+  sessionId: string;
+
+  /**
+   * Rows after this one (0: from the first).
+   *
+   * @generated from field: int64 after_id = 3;
+   */
+  afterId: bigint;
+
+  /**
+   * @generated from field: int32 limit = 4;
+   */
+  limit: number;
+
+  /**
+   * Filters; empty or 0 matches all.
+   *
+   * @generated from field: string url_contains = 5;
+   */
+  urlContains: string;
+
+  /**
+   * @generated from field: string method = 6;
+   */
+  method: string;
+
+  /**
+   * @generated from field: int32 status = 7;
+   */
+  status: number;
+
+  /**
+   * 1 to 5: the status class (4 for 4xx).
+   *
+   * @generated from field: int32 status_class = 8;
+   */
+  statusClass: number;
+
+  /**
+   * @generated from field: string type = 9;
+   */
+  type: string;
+
+  /**
+   * @generated from field: int32 tab = 10;
+   */
+  tab: number;
+
+  /**
+   * @generated from field: int32 min_duration_ms = 11;
+   */
+  minDurationMs: number;
+
+  /**
+   * Stored bodies with the rows.
+   *
+   * @generated from field: bool bodies = 12;
+   */
+  bodies: boolean;
+};
+
+/**
+ * Describes the message wap.sessions.v1.ListNetworkRequest.
+ * Use `create(ListNetworkRequestSchema)` to create a new message.
+ */
+export const ListNetworkRequestSchema: GenMessage<ListNetworkRequest> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 11);
+
+/**
+ * @generated from message wap.sessions.v1.NetworkRequest
+ */
+export type NetworkRequest = Message<"wap.sessions.v1.NetworkRequest"> & {
+  /**
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: int32 tab = 2;
+   */
+  tab: number;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string method = 4;
+   */
+  method: string;
+
+  /**
+   * @generated from field: string type = 5;
+   */
+  type: string;
+
+  /**
+   * @generated from field: int32 status = 6;
+   */
+  status: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 7;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int32 duration_ms = 8;
+   */
+  durationMs: number;
+
+  /**
+   * @generated from field: string remote_address = 9;
+   */
+  remoteAddress: string;
+
+  /**
+   * @generated from field: int64 request_bytes = 10;
+   */
+  requestBytes: bigint;
+
+  /**
+   * @generated from field: int64 response_bytes = 11;
+   */
+  responseBytes: bigint;
+
+  /**
+   * @generated from field: string mime_type = 12;
+   */
+  mimeType: string;
+
+  /**
+   * @generated from field: string error = 13;
+   */
+  error: string;
+
+  /**
+   * Only when asked for, and stored.
+   *
+   * @generated from field: optional string body = 14;
+   */
+  body?: string | undefined;
+
+  /**
+   * @generated from field: bool body_truncated = 15;
+   */
+  bodyTruncated: boolean;
+};
+
+/**
+ * Describes the message wap.sessions.v1.NetworkRequest.
+ * Use `create(NetworkRequestSchema)` to create a new message.
+ */
+export const NetworkRequestSchema: GenMessage<NetworkRequest> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 12);
+
+/**
+ * @generated from message wap.sessions.v1.ListNetworkResponse
+ */
+export type ListNetworkResponse = Message<"wap.sessions.v1.ListNetworkResponse"> & {
+  /**
+   * @generated from field: repeated wap.sessions.v1.NetworkRequest requests = 1;
+   */
+  requests: NetworkRequest[];
+
+  /**
+   * The session's status when read: `live` or `ended`.
+   *
+   * @generated from field: string session_status = 2;
+   */
+  sessionStatus: string;
+
+  /**
+   * The last row's id (after_id for the next call), or the one given when none.
+   *
+   * @generated from field: int64 last_id = 3;
+   */
+  lastId: bigint;
+};
+
+/**
+ * Describes the message wap.sessions.v1.ListNetworkResponse.
+ * Use `create(ListNetworkResponseSchema)` to create a new message.
+ */
+export const ListNetworkResponseSchema: GenMessage<ListNetworkResponse> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 13);
+
+/**
  * @generated from service wap.sessions.v1.SessionService
  */
 export const SessionService: GenService<{
@@ -427,6 +627,16 @@ export const SessionService: GenService<{
     methodKind: "server_streaming";
     input: typeof ReadRecordingRequestSchema;
     output: typeof ReadRecordingResponseSchema;
+  },
+  /**
+   * The session's network log, oldest first, after a row id, filtered; not_found for another workspace's.
+   *
+   * @generated from rpc wap.sessions.v1.SessionService.ListNetwork
+   */
+  listNetwork: {
+    methodKind: "unary";
+    input: typeof ListNetworkRequestSchema;
+    output: typeof ListNetworkResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_sessions_v1_sessions, 0);
