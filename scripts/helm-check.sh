@@ -5,7 +5,7 @@
 #      (values.schema.json rejects unknown or mistyped values);
 #   2. helm template (hooks and tests included) | kubeconform -strict, for both
 #      value sets, against Kubernetes 1.27 (the chart's floor) and 1.37;
-#   3. a few values the chart must refuse.
+#   3. a few values the chart must refuse, and a few things it must render.
 # Provisions, only when missing: pinned helm and kubeconform into .tools/bin
 # (go install through the Go module proxy), and the schemas into
 # .tools/kubernetes-json-schema from the PyPI package kubernetes-validate
@@ -119,5 +119,28 @@ refuse "must exceed shutdownTimeoutSeconds" "the grace period is below the shutd
 refuse "ingress.enabled needs gateway.enabled" "the ingress has no gateway to route to" \
   --set ingress.enabled=true --set gateway.enabled=false
 refuse "incompatible with Kubernetes" "Kubernetes is older than native gRPC probes" --kube-version 1.26.0
+refuse "browserHost.httpPort is required" "browser-host has no CDP port" --set browserHost.httpPort=null
+refuse "too long for a StatefulSet" "browser-host's pod names would not fit a label" \
+  --set fullnameOverride=a-release-name-of-forty-characters-xxxxx
+refuse "value must be one of" "the browser hosts' URL scheme is not ws or wss" \
+  --set ingress.browserHosts.scheme=https
+
+echo "== what the chart must render" >&2
+# ci/lint-values.yaml: browser-host under an HPA of at most 4 pods, behind browsers.example.com.
+rendered=$("$HELM" template web-access "$CHART" --namespace web-access -f "$CHART/ci/lint-values.yaml")
+expect() { # <count> <fixed string> <what it shows>
+  local seen
+  seen=$(grep -cF -- "$2" <<<"$rendered" || true)
+  if [ "$seen" != "$1" ]; then
+    echo "helm-check: FAIL: $3: $1 lines with \"$2\" expected, $seen rendered" >&2
+    exit 1
+  fi
+  echo "rendered: $3" >&2
+}
+expect 4 "statefulset.kubernetes.io/pod-name: web-access-browser-host-" "a Service per browser-host pod"
+expect 4 '- host: "web-access-browser-host-' "an Ingress rule per browser-host pod"
+expect 1 'value: "wss://$(POD_NAME).browsers.example.com"' "each host's CDP URL from its pod name"
+expect 1 "name: wap_browser_sessions_busy_ratio" "the HPA on the busy ratio"
+expect 1 "nginx.ingress.kubernetes.io/proxy-read-timeout: \"21600\"" "long WebSocket timeouts on the hosts' Ingress"
 
 echo "helm-check: chart OK" >&2

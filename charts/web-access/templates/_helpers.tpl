@@ -62,6 +62,45 @@ app.kubernetes.io/component: {{ .name }}
 {{- printf "%s-%s" (include "web-access.fullname" .root) .name | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/*
+The services a service dials, each given as <NAME>_ADDR when enabled: the
+gateway fronts them all, crawl bills and renders, browser-host bills sessions.
+*/}}
+{{- define "web-access.upstreams" -}}
+{{- if eq . "gateway" }}billing-ledger crawl agent monitor session-recorder browser-host
+{{- else if eq . "crawl" }}billing-ledger browser-host
+{{- else if eq . "browser-host" }}billing-ledger
+{{- end }}
+{{- end }}
+
+{{/*
+Deployment, or StatefulSet for browser-host: every browser host must be
+reachable at its own URL, so it needs a name that survives it
+(docs/decisions/0013-browser-hosts-scale-out.md).
+*/}}
+{{- define "web-access.workloadKind" -}}
+{{- if eq .name "browser-host" }}StatefulSet{{ else }}Deployment{{ end }}
+{{- end }}
+
+{{/* The most pods a service can have: maxReplicas under an HPA, else replicas. */}}
+{{- define "web-access.maxPods" -}}
+{{- if .s.autoscaling.enabled }}{{ int .s.autoscaling.maxReplicas }}{{ else }}{{ int .s.replicas }}{{ end }}
+{{- end }}
+
+{{/*
+CDP_PUBLIC_URL of a browser host, from its pod name: <scheme>://<pod>.<host>
+through the Ingress when ingress.browserHosts.host is set, else its own DNS
+name in the cluster (clients in the cluster only).
+*/}}
+{{- define "web-access.cdpPublicUrl" -}}
+{{- $hosts := .root.Values.ingress.browserHosts }}
+{{- if and .root.Values.ingress.enabled $hosts.host }}
+{{- printf "%s://$(POD_NAME).%s" $hosts.scheme $hosts.host }}
+{{- else }}
+{{- printf "ws://$(POD_NAME).%s.%s.svc.%s:%d" (include "web-access.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int .s.httpPort) }}
+{{- end }}
+{{- end }}
+
 {{/* host:port of a service's gRPC server as the gateway dials it. */}}
 {{- define "web-access.grpcAddress" -}}
 {{- printf "dns:///%s.%s.svc.%s:%d" (include "web-access.componentName" .) .root.Release.Namespace .root.Values.clusterDomain (int .root.Values.grpcPort) }}

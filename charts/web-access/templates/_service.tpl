@@ -12,8 +12,15 @@ The context handed down is (dict "root" $ "name" <service> "s" <its values block
 {{- if and (eq .name "gateway") (not $s.httpPort) }}
 {{- fail "gateway.httpPort is required: it serves the public API and the /healthz and /readyz probes" }}
 {{- end }}
+{{- if and (eq .name "browser-host") $s.enabled (not $s.httpPort) }}
+{{- fail "browserHost.httpPort is required: it is the CDP endpoint /connect sends clients to" }}
+{{- end }}
 {{- if $s.enabled }}
 {{- $ctx := dict "root" .root "name" .name "s" $s }}
+{{- if and (eq (include "web-access.workloadKind" $ctx) "StatefulSet") (gt (len (include "web-access.componentName" $ctx)) 52) }}
+{{- /* The controller-revision-hash label, <name>-<10 characters>, must fit in 63. */}}
+{{- fail (printf "%s is longer than 52 characters, too long for a StatefulSet: shorten the release name or set fullnameOverride" (include "web-access.componentName" $ctx)) }}
+{{- end }}
 {{- if and $s.database.enabled (not $s.database.existingSecret) }}
 ---
 {{ include "web-access.databaseSecret" $ctx }}
@@ -23,9 +30,15 @@ The context handed down is (dict "root" $ "name" <service> "s" <its values block
 {{ include "web-access.migrationJob" $ctx }}
 {{- end }}
 ---
-{{ include "web-access.deployment" $ctx }}
+{{ include "web-access.workload" $ctx }}
 ---
 {{ include "web-access.k8sService" $ctx }}
+{{- if and (eq .name "browser-host") .root.Values.ingress.enabled .root.Values.ingress.browserHosts.host }}
+{{- range $ordinal := until (include "web-access.maxPods" $ctx | int) }}
+---
+{{ include "web-access.podService" (merge (dict "ordinal" $ordinal) $ctx) }}
+{{- end }}
+{{- end }}
 {{- if $s.autoscaling.enabled }}
 ---
 {{ include "web-access.hpa" $ctx }}
@@ -92,6 +105,38 @@ spec:
       targetPort: http
       protocol: TCP
     {{- end }}
+    {{- if .s.metricsPort }}
+    - name: metrics
+      port: {{ .s.metricsPort }}
+      targetPort: metrics
+      protocol: TCP
+    {{- end }}
+{{- end }}
+
+{{/*
+The Service of one browser-host pod, <statefulset>-<ordinal>, for the Ingress
+rule of its host name: an Ingress routes to Services, never to a pod. One per
+pod the StatefulSet can have, so a pod the HPA adds is routed at once.
+*/}}
+{{- define "web-access.podService" -}}
+{{- $pod := printf "%s-%d" (include "web-access.componentName" .) .ordinal }}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $pod }}
+  labels:
+    {{- include "web-access.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .name }}
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "web-access.selectorLabels" . | nindent 4 }}
+    statefulset.kubernetes.io/pod-name: {{ $pod }}
+  ports:
+    - name: http
+      port: {{ .s.httpPort }}
+      targetPort: http
+      protocol: TCP
 {{- end }}
 
 {{- define "web-access.hpa" -}}
@@ -105,7 +150,7 @@ metadata:
 spec:
   scaleTargetRef:
     apiVersion: apps/v1
-    kind: Deployment
+    kind: {{ include "web-access.workloadKind" . }}
     name: {{ include "web-access.componentName" . }}
   minReplicas: {{ .s.autoscaling.minReplicas }}
   maxReplicas: {{ .s.autoscaling.maxReplicas }}
@@ -125,6 +170,9 @@ spec:
         target:
           type: Utilization
           averageUtilization: {{ . }}
+    {{- end }}
+    {{- with .s.autoscaling.metrics }}
+    {{- toYaml . | nindent 4 }}
     {{- end }}
   {{- with .s.autoscaling.behavior }}
   behavior:
@@ -147,7 +195,10 @@ spec:
       {{- include "web-access.selectorLabels" . | nindent 6 }}
 {{- end }}
 
-{{/* gRPC only from this release's pods; the HTTP port from networkPolicy.httpFrom (any when empty). */}}
+{{/*
+gRPC only from this release's pods; the HTTP port from networkPolicy.httpFrom,
+the metrics port from networkPolicy.metricsFrom (any when empty).
+*/}}
 {{- define "web-access.networkPolicy" -}}
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
@@ -178,6 +229,15 @@ spec:
         - podSelector:
             matchLabels:
               {{- include "web-access.releaseSelector" $.root | nindent 14 }}
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
+    {{- if .s.metricsPort }}
+    - ports:
+        - port: metrics
+          protocol: TCP
+      {{- with .root.Values.networkPolicy.metricsFrom }}
+      from:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}

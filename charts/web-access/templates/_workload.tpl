@@ -1,11 +1,25 @@
 {{/*
-The Deployment of one service: one Node process from the shared image, its
-environment, probes and the writable volumes a read-only root needs.
+The Deployment (browser-host: StatefulSet) of one service: one Node process
+from the shared image, its environment, probes and the writable volumes a
+read-only root needs.
 */}}
-{{- define "web-access.deployment" -}}
+{{- define "web-access.workload" -}}
 {{- $s := .s }}
+{{- $kind := include "web-access.workloadKind" . }}
+{{- $annotations := dict }}
+{{- if and $s.database.enabled (not $s.database.existingSecret) }}
+{{- /* Rolls the pods when the generated DATABASE_URL changes. */}}
+{{- $_ := set $annotations "checksum/database" (include "web-access.databaseUrl" . | sha256sum) }}
+{{- end }}
+{{- with $s.metricsPort }}
+{{- /* Prometheus' usual pod discovery (kubernetes_sd_configs role: pod) reads these. */}}
+{{- $_ := set $annotations "prometheus.io/scrape" "true" }}
+{{- $_ := set $annotations "prometheus.io/port" (toString .) }}
+{{- $_ := set $annotations "prometheus.io/path" "/metrics" }}
+{{- end }}
+{{- $annotations = mergeOverwrite $annotations ($s.podAnnotations | default dict) }}
 apiVersion: apps/v1
-kind: Deployment
+kind: {{ $kind }}
 metadata:
   name: {{ include "web-access.componentName" . }}
   labels:
@@ -16,11 +30,20 @@ spec:
   replicas: {{ $s.replicas }}
   {{- end }}
   revisionHistoryLimit: 5
+  {{- if eq $kind "StatefulSet" }}
+  # The headless Service: every pod is <pod>.<service> in DNS, its announced gRPC address.
+  serviceName: {{ include "web-access.componentName" . }}
+  # Hosts are peers: they start and stop side by side, not one after another.
+  podManagementPolicy: Parallel
+  updateStrategy:
+    type: RollingUpdate
+  {{- else }}
   strategy:
     type: RollingUpdate
     rollingUpdate:
       maxSurge: 1
       maxUnavailable: 0
+  {{- end }}
   selector:
     matchLabels:
       {{- include "web-access.selectorLabels" . | nindent 6 }}
@@ -32,14 +55,10 @@ spec:
         {{- with $s.podLabels }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
+      {{- with $annotations }}
       annotations:
-        {{- if and $s.database.enabled (not $s.database.existingSecret) }}
-        # Rolls the pods when the generated DATABASE_URL changes.
-        checksum/database: {{ include "web-access.databaseUrl" . | sha256sum }}
-        {{- end }}
-        {{- with $s.podAnnotations }}
         {{- toYaml . | nindent 8 }}
-        {{- end }}
+      {{- end }}
     spec:
       serviceAccountName: {{ include "web-access.serviceAccountName" .root }}
       automountServiceAccountToken: {{ .root.Values.serviceAccount.automountToken }}
@@ -63,6 +82,11 @@ spec:
             {{- if $s.httpPort }}
             - name: http
               containerPort: {{ $s.httpPort }}
+              protocol: TCP
+            {{- end }}
+            {{- if $s.metricsPort }}
+            - name: metrics
+              containerPort: {{ $s.metricsPort }}
               protocol: TCP
             {{- end }}
           env:
@@ -118,7 +142,8 @@ spec:
 {{- end }}
 
 {{/*
-The environment: DATABASE_URL (and NATS_URL when it is secret) from Secrets,
+The environment: POD_NAME for browser-host (first, so later values can say
+$(POD_NAME)), DATABASE_URL (and NATS_URL when it is secret) from Secrets,
 then the plain variables, sorted, with the global `env` and then the service's
 `env` merged over the defaults (a null value drops a default).
 */}}
@@ -139,21 +164,35 @@ then the plain variables, sorted, with the global `env` and then the service's
 {{- $_ := set $plain "OTEL_EXPORTER_OTLP_ENDPOINT" . }}
 {{- end }}
 {{- if .s.httpPort }}
-{{- $_ := set $plain "HTTP_HOST" "0.0.0.0" }}
-{{- $_ := set $plain "HTTP_PORT" .s.httpPort }}
+{{- /* browser-host's HTTP port is its CDP endpoint, CDP_HOST/CDP_PORT. */}}
+{{- $http := ternary "CDP" "HTTP" (eq .name "browser-host") }}
+{{- $_ := set $plain (printf "%s_HOST" $http) "0.0.0.0" }}
+{{- $_ := set $plain (printf "%s_PORT" $http) .s.httpPort }}
 {{- end }}
-{{- if eq .name "gateway" }}
+{{- with .s.metricsPort }}
+{{- $_ := set $plain "METRICS_PORT" . }}
+{{- end }}
 {{- /* Only enabled services get an address: the gateway leaves the others' capabilities out. */}}
-{{- range $upstream := splitList " " (include "web-access.serviceNames" $root) }}
-{{- if and (ne $upstream "gateway") (index $root.Values (include "web-access.valuesKey" $upstream)).enabled }}
+{{- range $upstream := splitList " " (include "web-access.upstreams" .name) }}
+{{- if (index $root.Values (include "web-access.valuesKey" $upstream)).enabled }}
 {{- $_ := set $plain (printf "%s_ADDR" ($upstream | upper | replace "-" "_")) (include "web-access.grpcAddress" (dict "root" $root "name" $upstream)) }}
 {{- end }}
 {{- end }}
+{{- if eq .name "browser-host" }}
+{{- /* Each host's own addresses, from its pod name (POD_NAME, below): what it announces and what its tickets name. */}}
+{{- $_ := set $plain "GRPC_PUBLIC_ADDR" (printf "$(POD_NAME).%s.%s.svc.%s:%d" (include "web-access.componentName" .) $root.Release.Namespace $root.Values.clusterDomain (int $root.Values.grpcPort)) }}
+{{- $_ := set $plain "CDP_PUBLIC_URL" (include "web-access.cdpPublicUrl" .) }}
 {{- end }}
 {{- range $overrides := list ($root.Values.env | default dict) (.s.env | default dict) }}
 {{- range $name, $value := $overrides }}
 {{- $_ := set $plain $name $value }}
 {{- end }}
+{{- end }}
+{{- if eq .name "browser-host" }}
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
 {{- end }}
 {{- if .s.database.enabled }}
 - name: DATABASE_URL

@@ -3,6 +3,7 @@ export {
   Fleet,
   type FleetSettings,
   freePort,
+  freePorts,
   type Replica,
   ROOT,
   SERVICES,

@@ -17,6 +17,9 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   DATABASE_URL: { meaning: "The service's own Postgres database." },
   GRPC_HOST: { meaning: 'Where the gRPC server listens: 127.0.0.1 on a laptop, 0.0.0.0 in a cluster.' },
   GRPC_PORT: { meaning: 'Port of the gRPC server (and its health service).' },
+  METRICS_PORT: {
+    meaning: 'Port of GET /metrics (Prometheus text format) on GRPC_HOST; unset, metrics are not served.',
+  },
   SHUTDOWN_TIMEOUT: { meaning: 'Time to drain in-flight work after SIGTERM (500ms, 30s, 5m).' },
   OTEL_EXPORTER_OTLP_ENDPOINT: { meaning: 'OTLP/HTTP collector for traces; unset, nothing is exported.' },
   OTEL_SERVICE_NAME: { meaning: 'The service name on traces.' },

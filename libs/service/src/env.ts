@@ -1,4 +1,4 @@
-import { serviceEnv } from '@wap/config';
+import { port, serviceEnv } from '@wap/config';
 import { z } from 'zod';
 
 /** Variables every service reads; each service extends this with its own. */
@@ -8,6 +8,8 @@ export const baseEnv = (grpcPort: number) =>
     OTEL_SERVICE_NAME: z.string().optional(),
     /** 127.0.0.1 on a laptop; 0.0.0.0 in a cluster. */
     GRPC_HOST: z.string().default('127.0.0.1'),
+    /** Port of GET /metrics for Prometheus, on GRPC_HOST; unset, metrics are not served. */
+    METRICS_PORT: port().optional(),
     /**
      * Prefix of every JetStream stream and subject the service declares, so
      * several deployments (or test fleets) can share one NATS server.

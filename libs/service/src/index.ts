@@ -7,10 +7,12 @@ import { addService, HealthService, type ReadinessProbe } from '@wap/rpc';
 import { stopTelemetry } from '@wap/telemetry';
 import type { z } from 'zod';
 import type { BaseEnv } from './env.js';
+import { type MetricsServer, processMetrics, Registry, serveMetrics } from './metrics.js';
 
 export { Batcher, type BatchSettings, type SendBatch } from './batcher.js';
 export { type BaseEnv, baseEnv } from './env.js';
 export { type JobSettings, PeriodicJob } from './job.js';
+export { Gauge, type MetricsServer, processMetrics, Registry, serveMetrics } from './metrics.js';
 
 /** The database handle a service gets: its own generated Prisma client. */
 export interface ServiceDatabase {
@@ -26,6 +28,8 @@ export interface ServiceContext<Config, Db> {
   /** The gRPC server; register the service's own RPCs on it. */
   server: grpc.Server;
   health: HealthService;
+  /** Where the service's figures go; served at GET /metrics when METRICS_PORT is set. */
+  metrics: Registry;
 }
 
 /** What `start` hands back: how to stop taking work and drain what is in flight. */
@@ -95,6 +99,8 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
     },
   ];
   const healthService = new HealthService(definition.name, probes);
+  const metrics = config.METRICS_PORT === undefined ? new Registry() : processMetrics();
+  let metricsServer: MetricsServer | undefined;
   const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
   addService(server, health.Health, healthService.impl, log);
 
@@ -113,6 +119,7 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
     await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
     await nats?.drain();
     await db.$disconnect().catch(() => undefined);
+    await metricsServer?.close();
     log.info('stopped');
     await stopTelemetry();
     process.exit(0);
@@ -125,6 +132,10 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
     server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
   log.info({ grpc: `${config.GRPC_HOST}:${port}` }, 'grpc listening');
+  if (config.METRICS_PORT !== undefined) {
+    metricsServer = await serveMetrics(metrics, config.GRPC_HOST, config.METRICS_PORT);
+    log.info({ metrics: `${config.GRPC_HOST}:${metricsServer.port}` }, 'metrics served at /metrics');
+  }
 
   nats = await retryForever('nats connect', log, () =>
     connectNats({ url: config.NATS_URL, name: definition.name, log }),
@@ -136,6 +147,6 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
   const consumers = declared(definition.consumers);
   await retryForever('declare streams', log, () => ensureStreams(natsLink.nc, streams, consumers));
   if (stopping) return;
-  running = await definition.start({ config, log, db, nats, server, health: healthService });
+  running = await definition.start({ config, log, db, nats, server, health: healthService, metrics });
   log.info('ready to serve');
 }

@@ -43,8 +43,8 @@ export function startTelemetry(settings: TelemetrySettings): void {
     metricReaders: [],
     instrumentations: [
       new HttpInstrumentation({
-        // Probes are not worth a trace each.
-        ignoreIncomingRequestHook: (req) => req.url === '/healthz',
+        // Probes and Prometheus scrapes are not worth a trace each.
+        ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/metrics',
         // Outbound HTTP goes to the web (pages, search providers, webhooks):
         // no span, and above all no traceparent header that would leak our
         // trace ids to third parties and mark every fetch as ours.

@@ -8,7 +8,7 @@ import { connectNats, type NatsLink } from '@wap/events';
 import { createLogger, type Logger } from '@wap/log';
 
 export { type FreshDatabase, freshServiceDatabase, type Infra, localInfra as infra } from '@wap/db';
-export { type Fleet, freePort } from '@wap/fleet';
+export { type Fleet, freePort, freePorts } from '@wap/fleet';
 export { readLogLines, startBenchFleet, startFleet } from './fleets.js';
 export { PrivateInfra } from './private-infra.js';
 export { type ServiceProcess, servesAndStops, spawnService, waitServing } from './service-process.js';

@@ -9,16 +9,18 @@ import { openBrowserHost } from './browser-host.js';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { hostAnnouncer } from './jobs/announce.js';
+import { sessionGauges } from './sessions/metrics.js';
 
 export const definition: ServiceDefinition<typeof env, PrismaClient> = {
   name: 'browser-host',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
   streams: (config) => sessionStreams(config.NATS_NAMESPACE),
-  start: async ({ config, log, server, db, nats }) => {
+  start: async ({ config, log, server, db, nats, metrics }) => {
     const host = openBrowserHost(config, log, db, { link: nats, namespace: config.NATS_NAMESPACE });
     await host.start();
     addService(server, proto.BrowserService, host.impl, log);
+    sessionGauges(metrics, host.deps.sessions);
     // Announced only when sessions are offered (a ledger to bill them); stopped first on the way out.
     const announcer = config.BILLING_LEDGER_ADDR
       ? hostAnnouncer(

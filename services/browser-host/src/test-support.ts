@@ -1,10 +1,10 @@
-// Shared by the tests (not a test itself): a fresh migrated database, and the
+// Shared by the tests (not a test itself): a fresh migrated database, the
 // browser host as the service wires it, with one Chromium, and a loopback site
-// the egress lets through.
+// the egress lets through, and the service as its own process.
 import { createServer, type RequestListener, type Server } from 'node:http';
 import path from 'node:path';
 import type { browser as proto } from '@wap/proto';
-import { type FreshDatabase, freshServiceDatabase, quietLog } from '@wap/testkit';
+import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
 import { openBrowserHost } from './browser-host.js';
 import { render } from './render.js';
 
@@ -12,6 +12,10 @@ export const SERVICE_DIR = path.resolve(__dirname, '..');
 
 /** A new database with every migration applied, as the deploy Job would leave it. */
 export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(SERVICE_DIR);
+
+/** The service as its own process: the shared runtime (runService) around service.ts and openBrowserHost. */
+export const spawnBrowserHost = (databaseUrl: string, port: number, env: Record<string, string> = {}): ServiceProcess =>
+  spawnService('browser-host', databaseUrl, port, env);
 
 export interface TestHost {
   host: ReturnType<typeof openBrowserHost>;
