@@ -170,6 +170,11 @@ name in the cluster (clients in the cluster only).
 {{- .Values.postgres.adminExistingSecret | default (printf "%s-postgres-admin" (include "web-access.fullname" .)) }}
 {{- end }}
 
+{{/* The Secret with the session keys: RECORDING_KEY (browser hosts sign recordings, the recorder checks them) and REPLAY_KEY (the gateway signs replay links). */}}
+{{- define "web-access.sessionKeysSecretName" -}}
+{{- .Values.sessionKeys.existingSecret | default (printf "%s-session-keys" (include "web-access.fullname" .)) }}
+{{- end }}
+
 {{/* Pod and container security contexts: the global ones with the service's merged over. */}}
 {{- define "web-access.podSecurityContext" -}}
 {{- toYaml (mergeOverwrite (deepCopy .root.Values.podSecurityContext) (.s.podSecurityContext | default dict)) }}

@@ -201,6 +201,20 @@ then the plain variables, sorted, with the global `env` and then the service's
       name: {{ include "web-access.databaseSecretName" . }}
       key: {{ include "web-access.databaseSecretKey" . }}
 {{- end }}
+{{- if has .name (list "browser-host" "session-recorder") }}
+- name: RECORDING_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: RECORDING_KEY
+{{- end }}
+{{- if eq .name "gateway" }}
+- name: REPLAY_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: REPLAY_KEY
+{{- end }}
 {{- with $root.Values.nats.existingSecret }}
 - name: NATS_URL
   valueFrom:
