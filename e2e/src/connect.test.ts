@@ -558,7 +558,8 @@ describe('GET /connect', () => {
   });
 
   test('with two browser hosts, sessions spread over both and a reconnect finds the one that has it', async () => {
-    const replica = await fleet.replica('browser-host', 'browser-host-2', { CDP_PORT: String(await freePort()) });
+    const replicaPort = String(await freePort());
+    const replica = await fleet.replica('browser-host', 'browser-host-2', { CDP_PORT: replicaPort });
     try {
       const { apiKey } = await workspace('pro');
       const open = async (query = '') =>
@@ -574,17 +575,72 @@ describe('GET /connect', () => {
         ports.add(port(await open()));
         return ports.size === 2;
       });
-      const onReplica = await open();
-      const id = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(onReplica)?.[1];
+      const onEither = await open();
+      const id = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(onEither)?.[1];
       await until(
         'the session is announced by its host',
-        async () => port(await open(`session=${id}`)) === port(onReplica),
+        async () => port(await open(`session=${id}`)) === port(onEither),
       );
       // A host that stops says so: the very next connects all go to the one left, none fails.
       await replica.stop();
-      for (let i = 0; i < 3; i++) assert.notEqual(port(await open()), port(onReplica));
+      for (let i = 0; i < 3; i++) assert.notEqual(port(await open()), replicaPort);
     } finally {
       await replica.stop();
+    }
+  });
+
+  test('a host told to stop drains: its session runs on to its end, new sessions go elsewhere', async () => {
+    const replicaPort = String(await freePort());
+    const replica = await fleet.replica('browser-host', 'browser-host-3', {
+      CDP_PORT: replicaPort,
+      SESSION_DRAIN_SECONDS: '40',
+      SHUTDOWN_TIMEOUT: '60s',
+    });
+    const { apiKey } = await workspace('pro');
+    const port = (url: string) => new URL(url).port;
+    const open = async () =>
+      (
+        await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+          key: apiKey,
+        })
+      ).body.webSocketDebuggerUrl;
+    let stopped: Promise<number | null> | undefined;
+    try {
+      // Sessions go to the host with the most room: the new one, once it has announced.
+      let onReplica = '';
+      await until('a session on the new host', async () => {
+        const url = await open();
+        if (port(url) === replicaPort) onReplica = url;
+        return onReplica !== '';
+      });
+      const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(onReplica)?.[1] as string;
+      const browser = await chromium.connectOverCDP(onReplica);
+      const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+      await page.goto(siteUrl);
+      stopped = replica.stop();
+      // Told to stop, it says it is leaving: new sessions land on the other host at once.
+      await until('the host has begun to drain', async () =>
+        readFileSync(replica.logFile, 'utf8').includes('draining'),
+      );
+      for (let i = 0; i < 4; i++) assert.notEqual(port(await open()), replicaPort, 'no new session on a draining host');
+      // Its own session still answers its client.
+      await page.goto(`${siteUrl}?after-sigterm`);
+      assert.equal(await page.evaluate('location.search'), '?after-sigterm');
+      await browser.close();
+      assert.equal(await stopped, 0, 'the host exits once its last session has ended');
+      const read = async () =>
+        (
+          await call<{ session: { status: string; outcome: string } }>(
+            fleet.gatewayUrl,
+            'GET',
+            `/v1/sessions/${sessionId}`,
+            { key: apiKey },
+          )
+        ).body.session;
+      await until('the session is recorded as ended', async () => (await read())?.status === 'ended');
+      assert.equal((await read()).outcome, 'closed', 'ended by its client, not by the host');
+    } finally {
+      await (stopped ?? replica.stop());
     }
   });
 

@@ -77,6 +77,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   },
   SESSION_CAPACITY: { meaning: 'Live CDP sessions one browser-host takes; past it a connect is 503 no_capacity.' },
   SESSION_WARM: { meaning: 'Session browsers kept launched and unused, so a connect does not wait for a launch.' },
+  SESSION_DRAIN_SECONDS: {
+    meaning:
+      'On SIGTERM, how long live CDP sessions run on (no new ones come) before they end as host_stopped; capped at SHUTDOWN_TIMEOUT less 5 s. 0: at once.',
+  },
   RECORDING_KEY: {
     meaning:
       'Shared secret (32+ characters) browser hosts sign recording chunks with and session-recorder checks; unset, sessions are not recorded. `make up` derives one per machine.',

@@ -29,6 +29,8 @@ export type BrowserHostSettings = Pick<
       | 'CDP_PUBLIC_URL'
       | 'SESSION_CAPACITY'
       | 'SESSION_WARM'
+      | 'SESSION_DRAIN_SECONDS'
+      | 'SHUTDOWN_TIMEOUT'
       | 'RECORDING_KEY'
     >
   >;
@@ -88,8 +90,11 @@ export function openBrowserHost(
     },
     healthy: () => pool.healthy(),
     stop: async () => {
+      // The heartbeat and sweep run on while sessions drain: they are still this host's.
+      // Within the shutdown deadline, with 5 s left to end and bill what outlives the drain.
+      const drainMs = Math.min((config.SESSION_DRAIN_SECONDS ?? 0) * 1000, (config.SHUTDOWN_TIMEOUT ?? 0) - 5_000);
+      await sessions.stop(Math.max(0, drainMs));
       await Promise.all(jobs.map((job) => job.stop()));
-      await sessions.stop();
       // After the sessions ended, so their last snapshots go out before the host does.
       await relay?.drainOnce().catch((err) => log.warn({ err }, 'outbox not drained; the next host start relays it'));
       await relay?.stop();

@@ -30,6 +30,12 @@ export const env = baseEnv(50056).extend({
   /** Session browsers kept launched and unused, so a connect does not wait for a launch. */
   SESSION_WARM: z.coerce.number().int().min(0).max(32).default(1),
   /**
+   * On SIGTERM, how long live sessions may run on before they are ended
+   * (host_stopped); no new session comes meanwhile. Capped at
+   * SHUTDOWN_TIMEOUT less 5 s (to end and bill the rest). 0: at once.
+   */
+  SESSION_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(0),
+  /**
    * The fleet's shared secret for recording chunks (docs/sessions.md): this host
    * signs them, session-recorder checks them. Unset, sessions are not recorded.
    */

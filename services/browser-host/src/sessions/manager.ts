@@ -119,7 +119,9 @@ export class SessionManager {
    */
   async open(workspaceId: string, operationId: string, options: browser.SessionOptions | undefined) {
     const ledger = this.settings.ledger;
-    if (!ledger || this.stopped) throw new ApiError('capability_unavailable', { capability: 'connect' });
+    if (!ledger) throw new ApiError('capability_unavailable', { capability: 'connect' });
+    // A host that is stopping is full: the gateway places the session on another.
+    if (this.stopped) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
     if (this.sessions.size >= this.settings.capacity) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
     const id = randomUUID();
     const settings: SessionSettings = sessionSettings(options);
@@ -190,9 +192,23 @@ export class SessionManager {
     return this.sessions.get(sessionId);
   }
 
-  /** Ends every session (settled, slots released) and closes the warm browsers. */
-  async stop(): Promise<void> {
+  /**
+   * Takes no new session (its capacity reads 0, a connect here is no_capacity
+   * so the gateway asks another host), lets the live ones run on for up to
+   * `drainMs` (their clients keep driving them; a scale-down need not cut
+   * them), then ends what is left (settled, slots released) and closes the
+   * warm browsers.
+   */
+  async stop(drainMs = 0): Promise<void> {
     this.stopped = true;
+    const deadline = Date.now() + drainMs;
+    if (this.sessions.size > 0 && drainMs > 0) {
+      this.settings.log.info(
+        { sessions: this.sessions.size, drainMs },
+        'draining: live sessions run on until they end',
+      );
+      while (this.sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    }
     await Promise.all([...this.sessions.values()].map((s) => s.end('host_stopped')));
     await Promise.all(this.warm.splice(0).map((w) => w.then((b) => b.close()).catch(() => undefined)));
   }
