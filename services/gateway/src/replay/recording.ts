@@ -31,8 +31,16 @@ export async function readReplay(
   sessionId: string,
   signal?: AbortSignal,
 ): Promise<ReplayData> {
+  const chunks: { kind: string; body: Uint8Array }[] = [];
+  for await (const chunk of upstreams.sessions.readRecording({ workspaceId, sessionId }, { signal }))
+    chunks.push(chunk);
+  return readReplayChunks(sessionId, chunks);
+}
+
+/** The replay of stored chunks, in their order: rrweb events per tab, with each tab's pages. */
+export function readReplayChunks(sessionId: string, chunks: readonly { kind: string; body: Uint8Array }[]): ReplayData {
   const tabs = new Map<number, ReplayTab>();
-  for await (const chunk of upstreams.sessions.readRecording({ workspaceId, sessionId }, { signal })) {
+  for (const chunk of chunks) {
     if (chunk.kind !== 'rrweb') continue;
     const batches = JSON.parse(gunzipSync(chunk.body).toString('utf8')) as { tab: number; events: RrwebEvent[] }[];
     for (const { tab, events } of batches) {
