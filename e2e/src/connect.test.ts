@@ -981,7 +981,9 @@ describe('GET /connect', () => {
     const requests = (frames: Frame[]) =>
       frames.filter((f) => f.type === 'request').map((f) => f.request as Frame['request'] & {});
     try {
-      const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+      const context = browser.contexts()[0] ?? (await browser.newContext());
+      await context.addCookies([{ name: 'sid', value: 'cookie-value-not-for-logs', url: origin }]);
+      const page = await context.newPage();
       await page.goto(siteUrl);
       await page.evaluate(
         `Promise.all([fetch('/api.json').then((r) => r.json()), fetch('/missing').then((r) => r.status)])`,
@@ -1000,6 +1002,21 @@ describe('GET /connect', () => {
       assert.equal(doc.remoteAddress, `127.0.0.1:${new URL(siteUrl).port}`);
       assert.ok((doc.responseBytes as number) > 0 && (doc.durationMs as number) >= 0);
       assert.ok(!('body' in doc), 'no bodies unless asked');
+      // Headers, protocol, initiator and timing; credentials redacted.
+      const api = rows.find((r) => r.url === `${origin}/api.json`) as unknown as {
+        requestHeaders: Record<string, string>;
+        responseHeaders: Record<string, string>;
+        initiator: { type: string; url: string | null };
+        timing: Record<string, number | null>;
+      };
+      assert.equal(doc.protocol, 'http/1.1');
+      assert.equal((doc.initiator as { type: string }).type, 'other', 'a CDP navigation');
+      assert.equal(api.initiator.type, 'script', 'fetch() from a script');
+      assert.match(api.responseHeaders['content-type'] ?? '', /json/);
+      assert.match(api.requestHeaders['user-agent'] ?? '', /Chrome\//);
+      assert.equal(api.requestHeaders.cookie, '[redacted]');
+      assert.ok(!JSON.stringify(all).includes('cookie-value-not-for-logs'), 'no cookie value in the log');
+      assert.ok(typeof api.timing.waitMs === 'number' && api.timing.waitMs >= 0, JSON.stringify(api.timing));
       // Each filter narrows.
       const urls = async (query: string) => requests(await log(query)).map((r) => new URL(r.url).pathname);
       assert.deepEqual(await urls('?status=404'), ['/missing']);

@@ -30,10 +30,92 @@ export interface NetworkRow {
   mimeType: string;
   /** Why it failed; empty when it did not. */
   error: string;
+  /** What the response came over: `http/1.1`, `h2`, `h3`, `data`, `blob`…; empty without a response. */
+  protocol: string;
+  /** What asked for it: the parser, a script (with the calling script's URL and line), a preload… */
+  initiator: { type: string; url?: string; line?: number };
+  /** Headers as Chromium sent and received them, with credentials' values redacted (SENSITIVE_HEADERS). */
+  requestHeaders: Record<string, string>;
+  responseHeaders: Record<string, string>;
+  /** Where its time went, in milliseconds, as HAR splits it; absent parts (a reused connection's dns) are null. */
+  timing: NetworkTiming;
   /** A text body up to BODY_CAP bytes, when the session asked for bodies. */
   body?: string;
   bodyTruncated?: boolean;
 }
+
+export interface NetworkTiming {
+  blockedMs: number | null;
+  dnsMs: number | null;
+  connectMs: number | null;
+  sslMs: number | null;
+  sendMs: number | null;
+  waitMs: number | null;
+  receiveMs: number | null;
+}
+
+/** Header values kept out of the log: they are credentials (the client's, or the sites'). */
+export const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+/** A header value longer than this is cut; a row's headers stop at HEADERS_CAP bytes in all. */
+const HEADER_VALUE_CAP = 2_048;
+const HEADERS_CAP = 16 * 1024;
+
+/** Headers as the log keeps them: names lower-cased, credentials redacted, long values cut. */
+export function loggedHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  let bytes = 0;
+  for (const [name, raw] of Object.entries(headers ?? {})) {
+    const key = name.toLowerCase();
+    const value = SENSITIVE_HEADERS.has(key) ? '[redacted]' : String(raw).slice(0, HEADER_VALUE_CAP);
+    bytes += key.length + value.length;
+    if (bytes > HEADERS_CAP) break;
+    out[key] = value;
+  }
+  return out;
+}
+
+const NO_TIMING: NetworkTiming = {
+  blockedMs: null,
+  dnsMs: null,
+  connectMs: null,
+  sslMs: null,
+  sendMs: null,
+  waitMs: null,
+  receiveMs: null,
+};
+
+/** CDP's ResourceTiming: milliseconds after `requestTime` (seconds), -1 for a phase that did not happen. */
+interface ResourceTiming {
+  requestTime: number;
+  dnsStart: number;
+  dnsEnd: number;
+  connectStart: number;
+  connectEnd: number;
+  sslStart: number;
+  sslEnd: number;
+  sendStart: number;
+  sendEnd: number;
+  receiveHeadersEnd: number;
+}
+
+/** HAR's split of a request's time (as Chromium's own HAR export does it), from its start to its end (monotonic seconds). */
+export function harTiming(t: ResourceTiming | undefined, start: number, end: number): NetworkTiming {
+  if (!t) return NO_TIMING;
+  const span = (from: number, to: number) => (from >= 0 && to >= from ? round(to - from) : null);
+  const queued = Math.max(0, (t.requestTime - start) * 1000);
+  const firstPhase = [t.dnsStart, t.connectStart, t.sendStart].find((v) => v >= 0) ?? 0;
+  return {
+    blockedMs: round(queued + firstPhase),
+    dnsMs: span(t.dnsStart, t.dnsEnd),
+    connectMs: span(t.connectStart, t.connectEnd),
+    sslMs: span(t.sslStart, t.sslEnd),
+    sendMs: span(t.sendStart, t.sendEnd),
+    waitMs: span(t.sendEnd, t.receiveHeadersEnd),
+    receiveMs: t.receiveHeadersEnd >= 0 ? round(Math.max(0, (end - t.requestTime) * 1000 - t.receiveHeadersEnd)) : null,
+  };
+}
+
+const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** Bodies kept per response, at most; longer ones are cut and marked. */
 export const BODY_CAP = 64 * 1024;
@@ -43,12 +125,53 @@ interface Pending {
   row: NetworkRow;
   /** Chromium's monotonic seconds at the start, for the duration. */
   t0: number;
+  /** The response's timing, folded at the end. */
+  timing?: ResourceTiming;
 }
 
 type Params = Record<string, unknown> & {
   requestId: string;
   timestamp: number;
 };
+
+/** The parts of CDP's Network.Response the log keeps. */
+interface Response {
+  status: number;
+  mimeType: string;
+  protocol?: string;
+  headers?: Record<string, unknown>;
+  /** Headers as they went, when Chromium has them (it adds cookies and the like after requestWillBeSent). */
+  requestHeaders?: Record<string, unknown>;
+  timing?: ResourceTiming;
+  encodedDataLength?: number;
+}
+
+function responseParts(r: Response): Partial<NetworkRow> {
+  return {
+    status: r.status,
+    mimeType: r.mimeType,
+    protocol: r.protocol ?? '',
+    responseHeaders: loggedHeaders(r.headers),
+    ...(r.requestHeaders && { requestHeaders: loggedHeaders(r.requestHeaders) }),
+  };
+}
+
+/** CDP's Network.Initiator. */
+interface Initiator {
+  type: string;
+  url?: string;
+  lineNumber?: number;
+  stack?: { callFrames: { url: string; lineNumber: number }[]; parent?: Initiator['stack'] };
+}
+
+/** What asked for a request: its type, and the document or script (and line, 1-based) that did. */
+function initiatorOf(i: Initiator | undefined): NetworkRow['initiator'] {
+  if (!i) return { type: 'other' };
+  const frame = i.stack?.callFrames.find((f) => f.url);
+  const url = i.url || frame?.url;
+  const line = i.lineNumber ?? frame?.lineNumber;
+  return { type: i.type, ...(url && { url }), ...(line !== undefined && { line: line + 1 }) };
+}
 
 export class NetworkCapture {
   private readonly tabs = new Map<string, number>();
@@ -113,7 +236,12 @@ export class NetworkCapture {
       const open = pending.get(id);
       if (!open) return;
       pending.delete(id);
-      const row = { ...open.row, ...more, durationMs: Math.max(0, Math.round((end - open.t0) * 1000)) };
+      const row = {
+        ...open.row,
+        ...more,
+        durationMs: Math.max(0, Math.round((end - open.t0) * 1000)),
+        timing: harTiming(open.timing, open.t0, end),
+      };
       if (!row.url.startsWith('chrome-extension:')) this.emit(row);
     };
     cdp.on('Network.requestWillBeSent', (p: unknown) => {
@@ -121,15 +249,19 @@ export class NetworkCapture {
         request: { url: string; method: string; postData?: string; headers: Record<string, string> };
         wallTime: number;
         type?: string;
-        redirectResponse?: { status: number; encodedDataLength?: number };
+        initiator?: Initiator;
+        redirectResponse?: Response;
       };
       // A redirect ends the row of the request it answers; the next hop is a new row under the same id.
-      if (e.redirectResponse)
+      if (e.redirectResponse) {
+        const hop = pending.get(e.requestId);
+        if (hop) hop.timing = e.redirectResponse.timing;
         finish(e.requestId, e.timestamp, {
-          status: e.redirectResponse.status,
-          remoteAddress: this.remote(pending.get(e.requestId)?.row.url ?? ''),
+          ...responseParts(e.redirectResponse),
+          remoteAddress: this.remote(hop?.row.url ?? ''),
           responseBytes: e.redirectResponse.encodedDataLength ?? 0,
         });
+      }
       pending.set(e.requestId, {
         t0: e.timestamp,
         row: {
@@ -145,18 +277,52 @@ export class NetworkCapture {
           responseBytes: 0,
           mimeType: '',
           error: '',
+          protocol: '',
+          initiator: initiatorOf(e.initiator),
+          requestHeaders: loggedHeaders(e.request.headers),
+          responseHeaders: {},
+          timing: NO_TIMING,
         },
       });
+      const early = extra.get(e.requestId);
+      if (early) {
+        extra.delete(e.requestId);
+        if (early.request) merge(e.requestId, 'request', early.request);
+        if (early.response) merge(e.requestId, 'response', early.response);
+      }
+    });
+    // The headers as they went and came on the wire (cookies included) arrive apart, before or after the rest.
+    const extra = new Map<string, { request?: Record<string, string>; response?: Record<string, string> }>();
+    const merge = (id: string, part: 'request' | 'response', headers: Record<string, unknown>) => {
+      const open = pending.get(id);
+      const logged = loggedHeaders(headers);
+      if (open) {
+        const key = part === 'request' ? 'requestHeaders' : 'responseHeaders';
+        open.row[key] = { ...open.row[key], ...logged };
+      } else {
+        if (extra.size > 1_000) extra.clear(); // requests that never began: nothing to keep them for
+        extra.set(id, { ...extra.get(id), [part]: logged });
+      }
+    };
+    cdp.on('Network.requestWillBeSentExtraInfo', (p: unknown) => {
+      const e = p as { requestId: string; headers: Record<string, unknown> };
+      merge(e.requestId, 'request', e.headers);
+    });
+    cdp.on('Network.responseReceivedExtraInfo', (p: unknown) => {
+      const e = p as { requestId: string; headers: Record<string, unknown> };
+      merge(e.requestId, 'response', e.headers);
     });
     cdp.on('Network.responseReceived', (p: unknown) => {
-      const e = p as Params & {
-        type?: string;
-        response: { status: number; mimeType: string };
-      };
+      const e = p as Params & { type?: string; response: Response };
       const open = pending.get(e.requestId);
       if (!open) return;
-      open.row.status = e.response.status;
-      open.row.mimeType = e.response.mimeType;
+      const parts = responseParts(e.response);
+      // What came apart from the wire (ExtraInfo, cookies included) is the fuller account: it wins.
+      Object.assign(open.row, parts, {
+        requestHeaders: { ...parts.requestHeaders, ...open.row.requestHeaders },
+        responseHeaders: { ...parts.responseHeaders, ...open.row.responseHeaders },
+      });
+      open.timing = e.response.timing;
       open.row.remoteAddress = this.remote(open.row.url);
       if (e.type) open.row.type = e.type;
     });

@@ -8,6 +8,10 @@ import { sessionId } from './session-view.js';
 
 const MAX_LIMIT = 500;
 
+/** A JSON column holding an object, or an empty one (rows stored before the column existed). */
+const jsonObject = (v: Prisma.JsonValue | null): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
 /** sessions.ListNetwork: the session's requests after a row id, oldest first, filtered; not_found for another workspace's. */
 export const listNetwork = (db: PrismaClient, rows: SessionRows) => async (req: sessions.ListNetworkRequest) => {
   const session = await rows.get(req.workspaceId, sessionId(req.sessionId));
@@ -49,6 +53,11 @@ export const listNetwork = (db: PrismaClient, rows: SessionRows) => async (req: 
       error: r.error,
       ...(req.bodies && typeof r.body === 'string' && { body: r.body }),
       bodyTruncated: r.bodyTruncated,
+      protocol: r.protocol,
+      initiator: jsonObject(r.initiator),
+      requestHeaders: jsonObject(r.requestHeaders) as Record<string, string>,
+      responseHeaders: jsonObject(r.responseHeaders) as Record<string, string>,
+      timing: Object.fromEntries(Object.entries(jsonObject(r.timing)).filter((e) => typeof e[1] === 'number')),
     })),
   });
 };

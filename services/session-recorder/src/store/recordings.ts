@@ -34,7 +34,40 @@ function networkRows(body: Uint8Array) {
       error: text(r.error, 256),
       body: typeof r.body === 'string' ? r.body : null,
       bodyTruncated: r.bodyTruncated === true,
+      protocol: text(r.protocol, 16),
+      initiator: initiatorOf(r.initiator),
+      requestHeaders: headersOf(r.requestHeaders),
+      responseHeaders: headersOf(r.responseHeaders),
+      timing: timingOf(r.timing),
     }));
+}
+
+/** A row's initiator as stored: a type, and the URL and line that asked, when known. */
+function initiatorOf(v: unknown): { type: string; url?: string; line?: number } {
+  const i = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  return {
+    type: typeof i.type === 'string' ? i.type.slice(0, 32) : 'other',
+    ...(typeof i.url === 'string' && i.url && { url: i.url.slice(0, 8_192) }),
+    ...(typeof i.line === 'number' && Number.isInteger(i.line) && i.line > 0 && { line: i.line }),
+  };
+}
+
+/** Headers as stored: string values only (the host already redacted and capped them). */
+function headersOf(v: unknown): Record<string, string> {
+  if (typeof v !== 'object' || v === null) return {};
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
+
+const TIMING_PARTS = ['blockedMs', 'dnsMs', 'connectMs', 'sslMs', 'sendMs', 'waitMs', 'receiveMs'] as const;
+
+/** A row's timing as stored: each part a non-negative number of milliseconds, or null. */
+function timingOf(v: unknown): Record<(typeof TIMING_PARTS)[number], number | null> {
+  const t = typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {};
+  const part = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : null);
+  return Object.fromEntries(TIMING_PARTS.map((k) => [k, part(t[k])])) as Record<
+    (typeof TIMING_PARTS)[number],
+    number | null
+  >;
 }
 
 /** What became of a chunk: appended, already there, not its turn yet, or naming another workspace's session. */

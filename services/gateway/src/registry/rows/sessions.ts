@@ -300,6 +300,33 @@ const networkRequestObject = z.object({
     .optional()
     .describe('With `bodies=true`: the stored text body (only for sessions connected with `networkBodies=true`).'),
   bodyTruncated: z.boolean().optional().describe('The stored body was cut at 64 KB.'),
+  protocol: z.string().describe('What the response came over: `http/1.1`, `h2`, `h3`, `data`…; empty without one.'),
+  initiator: z
+    .object({
+      type: z.string().describe('`parser`, `script`, `preload`, `preflight`, `other`…'),
+      url: z.string().nullable().describe('The document or script that asked; null when unknown.'),
+      line: z.number().int().nullable().describe('Its line (1-based); null when unknown.'),
+    })
+    .describe('What asked for the request.'),
+  requestHeaders: z
+    .record(z.string(), z.string())
+    .describe(
+      'As Chromium sent them, names lower-cased; `authorization`, `proxy-authorization` and `cookie` read `[redacted]`.',
+    ),
+  responseHeaders: z.record(z.string(), z.string()).describe('As received; `set-cookie` reads `[redacted]`.'),
+  timing: z
+    .object({
+      blockedMs: z.number().nullable(),
+      dnsMs: z.number().nullable(),
+      connectMs: z.number().nullable(),
+      sslMs: z.number().nullable(),
+      sendMs: z.number().nullable(),
+      waitMs: z.number().nullable(),
+      receiveMs: z.number().nullable(),
+    })
+    .describe(
+      "Where its time went, in milliseconds, as HAR splits it; null for a part that did not happen (a reused connection's dns and connect). Chromium reaches the session's egress proxy, so dns and connect are those of the proxy hop.",
+    ),
 });
 
 const networkQuery = z.strictObject({
@@ -359,6 +386,19 @@ function toNetworkJson(r: sessions.NetworkRequest) {
     mimeType: r.mimeType,
     error: r.error || null,
     ...(r.body !== undefined && { body: r.body, bodyTruncated: r.bodyTruncated }),
+    protocol: r.protocol,
+    initiator: { type: r.initiator?.type || 'other', url: r.initiator?.url || null, line: r.initiator?.line || null },
+    requestHeaders: r.requestHeaders,
+    responseHeaders: r.responseHeaders,
+    timing: {
+      blockedMs: r.timing?.blockedMs ?? null,
+      dnsMs: r.timing?.dnsMs ?? null,
+      connectMs: r.timing?.connectMs ?? null,
+      sslMs: r.timing?.sslMs ?? null,
+      sendMs: r.timing?.sendMs ?? null,
+      waitMs: r.timing?.waitMs ?? null,
+      receiveMs: r.timing?.receiveMs ?? null,
+    },
   };
 }
 
@@ -369,7 +409,7 @@ export const sessionsNetworkRow = capability({
   tag: 'Sessions',
   summary: "A session's network log",
   description:
-    'Newline-delimited JSON: a `header` frame first, then one `request` frame per request, oldest first: method, URL, type, status, timing, remote address and sizes. Filters narrow the rows; `bodies` adds stored bodies; `follow` keeps the stream open on a live session and sends new requests as they are stored (within a second), ending when the session ends. Another workspace’s session is not_found. Never billed.',
+    'Newline-delimited JSON: a `header` frame first, then one `request` frame per request, oldest first: method, URL, type, status, headers, timing, protocol, remote address, initiator and sizes. Filters narrow the rows; `bodies` adds stored bodies; `follow` keeps the stream open on a live session and sends new requests as they are stored (within a second), ending when the session ends. Another workspace’s session is not_found. Never billed.',
   backend: 'session-recorder',
   bills: [],
   mcpTool: 'service_sessions_network',

@@ -990,7 +990,12 @@ export const NetworkRequestScalarFieldEnum = {
   mimeType: 'mimeType',
   error: 'error',
   body: 'body',
-  bodyTruncated: 'bodyTruncated'
+  bodyTruncated: 'bodyTruncated',
+  protocol: 'protocol',
+  initiator: 'initiator',
+  requestHeaders: 'requestHeaders',
+  responseHeaders: 'responseHeaders',
+  timing: 'timing'
 } as const
 
 export type NetworkRequestScalarFieldEnum = (typeof NetworkRequestScalarFieldEnum)[keyof typeof NetworkRequestScalarFieldEnum]
@@ -1009,6 +1014,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {

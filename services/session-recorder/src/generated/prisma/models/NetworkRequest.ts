@@ -67,6 +67,7 @@ export type NetworkRequestMinAggregateOutputType = {
   error: string | null
   body: string | null
   bodyTruncated: boolean | null
+  protocol: string | null
 }
 
 export type NetworkRequestMaxAggregateOutputType = {
@@ -88,6 +89,7 @@ export type NetworkRequestMaxAggregateOutputType = {
   error: string | null
   body: string | null
   bodyTruncated: boolean | null
+  protocol: string | null
 }
 
 export type NetworkRequestCountAggregateOutputType = {
@@ -109,6 +111,11 @@ export type NetworkRequestCountAggregateOutputType = {
   error: number
   body: number
   bodyTruncated: number
+  protocol: number
+  initiator: number
+  requestHeaders: number
+  responseHeaders: number
+  timing: number
   _all: number
 }
 
@@ -152,6 +159,7 @@ export type NetworkRequestMinAggregateInputType = {
   error?: true
   body?: true
   bodyTruncated?: true
+  protocol?: true
 }
 
 export type NetworkRequestMaxAggregateInputType = {
@@ -173,6 +181,7 @@ export type NetworkRequestMaxAggregateInputType = {
   error?: true
   body?: true
   bodyTruncated?: true
+  protocol?: true
 }
 
 export type NetworkRequestCountAggregateInputType = {
@@ -194,6 +203,11 @@ export type NetworkRequestCountAggregateInputType = {
   error?: true
   body?: true
   bodyTruncated?: true
+  protocol?: true
+  initiator?: true
+  requestHeaders?: true
+  responseHeaders?: true
+  timing?: true
   _all?: true
 }
 
@@ -302,6 +316,11 @@ export type NetworkRequestGroupByOutputType = {
   error: string
   body: string | null
   bodyTruncated: boolean
+  protocol: string
+  initiator: runtime.JsonValue | null
+  requestHeaders: runtime.JsonValue | null
+  responseHeaders: runtime.JsonValue | null
+  timing: runtime.JsonValue | null
   _count: NetworkRequestCountAggregateOutputType | null
   _avg: NetworkRequestAvgAggregateOutputType | null
   _sum: NetworkRequestSumAggregateOutputType | null
@@ -346,6 +365,11 @@ export type NetworkRequestWhereInput = {
   error?: Prisma.StringFilter<"NetworkRequest"> | string
   body?: Prisma.StringNullableFilter<"NetworkRequest"> | string | null
   bodyTruncated?: Prisma.BoolFilter<"NetworkRequest"> | boolean
+  protocol?: Prisma.StringFilter<"NetworkRequest"> | string
+  initiator?: Prisma.JsonNullableFilter<"NetworkRequest">
+  requestHeaders?: Prisma.JsonNullableFilter<"NetworkRequest">
+  responseHeaders?: Prisma.JsonNullableFilter<"NetworkRequest">
+  timing?: Prisma.JsonNullableFilter<"NetworkRequest">
 }
 
 export type NetworkRequestOrderByWithRelationInput = {
@@ -367,6 +391,11 @@ export type NetworkRequestOrderByWithRelationInput = {
   error?: Prisma.SortOrder
   body?: Prisma.SortOrderInput | Prisma.SortOrder
   bodyTruncated?: Prisma.SortOrder
+  protocol?: Prisma.SortOrder
+  initiator?: Prisma.SortOrderInput | Prisma.SortOrder
+  requestHeaders?: Prisma.SortOrderInput | Prisma.SortOrder
+  responseHeaders?: Prisma.SortOrderInput | Prisma.SortOrder
+  timing?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type NetworkRequestWhereUniqueInput = Prisma.AtLeast<{
@@ -391,6 +420,11 @@ export type NetworkRequestWhereUniqueInput = Prisma.AtLeast<{
   error?: Prisma.StringFilter<"NetworkRequest"> | string
   body?: Prisma.StringNullableFilter<"NetworkRequest"> | string | null
   bodyTruncated?: Prisma.BoolFilter<"NetworkRequest"> | boolean
+  protocol?: Prisma.StringFilter<"NetworkRequest"> | string
+  initiator?: Prisma.JsonNullableFilter<"NetworkRequest">
+  requestHeaders?: Prisma.JsonNullableFilter<"NetworkRequest">
+  responseHeaders?: Prisma.JsonNullableFilter<"NetworkRequest">
+  timing?: Prisma.JsonNullableFilter<"NetworkRequest">
 }, "id">
 
 export type NetworkRequestOrderByWithAggregationInput = {
@@ -412,6 +446,11 @@ export type NetworkRequestOrderByWithAggregationInput = {
   error?: Prisma.SortOrder
   body?: Prisma.SortOrderInput | Prisma.SortOrder
   bodyTruncated?: Prisma.SortOrder
+  protocol?: Prisma.SortOrder
+  initiator?: Prisma.SortOrderInput | Prisma.SortOrder
+  requestHeaders?: Prisma.SortOrderInput | Prisma.SortOrder
+  responseHeaders?: Prisma.SortOrderInput | Prisma.SortOrder
+  timing?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.NetworkRequestCountOrderByAggregateInput
   _avg?: Prisma.NetworkRequestAvgOrderByAggregateInput
   _max?: Prisma.NetworkRequestMaxOrderByAggregateInput
@@ -441,6 +480,11 @@ export type NetworkRequestScalarWhereWithAggregatesInput = {
   error?: Prisma.StringWithAggregatesFilter<"NetworkRequest"> | string
   body?: Prisma.StringNullableWithAggregatesFilter<"NetworkRequest"> | string | null
   bodyTruncated?: Prisma.BoolWithAggregatesFilter<"NetworkRequest"> | boolean
+  protocol?: Prisma.StringWithAggregatesFilter<"NetworkRequest"> | string
+  initiator?: Prisma.JsonNullableWithAggregatesFilter<"NetworkRequest">
+  requestHeaders?: Prisma.JsonNullableWithAggregatesFilter<"NetworkRequest">
+  responseHeaders?: Prisma.JsonNullableWithAggregatesFilter<"NetworkRequest">
+  timing?: Prisma.JsonNullableWithAggregatesFilter<"NetworkRequest">
 }
 
 export type NetworkRequestCreateInput = {
@@ -462,6 +506,11 @@ export type NetworkRequestCreateInput = {
   error: string
   body?: string | null
   bodyTruncated?: boolean
+  protocol?: string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestUncheckedCreateInput = {
@@ -483,6 +532,11 @@ export type NetworkRequestUncheckedCreateInput = {
   error: string
   body?: string | null
   bodyTruncated?: boolean
+  protocol?: string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestUpdateInput = {
@@ -504,6 +558,11 @@ export type NetworkRequestUpdateInput = {
   error?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   bodyTruncated?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  protocol?: Prisma.StringFieldUpdateOperationsInput | string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestUncheckedUpdateInput = {
@@ -525,6 +584,11 @@ export type NetworkRequestUncheckedUpdateInput = {
   error?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   bodyTruncated?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  protocol?: Prisma.StringFieldUpdateOperationsInput | string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestCreateManyInput = {
@@ -546,6 +610,11 @@ export type NetworkRequestCreateManyInput = {
   error: string
   body?: string | null
   bodyTruncated?: boolean
+  protocol?: string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestUpdateManyMutationInput = {
@@ -567,6 +636,11 @@ export type NetworkRequestUpdateManyMutationInput = {
   error?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   bodyTruncated?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  protocol?: Prisma.StringFieldUpdateOperationsInput | string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestUncheckedUpdateManyInput = {
@@ -588,6 +662,11 @@ export type NetworkRequestUncheckedUpdateManyInput = {
   error?: Prisma.StringFieldUpdateOperationsInput | string
   body?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   bodyTruncated?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  protocol?: Prisma.StringFieldUpdateOperationsInput | string
+  initiator?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  requestHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  responseHeaders?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  timing?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type NetworkRequestCountOrderByAggregateInput = {
@@ -609,6 +688,11 @@ export type NetworkRequestCountOrderByAggregateInput = {
   error?: Prisma.SortOrder
   body?: Prisma.SortOrder
   bodyTruncated?: Prisma.SortOrder
+  protocol?: Prisma.SortOrder
+  initiator?: Prisma.SortOrder
+  requestHeaders?: Prisma.SortOrder
+  responseHeaders?: Prisma.SortOrder
+  timing?: Prisma.SortOrder
 }
 
 export type NetworkRequestAvgOrderByAggregateInput = {
@@ -640,6 +724,7 @@ export type NetworkRequestMaxOrderByAggregateInput = {
   error?: Prisma.SortOrder
   body?: Prisma.SortOrder
   bodyTruncated?: Prisma.SortOrder
+  protocol?: Prisma.SortOrder
 }
 
 export type NetworkRequestMinOrderByAggregateInput = {
@@ -661,6 +746,7 @@ export type NetworkRequestMinOrderByAggregateInput = {
   error?: Prisma.SortOrder
   body?: Prisma.SortOrder
   bodyTruncated?: Prisma.SortOrder
+  protocol?: Prisma.SortOrder
 }
 
 export type NetworkRequestSumOrderByAggregateInput = {
@@ -698,6 +784,11 @@ export type NetworkRequestSelect<ExtArgs extends runtime.Types.Extensions.Intern
   error?: boolean
   body?: boolean
   bodyTruncated?: boolean
+  protocol?: boolean
+  initiator?: boolean
+  requestHeaders?: boolean
+  responseHeaders?: boolean
+  timing?: boolean
 }, ExtArgs["result"]["networkRequest"]>
 
 export type NetworkRequestSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -719,6 +810,11 @@ export type NetworkRequestSelectCreateManyAndReturn<ExtArgs extends runtime.Type
   error?: boolean
   body?: boolean
   bodyTruncated?: boolean
+  protocol?: boolean
+  initiator?: boolean
+  requestHeaders?: boolean
+  responseHeaders?: boolean
+  timing?: boolean
 }, ExtArgs["result"]["networkRequest"]>
 
 export type NetworkRequestSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -740,6 +836,11 @@ export type NetworkRequestSelectUpdateManyAndReturn<ExtArgs extends runtime.Type
   error?: boolean
   body?: boolean
   bodyTruncated?: boolean
+  protocol?: boolean
+  initiator?: boolean
+  requestHeaders?: boolean
+  responseHeaders?: boolean
+  timing?: boolean
 }, ExtArgs["result"]["networkRequest"]>
 
 export type NetworkRequestSelectScalar = {
@@ -761,9 +862,14 @@ export type NetworkRequestSelectScalar = {
   error?: boolean
   body?: boolean
   bodyTruncated?: boolean
+  protocol?: boolean
+  initiator?: boolean
+  requestHeaders?: boolean
+  responseHeaders?: boolean
+  timing?: boolean
 }
 
-export type NetworkRequestOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "sessionId" | "workspaceId" | "seq" | "tab" | "url" | "method" | "type" | "status" | "startedAt" | "durationMs" | "remoteAddress" | "requestBytes" | "responseBytes" | "mimeType" | "error" | "body" | "bodyTruncated", ExtArgs["result"]["networkRequest"]>
+export type NetworkRequestOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "sessionId" | "workspaceId" | "seq" | "tab" | "url" | "method" | "type" | "status" | "startedAt" | "durationMs" | "remoteAddress" | "requestBytes" | "responseBytes" | "mimeType" | "error" | "body" | "bodyTruncated" | "protocol" | "initiator" | "requestHeaders" | "responseHeaders" | "timing", ExtArgs["result"]["networkRequest"]>
 
 export type $NetworkRequestPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "NetworkRequest"
@@ -790,6 +896,23 @@ export type $NetworkRequestPayload<ExtArgs extends runtime.Types.Extensions.Inte
     error: string
     body: string | null
     bodyTruncated: boolean
+    /**
+     * http/1.1, h2, h3, data…; empty without a response.
+     */
+    protocol: string
+    /**
+     * { type, url?, line? }: what asked for it.
+     */
+    initiator: runtime.JsonValue | null
+    /**
+     * Header names lower-cased, credentials' values redacted by the host.
+     */
+    requestHeaders: runtime.JsonValue | null
+    responseHeaders: runtime.JsonValue | null
+    /**
+     * HAR's split of its time in milliseconds: blockedMs, dnsMs, connectMs, sslMs, sendMs, waitMs, receiveMs.
+     */
+    timing: runtime.JsonValue | null
   }, ExtArgs["result"]["networkRequest"]>
   composites: {}
 }
@@ -1231,6 +1354,11 @@ export interface NetworkRequestFieldRefs {
   readonly error: Prisma.FieldRef<"NetworkRequest", 'String'>
   readonly body: Prisma.FieldRef<"NetworkRequest", 'String'>
   readonly bodyTruncated: Prisma.FieldRef<"NetworkRequest", 'Boolean'>
+  readonly protocol: Prisma.FieldRef<"NetworkRequest", 'String'>
+  readonly initiator: Prisma.FieldRef<"NetworkRequest", 'Json'>
+  readonly requestHeaders: Prisma.FieldRef<"NetworkRequest", 'Json'>
+  readonly responseHeaders: Prisma.FieldRef<"NetworkRequest", 'Json'>
+  readonly timing: Prisma.FieldRef<"NetworkRequest", 'Json'>
 }
     
 

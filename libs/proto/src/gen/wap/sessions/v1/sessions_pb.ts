@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/sessions/v1/sessions.proto.
  */
 export const file_wap_sessions_v1_sessions: GenFile = /*@__PURE__*/
-  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCSJAChRSZWFkUmVjb3JkaW5nUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJAChVSZWFkUmVjb3JkaW5nUmVzcG9uc2USCwoDc2VxGAEgASgFEgwKBGtpbmQYAiABKAkSDAoEYm9keRgDIAEoDCLvAQoSTGlzdE5ldHdvcmtSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhAKCGFmdGVyX2lkGAMgASgDEg0KBWxpbWl0GAQgASgFEhQKDHVybF9jb250YWlucxgFIAEoCRIOCgZtZXRob2QYBiABKAkSDgoGc3RhdHVzGAcgASgFEhQKDHN0YXR1c19jbGFzcxgIIAEoBRIMCgR0eXBlGAkgASgJEgsKA3RhYhgKIAEoBRIXCg9taW5fZHVyYXRpb25fbXMYCyABKAUSDgoGYm9kaWVzGAwgASgIIsYCCg5OZXR3b3JrUmVxdWVzdBIKCgJpZBgBIAEoAxILCgN0YWIYAiABKAUSCwoDdXJsGAMgASgJEg4KBm1ldGhvZBgEIAEoCRIMCgR0eXBlGAUgASgJEg4KBnN0YXR1cxgGIAEoBRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgIIAEoBRIWCg5yZW1vdGVfYWRkcmVzcxgJIAEoCRIVCg1yZXF1ZXN0X2J5dGVzGAogASgDEhYKDnJlc3BvbnNlX2J5dGVzGAsgASgDEhEKCW1pbWVfdHlwZRgMIAEoCRINCgVlcnJvchgNIAEoCRIRCgRib2R5GA4gASgJSACIAQESFgoOYm9keV90cnVuY2F0ZWQYDyABKAhCBwoFX2JvZHkicQoTTGlzdE5ldHdvcmtSZXNwb25zZRIxCghyZXF1ZXN0cxgBIAMoCzIfLndhcC5zZXNzaW9ucy52MS5OZXR3b3JrUmVxdWVzdBIWCg5zZXNzaW9uX3N0YXR1cxgCIAEoCRIPCgdsYXN0X2lkGAMgASgDMuYDCg5TZXNzaW9uU2VydmljZRJbCgxMaXN0U2Vzc2lvbnMSJC53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVxdWVzdBolLndhcC5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJVCgpHZXRTZXNzaW9uEiIud2FwLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXF1ZXN0GiMud2FwLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXNwb25zZRJkCg9WZXJpZnlSZWNvcmRpbmcSJy53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVxdWVzdBooLndhcC5zZXNzaW9ucy52MS5WZXJpZnlSZWNvcmRpbmdSZXNwb25zZRJgCg1SZWFkUmVjb3JkaW5nEiUud2FwLnNlc3Npb25zLnYxLlJlYWRSZWNvcmRpbmdSZXF1ZXN0GiYud2FwLnNlc3Npb25zLnYxLlJlYWRSZWNvcmRpbmdSZXNwb25zZTABElgKC0xpc3ROZXR3b3JrEiMud2FwLnNlc3Npb25zLnYxLkxpc3ROZXR3b3JrUmVxdWVzdBokLndhcC5zZXNzaW9ucy52MS5MaXN0TmV0d29ya1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Ch53YXAvc2Vzc2lvbnMvdjEvc2Vzc2lvbnMucHJvdG8SD3dhcC5zZXNzaW9ucy52MSI/ChBSZWNvcmRpbmdTdW1tYXJ5Eg4KBmNodW5rcxgBIAEoBRINCgVieXRlcxgCIAEoAxIMCgRoZWFkGAMgASgJIloKDFNlc3Npb25Vc2FnZRIXCg9jb250ZXh0X3NlY29uZHMYASABKAMSEwoLcHJveHlfYnl0ZXMYAiABKAMSHAoUY2hhcmdlZF9taWxsaWNyZWRpdHMYAyABKAMisAIKB1Nlc3Npb24SCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSDgoGc3RhdHVzGAQgASgJEg8KB291dGNvbWUYBSABKAkSLgoKc3RhcnRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZW5kZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnBhZ2VfY291bnQYCCABKAUSLAoFdXNhZ2UYCSABKAsyHS53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvblVzYWdlEjQKCXJlY29yZGluZxgKIAEoCzIhLndhcC5zZXNzaW9ucy52MS5SZWNvcmRpbmdTdW1tYXJ5IuABChNMaXN0U2Vzc2lvbnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRIMCgRraW5kGAQgASgJEjEKDXN0YXJ0ZWRfYWZ0ZXIYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjIKDnN0YXJ0ZWRfYmVmb3JlGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgHIAEoBRIOCgZjdXJzb3IYCCABKAkiVwoUTGlzdFNlc3Npb25zUmVzcG9uc2USKgoIc2Vzc2lvbnMYASADKAsyGC53YXAuc2Vzc2lvbnMudjEuU2Vzc2lvbhITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRTZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSI/ChJHZXRTZXNzaW9uUmVzcG9uc2USKQoHc2Vzc2lvbhgBIAEoCzIYLndhcC5zZXNzaW9ucy52MS5TZXNzaW9uIkIKFlZlcmlmeVJlY29yZGluZ1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiaQoXVmVyaWZ5UmVjb3JkaW5nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSDgoGY2h1bmtzGAIgASgFEgwKBGhlYWQYAyABKAkSEQoJYnJva2VuX2F0GAQgASgFEg4KBnJlYXNvbhgFIAEoCSJAChRSZWFkUmVjb3JkaW5nUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSJAChVSZWFkUmVjb3JkaW5nUmVzcG9uc2USCwoDc2VxGAEgASgFEgwKBGtpbmQYAiABKAkSDAoEYm9keRgDIAEoDCLvAQoSTGlzdE5ldHdvcmtSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEhAKCGFmdGVyX2lkGAMgASgDEg0KBWxpbWl0GAQgASgFEhQKDHVybF9jb250YWlucxgFIAEoCRIOCgZtZXRob2QYBiABKAkSDgoGc3RhdHVzGAcgASgFEhQKDHN0YXR1c19jbGFzcxgIIAEoBRIMCgR0eXBlGAkgASgJEgsKA3RhYhgKIAEoBRIXCg9taW5fZHVyYXRpb25fbXMYCyABKAUSDgoGYm9kaWVzGAwgASgIIssFCg5OZXR3b3JrUmVxdWVzdBIKCgJpZBgBIAEoAxILCgN0YWIYAiABKAUSCwoDdXJsGAMgASgJEg4KBm1ldGhvZBgEIAEoCRIMCgR0eXBlGAUgASgJEg4KBnN0YXR1cxgGIAEoBRIuCgpzdGFydGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgIIAEoBRIWCg5yZW1vdGVfYWRkcmVzcxgJIAEoCRIVCg1yZXF1ZXN0X2J5dGVzGAogASgDEhYKDnJlc3BvbnNlX2J5dGVzGAsgASgDEhEKCW1pbWVfdHlwZRgMIAEoCRINCgVlcnJvchgNIAEoCRIRCgRib2R5GA4gASgJSACIAQESFgoOYm9keV90cnVuY2F0ZWQYDyABKAgSEAoIcHJvdG9jb2wYECABKAkSNAoJaW5pdGlhdG9yGBEgASgLMiEud2FwLnNlc3Npb25zLnYxLk5ldHdvcmtJbml0aWF0b3ISTAoPcmVxdWVzdF9oZWFkZXJzGBIgAygLMjMud2FwLnNlc3Npb25zLnYxLk5ldHdvcmtSZXF1ZXN0LlJlcXVlc3RIZWFkZXJzRW50cnkSTgoQcmVzcG9uc2VfaGVhZGVycxgTIAMoCzI0LndhcC5zZXNzaW9ucy52MS5OZXR3b3JrUmVxdWVzdC5SZXNwb25zZUhlYWRlcnNFbnRyeRIuCgZ0aW1pbmcYFCABKAsyHi53YXAuc2Vzc2lvbnMudjEuTmV0d29ya1RpbWluZxo1ChNSZXF1ZXN0SGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaNgoUUmVzcG9uc2VIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfYm9keSI7ChBOZXR3b3JrSW5pdGlhdG9yEgwKBHR5cGUYASABKAkSCwoDdXJsGAIgASgJEgwKBGxpbmUYAyABKAUiiwIKDU5ldHdvcmtUaW1pbmcSFwoKYmxvY2tlZF9tcxgBIAEoAUgAiAEBEhMKBmRuc19tcxgCIAEoAUgBiAEBEhcKCmNvbm5lY3RfbXMYAyABKAFIAogBARITCgZzc2xfbXMYBCABKAFIA4gBARIUCgdzZW5kX21zGAUgASgBSASIAQESFAoHd2FpdF9tcxgGIAEoAUgFiAEBEhcKCnJlY2VpdmVfbXMYByABKAFIBogBAUINCgtfYmxvY2tlZF9tc0IJCgdfZG5zX21zQg0KC19jb25uZWN0X21zQgkKB19zc2xfbXNCCgoIX3NlbmRfbXNCCgoIX3dhaXRfbXNCDQoLX3JlY2VpdmVfbXMicQoTTGlzdE5ldHdvcmtSZXNwb25zZRIxCghyZXF1ZXN0cxgBIAMoCzIfLndhcC5zZXNzaW9ucy52MS5OZXR3b3JrUmVxdWVzdBIWCg5zZXNzaW9uX3N0YXR1cxgCIAEoCRIPCgdsYXN0X2lkGAMgASgDMuYDCg5TZXNzaW9uU2VydmljZRJbCgxMaXN0U2Vzc2lvbnMSJC53YXAuc2Vzc2lvbnMudjEuTGlzdFNlc3Npb25zUmVxdWVzdBolLndhcC5zZXNzaW9ucy52MS5MaXN0U2Vzc2lvbnNSZXNwb25zZRJVCgpHZXRTZXNzaW9uEiIud2FwLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXF1ZXN0GiMud2FwLnNlc3Npb25zLnYxLkdldFNlc3Npb25SZXNwb25zZRJkCg9WZXJpZnlSZWNvcmRpbmcSJy53YXAuc2Vzc2lvbnMudjEuVmVyaWZ5UmVjb3JkaW5nUmVxdWVzdBooLndhcC5zZXNzaW9ucy52MS5WZXJpZnlSZWNvcmRpbmdSZXNwb25zZRJgCg1SZWFkUmVjb3JkaW5nEiUud2FwLnNlc3Npb25zLnYxLlJlYWRSZWNvcmRpbmdSZXF1ZXN0GiYud2FwLnNlc3Npb25zLnYxLlJlYWRSZWNvcmRpbmdSZXNwb25zZTABElgKC0xpc3ROZXR3b3JrEiMud2FwLnNlc3Npb25zLnYxLkxpc3ROZXR3b3JrUmVxdWVzdBokLndhcC5zZXNzaW9ucy52MS5MaXN0TmV0d29ya1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * What is stored of a session's recording: its hash chain's length and head.
@@ -544,6 +544,35 @@ export type NetworkRequest = Message<"wap.sessions.v1.NetworkRequest"> & {
    * @generated from field: bool body_truncated = 15;
    */
   bodyTruncated: boolean;
+
+  /**
+   * http/1.1, h2, h3, data...; empty without a response.
+   *
+   * @generated from field: string protocol = 16;
+   */
+  protocol: string;
+
+  /**
+   * @generated from field: wap.sessions.v1.NetworkInitiator initiator = 17;
+   */
+  initiator?: NetworkInitiator | undefined;
+
+  /**
+   * Names lower-cased; credentials' values redacted.
+   *
+   * @generated from field: map<string, string> request_headers = 18;
+   */
+  requestHeaders: { [key: string]: string };
+
+  /**
+   * @generated from field: map<string, string> response_headers = 19;
+   */
+  responseHeaders: { [key: string]: string };
+
+  /**
+   * @generated from field: wap.sessions.v1.NetworkTiming timing = 20;
+   */
+  timing?: NetworkTiming | undefined;
 };
 
 /**
@@ -552,6 +581,90 @@ export type NetworkRequest = Message<"wap.sessions.v1.NetworkRequest"> & {
  */
 export const NetworkRequestSchema: GenMessage<NetworkRequest> = /*@__PURE__*/
   messageDesc(file_wap_sessions_v1_sessions, 12);
+
+/**
+ * What asked for a request.
+ *
+ * @generated from message wap.sessions.v1.NetworkInitiator
+ */
+export type NetworkInitiator = Message<"wap.sessions.v1.NetworkInitiator"> & {
+  /**
+   * parser, script, preload, SignedExchange, preflight, other.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * The document or script that asked; empty when unknown.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * 1-based; 0 when unknown.
+   *
+   * @generated from field: int32 line = 3;
+   */
+  line: number;
+};
+
+/**
+ * Describes the message wap.sessions.v1.NetworkInitiator.
+ * Use `create(NetworkInitiatorSchema)` to create a new message.
+ */
+export const NetworkInitiatorSchema: GenMessage<NetworkInitiator> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 13);
+
+/**
+ * HAR's split of a request's time, in milliseconds; an absent part is unset.
+ *
+ * @generated from message wap.sessions.v1.NetworkTiming
+ */
+export type NetworkTiming = Message<"wap.sessions.v1.NetworkTiming"> & {
+  /**
+   * @generated from field: optional double blocked_ms = 1;
+   */
+  blockedMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double dns_ms = 2;
+   */
+  dnsMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double connect_ms = 3;
+   */
+  connectMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double ssl_ms = 4;
+   */
+  sslMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double send_ms = 5;
+   */
+  sendMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double wait_ms = 6;
+   */
+  waitMs?: number | undefined;
+
+  /**
+   * @generated from field: optional double receive_ms = 7;
+   */
+  receiveMs?: number | undefined;
+};
+
+/**
+ * Describes the message wap.sessions.v1.NetworkTiming.
+ * Use `create(NetworkTimingSchema)` to create a new message.
+ */
+export const NetworkTimingSchema: GenMessage<NetworkTiming> = /*@__PURE__*/
+  messageDesc(file_wap_sessions_v1_sessions, 14);
 
 /**
  * @generated from message wap.sessions.v1.ListNetworkResponse
@@ -582,7 +695,7 @@ export type ListNetworkResponse = Message<"wap.sessions.v1.ListNetworkResponse">
  * Use `create(ListNetworkResponseSchema)` to create a new message.
  */
 export const ListNetworkResponseSchema: GenMessage<ListNetworkResponse> = /*@__PURE__*/
-  messageDesc(file_wap_sessions_v1_sessions, 13);
+  messageDesc(file_wap_sessions_v1_sessions, 15);
 
 /**
  * @generated from service wap.sessions.v1.SessionService
