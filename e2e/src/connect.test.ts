@@ -937,6 +937,63 @@ describe('GET /connect', () => {
     assert.equal(verified.body.valid, true, 'the chain is whole');
   });
 
+  test("a running session's live view shows its screen; the replay lists its requests and shows its screencast", async () => {
+    const { apiKey } = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    const origin = new URL(siteUrl).origin;
+    const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
+    const viewer = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+    try {
+      const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+      await page.goto(`${origin}/rec/one`);
+      const read = async () =>
+        (
+          await call<{ session: { status: string; replayUrl: string | null } }>(
+            fleet.gatewayUrl,
+            'GET',
+            `/v1/sessions/${sessionId}`,
+            { key: apiKey },
+          )
+        ).body.session;
+      await until('the first chunk is stored: the session has a replay link', async () => !!(await read()).replayUrl);
+      const { replayUrl } = await read();
+      const watch = await (await viewer.newContext()).newPage();
+      await watch.goto(replayUrl as string);
+      type Live = { status: string; frames: number } | undefined;
+      const live = async () => (await watch.evaluate('window.wapLive')) as Live;
+      await until('the live view shows a frame of the running session', async () => {
+        const state = await live();
+        return state?.status === 'live' && state.frames > 0;
+      });
+      assert.match((await watch.getAttribute('#live-frame', 'src')) ?? '', /^data:image\/jpeg;base64,\/9j\//);
+      // A change on the page is a new frame.
+      const before = (await live())?.frames ?? 0;
+      await page.evaluate(`document.body.style.background = '#c00'`);
+      await until('a new frame follows the change', async () => ((await live())?.frames ?? 0) > before);
+      await browser.close();
+      await until('the live view says the session ended', async () => (await live())?.status === 'ended');
+      await until('the session is recorded to its end', async () => (await read()).status === 'ended');
+
+      // The replay: the page's requests in the timeline, and the screencast beside the player.
+      await watch.goto(replayUrl as string);
+      await until('the player is up', async () => (await watch.evaluate('window.wapReplay !== undefined')) === true);
+      const requests = await watch.$$eval('#requests li', (items) => items.map((li) => li.textContent ?? ''));
+      assert.ok(
+        requests.some((text) => text.startsWith('GET 200 ') && text.endsWith('/rec/one')),
+        requests.join('\n'),
+      );
+      await watch.click('#screen-toggle');
+      await watch.evaluate('window.wapReplay.toEnd()');
+      assert.match(String(await watch.evaluate('window.wapReplay.screen()')), /^data:image\/jpeg;base64,/);
+    } finally {
+      await browser.close().catch(() => undefined);
+      await viewer.close();
+    }
+  });
+
   test("a session's network log: a header first, each request once, filters that narrow, bodies, follow", async () => {
     const { apiKey } = await workspace('free');
     const other = await workspace('free');

@@ -62,7 +62,9 @@ async function walk(urls: string[], record: boolean): Promise<Walk> {
     : undefined;
   if (recording) {
     launched.recordTo(recording);
-    await launched.captureNetwork(recording, { bodies: false });
+    // The host's default screencast, unless the run says otherwise.
+    const screencastIntervalMs = Number(process.env.SCREENCAST_INTERVAL_MS ?? 1_000);
+    await launched.captureNetwork(recording, { bodies: false, screencastIntervalMs });
   }
   const browser = await chromium.connectOverCDP(launched.endpoint.href);
   const loads: number[] = [];

@@ -17,6 +17,10 @@ export function sessionStreamNames(namespace = '') {
     chunks: (sessionId: string) => `${namespace}sessions.chunks.${sessionId}`,
     chunksFilter: `${namespace}sessions.chunks.>`,
     chunksConsumer: 'session-recorder-chunks',
+    /** A running session's screencast frames as they come: core NATS, outside the stream (a live view, not a record). */
+    liveFrames: (sessionId: string) => `${namespace}session-live.${sessionId}.frames`,
+    /** Asks the session's host for the latest frame of each tab (request-reply). */
+    liveLatest: (sessionId: string) => `${namespace}session-live.${sessionId}.latest`,
   };
 }
 
@@ -48,7 +52,7 @@ export function sessionConsumers(namespace = ''): ConsumerSpec[] {
   ];
 }
 
-export const CHUNK_KINDS = ['rrweb', 'network'] as const;
+export const CHUNK_KINDS = ['rrweb', 'network', 'screencast'] as const;
 export type ChunkKind = (typeof CHUNK_KINDS)[number];
 
 /** What a recording chunk says of itself (its headers), covered by its MAC with its body. */

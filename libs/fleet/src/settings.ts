@@ -85,6 +85,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Shared secret (32+ characters) browser hosts sign recording chunks with and session-recorder checks; unset, sessions are not recorded. `make up` derives one per machine.',
   },
+  SCREENCAST_INTERVAL_MS: {
+    meaning:
+      "A recorded page's screencast (canvas and video in the replay, and the live view) keeps a JPEG frame this often at most, only when the page changed; 0 turns it off.",
+  },
   REPLAY_KEY: {
     meaning:
       'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',

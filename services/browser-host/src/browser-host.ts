@@ -32,6 +32,7 @@ export type BrowserHostSettings = Pick<
       | 'SESSION_DRAIN_SECONDS'
       | 'SHUTDOWN_TIMEOUT'
       | 'RECORDING_KEY'
+      | 'SCREENCAST_INTERVAL_MS'
     >
   >;
 
@@ -62,7 +63,9 @@ export function openBrowserHost(
   const publisher = nats && new Publisher(nats.link.nc);
   const relay = db && publisher ? new OutboxRelay(db, publisher, log) : undefined;
   const recordings =
-    publisher && nats && config.RECORDING_KEY ? chunkSink(publisher, nats.namespace, config.RECORDING_KEY) : undefined;
+    publisher && nats && config.RECORDING_KEY
+      ? chunkSink(publisher, nats.namespace, config.RECORDING_KEY, nats.link.nc)
+      : undefined;
   const sessions = new SessionManager({
     executablePath: config.CHROMIUM_PATH,
     allow,
@@ -72,6 +75,7 @@ export function openBrowserHost(
     log,
     store,
     recordings,
+    screencastIntervalMs: config.SCREENCAST_INTERVAL_MS,
   });
   const cdp = new CdpServer(sessions, log);
   const jobs = store && ledger ? [sessionHeartbeat(store, sessions, log), lostSessionSweeper(store, ledger, log)] : [];

@@ -40,6 +40,12 @@ export const env = baseEnv(50056).extend({
    * signs them, session-recorder checks them. Unset, sessions are not recorded.
    */
   RECORDING_KEY: z.string().min(32).optional(),
+  /**
+   * A recorded page's screencast (what rrweb cannot see: canvas, video; and
+   * the live view) takes a JPEG frame this often at most, and only when the
+   * page changed. 0: no screencast.
+   */
+  SCREENCAST_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 });
 
 export type BrowserHostConfig = z.infer<typeof env>;

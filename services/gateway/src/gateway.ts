@@ -16,6 +16,7 @@ import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
 import { ReplayLinks } from './replay/links.js';
+import { LiveFrames } from './replay/live.js';
 import { ApiKeyCache } from './store/api-key-cache.js';
 import type { GatewayDatabase } from './store/database.js';
 import { IdempotencyStore } from './store/idempotency.js';
@@ -72,6 +73,7 @@ export function openGateway(
     hosts,
     publicUrl,
     replays,
+    live: replays && new LiveFrames(nats.nc, config.NATS_NAMESPACE),
     maxBodyBytes: config.MAX_BODY_BYTES,
     readiness: async () => {
       const [own, services] = await Promise.all([options.ownReadiness?.() ?? true, upstreams.readiness()]);

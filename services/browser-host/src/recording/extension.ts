@@ -117,15 +117,24 @@ const workerScript = (token: string) => `
 const URL = 'http://${RECORDING_HOST}/chunk';
 const TOKEN = ${JSON.stringify(token)};
 const queued = new Map();
+// Chromium's tab ids to DevTools target ids, which the host numbers tabs by (the network log and screencast see targets).
+const targets = new Map();
+const targetOf = async (tab) => {
+  if (!targets.has(tab)) {
+    try { for (const t of await chrome.debugger.getTargets()) if (t.tabId !== undefined) targets.set(t.tabId, t.id); } catch (err) {}
+  }
+  return targets.get(tab);
+};
 let timer = null;
 let sending = Promise.resolve();
 const flush = () => {
   timer = null;
   for (const [tab, events] of queued) {
-    const body = JSON.stringify({ tab, events });
-    sending = sending.then(() =>
-      fetch(URL, { method: 'POST', headers: { 'content-type': 'application/json', '${RECORDING_TOKEN_HEADER}': TOKEN }, body })
-        .catch(() => {}));
+    sending = sending.then(async () => {
+      const body = JSON.stringify({ tab, target: await targetOf(tab), events });
+      await fetch(URL, { method: 'POST', headers: { 'content-type': 'application/json', '${RECORDING_TOKEN_HEADER}': TOKEN }, body })
+        .catch(() => {});
+    });
   }
   queued.clear();
 };
@@ -182,6 +191,8 @@ export function writeRecorderExtension(userDataDir: string): RecorderExtension {
     ],
     background: { service_worker: 'worker.js' },
     host_permissions: ['<all_urls>'],
+    // chrome.debugger.getTargets only: a tab's target id. Nothing attaches.
+    permissions: ['debugger'],
   };
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));

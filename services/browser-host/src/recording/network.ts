@@ -8,6 +8,7 @@
 // host's sessions, emulating nothing; a new page waits for them only as long
 // as it takes to enable the Network domain.
 import type { Browser, CDPSession } from 'puppeteer-core';
+import { type ScreenFrame, startScreencast } from './screencast.js';
 
 /** One request, as the network log serves it. */
 export interface NetworkRow {
@@ -173,8 +174,11 @@ function initiatorOf(i: Initiator | undefined): NetworkRow['initiator'] {
   return { type: i.type, ...(url && { url }), ...(line !== undefined && { line: line + 1 }) };
 }
 
+/**
+ * The host's own CDP sessions on a session browser's pages: its network log,
+ * and (when asked) each page's screencast, on the same attachment.
+ */
 export class NetworkCapture {
-  private readonly tabs = new Map<string, number>();
   private stopped = false;
 
   constructor(
@@ -184,6 +188,10 @@ export class NetworkCapture {
       bodies: boolean;
       /** The address the egress proxy reached for a host name. */
       addressOf: (hostname: string) => string | undefined;
+      /** The session's number for a page target: the same in the replay, the log and the screencast. */
+      tabOf: (targetId: string) => number;
+      /** Each page's screencast, a frame per interval at most; none when absent. */
+      screencast?: { intervalMs: number; emit: (frame: ScreenFrame) => void };
     },
   ) {}
 
@@ -229,8 +237,7 @@ export class NetworkCapture {
 
   /** Folds the requests of one page; Network.enable goes out before the page is let go. */
   private watch(cdp: CDPSession, targetId: string): void {
-    if (!this.tabs.has(targetId)) this.tabs.set(targetId, this.tabs.size + 1);
-    const tab = this.tabs.get(targetId) as number;
+    const tab = this.options.tabOf(targetId);
     const pending = new Map<string, Pending>();
     const finish = (id: string, end: number, more: Partial<NetworkRow>) => {
       const open = pending.get(id);
@@ -350,6 +357,8 @@ export class NetworkCapture {
       finish(e.requestId, e.timestamp, { error: e.canceled ? 'canceled' : e.errorText });
     });
     cdp.send('Network.enable').catch(() => undefined);
+    const screen = this.options.screencast;
+    if (screen) startScreencast(cdp, tab, screen.intervalMs, screen.emit);
   }
 
   /** Stops listening; rows of requests still open are dropped (the page is going away with them). */

@@ -23,6 +23,7 @@ import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
 import { chunkSink, SessionRecording } from './recording.js';
+import type { ScreenFrame } from './screencast.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
 const namespace = uniqueNamespace('recording');
@@ -58,6 +59,7 @@ after(async () => {
 
 interface Chunk {
   seq: number;
+  kind: string;
   pages: number;
   macValid: boolean;
   batches: { tab: number; events: { type: number }[] }[];
@@ -78,6 +80,7 @@ async function chunks(sessionId: string): Promise<Chunk[]> {
     const text = gunzipSync(msg.data).toString('utf8');
     out.push({
       seq: meta.seq,
+      kind: meta.kind,
       pages: meta.pages,
       macValid: chunkMacValid(KEY, meta, msg.data, msg.header.get('Wap-Mac')),
       batches: JSON.parse(text),
@@ -87,17 +90,21 @@ async function chunks(sessionId: string): Promise<Chunk[]> {
   return out;
 }
 
-async function recordedSession(drive: (b: SessionBrowser, sessionId: string) => Promise<void>) {
+async function recordedSession(
+  drive: (b: SessionBrowser, sessionId: string) => Promise<void>,
+  capture?: { screencastIntervalMs: number },
+) {
   const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
   const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), face, { record: true });
   const sessionId = randomUUID();
   const recording = new SessionRecording(
     sessionId,
     'ws-recorded',
-    chunkSink(new Publisher(nats.nc), namespace, KEY),
+    chunkSink(new Publisher(nats.nc), namespace, KEY, nats.nc),
     quietLog(),
   );
   b.recordTo(recording);
+  if (capture) await b.captureNetwork(recording, { bodies: false, ...capture });
   try {
     await drive(b, sessionId);
   } finally {
@@ -176,4 +183,80 @@ test("a client's new browser context is recorded too, and a page cannot post int
   const all = recorded.map((c) => c.text).join('\n');
   assert.ok(all.includes('Checkout'));
   assert.ok(!all.includes('FORGED-EVENT'), 'nothing the page posted is in the recording');
+});
+
+test("a page's rrweb events, network rows and screencast frames name the same tab; frames go live, and the latest answers", async () => {
+  const live: ScreenFrame[] = [];
+  const names = sessionStreamNames(namespace);
+  let latest: ScreenFrame[] = [];
+  const { chunks: recorded } = await recordedSession(
+    async (b, sessionId) => {
+      const sub = nats.nc.subscribe(names.liveFrames(sessionId), {
+        callback: (_err, msg) => {
+          live.push(msg.json<ScreenFrame>());
+        },
+      });
+      try {
+        const first = await b.browser.newPage();
+        await first.goto(`http://127.0.0.1:${port}/checkout`);
+        const second = await b.browser.newPage();
+        await second.goto(`http://localhost:${port}/second`);
+        // What rrweb cannot see: a canvas drawn by script.
+        await second.evaluate(() => {
+          const canvas = document.createElement('canvas');
+          document.body.prepend(canvas);
+          const g = canvas.getContext('2d') as CanvasRenderingContext2D;
+          g.fillStyle = '#e00';
+          g.fillRect(0, 0, 300, 150);
+        });
+        await until('frames of both pages arrive live', async () => new Set(live.map((f) => f.tab)).size >= 2);
+        const answer = await nats.nc.request(names.liveLatest(sessionId), '', { timeout: 5_000 });
+        latest = answer.json<ScreenFrame[]>();
+        await until('both documents and their requests are recorded', async () => {
+          const text = (await chunks(sessionId)).map((c) => c.text).join('');
+          return text.includes(`localhost:${port}/second`) && text.includes('"type":"Document"');
+        });
+      } finally {
+        sub.unsubscribe();
+      }
+    },
+    { screencastIntervalMs: 200 },
+  );
+  const tabOf = (kind: string, path: string) => {
+    const of = recorded.filter((c) => c.kind === kind);
+    if (kind === 'rrweb')
+      return of
+        .flatMap((c) => c.batches)
+        .find((batch) =>
+          batch.events.some((e) => e.type === 4 && (e as { data?: { href?: string } }).data?.href?.endsWith(path)),
+        )?.tab;
+    return (of.flatMap((c) => c.batches) as unknown as { tab: number; url: string }[]).find(
+      (row) => row.url.endsWith(path) && kind === 'network',
+    )?.tab;
+  };
+  const checkout = tabOf('rrweb', '/checkout');
+  const second = tabOf('rrweb', '/second');
+  assert.ok(checkout && second && checkout !== second, 'two tabs in the replay');
+  assert.equal(tabOf('network', '/checkout'), checkout, 'the network log numbers the first page as the replay does');
+  assert.equal(tabOf('network', '/second'), second, 'and the second');
+  const stored = recorded.filter((c) => c.kind === 'screencast').flatMap((c) => c.batches as unknown as ScreenFrame[]);
+  assert.deepEqual(
+    [...new Set(stored.map((f) => f.tab))].sort(),
+    [checkout, second].sort(),
+    'frames of both pages are in the recording, under the same tabs',
+  );
+  for (const frame of [...stored, ...live]) {
+    assert.ok(
+      Buffer.from(frame.data, 'base64')
+        .subarray(0, 2)
+        .equals(Buffer.from([0xff, 0xd8])),
+      'a JPEG',
+    );
+    assert.ok(frame.width > 0 && frame.height > 0 && frame.at > 0);
+  }
+  assert.deepEqual(
+    [...new Set(latest.map((f) => f.tab))].sort(),
+    [checkout, second].sort(),
+    'the latest frame of each tab, on request',
+  );
 });

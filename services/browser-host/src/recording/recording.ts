@@ -3,16 +3,22 @@
 // published for the session-recorder. Chunks go out one at a time, in order;
 // the last is flushed when the session ends.
 import { gzipSync } from 'node:zlib';
+import type { NatsLink } from '@wap/events';
 import { type ChunkKind, type ChunkMeta, chunkHeaders, type Publisher, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
 import type { NetworkRow } from './network.js';
+import type { ScreenFrame } from './screencast.js';
 
-/** Where chunks go: JetStream, signed with the fleet's recording key. */
+/** Where chunks go: JetStream, signed with the fleet's recording key; and screencast frames, live. */
 export interface ChunkSink {
   publish(meta: ChunkMeta, body: Uint8Array): Promise<void>;
+  /** A running session's frame for whoever watches it live (core NATS: nobody watching, nothing kept). */
+  live?(sessionId: string, frame: ScreenFrame): void;
+  /** Answers a live view's ask for the latest frame of each tab, until the returned stop is called. */
+  serveLatest?(sessionId: string, latest: () => ScreenFrame[]): () => void;
 }
 
-export function chunkSink(publisher: Publisher, namespace: string, key: string): ChunkSink {
+export function chunkSink(publisher: Publisher, namespace: string, key: string, nc?: NatsLink['nc']): ChunkSink {
   const names = sessionStreamNames(namespace);
   return {
     async publish(meta, body) {
@@ -21,6 +27,19 @@ export function chunkSink(publisher: Publisher, namespace: string, key: string):
         headers: chunkHeaders(key, meta, body),
       });
     },
+    ...(nc && {
+      live(sessionId: string, frame: ScreenFrame) {
+        nc.publish(names.liveFrames(sessionId), JSON.stringify(frame));
+      },
+      serveLatest(sessionId: string, latest: () => ScreenFrame[]) {
+        const sub = nc.subscribe(names.liveLatest(sessionId), {
+          callback: (_err, msg) => {
+            msg.respond(JSON.stringify(latest()));
+          },
+        });
+        return () => sub.unsubscribe();
+      },
+    }),
   };
 }
 
@@ -37,12 +56,16 @@ interface Batch {
   events: unknown[];
 }
 
-/** A posted body as the extension's worker sends it: `{ tab, events }`. */
-function parseBatch(body: Buffer): { tab: number; events: unknown[] } | undefined {
+/** A posted body as the extension's worker sends it: `{ tab, target, events }` (target: the tab's DevTools id, when known). */
+function parseBatch(body: Buffer): { tab: number; target?: string; events: unknown[] } | undefined {
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { tab?: unknown; events?: unknown };
+    const parsed = JSON.parse(body.toString('utf8')) as { tab?: unknown; target?: unknown; events?: unknown };
     if (typeof parsed.tab === 'number' && Array.isArray(parsed.events))
-      return { tab: parsed.tab, events: parsed.events };
+      return {
+        tab: parsed.tab,
+        ...(typeof parsed.target === 'string' && { target: parsed.target }),
+        events: parsed.events,
+      };
   } catch {}
   return undefined;
 }
@@ -53,8 +76,12 @@ export class SessionRecording {
   private pendingBytes = 0;
   private pendingPages = 0;
   private network: NetworkRow[] = [];
-  /** Chromium's tab ids, numbered 1, 2... in the order they were first seen. */
-  private readonly tabs = new Map<number, number>();
+  private frames: ScreenFrame[] = [];
+  /** The latest frame of each tab, for a live view that opens between frames. */
+  private readonly latest = new Map<number, ScreenFrame>();
+  private readonly stopServing: (() => void) | undefined;
+  /** Tabs numbered 1, 2... in the order first seen, by DevTools target id (or Chromium's tab id when the worker could not tell it). */
+  private readonly tabs = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
   private closed = false;
@@ -65,17 +92,29 @@ export class SessionRecording {
     readonly workspaceId: string,
     private readonly sink: ChunkSink,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.stopServing = sink.serveLatest?.(sessionId, () => [...this.latest.values()]);
+  }
+
+  /** The session's number for a tab: its replay, network log and screencast agree on it. */
+  tabOf(targetId: string): number {
+    return this.number(`target:${targetId}`);
+  }
+
+  private number(key: string): number {
+    let tab = this.tabs.get(key);
+    if (tab === undefined) {
+      tab = this.tabs.size + 1;
+      this.tabs.set(key, tab);
+    }
+    return tab;
+  }
 
   /** A body the extension posted; a malformed one is dropped (only the session's own extension can post). */
   accept(body: Buffer): void {
     const batch = parseBatch(body);
     if (this.closed || !batch || batch.events.length === 0) return;
-    let tab = this.tabs.get(batch.tab);
-    if (tab === undefined) {
-      tab = this.tabs.size + 1;
-      this.tabs.set(batch.tab, tab);
-    }
+    const tab = batch.target ? this.tabOf(batch.target) : this.number(`chrome:${batch.tab}`);
     const pages = batch.events.filter((e) => (e as { type?: unknown }).type === RRWEB_META).length;
     this.pending.push({ tab, events: batch.events });
     this.pendingBytes += body.length;
@@ -89,6 +128,16 @@ export class SessionRecording {
     if (this.closed) return;
     this.network.push(row);
     this.pendingBytes += 256 + row.url.length + (row.body?.length ?? 0);
+    this.soon();
+  }
+
+  /** A screencast frame (recording/screencast.ts): live at once, and in a `screencast` chunk. */
+  acceptFrame(frame: ScreenFrame): void {
+    if (this.closed) return;
+    this.latest.set(frame.tab, frame);
+    this.sink.live?.(this.sessionId, frame);
+    this.frames.push(frame);
+    this.pendingBytes += frame.data.length;
     this.soon();
   }
 
@@ -107,9 +156,11 @@ export class SessionRecording {
     this.timer = undefined;
     if (this.pending.length > 0) this.send('rrweb', this.pendingPages, this.pending);
     if (this.network.length > 0) this.send('network', 0, this.network);
+    if (this.frames.length > 0) this.send('screencast', 0, this.frames);
     this.pending = [];
     this.pendingPages = 0;
     this.network = [];
+    this.frames = [];
     this.pendingBytes = 0;
     return this.chain;
   }
@@ -145,6 +196,7 @@ export class SessionRecording {
   async close(): Promise<void> {
     const last = this.flush();
     this.closed = true;
+    this.stopServing?.();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(() => {

@@ -30,6 +30,8 @@ export interface SessionManagerSettings {
   store?: SessionStore;
   /** Where recordings go (docs/sessions.md); without it sessions are not recorded. */
   recordings?: ChunkSink;
+  /** A recorded page's screencast takes a frame this often at most; 0: none. */
+  screencastIntervalMs?: number;
 }
 
 /** Credits held ahead of use: five minutes of browser time. */
@@ -169,7 +171,10 @@ export class SessionManager {
         session.recording = new SessionRecording(id, workspaceId, this.settings.recordings, log);
         sessionBrowser.recordTo(session.recording);
         await sessionBrowser
-          .captureNetwork(session.recording, { bodies: settings.networkBodies })
+          .captureNetwork(session.recording, {
+            bodies: settings.networkBodies,
+            screencastIntervalMs: this.settings.screencastIntervalMs ?? 0,
+          })
           .catch((err) => log.warn({ err, sessionId: id }, 'network log not started'));
       }
       this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');

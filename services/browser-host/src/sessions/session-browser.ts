@@ -33,7 +33,11 @@ export interface SessionBrowser {
   /** Has the extension send what it holds (before the browser closes); nothing when it is not recording. */
   flushRecording(): Promise<void>;
   /** Folds every page's requests into network log rows for `recording` from now on (recording/network.ts). */
-  captureNetwork(recording: SessionRecording, options: { bodies: boolean }): Promise<void>;
+  /** The host's own CDP sessions on every page: the network log, and the screencast when its interval is above 0. */
+  captureNetwork(
+    recording: SessionRecording,
+    options: { bodies: boolean; screencastIntervalMs: number },
+  ): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,11 +124,15 @@ export async function launchSessionBrowser(
         const worker = await target?.worker().catch(() => null);
         await worker?.evaluate('self.wapFlush && self.wapFlush()').catch(() => undefined);
       },
-      captureNetwork: async (r, { bodies }) => {
+      captureNetwork: async (r, { bodies, screencastIntervalMs }) => {
         if (!browser) return;
         network = new NetworkCapture(browser, (row) => r.acceptNetwork(row), {
           bodies,
           addressOf: (host) => egress.addressOf(host),
+          tabOf: (targetId) => r.tabOf(targetId),
+          ...(screencastIntervalMs > 0 && {
+            screencast: { intervalMs: screencastIntervalMs, emit: (frame) => r.acceptFrame(frame) },
+          }),
         });
         await network.start();
       },

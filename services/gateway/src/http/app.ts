@@ -9,6 +9,7 @@ import type { Invoker } from '../invoke/invoke.js';
 import { openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
 import type { ReplayLinks } from '../replay/links.js';
+import type { LiveFrames } from '../replay/live.js';
 import type { IdentityStore, Principal } from '../store/identity.js';
 import { authenticate } from './auth.js';
 import { connectQuery, connectRouter } from './connect.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   publicUrl: string;
   /** Signs and checks replay links; absent, there is no /replay. */
   replays?: ReplayLinks;
+  /** Running sessions' screencast frames, for the replay page's live view. */
+  live?: LiveFrames;
   maxBodyBytes: number;
   /** The gateway's own readiness (database, NATS) and that of every service behind it. */
   readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
@@ -93,7 +96,8 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(docsRouter());
   app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
-  if (deps.replays) app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, log: deps.log }));
+  if (deps.replays)
+    app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, live: deps.live, log: deps.log }));
 
   app.use(
     mountRegistry(deps.registry, {

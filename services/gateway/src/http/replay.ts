@@ -4,20 +4,31 @@
 // - GET /replay/{id}?w&exp&sig            the replay page (HTML)
 // - GET /replay/{id}/events?w&exp&sig     its events, per tab (JSON)
 // - GET /replay/{id}/bundle?w&exp&sig     the exported bundle: one HTML file that plays offline
+// - GET /replay/{id}/live?w&exp&sig       a running session's screencast (Server-Sent Events)
 // - GET /replay/assets/player.js|css      rrweb-player, from our own files
 //
 // A link that is forged, changed, expired or for another session answers
 // 403 replay_access_denied; a session without a recording, 404.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { ledger } from '@wap/proto';
 import { type Request, Router } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { ReplayLinks } from '../replay/links.js';
+import type { LiveFrames } from '../replay/live.js';
 import { playerAssets, replayHtml, replayPagePolicy } from '../replay/page.js';
 import { readReplay } from '../replay/recording.js';
 
-export function replayRouter(deps: { links: ReplayLinks; upstreams: Upstreams; log: Logger }): Router {
+/** How often the live view looks at whether its session still runs. */
+export const LIVE_STATUS_MS = 2_000;
+
+export function replayRouter(deps: {
+  links: ReplayLinks;
+  upstreams: Upstreams;
+  live?: LiveFrames | undefined;
+  log: Logger;
+}): Router {
   const router = Router();
   router.get('/replay/assets/player.js', (_req, res) => {
     res.type('application/javascript').set('Cache-Control', 'public, max-age=86400').send(playerAssets().script);
@@ -44,6 +55,7 @@ export function replayRouter(deps: { links: ReplayLinks; upstreams: Upstreams; l
             mode: {
               kind: 'linked',
               eventsUrl: `/replay/${access.sessionId}/events${query}`,
+              ...(deps.live && { liveUrl: `/replay/${access.sessionId}/live${query}` }),
               assetsBase: '/replay/assets',
               nonce,
             },
@@ -62,6 +74,50 @@ export function replayRouter(deps: { links: ReplayLinks; upstreams: Upstreams; l
     try {
       const { data } = await recorded(req);
       res.set('Cache-Control', 'private, no-store').json(data);
+    } catch (err) {
+      next(err);
+    }
+  });
+  // The live view: `status` first (`live` or `ended`), then a `frame` per screencast frame (the latest of each
+  // tab at once), and `status` `ended` when the session ends, after which the stream closes.
+  router.get('/replay/:id/live', async (req, res, next) => {
+    const live = deps.live;
+    try {
+      if (!live) throw new ApiError('not_found');
+      const access = deps.links.check(String(req.params.id).toLowerCase(), req.query);
+      const status = async () => {
+        const out = await deps.upstreams.sessions.getSession({
+          workspaceId: access.workspaceId,
+          sessionId: access.sessionId,
+        });
+        return out.session?.status === 'live' ? 'live' : 'ended';
+      };
+      const first = await status();
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'private, no-store',
+        'X-Accel-Buffering': 'no',
+      });
+      const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      send('status', { status: first });
+      if (first !== 'live') return void res.end();
+      const stop = live.watch(access.sessionId, (frame) => send('frame', frame));
+      for (const frame of await live.latest(access.sessionId)) send('frame', frame);
+      const timer = setInterval(() => {
+        status()
+          .then((now) => {
+            if (now === 'live') return;
+            send('status', { status: now });
+            done();
+          })
+          .catch(() => undefined);
+      }, LIVE_STATUS_MS);
+      const done = () => {
+        clearInterval(timer);
+        stop();
+        res.end();
+      };
+      req.on('close', done);
     } catch (err) {
       next(err);
     }

@@ -50,43 +50,100 @@ aside li { margin: 4px 0; word-break: break-all; }
 aside button { all: unset; cursor: pointer; color: #2456c7; }
 #tabs { margin-bottom: 12px; }
 #status { padding: 20px; }
+#live { background: #fff; border-radius: 6px; padding: 12px; margin-bottom: 16px; }
+#live h2 { font-size: 13px; margin: 0 0 8px; }
+#live img, #screen { display: block; max-width: 100%; border: 1px solid #d8dbe2; }
+#screen-switch { display: inline-block; margin: 0 0 8px; }
+aside small { opacity: .7; }
 `;
 
 /**
  * The player's boot: takes the replay data, shows the first tab, lists each
- * tab's pages as a timeline that seeks the player, and leaves
- * `window.wapReplay` for scripts (and tests): the player, and `toEnd()`.
+ * tab's pages and requests as a timeline that seeks the player, shows the
+ * screencast frame of the player's moment on demand, and leaves
+ * `window.wapReplay` for scripts (and tests): the player, `toEnd()`, and
+ * `screen()` (the frame shown). `wapLive` opens the live view of a running
+ * session; `window.wapLive` says its status and how many frames came.
  */
 const BOOT = `
+function wapLive(url) {
+  var box = document.getElementById('live');
+  var img = document.getElementById('live-frame');
+  var note = document.getElementById('live-status');
+  var latest = {};
+  var state = window.wapLive = { status: 'connecting', frames: 0, tab: 0 };
+  var source = new EventSource(url);
+  source.addEventListener('status', function (e) {
+    state.status = JSON.parse(e.data).status;
+    if (state.status === 'live') { box.hidden = false; note.textContent = 'running now'; return; }
+    source.close();
+    if (!box.hidden) note.textContent = 'ended: reload the page to replay all of it';
+  });
+  source.addEventListener('frame', function (e) {
+    var f = JSON.parse(e.data);
+    if (latest[f.tab] && latest[f.tab].at > f.at) return;
+    latest[f.tab] = f;
+    img.src = 'data:image/jpeg;base64,' + f.data;
+    img.alt = 'Tab ' + f.tab + ' at ' + new Date(f.at).toISOString();
+    state.frames++;
+    state.tab = f.tab;
+  });
+}
 function wapPlay(data) {
   var status = document.getElementById('status');
   if (!data.tabs.length) { status.textContent = 'Nothing was recorded in this session.'; return; }
   status.remove();
   var tabs = document.getElementById('tabs');
   var list = document.getElementById('pages');
+  var requests = document.getElementById('requests');
   var target = document.getElementById('player');
+  var screenSwitch = document.getElementById('screen-switch');
+  var screenToggle = document.getElementById('screen-toggle');
+  var screen = document.getElementById('screen');
   var player = null;
+  function entry(into, text, title, at, start) {
+    var item = document.createElement('li');
+    var go = document.createElement('button');
+    go.textContent = text;
+    go.title = '+' + ((at - start) / 1000).toFixed(1) + ' s' + (title ? ', ' + title : '');
+    go.onclick = function () { player.goto(Math.max(0, at - start), false); };
+    item.appendChild(go);
+    into.appendChild(item);
+  }
   function show(index) {
     var tab = data.tabs[index];
     target.innerHTML = '';
+    screen.hidden = true;
+    screenSwitch.hidden = tab.frames.length === 0;
+    screenToggle.checked = false;
     var width = Math.max(320, target.clientWidth || 960);
     var Player = rrwebPlayer.Player || rrwebPlayer.default || rrwebPlayer;
     player = new Player({ target: target, props: { events: tab.events, width: width, height: Math.round(width * 0.6), autoPlay: false, skipInactive: true, showController: true } });
     var start = tab.events.length ? tab.events[0].timestamp : 0;
     list.innerHTML = '';
-    tab.pages.forEach(function (page) {
-      var item = document.createElement('li');
-      var go = document.createElement('button');
-      go.textContent = page.url;
-      go.title = '+' + ((page.at - start) / 1000).toFixed(1) + ' s';
-      go.onclick = function () { player.goto(page.at - start, false); };
-      item.appendChild(go);
-      list.appendChild(item);
+    tab.pages.forEach(function (page) { entry(list, page.url, '', page.at, start); });
+    requests.innerHTML = '';
+    tab.requests.forEach(function (r) {
+      entry(requests, r.method + ' ' + (r.status || 'failed') + ' ' + r.url, r.type + ', ' + r.durationMs + ' ms', r.at, start);
     });
+    var now = 0;
+    function frameAt(offset) {
+      var shown = null;
+      for (var i = 0; i < tab.frames.length && tab.frames[i].at - start <= offset; i++) shown = tab.frames[i];
+      return shown || tab.frames[0] || null;
+    }
+    function paint() {
+      if (screen.hidden) return;
+      var f = frameAt(now);
+      if (f) screen.src = 'data:image/jpeg;base64,' + f.data;
+    }
+    player.addEventListener('ui-update-current-time', function (e) { now = e.payload; paint(); });
+    screenToggle.onchange = function () { screen.hidden = !screenToggle.checked; paint(); };
     window.wapReplay = {
       player: player,
       tab: tab.tab,
-      toEnd: function () { var r = player.getReplayer(); r.pause(r.getMetaData().totalTime); },
+      toEnd: function () { var r = player.getReplayer(); r.pause(r.getMetaData().totalTime); now = r.getMetaData().totalTime; paint(); },
+      screen: function () { return screen.hidden ? null : screen.src; },
     };
   }
   if (data.tabs.length > 1) {
@@ -105,7 +162,9 @@ function wapPlay(data) {
 interface PageParts {
   sessionId: string;
   /** Linked assets and events fetched from `eventsUrl` (the replay page), or all inline (the bundle). */
-  mode: { kind: 'linked'; eventsUrl: string; assetsBase: string; nonce: string } | { kind: 'inline'; data: ReplayData };
+  mode:
+    | { kind: 'linked'; eventsUrl: string; liveUrl?: string; assetsBase: string; nonce: string }
+    | { kind: 'inline'; data: ReplayData };
 }
 
 /** The replay page's policy: scripts and styles only its own; the recorded page's images and fonts may load. */
@@ -146,6 +205,7 @@ export function replayHtml({ sessionId, mode }: PageParts): string {
   const start =
     mode.kind === 'linked'
       ? `<script nonce="${mode.nonce}">${BOOT}
+${mode.liveUrl ? `wapLive(${scriptJson(mode.liveUrl)});` : ''}
 fetch(${scriptJson(mode.eventsUrl)}).then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
   .then(wapPlay, function (e) { document.getElementById('status').textContent = 'The recording could not be loaded: ' + e.message; });
 </script>`
@@ -162,8 +222,13 @@ wapPlay(JSON.parse(document.getElementById('wap-data').textContent));
 ${head}
 </head><body>
 <header><h1>${title}</h1><span>Recorded with rrweb; inputs of password and sensitive fields are masked in the page.</span></header>
-<main><section><div id="status">Loading the recording…</div><div id="player"></div></section>
-<aside><select id="tabs"></select><h2>Pages</h2><ol id="pages"></ol></aside></main>
+<main><section>
+<div id="live" hidden><h2>Live view <small id="live-status"></small></h2><img id="live-frame" alt=""></div>
+<div id="status">Loading the recording…</div>
+<label id="screen-switch" hidden><input type="checkbox" id="screen-toggle"> Screencast beside the replay (canvas, video)</label>
+<img id="screen" hidden alt="The screencast frame at the player's moment">
+<div id="player"></div></section>
+<aside><select id="tabs"></select><h2>Pages</h2><ol id="pages"></ol><h2>Network</h2><ol id="requests"></ol></aside></main>
 ${start}
 </body></html>
 `;
