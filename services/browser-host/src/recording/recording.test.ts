@@ -240,11 +240,12 @@ test("a page's rrweb events, network rows and screencast frames name the same ta
   assert.equal(tabOf('network', '/checkout'), checkout, 'the network log numbers the first page as the replay does');
   assert.equal(tabOf('network', '/second'), second, 'and the second');
   const stored = recorded.filter((c) => c.kind === 'screencast').flatMap((c) => c.batches as unknown as ScreenFrame[]);
-  assert.deepEqual(
-    [...new Set(stored.map((f) => f.tab))].sort(),
-    [checkout, second].sort(),
-    'frames of both pages are in the recording, under the same tabs',
-  );
+  // (The browser's first blank page has frames of its own, under its own tab.)
+  for (const tab of [checkout, second])
+    assert.ok(
+      stored.some((f) => f.tab === tab),
+      `frames of tab ${tab} are in the recording, under the replay's number`,
+    );
   for (const frame of [...stored, ...live]) {
     assert.ok(
       Buffer.from(frame.data, 'base64')
@@ -254,9 +255,6 @@ test("a page's rrweb events, network rows and screencast frames name the same ta
     );
     assert.ok(frame.width > 0 && frame.height > 0 && frame.at > 0);
   }
-  assert.deepEqual(
-    [...new Set(latest.map((f) => f.tab))].sort(),
-    [checkout, second].sort(),
-    'the latest frame of each tab, on request',
-  );
+  for (const tab of [checkout, second])
+    assert.equal(latest.filter((f) => f.tab === tab).length, 1, `the latest frame of tab ${tab}, on request`);
 });

@@ -1,13 +1,19 @@
 // A page's screencast (docs/sessions.md, "Screencast"): JPEG frames from
 // Chromium's compositor on the host's own CDP session to the page, sent only
-// when something changed, kept at most one per interval: a frame that comes
-// sooner waits, and a newer one replaces it, so the last state of a page
-// that stops changing is always kept. Every frame is acknowledged at once:
-// Chromium keeps only two unacknowledged, and drops the changes that come
-// while it waits (measured 2026-11-24: a change made then never reached the
-// screencast). They fill what rrweb cannot see (canvas, video, plugins) in
-// the recording and feed the live view. Nothing runs in the page: it cannot
-// tell.
+// when something changed. Two limits, one for Chromium and one for us:
+//
+// - Chromium encodes a frame for every change until three are
+//   unacknowledged; each is acknowledged only after the interval, so a busy
+//   page costs a few encodes a second, not one per paint (acknowledging at
+//   once cost about 15 ms a page load on a 2-core host, 2026-11-24). The
+//   changes made while three are out are dropped, so once they are all
+//   acknowledged the screencast is restarted, which sends the page as it is.
+// - The host keeps one frame per interval at most: a frame that comes sooner
+//   waits and a newer one replaces it, so the last state of a page that stops
+//   changing is always kept.
+//
+// Frames fill what rrweb cannot see (canvas, video, plugins) in the recording
+// and feed the live view. Nothing runs in the page: it cannot tell.
 import type { CDPSession } from 'puppeteer-core';
 
 /** One frame as the recording and the live view carry it. */
@@ -31,8 +37,14 @@ interface FrameEvent {
   metadata: { timestamp?: number; deviceWidth: number; deviceHeight: number };
 }
 
+/** Chromium's screencast stops encoding while this many frames are unacknowledged. */
+const MAX_IN_FLIGHT = 3;
+
 /** Starts the page's screencast; frames go to `emit` until the page or the CDP session goes. */
 export function startScreencast(cdp: CDPSession, tab: number, intervalMs: number, emit: (f: ScreenFrame) => void) {
+  let inFlight = 0;
+  /** Chromium stopped encoding at some point: a change may have been dropped meanwhile. */
+  let saturated = false;
   let lastEmit = 0;
   let waiting: ScreenFrame | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -43,9 +55,9 @@ export function startScreencast(cdp: CDPSession, tab: number, intervalMs: number
     emit(waiting);
     waiting = undefined;
   };
+  const start = () => cdp.send('Page.startScreencast', SCREENCAST_PARAMS as never).catch(() => undefined);
   cdp.on('Page.screencastFrame', (p: unknown) => {
     const e = p as FrameEvent;
-    cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => undefined);
     waiting = {
       tab,
       at: Math.round((e.metadata.timestamp ?? Date.now() / 1000) * 1000),
@@ -59,6 +71,16 @@ export function startScreencast(cdp: CDPSession, tab: number, intervalMs: number
       timer = setTimeout(send, due);
       timer.unref();
     }
+    if (++inFlight >= MAX_IN_FLIGHT) saturated = true;
+    const ack = setTimeout(async () => {
+      await cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => undefined);
+      if (--inFlight > 0 || !saturated) return;
+      saturated = false;
+      // What changed while Chromium waited was dropped: a restart sends the page as it is now.
+      await cdp.send('Page.stopScreencast').catch(() => undefined);
+      await start();
+    }, intervalMs);
+    ack.unref();
   });
-  cdp.send('Page.startScreencast', SCREENCAST_PARAMS as never).catch(() => undefined);
+  void start();
 }
