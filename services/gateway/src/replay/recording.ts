@@ -7,11 +7,13 @@ import type { Upstreams } from '../clients/upstreams.js';
 
 /** rrweb's event type of a new document's first event, which carries its URL. */
 const RRWEB_META = 4;
+/** rrweb's event type of an application's own event: the player passes it by. */
+const RRWEB_CUSTOM = 5;
 
 interface RrwebEvent {
   type: number;
   timestamp: number;
-  data?: { href?: string };
+  data?: { href?: string; tag?: string; payload?: unknown };
 }
 
 export interface ReplayTab {
@@ -100,6 +102,14 @@ export function readReplayChunks(sessionId: string, chunks: readonly { kind: str
     entry.events.sort((a, b) => a.timestamp - b.timestamp);
     entry.frames.sort((a, b) => a.at - b.at);
     entry.requests.sort((a, b) => a.at - b.at);
+    // The player applies, at its end, only the events strictly before it: a tab whose last event is a page's
+    // snapshot (a page that changed no more) would end on the page before. A marker after everything closes it.
+    const last = Math.max(
+      entry.events.at(-1)?.timestamp ?? 0,
+      entry.frames.at(-1)?.at ?? 0,
+      entry.requests.at(-1)?.at ?? 0,
+    );
+    entry.events.push({ type: RRWEB_CUSTOM, timestamp: last + 1, data: { tag: 'wap.end', payload: {} } });
   }
   return { sessionId, tabs: [...tabs.values()].sort((a, b) => a.tab - b.tab) };
 }
