@@ -1107,4 +1107,61 @@ describe('GET /connect', () => {
     assert.equal(elsewhere.status, 404);
     assert.deepEqual(Object.keys((elsewhere.body as { details?: object }).details ?? {}), []);
   });
+
+  test('a deleted session is gone with its bytes: reads, replay link and export answer 404; a running one is refused', async () => {
+    const { apiKey } = await workspace('free');
+    const other = await workspace('free');
+    const opened = await call<{ webSocketDebuggerUrl: string }>(fleet.gatewayUrl, 'GET', '/connect/json/version', {
+      key: apiKey,
+    });
+    const sessionId = /\/devtools\/browser\/([0-9a-f-]{36})/.exec(opened.body.webSocketDebuggerUrl)?.[1] as string;
+    type SessionJson = { status: string; replayUrl: string | null; recording: { chunks: number } | null };
+    const read = () =>
+      call<{ session: SessionJson }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key: apiKey });
+    const remove = (key = apiKey) =>
+      call<{ deleted: { chunks: number; bytes: number; networkRequests: number }; code?: string }>(
+        fleet.gatewayUrl,
+        'DELETE',
+        `/v1/sessions/${sessionId}`,
+        { key },
+      );
+    const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
+    try {
+      const page = await (browser.contexts()[0] ?? (await browser.newContext())).newPage();
+      await page.goto(siteUrl);
+      await until('the page is recorded', async () => ((await read()).body.session?.recording?.chunks ?? 0) > 0);
+      const running = await remove();
+      assert.deepEqual([running.status, running.body.code], [400, 'bad_request'], 'a running session is refused');
+    } finally {
+      await browser.close();
+    }
+    await until('the session has ended', async () => (await read()).body.session?.status === 'ended');
+    await until('its network log is stored', async () => {
+      const res = await fetch(`${fleet.gatewayUrl}/v1/sessions/${sessionId}/network`, { headers: auth(apiKey) });
+      return (await res.text()).includes('"type":"request"');
+    });
+    const events = ((await read()).body.session.replayUrl as string).replace(
+      /\/replay\/([^/?]+)\?/,
+      '/replay/$1/events?',
+    );
+    assert.equal((await fetch(events)).status, 200, 'the replay link opens the recording');
+    assert.equal((await remove(other.apiKey)).status, 404, "another workspace's delete is not_found");
+    const gone = await remove();
+    assert.equal(gone.status, 200, JSON.stringify(gone.body));
+    const { deleted } = gone.body;
+    assert.ok(deleted.chunks > 0 && deleted.bytes > 0 && deleted.networkRequests > 0, JSON.stringify(deleted));
+    for (const [method, path] of [
+      ['GET', `/v1/sessions/${sessionId}`],
+      ['POST', `/v1/sessions/${sessionId}/verify`],
+      ['POST', `/v1/sessions/${sessionId}/export`],
+      ['GET', `/v1/sessions/${sessionId}/network`],
+      ['DELETE', `/v1/sessions/${sessionId}`],
+    ] as const) {
+      const res = await call<{ code?: string }>(fleet.gatewayUrl, method, path, { key: apiKey });
+      assert.deepEqual([res.status, res.body.code], [404, 'not_found'], `${method} ${path}`);
+    }
+    assert.equal((await fetch(events)).status, 404, 'the replay link opens nothing');
+    const listed = await call<{ sessions: { id: string }[] }>(fleet.gatewayUrl, 'GET', '/v1/sessions', { key: apiKey });
+    assert.deepEqual(listed.body.sessions, []);
+  });
 });

@@ -12,6 +12,7 @@ export {
   chunkMac,
   chunkMacValid,
   chunkMetaOf,
+  purgeSessionChunks,
   SESSION_STREAM_MAX_AGE_MS,
   type SessionSnapshot,
   type SessionStatus,

@@ -3,6 +3,8 @@
 // recording chunks; session-recorder consumes them. Both services declare it,
 // so whichever starts first makes it.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { ConsumerSpec, StreamSpec } from './streams.js';
 
 export function sessionStreamNames(namespace = '') {
@@ -26,6 +28,17 @@ export function sessionStreamNames(namespace = '') {
 
 /** Events wait here while the recorder is away: a week, on disk. */
 export const SESSION_STREAM_MAX_AGE_MS = 7 * 24 * 3_600_000;
+
+/**
+ * Removes a session's chunks from the stream, consumed or not: the stream
+ * keeps them for a week, and a deleted session's bytes must not outlive it.
+ */
+export async function purgeSessionChunks(nc: NatsConnection, namespace: string, sessionId: string): Promise<number> {
+  const names = sessionStreamNames(namespace);
+  const jsm = await jetstreamManager(nc);
+  const { purged } = await jsm.streams.purge(names.stream, { filter: names.chunks(sessionId) });
+  return purged;
+}
 
 export function sessionStreams(namespace = ''): StreamSpec[] {
   const names = sessionStreamNames(namespace);

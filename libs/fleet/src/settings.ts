@@ -85,6 +85,11 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Shared secret (32+ characters) browser hosts sign recording chunks with and session-recorder checks; unset, sessions are not recorded. `make up` derives one per machine.',
   },
+  RECORDING_RETENTION_DAYS: {
+    meaning:
+      'Days an ended session is kept (row, recording, network log, stream chunks); then it is deleted for good (404).',
+  },
+  RECORDING_SWEEP_MS: { meaning: 'How often sessions past their retention are looked for and deleted.' },
   SCREENCAST_INTERVAL_MS: {
     meaning:
       "A recorded page's screencast (canvas and video in the replay, and the live view) keeps a JPEG frame this often at most, only when the page changed; 0 turns it off.",

@@ -33,7 +33,12 @@ let nats: NatsLink;
 
 before(async () => {
   database = await freshDatabase();
-  recorder = spawnSessionRecorder(database.url, await freePort(), { NATS_NAMESPACE: namespace, RECORDING_KEY: KEY });
+  recorder = spawnSessionRecorder(database.url, await freePort(), {
+    NATS_NAMESPACE: namespace,
+    RECORDING_KEY: KEY,
+    // Sweeps every second; the retention stays 30 days, so only sessions dated back in a test go.
+    RECORDING_SWEEP_MS: '1000',
+  });
   await waitServing(recorder.address);
   client = createClient(sessions.SessionService, recorder.address);
   nats = await testNats('recorder-test');
@@ -182,9 +187,31 @@ test('the listing is newest first, filters, pages with a cursor, and shows one w
 });
 
 /** A chunk as a browser host publishes it: gzip'd events, signed with `key`. */
-async function publishChunk(sessionId: string, workspaceId: string, seq: number, text: string, key = KEY) {
-  const meta = { sessionId, workspaceId, seq, kind: 'rrweb' as const, pages: seq === 0 ? 1 : 0 };
-  const body = gzipSync(JSON.stringify([{ tab: 1, events: [{ type: 3, data: { text } }] }]));
+async function publishChunk(
+  sessionId: string,
+  workspaceId: string,
+  seq: number,
+  text: string,
+  key = KEY,
+  kind: 'rrweb' | 'network' = 'rrweb',
+) {
+  const meta = { sessionId, workspaceId, seq, kind, pages: seq === 0 ? 1 : 0 };
+  const body = gzipSync(
+    JSON.stringify(
+      kind === 'network'
+        ? [
+            {
+              tab: 1,
+              url: `http://127.0.0.1/${text}`,
+              method: 'GET',
+              type: 'Document',
+              status: 200,
+              startedAt: Date.now(),
+            },
+          ]
+        : [{ tab: 1, events: [{ type: 3, data: { text } }] }],
+    ),
+  );
   await publisher.publishBytes(sessionStreamNames(namespace).chunks(sessionId), body, {
     msgId: `${sessionId}:${seq}:${key.length}`,
     headers: chunkHeaders(key, meta, body),
@@ -225,4 +252,115 @@ test('chunks join their chain in order whatever order they come in; a forged one
   const broken = await client.verifyRecording({ workspaceId, sessionId });
   assert.deepEqual({ valid: broken.valid, brokenAt: broken.brokenAt }, { valid: false, brokenAt: 1 });
   assert.match(broken.reason, /bytes changed/);
+});
+
+/** What the database and the stream still hold of a session. */
+async function leftOf(sessionId: string) {
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    const count = async (sql: string) => Number((await db.query(sql, [sessionId])).rows[0].n);
+    const names = sessionStreamNames(namespace);
+    const jsm = await jetstreamManager(nats.nc);
+    const info = await jsm.streams.info(names.stream, { subjects_filter: names.chunks(sessionId) });
+    return {
+      sessions: await count('SELECT count(*) AS n FROM sessions WHERE id = $1'),
+      recordings: await count('SELECT count(*) AS n FROM recordings WHERE session_id = $1'),
+      chunks: await count('SELECT count(*) AS n FROM recording_chunks WHERE session_id = $1'),
+      network: await count('SELECT count(*) AS n FROM network_requests WHERE session_id = $1'),
+      onStream: info.state.subjects?.[names.chunks(sessionId)] ?? 0,
+    };
+  } finally {
+    await db.end();
+  }
+}
+
+const notFound = (err: unknown) => isApiError(err) && err.code === 'not_found';
+
+test('deleting an ended session removes its recording, network log and stream chunks; nothing brings it back', async () => {
+  const workspaceId = `ws-${randomUUID()}`;
+  const sessionId = randomUUID();
+  await publish(snapshot({ id: sessionId, workspaceId }));
+  await publishChunk(sessionId, workspaceId, 0, 'page one');
+  await publishChunk(sessionId, workspaceId, 1, 'a.html', KEY, 'network');
+  await drained();
+  assert.deepEqual(await leftOf(sessionId), { sessions: 1, recordings: 1, chunks: 2, network: 1, onStream: 2 });
+
+  // Running: refused, and nothing is lost.
+  await assert.rejects(
+    client.deleteSession({ workspaceId, sessionId }),
+    (err) => isApiError(err) && err.code === 'bad_request',
+  );
+  await publish(
+    snapshot({ id: sessionId, workspaceId, status: 'ended', outcome: 'closed', endedAt: new Date().toISOString() }),
+  );
+  await drained();
+  await assert.rejects(client.deleteSession({ workspaceId: `ws-${randomUUID()}`, sessionId }), notFound);
+  assert.equal((await get(workspaceId, sessionId))?.recording?.chunks, 2, "another workspace's delete changed nothing");
+
+  const removed = await client.deleteSession({ workspaceId, sessionId });
+  assert.deepEqual({ chunks: removed.chunks, network: removed.networkRequests }, { chunks: 2, network: 1 });
+  assert.ok(removed.bytes > 0n);
+  assert.deepEqual(await leftOf(sessionId), { sessions: 1, recordings: 0, chunks: 0, network: 0, onStream: 0 });
+  assert.equal(await get(workspaceId, sessionId), undefined, 'a deleted session is not_found');
+  await assert.rejects(client.verifyRecording({ workspaceId, sessionId }), notFound);
+  await assert.rejects(client.deleteSession({ workspaceId, sessionId }), notFound, 'deleting twice is not_found');
+  const listed = await client.listSessions({ workspaceId, limit: 10 });
+  assert.deepEqual(
+    listed.sessions.map((s) => s.id),
+    [],
+    'the listing leaves it out',
+  );
+
+  // A chunk and a snapshot still on their way do not bring it back.
+  await publishChunk(sessionId, workspaceId, 2, 'late');
+  await publish(
+    snapshot({ id: sessionId, workspaceId, status: 'ended', outcome: 'closed', endedAt: new Date().toISOString() }),
+  );
+  await drained();
+  assert.equal(await get(workspaceId, sessionId), undefined);
+  const left = await leftOf(sessionId);
+  assert.deepEqual({ recordings: left.recordings, chunks: left.chunks }, { recordings: 0, chunks: 0 });
+});
+
+test('sessions past the retention go for good, with recordings no session claims; recent ones stay', async () => {
+  const workspaceId = `ws-${randomUUID()}`;
+  const old = randomUUID();
+  const recent = randomUUID();
+  const orphan = randomUUID();
+  const longAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+  for (const id of [old, recent]) {
+    await publishChunk(id, workspaceId, 0, 'page');
+    await publishChunk(id, workspaceId, 1, 'b.html', KEY, 'network');
+  }
+  await publishChunk(orphan, workspaceId, 0, 'no session row');
+  await drained();
+  await publish(snapshot({ id: recent, workspaceId, status: 'ended', outcome: 'closed', endedAt: longAgo(29) }));
+  // The orphan's recording was last written 31 days ago; the old session ended 31 days ago.
+  const db = new pg.Client({ connectionString: database.url });
+  await db.connect();
+  try {
+    await db.query(`UPDATE recordings SET updated_at = now() - interval '31 days' WHERE session_id = $1`, [orphan]);
+  } finally {
+    await db.end();
+  }
+  await publish(
+    snapshot({
+      id: old,
+      workspaceId,
+      startedAt: longAgo(32),
+      status: 'ended',
+      outcome: 'closed',
+      endedAt: longAgo(31),
+    }),
+  );
+  await drained();
+  await until('the sweep has deleted what is past the retention', async () => {
+    const [a, b] = await Promise.all([leftOf(old), leftOf(orphan)]);
+    return a.sessions + a.recordings + b.recordings === 0;
+  });
+  for (const id of [old, orphan])
+    assert.deepEqual(await leftOf(id), { sessions: 0, recordings: 0, chunks: 0, network: 0, onStream: 0 }, id);
+  assert.deepEqual(await leftOf(recent), { sessions: 1, recordings: 1, chunks: 2, network: 1, onStream: 2 });
+  assert.equal((await get(workspaceId, recent))?.recording?.chunks, 2);
 });

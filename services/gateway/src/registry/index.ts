@@ -4,6 +4,7 @@ import { creditsRow } from './rows/credits.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
 import {
+  sessionsDeleteRow,
   sessionsExportRow,
   sessionsGetRow,
   sessionsListRow,
@@ -26,6 +27,7 @@ const ALL_ROWS: Capability[] = [
   usageRow,
   sessionsListRow,
   sessionsGetRow,
+  sessionsDeleteRow,
   sessionsVerifyRow,
   sessionsExportRow,
   sessionsLiveRow,

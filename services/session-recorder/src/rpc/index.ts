@@ -1,9 +1,13 @@
 // The SessionService implementation: one handler per RPC, each in its own file.
+
+import type { Logger } from '@wap/log';
 import type { sessions } from '@wap/proto';
 import type { ServiceImpl } from '@wap/rpc';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { SessionPurge } from '../store/purge.js';
 import type { RecordingStore } from '../store/recordings.js';
 import type { SessionRows } from '../store/sessions.js';
+import { deleteSession } from './delete-session.js';
 import { getSession } from './get-session.js';
 import { listNetwork } from './list-network.js';
 import { listSessions } from './list-sessions.js';
@@ -14,6 +18,7 @@ export function sessionService(
   db: PrismaClient,
   rows: SessionRows,
   recordings: RecordingStore,
+  deletion: { purge: SessionPurge; purgeChunks: (sessionId: string) => Promise<unknown>; log: Logger },
 ): ServiceImpl<(typeof sessions.SessionService)['method']> {
   return {
     listSessions: listSessions(rows, recordings),
@@ -21,5 +26,6 @@ export function sessionService(
     verifyRecording: verifyRecording(recordings),
     readRecording: readRecording(recordings),
     listNetwork: listNetwork(db, rows),
+    deleteSession: deleteSession(deletion.purge, deletion.purgeChunks, deletion.log),
   };
 }

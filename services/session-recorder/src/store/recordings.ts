@@ -70,14 +70,18 @@ function timingOf(v: unknown): Record<(typeof TIMING_PARTS)[number], number | nu
   >;
 }
 
-/** What became of a chunk: appended, already there, not its turn yet, or naming another workspace's session. */
-export type AppendOutcome = 'appended' | 'duplicate' | 'early' | 'refused';
+/** What became of a chunk: appended, already there, not its turn yet, naming another workspace's session, or of a deleted one. */
+export type AppendOutcome = 'appended' | 'duplicate' | 'early' | 'refused' | 'deleted';
 
 export class RecordingStore {
   constructor(private readonly db: PrismaClient) {}
 
   append(meta: ChunkMeta, body: Uint8Array): Promise<AppendOutcome> {
     return this.db.$transaction(async (tx) => {
+      // A deleted session takes no more chunks (its deletion holds this lock while it removes them).
+      const [deleted] = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM sessions WHERE id = ${meta.sessionId}::uuid AND status = 'deleted' FOR SHARE`;
+      if (deleted) return 'deleted';
       await tx.$executeRaw`
         INSERT INTO recordings (session_id, workspace_id, head)
         VALUES (${meta.sessionId}::uuid, ${meta.workspaceId}, ${chainOrigin(meta.sessionId)})

@@ -39,7 +39,7 @@ export class SessionRows {
   }
 
   get(workspaceId: string, id: string): Promise<SessionRow | null> {
-    return this.db.session.findFirst({ where: { id, workspaceId } });
+    return this.db.session.findFirst({ where: { id, workspaceId, status: { not: 'deleted' } } });
   }
 
   /** One page of the workspace's sessions, newest first; one more than `limit` tells whether more follow. */
@@ -47,7 +47,7 @@ export class SessionRows {
     return this.db.session.findMany({
       where: {
         workspaceId: f.workspaceId,
-        ...(f.status && { status: f.status }),
+        status: f.status || { not: 'deleted' },
         ...(f.outcome && { outcome: f.outcome }),
         ...(f.kind && { kind: f.kind }),
         startedAt: { ...(f.startedAfter && { gte: f.startedAfter }), ...(f.startedBefore && { lt: f.startedBefore }) },

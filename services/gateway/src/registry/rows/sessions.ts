@@ -149,6 +149,41 @@ export const sessionsGetRow = capability({
   },
 });
 
+export const sessionsDeleteRow = capability({
+  name: 'sessions.delete',
+  method: 'delete',
+  path: '/v1/sessions/{id}',
+  tag: 'Sessions',
+  summary: 'Delete a session and its recording',
+  description:
+    'Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION_DAYS` (30 by default) have passed since they ended. Never billed.',
+  backend: 'session-recorder',
+  bills: [],
+  mcpTool: 'service_sessions_delete',
+  request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
+  response: z.object({
+    success: z.literal(true),
+    deleted: z
+      .object({
+        chunks: z.number().int().describe('Recording chunks deleted.'),
+        bytes: z.number().int().describe('Compressed recording bytes deleted.'),
+        networkRequests: z.number().int().describe('Rows of the network log deleted.'),
+      })
+      .describe('What went with the session.'),
+  }),
+  errors: ['not_found', 'bad_request'],
+  handler: async ({ principal, upstreams, signal }, { params: p }) => {
+    const out = await upstreams.sessions.deleteSession(
+      { workspaceId: principal.workspaceId, sessionId: p.id },
+      { signal },
+    );
+    return {
+      success: true as const,
+      deleted: { chunks: out.chunks, bytes: Number(out.bytes), networkRequests: out.networkRequests },
+    };
+  },
+});
+
 export const sessionsVerifyRow = capability({
   name: 'sessions.verify',
   method: 'post',
