@@ -136,21 +136,44 @@ const start = () => {
 };
 ${START_POLICY}
 addListener('pagehide', () => { start(); flush(); }, true);
+// The bridge asks for everything now (the host is about to close the browser): a page not yet started starts.
+addListener(EVENT + '-flush', () => { start(); flush(); }, true);
 })();
 `;
 
-/** The isolated world: takes the main world's batches as they come and sends them to the worker. */
+/**
+ * The isolated world: takes the main world's batches as they come and sends
+ * them to the worker; and, asked by the worker to flush, has the main world
+ * hand over what it holds at once (a DOM event is synchronous) and answers
+ * it with those events, so nothing is in flight when the browser closes.
+ */
 const bridgeScript = (nonce: string) => `(() => {
+let collecting = null;
 document.addEventListener(${JSON.stringify(nonce)}, (e) => {
   e.stopImmediatePropagation();
   if (typeof e.detail !== 'string') return;
-  try { chrome.runtime.sendMessage({ events: JSON.parse(e.detail) }).catch(() => {}); } catch (err) {}
+  try {
+    const events = JSON.parse(e.detail);
+    if (collecting) { for (const event of events) collecting.push(event); return; }
+    chrome.runtime.sendMessage({ events }).catch(() => {});
+  } catch (err) {}
 }, true);
+chrome.runtime.onMessage.addListener((message, sender, reply) => {
+  if (!message || message.wapFlush !== true) return;
+  collecting = [];
+  try { document.dispatchEvent(new CustomEvent(${JSON.stringify(`${nonce}-flush`)})); } catch (err) {}
+  const events = collecting;
+  collecting = null;
+  reply({ events });
+});
 })();
 `;
 
 /** The service worker: batches per tab, and posts in order to the recording host with the session's token. */
 const workerScript = (token: string) => `
+// Chromium stops an extension's worker idle for 30 s, and a message a page sends as it goes away (pagehide) is
+// lost while the worker starts again; an extension call every 20 s keeps it running for the browser's life.
+setInterval(() => { chrome.runtime.getPlatformInfo().catch(() => {}); }, 20000);
 const URL = 'http://${RECORDING_HOST}/chunk';
 const TOKEN = ${JSON.stringify(token)};
 const queued = new Map();
@@ -175,18 +198,32 @@ const flush = () => {
   }
   queued.clear();
 };
+const add = (tab, events) => {
+  if (!queued.has(tab)) queued.set(tab, []);
+  const list = queued.get(tab);
+  for (const event of events) list.push(event);
+};
+// Every frame of every tab hands over what it holds, answering with it (a second at most).
+const collect = async () => {
+  const tabs = await chrome.tabs.query({});
+  await Promise.all(tabs.map(async (tab) => {
+    const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) || [{ frameId: 0 }];
+    await Promise.all(frames.map(async (frame) => {
+      const answer = await chrome.tabs.sendMessage(tab.id, { wapFlush: true }, { frameId: frame.frameId }).catch(() => null);
+      if (answer && Array.isArray(answer.events) && answer.events.length > 0) add(tab.id, answer.events);
+    }));
+  }));
+};
 // The host calls this before it closes the browser, so the last events are not lost.
 self.wapFlush = async () => {
+  await Promise.race([collect().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
   clearTimeout(timer);
   flush();
   await sending;
 };
 chrome.runtime.onMessage.addListener((message, sender) => {
   if (!message || !Array.isArray(message.events) || !sender.tab) return;
-  const tab = sender.tab.id;
-  if (!queued.has(tab)) queued.set(tab, []);
-  const list = queued.get(tab);
-  for (const event of message.events) list.push(event);
+  add(sender.tab.id, message.events);
   if (!timer) timer = setTimeout(flush, ${PAGE_FLUSH_MS});
 });
 `;
@@ -228,8 +265,8 @@ export function writeRecorderExtension(userDataDir: string): RecorderExtension {
     ],
     background: { service_worker: 'worker.js' },
     host_permissions: ['<all_urls>'],
-    // chrome.debugger.getTargets only: a tab's target id. Nothing attaches.
-    permissions: ['debugger'],
+    // chrome.debugger.getTargets only: a tab's target id. Nothing attaches. webNavigation: a tab's frames, to flush each.
+    permissions: ['debugger', 'webNavigation'],
   };
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));

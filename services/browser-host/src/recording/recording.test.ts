@@ -47,6 +47,9 @@ before(async () => {
   site = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
     if (req.url === '/frame') res.end('<!doctype html><p id="inner">Inside the other origin</p>');
+    else if (req.url === '/never')
+      return; // an image that never comes: the page's load never fires
+    else if (req.url === '/loading') res.end('<!doctype html><h1>Still loading</h1><img src="/never">');
     else res.end(PAGE(`http://localhost:${port}/frame`));
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
@@ -157,6 +160,25 @@ test('a page and its cross-origin frame are recorded from the start, in signed o
     recorded.reduce((n, c) => n + c.pages, 0),
     1,
     'one document (the frame is not a page)',
+  );
+});
+
+test('what a page did just before its browser closed is recorded, though its load never came', async () => {
+  const { chunks: recorded } = await recordedSession(async (b) => {
+    const page = await b.browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/loading`, { waitUntil: 'domcontentloaded' });
+    await page.evaluate(() => {
+      document.body.append(Object.assign(document.createElement('p'), { textContent: 'Last words before closing' }));
+    });
+    // As a session does when it ends: every frame hands over what it holds, then the browser closes.
+    await b.flushRecording();
+  });
+  const all = recorded.map((c) => c.text).join('\n');
+  assert.ok(all.includes('Still loading'), 'the page was recorded');
+  assert.ok(all.includes('Last words before closing'), 'its last change too');
+  assert.equal(
+    recorded.reduce((n, c) => n + c.pages, 0),
+    1,
   );
 });
 

@@ -12,12 +12,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import type { BrowserFace } from '../domain/browser-face.js';
 import { EgressProxy } from '../egress/proxy.js';
 import { CHROMIUM_ARGS } from '../pool/pool.js';
-import {
-  PAGE_FLUSH_MS,
-  RECORDING_HOST,
-  RECORDING_TOKEN_HEADER,
-  writeRecorderExtension,
-} from '../recording/extension.js';
+import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '../recording/extension.js';
 import { NetworkCapture } from '../recording/network.js';
 import type { SessionRecording } from '../recording/recording.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
@@ -118,8 +113,7 @@ export async function launchSessionBrowser(
       flushRecording: async () => {
         const live = browser;
         if (!extension || !live?.connected) return;
-        // Pages hand their events over every PAGE_FLUSH_MS; then the worker posts what it holds, and is waited for.
-        await new Promise((r) => setTimeout(r, PAGE_FLUSH_MS + 50));
+        // The worker has every frame hand over what it holds, posts it all, and is waited for.
         const target = live.targets().find((t) => t.type() === 'service_worker' && t.url().includes(extension.id));
         const worker = await target?.worker().catch(() => null);
         await worker?.evaluate('self.wapFlush && self.wapFlush()').catch(() => undefined);
