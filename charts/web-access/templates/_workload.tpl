@@ -208,6 +208,14 @@ then the plain variables, sorted, with the global `env` and then the service's
       name: {{ include "web-access.sessionKeysSecretName" $root }}
       key: RECORDING_KEY
 {{- end }}
+{{- if eq .name "browser-host" }}
+- name: PROFILE_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: PROFILE_KEY
+      optional: true
+{{- end }}
 {{- if eq .name "gateway" }}
 - name: REPLAY_KEY
   valueFrom:

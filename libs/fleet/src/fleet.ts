@@ -151,6 +151,10 @@ export class Fleet {
       RECORDING_KEY: createHash('sha256')
         .update(`wap-recording:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
         .digest('base64url'),
+      // Profiles' stored states are sealed by browser hosts (docs/profiles.md); derived the same way, a different key.
+      PROFILE_KEY: createHash('sha256')
+        .update(`wap-profile:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       // Replay links are signed by the gateway alone; derived the same way, a different key.
       REPLAY_KEY: createHash('sha256')
         .update(`wap-replay:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)

@@ -94,6 +94,20 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       "A recorded page's screencast (canvas and video in the replay, and the live view) keeps a JPEG frame this often at most, only when the page changed; 0 turns it off.",
   },
+  PROFILE_KEY: {
+    meaning:
+      "Secret (32+ characters) profiles' stored browser states are sealed under (AES-256-GCM, a key per profile); unset, profiles are not offered. `make up` derives one per machine.",
+  },
+  PROFILE_MAX_BYTES: {
+    meaning: "The most one profile's state may take stored; a bigger one is not saved (the last good stays).",
+  },
+  PROFILE_LEASE_TTL_SECONDS: {
+    meaning: "How long a profile stays held after its host's last heartbeat (a killed host's profile frees within it).",
+  },
+  EXITS: {
+    meaning:
+      'JSON array of exits profiles pin: {id, kind: residential|datacenter, region, url (http:// or socks5:// proxy)}. Empty: profiles go direct.',
+  },
   REPLAY_KEY: {
     meaning:
       'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',

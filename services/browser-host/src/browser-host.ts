@@ -6,14 +6,17 @@ import { type NatsLink, OutboxRelay, Publisher, sessionStreamNames } from '@wap/
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import type { BrowserHostConfig } from './config.js';
+import { parseExits } from './domain/exits.js';
 import { EgressProxy } from './egress/proxy.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { lostSessionSweeper, sessionHeartbeat } from './jobs/lost-sessions.js';
 import { BrowserPool } from './pool/pool.js';
+import { Profiles } from './profiles/profiles.js';
 import { chunkSink } from './recording/recording.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
 import { SessionManager } from './sessions/manager.js';
+import { ProfileStore } from './store/profiles.js';
 import { SessionStore } from './store/sessions.js';
 
 export type BrowserHostSettings = Pick<
@@ -33,6 +36,10 @@ export type BrowserHostSettings = Pick<
       | 'SHUTDOWN_TIMEOUT'
       | 'RECORDING_KEY'
       | 'SCREENCAST_INTERVAL_MS'
+      | 'PROFILE_KEY'
+      | 'PROFILE_MAX_BYTES'
+      | 'PROFILE_LEASE_TTL_SECONDS'
+      | 'EXITS'
     >
   >;
 
@@ -66,6 +73,21 @@ export function openBrowserHost(
     publisher && nats && config.RECORDING_KEY
       ? chunkSink(publisher, nats.namespace, config.RECORDING_KEY, nats.link.nc)
       : undefined;
+  const exits = parseExits(config.EXITS);
+  const profiles =
+    db && config.PROFILE_KEY
+      ? new Profiles(
+          new ProfileStore(db),
+          {
+            key: config.PROFILE_KEY,
+            maxBytes: config.PROFILE_MAX_BYTES ?? 104_857_600,
+            leaseTtlSeconds: config.PROFILE_LEASE_TTL_SECONDS ?? 30,
+            exits,
+          },
+          log,
+        )
+      : undefined;
+  if (exits.length > 0) log.info({ exits: exits.map((e) => ({ id: e.id, kind: e.kind, region: e.region })) }, 'exits');
   const sessions = new SessionManager({
     executablePath: config.CHROMIUM_PATH,
     allow,
@@ -76,10 +98,12 @@ export function openBrowserHost(
     store,
     recordings,
     screencastIntervalMs: config.SCREENCAST_INTERVAL_MS,
+    ...(profiles && { profiles }),
   });
   const cdp = new CdpServer(sessions, log);
-  const jobs = store && ledger ? [sessionHeartbeat(store, sessions, log), lostSessionSweeper(store, ledger, log)] : [];
-  const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp };
+  const jobs =
+    store && ledger ? [sessionHeartbeat(store, sessions, log, profiles), lostSessionSweeper(store, ledger, log)] : [];
+  const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp, profiles };
   return {
     deps,
     store,

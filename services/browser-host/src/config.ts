@@ -1,6 +1,7 @@
 import { port, url } from '@wap/config';
 import { baseEnv } from '@wap/service';
 import { z } from 'zod';
+import { parseExits } from './domain/exits.js';
 
 export const env = baseEnv(50056).extend({
   /** Debian's Chromium; never a downloaded browser. */
@@ -46,6 +47,33 @@ export const env = baseEnv(50056).extend({
    * page changed. 0: no screencast.
    */
   SCREENCAST_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+  /**
+   * The fleet's secret profiles' stored states are sealed under
+   * (docs/profiles.md); the same on every replica. Unset, profiles are not offered.
+   */
+  PROFILE_KEY: z.string().min(32).optional(),
+  /** The most one profile's state may take stored (compressed, sealed); a bigger one is not saved. */
+  PROFILE_MAX_BYTES: z.coerce.number().int().min(1_048_576).max(1_000_000_000).default(104_857_600),
+  /** How long a profile's lease outlives its host's last heartbeat (a host killed with -9 lets go within it). */
+  PROFILE_LEASE_TTL_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
+  /**
+   * The exits profiles pin (docs/profiles.md): a JSON array of
+   * { id, kind: residential|datacenter, region, url } (url: http:// or
+   * socks5:// upstream proxy); the same on every replica. Empty: every profile is direct.
+   */
+  EXITS: z
+    .string()
+    .default('')
+    .superRefine((json, ctx) => {
+      try {
+        parseExits(json);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: err instanceof SyntaxError ? 'not JSON' : String((err as Error).message),
+        });
+      }
+    }),
 });
 
 export type BrowserHostConfig = z.infer<typeof env>;

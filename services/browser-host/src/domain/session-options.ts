@@ -11,6 +11,8 @@ export interface SessionSettings {
   stealth: boolean;
   /** The network log keeps small text bodies (docs/sessions.md, "Network"); off unless asked. */
   networkBodies: boolean;
+  /** A profile of the workspace to attach (docs/profiles.md); undefined: a fresh identity. */
+  profileId: string | undefined;
 }
 
 /**
@@ -38,5 +40,6 @@ export function sessionSettings(options: browser.SessionOptions | undefined): Se
     timezone: options?.timezone || '',
     stealth: options?.stealth ?? true,
     networkBodies: options?.networkBodies ?? false,
+    profileId: options?.profileId || undefined,
   };
 }

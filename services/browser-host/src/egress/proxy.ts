@@ -124,7 +124,16 @@ export class EgressProxy {
    */
   constructor(
     private readonly allow: AllowList,
-    options: { owner?: boolean; recording?: RecordingIngest } = {},
+    options: {
+      owner?: boolean;
+      recording?: RecordingIngest;
+      /**
+       * An exit (docs/profiles.md): every request, once past the guard, is
+       * chained to this upstream proxy (http:// or socks5://). If it fails, the
+       * request fails: there is no way out but through it.
+       */
+      upstream?: string;
+    } = {},
   ) {
     if (options.owner)
       this.tenants.set('', { password: '', tally: { bytes: 0, blocked: [], failed: [] }, connections: new Set() });
@@ -152,6 +161,7 @@ export class EgressProxy {
         }
         if (isIP(literal)) this.remember(hostname, literal);
         const lookup = guardedLookup({ allow: this.allow });
+        if (options.upstream) return this.chained(hostname, literal, lookup, refuse, failed, options.upstream);
         return {
           dnsLookup: ((host: string, options: object, callback: (err: Error | null, ...rest: unknown[]) => void) =>
             lookup(host, options as never, (err, ...rest) => {
@@ -177,6 +187,35 @@ export class EgressProxy {
         }
       }
     });
+  }
+
+  /**
+   * A request through an exit: the name is resolved here and refused as any
+   * other would be if it is private, then the exit connects (and resolves
+   * again from where it is).
+   */
+  private async chained(
+    hostname: string,
+    literal: string,
+    lookup: ReturnType<typeof guardedLookup>,
+    refuse: (address: string) => void,
+    failed: (reason: EgressFailureReason) => void,
+    upstream: string,
+  ) {
+    if (!isIP(literal)) {
+      const address = await new Promise<string>((resolve, reject) =>
+        lookup(hostname, {}, (err, answer) => (err ? reject(err) : resolve(String(answer)))),
+      ).catch((err: unknown) => {
+        if (isBlockedAddressError(err)) {
+          refuse(err.address);
+          throw new RequestError('Blocked by the egress guard', 403);
+        }
+        failed('dns');
+        throw new RequestError('Name not resolved', 502);
+      });
+      this.remember(hostname, address);
+    }
+    return { upstreamProxyUrl: upstream, ignoreUpstreamProxyCertificate: false };
   }
 
   /** The address each host name last resolved to, as this proxy connected (a network log's remote address). */

@@ -7,6 +7,7 @@
 import { type LedgerClient, type MeteredState, recoverMetered } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
+import type { Profiles } from '../profiles/profiles.js';
 import type { SessionManager } from '../sessions/manager.js';
 import type { SessionRow, SessionStore } from '../store/sessions.js';
 
@@ -16,10 +17,17 @@ export const HEARTBEAT_MS = 2_000;
 export const LOST_AFTER_MS = 15 * HEARTBEAT_MS;
 export const SWEEP_EVERY_MS = 10_000;
 
-/** The host's heartbeat: its live sessions' rows; a row a sweep took for lost ends its session unbilled. */
-export const sessionHeartbeat = (store: SessionStore, sessions: SessionManager, log: Logger) =>
+/**
+ * The host's heartbeat: its live sessions' rows, and the leases of the
+ * profiles they hold; a row a sweep took for lost ends its session unbilled.
+ */
+export const sessionHeartbeat = (store: SessionStore, sessions: SessionManager, log: Logger, profiles?: Profiles) =>
   new PeriodicJob({ name: 'session heartbeat', intervalMs: HEARTBEAT_MS, log }, async () => {
-    const taken = await store.heartbeat(sessions.ids());
+    const ids = sessions.ids();
+    await profiles
+      ?.renew(ids)
+      .catch((err) => log.warn({ err }, 'profile leases not renewed; they lapse if this lasts'));
+    const taken = await store.heartbeat(ids);
     for (const id of taken) {
       log.warn({ sessionId: id }, 'session row was taken for lost while its host ran; ending it unbilled');
       await sessions.get(id)?.end('host_lost');

@@ -274,8 +274,17 @@ export function writeRecorderExtension(userDataDir: string): RecorderExtension {
   writeFileSync(path.join(dir, 'bridge.js'), bridgeScript(nonce));
   writeFileSync(path.join(dir, 'worker.js'), workerScript(token));
   const id = unpackedExtensionId(dir);
-  const preferences = { extensions: { settings: { [id]: { incognito: true } } } };
+  // A profile's restored preferences are kept; only this extension's entry is set.
+  const file = path.join(userDataDir, 'Default', 'Preferences');
+  let preferences: { extensions?: { settings?: Record<string, unknown> } } = {};
+  try {
+    preferences = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {}
+  preferences.extensions = {
+    ...preferences.extensions,
+    settings: { ...preferences.extensions?.settings, [id]: { incognito: true } },
+  };
   mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
-  writeFileSync(path.join(userDataDir, 'Default', 'Preferences'), JSON.stringify(preferences));
+  writeFileSync(file, JSON.stringify(preferences));
   return { dir, token, id, args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`] };
 }

@@ -2,6 +2,7 @@
 import type { AllowList } from '@wap/netguard';
 import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserPool } from '../pool/pool.js';
+import type { Profiles } from '../profiles/profiles.js';
 import type { CdpServer } from '../sessions/cdp-server.js';
 import type { SessionManager } from '../sessions/manager.js';
 
@@ -12,4 +13,6 @@ export interface BrowserHostDeps {
   allow: AllowList;
   sessions: SessionManager;
   cdp: CdpServer;
+  /** Unset without PROFILE_KEY: the profile capabilities are unavailable. */
+  profiles: Profiles | undefined;
 }

@@ -3,10 +3,11 @@ import type { browser } from '@wap/proto';
 import type { ServiceImpl } from '@wap/rpc';
 import type { BrowserHostDeps } from './deps.js';
 import { openSession } from './open-session.js';
+import { profileService } from './profiles.js';
 import { renderPage } from './render-page.js';
 
 export type { BrowserHostDeps } from './deps.js';
 
 export function browserService(deps: BrowserHostDeps): ServiceImpl<(typeof browser.BrowserService)['method']> {
-  return { render: renderPage(deps), openSession: openSession(deps) };
+  return { render: renderPage(deps), openSession: openSession(deps), ...profileService(deps.profiles) };
 }

@@ -11,6 +11,7 @@ import type { browser } from '@wap/proto';
 import { type BrowserFace, browserFace } from '../domain/browser-face.js';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
 import { recoverLost } from '../jobs/lost-sessions.js';
+import type { Attached, Profiles } from '../profiles/profiles.js';
 import { type ChunkSink, SessionRecording } from '../recording/recording.js';
 import type { SessionStore } from '../store/sessions.js';
 import { endOrphans } from './orphans.js';
@@ -32,6 +33,8 @@ export interface SessionManagerSettings {
   recordings?: ChunkSink;
   /** A recorded page's screencast takes a frame this often at most; 0: none. */
   screencastIntervalMs?: number;
+  /** Profiles sessions may attach (docs/profiles.md); without it a profile asked for is capability_unavailable. */
+  profiles?: Profiles;
 }
 
 /** Credits held ahead of use: five minutes of browser time. */
@@ -56,9 +59,10 @@ export class SessionManager {
     return this.face(sessionSettings(undefined));
   }
 
-  private launch(face: BrowserFace): Promise<SessionBrowser> {
+  private launch(face: BrowserFace, profile?: Attached): Promise<SessionBrowser> {
     return launchSessionBrowser(this.settings.executablePath, this.settings.allow, face, {
       record: !!this.settings.recordings,
+      ...(profile && { profile }),
     });
   }
 
@@ -101,9 +105,14 @@ export class SessionManager {
     }
   }
 
-  /** A warm browser if the face is the default one and one is ready and alive, else a new one. */
-  private async browser(settings: SessionSettings): Promise<SessionBrowser> {
+  /**
+   * A warm browser if the face is the default one and one is ready and
+   * alive, else a new one; a profile's is always new (its state restored
+   * into its dir, its traffic through its exit).
+   */
+  private async browser(settings: SessionSettings, profile?: Attached): Promise<SessionBrowser> {
     const face = this.face(settings);
+    if (profile) return this.launch(face, profile);
     while (face.key === this.defaultFace.key && this.warm.length > 0) {
       const next = this.warm.shift() as Promise<SessionBrowser>;
       this.refill();
@@ -134,6 +143,8 @@ export class SessionManager {
       onRenewFailed: (err) => this.settings.log.warn({ err, sessionId: id }, 'session slot renewal failed'),
     });
     let hold: MeteredHold | undefined;
+    let profile: Attached | undefined;
+    let launched = false;
     try {
       hold = await MeteredHold.open(
         ledger,
@@ -145,7 +156,13 @@ export class SessionManager {
           journal: this.settings.store && ((state) => (this.settings.store as SessionStore).journal(id, state)),
         },
       );
-      const sessionBrowser = await this.browser(settings);
+      if (settings.profileId) {
+        const profiles = this.settings.profiles;
+        if (!profiles) throw new ApiError('capability_unavailable', { capability: 'profiles' });
+        profile = await profiles.attach(workspaceId, settings.profileId, { sessionId: id, host: this.host });
+      }
+      const sessionBrowser = await this.browser(settings, profile);
+      launched = true;
       const { store, log } = this.settings;
       const session = new Session(id, workspaceId, settings, sessionBrowser, lease, hold, log, {
         ended: (s, end) => {
@@ -159,6 +176,7 @@ export class SessionManager {
               );
         },
       });
+      session.billsProxyBytes = profile?.exit?.kind === 'residential';
       const row = { id, workspaceId, operationId, host: this.host, options: { ...settings } };
       await store
         ?.opened({ ...row, startedAt: new Date(session.startedAt), metering: hold.state() })
@@ -180,6 +198,8 @@ export class SessionManager {
       this.settings.log.info({ sessionId: id, workspaceId }, 'session opened');
       return { session, ...session.issueTicket() };
     } catch (err) {
+      // A browser launched lets the profile go when it closes; one that never launched, here.
+      if (profile && !launched) await profile.release(undefined).catch(() => undefined);
       await hold?.close().catch(() => undefined);
       await lease.release().catch(() => undefined);
       throw err;

@@ -12,6 +12,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import type { BrowserFace } from '../domain/browser-face.js';
 import { EgressProxy } from '../egress/proxy.js';
 import { CHROMIUM_ARGS } from '../pool/pool.js';
+import type { Attached } from '../profiles/profiles.js';
 import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '../recording/extension.js';
 import { NetworkCapture } from '../recording/network.js';
 import type { SessionRecording } from '../recording/recording.js';
@@ -33,7 +34,12 @@ export interface SessionBrowser {
     recording: SessionRecording,
     options: { bodies: boolean; screencastIntervalMs: number },
   ): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Closes Chromium and removes its user-data dir. With a profile attached,
+   * its state is saved first when `keepState` and Chromium exited cleanly;
+   * otherwise its last good state stays. Either way its lease is let go.
+   */
+  close(options?: { keepState?: boolean }): Promise<void>;
 }
 
 /** The major version of the Chromium at `executablePath` (`chromium --version`: "Chromium 156.0.8078.79 built on ..."). */
@@ -48,13 +54,22 @@ export async function launchSessionBrowser(
   executablePath: string,
   allow: AllowList,
   face: BrowserFace,
-  options: { record?: boolean } = {},
+  options: { record?: boolean; profile?: Attached } = {},
 ): Promise<SessionBrowser> {
   const userDataDir = mkdtempSync(SESSION_DIR_PREFIX);
+  const { profile } = options;
+  try {
+    await profile?.restore(userDataDir);
+  } catch (err) {
+    await profile?.release(undefined).catch(() => undefined);
+    await rm(userDataDir, { recursive: true, force: true });
+    throw err;
+  }
   const extension = options.record ? writeRecorderExtension(userDataDir) : undefined;
   let recording: SessionRecording | undefined;
   const egress = new EgressProxy(allow, {
     owner: true,
+    ...(profile?.exit && { upstream: profile.exit.url }),
     ...(extension && {
       recording: {
         host: RECORDING_HOST,
@@ -67,11 +82,25 @@ export async function launchSessionBrowser(
   await egress.start();
   let browser: Browser | undefined;
   let network: NetworkCapture | undefined;
-  const close = async () => {
+  let released = false;
+  const close = async ({ keepState = false }: { keepState?: boolean } = {}) => {
     await network?.stop();
-    await browser?.close().catch(() => browser?.process()?.kill('SIGKILL'));
+    const clean = await (browser?.close() ?? Promise.resolve()).then(
+      () => true,
+      () => {
+        browser?.process()?.kill('SIGKILL');
+        return false;
+      },
+    );
     await egress.stop().catch(() => undefined);
-    await rm(userDataDir, { recursive: true, force: true });
+    try {
+      if (profile && !released) {
+        released = true;
+        await profile.release(keepState && clean ? userDataDir : undefined);
+      }
+    } finally {
+      await rm(userDataDir, { recursive: true, force: true });
+    }
   };
   try {
     browser = await puppeteer.launch({
@@ -86,6 +115,8 @@ export async function launchSessionBrowser(
         // Every request leaves through the egress proxy, loopback included (Chromium bypasses it for loopback by default).
         `--proxy-server=${egress.url}`,
         '--proxy-bypass-list=<-loopback>',
+        // Cookies encrypted with Chromium's fixed key, not a keyring's: a profile's state opens on any host.
+        '--password-store=basic',
         ...face.args,
         ...(extension?.args ?? []),
       ],

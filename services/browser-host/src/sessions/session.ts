@@ -51,6 +51,9 @@ export class Session {
   private ending: Promise<SessionEnd> | undefined;
   /** Its recording, when sessions are recorded: its last chunk goes out when the session ends. */
   recording: SessionRecording | undefined;
+  /** Its traffic leaves through a residential exit: proxy_bytes is billed as it runs (docs/profiles.md). */
+  billsProxyBytes = false;
+  private proxyBytesBilled = 0;
 
   constructor(
     readonly id: string,
@@ -140,6 +143,13 @@ export class Session {
       this.hold.add('context_seconds', BigInt(seconds));
       this.meteredUntil += seconds * 1000;
     }
+    if (this.billsProxyBytes) {
+      const bytes = this.browser.egress.ownerTally().bytes;
+      if (bytes > this.proxyBytesBilled) {
+        this.hold.add('proxy_bytes', BigInt(bytes - this.proxyBytesBilled));
+        this.proxyBytesBilled = bytes;
+      }
+    }
     if (!final)
       await this.hold.settle().catch((err) => this.log.warn({ err, sessionId: this.id }, 'session settle failed'));
   }
@@ -155,14 +165,16 @@ export class Session {
     clearTimeout(this.lifetimeTimer);
     clearInterval(this.meterTimer);
     this.ticket = undefined;
-    const proxyBytes = this.browser.egress.ownerTally().bytes;
     // What the pages showed last reaches the recording before the browser goes.
     if (this.recording) await this.browser.flushRecording();
+    // A profile keeps the state of a session that ended cleanly; a crash leaves its last good one.
     await this.browser
-      .close()
+      .close({ keepState: outcome !== 'crashed' && outcome !== 'host_lost' })
       .catch((err) => this.log.warn({ err, sessionId: this.id }, 'session browser close failed'));
     await this.recording?.close();
-    // proxy_bytes bills residential exits only; with no exit configured the traffic goes direct: counted, not billed.
+    // Every connection of the egress has closed with the browser: its count is whole.
+    const proxyBytes = this.browser.egress.ownerTally().bytes;
+    // proxy_bytes bills residential exits only (billsProxyBytes); direct and datacenter traffic is counted, not billed.
     const chargedMc = outcome === 'host_lost' ? undefined : await this.bill();
     await this.lease
       .release()

@@ -79,6 +79,12 @@ export const connectQuery = z.strictObject({
     .optional()
     .describe("The session's network log keeps text and JSON response bodies, 64 KB each at most (default false)."),
   session: z.uuid().optional().describe('A live session of this workspace to reconnect to.'),
+  profile: z
+    .uuid()
+    .optional()
+    .describe(
+      'A profile of this workspace (POST /v1/profiles) to attach: its stored cookies and site data restored, its traffic through its pinned exit, saved again when the session ends. One live session per profile: a second attach is profile_in_use; an unknown id is profile_not_found; an exit that does not answer is exit_unavailable.',
+    ),
 });
 
 interface ConnectDeps {
@@ -114,6 +120,7 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
       timezone: q.timezone ?? '',
       ...(q.stealth !== undefined && { stealth: q.stealth }),
       networkBodies: q.networkBodies ?? false,
+      profileId: q.profile ?? '',
     }),
   };
   if (q.session) {

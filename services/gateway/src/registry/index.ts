@@ -1,6 +1,7 @@
 import type { Upstreams } from '../clients/upstreams.js';
 import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
+import { profilesCreateRow, profilesDeleteRow, profilesGetRow, profilesListRow } from './rows/profiles.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
 import {
@@ -32,6 +33,10 @@ const ALL_ROWS: Capability[] = [
   sessionsExportRow,
   sessionsLiveRow,
   sessionsNetworkRow,
+  profilesCreateRow,
+  profilesListRow,
+  profilesGetRow,
+  profilesDeleteRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

@@ -98,7 +98,15 @@ const rateLimitHeaders = {
  * (spec part 4), documented with the session options its query takes.
  */
 function connectPaths(query: z.ZodType): Record<string, Record<string, unknown>> {
-  const errors = errorResponses([...COMMON_ERRORS, 'quota_exceeded', 'not_found', 'no_capacity']);
+  const errors = errorResponses([
+    ...COMMON_ERRORS,
+    'quota_exceeded',
+    'not_found',
+    'no_capacity',
+    'profile_not_found',
+    'profile_in_use',
+    'exit_unavailable',
+  ]);
   const common = {
     tags: ['Browsers'],
     'x-bills': ['context_seconds', 'proxy_bytes'],

@@ -26,6 +26,19 @@ export * from './enums.js';
  */
 export type BrowserSession = Prisma.BrowserSessionModel
 /**
+ * Model Profile
+ * A durable browser identity (docs/profiles.md): its label, pinned exit, the
+ * state its sessions left, and the lease of the one session that may hold it.
+ */
+export type Profile = Prisma.ProfileModel
+/**
+ * Model ProfileState
+ * One saved state of a profile: a tar of its user-data dir, gzip'd, then
+ * AES-256-GCM sealed. A save inserts a row and moves the profile's pointer in
+ * one transaction; the previous row is deleted after.
+ */
+export type ProfileState = Prisma.ProfileStateModel
+/**
  * Model EventOutbox
  * 
  */

@@ -9,6 +9,8 @@
  * 🟢 You can import this file directly.
  */
 export type * from './models/BrowserSession.js'
+export type * from './models/Profile.js'
+export type * from './models/ProfileState.js'
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './commonInputTypes.js'

@@ -52,6 +52,8 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   BrowserSession: 'BrowserSession',
+  Profile: 'Profile',
+  ProfileState: 'ProfileState',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -90,6 +92,36 @@ export const BrowserSessionScalarFieldEnum = {
 } as const
 
 export type BrowserSessionScalarFieldEnum = (typeof BrowserSessionScalarFieldEnum)[keyof typeof BrowserSessionScalarFieldEnum]
+
+
+export const ProfileScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  label: 'label',
+  exitId: 'exitId',
+  exitKind: 'exitKind',
+  exitRegion: 'exitRegion',
+  createdAt: 'createdAt',
+  lastUsedAt: 'lastUsedAt',
+  stateId: 'stateId',
+  sizeBytes: 'sizeBytes',
+  leaseSession: 'leaseSession',
+  leaseHost: 'leaseHost',
+  leaseExpiresAt: 'leaseExpiresAt'
+} as const
+
+export type ProfileScalarFieldEnum = (typeof ProfileScalarFieldEnum)[keyof typeof ProfileScalarFieldEnum]
+
+
+export const ProfileStateScalarFieldEnum = {
+  id: 'id',
+  profileId: 'profileId',
+  data: 'data',
+  sha256: 'sha256',
+  createdAt: 'createdAt'
+} as const
+
+export type ProfileStateScalarFieldEnum = (typeof ProfileStateScalarFieldEnum)[keyof typeof ProfileStateScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {

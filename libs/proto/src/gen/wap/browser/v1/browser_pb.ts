@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/browser/v1/browser.proto.
  */
 export const file_wap_browser_v1_browser: GenFile = /*@__PURE__*/
-  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKHAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItkBCg5TZXNzaW9uT3B0aW9ucxIcChRpZGxlX3RpbWVvdXRfc2Vjb25kcxgBIAEoBRIcChRtYXhfbGlmZXRpbWVfc2Vjb25kcxgCIAEoBRIWCg52aWV3cG9ydF93aWR0aBgDIAEoBRIXCg92aWV3cG9ydF9oZWlnaHQYBCABKAUSDgoGbG9jYWxlGAUgASgJEhAKCHRpbWV6b25lGAYgASgJEhQKB3N0ZWFsdGgYByABKAhIAIgBARIWCg5uZXR3b3JrX2JvZGllcxgIIAEoCEIKCghfc3RlYWx0aCKDAQoST3BlblNlc3Npb25SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEi8KB29wdGlvbnMYAyABKAsyHi53YXAuYnJvd3Nlci52MS5TZXNzaW9uT3B0aW9ucxISCgpzZXNzaW9uX2lkGAQgASgJIswBChNPcGVuU2Vzc2lvblJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSFgoOd2ViX3NvY2tldF91cmwYAiABKAkSNQoRdGlja2V0X2V4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2Jyb3dzZXIYBCABKAkSGAoQcHJvdG9jb2xfdmVyc2lvbhgFIAEoCRISCgp1c2VyX2FnZW50GAYgASgJEhMKC3ZlcnNpb25fdXJsGAcgASgJKnwKCVdhaXRVbnRpbBIaChZXQUlUX1VOVElMX1VOU1BFQ0lGSUVEEAASEwoPV0FJVF9VTlRJTF9MT0FEEAESIQodV0FJVF9VTlRJTF9ET01fQ09OVEVOVF9MT0FERUQQAhIbChdXQUlUX1VOVElMX05FVFdPUktfSURMRRADMrEBCg5Ccm93c2VyU2VydmljZRJHCgZSZW5kZXISHS53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXF1ZXN0Gh4ud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2USVgoLT3BlblNlc3Npb24SIi53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlcXVlc3QaIy53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKHAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIu0BCg5TZXNzaW9uT3B0aW9ucxIcChRpZGxlX3RpbWVvdXRfc2Vjb25kcxgBIAEoBRIcChRtYXhfbGlmZXRpbWVfc2Vjb25kcxgCIAEoBRIWCg52aWV3cG9ydF93aWR0aBgDIAEoBRIXCg92aWV3cG9ydF9oZWlnaHQYBCABKAUSDgoGbG9jYWxlGAUgASgJEhAKCHRpbWV6b25lGAYgASgJEhQKB3N0ZWFsdGgYByABKAhIAIgBARIWCg5uZXR3b3JrX2JvZGllcxgIIAEoCBISCgpwcm9maWxlX2lkGAkgASgJQgoKCF9zdGVhbHRoIoMBChJPcGVuU2Vzc2lvblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSLwoHb3B0aW9ucxgDIAEoCzIeLndhcC5icm93c2VyLnYxLlNlc3Npb25PcHRpb25zEhIKCnNlc3Npb25faWQYBCABKAkizAEKE09wZW5TZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg53ZWJfc29ja2V0X3VybBgCIAEoCRI1ChF0aWNrZXRfZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYnJvd3NlchgEIAEoCRIYChBwcm90b2NvbF92ZXJzaW9uGAUgASgJEhIKCnVzZXJfYWdlbnQYBiABKAkSEwoLdmVyc2lvbl91cmwYByABKAki+QEKB1Byb2ZpbGUSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEg0KBWxhYmVsGAMgASgJEg8KB2V4aXRfaWQYBCABKAkSEQoJZXhpdF9raW5kGAUgASgJEhMKC2V4aXRfcmVnaW9uGAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc2l6ZV9ieXRlcxgJIAEoAxIOCgZpbl91c2UYCiABKAgiOAoMRXhpdFNlbGVjdG9yEgoKAmlkGAEgASgJEg4KBnJlZ2lvbhgCIAEoCRIMCgRraW5kGAMgASgJImcKFENyZWF0ZVByb2ZpbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIqCgRleGl0GAMgASgLMhwud2FwLmJyb3dzZXIudjEuRXhpdFNlbGVjdG9yIkEKFUNyZWF0ZVByb2ZpbGVSZXNwb25zZRIoCgdwcm9maWxlGAEgASgLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZSJyChNMaXN0UHJvZmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIXCgpsYWJlbF9nbG9iGAIgASgJSACIAQESDQoFbGltaXQYAyABKAUSDgoGY3Vyc29yGAQgASgJQg0KC19sYWJlbF9nbG9iIlYKFExpc3RQcm9maWxlc1Jlc3BvbnNlEikKCHByb2ZpbGVzGAEgAygLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZRITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRQcm9maWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcHJvZmlsZV9pZBgCIAEoCSI+ChJHZXRQcm9maWxlUmVzcG9uc2USKAoHcHJvZmlsZRgBIAEoCzIXLndhcC5icm93c2VyLnYxLlByb2ZpbGUiQAoURGVsZXRlUHJvZmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnByb2ZpbGVfaWQYAiABKAkiFwoVRGVsZXRlUHJvZmlsZVJlc3BvbnNlKnwKCVdhaXRVbnRpbBIaChZXQUlUX1VOVElMX1VOU1BFQ0lGSUVEEAASEwoPV0FJVF9VTlRJTF9MT0FEEAESIQodV0FJVF9VTlRJTF9ET01fQ09OVEVOVF9MT0FERUQQAhIbChdXQUlUX1VOVElMX05FVFdPUktfSURMRRADMp0ECg5Ccm93c2VyU2VydmljZRJHCgZSZW5kZXISHS53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXF1ZXN0Gh4ud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2USVgoLT3BlblNlc3Npb24SIi53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlcXVlc3QaIy53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlc3BvbnNlElwKDUNyZWF0ZVByb2ZpbGUSJC53YXAuYnJvd3Nlci52MS5DcmVhdGVQcm9maWxlUmVxdWVzdBolLndhcC5icm93c2VyLnYxLkNyZWF0ZVByb2ZpbGVSZXNwb25zZRJZCgxMaXN0UHJvZmlsZXMSIy53YXAuYnJvd3Nlci52MS5MaXN0UHJvZmlsZXNSZXF1ZXN0GiQud2FwLmJyb3dzZXIudjEuTGlzdFByb2ZpbGVzUmVzcG9uc2USUwoKR2V0UHJvZmlsZRIhLndhcC5icm93c2VyLnYxLkdldFByb2ZpbGVSZXF1ZXN0GiIud2FwLmJyb3dzZXIudjEuR2V0UHJvZmlsZVJlc3BvbnNlElwKDURlbGV0ZVByb2ZpbGUSJC53YXAuYnJvd3Nlci52MS5EZWxldGVQcm9maWxlUmVxdWVzdBolLndhcC5icm93c2VyLnYxLkRlbGV0ZVByb2ZpbGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * One step before capture, named as Firecrawl names its actions.
@@ -363,6 +363,13 @@ export type SessionOptions = Message<"wap.browser.v1.SessionOptions"> & {
    * @generated from field: bool network_bodies = 8;
    */
   networkBodies: boolean;
+
+  /**
+   * A profile of the workspace to attach: its stored state restored, its exit used, its lease held.
+   *
+   * @generated from field: string profile_id = 9;
+   */
+  profileId: string;
 };
 
 /**
@@ -464,6 +471,283 @@ export const OpenSessionResponseSchema: GenMessage<OpenSessionResponse> = /*@__P
   messageDesc(file_wap_browser_v1_browser, 10);
 
 /**
+ * @generated from message wap.browser.v1.Profile
+ */
+export type Profile = Message<"wap.browser.v1.Profile"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string workspace_id = 2;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string label = 3;
+   */
+  label: string;
+
+  /**
+   * The pinned exit: a configured exit's id, or `direct`.
+   *
+   * @generated from field: string exit_id = 4;
+   */
+  exitId: string;
+
+  /**
+   * residential, datacenter or direct.
+   *
+   * @generated from field: string exit_kind = 5;
+   */
+  exitKind: string;
+
+  /**
+   * @generated from field: string exit_region = 6;
+   */
+  exitRegion: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Unset until a session used it.
+   *
+   * @generated from field: google.protobuf.Timestamp last_used_at = 8;
+   */
+  lastUsedAt?: Timestamp | undefined;
+
+  /**
+   * The stored state's bytes (compressed, encrypted); 0 before the first save.
+   *
+   * @generated from field: int64 size_bytes = 9;
+   */
+  sizeBytes: bigint;
+
+  /**
+   * A live session holds it now.
+   *
+   * @generated from field: bool in_use = 10;
+   */
+  inUse: boolean;
+};
+
+/**
+ * Describes the message wap.browser.v1.Profile.
+ * Use `create(ProfileSchema)` to create a new message.
+ */
+export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 11);
+
+/**
+ * Which exit a new profile pins: by id, or the first of a region (and kind); empty: direct.
+ *
+ * @generated from message wap.browser.v1.ExitSelector
+ */
+export type ExitSelector = Message<"wap.browser.v1.ExitSelector"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string region = 2;
+   */
+  region: string;
+
+  /**
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.ExitSelector.
+ * Use `create(ExitSelectorSchema)` to create a new message.
+ */
+export const ExitSelectorSchema: GenMessage<ExitSelector> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 12);
+
+/**
+ * @generated from message wap.browser.v1.CreateProfileRequest
+ */
+export type CreateProfileRequest = Message<"wap.browser.v1.CreateProfileRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * @generated from field: wap.browser.v1.ExitSelector exit = 3;
+   */
+  exit?: ExitSelector | undefined;
+};
+
+/**
+ * Describes the message wap.browser.v1.CreateProfileRequest.
+ * Use `create(CreateProfileRequestSchema)` to create a new message.
+ */
+export const CreateProfileRequestSchema: GenMessage<CreateProfileRequest> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 13);
+
+/**
+ * @generated from message wap.browser.v1.CreateProfileResponse
+ */
+export type CreateProfileResponse = Message<"wap.browser.v1.CreateProfileResponse"> & {
+  /**
+   * @generated from field: wap.browser.v1.Profile profile = 1;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message wap.browser.v1.CreateProfileResponse.
+ * Use `create(CreateProfileResponseSchema)` to create a new message.
+ */
+export const CreateProfileResponseSchema: GenMessage<CreateProfileResponse> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 14);
+
+/**
+ * @generated from message wap.browser.v1.ListProfilesRequest
+ */
+export type ListProfilesRequest = Message<"wap.browser.v1.ListProfilesRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * `*` any run, `?` one character, everything else literal; unset: every profile.
+   *
+   * @generated from field: optional string label_glob = 2;
+   */
+  labelGlob?: string | undefined;
+
+  /**
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.ListProfilesRequest.
+ * Use `create(ListProfilesRequestSchema)` to create a new message.
+ */
+export const ListProfilesRequestSchema: GenMessage<ListProfilesRequest> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 15);
+
+/**
+ * @generated from message wap.browser.v1.ListProfilesResponse
+ */
+export type ListProfilesResponse = Message<"wap.browser.v1.ListProfilesResponse"> & {
+  /**
+   * @generated from field: repeated wap.browser.v1.Profile profiles = 1;
+   */
+  profiles: Profile[];
+
+  /**
+   * Empty when there are no more.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.ListProfilesResponse.
+ * Use `create(ListProfilesResponseSchema)` to create a new message.
+ */
+export const ListProfilesResponseSchema: GenMessage<ListProfilesResponse> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 16);
+
+/**
+ * @generated from message wap.browser.v1.GetProfileRequest
+ */
+export type GetProfileRequest = Message<"wap.browser.v1.GetProfileRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string profile_id = 2;
+   */
+  profileId: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.GetProfileRequest.
+ * Use `create(GetProfileRequestSchema)` to create a new message.
+ */
+export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 17);
+
+/**
+ * @generated from message wap.browser.v1.GetProfileResponse
+ */
+export type GetProfileResponse = Message<"wap.browser.v1.GetProfileResponse"> & {
+  /**
+   * @generated from field: wap.browser.v1.Profile profile = 1;
+   */
+  profile?: Profile | undefined;
+};
+
+/**
+ * Describes the message wap.browser.v1.GetProfileResponse.
+ * Use `create(GetProfileResponseSchema)` to create a new message.
+ */
+export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 18);
+
+/**
+ * @generated from message wap.browser.v1.DeleteProfileRequest
+ */
+export type DeleteProfileRequest = Message<"wap.browser.v1.DeleteProfileRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string profile_id = 2;
+   */
+  profileId: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.DeleteProfileRequest.
+ * Use `create(DeleteProfileRequestSchema)` to create a new message.
+ */
+export const DeleteProfileRequestSchema: GenMessage<DeleteProfileRequest> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 19);
+
+/**
+ * @generated from message wap.browser.v1.DeleteProfileResponse
+ */
+export type DeleteProfileResponse = Message<"wap.browser.v1.DeleteProfileResponse"> & {
+};
+
+/**
+ * Describes the message wap.browser.v1.DeleteProfileResponse.
+ * Use `create(DeleteProfileResponseSchema)` to create a new message.
+ */
+export const DeleteProfileResponseSchema: GenMessage<DeleteProfileResponse> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 20);
+
+/**
  * @generated from enum wap.browser.v1.WaitUntil
  */
 export enum WaitUntil {
@@ -522,6 +806,43 @@ export const BrowserService: GenService<{
     methodKind: "unary";
     input: typeof OpenSessionRequestSchema;
     output: typeof OpenSessionResponseSchema;
+  },
+  /**
+   * Profiles (docs/profiles.md): durable identities with a pinned exit and a
+   * stored browser state. Another workspace's is profile_not_found.
+   *
+   * @generated from rpc wap.browser.v1.BrowserService.CreateProfile
+   */
+  createProfile: {
+    methodKind: "unary";
+    input: typeof CreateProfileRequestSchema;
+    output: typeof CreateProfileResponseSchema;
+  },
+  /**
+   * @generated from rpc wap.browser.v1.BrowserService.ListProfiles
+   */
+  listProfiles: {
+    methodKind: "unary";
+    input: typeof ListProfilesRequestSchema;
+    output: typeof ListProfilesResponseSchema;
+  },
+  /**
+   * @generated from rpc wap.browser.v1.BrowserService.GetProfile
+   */
+  getProfile: {
+    methodKind: "unary";
+    input: typeof GetProfileRequestSchema;
+    output: typeof GetProfileResponseSchema;
+  },
+  /**
+   * Deletes the profile and its stored state for good; profile_in_use while a session holds it.
+   *
+   * @generated from rpc wap.browser.v1.BrowserService.DeleteProfile
+   */
+  deleteProfile: {
+    methodKind: "unary";
+    input: typeof DeleteProfileRequestSchema;
+    output: typeof DeleteProfileResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_browser_v1_browser, 0);

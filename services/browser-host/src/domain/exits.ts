@@ -1,0 +1,93 @@
+// The operator's exits (docs/profiles.md): upstream proxies a profile's
+// traffic leaves through, each with a kind and a region. Pure, but for the
+// reachability check.
+import { connect } from 'node:net';
+import { z } from 'zod';
+
+export const EXIT_KINDS = ['residential', 'datacenter'] as const;
+export type ExitKind = (typeof EXIT_KINDS)[number];
+
+export interface Exit {
+  id: string;
+  kind: ExitKind;
+  region: string;
+  /** http:// or socks5:// upstream proxy, credentials in it. Never logged. */
+  url: string;
+}
+
+/** What a profile pins: an exit, or `direct` (no exit). */
+export interface PinnedExit {
+  id: string;
+  kind: ExitKind | 'direct';
+  region: string;
+}
+
+export const DIRECT: PinnedExit = { id: 'direct', kind: 'direct', region: '' };
+
+const exitSchema = z.strictObject({
+  id: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/)
+    .refine((id) => id !== 'direct', '`direct` is not an exit'),
+  kind: z.enum(EXIT_KINDS),
+  region: z.string().min(1).max(64),
+  url: z.string().refine((u) => {
+    try {
+      const p = new URL(u).protocol;
+      return p === 'http:' || p === 'socks5:' || p === 'socks:' || p === 'socks4:';
+    } catch {
+      return false;
+    }
+  }, 'an http:// or socks5:// URL'),
+});
+
+/** EXITS as configured: a JSON array; empty when unset. Throws what is wrong, naming the exit but never its URL. */
+export function parseExits(json: string | undefined): Exit[] {
+  if (!json?.trim()) return [];
+  const parsed = z.array(exitSchema).safeParse(JSON.parse(json));
+  if (!parsed.success)
+    throw new Error(`EXITS: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const ids = new Set<string>();
+  for (const e of parsed.data) {
+    if (ids.has(e.id)) throw new Error(`EXITS: exit ${e.id} is listed twice`);
+    ids.add(e.id);
+  }
+  return parsed.data;
+}
+
+/** What a create asks for: an exit by id, the first of a region (and kind), or nothing (direct). */
+export interface ExitRequest {
+  id?: string;
+  region?: string;
+  kind?: ExitKind;
+}
+
+/** The exit a new profile pins; undefined when none configured matches what was asked. */
+export function pickExit(exits: readonly Exit[], asked: ExitRequest | undefined): PinnedExit | undefined {
+  if (!asked || (!asked.id && !asked.region && !asked.kind)) return DIRECT;
+  if (asked.id === 'direct') return asked.region || asked.kind ? undefined : DIRECT;
+  const found = exits.find(
+    (e) =>
+      (!asked.id || e.id === asked.id) &&
+      (!asked.region || e.region === asked.region) &&
+      (!asked.kind || e.kind === asked.kind),
+  );
+  return found && { id: found.id, kind: found.kind, region: found.region };
+}
+
+/** Whether the exit's proxy accepts a TCP connection within `timeoutMs`. */
+export function exitReachable(exit: Exit, timeoutMs = 3_000): Promise<boolean> {
+  const u = new URL(exit.url);
+  const port = Number(u.port || (u.protocol === 'http:' ? 80 : 1080));
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: timeoutMs });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}
