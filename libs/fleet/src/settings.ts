@@ -106,7 +106,7 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   },
   EXITS: {
     meaning:
-      'JSON array of exits profiles pin: {id, kind: residential|datacenter, region, url (http:// or socks5:// proxy)}. Empty: profiles go direct.',
+      'JSON array of exits profiles pin: {id, kind: residential or datacenter, region, url (http:// or socks5:// proxy)}. Empty: profiles go direct.',
   },
   REPLAY_KEY: {
     meaning:

@@ -40,8 +40,10 @@ export function openGateway(
   const upstreams = new Upstreams(config);
   const registry = (options.registry ?? buildRegistry)(upstreams);
   const hosts = upstreams.configured('browser-host')
-    ? new BrowserHosts(nats, config.NATS_NAMESPACE, upstreams.browser, log)
+    ? new BrowserHosts(nats, config.NATS_NAMESPACE, upstreams.configuredBrowser, log)
     : undefined;
+  // Any replica answers for profiles (they share a database): one that is alive, not only BROWSER_HOST_ADDR.
+  if (hosts) upstreams.routeBrowser(() => hosts.any());
   const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
     ttlMs: config.CREDIT_VIEW_TTL_MS,
   });

@@ -113,9 +113,9 @@ test('a login saved from one session browser is there in the next; a browser wit
   // The next session, with nothing done in it but reading.
   assert.deepEqual(await loginSeen(await p.attach(workspaceId, profile.id, holder())), first);
   assert.deepEqual(await loginSeen(undefined), { cookie: '', user: null, cart: null }, 'no profile, no login');
-  // The stored bytes are sealed: not a gzip'd tar, and no cookie value in them.
+  // The stored bytes are sealed: not a zstd frame, and no cookie value in them.
   const stored = (await store.state(profile.id)) as Buffer;
-  assert.notEqual(stored.subarray(0, 2).toString('hex'), '1f8b', 'not plain gzip');
+  assert.notEqual(stored.subarray(0, 4).toString('hex'), '28b52ffd', 'not plain zstd');
   assert.ok(!stored.includes(Buffer.from('logged-in-as-ada')));
   // One state row per profile: the old one went with the save.
   assert.equal(await db.profileState.count({ where: { profileId: profile.id } }), 1);

@@ -86,6 +86,16 @@ export class BrowserHosts {
     return (owner ? [owner] : hosts).map((h) => this.client(h.address));
   }
 
+  /**
+   * A host for what any replica answers (profiles, which live in the hosts'
+   * shared database): the one heard from last; undefined while none has
+   * announced (the caller then uses BROWSER_HOST_ADDR).
+   */
+  any(): BrowserClient | undefined {
+    const newest = this.alive().sort((a, b) => b.seenAt - a.seenAt)[0];
+    return newest ? this.client(newest.address) : undefined;
+  }
+
   stop(): void {
     this.subscription?.unsubscribe();
     for (const client of this.clients.values()) client.close();

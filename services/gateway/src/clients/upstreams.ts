@@ -65,7 +65,21 @@ export class Upstreams {
     return this.ledgerClient;
   }
 
+  /** A browser host to ask what any replica answers (profiles): a live one as announced, once routing is set. */
   get browser(): BrowserClient {
+    if (!this.browserClient) throw new Error('browser-host is not configured');
+    return this.browserRoute?.() ?? this.browserClient;
+  }
+
+  private browserRoute: (() => BrowserClient | undefined) | undefined;
+
+  /** Sends `browser` calls to the host `pick` names (the announced ones); BROWSER_HOST_ADDR when it names none. */
+  routeBrowser(pick: () => BrowserClient | undefined): void {
+    this.browserRoute = pick;
+  }
+
+  /** BROWSER_HOST_ADDR's own client, whatever the routing. */
+  get configuredBrowser(): BrowserClient {
     if (!this.browserClient) throw new Error('browser-host is not configured');
     return this.browserClient;
   }
