@@ -927,9 +927,18 @@ describe('GET /connect', () => {
     await browser.close();
     fleet.startOne('session-recorder');
     await fleet.waitReady(60_000);
-    await until('every page is stored once the recorder is back', async () => {
-      const s = await read();
-      return s?.status === 'ended' && s.pageCount === 3;
+    let last: unknown;
+    // A chunk the killed recorder held unacked goes out again after the stream's ack wait (10 s).
+    await until(
+      'every page is stored once the recorder is back',
+      async () => {
+        const s = await read();
+        last = s;
+        return s?.status === 'ended' && s.pageCount === 3;
+      },
+      60_000,
+    ).catch((err: Error) => {
+      throw new Error(`${err.message}; last read ${JSON.stringify(last)}`);
     });
     const verified = await call<{ valid: boolean }>(fleet.gatewayUrl, 'POST', `/v1/sessions/${sessionId}/verify`, {
       key: apiKey,

@@ -285,7 +285,7 @@ describe('profiles', () => {
       key: viaA.apiKey,
       body: { label: 'nowhere', exit: { region: 'mars' } },
     });
-    assert.deepEqual([none.status, none.body.code], [503, 'exit_unavailable']);
+    assert.deepEqual([none.status, none.body.code], [400, 'bad_request'], 'an exit no configuration names');
     const transfer = async (page: import('playwright-core').Page) => {
       await page.goto(`${origin}/home`);
       return page.evaluate(`(async () => {

@@ -45,6 +45,15 @@ export function sessionStreams(namespace = ''): StreamSpec[] {
   return [{ name: names.stream, subjects: [names.subjects], retention: 'limits', maxAgeMs: SESSION_STREAM_MAX_AGE_MS }];
 }
 
+/**
+ * How long a delivered message waits for its ack before it goes out again:
+ * what a recorder killed mid-chunk costs. Short, because a session's chain
+ * waits for the chunk it held (every later one is early) and the handlers
+ * are one small transaction each; a redelivery of one already stored is
+ * dropped as a duplicate.
+ */
+const SESSION_ACK_WAIT_MS = 10_000;
+
 export function sessionConsumers(namespace = ''): ConsumerSpec[] {
   const names = sessionStreamNames(namespace);
   return [
@@ -52,14 +61,14 @@ export function sessionConsumers(namespace = ''): ConsumerSpec[] {
       stream: names.stream,
       name: names.lifecycleConsumer,
       filterSubject: names.lifecycle,
-      ackWaitMs: 30_000,
+      ackWaitMs: SESSION_ACK_WAIT_MS,
       maxDeliver: -1,
     },
     {
       stream: names.stream,
       name: names.chunksConsumer,
       filterSubject: names.chunksFilter,
-      ackWaitMs: 30_000,
+      ackWaitMs: SESSION_ACK_WAIT_MS,
       maxDeliver: -1,
     },
   ];

@@ -239,7 +239,7 @@ test('labels filter by glob, `%` and `_` literal; pages follow the cursor', asyn
   );
 });
 
-test('an exit is pinned by id or region and kind; one that matches nothing is exit_unavailable', async () => {
+test('an exit is pinned by id or region and kind; one that matches nothing is refused; one down is exit_unavailable', async () => {
   const exits = parseExits(
     JSON.stringify([
       { id: 'a', kind: 'residential', region: 'eu', url: 'http://user:pass@127.0.0.1:1' },
@@ -258,10 +258,7 @@ test('an exit is pinned by id or region and kind; one that matches nothing is ex
   assert.throws(() => parseExits('[{"id":"c","kind":"mobile","region":"x","url":"http://h:1"}]'));
   const p = profiles(JSON.stringify([{ id: 'gone', kind: 'residential', region: 'eu', url: 'http://127.0.0.1:9' }]));
   const workspaceId = `ws-${randomUUID()}`;
-  await assert.rejects(
-    p.create(workspaceId, 'x', { region: 'us' }),
-    (e) => isApiError(e) && e.code === 'exit_unavailable',
-  );
+  await assert.rejects(p.create(workspaceId, 'x', { region: 'us' }), (e) => isApiError(e) && e.code === 'bad_request');
   const pinned = await p.create(workspaceId, 'via gone', { id: 'gone' });
   // Nothing listens on the exit's port: the attach fails, and lets the lease go.
   await assert.rejects(

@@ -43,7 +43,13 @@ export class Profiles {
 
   async create(workspaceId: string, label: string, asked: ExitRequest | undefined): Promise<ProfileRow> {
     const exit: PinnedExit | undefined = pickExit(this.settings.exits, asked);
-    if (!exit) throw new ApiError('exit_unavailable', { exit: { ...asked } });
+    // An exit no configuration names is the caller's to fix; one that is down is exit_unavailable, at attach.
+    if (!exit) {
+      const configured = this.settings.exits.map((e) => `${e.id} (${e.kind}, ${e.region})`).join(', ') || 'none';
+      throw new ApiError('bad_request', {
+        issues: [{ path: 'exit', message: `no configured exit matches; configured: ${configured}, or direct` }],
+      });
+    }
     return this.store.create({ workspaceId, label, exit });
   }
 
@@ -80,7 +86,7 @@ export class Profiles {
       exit = this.settings.exits.find((e) => e.id === profile.exitId);
       if (!exit || !(await exitReachable(exit))) {
         await letGo().catch(() => undefined);
-        throw new ApiError('exit_unavailable', { exit: { id: profile.exitId } });
+        throw new ApiError('exit_unavailable', { exit: profile.exitId });
       }
     }
     let released = false;

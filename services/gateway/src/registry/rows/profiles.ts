@@ -51,7 +51,7 @@ export const profilesCreateRow = capability({
   tag: 'Profiles',
   summary: 'Create a profile',
   description:
-    'A durable browser identity: log in once in a session that attaches it (`GET /connect?profile=<id>`) and stay logged in across sessions, on any browser host, seen from the same exit. Its exit is pinned now: by `exit.id`, or the first exit of `exit.region` (and `exit.kind`); without `exit`, or with no exit configured, `direct`. exit_unavailable when no configured exit matches. Free.',
+    'A durable browser identity: log in once in a session that attaches it (`GET /connect?profile=<id>`) and stay logged in across sessions, on any browser host, seen from the same exit. Its exit is pinned now: by `exit.id`, or the first exit of `exit.region` (and `exit.kind`); without `exit`, or with no exit configured, `direct`. bad_request when no configured exit matches. Free.',
   backend: 'browser-host',
   bills: [],
   mcpTool: 'service_profiles_create',
@@ -69,7 +69,7 @@ export const profilesCreateRow = capability({
   },
   example: { label: 'shop-account-1', exit: { region: 'eu' } },
   response: z.object({ success: z.literal(true), profile: profileObject }),
-  errors: ['exit_unavailable', 'capability_unavailable'],
+  errors: ['capability_unavailable'],
   handler: async ({ principal, upstreams, signal }, { body }) => {
     const out = await upstreams.browser.createProfile(
       {
