@@ -6,7 +6,8 @@ import express, { type RequestHandler } from 'express';
 import type { BrowserHosts } from '../clients/browser-hosts.js';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { Invoker } from '../invoke/invoke.js';
-import { openApiDocument } from '../registry/openapi.js';
+import { mcpRouter } from '../mcp/server.js';
+import { API_VERSION, openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
 import type { ReplayLinks } from '../replay/links.js';
 import type { LiveFrames } from '../replay/live.js';
@@ -99,6 +100,16 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.replays)
     app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, live: deps.live, log: deps.log }));
 
+  app.use(
+    mcpRouter({
+      identity: deps.identity,
+      invoker: deps.invoker,
+      rows: deps.registry,
+      log: deps.log,
+      maxBodyBytes: deps.maxBodyBytes,
+      version: API_VERSION,
+    }),
+  );
   app.use(
     mountRegistry(deps.registry, {
       guard: [authenticate(deps.identity, 'rest')],

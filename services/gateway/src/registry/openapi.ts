@@ -23,6 +23,9 @@ const TAG_DESCRIPTIONS: Record<Tag, string> = {
   Wallet: 'Payment methods for agent purchases.',
 };
 
+/** The interface's version: the OpenAPI document's `info.version` and the MCP server's. */
+export const API_VERSION = '1.0.0';
+
 /** A zod schema as the JSON Schema the document carries (the request side as input, the answer as output). */
 export const toSchema = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
@@ -210,7 +213,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
     openapi: '3.1.0',
     info: {
       title: 'Web Access API',
-      version: '1.0.0',
+      version: API_VERSION,
       description: 'Scrape, crawl, search, browser agents, monitors and stealth browsers on one credit balance.',
     },
     servers: [{ url: serverUrl }],

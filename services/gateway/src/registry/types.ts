@@ -117,6 +117,11 @@ export interface Capability<
   /** Default: REST and MCP. */
   surfaces?: RowSurface[];
   /**
+   * The call reaches pages on the open web (a scrape, a crawl, a search):
+   * MCP's `openWorldHint`. Default false: it works on the workspace's own data.
+   */
+  openWorld?: boolean;
+  /**
    * Errors this route itself can answer, beyond the ones every authenticated route can.
    * A handler that raises another code breaks the contract: logged always, a 500 under
    * STRICT_CONTRACTS (the tests), so the declaration cannot drift from the code.

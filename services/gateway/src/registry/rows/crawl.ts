@@ -138,6 +138,7 @@ export const crawlRow = capability({
   summary: 'Start a crawl',
   description:
     'Walks a site from a start URL (robots.txt respected, sitemaps used, per-host politeness) and delivers each page as it is scraped. Returns at once with the crawl id. 1 credit per delivered page; `limit` is the spend cap.',
+  openWorld: true,
   backend: 'crawl',
   bills: ['page_load'],
   mcpTool: 'service_crawl_start',

@@ -182,6 +182,7 @@ export const scrapeRow = capability({
   summary: 'Scrape one page into clean content',
   description:
     'Fetches one known URL (rendering it in a browser when it needs scripts) and returns the requested formats. 1 credit per page; a page that cannot be fetched or represented is not billed.',
+  openWorld: true,
   backend: 'crawl',
   bills: ['page_load'],
   mcpTool: 'service_scrape_page',

@@ -30,6 +30,7 @@ export const searchRow = capability({
   summary: 'Search the web',
   description:
     "Searches with the deployment's provider (the built-in index over this workspace's scraped and crawled pages, SearXNG or Brave), optionally rendering every hit. 5 credits per 10 results, plus 1 credit per rendered page.",
+  openWorld: true,
   backend: 'crawl',
   bills: ['search_result', 'page_load'],
   mcpTool: 'service_search_query',

@@ -277,7 +277,6 @@ export const sessionsLiveRow = capability({
   backend: 'session-recorder',
   bills: [],
   mcpTool: 'service_sessions_live',
-  surfaces: ['rest'],
   answer: { kind: 'sse' },
   request: { params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }) },
   response: z.object({ session: sessionObject }),
@@ -448,7 +447,6 @@ export const sessionsNetworkRow = capability({
   backend: 'session-recorder',
   bills: [],
   mcpTool: 'service_sessions_network',
-  surfaces: ['rest'],
   answer: { kind: 'ndjson' },
   request: {
     params: z.strictObject({ id: z.string().min(1).max(100).describe('The session id.') }),

@@ -1,0 +1,142 @@
+// The MCP server at /mcp (docs/mcp.md): the official SDK's Streamable HTTP
+// transport, stateless (every POST stands alone, so any gateway replica
+// answers any request and nothing is kept between them), serving the
+// registry's rows as tools through the same invoke path as REST.
+import { randomUUID } from 'node:crypto';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+import { ApiError, isApiError, toErrorBody } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import express, { type Router } from 'express';
+import { principalOf } from '../http/auth.js';
+import { JSON_BODY_TYPES } from '../http/input.js';
+import type { Invoker } from '../invoke/invoke.js';
+import type { Capability } from '../registry/types.js';
+import type { IdentityStore, Principal } from '../store/identity.js';
+import { mcpTools, structuredOf } from './tools.js';
+
+/** A call that has not answered yet says so this often, when its client asked for progress. */
+export const PROGRESS_EVERY_MS = 2_000;
+
+export interface McpDeps {
+  identity: IdentityStore;
+  invoker: Invoker;
+  rows: readonly Capability[];
+  log: Logger;
+  maxBodyBytes: number;
+  version: string;
+}
+
+const INSTRUCTIONS =
+  'Web access: scrape pages, crawl sites, search the web, and read browser sessions, billed from one credit balance. ' +
+  'Every tool answers the same object as its REST route; a failed call is a result with isError whose text is the ' +
+  'Error object ({ code, message, details }). Long work (a crawl) answers an id at once: read its status and results ' +
+  'with their own tools, paging with the cursor they give.';
+
+/** The tool result of a failed call: the spec's Error object, as text and as structured content. */
+export function errorResult(err: unknown): CallToolResult {
+  const body = toErrorBody(isApiError(err) ? err : new ApiError('internal'));
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: { ...body } };
+}
+
+export function mcpRouter(deps: McpDeps): Router {
+  const tools = mcpTools(deps.rows);
+  const byName = new Map(tools.map((t) => [t.definition.name, t]));
+  const definitions = tools.map((t) => t.definition);
+
+  /** One MCP server for one HTTP request: the caller's principal is this request's. */
+  const serverFor = (principal: Principal, requestId: string) => {
+    const server = new Server(
+      { name: 'web-access', title: 'Web access', version: deps.version },
+      { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: definitions }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+      const tool = byName.get(request.params.name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `no tool named ${request.params.name}`);
+      const token = request.params._meta?.progressToken;
+      let progress = 0;
+      const ticker =
+        token === undefined
+          ? undefined
+          : setInterval(() => {
+              progress += 1;
+              void extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken: token, progress, message: `${tool.row.name}: working` },
+                })
+                .catch(() => undefined);
+            }, PROGRESS_EVERY_MS);
+      try {
+        const answer = await deps.invoker.invoke({
+          row: tool.row,
+          principal,
+          surface: 'mcp',
+          input: tool.split(request.params.arguments ?? {}),
+          requestId,
+          signal: extra.signal,
+          setHeader: () => undefined,
+        });
+        const structured = await structuredOf(answer, extra.signal);
+        return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      } catch (err) {
+        if (!isApiError(err)) deps.log.error({ err, tool: tool.definition.name, requestId }, 'tool call failed');
+        return errorResult(err);
+      } finally {
+        clearInterval(ticker);
+      }
+    });
+    return server;
+  };
+
+  const router = express.Router();
+  const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES, strict: false });
+  router.post('/mcp', json, async (req, res, next) => {
+    let principal: Principal;
+    try {
+      principal = await principalOf(deps.identity, req.rawHeaders, 'mcp');
+    } catch (err) {
+      next(err);
+      return;
+    }
+    const requestId = (res.locals.requestId as string | undefined) ?? randomUUID();
+    const server = serverFor(principal, requestId);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (err) {
+      deps.log.error({ err, requestId }, 'MCP request failed');
+      if (!res.headersSent)
+        res
+          .status(500)
+          .json({ jsonrpc: '2.0', error: { code: ErrorCode.InternalError, message: 'internal' }, id: null });
+    }
+  });
+  // Stateless: no stream is kept open for server-initiated messages, and there is no session to end.
+  const notAllowed: express.RequestHandler = (_req, res) => {
+    res
+      .status(405)
+      .set('Allow', 'POST')
+      .json({
+        jsonrpc: '2.0',
+        error: { code: ErrorCode.ConnectionClosed, message: 'POST only: this server keeps no sessions' },
+        id: null,
+      });
+  };
+  router.get('/mcp', notAllowed);
+  router.delete('/mcp', notAllowed);
+  return router;
+}
