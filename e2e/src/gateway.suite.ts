@@ -46,11 +46,14 @@ function twoCredentials(
 }
 
 /** The RFC 6750 challenges a 401 carries (docs/api.md, Requests). */
-const CHALLENGE = {
-  none: 'Bearer realm="api"',
-  request:
-    'Bearer realm="api", error="invalid_request", error_description="send exactly one Authorization: Bearer <credential>"',
-  token: 'Bearer realm="api", error="invalid_token", error_description="the credential is unknown, expired or revoked"',
+const CHALLENGE = () => {
+  // The gateway is also the OAuth server of its API: each challenge says where the resource's metadata is (RFC 9728).
+  const realm = `Bearer realm="api", resource_metadata="${fleet.gatewayUrl}/.well-known/oauth-protected-resource/v1"`;
+  return {
+    none: realm,
+    request: `${realm}, error="invalid_request", error_description="send exactly one Authorization: Bearer <credential>"`,
+    token: `${realm}, error="invalid_token", error_description="the credential is unknown, expired or revoked"`,
+  };
 };
 const challengeOf = (r: { headers: Headers }) => r.headers.get('www-authenticate');
 
@@ -63,18 +66,19 @@ describe('auth', () => {
     assert.equal(challengeOf(r), null, 'only a 401 carries a challenge');
   });
 
-  const cases: [string, Record<string, string>, string, string][] = [
-    ['no header', {}, 'missing', CHALLENGE.none],
-    ['not Bearer', { authorization: 'Basic dXNlcjpwYXNz' }, 'malformed', CHALLENGE.request],
-    ['Bearer with nothing', { authorization: 'Bearer ' }, 'malformed', CHALLENGE.request],
-    ['not a credential', { authorization: 'Bearer hello' }, 'malformed', CHALLENGE.request],
+  type Challenge = keyof ReturnType<typeof CHALLENGE>;
+  const cases: [string, Record<string, string>, string, Challenge][] = [
+    ['no header', {}, 'missing', 'none'],
+    ['not Bearer', { authorization: 'Basic dXNlcjpwYXNz' }, 'malformed', 'request'],
+    ['Bearer with nothing', { authorization: 'Bearer ' }, 'malformed', 'request'],
+    ['not a credential', { authorization: 'Bearer hello' }, 'malformed', 'request'],
     [
       'unknown key',
       { authorization: 'Bearer ock_aaaaaaaaaaaaaaaa.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' },
       'invalid',
-      CHALLENGE.token,
+      'token',
     ],
-    ['two credentials in one header', { authorization: 'Bearer a, Bearer b' }, 'malformed', CHALLENGE.request],
+    ['two credentials in one header', { authorization: 'Bearer a, Bearer b' }, 'malformed', 'request'],
   ];
   for (const [name, headers, reason, challenge] of cases) {
     test(`401 unauthorized: ${name}`, async () => {
@@ -82,7 +86,7 @@ describe('auth', () => {
       assert.equal(r.status, 401);
       isError(r.body, 'unauthorized');
       assert.equal((r.body.details as { reason: string }).reason, reason);
-      assert.equal(challengeOf(r), challenge);
+      assert.equal(challengeOf(r), CHALLENGE()[challenge]);
     });
   }
 
@@ -91,7 +95,7 @@ describe('auth', () => {
     const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: forged });
     assert.equal(r.status, 401);
     isError(r.body, 'unauthorized');
-    assert.equal(challengeOf(r), CHALLENGE.token);
+    assert.equal(challengeOf(r), CHALLENGE().token);
   });
 
   test('401 unauthorized: two Authorization headers', async () => {
@@ -99,20 +103,20 @@ describe('auth', () => {
     assert.equal(r.status, 401);
     isError(r.body, 'unauthorized');
     assert.equal((r.body as { details: { reason: string } }).details.reason, 'multiple');
-    assert.equal(r.challenge, CHALLENGE.request);
+    assert.equal(r.challenge, CHALLENGE().request);
   });
 
   test('an OAuth token nobody issued is refused', async () => {
     const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: 'oat_notissued' });
     assert.equal(r.status, 401);
     isError(r.body, 'unauthorized');
-    assert.equal(challengeOf(r), CHALLENGE.token);
+    assert.equal(challengeOf(r), CHALLENGE().token);
   });
 
   test('a 401 on a POST route and on an unknown route carries the challenge too', async () => {
     const scrape = await call(fleet.gatewayUrl, 'POST', '/v1/scrape', { body: { url: 'https://example.com' } });
     assert.equal(scrape.status, 401);
-    assert.equal(challengeOf(scrape), CHALLENGE.none);
+    assert.equal(challengeOf(scrape), CHALLENGE().none);
     // An unknown route is 404 whatever the credential: no challenge.
     const unknown = await call(fleet.gatewayUrl, 'GET', '/v1/nope');
     assert.equal(unknown.status, 404);
@@ -134,7 +138,7 @@ describe('auth', () => {
         const r = await call(url, 'GET', '/v1/credits', { key: apiKey });
         assert.equal(r.status, 401);
         assert.equal((r.body.details as { reason: string }).reason, 'revoked');
-        assert.equal(challengeOf(r), CHALLENGE.token);
+        assert.equal(challengeOf(r), CHALLENGE().token);
       }
     } finally {
       await second.stop();

@@ -222,6 +222,12 @@ then the plain variables, sorted, with the global `env` and then the service's
     secretKeyRef:
       name: {{ include "web-access.sessionKeysSecretName" $root }}
       key: REPLAY_KEY
+- name: OAUTH_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: OAUTH_KEY
+      optional: true
 {{- end }}
 {{- with $root.Values.nats.existingSecret }}
 - name: NATS_URL

@@ -155,6 +155,10 @@ export class Fleet {
       PROFILE_KEY: createHash('sha256')
         .update(`wap-profile:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
         .digest('base64url'),
+      // The OAuth sign-in pages' state is signed by the gateway (docs/oauth.md); derived the same way, a different key.
+      OAUTH_KEY: createHash('sha256')
+        .update(`wap-oauth:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       // Replay links are signed by the gateway alone; derived the same way, a different key.
       REPLAY_KEY: createHash('sha256')
         .update(`wap-replay:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)

@@ -112,6 +112,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',
   },
+  OAUTH_KEY: {
+    meaning:
+      "Secret (32+ characters) the gateway signs its OAuth sign-in pages' state with; unset, the gateway is no authorization server (API keys only). `make up` derives one per machine.",
+  },
   REPLAY_LINK_TTL_SECONDS: { meaning: 'How long a replay or export link is good for (60 s to 30 days).' },
 };
 

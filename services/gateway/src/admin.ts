@@ -22,6 +22,13 @@ const USAGE = `usage: admin.js <command>
   key revoke <keyId>
   key list <workspace>
   slots list <workspace>                   who holds the workspace's concurrent-browser slots now
+  user create <email> [--password-file FILE]
+                                           a local account for the sign-in page (docs/oauth.md); the
+                                           password (read from FILE, or stdin when FILE is -) is kept as argon2id
+  user password <email> --password-file FILE
+  user sign-out <email>                    revokes every OAuth token the user holds, on the next request
+  member add <workspace> <email> [--role owner|member]
+  member remove <workspace> <email>        the user's tokens for the workspace stop on the next request
   seed --key-file FILE [--workspace NAME] [--plan PLAN]
                                            a workspace and a working key, reused when FILE still holds one`;
 
@@ -34,6 +41,8 @@ const OPTIONS = {
   name: { type: 'string', default: 'admin' },
   surfaces: { type: 'string', default: SURFACES.join(',') },
   'key-file': { type: 'string' },
+  'password-file': { type: 'string' },
+  role: { type: 'string', default: 'member' },
   workspace: { type: 'string', default: 'local' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsOptionsConfig;
@@ -144,6 +153,28 @@ async function main(args: string[]): Promise<void> {
         console.error(`warning: ${gateways - acknowledged} of ${gateways} gateways did not confirm within 2 s`);
         process.exitCode = 3;
       }
+    } else if (noun === 'user' && (verb === 'create' || verb === 'password') && arg) {
+      const file = opts['password-file'];
+      const password = file ? readFileSync(file === '-' ? 0 : file, 'utf8').replace(/\r?\n$/, '') : undefined;
+      if (password !== undefined && password.length < 8) throw new Error('a password has 8 characters at least');
+      if (verb === 'password' && !password) throw new Error('user password needs --password-file');
+      const user =
+        verb === 'create'
+          ? await identity.createUser(arg, password)
+          : await identity.setPassword(arg, password as string);
+      console.log(JSON.stringify({ userId: user.id, email: user.email, password: user.passwordHash !== null }));
+    } else if (noun === 'user' && verb === 'sign-out' && arg) {
+      console.log(JSON.stringify({ email: arg, tokensRevoked: await identity.signOut(arg) }));
+    } else if (noun === 'member' && verb === 'add' && arg && value) {
+      if (opts.role !== 'owner' && opts.role !== 'member') throw new Error('--role is owner or member');
+      const ws = await workspaceOf(arg);
+      const m = await identity.addMember(ws.id, value, opts.role);
+      console.log(JSON.stringify({ workspaceId: ws.id, userId: m.userId, role: m.role }));
+    } else if (noun === 'member' && verb === 'remove' && arg && value) {
+      const ws = await workspaceOf(arg);
+      const out = await identity.removeMember(ws.id, value);
+      if (!out.removed) throw new Error(`${value} is not a member of ${arg}`);
+      console.log(JSON.stringify({ workspaceId: ws.id, email: value, ...out }));
     } else if (noun === 'key' && verb === 'list' && arg) {
       console.log(JSON.stringify(await identity.listApiKeys((await workspaceOf(arg)).id)));
     } else if (noun === 'slots' && verb === 'list' && arg) {

@@ -24,6 +24,12 @@ export const env = baseEnv(50050).extend({
    * sessions have no replayUrl.
    */
   REPLAY_KEY: z.string().min(32).optional(),
+  /**
+   * Signs the state the OAuth sign-in pages carry between their steps
+   * (docs/oauth.md). Unset, the gateway is no authorization server: no
+   * sign-in, and only API keys are credentials.
+   */
+  OAUTH_KEY: z.string().min(32).optional(),
   /** How long a replay link is good for, in seconds. */
   REPLAY_LINK_TTL_SECONDS: z.coerce
     .number()

@@ -67,6 +67,7 @@ export function openGateway(
     strictContracts: config.STRICT_CONTRACTS,
   });
   const app = createApp({
+    ...(config.OAUTH_KEY && { oauthKey: config.OAUTH_KEY }),
     log,
     identity,
     invoker,

@@ -7,6 +7,7 @@ import type { BrowserHosts } from '../clients/browser-hosts.js';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { Invoker } from '../invoke/invoke.js';
 import { mcpRouter } from '../mcp/server.js';
+import { oauthRouter, resourceMetadataUrl } from '../oauth/routes.js';
 import { API_VERSION, openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
 import type { ReplayLinks } from '../replay/links.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
   /** Running sessions' screencast frames, for the replay page's live view. */
   live?: LiveFrames;
   maxBodyBytes: number;
+  /** OAUTH_KEY: with it the gateway is the authorization server of its API (docs/oauth.md). */
+  oauthKey?: string;
   /** The gateway's own readiness (database, NATS) and that of every service behind it. */
   readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
 }
@@ -96,6 +99,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(document);
   });
   app.use(docsRouter());
+  if (deps.oauthKey)
+    app.use(oauthRouter({ store: deps.identity.oauth, publicUrl: deps.publicUrl, key: deps.oauthKey, log: deps.log }));
   app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
   if (deps.replays)
     app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, live: deps.live, log: deps.log }));
@@ -119,6 +124,13 @@ export function createApp(deps: AppDeps): express.Express {
   );
 
   app.use((_req, _res, next) => next(new ApiError('not_found')));
-  app.use(errorHandler(deps.log));
+  app.use(
+    errorHandler(
+      deps.log,
+      deps.oauthKey
+        ? (path) => resourceMetadataUrl(deps.publicUrl, path === '/mcp' || path.startsWith('/mcp/') ? 'mcp' : 'rest')
+        : undefined,
+    ),
+  );
   return app;
 }

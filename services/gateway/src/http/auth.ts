@@ -14,8 +14,9 @@ export const REALM = 'api';
  * expired, revoked): `invalid_token`. The status stays 401 for all three, as
  * the spec's closed set has it; clients branch on the body's `code`.
  */
-export function bearerChallenge(reason: unknown): string {
-  const realm = `Bearer realm="${REALM}"`;
+export function bearerChallenge(reason: unknown, resourceMetadata?: string): string {
+  // Where an OAuth client finds how to get a token for this resource (RFC 9728 section 5.1).
+  const realm = `Bearer realm="${REALM}"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ''}`;
   switch (reason) {
     case 'missing':
       return realm;
@@ -33,8 +34,19 @@ export async function principalOf(identity: IdentityStore, rawHeaders: string[],
   if ('problem' in bearer) throw new ApiError('unauthorized', { reason: bearer.problem });
   const parsed = parseCredential(bearer.credential);
   if (!parsed) throw new ApiError('unauthorized', { reason: 'malformed' });
-  // OAuth tokens arrive with the CLI and MCP sign-in; until then none is valid.
-  if (parsed.kind === 'oauth_token') throw new ApiError('unauthorized', { reason: 'invalid' });
+  if (parsed.kind === 'oauth_token') {
+    // Read on every request: a token revoked, expired or whose user left the workspace stops at once, everywhere.
+    const token = await identity.oauth.principal(parsed.token);
+    if (!token) throw new ApiError('unauthorized', { reason: 'invalid' });
+    // A token is valid on the one surface its resource named (RFC 8707).
+    if (token.surface !== surface) throw new ApiError('tenant_scope', { surface });
+    return {
+      workspaceId: token.workspaceId,
+      plan: token.plan,
+      credential: { kind: 'oauth_token', tokenId: token.tokenId },
+      surfaces: new Set([token.surface]),
+    };
+  }
   const key = await identity.apiKey(parsed.keyId);
   if (!key || !secretMatches(parsed.secret, key.secretHash)) {
     throw new ApiError('unauthorized', { reason: 'invalid' });

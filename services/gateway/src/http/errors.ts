@@ -28,8 +28,12 @@ function fromRequestError(err: { type?: string; limit?: number }): ApiError | un
  * message, its details (a 401 with its `WWW-Authenticate` challenge). Anything unexpected is `internal` with the request id
  * and is logged with its stack here, never sent.
  */
-export function errorHandler(log: Logger): ErrorRequestHandler {
-  return (err, _req, res, _next) => {
+export function errorHandler(
+  log: Logger,
+  /** With OAuth on: where a 401 on this path points for the resource's metadata. */
+  resourceMetadata?: (path: string) => string,
+): ErrorRequestHandler {
+  return (err, req, res, _next) => {
     const error = err instanceof ApiError ? err : (fromRequestError(err) ?? err);
     const requestId = res.locals.requestId as string;
     const body = toErrorBody(error, requestId);
@@ -39,7 +43,7 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     const retryAfter = error instanceof ApiError ? error.details?.retryAfterSeconds : undefined;
     if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(Math.max(1, Math.ceil(retryAfter))));
     if (error instanceof ApiError && error.code === 'unauthorized') {
-      res.setHeader('WWW-Authenticate', bearerChallenge(error.details?.reason));
+      res.setHeader('WWW-Authenticate', bearerChallenge(error.details?.reason, resourceMetadata?.(req.path)));
     }
     res.status(status).json(body);
   };

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { escapeHtml } from '../http/html.js';
 import type { ReplayData } from './recording.js';
 
 const resolve = createRequire(__filename).resolve;
@@ -29,12 +30,6 @@ export function playerAssets(): { script: string; style: string } {
 
 /** JSON that is safe inside a <script> element: no `<` to close it or open a comment. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
-
-const escapeHtml = (text: string) =>
-  text.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
-  );
 
 const PAGE_STYLE = `
 body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #f4f5f7; color: #1d2330; }

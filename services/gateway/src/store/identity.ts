@@ -2,13 +2,15 @@ import type { PooledDatabase } from '@wap/db';
 import type { PlanName } from '@wap/plans';
 import { mintApiKey, SURFACES, type Surface } from '../domain/credentials.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { hashPassword } from '../oauth/passwords.js';
+import { OAuthStore } from '../oauth/store.js';
 import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './api-key-cache.js';
 
 /** Who is calling: resolved from a credential on every request. */
 export interface Principal {
   workspaceId: string;
   plan: PlanName;
-  credential: { kind: 'api_key'; keyId: string } | { kind: 'oauth_token' };
+  credential: { kind: 'api_key'; keyId: string } | { kind: 'oauth_token'; tokenId: string };
   surfaces: ReadonlySet<Surface>;
 }
 
@@ -24,6 +26,9 @@ export interface ApiKeyRow {
 export class IdentityStore {
   private readonly db: PrismaClient;
 
+  /** OAuth clients, codes and tokens (docs/oauth.md). */
+  readonly oauth: OAuthStore;
+
   constructor(
     /** Prisma for the rest; its pool for the hot path (a lookup per request, when not cached) and the announced writes. */
     private readonly database: PooledDatabase<PrismaClient>,
@@ -31,6 +36,52 @@ export class IdentityStore {
     private readonly cache?: ApiKeyCache<ApiKeyRow>,
   ) {
     this.db = database.prisma;
+    this.oauth = new OAuthStore(database);
+  }
+
+  /** A local account (docs/oauth.md); the password, when given, stored as argon2id. */
+  async createUser(email: string, password?: string) {
+    return this.db.user.create({
+      data: { email: email.trim().toLowerCase(), ...(password && { passwordHash: await hashPassword(password) }) },
+    });
+  }
+
+  async setPassword(email: string, password: string) {
+    return this.db.user.update({
+      where: { email: email.trim().toLowerCase() },
+      data: { passwordHash: await hashPassword(password) },
+    });
+  }
+
+  async addMember(workspaceId: string, email: string, role: 'owner' | 'member' = 'member') {
+    const user = await this.db.user.findUniqueOrThrow({ where: { email: email.trim().toLowerCase() } });
+    return this.db.membership.upsert({
+      where: { workspaceId_userId: { workspaceId, userId: user.id } },
+      create: { workspaceId, userId: user.id, role },
+      update: { role },
+    });
+  }
+
+  /**
+   * Removes the user from the workspace. Their tokens for it stop working on
+   * the next request on every gateway (a token is checked against its
+   * membership on every request), and are revoked for good.
+   */
+  async removeMember(workspaceId: string, email: string): Promise<{ removed: boolean; tokensRevoked: number }> {
+    const user = await this.db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+    if (!user) return { removed: false, tokensRevoked: 0 };
+    const { count } = await this.db.membership.deleteMany({ where: { workspaceId, userId: user.id } });
+    const revoked = await this.db.oAuthToken.updateMany({
+      where: { userId: user.id, workspaceId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    return { removed: count === 1, tokensRevoked: revoked.count };
+  }
+
+  /** Signs the user out everywhere: every OAuth token they hold is revoked. */
+  async signOut(email: string): Promise<number> {
+    const user = await this.db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+    return user ? this.oauth.revokeUser(user.id) : 0;
   }
 
   async createWorkspace(name: string, plan: PlanName = 'free') {

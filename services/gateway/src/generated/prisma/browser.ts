@@ -58,3 +58,22 @@ export type RateWindow = Prisma.RateWindowModel
  * The first response to a POST with an Idempotency-Key, replayed to retries.
  */
 export type IdempotencyRecord = Prisma.IdempotencyRecordModel
+/**
+ * Model OAuthClient
+ * An OAuth client, registered by itself (RFC 7591): a public client (PKCE, no
+ * secret) that may only be sent back to the redirect URIs it registered.
+ */
+export type OAuthClient = Prisma.OAuthClientModel
+/**
+ * Model OAuthCode
+ * An authorization code: good once, for ten minutes, for the client, redirect
+ * URI, PKCE challenge (S256) and resource it was issued for.
+ */
+export type OAuthCode = Prisma.OAuthCodeModel
+/**
+ * Model OAuthToken
+ * An access token (`oat_…`, an hour) or a refresh token (`ort_…`, 30 days
+ * from its family's last use). Refresh tokens rotate: each is good once, and
+ * one used twice revokes its whole family. Only hashes are stored.
+ */
+export type OAuthToken = Prisma.OAuthTokenModel

@@ -404,7 +404,10 @@ export const ModelName = {
   Membership: 'Membership',
   ApiKey: 'ApiKey',
   RateWindow: 'RateWindow',
-  IdempotencyRecord: 'IdempotencyRecord'
+  IdempotencyRecord: 'IdempotencyRecord',
+  OAuthClient: 'OAuthClient',
+  OAuthCode: 'OAuthCode',
+  OAuthToken: 'OAuthToken'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -420,7 +423,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord"
+    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1016,6 +1019,228 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    OAuthClient: {
+      payload: Prisma.$OAuthClientPayload<ExtArgs>
+      fields: Prisma.OAuthClientFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OAuthClientFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OAuthClientFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>
+        }
+        findFirst: {
+          args: Prisma.OAuthClientFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OAuthClientFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>
+        }
+        findMany: {
+          args: Prisma.OAuthClientFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>[]
+        }
+        create: {
+          args: Prisma.OAuthClientCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>
+        }
+        createMany: {
+          args: Prisma.OAuthClientCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OAuthClientCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>[]
+        }
+        delete: {
+          args: Prisma.OAuthClientDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>
+        }
+        update: {
+          args: Prisma.OAuthClientUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>
+        }
+        deleteMany: {
+          args: Prisma.OAuthClientDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OAuthClientUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OAuthClientUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>[]
+        }
+        upsert: {
+          args: Prisma.OAuthClientUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthClientPayload>
+        }
+        aggregate: {
+          args: Prisma.OAuthClientAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOAuthClient>
+        }
+        groupBy: {
+          args: Prisma.OAuthClientGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthClientGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OAuthClientCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthClientCountAggregateOutputType> | number
+        }
+      }
+    }
+    OAuthCode: {
+      payload: Prisma.$OAuthCodePayload<ExtArgs>
+      fields: Prisma.OAuthCodeFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OAuthCodeFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OAuthCodeFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>
+        }
+        findFirst: {
+          args: Prisma.OAuthCodeFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OAuthCodeFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>
+        }
+        findMany: {
+          args: Prisma.OAuthCodeFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>[]
+        }
+        create: {
+          args: Prisma.OAuthCodeCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>
+        }
+        createMany: {
+          args: Prisma.OAuthCodeCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OAuthCodeCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>[]
+        }
+        delete: {
+          args: Prisma.OAuthCodeDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>
+        }
+        update: {
+          args: Prisma.OAuthCodeUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>
+        }
+        deleteMany: {
+          args: Prisma.OAuthCodeDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OAuthCodeUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OAuthCodeUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>[]
+        }
+        upsert: {
+          args: Prisma.OAuthCodeUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthCodePayload>
+        }
+        aggregate: {
+          args: Prisma.OAuthCodeAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOAuthCode>
+        }
+        groupBy: {
+          args: Prisma.OAuthCodeGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthCodeGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OAuthCodeCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthCodeCountAggregateOutputType> | number
+        }
+      }
+    }
+    OAuthToken: {
+      payload: Prisma.$OAuthTokenPayload<ExtArgs>
+      fields: Prisma.OAuthTokenFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OAuthTokenFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OAuthTokenFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>
+        }
+        findFirst: {
+          args: Prisma.OAuthTokenFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OAuthTokenFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>
+        }
+        findMany: {
+          args: Prisma.OAuthTokenFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>[]
+        }
+        create: {
+          args: Prisma.OAuthTokenCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>
+        }
+        createMany: {
+          args: Prisma.OAuthTokenCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OAuthTokenCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>[]
+        }
+        delete: {
+          args: Prisma.OAuthTokenDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>
+        }
+        update: {
+          args: Prisma.OAuthTokenUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>
+        }
+        deleteMany: {
+          args: Prisma.OAuthTokenDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OAuthTokenUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OAuthTokenUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>[]
+        }
+        upsert: {
+          args: Prisma.OAuthTokenUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthTokenPayload>
+        }
+        aggregate: {
+          args: Prisma.OAuthTokenAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOAuthToken>
+        }
+        groupBy: {
+          args: Prisma.OAuthTokenGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthTokenGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OAuthTokenCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthTokenCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1089,6 +1314,7 @@ export type WorkspaceScalarFieldEnum = (typeof WorkspaceScalarFieldEnum)[keyof t
 export const UserScalarFieldEnum = {
   id: 'id',
   email: 'email',
+  passwordHash: 'passwordHash',
   createdAt: 'createdAt'
 } as const
 
@@ -1139,6 +1365,53 @@ export const IdempotencyRecordScalarFieldEnum = {
 } as const
 
 export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
+
+
+export const OAuthClientScalarFieldEnum = {
+  id: 'id',
+  name: 'name',
+  redirectUris: 'redirectUris',
+  createdAt: 'createdAt'
+} as const
+
+export type OAuthClientScalarFieldEnum = (typeof OAuthClientScalarFieldEnum)[keyof typeof OAuthClientScalarFieldEnum]
+
+
+export const OAuthCodeScalarFieldEnum = {
+  codeHash: 'codeHash',
+  clientId: 'clientId',
+  userId: 'userId',
+  workspaceId: 'workspaceId',
+  redirectUri: 'redirectUri',
+  codeChallenge: 'codeChallenge',
+  resource: 'resource',
+  surface: 'surface',
+  scope: 'scope',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt'
+} as const
+
+export type OAuthCodeScalarFieldEnum = (typeof OAuthCodeScalarFieldEnum)[keyof typeof OAuthCodeScalarFieldEnum]
+
+
+export const OAuthTokenScalarFieldEnum = {
+  id: 'id',
+  kind: 'kind',
+  tokenHash: 'tokenHash',
+  familyId: 'familyId',
+  clientId: 'clientId',
+  userId: 'userId',
+  workspaceId: 'workspaceId',
+  surface: 'surface',
+  scope: 'scope',
+  resource: 'resource',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  revokedAt: 'revokedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type OAuthTokenScalarFieldEnum = (typeof OAuthTokenScalarFieldEnum)[keyof typeof OAuthTokenScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1500,6 +1773,9 @@ export type GlobalOmitConfig = {
   apiKey?: Prisma.ApiKeyOmit
   rateWindow?: Prisma.RateWindowOmit
   idempotencyRecord?: Prisma.IdempotencyRecordOmit
+  oAuthClient?: Prisma.OAuthClientOmit
+  oAuthCode?: Prisma.OAuthCodeOmit
+  oAuthToken?: Prisma.OAuthTokenOmit
 }
 
 /* Types for Logging */

@@ -58,7 +58,10 @@ export const ModelName = {
   Membership: 'Membership',
   ApiKey: 'ApiKey',
   RateWindow: 'RateWindow',
-  IdempotencyRecord: 'IdempotencyRecord'
+  IdempotencyRecord: 'IdempotencyRecord',
+  OAuthClient: 'OAuthClient',
+  OAuthCode: 'OAuthCode',
+  OAuthToken: 'OAuthToken'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -111,6 +114,7 @@ export type WorkspaceScalarFieldEnum = (typeof WorkspaceScalarFieldEnum)[keyof t
 export const UserScalarFieldEnum = {
   id: 'id',
   email: 'email',
+  passwordHash: 'passwordHash',
   createdAt: 'createdAt'
 } as const
 
@@ -161,6 +165,53 @@ export const IdempotencyRecordScalarFieldEnum = {
 } as const
 
 export type IdempotencyRecordScalarFieldEnum = (typeof IdempotencyRecordScalarFieldEnum)[keyof typeof IdempotencyRecordScalarFieldEnum]
+
+
+export const OAuthClientScalarFieldEnum = {
+  id: 'id',
+  name: 'name',
+  redirectUris: 'redirectUris',
+  createdAt: 'createdAt'
+} as const
+
+export type OAuthClientScalarFieldEnum = (typeof OAuthClientScalarFieldEnum)[keyof typeof OAuthClientScalarFieldEnum]
+
+
+export const OAuthCodeScalarFieldEnum = {
+  codeHash: 'codeHash',
+  clientId: 'clientId',
+  userId: 'userId',
+  workspaceId: 'workspaceId',
+  redirectUri: 'redirectUri',
+  codeChallenge: 'codeChallenge',
+  resource: 'resource',
+  surface: 'surface',
+  scope: 'scope',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt'
+} as const
+
+export type OAuthCodeScalarFieldEnum = (typeof OAuthCodeScalarFieldEnum)[keyof typeof OAuthCodeScalarFieldEnum]
+
+
+export const OAuthTokenScalarFieldEnum = {
+  id: 'id',
+  kind: 'kind',
+  tokenHash: 'tokenHash',
+  familyId: 'familyId',
+  clientId: 'clientId',
+  userId: 'userId',
+  workspaceId: 'workspaceId',
+  surface: 'surface',
+  scope: 'scope',
+  resource: 'resource',
+  expiresAt: 'expiresAt',
+  usedAt: 'usedAt',
+  revokedAt: 'revokedAt',
+  createdAt: 'createdAt'
+} as const
+
+export type OAuthTokenScalarFieldEnum = (typeof OAuthTokenScalarFieldEnum)[keyof typeof OAuthTokenScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -1,0 +1,393 @@
+// OAuth sign-in for MCP clients through the real fleet (docs/oauth.md): the
+// official MCP SDK client with no credential meets the 401 challenge,
+// discovers the metadata, registers itself, and a headless Chromium signs in
+// and consents on the gateway's page; then the token works on /mcp only,
+// expires, refreshes with rotation, and dies with the membership. And each
+// malformed exchange is refused as RFC 6749 and RFC 7636 say.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Fleet } from '@wap/fleet';
+import { startFleet } from '@wap/testkit';
+import pg from 'pg';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { call } from './api.js';
+
+let fleet: Fleet;
+let browser: Browser;
+let callback: Server;
+let redirectUrl: string;
+/** Codes the loopback redirect URI received, newest last. */
+const codes: { code: string | null; error: string | null; state: string | null }[] = [];
+const EMAIL = 'ada@example.test';
+const PASSWORD = 'correct horse battery';
+let workspaceId: string;
+
+before(async () => {
+  fleet = await startFleet({ env: { LOG_LEVEL: 'info' } });
+  callback = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+    // Only what arrives at the redirect URI counts (the browser also asks for a favicon).
+    if (u.pathname === '/callback')
+      codes.push({
+        code: u.searchParams.get('code'),
+        error: u.searchParams.get('error'),
+        state: u.searchParams.get('state'),
+      });
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>done</title>You can close this.');
+  });
+  await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
+  redirectUrl = `http://127.0.0.1:${(callback.address() as { port: number }).port}/callback`;
+  const ws = `oauth-${Date.now()}`;
+  ({ workspaceId } = await fleet.admin<{ workspaceId: string }>('workspace', 'create', ws, '--plan', 'pro'));
+  await fleet.admin('workspace', 'create', `${ws}-other`, '--plan', 'pro');
+  const file = path.join(tmpdir(), `wap-oauth-${process.pid}`);
+  writeFileSync(file, `${PASSWORD}\n`);
+  await fleet.admin('user', 'create', EMAIL, '--password-file', file);
+  await fleet.admin('member', 'add', ws, EMAIL);
+  browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
+});
+after(async () => {
+  await browser?.close();
+  callback?.close();
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+});
+
+/** What an MCP client keeps between its runs, in memory. */
+class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return redirectUrl;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'E2E Agent',
+      redirect_uris: [redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** A person at the browser: signs in on the gateway's page, picks the workspace, allows; answers the code. */
+async function signInAndAllow(url: URL | string, decision: 'allow' | 'deny' = 'allow') {
+  const page = await browser.newPage();
+  try {
+    const before = codes.length;
+    await page.goto(String(url));
+    await page.type('#email', EMAIL);
+    await page.type('#password', PASSWORD);
+    await Promise.all([page.waitForNavigation(), page.click('#sign-in')]);
+    const consent = await page.$eval('h1', (h) => h.textContent ?? '');
+    assert.match(consent, /E2E Agent|Allow/);
+    await page.select('#workspace', workspaceId);
+    await Promise.all([page.waitForNavigation(), page.click(decision === 'allow' ? '#allow' : '#deny')]);
+    assert.equal(codes.length, before + 1, 'the browser came back to the redirect URI');
+    return codes.at(-1) as (typeof codes)[number];
+  } finally {
+    await page.close();
+  }
+}
+
+const mcpUrl = () => new URL(`${fleet.gatewayUrl}/mcp`);
+const tokenRequest = (params: Record<string, string>) =>
+  fetch(`${fleet.gatewayUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(params),
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+const credits = (token: string, base = fleet.gatewayUrl) =>
+  call<{ code?: string }>(base, 'GET', '/v1/credits', { key: token });
+/** One tools/call through /mcp with `token`: the HTTP status and, on 200, whether the tool answered. */
+async function toolCall(token: string, base = fleet.gatewayUrl) {
+  const res = await fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'service_credits_get', arguments: {} },
+    }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    ok: res.status === 200 && text.includes('"structuredContent"') && !text.includes('"isError":true'),
+    text,
+  };
+}
+const sql = async (query: string, values: unknown[] = []) => {
+  const db = new pg.Client({ connectionString: fleet.databaseUrl('gateway') });
+  await db.connect();
+  try {
+    return (await db.query(query, values)).rows;
+  } finally {
+    await db.end();
+  }
+};
+
+describe('OAuth sign-in for MCP clients', () => {
+  let tokens: OAuthTokens;
+  let clientId: string;
+
+  test('an MCP client with no credential is challenged, registers, a person signs in and consents, and the client calls a tool', async () => {
+    const bare = await fetch(mcpUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(bare.status, 401);
+    assert.match(
+      bare.headers.get('www-authenticate') ?? '',
+      /resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+    const provider = new MemoryProvider();
+    const first = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider });
+    await assert.rejects(first.connect(transport), /Unauthorized/i, 'no token yet: the client is sent to sign in');
+    assert.ok(provider.info?.client_id, 'the client registered itself');
+    const authorization = provider.authorizationUrl as URL;
+    assert.equal(authorization.origin + authorization.pathname, `${fleet.gatewayUrl}/oauth/authorize`);
+    assert.equal(authorization.searchParams.get('code_challenge_method'), 'S256');
+    assert.equal(authorization.searchParams.get('resource'), `${fleet.gatewayUrl}/mcp`);
+    const { code, state } = await signInAndAllow(authorization);
+    assert.ok(code);
+    assert.equal(state, authorization.searchParams.get('state'));
+    await transport.finishAuth(code);
+    tokens = provider.saved as OAuthTokens;
+    clientId = provider.info?.client_id as string;
+    assert.match(tokens.access_token, /^oat_/);
+    assert.equal(tokens.expires_in, 3600);
+    assert.equal(tokens.scope, 'api');
+    const client = new Client({ name: 'e2e-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider }));
+    try {
+      const result = await client.callTool({ name: 'service_credits_get', arguments: {} });
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.equal(typeof (result.structuredContent as { remaining: unknown }).remaining, 'number');
+    } finally {
+      await client.close();
+    }
+    // Only hashes are kept.
+    const stored = await sql('SELECT count(*)::int AS n FROM oauth_tokens WHERE token_hash = $1', [
+      createHash('sha256').update(tokens.access_token).digest(),
+    ]);
+    assert.equal(stored[0].n, 1);
+  });
+
+  test('the MCP token is refused on REST; it expires after its hour and the refresh token, used once, rotates', async () => {
+    const onRest = await credits(tokens.access_token);
+    assert.deepEqual([onRest.status, onRest.body.code], [403, 'tenant_scope']);
+    assert.equal((await toolCall(tokens.access_token)).ok, true);
+    // An hour later (the clock moved: the token's expiry put in the past).
+    await sql(
+      "UPDATE oauth_tokens SET expires_at = now() - interval '1 second' WHERE kind = 'access' AND client_id = $1",
+      [clientId],
+    );
+    assert.equal((await toolCall(tokens.access_token)).status, 401);
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+    assert.notEqual(refreshed.body.refresh_token, tokens.refresh_token, 'a new refresh token each time');
+    assert.equal((await toolCall(refreshed.body.access_token as string)).ok, true);
+    // The old refresh token again: refused, and its whole family revoked (the new tokens too).
+    const replayed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token as string,
+      client_id: clientId,
+    });
+    assert.deepEqual([replayed.status, replayed.body.error], [400, 'invalid_grant']);
+    assert.equal((await toolCall(refreshed.body.access_token as string)).status, 401, 'the family is revoked');
+    const again = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.body.refresh_token as string,
+      client_id: clientId,
+    });
+    assert.equal(again.status, 400);
+  });
+
+  test('removing the member cuts the token off on the next request, on two gateway replicas', async () => {
+    const second = await fleet.extraGateway();
+    try {
+      const provider = new MemoryProvider();
+      const transport = new StreamableHTTPClientTransport(mcpUrl(), { authProvider: provider });
+      await assert.rejects(new Client({ name: 'e2e', version: '1' }).connect(transport), /Unauthorized/i);
+      const { code } = await signInAndAllow(provider.authorizationUrl as URL);
+      await transport.finishAuth(code as string);
+      const token = provider.saved?.access_token as string;
+      for (const base of [fleet.gatewayUrl, second.url]) assert.equal((await toolCall(token, base)).ok, true, base);
+      const ws = (await sql('SELECT name FROM workspaces WHERE id = $1', [workspaceId]))[0].name as string;
+      await fleet.admin('member', 'remove', ws, EMAIL);
+      for (const base of [fleet.gatewayUrl, second.url]) assert.equal((await toolCall(token, base)).status, 401, base);
+      await fleet.admin('member', 'add', ws, EMAIL);
+      assert.equal(
+        (await toolCall(token, fleet.gatewayUrl)).status,
+        401,
+        'its tokens were revoked, not only suspended',
+      );
+    } finally {
+      await second.stop();
+    }
+  });
+
+  test('a CLI signs in with a loopback redirect and PKCE: its token works on REST, not on /mcp; signing out ends it', async () => {
+    const registered = await call<{ client_id: string }>(fleet.gatewayUrl, 'POST', '/oauth/register', {
+      body: { client_name: 'wap CLI', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' },
+    });
+    assert.equal(registered.status, 201);
+    const cli = registered.body.client_id;
+    const verifier = randomBytes(48).toString('base64url');
+    const u = new URL(`${fleet.gatewayUrl}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: cli,
+      redirect_uri: redirectUrl,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      state: 'cli-state',
+      resource: `${fleet.gatewayUrl}/v1`,
+    }))
+      u.searchParams.set(k, v);
+    const { code } = await signInAndAllow(u);
+    const issued = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: code as string,
+      redirect_uri: redirectUrl,
+      client_id: cli,
+      code_verifier: verifier,
+    });
+    assert.equal(issued.status, 200, JSON.stringify(issued.body));
+    const token = issued.body.access_token as string;
+    assert.equal((await credits(token)).status, 200, 'a CLI token works on REST');
+    const onMcp = await toolCall(token);
+    assert.equal(onMcp.status, 403);
+    assert.match(onMcp.text, /tenant_scope/);
+    const out = await fleet.admin<{ tokensRevoked: number }>('user', 'sign-out', EMAIL);
+    assert.ok(out.tokensRevoked >= 2, JSON.stringify(out));
+    assert.equal((await credits(token)).status, 401, 'signed out: the next request is refused');
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: issued.body.refresh_token as string,
+      client_id: cli,
+    });
+    assert.equal(refresh.status, 400);
+  });
+
+  test('malformed exchanges are refused as RFC 6749 and RFC 7636 say', async () => {
+    const register = async (redirect_uris: string[]) =>
+      (await call<{ client_id: string; error?: string }>(fleet.gatewayUrl, 'POST', '/oauth/register', {
+        body: { client_name: 'E2E Agent', redirect_uris, token_endpoint_auth_method: 'none' },
+      })) as { status: number; body: { client_id: string; error?: string } };
+    const a = (await register([redirectUrl])).body.client_id;
+    const b = (await register([redirectUrl])).body.client_id;
+    const refused = await register(['http://evil.example/callback']);
+    assert.deepEqual([refused.status, refused.body.error], [400, 'invalid_redirect_uri'], 'plain http off loopback');
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const authorizeUrl = (clientId: string, redirect = redirectUrl) => {
+      const u = new URL(`${fleet.gatewayUrl}/oauth/authorize`);
+      for (const [k, v] of Object.entries({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: redirect,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'st',
+        resource: `${fleet.gatewayUrl}/mcp`,
+      }))
+        u.searchParams.set(k, v);
+      return u;
+    };
+    // A redirect URI the client did not register: an error page, and nothing sent there.
+    const unregistered = await fetch(authorizeUrl(a, `${redirectUrl}/other`), { redirect: 'manual' });
+    assert.equal(unregistered.status, 400);
+    assert.equal(unregistered.headers.get('location'), null);
+    // PKCE plain is not offered.
+    const plain = authorizeUrl(a);
+    plain.searchParams.set('code_challenge_method', 'plain');
+    const noPlain = await fetch(plain, { redirect: 'manual' });
+    assert.equal(noPlain.status, 302);
+    assert.equal(new URL(noPlain.headers.get('location') as string).searchParams.get('error'), 'invalid_request');
+    // Denied: access_denied at the redirect URI.
+    assert.equal((await signInAndAllow(authorizeUrl(a), 'deny')).error, 'access_denied');
+    const { code } = await signInAndAllow(authorizeUrl(a));
+    const exchange = (over: Record<string, string> = {}) =>
+      tokenRequest({
+        grant_type: 'authorization_code',
+        code: code as string,
+        redirect_uri: redirectUrl,
+        client_id: a,
+        code_verifier: verifier,
+        ...over,
+      });
+    // A wrong verifier spends the code (RFC 7636 section 4.6): the right one cannot use it after.
+    const wrong = await exchange({ code_verifier: randomBytes(32).toString('base64url') });
+    assert.deepEqual([wrong.status, wrong.body.error], [400, 'invalid_grant']);
+    const afterWrong = await exchange();
+    assert.deepEqual([afterWrong.status, afterWrong.body.error], [400, 'invalid_grant']);
+    // A code for another client, and a code used twice.
+    const second = await signInAndAllow(authorizeUrl(a));
+    const other = await tokenRequest({
+      grant_type: 'authorization_code',
+      code: second.code as string,
+      redirect_uri: redirectUrl,
+      client_id: b,
+      code_verifier: verifier,
+    });
+    assert.deepEqual([other.status, other.body.error], [400, 'invalid_grant']);
+    const third = await signInAndAllow(authorizeUrl(a));
+    const good = await exchange({ code: third.code as string });
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    assert.equal((await toolCall(good.body.access_token as string)).ok, true);
+    const reused = await exchange({ code: third.code as string });
+    assert.deepEqual([reused.status, reused.body.error], [400, 'invalid_grant']);
+    assert.equal((await toolCall(good.body.access_token as string)).status, 401, 'a reused code revokes what it gave');
+    const unknownClient = await exchange({ client_id: 'wapc_nobody' });
+    assert.deepEqual([unknownClient.status, unknownClient.body.error], [401, 'invalid_client']);
+    const grant = await tokenRequest({ grant_type: 'password', client_id: a });
+    assert.equal(grant.body.error, 'unsupported_grant_type');
+  });
+});

@@ -1,0 +1,32 @@
+// Passwords of local accounts (docs/oauth.md): argon2id with OWASP's
+// parameters (19 MiB, two passes, one lane), Node's own implementation,
+// stored as a PHC string so the parameters can change later.
+import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const PARAMS = { memory: 19_456, passes: 2, parallelism: 1, tagLength: 32 };
+
+const derive = (password: string, nonce: Buffer, p: typeof PARAMS) =>
+  new Promise<Buffer>((resolve, reject) =>
+    argon2('argon2id', { message: password, nonce, ...p }, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+
+export async function hashPassword(password: string): Promise<string> {
+  const nonce = randomBytes(16);
+  const tag = await derive(password, nonce, PARAMS);
+  const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
+  return `$argon2id$v=19$m=${PARAMS.memory},t=${PARAMS.passes},p=${PARAMS.parallelism}$${b64(nonce)}$${b64(tag)}`;
+}
+
+/** Whether `password` is the one `stored` was made from; false for anything that is not such a string. */
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const m = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/.exec(stored ?? '');
+  if (!m) return false;
+  const expected = Buffer.from(m[5] as string, 'base64');
+  const tag = await derive(password, Buffer.from(m[4] as string, 'base64'), {
+    memory: Number(m[1]),
+    passes: Number(m[2]),
+    parallelism: Number(m[3]),
+    tagLength: expected.length,
+  });
+  return tag.length === expected.length && timingSafeEqual(tag, expected);
+}
