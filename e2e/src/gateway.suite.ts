@@ -46,9 +46,9 @@ function twoCredentials(
 }
 
 /** The RFC 6750 challenges a 401 carries (docs/api.md, Requests). */
-const CHALLENGE = () => {
+const CHALLENGE = (gateway = fleet.gatewayUrl) => {
   // The gateway is also the OAuth server of its API: each challenge says where the resource's metadata is (RFC 9728).
-  const realm = `Bearer realm="api", resource_metadata="${fleet.gatewayUrl}/.well-known/oauth-protected-resource/v1"`;
+  const realm = `Bearer realm="api", resource_metadata="${gateway}/.well-known/oauth-protected-resource/v1"`;
   return {
     none: realm,
     request: `${realm}, error="invalid_request", error_description="send exactly one Authorization: Bearer <credential>"`,
@@ -138,7 +138,7 @@ describe('auth', () => {
         const r = await call(url, 'GET', '/v1/credits', { key: apiKey });
         assert.equal(r.status, 401);
         assert.equal((r.body.details as { reason: string }).reason, 'revoked');
-        assert.equal(challengeOf(r), CHALLENGE().token);
+        assert.equal(challengeOf(r), CHALLENGE(url).token);
       }
     } finally {
       await second.stop();

@@ -27,8 +27,9 @@ async function makeUp(dotenv: string) {
     WAP_DB_PREFIX: dbPrefix,
     WAP_HTTP_PORT: String(await freePort()),
     WAP_CDP_PORT: String(await freePort()),
-    // Seven consecutive ports from a random base: a clash fails the start loudly, not the assertions.
-    WAP_GRPC_BASE_PORT: String(20_000 + Math.floor(Math.random() * 20_000)),
+    // Seven consecutive ports from a random base below Linux's ephemeral range (32768 on), where the ports
+    // other tests' browsers and clients were given live: a clash fails the start loudly, not the assertions.
+    WAP_GRPC_BASE_PORT: String(10_000 + Math.floor(Math.random() * 20_000)),
   };
   const child = spawn(process.execPath, [CLI, 'up'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

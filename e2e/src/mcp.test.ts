@@ -4,6 +4,7 @@
 // started and paged, and every failure is the spec's Error object.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -175,6 +176,39 @@ describe('MCP at /mcp', () => {
     }
   });
 
+  test('a call that takes a while sends progress notifications to a client that asked', async () => {
+    // A page that answers after 5 s, on the one loopback address the fleet may reach.
+    const slow = createServer((_req, res) => {
+      setTimeout(
+        () => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>slow</title><p>at last</p>'),
+        5_000,
+      );
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.2', r));
+    const client = await connect(key);
+    try {
+      const seen: { progress: number; message?: string }[] = [];
+      const result = await client.callTool(
+        {
+          name: 'service_scrape_page',
+          arguments: { url: `http://127.0.0.2:${(slow.address() as { port: number }).port}/` },
+        },
+        undefined,
+        { onprogress: (p) => seen.push(p), timeout: 60_000 },
+      );
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      assert.ok(seen.length >= 1, 'at least one progress notification before the answer');
+      assert.deepEqual(
+        seen.map((p) => p.progress),
+        seen.map((_, i) => i + 1),
+        'progress only goes up',
+      );
+    } finally {
+      await client.close();
+      slow.close();
+    }
+  });
+
   test("the MCP Inspector's CLI lists the tools and calls one", async () => {
     const { apiKey } = await fleet.workspace('pro');
     const cli = path.join(
@@ -185,7 +219,8 @@ describe('MCP at /mcp', () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
         [cli, `${fleet.gatewayUrl}/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${apiKey}`, ...args],
-        { timeout: 60_000 },
+        // It looks for its package.json relative to the working directory: run it from its own build directory.
+        { timeout: 60_000, cwd: path.dirname(cli) },
       );
       return JSON.parse(stdout) as Record<string, unknown>;
     };
