@@ -13,6 +13,7 @@ import { after, before, test } from 'node:test';
 import { createPrismaAdapter } from '@wap/db';
 import { isApiError } from '@wap/errors';
 import { AllowList } from '@wap/netguard';
+import { seal, unseal } from '@wap/sealed';
 import { type FreshDatabase, quietLog } from '@wap/testkit';
 import { browserFace } from '../domain/browser-face.js';
 import { parseExits, pickExit } from '../domain/exits.js';
@@ -22,8 +23,7 @@ import { chromiumMajor, launchSessionBrowser } from '../sessions/session-browser
 import { ProfileStore } from '../store/profiles.js';
 import { freshDatabase } from '../test-support.js';
 import { keeps, pack, unpack } from './archive.js';
-import { Profiles } from './profiles.js';
-import { seal, unseal } from './seal.js';
+import { PROFILE_STATE, Profiles } from './profiles.js';
 
 const KEY = 'the-profile-key-of-this-test-run-0123456789';
 let database: FreshDatabase;
@@ -184,13 +184,13 @@ test('a state over the cap is not saved and the last good one stays; a changed o
   assert.deepEqual(await store.state(profile.id), good, 'the last good state stays');
   assert.equal((await tight.get(workspaceId, profile.id)).leaseSession, null, 'the lease went anyway');
   const plain = Buffer.from('a state');
-  const sealed = seal(KEY, profile.id, plain);
-  assert.deepEqual(unseal(KEY, profile.id, sealed), plain);
+  const sealed = seal(KEY, PROFILE_STATE, profile.id, plain);
+  assert.deepEqual(unseal(KEY, PROFILE_STATE, profile.id, sealed), plain);
   const changed = Buffer.from(sealed);
   changed[changed.length - 1] = (changed.at(-1) as number) ^ 1;
-  assert.throws(() => unseal(KEY, profile.id, changed));
-  assert.throws(() => unseal(KEY, randomUUID(), sealed), 'another profile cannot open it');
-  assert.throws(() => unseal(`${KEY}-other`, profile.id, sealed), 'nor another key');
+  assert.throws(() => unseal(KEY, PROFILE_STATE, profile.id, changed));
+  assert.throws(() => unseal(KEY, PROFILE_STATE, randomUUID(), sealed), 'another profile cannot open it');
+  assert.throws(() => unseal(`${KEY}-other`, PROFILE_STATE, profile.id, sealed), 'nor another key');
 });
 
 test('caches, locks and the recorder are left out of a state; extraction stays inside its directory', async () => {

@@ -4,10 +4,13 @@
 // session ends cleanly.
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
+import { seal, unseal } from '@wap/sealed';
 import { DIRECT, type Exit, type ExitRequest, exitReachable, type PinnedExit, pickExit } from '../domain/exits.js';
 import type { ProfileFilter, ProfileRow, ProfileStore } from '../store/profiles.js';
 import { pack, unpack } from './archive.js';
-import { seal, unseal } from './seal.js';
+
+/** What the sealed blobs are: the key derivation's purpose (a profile's key opens nothing else). */
+export const PROFILE_STATE = 'wap profile state v1';
 
 export interface ProfileSettings {
   /** The fleet's secret the states are sealed under (PROFILE_KEY). */
@@ -96,14 +99,14 @@ export class Profiles {
       restore: async (dir) => {
         const sealed = await this.store.state(profile.id);
         if (!sealed) return;
-        await unpack(unseal(this.settings.key, profile.id, sealed), dir);
+        await unpack(unseal(this.settings.key, PROFILE_STATE, profile.id, sealed), dir);
       },
       release: async (dir) => {
         if (released) return;
         released = true;
         let sealed: Buffer | undefined;
         if (dir) {
-          sealed = seal(this.settings.key, profile.id, await pack(dir));
+          sealed = seal(this.settings.key, PROFILE_STATE, profile.id, await pack(dir));
           if (sealed.length > this.settings.maxBytes) {
             this.log.warn(
               { profileId: profile.id, bytes: sealed.length, maxBytes: this.settings.maxBytes },
