@@ -86,3 +86,23 @@ test('a cancelled crawl settles as cancelled and keeps nothing held', async () =
   assert.ok(done.completed < site.paths.length, 'no page started after the cancel');
   assert.equal((await spent(workspaceId)).held, 0n);
 });
+
+test('a scrape is billed one page, and nothing when its caller bills the page itself', async () => {
+  const workspaceId = await workspace();
+  const url = `${site.url}${site.paths[1]}`;
+  const before = await spent(workspaceId);
+  const billed = await served.client.scrape({ workspaceId, requestId: randomUUID(), url, options: {} });
+  assert.equal(billed.usage?.millicredits, 1_000n);
+  const mid = await spent(workspaceId);
+  assert.equal(mid.spent - before.spent, 1_000n);
+  const own = await served.client.scrape({
+    workspaceId,
+    requestId: randomUUID(),
+    url,
+    options: { maxAgeMs: 0n },
+    billedByCaller: true,
+  });
+  assert.ok(own.document?.markdown, 'the page is there');
+  assert.equal(own.usage, undefined, 'no usage: nothing was charged here');
+  assert.deepEqual(await spent(workspaceId), mid, 'the balance did not move');
+});

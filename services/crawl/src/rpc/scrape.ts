@@ -23,30 +23,34 @@ export function scrape(deps: ScrapeDeps) {
     // The page's copies are written while its charge settles, outside the held section.
     let written: Promise<void> = Promise.resolve();
     const onePage = [{ meter: 'page_load' as const, quantity: 1n }];
-    const { result, usage } = await billed(
-      deps.ledger,
-      { workspaceId: req.workspaceId, operationId: req.requestId, capability: 'scrape' },
-      onePage,
-      async () => {
-        // Screenshots are not kept, so a request for one always loads the page.
-        const cached = wantsScreenshot(options)
-          ? undefined
-          : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
-        if (cached)
-          return {
-            result: toDocument(cached, options, true, await analyseOff(deps, cached, options, false)),
-            used: onePage,
-          };
-        const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
-          // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
-          slot: { workspaceId: req.workspaceId, wait: false },
-        });
-        written = deps.cache
-          .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
-          .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
-        return { result: toDocument(page, options, false, extracted), used: onePage };
-      },
-    );
+    const work = async () => {
+      // Screenshots are not kept, so a request for one always loads the page.
+      const cached = wantsScreenshot(options)
+        ? undefined
+        : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
+      if (cached)
+        return {
+          result: toDocument(cached, options, true, await analyseOff(deps, cached, options, false)),
+          used: onePage,
+        };
+      const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
+        // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
+        slot: { workspaceId: req.workspaceId, wait: false },
+      });
+      written = deps.cache
+        .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
+        .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
+      return { result: toDocument(page, options, false, extracted), used: onePage };
+    };
+    // A caller that bills the page itself (a monitor's check) gets the page unbilled here.
+    const { result, usage } = req.billedByCaller
+      ? { result: (await work()).result, usage: undefined }
+      : await billed(
+          deps.ledger,
+          { workspaceId: req.workspaceId, operationId: req.requestId, capability: 'scrape' },
+          onePage,
+          work,
+        );
     // Answered once kept, so a scrape's page is searchable and cached when its answer arrives.
     await written;
     return create(crawl.ScrapeResponseSchema, { document: result, usage });
