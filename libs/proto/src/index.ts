@@ -3,4 +3,5 @@ export * as health from './gen/grpc/health/v1/health_pb.js';
 export * as ledger from './gen/wap/billing/v1/ledger_pb.js';
 export * as browser from './gen/wap/browser/v1/browser_pb.js';
 export * as crawl from './gen/wap/crawl/v1/crawl_pb.js';
+export * as monitor from './gen/wap/monitor/v1/monitor_pb.js';
 export * as sessions from './gen/wap/sessions/v1/sessions_pb.js';

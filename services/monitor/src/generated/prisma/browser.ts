@@ -27,3 +27,28 @@ export type EventOutbox = Prisma.EventOutboxModel
  * 
  */
 export type EventInbox = Prisma.EventInboxModel
+/**
+ * Model Monitor
+ * A watched page (docs/monitors.md): its schedule, what is compared, its
+ * notification target (sealed: a webhook URL is a credential), and when it
+ * is due. Replicas claim due rows with FOR UPDATE SKIP LOCKED.
+ */
+export type Monitor = Prisma.MonitorModel
+/**
+ * Model Check
+ * One check of a monitor: claimed by a replica until its lease lapses; its
+ * operation id keys its hold, so a check re-run after a crash bills once.
+ */
+export type Check = Prisma.CheckModel
+/**
+ * Model Snapshot
+ * What a check saw (the normalised text) and, when it changed, the diff from
+ * the one before. The newest is what the next check compares with.
+ */
+export type Snapshot = Prisma.SnapshotModel
+/**
+ * Model Delivery
+ * A notification to send (the outbox): written with the change, sent by
+ * whichever replica claims it, retried with backoff, every attempt logged.
+ */
+export type Delivery = Prisma.DeliveryModel

@@ -52,7 +52,11 @@ export const AnyNull = runtime.AnyNull
 
 export const ModelName = {
   EventOutbox: 'EventOutbox',
-  EventInbox: 'EventInbox'
+  EventInbox: 'EventInbox',
+  Monitor: 'Monitor',
+  Check: 'Check',
+  Snapshot: 'Snapshot',
+  Delivery: 'Delivery'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -92,6 +96,75 @@ export const EventInboxScalarFieldEnum = {
 export type EventInboxScalarFieldEnum = (typeof EventInboxScalarFieldEnum)[keyof typeof EventInboxScalarFieldEnum]
 
 
+export const MonitorScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  url: 'url',
+  schedule: 'schedule',
+  watch: 'watch',
+  scrape: 'scrape',
+  targetKind: 'targetKind',
+  targetSealed: 'targetSealed',
+  targetShown: 'targetShown',
+  secretSealed: 'secretSealed',
+  createdAt: 'createdAt',
+  anchorAt: 'anchorAt',
+  nextCheckAt: 'nextCheckAt',
+  skippedReason: 'skippedReason',
+  lastCheckAt: 'lastCheckAt',
+  lastStatus: 'lastStatus',
+  lastChanged: 'lastChanged',
+  lastErrorCode: 'lastErrorCode'
+} as const
+
+export type MonitorScalarFieldEnum = (typeof MonitorScalarFieldEnum)[keyof typeof MonitorScalarFieldEnum]
+
+
+export const CheckScalarFieldEnum = {
+  id: 'id',
+  monitorId: 'monitorId',
+  workspaceId: 'workspaceId',
+  dueAt: 'dueAt',
+  claimedBy: 'claimedBy',
+  leaseUntil: 'leaseUntil',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt',
+  status: 'status',
+  errorCode: 'errorCode'
+} as const
+
+export type CheckScalarFieldEnum = (typeof CheckScalarFieldEnum)[keyof typeof CheckScalarFieldEnum]
+
+
+export const SnapshotScalarFieldEnum = {
+  id: 'id',
+  monitorId: 'monitorId',
+  checkId: 'checkId',
+  text: 'text',
+  sha256: 'sha256',
+  diff: 'diff',
+  takenAt: 'takenAt'
+} as const
+
+export type SnapshotScalarFieldEnum = (typeof SnapshotScalarFieldEnum)[keyof typeof SnapshotScalarFieldEnum]
+
+
+export const DeliveryScalarFieldEnum = {
+  id: 'id',
+  monitorId: 'monitorId',
+  snapshotId: 'snapshotId',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttempt: 'nextAttempt',
+  leaseUntil: 'leaseUntil',
+  log: 'log',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type DeliveryScalarFieldEnum = (typeof DeliveryScalarFieldEnum)[keyof typeof DeliveryScalarFieldEnum]
+
+
 export const SortOrder = {
   asc: 'asc',
   desc: 'desc'
@@ -105,6 +178,14 @@ export const JsonNullValueInput = {
 } as const
 
 export type JsonNullValueInput = (typeof JsonNullValueInput)[keyof typeof JsonNullValueInput]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const QueryMode = {
