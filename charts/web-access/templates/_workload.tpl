@@ -216,6 +216,14 @@ then the plain variables, sorted, with the global `env` and then the service's
       key: PROFILE_KEY
       optional: true
 {{- end }}
+{{- if eq .name "monitor" }}
+- name: MONITOR_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: MONITOR_KEY
+      optional: true
+{{- end }}
 {{- if eq .name "gateway" }}
 - name: REPLAY_KEY
   valueFrom:

@@ -155,6 +155,10 @@ export class Fleet {
       PROFILE_KEY: createHash('sha256')
         .update(`wap-profile:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
         .digest('base64url'),
+      // Monitors' target URLs and webhook secrets are sealed by the monitor service (docs/monitors.md); the same way.
+      MONITOR_KEY: createHash('sha256')
+        .update(`wap-monitor:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       // The OAuth sign-in pages' state is signed by the gateway (docs/oauth.md); derived the same way, a different key.
       OAUTH_KEY: createHash('sha256')
         .update(`wap-oauth:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)

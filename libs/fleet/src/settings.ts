@@ -112,6 +112,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',
   },
+  MONITOR_KEY: {
+    meaning:
+      "Secret (32+ characters) the monitor service seals monitors' target URLs and webhook signing secrets with; unset, monitors cannot be created. `make up` derives one per machine.",
+  },
   OAUTH_KEY: {
     meaning:
       "Secret (32+ characters) the gateway signs its OAuth sign-in pages' state with; unset, the gateway is no authorization server (API keys only). `make up` derives one per machine.",

@@ -1,17 +1,27 @@
 // The monitor service: scheduled page monitors, diffs and notifications.
 import { createPrismaAdapter } from '@wap/db';
+import { AllowList } from '@wap/netguard';
+import { monitor } from '@wap/proto';
+import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { type MonitorDatabase, openMonitor } from './monitor.js';
+import { monitorService } from './rpc/index.js';
 
 export const definition: ServiceDefinition<typeof env, MonitorDatabase> = {
   name: 'monitor',
   env,
   openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, db, nats, log }) => {
+  start: async ({ config, db, nats, log, server }) => {
     const service = openMonitor(config, db, nats, log);
     await service.start();
+    addService(
+      server,
+      monitor.MonitorService,
+      monitorService(db, { key: config.MONITOR_KEY, allow: AllowList.parse(config.EGRESS_ALLOW) }),
+      log,
+    );
     return { stop: service.stop };
   },
 };
