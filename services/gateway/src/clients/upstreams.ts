@@ -1,4 +1,4 @@
-import { browser, crawl, health, ledger, sessions } from '@wap/proto';
+import { browser, crawl, health, ledger, monitor, sessions } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
 import type { Backend } from '../registry/types.js';
@@ -10,6 +10,7 @@ export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
 export type SessionsClient = ServiceClient<(typeof sessions.SessionService)['method']> & Closable;
+export type MonitorClient = ServiceClient<(typeof monitor.MonitorService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
@@ -19,6 +20,7 @@ export class Upstreams {
   private readonly crawlClient: CrawlClient | undefined;
   private readonly browserClient: BrowserClient | undefined;
   private readonly sessionsClient: SessionsClient | undefined;
+  private readonly monitorClient: MonitorClient | undefined;
 
   constructor(config: GatewayConfig) {
     const addresses: Record<Backend, string | undefined> = {
@@ -45,6 +47,10 @@ export class Upstreams {
         defaultTimeoutMs: 30_000,
       });
       this.closables.push(this.browserClient);
+    }
+    if (addresses.monitor) {
+      this.monitorClient = createClient(monitor.MonitorService, addresses.monitor);
+      this.closables.push(this.monitorClient);
     }
     if (addresses['session-recorder']) {
       this.sessionsClient = createClient(sessions.SessionService, addresses['session-recorder']);
@@ -82,6 +88,11 @@ export class Upstreams {
   get configuredBrowser(): BrowserClient {
     if (!this.browserClient) throw new Error('browser-host is not configured');
     return this.browserClient;
+  }
+
+  get monitor(): MonitorClient {
+    if (!this.monitorClient) throw new Error('monitor is not configured');
+    return this.monitorClient;
   }
 
   get sessions(): SessionsClient {

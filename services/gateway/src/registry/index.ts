@@ -1,6 +1,7 @@
 import type { Upstreams } from '../clients/upstreams.js';
 import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
+import { monitorsCreateRow, monitorsDeleteRow, monitorsListRow } from './rows/monitors.js';
 import { profilesCreateRow, profilesDeleteRow, profilesGetRow, profilesListRow } from './rows/profiles.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
@@ -37,6 +38,9 @@ const ALL_ROWS: Capability[] = [
   profilesListRow,
   profilesGetRow,
   profilesDeleteRow,
+  monitorsCreateRow,
+  monitorsListRow,
+  monitorsDeleteRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

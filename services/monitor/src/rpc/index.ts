@@ -21,10 +21,10 @@ const invalid = (path: string, message: string): never => {
   throw new ApiError('bad_request', { issues: [{ path, message }] });
 };
 
-/** What the list shows of a target: never its token. */
+/** What the list shows of a target: its host and first path segment, never a token further down. */
 const shown = (url: string) => {
   const u = new URL(url);
-  return `${u.protocol}//${u.host}${u.pathname.split('/').slice(0, 3).join('/')}/…`;
+  return `${u.protocol}//${u.host}${u.pathname.split('/').slice(0, 2).join('/')}/…`;
 };
 
 function scheduleOf(s: proto.Schedule | undefined): Schedule {
