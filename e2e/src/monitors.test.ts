@@ -2,9 +2,11 @@
 // are given checked by name, listed per workspace newest first with a
 // cursor, deleted; free to create, list and delete.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
-import { startFleet } from '@wap/testkit';
+import { startFleet, until } from '@wap/testkit';
+import pg from 'pg';
 import { availableCredits, call } from './api.js';
 
 let fleet: Fleet;
@@ -121,5 +123,93 @@ describe('monitors', () => {
       { notify: { webhook: 'https://example.com/h', slack: 'https://hooks.slack.com/services/a/b/c' } },
       /notify/,
     );
+  });
+});
+
+describe('monitor checks', () => {
+  test('a check bills a page; noise is no change; a real change bills a change, keeps its diff and queues one notification', async () => {
+    let article = 'Prices rise in winter, the report says.';
+    let clock = '10:00:01';
+    const site = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><html><head><title>Report</title></head><body><main><article>
+        <h1>Daily report</h1><p>Updated at ${clock}</p><p>${article}</p>
+        <p>Analysts expect the trend to hold through the season, with the usual caveats about the weather.</p>
+      </article></main></body></html>`);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.2', r));
+    const local = await startFleet({
+      env: { LOG_LEVEL: 'info', EGRESS_ALLOW: '127.0.0.2/32', MONITOR_POLL_MS: '200' },
+    });
+    const db = new pg.Client({ connectionString: local.databaseUrl('monitor') });
+    await db.connect();
+    try {
+      const { apiKey } = await local.workspace('pro');
+      const made = await call<{ monitor: MonitorJson }>(local.gatewayUrl, 'POST', '/v1/monitors', {
+        key: apiKey,
+        body: {
+          url: `http://127.0.0.2:${(site.address() as { port: number }).port}/report`,
+          schedule: { every: '1h' },
+          notify: { webhook: 'https://example.com/h' },
+        },
+      });
+      assert.equal(made.status, 200, JSON.stringify(made.body));
+      const id = made.body.monitor.id;
+      type Listed = {
+        id: string;
+        lastCheck: { at: string; status: string; changed: boolean; errorCode: string | null } | null;
+      };
+      const read = async () =>
+        (
+          await call<{ monitors: Listed[] }>(local.gatewayUrl, 'GET', '/v1/monitors', { key: apiKey })
+        ).body.monitors.find((m) => m.id === id) as Listed;
+      /** Makes the monitor due now (the clock moved on an hour) and waits for that check. */
+      const check = async () => {
+        const before = (await read()).lastCheck?.at ?? '';
+        await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [id]);
+        await until('the check ran', async () => ((await read()).lastCheck?.at ?? '') > before);
+        return (await read()).lastCheck;
+      };
+      const credits0 = await availableCredits(local.gatewayUrl, apiKey);
+      assert.deepEqual(await check().then((c) => [c?.status, c?.changed]), ['ok', false], 'the baseline');
+      assert.equal(await availableCredits(local.gatewayUrl, apiKey), credits0 - 1, 'one page');
+      clock = '11:42:09';
+      assert.deepEqual(await check().then((c) => [c?.status, c?.changed]), ['ok', false], 'a clock is noise');
+      assert.equal(await availableCredits(local.gatewayUrl, apiKey), credits0 - 2);
+      article = 'Prices fall in winter, the report says.';
+      assert.deepEqual(await check().then((c) => [c?.status, c?.changed]), ['changed', true]);
+      assert.equal(await availableCredits(local.gatewayUrl, apiKey), credits0 - 4, 'a page and a change');
+      const snapshots = await db.query('SELECT diff FROM snapshots WHERE monitor_id = $1 ORDER BY taken_at', [id]);
+      assert.equal(snapshots.rowCount, 2, 'the baseline and the change');
+      assert.deepEqual(snapshots.rows[1].diff, { added: ['fall'], removed: ['rise'] });
+      const deliveries = await db.query('SELECT status FROM deliveries WHERE monitor_id = $1', [id]);
+      assert.deepEqual(deliveries.rows, [{ status: 'pending' }], 'one notification queued');
+      // A workspace with nothing left: the check is skipped, nothing billed.
+      const ws = `broke-${Date.now()}`;
+      await local.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
+      const { apiKey: broke } = await local.admin<{ apiKey: string }>('key', 'create', ws);
+      const poor = await call<{ monitor: MonitorJson }>(local.gatewayUrl, 'POST', '/v1/monitors', {
+        key: broke,
+        body: { url: made.body.monitor.url, schedule: { every: '1h' }, notify: { webhook: 'https://example.com/h' } },
+      });
+      await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [poor.body.monitor.id]);
+      await until('the check was skipped', async () => {
+        const m = (
+          await call<{ monitors: (Listed & { skippedReason: string | null })[] }>(
+            local.gatewayUrl,
+            'GET',
+            '/v1/monitors',
+            { key: broke },
+          )
+        ).body.monitors[0];
+        return m?.lastCheck?.status === 'skipped' && m.skippedReason === 'credits';
+      });
+      assert.equal(await availableCredits(local.gatewayUrl, broke), 0);
+    } finally {
+      await db.end();
+      await local.stop();
+      await local.dropDatabases();
+      site.close();
+    }
   });
 });

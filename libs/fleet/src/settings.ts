@@ -112,6 +112,8 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',
   },
+  MONITOR_POLL_MS: { meaning: 'How often a monitor replica looks for due checks.' },
+  MONITOR_CONCURRENCY: { meaning: 'Checks one monitor replica runs at once.' },
   MONITOR_KEY: {
     meaning:
       "Secret (32+ characters) the monitor service seals monitors' target URLs and webhook signing secrets with; unset, monitors cannot be created. `make up` derives one per machine.",

@@ -14,6 +14,14 @@ export const env = baseEnv(50054).extend({
    * local test stand-ins only. Empty in production.
    */
   EGRESS_ALLOW: z.string().default(''),
+  /** The ledger each check holds and settles with; unset, monitors are not checked. */
+  BILLING_LEDGER_ADDR: z.string().optional(),
+  /** crawl, whose Scrape fetches each check's page; unset, monitors are not checked. */
+  CRAWL_ADDR: z.string().optional(),
+  /** How often a replica looks for due checks. */
+  MONITOR_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
+  /** Checks one replica runs at once. */
+  MONITOR_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
 });
 
 export type MonitorConfig = z.infer<typeof env>;

@@ -1,29 +1,47 @@
 // Builds the monitor service from its config, database and NATS link: the one
-// place its stores, handlers and jobs are wired, shared by service.ts and the
-// tests. It has none yet; each arrives here with the first RPC or job that
-// needs it (docs/service-shape.md).
+// place its stores, clients and jobs are wired, shared by service.ts and the
+// tests (docs/monitors.md).
+import { hostname } from 'node:os';
+import { ledgerClient } from '@wap/billing';
 import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
+import { crawl } from '@wap/proto';
+import { createClient } from '@wap/rpc';
 import type { MonitorConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
+import { type CrawlClient, checkRunner } from './jobs/checks.js';
+import { MonitorStore } from './store/monitors.js';
 
 export type MonitorDatabase = PrismaClient;
 
-/** What the handlers and jobs are given; the stores and clients they need are built from these here. */
-export interface MonitorDeps {
-  config: MonitorConfig;
-  db: MonitorDatabase;
-  nats: NatsLink;
-  log: Logger;
-}
+/** A claimed check is this replica's for this long before another may take it over. */
+const CHECK_LEASE_MS = 120_000;
 
-export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: NatsLink, log: Logger) {
-  const deps: MonitorDeps = { config, db, nats, log };
+export function openMonitor(config: MonitorConfig, db: MonitorDatabase, _nats: NatsLink, log: Logger) {
+  const store = new MonitorStore(db);
+  const ledger = config.BILLING_LEDGER_ADDR ? ledgerClient(config.BILLING_LEDGER_ADDR) : undefined;
+  const crawlClient: CrawlClient | undefined = config.CRAWL_ADDR
+    ? createClient(crawl.CrawlService, config.CRAWL_ADDR, { defaultTimeoutMs: 90_000 })
+    : undefined;
+  const runner =
+    ledger && crawlClient
+      ? checkRunner(
+          { db, store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}` },
+          { pollMs: config.MONITOR_POLL_MS, concurrency: config.MONITOR_CONCURRENCY, leaseMs: CHECK_LEASE_MS },
+        )
+      : undefined;
+  if (!runner) log.warn('BILLING_LEDGER_ADDR or CRAWL_ADDR is not set: monitors are not checked');
   return {
-    deps,
-    /** Starts what runs besides the RPCs: jobs and consumers. */
-    start: async () => {},
-    /** Stops taking work and waits for what is in flight. */
-    stop: async () => {},
+    store,
+    /** Starts what runs besides the RPCs: the checks. */
+    start: async () => {
+      runner?.start();
+    },
+    /** Stops taking work and waits for the pass in flight. */
+    stop: async () => {
+      await runner?.stop();
+      ledger?.close();
+      crawlClient?.close();
+    },
   };
 }

@@ -1,0 +1,153 @@
+// The checks (docs/monitors.md, "A check"): due monitors claimed from the
+// schedule, each fetched through crawl's Scrape under its own hold (a page,
+// plus a change when the page changed), compared with its last snapshot on
+// normalised text, and a change stored with its diff and its notification
+// in one transaction (the outbox). A workspace that cannot cover a check is
+// skipped, nothing billed; a fetch that fails is not billed.
+import { createHash, randomUUID } from 'node:crypto';
+import { billed, type LedgerClient } from '@wap/billing';
+import { isApiError } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import { crawl } from '@wap/proto';
+import type { Closable, ServiceClient } from '@wap/rpc';
+import { PeriodicJob } from '@wap/service';
+import { wordDiff } from '../domain/diff.js';
+import { normalize } from '../domain/normalize.js';
+import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Claimed, MonitorStore } from '../store/monitors.js';
+
+export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
+
+export interface CheckDeps {
+  db: PrismaClient;
+  store: MonitorStore;
+  ledger: LedgerClient;
+  crawl: CrawlClient;
+  log: Logger;
+  /** This replica's name on the checks it claims. */
+  replica: string;
+}
+
+export interface CheckSettings {
+  /** How often the schedule is looked at. */
+  pollMs: number;
+  /** Checks one replica runs at once. */
+  concurrency: number;
+  /** How long a claimed check is this replica's before another may take it over. */
+  leaseMs: number;
+}
+
+const HELD = [
+  { meter: 'page_load' as const, quantity: 1n },
+  { meter: 'monitor_change' as const, quantity: 1n },
+];
+
+/** What a check compares: the watched part of the page as text. */
+async function fetchWatched(deps: CheckDeps, claimed: Claimed): Promise<string> {
+  const { monitor, check } = claimed;
+  const watch = monitor.watch as { kind: string; selector?: string };
+  const scrape = monitor.scrape as { engine?: string; headers?: Record<string, string>; waitForMs?: number };
+  const engine =
+    scrape.engine === 'browser'
+      ? crawl.Engine.BROWSER
+      : scrape.engine === 'fetch'
+        ? crawl.Engine.FETCH
+        : crawl.Engine.AUTO;
+  const out = await deps.crawl.scrape({
+    workspaceId: monitor.workspaceId,
+    requestId: check.id,
+    url: monitor.url,
+    billedByCaller: true,
+    options: {
+      formats: [crawl.Format.MARKDOWN],
+      onlyMainContent: watch.kind === 'main',
+      includeTags: watch.kind === 'selector' && watch.selector ? [watch.selector] : [],
+      waitForMs: scrape.waitForMs ?? 0,
+      headers: scrape.headers ?? {},
+      engine,
+      // Always the page as it is now: never the cache.
+      maxAgeMs: 0n,
+    },
+  });
+  return out.document?.markdown ?? '';
+}
+
+/** One check, start to end; never throws (what went wrong is recorded on the check). */
+export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void> {
+  const { monitor, check } = claimed;
+  try {
+    const { result } = await billed(
+      deps.ledger,
+      { workspaceId: monitor.workspaceId, operationId: check.id, capability: 'monitors.check', reference: monitor.id },
+      HELD,
+      async () => {
+        const text = normalize(await fetchWatched(deps, claimed));
+        const last = await deps.db.snapshot.findFirst({
+          where: { monitorId: monitor.id },
+          orderBy: { takenAt: 'desc' },
+          select: { text: true },
+        });
+        const changed = last !== null && last.text !== text;
+        return {
+          result: { text, changed, first: last === null, before: last?.text ?? '' },
+          used: changed ? HELD : HELD.slice(0, 1),
+        };
+      },
+    );
+    await deps.db.$transaction(async (tx) => {
+      if (result.first || result.changed) {
+        // A monitor deleted while its page loaded keeps nothing.
+        if (!(await tx.monitor.findUnique({ where: { id: monitor.id }, select: { id: true } }))) return;
+        const snapshotId = randomUUID();
+        await tx.snapshot.create({
+          data: {
+            id: snapshotId,
+            monitorId: monitor.id,
+            checkId: check.id,
+            text: result.text,
+            sha256: createHash('sha256').update(result.text).digest('hex'),
+            ...(result.changed && { diff: { ...wordDiff(result.before, result.text) } }),
+          },
+        });
+        if (result.changed)
+          await tx.delivery.create({
+            data: { id: randomUUID(), monitorId: monitor.id, snapshotId, status: 'pending', nextAttempt: new Date() },
+          });
+      }
+    });
+    await deps.store.finish(check, { status: result.changed ? 'changed' : 'ok' });
+  } catch (err) {
+    if (isApiError(err) && err.code === 'quota_exceeded') {
+      await deps.store.finish(check, { status: 'skipped', errorCode: err.code, skippedReason: 'credits' });
+      return;
+    }
+    const code = isApiError(err) ? err.code : 'internal';
+    if (!isApiError(err)) deps.log.error({ err, monitorId: monitor.id, checkId: check.id }, 'check failed');
+    await deps.store.finish(check, { status: 'failed', errorCode: code }).catch(() => undefined);
+  }
+}
+
+/** The schedule's loop: due and lapsed checks claimed and run, `concurrency` at a time. */
+export function checkRunner(deps: CheckDeps, settings: CheckSettings) {
+  let running = 0;
+  return new PeriodicJob(
+    { name: 'monitor checks', intervalMs: settings.pollMs, log: deps.log, immediately: true },
+    async () => {
+      for (;;) {
+        const room = settings.concurrency - running;
+        if (room <= 0) return;
+        const claimed = [
+          ...(await deps.store.reclaimLapsed(deps.replica, room, settings.leaseMs)),
+          ...(await deps.store.claimDue(deps.replica, room, settings.leaseMs)),
+        ].slice(0, room);
+        if (claimed.length === 0) return;
+        for (const c of claimed) {
+          running++;
+          void runCheck(deps, c).finally(() => {
+            running--;
+          });
+        }
+      }
+    },
+  );
+}
