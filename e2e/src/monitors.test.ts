@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFleet, until } from '@wap/testkit';
 import pg from 'pg';
+import { Webhook } from 'standardwebhooks';
 import { availableCredits, call } from './api.js';
 
 let fleet: Fleet;
@@ -126,6 +127,22 @@ describe('monitors', () => {
   });
 });
 
+/** A fleet whose monitors check pages on 127.0.0.2, polling every 200 ms, and its monitor database. */
+async function checkingFleet() {
+  const local = await startFleet({ env: { LOG_LEVEL: 'info', EGRESS_ALLOW: '127.0.0.2/32', MONITOR_POLL_MS: '200' } });
+  const db = new pg.Client({ connectionString: local.databaseUrl('monitor') });
+  await db.connect();
+  return {
+    local,
+    db,
+    close: async () => {
+      await db.end();
+      await local.stop();
+      await local.dropDatabases();
+    },
+  };
+}
+
 describe('monitor checks', () => {
   test('a check bills a page; noise is no change; a real change bills a change, keeps its diff and queues one notification', async () => {
     let article = 'Prices rise in winter, the report says.';
@@ -138,11 +155,7 @@ describe('monitor checks', () => {
       </article></main></body></html>`);
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.2', r));
-    const local = await startFleet({
-      env: { LOG_LEVEL: 'info', EGRESS_ALLOW: '127.0.0.2/32', MONITOR_POLL_MS: '200' },
-    });
-    const db = new pg.Client({ connectionString: local.databaseUrl('monitor') });
-    await db.connect();
+    const { local, db, close } = await checkingFleet();
     try {
       const { apiKey } = await local.workspace('pro');
       const made = await call<{ monitor: MonitorJson }>(local.gatewayUrl, 'POST', '/v1/monitors', {
@@ -206,10 +219,114 @@ describe('monitor checks', () => {
       });
       assert.equal(await availableCredits(local.gatewayUrl, broke), 0);
     } finally {
-      await db.end();
-      await local.stop();
-      await local.dropDatabases();
+      await close();
       site.close();
+    }
+  });
+});
+
+describe('monitor notifications', () => {
+  test('a change reaches a signed webhook once, after its 500s; a 429 with Retry-After: 2 waits at least 2 s', async () => {
+    let article = 'The bridge opens in spring.';
+    const site = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<!doctype html><html><body><main><article><h1>Works</h1><p>${article}</p>
+        <p>The council published the schedule for the remaining construction work this week.</p></article></main></body></html>`);
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.2', r));
+    // The webhook: answers 500 twice, then 200; another answers 429 (Retry-After: 2) once, then 200.
+    const received: { path: string; at: number; body: string; headers: Record<string, string> }[] = [];
+    const answers: Record<string, number[]> = { '/flaky': [500, 500, 200], '/busy': [429, 200] };
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        const path = req.url ?? '';
+        received.push({ path, at: Date.now(), body, headers: req.headers as Record<string, string> });
+        const status = answers[path]?.shift() ?? 200;
+        res.writeHead(status, status === 429 ? { 'retry-after': '2' } : {}).end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.2', r));
+    const { local, db, close } = await checkingFleet();
+    try {
+      const { apiKey } = await local.workspace('pro');
+      const base = `http://127.0.0.2:${(hook.address() as { port: number }).port}`;
+      const pageUrl = `http://127.0.0.2:${(site.address() as { port: number }).port}/works`;
+      const made: { id: string; secret: string }[] = [];
+      for (const path of ['/flaky', '/busy']) {
+        const r = await call<{ monitor: MonitorJson; webhookSecret: string }>(
+          local.gatewayUrl,
+          'POST',
+          '/v1/monitors',
+          {
+            key: apiKey,
+            body: { url: pageUrl, schedule: { every: '1h' }, notify: { webhook: `${base}${path}` } },
+          },
+        );
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        made.push({ id: r.body.monitor.id, secret: r.body.webhookSecret });
+      }
+      const due = () =>
+        db.query('UPDATE monitors SET next_check_at = now() WHERE id = ANY($1::uuid[])', [made.map((m) => m.id)]);
+      const checked = async (n: number) =>
+        until('the checks ran', async () => {
+          const { rows } = await db.query(
+            'SELECT count(*)::int AS n FROM checks WHERE finished_at IS NOT NULL AND monitor_id = ANY($1::uuid[])',
+            [made.map((m) => m.id)],
+          );
+          return rows[0].n >= n;
+        });
+      await due();
+      await checked(2);
+      article = 'The bridge opens in autumn.';
+      await due();
+      await checked(4);
+      await until(
+        'both notifications delivered',
+        async () => {
+          const { rows } = await db.query("SELECT count(*)::int AS n FROM deliveries WHERE status = 'delivered'");
+          return rows[0].n === 2;
+        },
+        60_000,
+      );
+      const flaky = received.filter((r) => r.path === '/flaky');
+      assert.equal(flaky.length, 3, 'two 500s, then delivered');
+      const event = new Webhook(made[0]?.secret as string).verify(
+        flaky[2]?.body as string,
+        flaky[2]?.headers as Record<string, string>,
+      ) as {
+        type: string;
+        data: { url: string; diff: { added: string[]; removed: string[] } };
+      };
+      assert.deepEqual([event.type, event.data.url], ['monitor.changed', pageUrl]);
+      assert.match(event.data.diff.added.join(' '), /autumn/, JSON.stringify(event.data.diff));
+      assert.match(event.data.diff.removed.join(' '), /spring/);
+      assert.throws(() =>
+        new Webhook(made[1]?.secret as string).verify(
+          flaky[2]?.body as string,
+          flaky[2]?.headers as Record<string, string>,
+        ),
+      );
+      const busy = received.filter((r) => r.path === '/busy');
+      assert.equal(busy.length, 2);
+      assert.ok(
+        (busy[1]?.at ?? 0) - (busy[0]?.at ?? 0) >= 2_000,
+        `waited ${(busy[1]?.at ?? 0) - (busy[0]?.at ?? 0)} ms`,
+      );
+      const log = await db.query('SELECT attempts, log FROM deliveries WHERE monitor_id = $1', [made[0]?.id]);
+      assert.equal(log.rows[0].attempts, 3);
+      assert.deepEqual(
+        log.rows[0].log.map((a: { status: number }) => a.status),
+        [500, 500, 200],
+        'every attempt logged',
+      );
+    } finally {
+      await close();
+      site.close();
+      hook.close();
     }
   });
 });

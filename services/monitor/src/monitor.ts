@@ -4,12 +4,15 @@
 import { hostname } from 'node:os';
 import { ledgerClient } from '@wap/billing';
 import type { NatsLink } from '@wap/events';
+import { createFetchAgent } from '@wap/fetch';
 import type { Logger } from '@wap/log';
+import { AllowList } from '@wap/netguard';
 import { crawl } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import type { MonitorConfig } from './config.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { type CrawlClient, checkRunner } from './jobs/checks.js';
+import { deliverySender } from './jobs/deliveries.js';
 import { MonitorStore } from './store/monitors.js';
 
 export type MonitorDatabase = PrismaClient;
@@ -31,15 +34,22 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, _nats: N
         )
       : undefined;
   if (!runner) log.warn('BILLING_LEDGER_ADDR or CRAWL_ADDR is not set: monitors are not checked');
+  // Notifications leave through the same guard as every fetch.
+  const agent = createFetchAgent({ allow: AllowList.parse(config.EGRESS_ALLOW) });
+  const sender = config.MONITOR_KEY
+    ? deliverySender({ db, agent, key: config.MONITOR_KEY, log }, config.MONITOR_POLL_MS)
+    : undefined;
   return {
     store,
-    /** Starts what runs besides the RPCs: the checks. */
+    /** Starts what runs besides the RPCs: the checks and the notifications' sender. */
     start: async () => {
       runner?.start();
+      sender?.start();
     },
     /** Stops taking work and waits for the pass in flight. */
     stop: async () => {
-      await runner?.stop();
+      await Promise.all([runner?.stop(), sender?.stop()]);
+      await agent.close();
       ledger?.close();
       crawlClient?.close();
     },

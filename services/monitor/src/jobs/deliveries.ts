@@ -1,0 +1,115 @@
+// The outbox's sender (docs/monitors.md, "Delivery"): pending notifications
+// claimed with SKIP LOCKED by whichever replica polls first, sent in their
+// target's wire format through the egress guard, retried with backoff on
+// 5xx, 429 (honouring Retry-After) and network failures, every attempt
+// logged on the delivery.
+import type { FetchAgent } from '@wap/fetch';
+import type { Logger } from '@wap/log';
+import { unsealText } from '@wap/sealed';
+import { PeriodicJob } from '@wap/service';
+import { request } from 'undici';
+import { requestFor } from '../domain/payloads.js';
+import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
+import type { Target } from '../domain/targets.js';
+import type { Delivery, PrismaClient } from '../generated/prisma/client.js';
+import { TARGET_PURPOSE } from '../rpc/index.js';
+
+export interface DeliveryDeps {
+  db: PrismaClient;
+  agent: FetchAgent;
+  key: string;
+  log: Logger;
+}
+
+const LEASE_MS = 60_000;
+const SEND_TIMEOUT_MS = 15_000;
+
+/** Up to `limit` deliveries due now, leased to this replica (their next attempt moved past the lease). */
+function claim(db: PrismaClient, limit: number, now = new Date()): Promise<Delivery[]> {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt <= ${now}
+       ORDER BY next_attempt LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+    const ids = rows.map((r) => r.id);
+    if (ids.length === 0) return [];
+    await tx.delivery.updateMany({
+      where: { id: { in: ids } },
+      data: { nextAttempt: new Date(now.getTime() + LEASE_MS), leaseUntil: new Date(now.getTime() + LEASE_MS) },
+    });
+    return tx.delivery.findMany({ where: { id: { in: ids } } });
+  });
+}
+
+/** One attempt: the answer's status (0 without one) and its Retry-After. */
+async function send(deps: DeliveryDeps, delivery: Delivery) {
+  const monitor = await deps.db.monitor.findUnique({ where: { id: delivery.monitorId } });
+  const snapshot = await deps.db.snapshot.findUnique({ where: { id: delivery.snapshotId } });
+  if (!monitor || !snapshot) return { status: -1, error: 'the monitor is gone' };
+  const target = {
+    kind: monitor.targetKind,
+    url: unsealText(deps.key, TARGET_PURPOSE, monitor.id, monitor.targetSealed),
+  } as Target;
+  const secret = monitor.secretSealed
+    ? unsealText(deps.key, TARGET_PURPOSE, `${monitor.id}:secret`, monitor.secretSealed)
+    : undefined;
+  const built = requestFor(
+    target,
+    {
+      monitorId: monitor.id,
+      url: monitor.url,
+      checkedAt: snapshot.takenAt,
+      diff: (snapshot.diff as { added: string[]; removed: string[] } | null) ?? { added: [], removed: [] },
+      snapshots: { before: null, after: null },
+    },
+    secret,
+  );
+  try {
+    const answer = await request(target.url, {
+      method: 'POST',
+      headers: { ...built.headers, 'user-agent': 'web-access-monitor/1.0' },
+      body: built.body,
+      dispatcher: deps.agent.dispatcher,
+      headersTimeout: SEND_TIMEOUT_MS,
+      bodyTimeout: SEND_TIMEOUT_MS,
+    });
+    await answer.body.dump();
+    const after = answer.headers['retry-after'];
+    return { status: answer.statusCode, retryAfter: typeof after === 'string' ? after : undefined };
+  } catch (err) {
+    return { status: 0, error: (err as Error).message.slice(0, 200) };
+  }
+}
+
+export async function deliverOnce(deps: DeliveryDeps, delivery: Delivery): Promise<void> {
+  const outcome = await send(deps, delivery);
+  const attempts = delivery.attempts + 1;
+  const log: object[] = [
+    ...((delivery.log as object[] | null) ?? []),
+    { at: new Date().toISOString(), status: outcome.status, ...('error' in outcome && { error: outcome.error }) },
+  ];
+  const ok = outcome.status >= 200 && outcome.status < 300;
+  const again = !ok && retryable(outcome.status) && attempts < MAX_ATTEMPTS;
+  const wait = again ? backoffMs(attempts, retryAfterMs('retryAfter' in outcome ? outcome.retryAfter : undefined)) : 0;
+  await deps.db.delivery.update({
+    where: { id: delivery.id },
+    data: {
+      attempts,
+      log,
+      status: ok ? 'delivered' : again ? 'pending' : 'failed',
+      nextAttempt: new Date(Date.now() + wait),
+      leaseUntil: null,
+      updatedAt: new Date(),
+    },
+  });
+  if (!ok && !again)
+    deps.log.warn({ deliveryId: delivery.id, status: outcome.status, attempts }, 'notification not delivered');
+}
+
+export const deliverySender = (deps: DeliveryDeps, pollMs: number) =>
+  new PeriodicJob({ name: 'monitor deliveries', intervalMs: pollMs, log: deps.log, immediately: true }, async () => {
+    for (;;) {
+      const claimed = await claim(deps.db, 16);
+      if (claimed.length === 0) return;
+      await Promise.all(claimed.map((d) => deliverOnce(deps, d)));
+    }
+  });
