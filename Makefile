@@ -27,8 +27,6 @@ generate: install ## Regenerate protobuf and Prisma code (committed; a clean tre
 	@# the first RPC or job a service gets takes its line out.
 	@scripts/new-service.sh --refresh agent 50053 'browser agent runs, secrets, rules and integrations' \
 	  'runs, events, records, files, secrets, rules, integrations'
-	@scripts/new-service.sh --refresh monitor 50054 'scheduled page monitors, diffs and notifications' \
-	  'monitors, checks, snapshots, deliveries'
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json
