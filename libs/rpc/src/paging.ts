@@ -2,6 +2,7 @@
 // the cursor naming the last row of a page, opaque to clients; and the
 // limit's bounds. A cursor this listing did not give is bad_request.
 import { ApiError } from '@wap/errors';
+import { isUuid } from './ids.js';
 
 export const MAX_PAGE_LIMIT = 100;
 export const DEFAULT_PAGE_LIMIT = 20;
@@ -19,7 +20,7 @@ export function decodeCursor(cursor: string): { at: Date; id: string } {
   try {
     const [iso, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
     const at = new Date(iso);
-    if (typeof id === 'string' && /^[0-9a-f-]{36}$/.test(id) && !Number.isNaN(at.getTime())) return { at, id };
+    if (isUuid(id) && !Number.isNaN(at.getTime())) return { at, id };
   } catch {}
   return invalid('cursor', 'not a cursor this listing gave');
 }

@@ -37,7 +37,6 @@ export function openSessionRecorder(
   return {
     rows,
     recordings,
-    retention,
     impl: sessionService(db, rows, recordings, { purge, purgeChunks, log }),
     /** Starts what runs besides the RPCs: the consumers and the retention sweep. */
     start: async () => {

@@ -40,10 +40,6 @@ export class Profiles {
     private readonly log: Logger,
   ) {}
 
-  get leaseTtlSeconds(): number {
-    return this.settings.leaseTtlSeconds;
-  }
-
   async create(workspaceId: string, label: string, asked: ExitRequest | undefined): Promise<ProfileRow> {
     const exit: PinnedExit | undefined = pickExit(this.settings.exits, asked);
     // An exit no configuration names is the caller's to fix; one that is down is exit_unavailable, at attach.

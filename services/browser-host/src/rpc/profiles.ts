@@ -3,7 +3,7 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ApiError } from '@wap/errors';
 import { browser as proto } from '@wap/proto';
-import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
+import { decodeCursor, pageLimit, pageOf, resourceId } from '@wap/rpc';
 import { EXIT_KINDS, type ExitKind } from '../domain/exits.js';
 import type { Profiles } from '../profiles/profiles.js';
 import { leased, type ProfileRow } from '../store/profiles.js';
@@ -21,13 +21,6 @@ const toProfile = (row: ProfileRow, now = Date.now()): proto.Profile =>
     sizeBytes: BigInt(row.sizeBytes),
     inUse: leased(row, now),
   });
-
-/** Profile ids are UUIDs; anything else is a profile that does not exist. */
-function profileId(id: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
-    throw new ApiError('profile_not_found');
-  return id.toLowerCase();
-}
 
 /** The profile capabilities: capability_unavailable on a host without PROFILE_KEY. */
 export function profileService(profiles: Profiles | undefined) {
@@ -61,11 +54,11 @@ export function profileService(profiles: Profiles | undefined) {
       return create(proto.ListProfilesResponseSchema, { profiles: page.map((r) => toProfile(r, now)), nextCursor });
     },
     getProfile: async (req: proto.GetProfileRequest) => {
-      const row = await served().get(req.workspaceId, profileId(req.profileId));
+      const row = await served().get(req.workspaceId, resourceId(req.profileId, 'profile_not_found'));
       return create(proto.GetProfileResponseSchema, { profile: toProfile(row) });
     },
     deleteProfile: async (req: proto.DeleteProfileRequest) => {
-      await served().delete(req.workspaceId, profileId(req.profileId));
+      await served().delete(req.workspaceId, resourceId(req.profileId, 'profile_not_found'));
       return create(proto.DeleteProfileResponseSchema, {});
     },
   };

@@ -41,7 +41,7 @@ const INSTRUCTIONS =
   'with their own tools, paging with the cursor they give.';
 
 /** The tool result of a failed call: the spec's Error object, as text and as structured content. */
-export function errorResult(err: unknown): CallToolResult {
+function errorResult(err: unknown): CallToolResult {
   const body = toErrorBody(isApiError(err) ? err : new ApiError('internal'));
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: { ...body } };
 }

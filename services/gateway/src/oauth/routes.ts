@@ -16,7 +16,7 @@ import { jwtVerify, SignJWT } from 'jose';
 import type { Surface } from '../domain/credentials.js';
 import { consentPage, errorPage, pagePolicy, signInPage } from './pages.js';
 import { verifyPassword } from './passwords.js';
-import type { OAuthStore } from './store.js';
+import type { IssuedTokens, OAuthStore } from './store.js';
 
 export const SCOPE = 'api';
 const STEP_TTL = '10m';
@@ -271,10 +271,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
       .status(status)
       .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
       .json({ error, ...(description && { error_description: description }) });
-  const tokens = (
-    res: Response,
-    issued: { accessToken: string; refreshToken: string; expiresIn: number; scope: string },
-  ) =>
+  const tokens = (res: Response, issued: IssuedTokens) =>
     res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).json({
       access_token: issued.accessToken,
       token_type: 'Bearer',

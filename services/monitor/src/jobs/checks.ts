@@ -127,27 +127,35 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
   }
 }
 
-/** The schedule's loop: due and lapsed checks claimed and run, `concurrency` at a time. */
+/**
+ * The schedule's loop: lapsed and due checks claimed and run, `concurrency`
+ * at a time (only as many claimed as there is room for: a claimed check
+ * waits for nobody else). `stop` waits for the checks in flight.
+ */
 export function checkRunner(deps: CheckDeps, settings: CheckSettings) {
-  let running = 0;
-  return new PeriodicJob(
+  const running = new Set<Promise<void>>();
+  const job = new PeriodicJob(
     { name: 'monitor checks', intervalMs: settings.pollMs, log: deps.log, immediately: true },
     async () => {
       for (;;) {
-        const room = settings.concurrency - running;
+        let room = settings.concurrency - running.size;
         if (room <= 0) return;
-        const claimed = [
-          ...(await deps.store.reclaimLapsed(deps.replica, room, settings.leaseMs)),
-          ...(await deps.store.claimDue(deps.replica, room, settings.leaseMs)),
-        ].slice(0, room);
+        const claimed = await deps.store.reclaimLapsed(deps.replica, room, settings.leaseMs);
+        room -= claimed.length;
+        if (room > 0) claimed.push(...(await deps.store.claimDue(deps.replica, room, settings.leaseMs)));
         if (claimed.length === 0) return;
         for (const c of claimed) {
-          running++;
-          void runCheck(deps, c).finally(() => {
-            running--;
-          });
+          const check = runCheck(deps, c).finally(() => running.delete(check));
+          running.add(check);
         }
       }
     },
   );
+  return {
+    start: () => job.start(),
+    stop: async () => {
+      await job.stop();
+      await Promise.all(running);
+    },
+  };
 }

@@ -7,7 +7,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ApiError } from '@wap/errors';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { monitor as proto } from '@wap/proto';
-import { decodeCursor, pageLimit, pageOf, type ServiceImpl } from '@wap/rpc';
+import { decodeCursor, pageLimit, pageOf, resourceId, type ServiceImpl } from '@wap/rpc';
 import { sealText } from '@wap/sealed';
 import { jitterMs, parseInterval, type Schedule, scheduleProblem } from '../domain/schedule.js';
 import { type Target, targetProblem } from '../domain/targets.js';
@@ -151,13 +151,13 @@ export function monitorService(
       return create(proto.ListMonitorsResponseSchema, { monitors: page.map(toMonitor), nextCursor });
     },
     deleteMonitor: async (req) => {
-      if (!/^[0-9a-f-]{36}$/i.test(req.monitorId)) throw new ApiError('not_found');
+      const id = resourceId(req.monitorId);
       const deleted = await db.$transaction(async (tx) => {
-        const { count } = await tx.monitor.deleteMany({ where: { id: req.monitorId, workspaceId: req.workspaceId } });
+        const { count } = await tx.monitor.deleteMany({ where: { id, workspaceId: req.workspaceId } });
         if (count === 0) return false;
-        await tx.snapshot.deleteMany({ where: { monitorId: req.monitorId } });
-        await tx.delivery.deleteMany({ where: { monitorId: req.monitorId } });
-        await tx.check.deleteMany({ where: { monitorId: req.monitorId } });
+        await tx.snapshot.deleteMany({ where: { monitorId: id } });
+        await tx.delivery.deleteMany({ where: { monitorId: id } });
+        await tx.check.deleteMany({ where: { monitorId: id } });
         return true;
       });
       if (!deleted) throw new ApiError('not_found');

@@ -1,8 +1,8 @@
 // A session row as the contract carries it.
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
+import { resourceId } from '@wap/rpc';
 import type { Recording } from '../generated/prisma/client.js';
 import type { SessionRow } from '../store/sessions.js';
 
@@ -25,7 +25,4 @@ export const toSession = (row: SessionRow, recording?: Recording | null): sessio
   });
 
 /** Session ids are UUIDs; anything else is a session that does not exist (as another workspace's is). */
-export function sessionId(id: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) throw new ApiError('not_found');
-  return id.toLowerCase();
-}
+export const sessionId = (id: string): string => resourceId(id);
