@@ -111,6 +111,8 @@ async function recordedSession(
   try {
     await drive(b, sessionId);
   } finally {
+    // As a session ends: every frame hands over what it holds, then the browser closes.
+    await b.flushRecording();
     await b.close();
     await recording.close();
   }
@@ -170,8 +172,7 @@ test('what a page did just before its browser closed is recorded, though its loa
     await page.evaluate(() => {
       document.body.append(Object.assign(document.createElement('p'), { textContent: 'Last words before closing' }));
     });
-    // As a session does when it ends: every frame hands over what it holds, then the browser closes.
-    await b.flushRecording();
+    // The session ends at once (recordedSession flushes, then closes the browser).
   });
   const all = recorded.map((c) => c.text).join('\n');
   assert.ok(all.includes('Still loading'), 'the page was recorded');
@@ -235,8 +236,14 @@ test("a page's rrweb events, network rows and screencast frames name the same ta
         const answer = await nats.nc.request(names.liveLatest(sessionId), '', { timeout: 5_000 });
         latest = answer.json<ScreenFrame[]>();
         await until('both documents and their requests are recorded', async () => {
-          const text = (await chunks(sessionId)).map((c) => c.text).join('');
-          return text.includes(`localhost:${port}/second`) && text.includes('"type":"Document"');
+          const sent = await chunks(sessionId);
+          const text = (kind: string) =>
+            sent
+              .filter((c) => c.kind === kind)
+              .map((c) => c.text)
+              .join('');
+          // The replay's documents (rrweb's Meta events carry their href) and the network log's rows.
+          return text('rrweb').includes(`localhost:${port}/second`) && text('network').includes('"type":"Document"');
         });
       } finally {
         sub.unsubscribe();

@@ -145,7 +145,12 @@ export async function launchSessionBrowser(
         const live = browser;
         if (!extension || !live?.connected) return;
         // The worker has every frame hand over what it holds, posts it all, and is waited for.
-        const target = live.targets().find((t) => t.type() === 'service_worker' && t.url().includes(extension.id));
+        // A browser launched a moment ago may not have started the extension's worker yet: wait for it, briefly.
+        const isWorker = (t: { type(): string; url(): string }) =>
+          t.type() === 'service_worker' && t.url().includes(extension.id);
+        const target =
+          live.targets().find(isWorker) ??
+          (await live.waitForTarget(isWorker, { timeout: 5_000 }).catch(() => undefined));
         const worker = await target?.worker().catch(() => null);
         await worker?.evaluate('self.wapFlush && self.wapFlush()').catch(() => undefined);
       },
