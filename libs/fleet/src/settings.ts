@@ -31,7 +31,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   MONITOR_ADDR: { meaning: 'gRPC target of monitor; unset, its routes are not served.' },
   SESSION_RECORDER_ADDR: { meaning: 'gRPC target of session-recorder; unset, its routes are not served.' },
   BROWSER_HOST_ADDR: { meaning: 'gRPC target of browser-host; unset, crawl fetches without a browser.' },
-  PUBLIC_URL: { meaning: 'Base URL clients use (behind an ingress); named in the OpenAPI servers.' },
+  PUBLIC_URL: {
+    meaning:
+      "Base URL clients use (behind an ingress): named in the OpenAPI servers, and the base of monitors' snapshot links.",
+  },
   MAX_BODY_BYTES: { meaning: 'Largest JSON request body; a larger one is 413 bad_request.' },
   CREDIT_VIEW_TTL_MS: {
     meaning: "Longest a credit view is served from the gateway's memory; ledger announcements drop it sooner.",
@@ -113,6 +116,11 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
       'Secret (32+ characters) the gateway signs replay links with; unset, sessions have no replayUrl and no export. `make up` derives one per machine.',
   },
   MONITOR_POLL_MS: { meaning: 'How often a monitor replica looks for due checks.' },
+  MONITOR_CHECK_LEASE_MS: {
+    meaning: "How long a claimed check stays a replica's unrenewed: a dead replica's checks are taken over within it.",
+  },
+  DISCORD_API_URL: { meaning: "Another origin for Discord's webhook paths; changed only for a local stand-in." },
+  SLACK_HOOKS_URL: { meaning: "Another origin for Slack's incoming-webhook paths; changed only for a local stand-in." },
   MONITOR_CONCURRENCY: { meaning: 'Checks one monitor replica runs at once.' },
   MONITOR_KEY: {
     meaning:

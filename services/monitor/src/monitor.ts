@@ -10,6 +10,7 @@ import { AllowList } from '@wap/netguard';
 import { crawl } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import type { MonitorConfig } from './config.js';
+import { SnapshotLinks } from './domain/links.js';
 import type { PrismaClient } from './generated/prisma/client.js';
 import { type CrawlClient, checkRunner } from './jobs/checks.js';
 import { deliverySender } from './jobs/deliveries.js';
@@ -17,8 +18,11 @@ import { MonitorStore } from './store/monitors.js';
 
 export type MonitorDatabase = PrismaClient;
 
-/** A claimed check is this replica's for this long before another may take it over. */
-const CHECK_LEASE_MS = 120_000;
+/** The links notifications carry to their snapshots, on the gateway's public URL; none without MONITOR_KEY. */
+export function snapshotLinks(config: MonitorConfig): SnapshotLinks | undefined {
+  const publicUrl = config.PUBLIC_URL ?? `http://127.0.0.1:${config.HTTP_PORT}`;
+  return config.MONITOR_KEY ? new SnapshotLinks(config.MONITOR_KEY, publicUrl) : undefined;
+}
 
 export function openMonitor(config: MonitorConfig, db: MonitorDatabase, _nats: NatsLink, log: Logger) {
   const store = new MonitorStore(db);
@@ -30,17 +34,24 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, _nats: N
     ledger && crawlClient
       ? checkRunner(
           { db, store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}` },
-          { pollMs: config.MONITOR_POLL_MS, concurrency: config.MONITOR_CONCURRENCY, leaseMs: CHECK_LEASE_MS },
+          {
+            pollMs: config.MONITOR_POLL_MS,
+            concurrency: config.MONITOR_CONCURRENCY,
+            leaseMs: config.MONITOR_CHECK_LEASE_MS,
+          },
         )
       : undefined;
   if (!runner) log.warn('BILLING_LEDGER_ADDR or CRAWL_ADDR is not set: monitors are not checked');
   // Notifications leave through the same guard as every fetch.
   const agent = createFetchAgent({ allow: AllowList.parse(config.EGRESS_ALLOW) });
-  const sender = config.MONITOR_KEY
-    ? deliverySender({ db, agent, key: config.MONITOR_KEY, log }, config.MONITOR_POLL_MS)
-    : undefined;
+  const links = snapshotLinks(config);
+  const sender =
+    config.MONITOR_KEY && links
+      ? deliverySender({ db, agent, key: config.MONITOR_KEY, links, log }, config.MONITOR_POLL_MS)
+      : undefined;
   return {
     store,
+    links,
     /** Starts what runs besides the RPCs: the checks and the notifications' sender. */
     start: async () => {
       runner?.start();

@@ -19,7 +19,13 @@ export const definition: ServiceDefinition<typeof env, MonitorDatabase> = {
     addService(
       server,
       monitor.MonitorService,
-      monitorService(db, { key: config.MONITOR_KEY, allow: AllowList.parse(config.EGRESS_ALLOW) }),
+      monitorService(db, {
+        key: config.MONITOR_KEY,
+        allow: AllowList.parse(config.EGRESS_ALLOW),
+        links: service.links,
+        discordOrigin: config.DISCORD_API_URL,
+        slackOrigin: config.SLACK_HOOKS_URL,
+      }),
       log,
     );
     return { stop: service.stop };

@@ -19,6 +19,7 @@ import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { mountRegistry } from './mount.js';
 import { replayRouter } from './replay.js';
+import { snapshotsRouter } from './snapshots.js';
 
 export interface AppDeps {
   log: Logger;
@@ -104,6 +105,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
   if (deps.replays)
     app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, live: deps.live, log: deps.log }));
+  if (deps.upstreams.configured('monitor')) app.use(snapshotsRouter({ upstreams: deps.upstreams }));
 
   app.use(
     mcpRouter({

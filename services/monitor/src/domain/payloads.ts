@@ -21,8 +21,20 @@ export interface Request {
   headers: Record<string, string>;
 }
 
-/** Discord: content up to 2,000 characters, an embed description up to 4,096. */
+/** The snapshot links as `[label, url]` pairs, those that exist. */
+const links = (c: Change) =>
+  (
+    [
+      ['before', c.snapshots.before],
+      ['after', c.snapshots.after],
+    ] as const
+  ).filter((l): l is readonly ['before' | 'after', string] => Boolean(l[1]));
+
+/** Discord: content up to 2,000 characters, an embed description up to 4,096, a field's value up to 1,024. */
 export function discordBody(c: Change) {
+  const fields = links(c)
+    .filter(([, url]) => url.length <= 1_000)
+    .map(([label, url]) => ({ name: `Snapshot ${label}`, value: `[open](${url})`, inline: true }));
   return {
     content: `Change on ${c.url}`.slice(0, 2_000),
     embeds: [
@@ -31,6 +43,7 @@ export function discordBody(c: Change) {
         url: c.url,
         description: `\`\`\`diff\n${diffLines(c.diff, 4_000)}\n\`\`\``,
         timestamp: c.checkedAt.toISOString(),
+        ...(fields.length > 0 && { fields }),
       },
     ],
     allowed_mentions: { parse: [] },
@@ -44,6 +57,21 @@ export function slackBody(c: Change) {
     blocks: [
       { type: 'section', text: { type: 'mrkdwn', text: `*Change on* <${c.url}>`.slice(0, 3_000) } },
       { type: 'section', text: { type: 'mrkdwn', text: `\`\`\`${diffLines(c.diff, 2_900)}\`\`\`` } },
+      ...(links(c).length > 0
+        ? [
+            {
+              type: 'context',
+              elements: [
+                {
+                  type: 'mrkdwn',
+                  text: links(c)
+                    .map(([label, url]) => `<${url}|Snapshot ${label}>`)
+                    .join(' · '),
+                },
+              ],
+            },
+          ]
+        : []),
     ],
   };
 }

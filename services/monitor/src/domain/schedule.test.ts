@@ -63,6 +63,24 @@ test('targets must have their service’s shape', () => {
   assert.equal(targetProblem({ kind: 'webhook', url: 'https://example.com/hook' }), undefined);
   assert.match(targetProblem({ kind: 'webhook', url: 'http://example.com/hook' }) ?? '', /https/);
   assert.match(targetProblem({ kind: 'webhook', url: 'https://u:p@example.com/hook' }) ?? '', /credentials/);
+  // A local stand-in's origin is accepted only when configured, and only with the service's own paths.
+  const standIn = 'http://127.0.0.2:4000/api/webhooks/123456/abcdefghijklmnopqrstuvwxyz';
+  assert.match(targetProblem({ kind: 'discord', url: standIn }) ?? '', /^discord:/);
+  assert.equal(targetProblem({ kind: 'discord', url: standIn }, { discordOrigin: 'http://127.0.0.2:4000' }), undefined);
+  assert.match(
+    targetProblem(
+      { kind: 'discord', url: 'http://127.0.0.2:4000/other' },
+      { discordOrigin: 'http://127.0.0.2:4000' },
+    ) ?? '',
+    /^discord:/,
+  );
+  assert.equal(
+    targetProblem(
+      { kind: 'slack', url: 'http://127.0.0.2:4001/services/T000/B000/XXXX' },
+      { slackOrigin: 'http://127.0.0.2:4001/' },
+    ),
+    undefined,
+  );
 });
 
 test('each target gets its own wire format within its limits; the webhook is signed', () => {
@@ -71,14 +89,20 @@ test('each target gets its own wire format within its limits; the webhook is sig
     url: 'https://example.com/news',
     checkedAt: new Date('2026-11-25T18:00:00Z'),
     diff: { added: Array.from({ length: 2_000 }, (_, i) => `new sentence ${i}`), removed: ['old sentence'] },
-    snapshots: { before: null, after: null },
+    snapshots: { before: 'https://api.example.com/snapshots/a?exp=1&sig=x', after: null },
   };
   const discord = discordBody(change);
   assert.ok(discord.content.length <= 2_000);
   assert.ok((discord.embeds[0]?.description.length ?? 0) <= 4_096);
   assert.deepEqual(discord.allowed_mentions, { parse: [] }, 'a page cannot ping @everyone');
   const slack = slackBody(change);
-  for (const block of slack.blocks) assert.ok(block.text.text.length <= 3_000);
+  for (const block of slack.blocks) assert.ok((block.text?.text.length ?? 0) <= 3_000);
+  assert.deepEqual(
+    discord.embeds[0]?.fields?.map((f) => f.name),
+    ['Snapshot before'],
+    'a link to each snapshot there is',
+  );
+  assert.match(JSON.stringify(slack.blocks.at(-1)), /snapshots\/a\?exp=1&sig=x\|Snapshot before/);
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const request = requestFor({ kind: 'webhook', url: 'https://example.com/hook' }, change, secret);
   const verified = new Webhook(secret).verify(request.body, request.headers) as { type: string; data: { url: string } };

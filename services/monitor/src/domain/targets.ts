@@ -7,25 +7,47 @@ export type Target =
   | { kind: 'slack'; url: string }
   | { kind: 'webhook'; url: string };
 
-const DISCORD =
-  /^https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api(?:\/v\d+)?\/webhooks\/\d{5,25}\/[\w-]{20,100}$/;
-const SLACK = /^https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[\w/-]{10,200}$/;
+/** What the checks accept besides the services' own origins: a local stand-in's, in tests only. */
+export interface TargetRules {
+  /** Plain http for the generic webhook (an egress allow-list is set: tests). */
+  allowPlainHttp?: boolean;
+  /** Another origin serving Discord's webhook paths (DISCORD_API_URL). */
+  discordOrigin?: string | undefined;
+  /** Another origin serving Slack's incoming-webhook paths (SLACK_HOOKS_URL). */
+  slackOrigin?: string | undefined;
+}
+
+const DISCORD_ORIGINS = /^https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com$/;
+const DISCORD_PATH = /^\/api(?:\/v\d+)?\/webhooks\/\d{5,25}\/[\w-]{20,100}$/;
+const SLACK_ORIGIN = 'https://hooks.slack.com';
+const SLACK_PATH = /^\/(?:services|workflows|triggers)\/[\w/-]{10,200}$/;
+
+const parse = (url: string): URL | undefined => {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
+};
+
+const sameOrigin = (u: URL, origin: string | undefined) => origin !== undefined && u.origin === parse(origin)?.origin;
 
 /** Why the target cannot be used as given, or undefined. */
-export function targetProblem(target: Target, allowPlainHttp = false): string | undefined {
-  if (target.kind === 'discord' && !DISCORD.test(target.url))
-    return 'discord: a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>';
-  if (target.kind === 'slack' && !SLACK.test(target.url))
-    return 'slack: a Slack incoming webhook URL, https://hooks.slack.com/services/…';
-  if (target.kind === 'webhook') {
-    let u: URL;
-    try {
-      u = new URL(target.url);
-    } catch {
-      return 'webhook: a URL';
-    }
-    if (u.protocol !== 'https:' && !(allowPlainHttp && u.protocol === 'http:')) return 'webhook: an https URL';
-    if (u.username || u.password) return 'webhook: no credentials in the URL (the signature authenticates us)';
+export function targetProblem(target: Target, rules: TargetRules = {}): string | undefined {
+  const u = parse(target.url);
+  if (!u) return `${target.kind}: a URL`;
+  if (u.username || u.password || u.hash) return `${target.kind}: no credentials or fragment in the URL`;
+  if (target.kind === 'discord') {
+    const origin = DISCORD_ORIGINS.test(u.origin) || sameOrigin(u, rules.discordOrigin);
+    if (!origin || !DISCORD_PATH.test(u.pathname))
+      return 'discord: a Discord webhook URL, https://discord.com/api/webhooks/<id>/<token>';
   }
+  if (target.kind === 'slack') {
+    const origin = u.origin === SLACK_ORIGIN || sameOrigin(u, rules.slackOrigin);
+    if (!origin || !SLACK_PATH.test(u.pathname))
+      return 'slack: a Slack incoming webhook URL, https://hooks.slack.com/services/…';
+  }
+  if (target.kind === 'webhook' && u.protocol !== 'https:' && !(rules.allowPlainHttp && u.protocol === 'http:'))
+    return 'webhook: an https URL';
   return undefined;
 }

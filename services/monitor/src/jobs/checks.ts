@@ -33,7 +33,11 @@ export interface CheckSettings {
   pollMs: number;
   /** Checks one replica runs at once. */
   concurrency: number;
-  /** How long a claimed check is this replica's before another may take it over. */
+  /**
+   * How long a claimed check is this replica's unless renewed: renewed every
+   * third of it while the check runs, so a dead replica's checks are taken
+   * over within it.
+   */
   leaseMs: number;
 }
 
@@ -134,6 +138,11 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
  */
 export function checkRunner(deps: CheckDeps, settings: CheckSettings) {
   const running = new Set<Promise<void>>();
+  const inFlight = new Set<string>();
+  const renewal = new PeriodicJob(
+    { name: 'monitor check leases', intervalMs: Math.max(100, Math.floor(settings.leaseMs / 3)), log: deps.log },
+    () => deps.store.renew(deps.replica, [...inFlight], settings.leaseMs),
+  );
   const job = new PeriodicJob(
     { name: 'monitor checks', intervalMs: settings.pollMs, log: deps.log, immediately: true },
     async () => {
@@ -145,17 +154,25 @@ export function checkRunner(deps: CheckDeps, settings: CheckSettings) {
         if (room > 0) claimed.push(...(await deps.store.claimDue(deps.replica, room, settings.leaseMs)));
         if (claimed.length === 0) return;
         for (const c of claimed) {
-          const check = runCheck(deps, c).finally(() => running.delete(check));
+          inFlight.add(c.check.id);
+          const check = runCheck(deps, c).finally(() => {
+            running.delete(check);
+            inFlight.delete(c.check.id);
+          });
           running.add(check);
         }
       }
     },
   );
   return {
-    start: () => job.start(),
+    start: () => {
+      job.start();
+      renewal.start();
+    },
     stop: async () => {
       await job.stop();
       await Promise.all(running);
+      await renewal.stop();
     },
   };
 }

@@ -8,6 +8,7 @@ import type { Logger } from '@wap/log';
 import { unsealText } from '@wap/sealed';
 import { PeriodicJob } from '@wap/service';
 import { request } from 'undici';
+import type { SnapshotLinks } from '../domain/links.js';
 import { requestFor } from '../domain/payloads.js';
 import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
 import type { Target } from '../domain/targets.js';
@@ -18,6 +19,8 @@ export interface DeliveryDeps {
   db: PrismaClient;
   agent: FetchAgent;
   key: string;
+  /** Signs the links to the snapshots a notification compares. */
+  links: SnapshotLinks;
   log: Logger;
 }
 
@@ -49,6 +52,11 @@ async function send(deps: DeliveryDeps, delivery: Delivery) {
     kind: monitor.targetKind,
     url: unsealText(deps.key, TARGET_PURPOSE, monitor.id, monitor.targetSealed),
   } as Target;
+  const before = await deps.db.snapshot.findFirst({
+    where: { monitorId: monitor.id, takenAt: { lt: snapshot.takenAt } },
+    orderBy: { takenAt: 'desc' },
+    select: { id: true },
+  });
   const secret = monitor.secretSealed
     ? unsealText(deps.key, TARGET_PURPOSE, `${monitor.id}:secret`, monitor.secretSealed)
     : undefined;
@@ -59,7 +67,7 @@ async function send(deps: DeliveryDeps, delivery: Delivery) {
       url: monitor.url,
       checkedAt: snapshot.takenAt,
       diff: (snapshot.diff as { added: string[]; removed: string[] } | null) ?? { added: [], removed: [] },
-      snapshots: { before: null, after: null },
+      snapshots: { before: before && deps.links.url(before.id), after: deps.links.url(snapshot.id) },
     },
     secret,
   );

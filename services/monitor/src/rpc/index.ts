@@ -9,9 +9,10 @@ import { type AllowList, checkUrl } from '@wap/netguard';
 import { monitor as proto } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf, resourceId, type ServiceImpl } from '@wap/rpc';
 import { sealText } from '@wap/sealed';
+import type { SnapshotLinks } from '../domain/links.js';
 import { jitterMs, parseInterval, type Schedule, scheduleProblem } from '../domain/schedule.js';
-import { type Target, targetProblem } from '../domain/targets.js';
-import type { Monitor, PrismaClient } from '../generated/prisma/client.js';
+import { type Target, type TargetRules, targetProblem } from '../domain/targets.js';
+import type { Delivery, Monitor, PrismaClient } from '../generated/prisma/client.js';
 
 /** What sealed target URLs and secrets are: the key derivation's purpose. */
 export const TARGET_PURPOSE = 'wap monitor target v1';
@@ -42,18 +43,52 @@ function scheduleOf(s: proto.Schedule | undefined): Schedule {
   return schedule as Schedule;
 }
 
-function targetOf(t: proto.Target | undefined, allow: AllowList): Target {
+export interface MonitorSettings {
+  key: string | undefined;
+  allow: AllowList;
+  /** Signs the snapshot links of notifications; absent without MONITOR_KEY. */
+  links: SnapshotLinks | undefined;
+  /** Stand-in origins for Discord and Slack (tests). */
+  discordOrigin?: string | undefined;
+  slackOrigin?: string | undefined;
+}
+
+/** How many deliveries the list shows per monitor, newest first. */
+const DELIVERIES_SHOWN = 10;
+
+function targetOf(t: proto.Target | undefined, settings: MonitorSettings): Target {
+  const { allow } = settings;
   const kind = t?.kind;
   if (!kind?.case) return invalid('notify', 'one of discord, slack or webhook');
   const target = { kind: kind.case, url: kind.value } as Target;
   // A private or metadata address is refused as every outbound fetch is; its name is checked again when it is sent.
   const url = checkUrl(target.url, { allow, field: `notify.${kind.case}` });
-  const problem = targetProblem(target, !allow.empty && url.protocol === 'http:');
+  const rules: TargetRules = {
+    allowPlainHttp: !allow.empty && url.protocol === 'http:',
+    discordOrigin: settings.discordOrigin,
+    slackOrigin: settings.slackOrigin,
+  };
+  const problem = targetProblem(target, rules);
   if (problem) invalid(`notify.${kind.case}`, problem);
   return target;
 }
 
-export function toMonitor(row: Monitor): proto.Monitor {
+type LogEntry = { status?: number; error?: string };
+
+function toDelivery(row: Delivery): proto.Delivery {
+  const log = (row.log as LogEntry[] | null) ?? [];
+  const last = log.at(-1);
+  return create(proto.DeliverySchema, {
+    at: timestampFromDate(row.createdAt),
+    status: row.status,
+    attempts: row.attempts,
+    lastStatus: last?.status && last.status > 0 ? last.status : 0,
+    lastError: last?.error ?? '',
+    ...(row.status === 'pending' && { nextAttemptAt: timestampFromDate(row.nextAttempt) }),
+  });
+}
+
+export function toMonitor(row: Monitor, deliveries: Delivery[] = []): proto.Monitor {
   const schedule = row.schedule as unknown as Schedule;
   const watch = row.watch as { kind: string; selector?: string };
   const scrape = row.scrape as { engine?: string; headers?: Record<string, string>; waitForMs?: number };
@@ -89,19 +124,36 @@ export function toMonitor(row: Monitor): proto.Monitor {
       },
     }),
     skippedReason: row.skippedReason ?? '',
+    deliveries: deliveries.map(toDelivery),
   });
+}
+
+/** The last DELIVERIES_SHOWN deliveries of each monitor, newest first. */
+async function recentDeliveries(db: PrismaClient, monitorIds: string[]): Promise<Map<string, Delivery[]>> {
+  const byMonitor = new Map<string, Delivery[]>();
+  if (monitorIds.length === 0) return byMonitor;
+  const ids = await db.$queryRaw<{ id: string }[]>`
+    SELECT d.id FROM unnest(${monitorIds}::uuid[]) AS m(id)
+     CROSS JOIN LATERAL (SELECT id FROM deliveries WHERE monitor_id = m.id
+                          ORDER BY created_at DESC LIMIT ${DELIVERIES_SHOWN}) d`;
+  const rows = await db.delivery.findMany({
+    where: { id: { in: ids.map((r) => r.id) } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  for (const row of rows) byMonitor.set(row.monitorId, [...(byMonitor.get(row.monitorId) ?? []), row]);
+  return byMonitor;
 }
 
 export function monitorService(
   db: PrismaClient,
-  settings: { key: string | undefined; allow: AllowList },
+  settings: MonitorSettings,
 ): ServiceImpl<(typeof proto.MonitorService)['method']> {
   return {
     createMonitor: async (req) => {
       if (!settings.key) throw new ApiError('capability_unavailable', { capability: 'monitors' });
       const url = checkUrl(req.url, { allow: settings.allow }).href;
       const schedule = scheduleOf(req.schedule);
-      const target = targetOf(req.target, settings.allow);
+      const target = targetOf(req.target, settings);
       const watch = req.watch?.kind;
       if (watch?.case === 'selector' && !watch.value.trim()) invalid('watch.selector', 'a CSS selector');
       const engine = req.scrape?.engine || 'auto';
@@ -148,7 +200,14 @@ export function monitorService(
         take: limit + 1,
       });
       const { page, nextCursor } = pageOf(rows, limit, (r) => ({ at: r.createdAt, id: r.id }));
-      return create(proto.ListMonitorsResponseSchema, { monitors: page.map(toMonitor), nextCursor });
+      const deliveries = await recentDeliveries(
+        db,
+        page.map((m) => m.id),
+      );
+      return create(proto.ListMonitorsResponseSchema, {
+        monitors: page.map((m) => toMonitor(m, deliveries.get(m.id))),
+        nextCursor,
+      });
     },
     deleteMonitor: async (req) => {
       const id = resourceId(req.monitorId);
@@ -162,6 +221,29 @@ export function monitorService(
       });
       if (!deleted) throw new ApiError('not_found');
       return create(proto.DeleteMonitorResponseSchema, {});
+    },
+    getSnapshot: async (req) => {
+      const id = resourceId(req.snapshotId);
+      if (!settings.links?.opens(id, Number(req.expires), req.signature)) throw new ApiError('not_found');
+      const snapshot = await db.snapshot.findUnique({ where: { id } });
+      const monitor = snapshot && (await db.monitor.findUnique({ where: { id: snapshot.monitorId } }));
+      if (!snapshot || !monitor) throw new ApiError('not_found');
+      const previous = await db.snapshot.findFirst({
+        where: { monitorId: monitor.id, takenAt: { lt: snapshot.takenAt } },
+        orderBy: { takenAt: 'desc' },
+        select: { id: true },
+      });
+      const diff = (snapshot.diff as { added: string[]; removed: string[] } | null) ?? { added: [], removed: [] };
+      return create(proto.GetSnapshotResponseSchema, {
+        snapshotId: snapshot.id,
+        monitorId: monitor.id,
+        url: monitor.url,
+        takenAt: timestampFromDate(snapshot.takenAt),
+        text: snapshot.text,
+        added: diff.added,
+        removed: diff.removed,
+        previousUrl: previous ? settings.links.url(previous.id) : '',
+      });
     },
   };
 }

@@ -75,6 +75,15 @@ export class MonitorStore {
     });
   }
 
+  /** Keeps `replica`'s unfinished checks its own for another `leaseMs` (they are still running). */
+  async renew(replica: string, checkIds: string[], leaseMs: number, now = new Date()): Promise<void> {
+    if (checkIds.length === 0) return;
+    await this.db.check.updateMany({
+      where: { id: { in: checkIds }, claimedBy: replica, finishedAt: null },
+      data: { leaseUntil: new Date(now.getTime() + leaseMs) },
+    });
+  }
+
   /** Records how the check ended on it and on its monitor; false when the monitor is gone (deleted meanwhile). */
   async finish(
     check: CheckRow,

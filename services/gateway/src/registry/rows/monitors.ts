@@ -56,6 +56,18 @@ const monitorObject = z.object({
     .nullable()
     .describe('Null before the first check.'),
   skippedReason: z.enum(['credits']).nullable().describe('Why checks are skipped now; null while they run.'),
+  deliveries: z
+    .array(
+      z.object({
+        at: z.string().describe('When the change was found.'),
+        status: z.enum(['pending', 'delivered', 'failed']),
+        attempts: z.number().int(),
+        lastStatus: z.number().int().nullable().describe('The target’s last HTTP status; null when none came.'),
+        lastError: z.string().nullable().describe('Why the last attempt could not reach the target.'),
+        nextAttemptAt: z.string().nullable().describe('When it is tried again, while pending.'),
+      }),
+    )
+    .describe('The delivery log: the last ten notifications, newest first.'),
 });
 
 function toMonitorJson(m: monitor.Monitor | undefined) {
@@ -92,6 +104,14 @@ function toMonitorJson(m: monitor.Monitor | undefined) {
         }
       : null,
     skippedReason: m.skippedReason === 'credits' ? ('credits' as const) : null,
+    deliveries: m.deliveries.map((d) => ({
+      at: isoTime(d.at) ?? '',
+      status: d.status as 'pending' | 'delivered' | 'failed',
+      attempts: d.attempts,
+      lastStatus: d.lastStatus || null,
+      lastError: d.lastError || null,
+      nextAttemptAt: isoTime(d.nextAttemptAt) ?? null,
+    })),
   };
 }
 
@@ -188,7 +208,8 @@ export const monitorsListRow = capability({
   path: '/v1/monitors',
   tag: 'Monitors',
   summary: "The workspace's monitors",
-  description: 'Newest first, a page at a time: each with its last check and when it is checked next. Free.',
+  description:
+    'Newest first, a page at a time: each with its last check, when it is checked next, and its delivery log (the last ten notifications and how their sending went). Free.',
   backend: 'monitor',
   bills: [],
   mcpTool: 'service_monitors_list',

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/monitor/v1/monitor.proto.
  */
 export const file_wap_monitor_v1_monitor: GenFile = /*@__PURE__*/
-  fileDesc("Chx3YXAvbW9uaXRvci92MS9tb25pdG9yLnByb3RvEg53YXAubW9uaXRvci52MSJJCghTY2hlZHVsZRIPCgVldmVyeRgBIAEoCUgAEiQKBGNyb24YAiABKAsyFC53YXAubW9uaXRvci52MS5Dcm9uSABCBgoEa2luZCIsCgRDcm9uEhIKCmV4cHJlc3Npb24YASABKAkSEAoIdGltZXpvbmUYAiABKAkiQwoFV2F0Y2gSDgoEbWFpbhgBIAEoCEgAEhIKCHNlbGVjdG9yGAIgASgJSAASDgoEcGFnZRgDIAEoCEgAQgYKBGtpbmQiRwoGVGFyZ2V0EhEKB2Rpc2NvcmQYASABKAlIABIPCgVzbGFjaxgCIAEoCUgAEhEKB3dlYmhvb2sYAyABKAlIAEIGCgRraW5kIqMBCg5TY3JhcGVTZXR0aW5ncxIOCgZlbmdpbmUYASABKAkSPAoHaGVhZGVycxgCIAMoCzIrLndhcC5tb25pdG9yLnYxLlNjcmFwZVNldHRpbmdzLkhlYWRlcnNFbnRyeRITCgt3YWl0X2Zvcl9tcxgDIAEoBRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJoCglMYXN0Q2hlY2sSJgoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgCIAEoCRIPCgdjaGFuZ2VkGAMgASgIEhIKCmVycm9yX2NvZGUYBCABKAkiaQoIRGVsaXZlcnkSJgoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgCIAEoCRIQCghhdHRlbXB0cxgDIAEoBRITCgtsYXN0X3N0YXR1cxgEIAEoBSK7AwoHTW9uaXRvchIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSCwoDdXJsGAMgASgJEioKCHNjaGVkdWxlGAQgASgLMhgud2FwLm1vbml0b3IudjEuU2NoZWR1bGUSJAoFd2F0Y2gYBSABKAsyFS53YXAubW9uaXRvci52MS5XYXRjaBITCgt0YXJnZXRfa2luZBgGIAEoCRISCgp0YXJnZXRfdXJsGAcgASgJEi4KBnNjcmFwZRgIIAEoCzIeLndhcC5tb25pdG9yLnYxLlNjcmFwZVNldHRpbmdzEi4KCmNyZWF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjEKDW5leHRfY2hlY2tfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KCmxhc3RfY2hlY2sYCyABKAsyGS53YXAubW9uaXRvci52MS5MYXN0Q2hlY2sSFgoOc2tpcHBlZF9yZWFzb24YDCABKAkSLAoKZGVsaXZlcmllcxgNIAMoCzIYLndhcC5tb25pdG9yLnYxLkRlbGl2ZXJ5IuMBChRDcmVhdGVNb25pdG9yUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSCwoDdXJsGAIgASgJEioKCHNjaGVkdWxlGAMgASgLMhgud2FwLm1vbml0b3IudjEuU2NoZWR1bGUSJAoFd2F0Y2gYBCABKAsyFS53YXAubW9uaXRvci52MS5XYXRjaBImCgZ0YXJnZXQYBSABKAsyFi53YXAubW9uaXRvci52MS5UYXJnZXQSLgoGc2NyYXBlGAYgASgLMh4ud2FwLm1vbml0b3IudjEuU2NyYXBlU2V0dGluZ3MiWQoVQ3JlYXRlTW9uaXRvclJlc3BvbnNlEigKB21vbml0b3IYASABKAsyFy53YXAubW9uaXRvci52MS5Nb25pdG9yEhYKDndlYmhvb2tfc2VjcmV0GAIgASgJIkoKE0xpc3RNb25pdG9yc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFEg4KBmN1cnNvchgDIAEoCSJWChRMaXN0TW9uaXRvcnNSZXNwb25zZRIpCghtb25pdG9ycxgBIAMoCzIXLndhcC5tb25pdG9yLnYxLk1vbml0b3ISEwoLbmV4dF9jdXJzb3IYAiABKAkiQAoURGVsZXRlTW9uaXRvclJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCm1vbml0b3JfaWQYAiABKAkiFwoVRGVsZXRlTW9uaXRvclJlc3BvbnNlMqcCCg5Nb25pdG9yU2VydmljZRJcCg1DcmVhdGVNb25pdG9yEiQud2FwLm1vbml0b3IudjEuQ3JlYXRlTW9uaXRvclJlcXVlc3QaJS53YXAubW9uaXRvci52MS5DcmVhdGVNb25pdG9yUmVzcG9uc2USWQoMTGlzdE1vbml0b3JzEiMud2FwLm1vbml0b3IudjEuTGlzdE1vbml0b3JzUmVxdWVzdBokLndhcC5tb25pdG9yLnYxLkxpc3RNb25pdG9yc1Jlc3BvbnNlElwKDURlbGV0ZU1vbml0b3ISJC53YXAubW9uaXRvci52MS5EZWxldGVNb25pdG9yUmVxdWVzdBolLndhcC5tb25pdG9yLnYxLkRlbGV0ZU1vbml0b3JSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chx3YXAvbW9uaXRvci92MS9tb25pdG9yLnByb3RvEg53YXAubW9uaXRvci52MSJJCghTY2hlZHVsZRIPCgVldmVyeRgBIAEoCUgAEiQKBGNyb24YAiABKAsyFC53YXAubW9uaXRvci52MS5Dcm9uSABCBgoEa2luZCIsCgRDcm9uEhIKCmV4cHJlc3Npb24YASABKAkSEAoIdGltZXpvbmUYAiABKAkiQwoFV2F0Y2gSDgoEbWFpbhgBIAEoCEgAEhIKCHNlbGVjdG9yGAIgASgJSAASDgoEcGFnZRgDIAEoCEgAQgYKBGtpbmQiRwoGVGFyZ2V0EhEKB2Rpc2NvcmQYASABKAlIABIPCgVzbGFjaxgCIAEoCUgAEhEKB3dlYmhvb2sYAyABKAlIAEIGCgRraW5kIqMBCg5TY3JhcGVTZXR0aW5ncxIOCgZlbmdpbmUYASABKAkSPAoHaGVhZGVycxgCIAMoCzIrLndhcC5tb25pdG9yLnYxLlNjcmFwZVNldHRpbmdzLkhlYWRlcnNFbnRyeRITCgt3YWl0X2Zvcl9tcxgDIAEoBRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJoCglMYXN0Q2hlY2sSJgoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnN0YXR1cxgCIAEoCRIPCgdjaGFuZ2VkGAMgASgIEhIKCmVycm9yX2NvZGUYBCABKAkisgEKCERlbGl2ZXJ5EiYKAmF0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZzdGF0dXMYAiABKAkSEAoIYXR0ZW1wdHMYAyABKAUSEwoLbGFzdF9zdGF0dXMYBCABKAUSEgoKbGFzdF9lcnJvchgFIAEoCRIzCg9uZXh0X2F0dGVtcHRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrsDCgdNb25pdG9yEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRILCgN1cmwYAyABKAkSKgoIc2NoZWR1bGUYBCABKAsyGC53YXAubW9uaXRvci52MS5TY2hlZHVsZRIkCgV3YXRjaBgFIAEoCzIVLndhcC5tb25pdG9yLnYxLldhdGNoEhMKC3RhcmdldF9raW5kGAYgASgJEhIKCnRhcmdldF91cmwYByABKAkSLgoGc2NyYXBlGAggASgLMh4ud2FwLm1vbml0b3IudjEuU2NyYXBlU2V0dGluZ3MSLgoKY3JlYXRlZF9hdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNbmV4dF9jaGVja19hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoKbGFzdF9jaGVjaxgLIAEoCzIZLndhcC5tb25pdG9yLnYxLkxhc3RDaGVjaxIWCg5za2lwcGVkX3JlYXNvbhgMIAEoCRIsCgpkZWxpdmVyaWVzGA0gAygLMhgud2FwLm1vbml0b3IudjEuRGVsaXZlcnki4wEKFENyZWF0ZU1vbml0b3JSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRILCgN1cmwYAiABKAkSKgoIc2NoZWR1bGUYAyABKAsyGC53YXAubW9uaXRvci52MS5TY2hlZHVsZRIkCgV3YXRjaBgEIAEoCzIVLndhcC5tb25pdG9yLnYxLldhdGNoEiYKBnRhcmdldBgFIAEoCzIWLndhcC5tb25pdG9yLnYxLlRhcmdldBIuCgZzY3JhcGUYBiABKAsyHi53YXAubW9uaXRvci52MS5TY3JhcGVTZXR0aW5ncyJZChVDcmVhdGVNb25pdG9yUmVzcG9uc2USKAoHbW9uaXRvchgBIAEoCzIXLndhcC5tb25pdG9yLnYxLk1vbml0b3ISFgoOd2ViaG9va19zZWNyZXQYAiABKAkiSgoTTGlzdE1vbml0b3JzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGY3Vyc29yGAMgASgJIlYKFExpc3RNb25pdG9yc1Jlc3BvbnNlEikKCG1vbml0b3JzGAEgAygLMhcud2FwLm1vbml0b3IudjEuTW9uaXRvchITCgtuZXh0X2N1cnNvchgCIAEoCSJAChREZWxldGVNb25pdG9yUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKbW9uaXRvcl9pZBgCIAEoCSIXChVEZWxldGVNb25pdG9yUmVzcG9uc2UiTQoSR2V0U25hcHNob3RSZXF1ZXN0EhMKC3NuYXBzaG90X2lkGAEgASgJEg8KB2V4cGlyZXMYAiABKAMSEQoJc2lnbmF0dXJlGAMgASgJIr0BChNHZXRTbmFwc2hvdFJlc3BvbnNlEhMKC3NuYXBzaG90X2lkGAEgASgJEhIKCm1vbml0b3JfaWQYAiABKAkSCwoDdXJsGAMgASgJEiwKCHRha2VuX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgR0ZXh0GAUgASgJEg0KBWFkZGVkGAYgAygJEg8KB3JlbW92ZWQYByADKAkSFAoMcHJldmlvdXNfdXJsGAggASgJMv8CCg5Nb25pdG9yU2VydmljZRJcCg1DcmVhdGVNb25pdG9yEiQud2FwLm1vbml0b3IudjEuQ3JlYXRlTW9uaXRvclJlcXVlc3QaJS53YXAubW9uaXRvci52MS5DcmVhdGVNb25pdG9yUmVzcG9uc2USWQoMTGlzdE1vbml0b3JzEiMud2FwLm1vbml0b3IudjEuTGlzdE1vbml0b3JzUmVxdWVzdBokLndhcC5tb25pdG9yLnYxLkxpc3RNb25pdG9yc1Jlc3BvbnNlElwKDURlbGV0ZU1vbml0b3ISJC53YXAubW9uaXRvci52MS5EZWxldGVNb25pdG9yUmVxdWVzdBolLndhcC5tb25pdG9yLnYxLkRlbGV0ZU1vbml0b3JSZXNwb25zZRJWCgtHZXRTbmFwc2hvdBIiLndhcC5tb25pdG9yLnYxLkdldFNuYXBzaG90UmVxdWVzdBojLndhcC5tb25pdG9yLnYxLkdldFNuYXBzaG90UmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message wap.monitor.v1.Schedule
@@ -211,10 +211,14 @@ export const LastCheckSchema: GenMessage<LastCheck> = /*@__PURE__*/
   messageDesc(file_wap_monitor_v1_monitor, 5);
 
 /**
+ * One notification and how its sending went, newest first on a monitor (its last ten).
+ *
  * @generated from message wap.monitor.v1.Delivery
  */
 export type Delivery = Message<"wap.monitor.v1.Delivery"> & {
   /**
+   * When the change was found.
+   *
    * @generated from field: google.protobuf.Timestamp at = 1;
    */
   at?: Timestamp | undefined;
@@ -232,11 +236,25 @@ export type Delivery = Message<"wap.monitor.v1.Delivery"> & {
   attempts: number;
 
   /**
-   * The target's last answer: an HTTP status, or 0 when it could not be reached.
+   * The target's last answer: an HTTP status, or 0 when it could not be reached; 0 before the first attempt.
    *
    * @generated from field: int32 last_status = 4;
    */
   lastStatus: number;
+
+  /**
+   * Why the last attempt could not reach the target; empty otherwise.
+   *
+   * @generated from field: string last_error = 5;
+   */
+  lastError: string;
+
+  /**
+   * When it is tried again, while pending.
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 6;
+   */
+  nextAttemptAt?: Timestamp | undefined;
 };
 
 /**
@@ -480,6 +498,95 @@ export const DeleteMonitorResponseSchema: GenMessage<DeleteMonitorResponse> = /*
   messageDesc(file_wap_monitor_v1_monitor, 13);
 
 /**
+ * @generated from message wap.monitor.v1.GetSnapshotRequest
+ */
+export type GetSnapshotRequest = Message<"wap.monitor.v1.GetSnapshotRequest"> & {
+  /**
+   * @generated from field: string snapshot_id = 1;
+   */
+  snapshotId: string;
+
+  /**
+   * The link's expiry (Unix seconds) and signature.
+   *
+   * @generated from field: int64 expires = 2;
+   */
+  expires: bigint;
+
+  /**
+   * @generated from field: string signature = 3;
+   */
+  signature: string;
+};
+
+/**
+ * Describes the message wap.monitor.v1.GetSnapshotRequest.
+ * Use `create(GetSnapshotRequestSchema)` to create a new message.
+ */
+export const GetSnapshotRequestSchema: GenMessage<GetSnapshotRequest> = /*@__PURE__*/
+  messageDesc(file_wap_monitor_v1_monitor, 14);
+
+/**
+ * @generated from message wap.monitor.v1.GetSnapshotResponse
+ */
+export type GetSnapshotResponse = Message<"wap.monitor.v1.GetSnapshotResponse"> & {
+  /**
+   * @generated from field: string snapshot_id = 1;
+   */
+  snapshotId: string;
+
+  /**
+   * @generated from field: string monitor_id = 2;
+   */
+  monitorId: string;
+
+  /**
+   * The watched page.
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp taken_at = 4;
+   */
+  takenAt?: Timestamp | undefined;
+
+  /**
+   * What was compared: the watched part's normalised text.
+   *
+   * @generated from field: string text = 5;
+   */
+  text: string;
+
+  /**
+   * The words added and removed against the snapshot before it; both empty for the first one.
+   *
+   * @generated from field: repeated string added = 6;
+   */
+  added: string[];
+
+  /**
+   * @generated from field: repeated string removed = 7;
+   */
+  removed: string[];
+
+  /**
+   * A link to the snapshot before it; empty for the first one.
+   *
+   * @generated from field: string previous_url = 8;
+   */
+  previousUrl: string;
+};
+
+/**
+ * Describes the message wap.monitor.v1.GetSnapshotResponse.
+ * Use `create(GetSnapshotResponseSchema)` to create a new message.
+ */
+export const GetSnapshotResponseSchema: GenMessage<GetSnapshotResponse> = /*@__PURE__*/
+  messageDesc(file_wap_monitor_v1_monitor, 15);
+
+/**
  * @generated from service wap.monitor.v1.MonitorService
  */
 export const MonitorService: GenService<{
@@ -512,6 +619,17 @@ export const MonitorService: GenService<{
     methodKind: "unary";
     input: typeof DeleteMonitorRequestSchema;
     output: typeof DeleteMonitorResponseSchema;
+  },
+  /**
+   * A snapshot a notification links to, opened by the link's expiry and signature (the link is the access,
+   * as a chat message's reader has no key); not_found for a changed, forged or expired link or a deleted monitor.
+   *
+   * @generated from rpc wap.monitor.v1.MonitorService.GetSnapshot
+   */
+  getSnapshot: {
+    methodKind: "unary";
+    input: typeof GetSnapshotRequestSchema;
+    output: typeof GetSnapshotResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_monitor_v1_monitor, 0);
