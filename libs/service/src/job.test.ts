@@ -65,3 +65,39 @@ test('runOnce answers what the pass answered', async () => {
   assert.equal(await job.runOnce(), 42);
   await job.stop();
 });
+
+test('a nudge runs a pass without waiting out the interval, after the one in flight', async () => {
+  const passes: number[] = [];
+  const gate = { entered: signal(), release: signal() };
+  const job = new PeriodicJob({ name: 'nudged', intervalMs: 3_600_000, log, immediately: true }, async () => {
+    passes.push(Date.now());
+    if (passes.length === 1) {
+      gate.entered.resolve();
+      await gate.release.promise;
+    }
+  });
+  const second = new Promise<void>((resolve) => {
+    const wait = setInterval(() => {
+      if (passes.length >= 2) {
+        clearInterval(wait);
+        resolve();
+      }
+    }, 5);
+  });
+  job.start();
+  await gate.entered.promise;
+  job.nudge(); // during the first pass: one more right after it, not an hour later
+  gate.release.resolve();
+  await second;
+  job.nudge(); // idle: at once
+  await new Promise<void>((resolve) => {
+    const wait = setInterval(() => {
+      if (passes.length >= 3) {
+        clearInterval(wait);
+        resolve();
+      }
+    }, 5);
+  });
+  await job.stop();
+  assert.equal(passes.length, 3);
+});

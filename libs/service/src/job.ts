@@ -17,6 +17,8 @@ export class PeriodicJob<T = unknown> {
   private pass: Promise<void> | undefined;
   private stopped = false;
   private started = false;
+  private passing = false;
+  private again = false;
 
   constructor(
     private readonly settings: JobSettings,
@@ -35,13 +37,34 @@ export class PeriodicJob<T = unknown> {
     return this.run();
   }
 
+  /**
+   * A pass as soon as may be, without waiting out the interval: now when idle,
+   * right after the pass in flight otherwise (there is more work than one
+   * pass took).
+   */
+  nudge(): void {
+    if (this.stopped || !this.started) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.schedule(0);
+  }
+
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      this.passing = true;
       this.pass = this.run()
         .then(() => undefined)
         .catch((err) => this.settings.log.warn({ err, job: this.settings.name }, 'job pass failed; will retry'))
-        .finally(() => this.schedule(this.settings.intervalMs));
+        .finally(() => {
+          this.passing = false;
+          const next = this.again ? 0 : this.settings.intervalMs;
+          this.again = false;
+          this.schedule(next);
+        });
     }, delayMs);
     this.timer.unref();
   }

@@ -41,6 +41,9 @@ export interface CheckSettings {
   leaseMs: number;
 }
 
+/** The shortest wait for the next due monitor: due checks are claimed at most this often when caught up. */
+const WAKE_MS = 100;
+
 const HELD = [
   { meter: 'page_load' as const, quantity: 1n },
   { meter: 'monitor_change' as const, quantity: 1n },
@@ -86,22 +89,31 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
       HELD,
       async () => {
         const text = normalize(await fetchWatched(deps, claimed));
-        const last = await deps.db.snapshot.findFirst({
-          where: { monitorId: monitor.id },
-          orderBy: { takenAt: 'desc' },
-          select: { text: true },
-        });
-        const changed = last !== null && last.text !== text;
+        const sha256 = createHash('sha256').update(text).digest('hex');
+        // The newest snapshot's digest came with the claim; its text is read only when it changed (for the diff).
+        const first = monitor.lastSha256 === null;
+        const changed = !first && monitor.lastSha256 !== sha256;
+        const last =
+          changed &&
+          (await deps.db.snapshot.findFirst({
+            where: { monitorId: monitor.id },
+            orderBy: { takenAt: 'desc' },
+            select: { text: true },
+          }));
         return {
-          result: { text, changed, first: last === null, before: last?.text ?? '' },
+          result: { text, sha256, changed, first, before: last ? last.text : '' },
           used: changed ? HELD : HELD.slice(0, 1),
         };
       },
     );
-    await deps.db.$transaction(async (tx) => {
-      if (result.first || result.changed) {
+    if (result.first || result.changed)
+      await deps.db.$transaction(async (tx) => {
         // A monitor deleted while its page loaded keeps nothing.
-        if (!(await tx.monitor.findUnique({ where: { id: monitor.id }, select: { id: true } }))) return;
+        const { count } = await tx.monitor.updateMany({
+          where: { id: monitor.id },
+          data: { lastSha256: result.sha256 },
+        });
+        if (count === 0) return;
         const snapshotId = randomUUID();
         await tx.snapshot.create({
           data: {
@@ -109,7 +121,7 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
             monitorId: monitor.id,
             checkId: check.id,
             text: result.text,
-            sha256: createHash('sha256').update(result.text).digest('hex'),
+            sha256: result.sha256,
             ...(result.changed && { diff: { ...wordDiff(result.before, result.text) } }),
           },
         });
@@ -117,8 +129,7 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
           await tx.delivery.create({
             data: { id: randomUUID(), monitorId: monitor.id, snapshotId, status: 'pending', nextAttempt: new Date() },
           });
-      }
-    });
+      });
     await deps.store.finish(check, { status: result.changed ? 'changed' : 'ok' });
   } catch (err) {
     if (isApiError(err) && err.code === 'quota_exceeded') {
@@ -143,21 +154,38 @@ export function checkRunner(deps: CheckDeps, settings: CheckSettings) {
     { name: 'monitor check leases', intervalMs: Math.max(100, Math.floor(settings.leaseMs / 3)), log: deps.log },
     () => deps.store.renew(deps.replica, [...inFlight], settings.leaseMs),
   );
-  const job = new PeriodicJob(
+  // Whether the last pass stopped for want of room rather than of due checks: then finished checks
+  // make room for more at once, half the room at a time, instead of after the poll interval.
+  let backlog = false;
+  // Caught up: the next pass comes when the next monitor falls due, if that is before the next poll
+  // (at most every WAKE_MS, so a stream of due monitors is claimed in batches, not one by one).
+  let wake: NodeJS.Timeout | undefined;
+  const wakeForNext = async () => {
+    const next = await deps.store.nextDueAt();
+    if (!next) return;
+    const wait = Math.max(WAKE_MS, next.getTime() - Date.now());
+    if (wait >= settings.pollMs) return;
+    clearTimeout(wake);
+    wake = setTimeout(() => job.nudge(), wait);
+    wake.unref();
+  };
+  const job: PeriodicJob = new PeriodicJob(
     { name: 'monitor checks', intervalMs: settings.pollMs, log: deps.log, immediately: true },
     async () => {
       for (;;) {
         let room = settings.concurrency - running.size;
-        if (room <= 0) return;
+        backlog = room <= 0;
+        if (backlog) return;
         const claimed = await deps.store.reclaimLapsed(deps.replica, room, settings.leaseMs);
         room -= claimed.length;
         if (room > 0) claimed.push(...(await deps.store.claimDue(deps.replica, room, settings.leaseMs)));
-        if (claimed.length === 0) return;
+        if (claimed.length === 0) return wakeForNext();
         for (const c of claimed) {
           inFlight.add(c.check.id);
           const check = runCheck(deps, c).finally(() => {
             running.delete(check);
             inFlight.delete(c.check.id);
+            if (backlog && running.size <= settings.concurrency / 2) job.nudge();
           });
           running.add(check);
         }
@@ -170,6 +198,7 @@ export function checkRunner(deps: CheckDeps, settings: CheckSettings) {
       renewal.start();
     },
     stop: async () => {
+      clearTimeout(wake);
       await job.stop();
       await Promise.all(running);
       await renewal.stop();

@@ -30,49 +30,69 @@ export class MonitorStore {
                target_sealed AS "targetSealed", target_shown AS "targetShown", secret_sealed AS "secretSealed",
                created_at AS "createdAt", anchor_at AS "anchorAt", next_check_at AS "nextCheckAt",
                skipped_reason AS "skippedReason", last_check_at AS "lastCheckAt", last_status AS "lastStatus",
-               last_changed AS "lastChanged", last_error_code AS "lastErrorCode"
+               last_changed AS "lastChanged", last_error_code AS "lastErrorCode", last_sha256 AS "lastSha256"
           FROM monitors WHERE next_check_at <= ${now}
          ORDER BY next_check_at LIMIT ${limit}
            FOR UPDATE SKIP LOCKED`;
-      const claimed: Claimed[] = [];
-      for (const monitor of due) {
+      if (due.length === 0) return [];
+      // One statement each for the next slots and the check rows, whatever the batch's size.
+      const claimed: Claimed[] = due.map((monitor) => {
         const next = nextCheckAt(monitor.id, monitor.schedule as unknown as Schedule, now, monitor.anchorAt);
-        await tx.monitor.update({ where: { id: monitor.id }, data: { nextCheckAt: next } });
-        const check = await tx.check.create({
-          data: {
-            id: randomUUID(),
-            monitorId: monitor.id,
-            workspaceId: monitor.workspaceId,
-            dueAt: monitor.nextCheckAt,
-            claimedBy: replica,
-            leaseUntil: new Date(now.getTime() + leaseMs),
-          },
-        });
-        claimed.push({ check, monitor: { ...monitor, nextCheckAt: next } });
-      }
+        const check: CheckRow = {
+          id: randomUUID(),
+          monitorId: monitor.id,
+          workspaceId: monitor.workspaceId,
+          dueAt: monitor.nextCheckAt,
+          claimedBy: replica,
+          startedAt: now,
+          leaseUntil: new Date(now.getTime() + leaseMs),
+          finishedAt: null,
+          status: null,
+          errorCode: null,
+        };
+        return { check, monitor: { ...monitor, nextCheckAt: next } };
+      });
+      await tx.$executeRaw`
+        UPDATE monitors SET next_check_at = v.next
+          FROM unnest(${claimed.map((c) => c.monitor.id)}::uuid[],
+                      ${claimed.map((c) => c.monitor.nextCheckAt)}::timestamptz[]) AS v(id, next)
+         WHERE monitors.id = v.id`;
+      await tx.check.createMany({ data: claimed.map((c) => c.check) });
       return claimed;
     });
   }
 
-  /** Checks left unfinished by a replica whose lease lapsed, taken over by `replica` (same check id: billed once). */
-  reclaimLapsed(replica: string, limit: number, leaseMs: number, now = new Date()): Promise<Claimed[]> {
-    return this.db.$transaction(async (tx) => {
-      const lapsed = await tx.$queryRaw<{ id: string }[]>`
-        SELECT c.id FROM checks c JOIN monitors m ON m.id = c.monitor_id
-         WHERE c.finished_at IS NULL AND c.lease_until <= ${now}
-         ORDER BY c.lease_until LIMIT ${limit}
-           FOR UPDATE OF c SKIP LOCKED`;
-      const out: Claimed[] = [];
-      for (const { id } of lapsed) {
-        const check = await tx.check.update({
-          where: { id },
-          data: { claimedBy: replica, leaseUntil: new Date(now.getTime() + leaseMs) },
-        });
-        const monitor = await tx.monitor.findUnique({ where: { id: check.monitorId } });
-        if (monitor) out.push({ check, monitor });
-      }
-      return out;
-    });
+  /**
+   * Checks left unfinished by a replica whose lease lapsed, taken over by
+   * `replica` (same check id: billed once). One statement when there are none,
+   * as on almost every pass.
+   */
+  async reclaimLapsed(replica: string, limit: number, leaseMs: number, now = new Date()): Promise<Claimed[]> {
+    const taken = await this.db.$queryRaw<{ id: string }[]>`
+      UPDATE checks SET claimed_by = ${replica}, lease_until = ${new Date(now.getTime() + leaseMs)}
+       WHERE id IN (SELECT c.id FROM checks c
+                     WHERE c.finished_at IS NULL AND c.lease_until <= ${now}
+                     ORDER BY c.lease_until LIMIT ${limit}
+                       FOR UPDATE SKIP LOCKED)
+      RETURNING id`;
+    if (taken.length === 0) return [];
+    const checks = await this.db.check.findMany({ where: { id: { in: taken.map((t) => t.id) } } });
+    const monitors = await this.db.monitor.findMany({ where: { id: { in: checks.map((c) => c.monitorId) } } });
+    const byId = new Map(monitors.map((m) => [m.id, m]));
+    const out: Claimed[] = [];
+    for (const check of checks) {
+      const monitor = byId.get(check.monitorId);
+      // A deleted monitor's check has nothing left to do.
+      if (monitor) out.push({ check, monitor });
+      else await this.db.check.deleteMany({ where: { id: check.id } });
+    }
+    return out;
+  }
+
+  /** When the next monitor falls due, if any does. */
+  async nextDueAt(): Promise<Date | undefined> {
+    const first = await this.db.monitor.findFirst({ orderBy: { nextCheckAt: 'asc' }, select: { nextCheckAt: true } });
+    return first?.nextCheckAt;
   }
 
   /** Keeps `replica`'s unfinished checks its own for another `leaseMs` (they are still running). */
@@ -84,28 +104,22 @@ export class MonitorStore {
     });
   }
 
-  /** Records how the check ended on it and on its monitor; false when the monitor is gone (deleted meanwhile). */
+  /**
+   * Records how the check ended on it and on its monitor, in one statement;
+   * false when the monitor is gone (deleted meanwhile).
+   */
   async finish(
     check: CheckRow,
     outcome: { status: 'ok' | 'changed' | 'failed' | 'skipped'; errorCode?: string; skippedReason?: string },
   ): Promise<boolean> {
-    const now = new Date();
-    return this.db.$transaction(async (tx) => {
-      await tx.check.update({
-        where: { id: check.id },
-        data: { finishedAt: now, status: outcome.status, errorCode: outcome.errorCode ?? null },
-      });
-      const updated = await tx.monitor.updateMany({
-        where: { id: check.monitorId },
-        data: {
-          lastCheckAt: now,
-          lastStatus: outcome.status,
-          lastChanged: outcome.status === 'changed',
-          lastErrorCode: outcome.errorCode ?? null,
-          skippedReason: outcome.skippedReason ?? null,
-        },
-      });
-      return updated.count === 1;
-    });
+    const rows = await this.db.$queryRaw<{ id: string }[]>`
+      WITH done AS (
+        UPDATE checks SET finished_at = now(), status = ${outcome.status}, error_code = ${outcome.errorCode ?? null}
+         WHERE id = ${check.id}::uuid RETURNING monitor_id)
+      UPDATE monitors SET last_check_at = now(), last_status = ${outcome.status},
+             last_changed = ${outcome.status === 'changed'}, last_error_code = ${outcome.errorCode ?? null},
+             skipped_reason = ${outcome.skippedReason ?? null}
+        FROM done WHERE monitors.id = done.monitor_id RETURNING monitors.id`;
+    return rows.length === 1;
   }
 }

@@ -944,7 +944,8 @@ export const MonitorScalarFieldEnum = {
   lastCheckAt: 'lastCheckAt',
   lastStatus: 'lastStatus',
   lastChanged: 'lastChanged',
-  lastErrorCode: 'lastErrorCode'
+  lastErrorCode: 'lastErrorCode',
+  lastSha256: 'lastSha256'
 } as const
 
 export type MonitorScalarFieldEnum = (typeof MonitorScalarFieldEnum)[keyof typeof MonitorScalarFieldEnum]

@@ -42,6 +42,7 @@ export type MonitorMinAggregateOutputType = {
   lastStatus: string | null
   lastChanged: boolean | null
   lastErrorCode: string | null
+  lastSha256: string | null
 }
 
 export type MonitorMaxAggregateOutputType = {
@@ -60,6 +61,7 @@ export type MonitorMaxAggregateOutputType = {
   lastStatus: string | null
   lastChanged: boolean | null
   lastErrorCode: string | null
+  lastSha256: string | null
 }
 
 export type MonitorCountAggregateOutputType = {
@@ -81,6 +83,7 @@ export type MonitorCountAggregateOutputType = {
   lastStatus: number
   lastChanged: number
   lastErrorCode: number
+  lastSha256: number
   _all: number
 }
 
@@ -101,6 +104,7 @@ export type MonitorMinAggregateInputType = {
   lastStatus?: true
   lastChanged?: true
   lastErrorCode?: true
+  lastSha256?: true
 }
 
 export type MonitorMaxAggregateInputType = {
@@ -119,6 +123,7 @@ export type MonitorMaxAggregateInputType = {
   lastStatus?: true
   lastChanged?: true
   lastErrorCode?: true
+  lastSha256?: true
 }
 
 export type MonitorCountAggregateInputType = {
@@ -140,6 +145,7 @@ export type MonitorCountAggregateInputType = {
   lastStatus?: true
   lastChanged?: true
   lastErrorCode?: true
+  lastSha256?: true
   _all?: true
 }
 
@@ -234,6 +240,7 @@ export type MonitorGroupByOutputType = {
   lastStatus: string | null
   lastChanged: boolean
   lastErrorCode: string | null
+  lastSha256: string | null
   _count: MonitorCountAggregateOutputType | null
   _min: MonitorMinAggregateOutputType | null
   _max: MonitorMaxAggregateOutputType | null
@@ -276,6 +283,7 @@ export type MonitorWhereInput = {
   lastStatus?: Prisma.StringNullableFilter<"Monitor"> | string | null
   lastChanged?: Prisma.BoolFilter<"Monitor"> | boolean
   lastErrorCode?: Prisma.StringNullableFilter<"Monitor"> | string | null
+  lastSha256?: Prisma.StringNullableFilter<"Monitor"> | string | null
 }
 
 export type MonitorOrderByWithRelationInput = {
@@ -297,6 +305,7 @@ export type MonitorOrderByWithRelationInput = {
   lastStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
   lastErrorCode?: Prisma.SortOrderInput | Prisma.SortOrder
+  lastSha256?: Prisma.SortOrderInput | Prisma.SortOrder
 }
 
 export type MonitorWhereUniqueInput = Prisma.AtLeast<{
@@ -321,6 +330,7 @@ export type MonitorWhereUniqueInput = Prisma.AtLeast<{
   lastStatus?: Prisma.StringNullableFilter<"Monitor"> | string | null
   lastChanged?: Prisma.BoolFilter<"Monitor"> | boolean
   lastErrorCode?: Prisma.StringNullableFilter<"Monitor"> | string | null
+  lastSha256?: Prisma.StringNullableFilter<"Monitor"> | string | null
 }, "id">
 
 export type MonitorOrderByWithAggregationInput = {
@@ -342,6 +352,7 @@ export type MonitorOrderByWithAggregationInput = {
   lastStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
   lastErrorCode?: Prisma.SortOrderInput | Prisma.SortOrder
+  lastSha256?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.MonitorCountOrderByAggregateInput
   _max?: Prisma.MonitorMaxOrderByAggregateInput
   _min?: Prisma.MonitorMinOrderByAggregateInput
@@ -369,6 +380,7 @@ export type MonitorScalarWhereWithAggregatesInput = {
   lastStatus?: Prisma.StringNullableWithAggregatesFilter<"Monitor"> | string | null
   lastChanged?: Prisma.BoolWithAggregatesFilter<"Monitor"> | boolean
   lastErrorCode?: Prisma.StringNullableWithAggregatesFilter<"Monitor"> | string | null
+  lastSha256?: Prisma.StringNullableWithAggregatesFilter<"Monitor"> | string | null
 }
 
 export type MonitorCreateInput = {
@@ -390,6 +402,7 @@ export type MonitorCreateInput = {
   lastStatus?: string | null
   lastChanged?: boolean
   lastErrorCode?: string | null
+  lastSha256?: string | null
 }
 
 export type MonitorUncheckedCreateInput = {
@@ -411,6 +424,7 @@ export type MonitorUncheckedCreateInput = {
   lastStatus?: string | null
   lastChanged?: boolean
   lastErrorCode?: string | null
+  lastSha256?: string | null
 }
 
 export type MonitorUpdateInput = {
@@ -432,6 +446,7 @@ export type MonitorUpdateInput = {
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
   lastErrorCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastSha256?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type MonitorUncheckedUpdateInput = {
@@ -453,6 +468,7 @@ export type MonitorUncheckedUpdateInput = {
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
   lastErrorCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastSha256?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type MonitorCreateManyInput = {
@@ -474,6 +490,7 @@ export type MonitorCreateManyInput = {
   lastStatus?: string | null
   lastChanged?: boolean
   lastErrorCode?: string | null
+  lastSha256?: string | null
 }
 
 export type MonitorUpdateManyMutationInput = {
@@ -495,6 +512,7 @@ export type MonitorUpdateManyMutationInput = {
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
   lastErrorCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastSha256?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type MonitorUncheckedUpdateManyInput = {
@@ -516,6 +534,7 @@ export type MonitorUncheckedUpdateManyInput = {
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
   lastErrorCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  lastSha256?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
 }
 
 export type MonitorCountOrderByAggregateInput = {
@@ -537,6 +556,7 @@ export type MonitorCountOrderByAggregateInput = {
   lastStatus?: Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
   lastErrorCode?: Prisma.SortOrder
+  lastSha256?: Prisma.SortOrder
 }
 
 export type MonitorMaxOrderByAggregateInput = {
@@ -555,6 +575,7 @@ export type MonitorMaxOrderByAggregateInput = {
   lastStatus?: Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
   lastErrorCode?: Prisma.SortOrder
+  lastSha256?: Prisma.SortOrder
 }
 
 export type MonitorMinOrderByAggregateInput = {
@@ -573,6 +594,7 @@ export type MonitorMinOrderByAggregateInput = {
   lastStatus?: Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
   lastErrorCode?: Prisma.SortOrder
+  lastSha256?: Prisma.SortOrder
 }
 
 export type NullableStringFieldUpdateOperationsInput = {
@@ -604,6 +626,7 @@ export type MonitorSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   lastStatus?: boolean
   lastChanged?: boolean
   lastErrorCode?: boolean
+  lastSha256?: boolean
 }, ExtArgs["result"]["monitor"]>
 
 export type MonitorSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -625,6 +648,7 @@ export type MonitorSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   lastStatus?: boolean
   lastChanged?: boolean
   lastErrorCode?: boolean
+  lastSha256?: boolean
 }, ExtArgs["result"]["monitor"]>
 
 export type MonitorSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -646,6 +670,7 @@ export type MonitorSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   lastStatus?: boolean
   lastChanged?: boolean
   lastErrorCode?: boolean
+  lastSha256?: boolean
 }, ExtArgs["result"]["monitor"]>
 
 export type MonitorSelectScalar = {
@@ -667,9 +692,10 @@ export type MonitorSelectScalar = {
   lastStatus?: boolean
   lastChanged?: boolean
   lastErrorCode?: boolean
+  lastSha256?: boolean
 }
 
-export type MonitorOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "url" | "schedule" | "watch" | "scrape" | "targetKind" | "targetSealed" | "targetShown" | "secretSealed" | "createdAt" | "anchorAt" | "nextCheckAt" | "skippedReason" | "lastCheckAt" | "lastStatus" | "lastChanged" | "lastErrorCode", ExtArgs["result"]["monitor"]>
+export type MonitorOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "url" | "schedule" | "watch" | "scrape" | "targetKind" | "targetSealed" | "targetShown" | "secretSealed" | "createdAt" | "anchorAt" | "nextCheckAt" | "skippedReason" | "lastCheckAt" | "lastStatus" | "lastChanged" | "lastErrorCode" | "lastSha256", ExtArgs["result"]["monitor"]>
 
 export type $MonitorPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Monitor"
@@ -720,6 +746,10 @@ export type $MonitorPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
     lastStatus: string | null
     lastChanged: boolean
     lastErrorCode: string | null
+    /**
+     * The newest snapshot's SHA-256: what a check compares with, read with the claim.
+     */
+    lastSha256: string | null
   }, ExtArgs["result"]["monitor"]>
   composites: {}
 }
@@ -1161,6 +1191,7 @@ export interface MonitorFieldRefs {
   readonly lastStatus: Prisma.FieldRef<"Monitor", 'String'>
   readonly lastChanged: Prisma.FieldRef<"Monitor", 'Boolean'>
   readonly lastErrorCode: Prisma.FieldRef<"Monitor", 'String'>
+  readonly lastSha256: Prisma.FieldRef<"Monitor", 'String'>
 }
     
 
