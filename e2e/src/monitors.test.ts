@@ -227,9 +227,8 @@ describe('monitor checks', () => {
         key: broke,
         body: { url: made.body.monitor.url, schedule: { every: '1h' }, notify: { webhook: 'https://example.com/h' } },
       });
-      await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [poor.body.monitor.id]);
-      await until('the check was skipped', async () => {
-        const m = (
+      const poorState = async () =>
+        (
           await call<{ monitors: (Listed & { skippedReason: string | null })[] }>(
             local.gatewayUrl,
             'GET',
@@ -237,9 +236,18 @@ describe('monitor checks', () => {
             { key: broke },
           )
         ).body.monitors[0];
+      await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [poor.body.monitor.id]);
+      await until('the check was skipped', async () => {
+        const m = await poorState();
         return m?.lastCheck?.status === 'skipped' && m.skippedReason === 'credits';
       });
       assert.equal(await availableCredits(local.gatewayUrl, broke), 0);
+      // Credits come back: the next check runs, and the reason goes.
+      await local.admin('credits', 'grant', ws, '5', '--kind', 'promotional');
+      await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [poor.body.monitor.id]);
+      await until('the check ran again', async () => (await poorState())?.lastCheck?.status === 'ok');
+      assert.equal((await poorState())?.skippedReason, null);
+      assert.equal(await availableCredits(local.gatewayUrl, broke), 4, 'one page');
     } finally {
       await close();
       site.close();
