@@ -133,6 +133,9 @@ const start = () => {
       sampling: { mousemove: 50, scroll: 150 },
     });
   } catch (err) {}
+  // The page's first snapshot leaves at once: a page navigated away soon after (another site's page
+  // unloads in a process being swapped out, where a last message may be dropped) is still recorded.
+  flush();
 };
 ${START_POLICY}
 addListener('pagehide', () => { start(); flush(); }, true);
@@ -203,7 +206,8 @@ const add = (tab, events) => {
   const list = queued.get(tab);
   for (const event of events) list.push(event);
 };
-// Every frame of every tab hands over what it holds, answering with it (a second at most).
+// Every frame of every tab hands over what it holds, answering with it (three seconds at most: a few
+// milliseconds on a quiet machine).
 const collect = async () => {
   const tabs = await chrome.tabs.query({});
   await Promise.all(tabs.map(async (tab) => {
@@ -216,11 +220,23 @@ const collect = async () => {
 };
 // The host calls this before it closes the browser, so the last events are not lost.
 self.wapFlush = async () => {
-  await Promise.race([collect().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+  await Promise.race([collect().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
   clearTimeout(timer);
   flush();
   await sending;
 };
+// A tab about to navigate: its document hands over what it holds while it is still the current one
+// (what it sends as it unloads, on pagehide, can be dropped when the next page is another site's).
+chrome.webNavigation.onBeforeNavigate.addListener((details) => {
+  if (details.frameId !== 0) return;
+  chrome.tabs.sendMessage(details.tabId, { wapFlush: true }, { frameId: 0 })
+    .then((answer) => {
+      if (!answer || !Array.isArray(answer.events) || answer.events.length === 0) return;
+      add(details.tabId, answer.events);
+      if (!timer) timer = setTimeout(flush, ${PAGE_FLUSH_MS});
+    })
+    .catch(() => {});
+});
 chrome.runtime.onMessage.addListener((message, sender) => {
   if (!message || !Array.isArray(message.events) || !sender.tab) return;
   add(sender.tab.id, message.events);
