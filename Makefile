@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-host
 
-.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench clean
+.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench images cluster cluster-down clean
 
 help: ## Show the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,6 +57,15 @@ test: build infra ## Run the whole suite (unit, then end-to-end through the flee
 
 bench: build infra ## Run the benchmarks (ledger settles, gateway reads, extraction F1); figures on stdout
 	@scripts/bench.sh
+
+images: build ## Build the container images from Debian's packages and the build (root); prints names and sizes
+	@scripts/images.sh
+
+cluster: ## Start a single-node Kubernetes on this machine (root; built and cached outside the clone)
+	@scripts/cluster.sh up
+
+cluster-down: ## Stop the local Kubernetes and remove every trace of it
+	@scripts/cluster.sh down
 
 clean: ## Remove build output (keeps .data/)
 	@rm -rf libs/*/dist services/*/dist e2e/dist
