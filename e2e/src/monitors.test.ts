@@ -177,7 +177,7 @@ describe('monitor checks', () => {
       </article></main></body></html>`);
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.2', r));
-    const { local, db, close } = await checkingFleet();
+    const { local, db, due, close } = await checkingFleet();
     try {
       const { apiKey } = await local.workspace('pro');
       const made = await call<{ monitor: MonitorJson }>(local.gatewayUrl, 'POST', '/v1/monitors', {
@@ -201,7 +201,7 @@ describe('monitor checks', () => {
       /** Makes the monitor due now (the clock moved on an hour) and waits for that check. */
       const check = async () => {
         const before = (await read()).lastCheck?.at ?? '';
-        await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [id]);
+        await due([id]);
         await until('the check ran', async () => ((await read()).lastCheck?.at ?? '') > before);
         return (await read()).lastCheck;
       };
@@ -236,7 +236,7 @@ describe('monitor checks', () => {
             { key: broke },
           )
         ).body.monitors[0];
-      await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [poor.body.monitor.id]);
+      await due([poor.body.monitor.id]);
       await until('the check was skipped', async () => {
         const m = await poorState();
         return m?.lastCheck?.status === 'skipped' && m.skippedReason === 'credits';
@@ -244,7 +244,7 @@ describe('monitor checks', () => {
       assert.equal(await availableCredits(local.gatewayUrl, broke), 0);
       // Credits come back: the next check runs, and the reason goes.
       await local.admin('credits', 'grant', ws, '5', '--kind', 'promotional');
-      await db.query('UPDATE monitors SET next_check_at = now() WHERE id = $1', [poor.body.monitor.id]);
+      await due([poor.body.monitor.id]);
       await until('the check ran again', async () => (await poorState())?.lastCheck?.status === 'ok');
       assert.equal((await poorState())?.skippedReason, null);
       assert.equal(await availableCredits(local.gatewayUrl, broke), 4, 'one page');
@@ -280,7 +280,7 @@ describe('monitor notifications', () => {
       });
     });
     await new Promise<void>((r) => hook.listen(0, '127.0.0.2', r));
-    const { local, db, close } = await checkingFleet();
+    const { local, db, due, checked, close } = await checkingFleet();
     try {
       const { apiKey } = await local.workspace('pro');
       const base = `http://127.0.0.2:${(hook.address() as { port: number }).port}`;
@@ -299,21 +299,12 @@ describe('monitor notifications', () => {
         assert.equal(r.status, 200, JSON.stringify(r.body));
         made.push({ id: r.body.monitor.id, secret: r.body.webhookSecret });
       }
-      const due = () =>
-        db.query('UPDATE monitors SET next_check_at = now() WHERE id = ANY($1::uuid[])', [made.map((m) => m.id)]);
-      const checked = async (n: number) =>
-        until('the checks ran', async () => {
-          const { rows } = await db.query(
-            'SELECT count(*)::int AS n FROM checks WHERE finished_at IS NOT NULL AND monitor_id = ANY($1::uuid[])',
-            [made.map((m) => m.id)],
-          );
-          return rows[0].n >= n;
-        });
-      await due();
-      await checked(2);
+      const ids = made.map((m) => m.id);
+      await due(ids);
+      await checked(ids, 2);
       article = 'The bridge opens in autumn.';
-      await due();
-      await checked(4);
+      await due(ids);
+      await checked(ids, 4);
       await until(
         'both notifications delivered',
         async () => {

@@ -54,11 +54,11 @@ async function serve(
         rejected.push({ status: forced, reason: 'told to fail' });
         return failure(res, forced);
       }
-      const verdict = req.method === 'POST' ? judge(url.pathname, raw, req.headers) : null;
       if (req.method !== 'POST') {
         rejected.push({ status: 405, reason: 'not a POST' });
         return void res.writeHead(405).end();
       }
+      const verdict = judge(url.pathname, raw, req.headers);
       if (verdict) {
         rejected.push({ status: verdict.status, reason: verdict.body });
         return void res.writeHead(verdict.status, { 'content-type': verdict.type }).end(verdict.body);

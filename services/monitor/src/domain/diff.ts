@@ -38,3 +38,9 @@ export function diffLines(diff: TextDiff, max: number): string {
   }
   return out;
 }
+
+/** A snapshot's stored diff (JSON, null for the first snapshot) as a TextDiff. */
+export function storedDiff(value: unknown): TextDiff {
+  const d = value as Partial<TextDiff> | null;
+  return { added: d?.added ?? [], removed: d?.removed ?? [] };
+}

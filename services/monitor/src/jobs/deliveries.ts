@@ -8,12 +8,14 @@ import type { Logger } from '@wap/log';
 import { unsealText } from '@wap/sealed';
 import { PeriodicJob } from '@wap/service';
 import { request } from 'undici';
+import { storedDiff } from '../domain/diff.js';
 import type { SnapshotLinks } from '../domain/links.js';
 import { requestFor } from '../domain/payloads.js';
 import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
 import type { Target } from '../domain/targets.js';
 import type { Delivery, PrismaClient } from '../generated/prisma/client.js';
 import { TARGET_PURPOSE } from '../rpc/index.js';
+import { MonitorStore } from '../store/monitors.js';
 
 export interface DeliveryDeps {
   db: PrismaClient;
@@ -52,11 +54,7 @@ async function send(deps: DeliveryDeps, delivery: Delivery) {
     kind: monitor.targetKind,
     url: unsealText(deps.key, TARGET_PURPOSE, monitor.id, monitor.targetSealed),
   } as Target;
-  const before = await deps.db.snapshot.findFirst({
-    where: { monitorId: monitor.id, takenAt: { lt: snapshot.takenAt } },
-    orderBy: { takenAt: 'desc' },
-    select: { id: true },
-  });
+  const before = await new MonitorStore(deps.db).snapshotBefore(monitor.id, snapshot.takenAt);
   const secret = monitor.secretSealed
     ? unsealText(deps.key, TARGET_PURPOSE, `${monitor.id}:secret`, monitor.secretSealed)
     : undefined;
@@ -66,8 +64,8 @@ async function send(deps: DeliveryDeps, delivery: Delivery) {
       monitorId: monitor.id,
       url: monitor.url,
       checkedAt: snapshot.takenAt,
-      diff: (snapshot.diff as { added: string[]; removed: string[] } | null) ?? { added: [], removed: [] },
-      snapshots: { before: before && deps.links.url(before.id), after: deps.links.url(snapshot.id) },
+      diff: storedDiff(snapshot.diff),
+      snapshots: { before: before ? deps.links.url(before) : null, after: deps.links.url(snapshot.id) },
     },
     secret,
   );

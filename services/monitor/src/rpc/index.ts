@@ -9,10 +9,12 @@ import { type AllowList, checkUrl } from '@wap/netguard';
 import { monitor as proto } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf, resourceId, type ServiceImpl } from '@wap/rpc';
 import { sealText } from '@wap/sealed';
+import { storedDiff } from '../domain/diff.js';
 import type { SnapshotLinks } from '../domain/links.js';
 import { jitterMs, parseInterval, type Schedule, scheduleProblem } from '../domain/schedule.js';
 import { type Target, type TargetRules, targetProblem } from '../domain/targets.js';
 import type { Delivery, Monitor, PrismaClient } from '../generated/prisma/client.js';
+import { MonitorStore } from '../store/monitors.js';
 
 /** What sealed target URLs and secrets are: the key derivation's purpose. */
 export const TARGET_PURPOSE = 'wap monitor target v1';
@@ -228,12 +230,8 @@ export function monitorService(
       const snapshot = await db.snapshot.findUnique({ where: { id } });
       const monitor = snapshot && (await db.monitor.findUnique({ where: { id: snapshot.monitorId } }));
       if (!snapshot || !monitor) throw new ApiError('not_found');
-      const previous = await db.snapshot.findFirst({
-        where: { monitorId: monitor.id, takenAt: { lt: snapshot.takenAt } },
-        orderBy: { takenAt: 'desc' },
-        select: { id: true },
-      });
-      const diff = (snapshot.diff as { added: string[]; removed: string[] } | null) ?? { added: [], removed: [] };
+      const previous = await new MonitorStore(db).snapshotBefore(monitor.id, snapshot.takenAt);
+      const diff = storedDiff(snapshot.diff);
       return create(proto.GetSnapshotResponseSchema, {
         snapshotId: snapshot.id,
         monitorId: monitor.id,
@@ -242,7 +240,7 @@ export function monitorService(
         text: snapshot.text,
         added: diff.added,
         removed: diff.removed,
-        previousUrl: previous ? settings.links.url(previous.id) : '',
+        previousUrl: previous ? settings.links.url(previous) : '',
       });
     },
   };

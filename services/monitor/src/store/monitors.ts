@@ -122,4 +122,14 @@ export class MonitorStore {
         FROM done WHERE monitors.id = done.monitor_id RETURNING monitors.id`;
     return rows.length === 1;
   }
+
+  /** The id of the monitor's snapshot taken just before `takenAt`, if any: what a change is compared with. */
+  async snapshotBefore(monitorId: string, takenAt: Date): Promise<string | undefined> {
+    const before = await this.db.snapshot.findFirst({
+      where: { monitorId, takenAt: { lt: takenAt } },
+      orderBy: { takenAt: 'desc' },
+      select: { id: true },
+    });
+    return before?.id;
+  }
 }
