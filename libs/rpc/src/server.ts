@@ -70,6 +70,8 @@ export function addService<S extends GenServiceMethods>(
     const handler = (impl as any)[method.localName];
     if (typeof handler !== 'function') throw new Error(`${path}: no handler`);
     const quiet = method.name === 'Watch';
+    // Health checks come every few seconds from every probe and gateway: logged only at debug.
+    const okLevel = path.startsWith('/grpc.health.v1.') ? 'debug' : 'info';
     if (kind === 'unary') {
       handlers[method.localName] = (
         call: grpc.ServerUnaryCall<unknown, unknown>,
@@ -81,7 +83,7 @@ export function addService<S extends GenServiceMethods>(
             .then(() => handler(call.request, callContext(call, path)))
             .then(
               (response) => {
-                log.info({ rpc: path, grpc_code: 0, ms: Math.round(performance.now() - started) }, 'rpc');
+                log[okLevel]({ rpc: path, grpc_code: 0, ms: Math.round(performance.now() - started) }, 'rpc');
                 callback(null, response);
               },
               (err: unknown) => {
