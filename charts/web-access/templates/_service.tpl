@@ -237,7 +237,11 @@ spec:
         - port: metrics
           protocol: TCP
       {{- with .root.Values.networkPolicy.metricsFrom }}
+      # The release's own pods too: the chart's custom metrics API reads the browser hosts'.
       from:
+        - podSelector:
+            matchLabels:
+              {{- include "web-access.releaseSelector" $.root | nindent 14 }}
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}
