@@ -4,7 +4,8 @@
 #                       plane, containerd, kubelet, kube-proxy and CoreDNS; wait for the node to be Ready
 #   cluster.sh down     stop all of it and remove every trace: processes, mounts, network namespaces,
 #                       iptables chains, the bridge; IP forwarding back as it was
-#   cluster.sh env      print KUBECONFIG=... for the running cluster
+#   cluster.sh env      print KUBECONFIG=... for the running cluster, and CLUSTER_DATABASE_ADMIN_URL and
+#                       CLUSTER_NATS_URL of its Postgres and NATS
 #   cluster.sh import F import an image tarball (scripts/images.sh) into the cluster's containerd
 # Needs root. State under /var/lib/wap-cluster; traffic stays on the bridge, pods and loopback.
 set -euo pipefail
@@ -22,6 +23,9 @@ NODE=wap-node
 SOCK=$RUN/containerd.sock
 CNI_BIN=/usr/lib/cni
 PIDS=$RUN/pids
+# Postgres and NATS for what runs in the cluster: the host's own, on the bridge address (the
+# cluster's Services `postgres` and `nats` point there), data under the state directory.
+infra() { WAP_DATA_DIR=$STATE/infra WAP_LISTEN=$NODE_IP WAP_PG_PORT=5432 WAP_NATS_PORT=4222 WAP_NATS_MON_PORT=8222 scripts/infra.sh "$@"; }
 
 log() { echo "cluster: $*" >&2; }
 
@@ -97,6 +101,8 @@ subjectAltName=IP:$NODE_IP,DNS:$NODE"
   cert scheduler "/CN=system:kube-scheduler" "$client"
   cert node "/O=system:nodes/CN=system:node:$NODE" "$client"
   cert proxy "/CN=system:kube-proxy" "$client"
+  # What the API server presents to aggregated APIs (the custom metrics API of the HPA).
+  cert front-proxy-client "/CN=front-proxy-client" "$client"
   [ -f "$STATE/pki/sa.key" ] || openssl genrsa -out "$STATE/pki/sa.key" 2048 2>/dev/null
   openssl rsa -in "$STATE/pki/sa.key" -pubout -out "$STATE/pki/sa.pub" 2>/dev/null
   kubeconfig admin wap-admin
@@ -183,6 +189,8 @@ up() {
     ip addr add "$NODE_IP/24" dev "$BRIDGE"
   fi
   ip link set "$BRIDGE" up
+  log "Postgres and NATS on $NODE_IP"
+  infra start
 
   log "etcd"
   daemon etcd "$bin/etcd" --name wap --data-dir "$STATE/etcd" --listen-client-urls http://127.0.0.1:2379 \
@@ -202,6 +210,10 @@ up() {
     --kubelet-client-key="$STATE/pki/apiserver-kubelet.key" --kubelet-preferred-address-types=InternalIP \
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$STATE/pki/sa.pub" --service-account-signing-key-file="$STATE/pki/sa.key" \
+    --requestheader-client-ca-file="$STATE/pki/ca.crt" --requestheader-allowed-names=front-proxy-client \
+    --requestheader-username-headers=X-Remote-User --requestheader-group-headers=X-Remote-Group \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- --proxy-client-cert-file="$STATE/pki/front-proxy-client.crt" \
+    --proxy-client-key-file="$STATE/pki/front-proxy-client.key" --enable-aggregator-routing=true \
     --profiling=false
   export KUBECONFIG=$STATE/admin.kubeconfig
   wait_for kube-apiserver 90 kubectl get --raw /readyz
@@ -380,6 +392,7 @@ down() {
       ctr --address "$SOCK" -n k8s.io tasks kill -s SIGKILL "$c" >/dev/null 2>&1 || true
     done
   fi
+  [ -d "$STATE/infra" ] && infra stop
   for name in kube-proxy kubelet containerd kube-scheduler kube-controller-manager kube-apiserver etcd; do
     [ -f "$PIDS/$name" ] || continue
     pid=$(cat "$PIDS/$name")
@@ -421,7 +434,7 @@ down() {
 case "${1:-}" in
   up) up ;;
   down) down ;;
-  env) echo "KUBECONFIG=$STATE/admin.kubeconfig" ;;
+  env) echo "KUBECONFIG=$STATE/admin.kubeconfig"; infra env | sed 's/^/CLUSTER_/' ;;
   import) import_image "$2" ;;
   *) echo "usage: $0 up|down|env|import FILE" >&2; exit 2 ;;
 esac

@@ -13,6 +13,9 @@ DATA=${WAP_DATA_DIR:-$ROOT/.data}
 PG_PORT=${WAP_PG_PORT:-54329}
 NATS_PORT=${WAP_NATS_PORT:-42220}
 NATS_MON_PORT=${WAP_NATS_MON_PORT:-42221}
+# The address both listen on: loopback, or the local cluster's bridge (scripts/cluster.sh), whose
+# /24 is then let in by Postgres' host-based authentication.
+LISTEN=${WAP_LISTEN:-127.0.0.1}
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 
 as_pg() { if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
@@ -34,8 +37,8 @@ install() {
   PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 }
 
-pg_running() { [ -n "$PG_BIN" ] && "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT"; }
-nats_running() { curl -fsS "http://127.0.0.1:$NATS_MON_PORT/healthz?js-enabled-only=true" >/dev/null 2>&1; }
+pg_running() { [ -n "$PG_BIN" ] && "$PG_BIN/pg_isready" -q -h "$LISTEN" -p "$PG_PORT"; }
+nats_running() { curl -fsS "http://$LISTEN:$NATS_MON_PORT/healthz?js-enabled-only=true" >/dev/null 2>&1; }
 
 # As root, Postgres runs as the `postgres` user, which may not be able to enter the
 # checkout (under /root, say): then the cluster lives in postgres's home, linked from .data/pg.
@@ -78,15 +81,18 @@ start_pg() {
     as_pg "$PG_BIN/initdb" -D "$pgdata" -U wap --pwfile="$pwfile" --auth-local=scram-sha-256 --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >/dev/null
     rm -f "$pwfile"
   fi
+  if [ "$LISTEN" != 127.0.0.1 ] && ! grep -q "^host all all ${LISTEN%.*}.0/24" "$pgdata/pg_hba.conf"; then
+    echo "host all all ${LISTEN%.*}.0/24 scram-sha-256" >>"$pgdata/pg_hba.conf"
+  fi
   as_pg "$PG_BIN/pg_ctl" -D "$pgdata" -l "$log" -w -t 60 \
-    -o "-h 127.0.0.1 -p $PG_PORT -k /tmp -c max_connections=400 -c shared_buffers=256MB" start >/dev/null
+    -o "-h $LISTEN -p $PG_PORT -k /tmp -c max_connections=400 -c shared_buffers=256MB" start >/dev/null
   touch "$DATA/pg.started-by-us"
 }
 
 start_nats() {
   nats_running && return 0
   mkdir -p "$DATA/nats"
-  nohup nats-server -a 127.0.0.1 -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
+  nohup nats-server -a "$LISTEN" -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
     --pid "$DATA/nats.pid" -l "$DATA/nats.log" >/dev/null 2>&1 &
   for _ in $(seq 1 100); do nats_running && break; sleep 0.1; done
   nats_running || { echo "infra: nats-server did not start; see $DATA/nats.log" >&2; exit 1; }
@@ -103,8 +109,8 @@ stop() {
 }
 
 env_out() {
-  echo "DATABASE_ADMIN_URL=postgresql://wap:$(cat "$DATA/pg.password")@127.0.0.1:$PG_PORT/postgres"
-  echo "NATS_URL=nats://127.0.0.1:$NATS_PORT"
+  echo "DATABASE_ADMIN_URL=postgresql://wap:$(cat "$DATA/pg.password")@$LISTEN:$PG_PORT/postgres"
+  echo "NATS_URL=nats://$LISTEN:$NATS_PORT"
 }
 
 case "${1:-}" in
