@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-host
 
-.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench images cluster cluster-down clean
+.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench images cluster cluster-down test-k8s clean
 
 help: ## Show the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
@@ -66,6 +66,9 @@ cluster: ## Start a single-node Kubernetes on this machine (root; built and cach
 
 cluster-down: ## Stop the local Kubernetes and remove every trace of it
 	@scripts/cluster.sh down
+
+test-k8s: build ## Install the chart on the local cluster (make cluster) from fresh images and try it (root)
+	@scripts/test-k8s.sh
 
 clean: ## Remove build output (keeps .data/)
 	@rm -rf libs/*/dist services/*/dist e2e/dist

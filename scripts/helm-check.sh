@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lints the Helm chart and validates every manifest it renders against the
 # Kubernetes JSON schemas, offline:
-#   1. helm lint --strict, with the default values and with ci/lint-values.yaml
+#   1. helm lint --strict, with the default values, ci/lint-values.yaml and ci/cluster-values.yaml
+#      (those of make test-k8s)
 #      (values.schema.json rejects unknown or mistyped values);
 #   2. helm template (hooks and tests included) | kubeconform -strict, for both
 #      value sets, against Kubernetes 1.27 (the chart's floor) and 1.37;
@@ -85,11 +86,12 @@ fi
 echo "== helm lint --strict" >&2
 "$HELM" lint --strict "$CHART"
 "$HELM" lint --strict -f "$CHART/ci/lint-values.yaml" "$CHART"
+"$HELM" lint --strict -f "$CHART/ci/cluster-values.yaml" "$CHART"
 
 echo "== helm template | kubeconform -strict (offline schemas)" >&2
 # A kind without a schema is an error here (no -ignore-missing-schemas).
 for version in "${KUBE_VERSIONS[@]}"; do
-  for values in "$CHART/values.yaml" "$CHART/ci/lint-values.yaml"; do
+  for values in "$CHART/values.yaml" "$CHART/ci/lint-values.yaml" "$CHART/ci/cluster-values.yaml"; do
     echo "-- Kubernetes $version, $(basename "$values")" >&2
     "$HELM" template web-access "$CHART" --namespace web-access --kube-version "$version" -f "$values" |
       "$KUBECONFORM" -strict -summary -kubernetes-version "$version" \

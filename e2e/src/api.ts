@@ -9,7 +9,14 @@ export async function call<T = Record<string, unknown>>(
   baseUrl: string,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
+  options: {
+    key?: string;
+    body?: unknown;
+    rawBody?: string | Uint8Array;
+    headers?: Record<string, string>;
+    /** Give up after this long (a request to a server that vanished would otherwise wait minutes). */
+    timeoutMs?: number;
+  } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -19,7 +26,8 @@ export async function call<T = Record<string, unknown>>(
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const signal = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body, signal });
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -1,0 +1,549 @@
+// `make test-k8s`: the Helm chart installed on a real single-node Kubernetes
+// (scripts/cluster.sh) from the images `make images` built, with the host's
+// Postgres and NATS behind the Services `postgres` and `nats`. What a user of
+// the chart relies on: it installs and becomes ready with its migrations run as
+// hooks, `helm test` scrapes a page inside the cluster and bills it, an upgrade
+// and a rollback drop no request of a client reading throughout, Pod Security
+// Admission `restricted` admits every pod, and a pod of every service killed in
+// the middle of a crawl loses no page of it. Figures go to stdout.
+import assert from 'node:assert/strict';
+import { Resolver } from 'node:dns/promises';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { until } from '@wap/testkit';
+import { call } from '../api.js';
+import {
+  apply,
+  clusterIp,
+  FULLNAME,
+  gatewayAdmin,
+  helm,
+  isReady,
+  json,
+  kubectl,
+  NAMESPACE,
+  pods,
+  RELEASE,
+} from './kube.js';
+
+const CHART = 'charts/web-access';
+const VALUES = `${CHART}/ci/cluster-values.yaml`;
+const SERVICES = ['gateway', 'billing-ledger', 'crawl', 'agent', 'monitor', 'session-recorder', 'browser-host'];
+const adminUrl = process.env.CLUSTER_DATABASE_ADMIN_URL ?? '';
+const nodeIp = new URL(adminUrl || 'postgresql://x@10.244.0.1').hostname;
+const password = decodeURIComponent(new URL(adminUrl || 'postgresql://x@x').password);
+const figures: string[] = [];
+const figure = (text: string) => {
+  figures.push(text);
+  console.log(`figure: ${text}`);
+};
+
+let gateway = '';
+let key = '';
+
+/** A site of `pages` pages, each linking to the next two, answering after `delayMs`; one pod of the services image. */
+const SITE = `
+const http = require('node:http');
+const pages = Number(process.env.PAGES), delay = Number(process.env.DELAY_MS);
+http.createServer((req, res) => {
+  const m = /^\\/p\\/(\\d+)$/.exec(req.url);
+  const i = m ? Number(m[1]) : -1;
+  if (i < 0 || i >= pages) { res.writeHead(404); res.end('no such page'); return; }
+  const links = [2 * i + 1, 2 * i + 2].filter((n) => n < pages).map((n) => '<a href="/p/' + n + '">page ' + n + '</a>').join(' ');
+  setTimeout(() => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>Page ' + i + '</title><main><h1>Page ' + i + '</h1><p>Text of page ' + i + ' of the cluster site.</p>' + links + '</main>');
+  }, delay);
+}).listen(8080, '0.0.0.0');
+`;
+
+const RESTRICTED_CONTAINER = {
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+const RESTRICTED_POD = { runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } };
+
+before(async () => {
+  assert.ok(adminUrl, 'CLUSTER_DATABASE_ADMIN_URL (scripts/cluster.sh env) names the cluster Postgres');
+  // The namespace enforces the `restricted` Pod Security Standard.
+  apply(
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: {
+        name: NAMESPACE,
+        labels: {
+          'pod-security.kubernetes.io/enforce': 'restricted',
+          'pod-security.kubernetes.io/enforce-version': 'latest',
+        },
+      },
+    }),
+  );
+  // Postgres and NATS: the host's, on the bridge address, behind Services of the usual names.
+  for (const [name, port] of [
+    ['postgres', 5432],
+    ['nats', 4222],
+  ] as const) {
+    apply(
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { name },
+            spec: { ports: [{ name, port, targetPort: port }] },
+          },
+          {
+            apiVersion: 'discovery.k8s.io/v1',
+            kind: 'EndpointSlice',
+            metadata: { name, labels: { 'kubernetes.io/service-name': name } },
+            addressType: 'IPv4',
+            ports: [{ name, port, protocol: 'TCP' }],
+            endpoints: [{ addresses: [nodeIp] }],
+          },
+        ],
+      }),
+    );
+  }
+  await helm('uninstall', RELEASE, '--wait', '--ignore-not-found');
+
+  const started = Date.now();
+  await helm(
+    'install',
+    RELEASE,
+    CHART,
+    '-f',
+    VALUES,
+    '--set-string',
+    `postgres.password=${password}`,
+    '--set-string',
+    `postgres.adminUrl=postgresql://wap:${encodeURIComponent(password)}@postgres:5432/postgres`,
+    '--wait',
+    '--timeout',
+    '15m',
+  );
+  figure(`helm install --wait (7 migration hooks, 9 pods) to ready: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  gateway = `http://${await clusterIp(`${FULLNAME}-gateway`)}:8080`;
+  await gatewayAdmin('workspace', 'create', 'k8s-test', '--plan', 'pro');
+  ({ apiKey: key } = await gatewayAdmin<{ apiKey: string }>('key', 'create', 'k8s-test'));
+});
+
+after(async () => {
+  if (process.env.K8S_TEST_KEEP) return;
+  await helm('uninstall', RELEASE, '--wait', '--ignore-not-found').catch(() => undefined);
+  await kubectl('delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true').catch(() => undefined);
+  console.log(`figures:\n  ${figures.join('\n  ')}`);
+});
+
+describe('the chart on a real cluster', () => {
+  test('every service runs its migrations as hooks and serves; the gateway answers through its Service', async () => {
+    for (const service of SERVICES) {
+      const ready = (await pods(service)).filter(isReady);
+      assert.ok(ready.length >= 1, `${service} has a ready pod`);
+    }
+    const jobs = JSON.parse(await kubectl('get', 'jobs', '-o', 'json')) as {
+      items: { metadata: { name: string }; status: { succeeded?: number } }[];
+    };
+    const migrations = jobs.items.filter((j) => j.metadata.name.endsWith('-migrate'));
+    assert.equal(migrations.length, 7, 'one migration Job per service with a database');
+    for (const job of migrations) assert.equal(job.status.succeeded, 1, `${job.metadata.name} succeeded`);
+    const r = await call<{ available: number }>(gateway, 'GET', '/v1/credits', { key });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.ok(r.body.available > 0);
+  });
+
+  test('helm test scrapes a page served inside the cluster through the gateway and reads the credit billed', async () => {
+    const out = await helm('test', RELEASE, '--logs', '--timeout', '5m');
+    assert.match(out, /Phase:\s+Succeeded/);
+    assert.match(out, /brought the page's text back/);
+    assert.match(out, /one credit billed for the page/);
+  });
+
+  test('Pod Security Admission `restricted` admitted every pod and refuses a privileged one', async () => {
+    const labels = JSON.parse(await kubectl('get', 'namespace', NAMESPACE, '-o', 'jsonpath={.metadata.labels}'));
+    assert.equal(labels['pod-security.kubernetes.io/enforce'], 'restricted');
+    const privileged = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'privileged-probe' },
+      spec: { containers: [{ name: 'x', image: 'web-access:0.1.0', securityContext: { privileged: true } }] },
+    });
+    assert.throws(() => apply(privileged), /violates PodSecurity "restricted:latest"/);
+    const policies = JSON.parse(await kubectl('get', 'networkpolicies', '-o', 'json')) as { items: unknown[] };
+    assert.equal(
+      policies.items.length,
+      SERVICES.length,
+      'a NetworkPolicy per service (not enforced by the bridge CNI)',
+    );
+  });
+
+  test('an upgrade to a changed value and a rollback drop no request of a client reading throughout', async () => {
+    const reader = startReader();
+    try {
+      await until('the reader to get going', async () => reader.ok >= 5);
+      const upgradeStarted = Date.now();
+      await helm('upgrade', RELEASE, CHART, '--reuse-values', '--set', 'logLevel=debug', '--wait', '--timeout', '15m');
+      figure(`helm upgrade (every Deployment rolled) to ready: ${((Date.now() - upgradeStarted) / 1000).toFixed(0)} s`);
+      for (const pod of (await pods('gateway')).filter((p) => !p.metadata.deletionTimestamp)) {
+        const level = pod.spec.containers[0]?.env?.find((e) => e.name === 'LOG_LEVEL')?.value;
+        assert.equal(level, 'debug', `${pod.metadata.name} runs the upgraded value`);
+      }
+      const midway = reader.ok;
+      const rollbackStarted = Date.now();
+      await helm('rollback', RELEASE, '1', '--wait', '--timeout', '15m');
+      figure(`helm rollback to ready: ${((Date.now() - rollbackStarted) / 1000).toFixed(0)} s`);
+      await until('every gateway pod back on the first values', async () => {
+        const gateways = await pods('gateway');
+        return gateways.every(
+          (p) =>
+            p.metadata.deletionTimestamp ||
+            p.spec.containers[0]?.env?.find((e) => e.name === 'LOG_LEVEL')?.value === 'info',
+        );
+      });
+      assert.ok(reader.ok > midway, 'the reader kept reading through the rollback');
+    } finally {
+      await reader.stop();
+    }
+    figure(`reads during upgrade and rollback: ${reader.ok} answered 200, ${reader.failed.length} failed`);
+    assert.deepEqual(reader.failed, [], 'no request failed during the rollouts');
+    const history = await helm('history', RELEASE, '-o', 'json');
+    const revisions = JSON.parse(history) as { revision: number; status: string; description: string }[];
+    assert.deepEqual(
+      revisions.map((r) => r.status),
+      ['superseded', 'superseded', 'deployed'],
+    );
+    assert.match(revisions[2]?.description ?? '', /Rollback to 1/);
+  });
+
+  test('browser hosts scale out when one is full and back in without ending a live session', async () => {
+    const hosts = `${FULLNAME}-browser-host`;
+    await until(
+      'the HPA to read the busy ratio through the custom metrics API',
+      async () => {
+        const hpa = await json<Hpa>('get', 'hpa', hosts);
+        return hpa.status.currentMetrics?.some((m) => m.pods?.current?.averageValue !== undefined) ?? false;
+      },
+      180_000,
+    );
+    await until('one browser host', async () => (await pods('browser-host')).length === 1, 300_000);
+
+    // SESSION_CAPACITY 2: two sessions fill the first host (once the gateways have heard of it).
+    let opened: Session | undefined;
+    await until('a host to take a session', async () => {
+      opened = await openSession();
+      return true;
+    });
+    const first = [opened as Session, await openSession()];
+    assert.deepEqual(
+      first.map((s) => s.host),
+      [`${hosts}-0`, `${hosts}-0`],
+    );
+    const full = Date.now();
+    await until(
+      'a second browser host ready',
+      async () => (await pods('browser-host')).filter(isReady).length === 2,
+      300_000,
+    );
+    figure(
+      `browser-host scale-up (first host full -> second host ready): ${((Date.now() - full) / 1000).toFixed(0)} s`,
+    );
+    // A new session goes where there is room, once the gateways have heard of the new host.
+    let third = opened as Session;
+    await until('the new host to take a session', async () => {
+      third = await openSession();
+      return true;
+    });
+    assert.equal(third.host, `${hosts}-1`);
+
+    for (const s of first) s.close();
+    const quiet = Date.now();
+    await until(
+      'the HPA to take the second host away',
+      async () =>
+        (await pods('browser-host')).some((p) => p.metadata.name === `${hosts}-1` && p.metadata.deletionTimestamp),
+      300_000,
+    );
+    figure(
+      `browser-host scale-down decision (sessions closed -> second host told to stop): ${((Date.now() - quiet) / 1000).toFixed(0)} s`,
+    );
+    // The host drains: its live session still answers CDP while it stops.
+    const version = await third.cdp<{ product: string }>('Browser.getVersion');
+    assert.match(version.product, /Chrome/);
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    assert.equal(third.closedWith, undefined, 'the live session was not ended by the scale-down');
+    assert.match((await third.cdp<{ product: string }>('Browser.getVersion')).product, /Chrome/);
+    const drained = Date.now();
+    third.close();
+    await until(
+      'the second host gone once its last session ended',
+      async () => (await pods('browser-host')).length === 1,
+      120_000,
+    );
+    figure(
+      `browser-host drain (last session closed -> pod gone): ${((Date.now() - drained) / 1000).toFixed(0)} s; scale-down in all ${((Date.now() - quiet) / 1000).toFixed(0)} s`,
+    );
+  });
+
+  test('a pod of every service killed in the middle of a crawl: all come back ready and no page is lost', async () => {
+    const pages = 60;
+    apply(siteManifest(pages, 700));
+    await kubectl('rollout', 'status', 'deployment/test-site', '--timeout=120s');
+    // Ready is not yet routed: wait until the Service answers (kube-proxy has its rules).
+    const site = `http://${await clusterIp('test-site')}:8080/p/0`;
+    await until(
+      'the site to answer through its Service',
+      async () => (await fetch(site).catch(() => undefined))?.ok ?? false,
+    );
+    const usageBefore = await pageLoads();
+    const started = await call<{ id: string }>(gateway, 'POST', '/v1/crawl', {
+      key,
+      body: {
+        url: `http://test-site.${NAMESPACE}.svc:8080/p/0`,
+        // Above the site's size: the crawl ends because it found every page.
+        limit: 100,
+        scrapeOptions: { formats: ['markdown'] },
+      },
+    });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    const id = started.body.id;
+    await until('the crawl to deliver its first pages', async () => (await crawl(id)).completed >= 3, 60_000);
+
+    const killedAt = Date.now();
+    const victims = new Map<string, string>();
+    for (const service of SERVICES) {
+      const pod = (await pods(service)).find(isReady);
+      assert.ok(pod, `${service} has a ready pod to kill`);
+      victims.set(service, pod.metadata.name);
+    }
+    await kubectl('delete', 'pod', '--grace-period=0', '--force', '--wait=false', ...victims.values());
+    const readyAfter = new Map<string, number>();
+    await until(
+      'every service ready again without the killed pods',
+      async () => {
+        for (const service of SERVICES) {
+          if (readyAfter.has(service)) continue;
+          const live = (await pods(service)).filter((p) => p.metadata.name !== victims.get(service) || isReady(p));
+          const want = service === 'gateway' || service === 'billing-ledger' ? 2 : 1;
+          if (live.filter(isReady).length >= want) readyAfter.set(service, Date.now() - killedAt);
+        }
+        return readyAfter.size === SERVICES.length;
+      },
+      300_000,
+    );
+    figure(
+      `ready again after a pod of each was killed: ${[...readyAfter]
+        .map(([s, ms]) => `${s} ${(ms / 1000).toFixed(0)} s`)
+        .join(', ')}`,
+    );
+
+    // A client sees errors while the pod it was talking to is gone; it asks again.
+    let last: CrawlJson | undefined;
+    await until(
+      `crawl ${id} to settle (last: ${JSON.stringify(last)})`,
+      async () => {
+        last = await crawl(id).catch(() => last);
+        return last?.status === 'settled';
+      },
+      300_000,
+    );
+    assert.equal(last?.outcome, 'completed', JSON.stringify(last));
+    assert.equal(last?.completed, pages, 'every page of the site delivered');
+    assert.equal(last?.failed, 0, JSON.stringify(last));
+    const urls = await resultUrls(id);
+    assert.equal(new Set(urls).size, pages, 'each page delivered once');
+    assert.equal(urls.length, pages);
+    await until(
+      'the ledger to bill exactly the pages delivered',
+      async () => (await pageLoads()) - usageBefore === pages,
+    );
+    await kubectl('delete', 'deployment,service', 'test-site', '--ignore-not-found');
+  });
+});
+
+interface Hpa {
+  status: { currentMetrics?: { pods?: { current?: { averageValue?: string } } }[] };
+}
+
+const clusterDns = new Resolver();
+clusterDns.setServers([process.env.CLUSTER_DNS ?? '10.96.0.10']);
+
+interface Session {
+  host: string;
+  closedWith: string | undefined;
+  cdp<T>(method: string): Promise<T>;
+  close(): void;
+}
+
+/**
+ * A CDP session as a client in the cluster opens it: GET /connect at the
+ * gateway answers 302 to a browser host's in-cluster address, resolved here
+ * through the cluster's DNS.
+ */
+async function openSession(): Promise<Session> {
+  const location = await new Promise<string>((resolve, reject) => {
+    const req = httpRequest(`${gateway}/connect`, {
+      headers: {
+        authorization: `Bearer ${key}`,
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      if (res.statusCode === 302 && res.headers.location) resolve(res.headers.location);
+      else reject(new Error(`GET /connect answered ${res.statusCode}`));
+    });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      reject(new Error('the gateway upgraded instead of redirecting'));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const url = new URL(location);
+  const [address] = await clusterDns.resolve4(url.hostname);
+  url.hostname = address ?? url.hostname;
+  const socket = new WebSocket(url.toString());
+  const pending = new Map<number, (message: { result?: unknown; error?: unknown }) => void>();
+  const session: Session = {
+    host: new URL(location).hostname.split('.')[0] ?? '',
+    closedWith: undefined,
+    cdp<T>(method: string) {
+      const id = pending.size + Math.floor(Math.random() * 1e9);
+      return new Promise<T>((resolve, reject) => {
+        pending.set(id, (m) => (m.error ? reject(new Error(JSON.stringify(m.error))) : resolve(m.result as T)));
+        socket.send(JSON.stringify({ id, method }));
+      });
+    },
+    close() {
+      socket.close();
+    },
+  };
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: unknown };
+    if (message.id !== undefined) pending.get(message.id)?.(message);
+  });
+  socket.addEventListener('close', (event) => {
+    session.closedWith = `${event.code} ${event.reason}`;
+  });
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener('open', () => resolve(), { once: true });
+    socket.addEventListener('error', () => reject(new Error(`no WebSocket to ${location}`)), { once: true });
+  });
+  return session;
+}
+
+interface CrawlJson {
+  status: string;
+  outcome: string | null;
+  completed: number;
+  failed: number;
+}
+
+async function crawl(id: string): Promise<CrawlJson> {
+  const r = await call<{ crawl: CrawlJson }>(gateway, 'GET', `/v1/crawl/${id}`, { key, timeoutMs: 10_000 });
+  if (r.status !== 200) throw new Error(`GET /v1/crawl/${id}: ${r.status}`);
+  return r.body.crawl;
+}
+
+async function resultUrls(id: string): Promise<string[]> {
+  const urls: string[] = [];
+  let cursor: string | null = '';
+  while (cursor !== null) {
+    const qs = cursor ? `?cursor=${encodeURIComponent(cursor)}&limit=100` : '?limit=100';
+    const r: { body: { data: { metadata: { sourceURL?: string } }[]; nextCursor: string | null } } = await call(
+      gateway,
+      'GET',
+      `/v1/crawl/${id}/results${qs}`,
+      { key },
+    );
+    urls.push(...r.body.data.map((p) => p.metadata.sourceURL ?? ''));
+    cursor = r.body.nextCursor;
+  }
+  return urls;
+}
+
+async function pageLoads(): Promise<number> {
+  const r = await call<{ total: { meters: Record<string, number> } }>(gateway, 'GET', '/v1/usage', { key });
+  return r.body.total.meters.page_load ?? 0;
+}
+
+/** A client reading its credits one request after another through the gateway's Service. */
+function startReader() {
+  const state = { ok: 0, failed: [] as string[], stopped: false };
+  const loop = (async () => {
+    while (!state.stopped) {
+      try {
+        const r = await call(gateway, 'GET', '/v1/credits', { key });
+        if (r.status === 200) state.ok++;
+        else state.failed.push(`${new Date().toISOString()} ${r.status} ${JSON.stringify(r.body)}`);
+      } catch (err) {
+        state.failed.push(`${new Date().toISOString()} ${String((err as Error).cause ?? err)}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    get ok() {
+      return state.ok;
+    },
+    failed: state.failed,
+    async stop() {
+      state.stopped = true;
+      await loop;
+    },
+  };
+}
+
+function siteManifest(pages: number, delayMs: number): string {
+  const labels = { 'app.kubernetes.io/name': 'test-site' };
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'test-site', labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              securityContext: RESTRICTED_POD,
+              automountServiceAccountToken: false,
+              containers: [
+                {
+                  name: 'site',
+                  image: 'docker.io/library/web-access:0.1.0',
+                  imagePullPolicy: 'Never',
+                  command: ['node', '-e', SITE],
+                  env: [
+                    { name: 'PAGES', value: String(pages) },
+                    { name: 'DELAY_MS', value: String(delayMs) },
+                  ],
+                  ports: [{ containerPort: 8080 }],
+                  readinessProbe: { httpGet: { path: '/p/0', port: 8080 }, periodSeconds: 2 },
+                  resources: { requests: { cpu: '10m', memory: '48Mi' }, limits: { memory: '128Mi' } },
+                  securityContext: RESTRICTED_CONTAINER,
+                },
+              ],
+            },
+          },
+        },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: 'test-site', labels },
+        spec: { selector: labels, ports: [{ port: 8080, targetPort: 8080 }] },
+      },
+    ],
+  });
+}
