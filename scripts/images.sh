@@ -98,6 +98,8 @@ done
 (cd "$app" && CI=true pnpm install --prod --frozen-lockfile --offline --ignore-scripts --filter '!@wap/e2e' \
   --config.node-linker=isolated >"$WORK/pnpm.log" 2>&1) || { tail -20 "$WORK/pnpm.log" >&2; exit 1; }
 rm -rf "$app/e2e" "$app/patches"
+# pnpm's own bookkeeping, with the time of the install in it; Node never reads it.
+rm -f "$app/node_modules/.modules.yaml" "$app"/node_modules/.pnpm-workspace-state*.json
 settle "$app"
 
 # 3. The layers, with umoci: Debian; Node and the application; Chromium.
@@ -129,6 +131,8 @@ chroot "$bundle/rootfs" sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteract
   >"$WORK/chromium.log" 2>&1 || { tail -20 "$WORK/chromium.log" >&2; exit 1; }
 umount -l "$bundle/rootfs/dev" "$bundle/rootfs/proc"
 : >"$bundle/rootfs/etc/resolv.conf"
+# Caches built at install that record when: fontconfig's and the icon theme's (rebuilt on use).
+rm -rf "$bundle/rootfs"/var/cache/fontconfig/* "$bundle/rootfs"/usr/share/icons/*/icon-theme.cache
 scrub "$bundle/rootfs"
 settle "$bundle/rootfs"
 umoci repack --refresh-bundle --history.created "$STAMP" --history.created_by "apt-get install $BROWSER_PACKAGES" --image "$layout:web-access-browser" "$bundle"
