@@ -13,7 +13,8 @@ let starting: Promise<Fleet> | undefined;
  * cannot wait for another's).
  */
 export function sharedFleet(): Promise<Fleet> {
-  starting ??= startFleet().then((started) => (fleet = started));
+  // At debug: the trace test follows /readyz's health checks, which log their successes at debug.
+  starting ??= startFleet({ env: { LOG_LEVEL: 'debug' } }).then((started) => (fleet = started));
   return starting;
 }
 
