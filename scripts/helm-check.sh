@@ -144,5 +144,17 @@ expect 4 '- host: "web-access-browser-host-' "an Ingress rule per browser-host p
 expect 1 'value: "wss://$(POD_NAME).browsers.example.com"' "each host's CDP URL from its pod name"
 expect 1 "name: wap_browser_sessions_busy_ratio" "the HPA on the busy ratio"
 expect 1 "nginx.ingress.kubernetes.io/proxy-read-timeout: \"21600\"" "long WebSocket timeouts on the hosts' Ingress"
+# NetworkPolicies (the six services enabled there): gRPC from the release's pods only, HTTP from
+# the ingress controller's namespace, metrics from the monitoring one (and the release's pods).
+expect 6 "policyTypes: [Ingress]" "a NetworkPolicy per service, on what comes in"
+expect 6 "- port: grpc" "gRPC admitted on every service"
+expect 2 "kubernetes.io/metadata.name: ingress-nginx" "the HTTP ports (gateway, browser-host) admitted from the ingress controller"
+expect 2 "kubernetes.io/metadata.name: monitoring" "the metrics ports admitted from monitoring"
+# ci/cluster-values.yaml (make test-k8s): the chart's own custom metrics API for the hosts' HPA.
+rendered=$("$HELM" template web-access "$CHART" --namespace web-access -f "$CHART/ci/cluster-values.yaml")
+expect 1 "name: v1beta2.custom.metrics.k8s.io" "the custom metrics API's APIService"
+expect 1 "name: extension-apiserver-authentication-reader" "the metrics API reading the front proxy's CA, and nothing more"
+expect 1 'value: "web-access-browser-host.web-access.svc.cluster.local"' "the metrics API finding the hosts by their DNS names"
+expect 1 'services/gateway/dist/chart-test.js' "helm test running the services image"
 
 echo "helm-check: chart OK" >&2
