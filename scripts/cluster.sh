@@ -4,9 +4,11 @@
 #                       plane, containerd, kubelet, kube-proxy and CoreDNS; wait for the node to be Ready
 #   cluster.sh down     stop all of it and remove every trace: processes, mounts, network namespaces,
 #                       iptables chains, the bridge; IP forwarding back as it was
-#   cluster.sh env      print KUBECONFIG=... for the running cluster, and CLUSTER_DATABASE_ADMIN_URL and
-#                       CLUSTER_NATS_URL of its Postgres and NATS
+#   cluster.sh env      print KUBECONFIG=... for the running cluster, its containerd's socket
+#                       (CLUSTER_CONTAINERD_SOCK), and CLUSTER_DATABASE_ADMIN_URL and CLUSTER_NATS_URL
+#                       of its Postgres and NATS
 #   cluster.sh import F import an image tarball (scripts/images.sh) into the cluster's containerd
+#   cluster.sh traces   list whatever of the cluster is left on the machine; exit 1 if anything is
 # Needs root. State under /var/lib/wap-cluster; traffic stays on the bridge, pods and loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -428,13 +430,29 @@ down() {
   ip link delete "$BRIDGE" 2>/dev/null || true
   if [ -f "$STATE/ip_forward.before" ]; then sysctl -qw "net.ipv4.ip_forward=$(cat "$STATE/ip_forward.before")"; fi
   rm -rf "$STATE" "$RUN"
-  log "down: nothing left"
+  if traces; then log "down: nothing left"; else log "down: the traces above are left"; exit 1; fi
+}
+
+# Anything of the cluster still on the machine, one line each; exit 1 when there is any.
+traces() {
+  local found=0 line
+  while read -r line; do [ -n "$line" ] && { echo "cluster: left behind: $line"; found=1; }; done < <(
+    pgrep -a -f "$STATE|$RUN|/wap/k8s/" | grep -v -e "pgrep" -e "cluster.sh" | sed 's/^/process /'
+    ip -o link show "$BRIDGE" 2>/dev/null | sed 's/^/link /'
+    ip netns list 2>/dev/null | awk '/^cni-/ {print "network namespace " $1}'
+    awk -v s="$STATE" -v r="$RUN" 'index($2, s) == 1 || index($2, r) == 1 {print "mount " $2}' /proc/mounts
+    for table in filter nat mangle; do iptables-save -t "$table" 2>/dev/null | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/iptables chain \1/p'; done
+    find /sys/fs/cgroup -maxdepth 3 -type d -name '*kubepods*' 2>/dev/null | sed 's/^/cgroup /'
+    for d in "$STATE" "$RUN"; do [ -e "$d" ] && echo "directory $d"; done
+  )
+  return "$found"
 }
 
 case "${1:-}" in
   up) up ;;
+  traces) traces ;;
   down) down ;;
-  env) echo "KUBECONFIG=$STATE/admin.kubeconfig"; infra env | sed 's/^/CLUSTER_/' ;;
+  env) echo "KUBECONFIG=$STATE/admin.kubeconfig"; echo "CLUSTER_CONTAINERD_SOCK=$SOCK"; infra env | sed 's/^/CLUSTER_/' ;;
   import) import_image "$2" ;;
-  *) echo "usage: $0 up|down|env|import FILE" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|env|import FILE|traces" >&2; exit 2 ;;
 esac

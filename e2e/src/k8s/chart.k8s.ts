@@ -7,9 +7,11 @@
 // Admission `restricted` admits every pod, and a pod of every service killed in
 // the middle of a crawl loses no page of it. Figures go to stdout.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { Resolver } from 'node:dns/promises';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { until } from '@wap/testkit';
 import { call } from '../api.js';
 import {
@@ -22,6 +24,7 @@ import {
   json,
   kubectl,
   NAMESPACE,
+  type Pod,
   pods,
   RELEASE,
 } from './kube.js';
@@ -287,9 +290,9 @@ describe('the chart on a real cluster', () => {
     );
   });
 
-  test('a pod of every service killed in the middle of a crawl: all come back ready and no page is lost', async () => {
-    const pages = 60;
-    apply(siteManifest(pages, 700));
+  test('every service crashed, then its pod deleted, in the middle of a crawl: all come back and no page is lost', async () => {
+    const pages = 120;
+    apply(siteManifest(pages, 1000));
     await kubectl('rollout', 'status', 'deployment/test-site', '--timeout=120s');
     // Ready is not yet routed: wait until the Service answers (kube-proxy has its rules).
     const site = `http://${await clusterIp('test-site')}:8080/p/0`;
@@ -303,7 +306,9 @@ describe('the chart on a real cluster', () => {
       body: {
         url: `http://test-site.${NAMESPACE}.svc:8080/p/0`,
         // Above the site's size: the crawl ends because it found every page.
-        limit: 100,
+        limit: 200,
+        // Four pages a second at most, so the crawl outlasts both rounds.
+        maxConcurrency: 4,
         scrapeOptions: { formats: ['markdown'] },
       },
     });
@@ -311,6 +316,26 @@ describe('the chart on a real cluster', () => {
     const id = started.body.id;
     await until('the crawl to deliver its first pages', async () => (await crawl(id)).completed >= 3, 60_000);
 
+    // Round 1: the process of one pod of each service dies (its container SIGKILLed):
+    // the kubelet restarts it in place and readiness takes it back.
+    const crashedAt = Date.now();
+    const crashed = new Map<string, { pod: string; restarts: number }>();
+    for (const service of SERVICES) {
+      const pod = (await pods(service)).find(isReady);
+      const status = pod?.status.containerStatuses?.[0];
+      assert.ok(pod && status?.containerID, `${service} has a ready pod to crash`);
+      crashed.set(service, { pod: pod.metadata.name, restarts: status.restartCount });
+      await killContainer(status.containerID);
+    }
+    const restartedAfter = await readyAgain(crashedAt, (service, live) => {
+      const victim = live.find((p) => p.metadata.name === crashed.get(service)?.pod);
+      const restarts = victim?.status.containerStatuses?.[0]?.restartCount ?? 0;
+      return victim !== undefined && isReady(victim) && restarts > (crashed.get(service)?.restarts ?? 0);
+    });
+    figure(`restarted and ready after its process was killed: ${restartedAfter}`);
+    assert.ok((await crawl(id)).status === 'running', 'the crawl is still running for the second round');
+
+    // Round 2: one pod of each service deleted at once, no grace: replaced, possibly elsewhere.
     const killedAt = Date.now();
     const victims = new Map<string, string>();
     for (const service of SERVICES) {
@@ -319,25 +344,12 @@ describe('the chart on a real cluster', () => {
       victims.set(service, pod.metadata.name);
     }
     await kubectl('delete', 'pod', '--grace-period=0', '--force', '--wait=false', ...victims.values());
-    const readyAfter = new Map<string, number>();
-    await until(
-      'every service ready again without the killed pods',
-      async () => {
-        for (const service of SERVICES) {
-          if (readyAfter.has(service)) continue;
-          const live = (await pods(service)).filter((p) => p.metadata.name !== victims.get(service) || isReady(p));
-          const want = service === 'gateway' || service === 'billing-ledger' ? 2 : 1;
-          if (live.filter(isReady).length >= want) readyAfter.set(service, Date.now() - killedAt);
-        }
-        return readyAfter.size === SERVICES.length;
-      },
-      300_000,
-    );
-    figure(
-      `ready again after a pod of each was killed: ${[...readyAfter]
-        .map(([s, ms]) => `${s} ${(ms / 1000).toFixed(0)} s`)
-        .join(', ')}`,
-    );
+    const replacedAfter = await readyAgain(killedAt, (service, live) => {
+      const others = live.filter((p) => p.metadata.name !== victims.get(service) || isReady(p));
+      const want = service === 'gateway' || service === 'billing-ledger' ? 2 : 1;
+      return others.filter(isReady).length >= want;
+    });
+    figure(`ready again after a pod of each was deleted: ${replacedAfter}`);
 
     // A client sees errors while the pod it was talking to is gone; it asks again.
     let last: CrawlJson | undefined;
@@ -436,6 +448,29 @@ async function openSession(): Promise<Session> {
     socket.addEventListener('error', () => reject(new Error(`no WebSocket to ${location}`)), { once: true });
   });
   return session;
+}
+
+/** SIGKILL of a container's process, from the node (the cluster's containerd): a crash, not a deletion. */
+async function killContainer(containerId: string): Promise<void> {
+  const id = containerId.replace(/^containerd:\/\//, '');
+  const sock = process.env.CLUSTER_CONTAINERD_SOCK ?? '/run/wap-cluster/containerd.sock';
+  await promisify(execFile)('ctr', ['--address', sock, '-n', 'k8s.io', 'tasks', 'kill', '-s', 'SIGKILL', id]);
+}
+
+/** Waits until `back` holds for every service; answers how long each took, slowest last. */
+async function readyAgain(since: number, back: (service: string, live: Pod[]) => boolean): Promise<string> {
+  const after = new Map<string, number>();
+  await until(
+    'every service ready again',
+    async () => {
+      for (const service of SERVICES) {
+        if (!after.has(service) && back(service, await pods(service))) after.set(service, Date.now() - since);
+      }
+      return after.size === SERVICES.length;
+    },
+    300_000,
+  );
+  return [...after].map(([s, ms]) => `${s} ${(ms / 1000).toFixed(0)} s`).join(', ');
 }
 
 interface CrawlJson {

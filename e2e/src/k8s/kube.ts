@@ -43,7 +43,7 @@ export interface Pod {
     phase: string;
     podIP?: string;
     conditions?: { type: string; status: string }[];
-    containerStatuses?: { restartCount: number; ready: boolean }[];
+    containerStatuses?: { restartCount: number; ready: boolean; containerID?: string }[];
   };
   spec: { containers: { env?: { name: string; value?: string }[] }[] };
 }
