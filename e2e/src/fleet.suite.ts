@@ -41,7 +41,22 @@ test('an unknown route answers the spec Error object', async () => {
   });
 });
 
+test('with a service down, /readyz is 503 naming it, and ?scope=gateway (the probe) stays 200', async () => {
+  assert.equal(await fleet.stopOne('monitor'), 0, 'monitor drained and exited 0');
+  await until('readiness to name monitor down', async () => {
+    const res = await fetch(`${fleet.gatewayUrl}/readyz`);
+    const body = (await res.json()) as { checks: Record<string, boolean> };
+    return res.status === 503 && body.checks.monitor === false && body.checks.crawl === true;
+  });
+  const own = await fetch(`${fleet.gatewayUrl}/readyz?scope=gateway`);
+  assert.equal(own.status, 200);
+  assert.deepEqual(await own.json(), { status: 'ready', checks: { gateway: true } });
+});
+
 test('SIGTERM drains and every service exits 0', async () => {
   // Exit 0 is a drain finished within SHUTDOWN_TIMEOUT: past it, a service exits 1 (libs/service).
-  for (const service of SERVICES) assert.equal(await fleet.stopOne(service), 0, `${service} exit code`);
+  // (monitor was stopped, and its exit code checked, by the test before.)
+  for (const service of SERVICES.filter((s) => s !== 'monitor')) {
+    assert.equal(await fleet.stopOne(service), 0, `${service} exit code`);
+  }
 });

@@ -254,8 +254,11 @@ then the plain variables, sorted, with the global `env` and then the service's
 {{- end }}
 
 {{/*
-The gateway: /healthz says the process is alive, /readyz that it and the
-services behind it can serve. The gRPC services: grpc.health.v1 answers
+The gateway: /healthz says the process is alive, /readyz?scope=gateway that
+its own database and NATS answer. Not the services behind it (plain /readyz,
+what helm test reads): a service rolling or down must not take every gateway
+out of rotation at once, leaving clients a refused connection instead of that
+service's 503 with Retry-After. The gRPC services: grpc.health.v1 answers
 SERVING only while the database and NATS answer, so it gates readiness; it is
 not a liveness signal (a database outage must not restart every pod), so
 liveness is the gRPC port accepting connections. Any probe set in values
@@ -267,7 +270,7 @@ replaces its default.
 {{- $startup := dict }}
 {{- if eq .name "gateway" }}
 {{- $liveness = dict "httpGet" (dict "path" "/healthz" "port" "http") "periodSeconds" 10 "timeoutSeconds" 3 "failureThreshold" 3 }}
-{{- $readiness = dict "httpGet" (dict "path" "/readyz" "port" "http") "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2 }}
+{{- $readiness = dict "httpGet" (dict "path" "/readyz?scope=gateway" "port" "http") "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2 }}
 {{- end }}
 livenessProbe:
   {{- toYaml (.s.livenessProbe | default $liveness) | nindent 2 }}

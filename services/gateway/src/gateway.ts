@@ -78,8 +78,11 @@ export function openGateway(
     replays,
     live: replays && new LiveFrames(nats.nc, config.NATS_NAMESPACE),
     maxBodyBytes: config.MAX_BODY_BYTES,
-    readiness: async () => {
-      const [own, services] = await Promise.all([options.ownReadiness?.() ?? true, upstreams.readiness()]);
+    readiness: async (ownOnly = false) => {
+      const [own, services] = await Promise.all([
+        options.ownReadiness?.() ?? true,
+        ownOnly ? {} : upstreams.readiness(),
+      ]);
       const checks = { gateway: own, ...services };
       return { ready: Object.values(checks).every(Boolean), checks };
     },
@@ -114,7 +117,16 @@ export function openGateway(
     /** Stops accepting, lets in-flight requests finish (the runtime's deadline bounds this), closes the rest. */
     stop: async () => {
       await Promise.all(jobs.map((job) => job.stop()));
-      if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
+      if (server) {
+        // A client keeping its connection alive would go on sending here: each answer from now on
+        // says Connection: close, so its next request opens a connection to a gateway that stays.
+        server.prependListener('request', (_req, res) => {
+          if (!res.headersSent) res.setHeader('connection', 'close');
+        });
+        const closing = new Promise<void>((resolve) => server?.close(() => resolve()));
+        server.closeIdleConnections();
+        await closing;
+      }
       hosts?.stop();
       upstreams.close();
       await Promise.all([limiterPool.end(), keys.stop(), creditViews.stop()]);

@@ -39,8 +39,8 @@ export interface AppDeps {
   maxBodyBytes: number;
   /** OAUTH_KEY: with it the gateway is the authorization server of its API (docs/oauth.md). */
   oauthKey?: string;
-  /** The gateway's own readiness (database, NATS) and that of every service behind it. */
-  readiness(): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
+  /** The gateway's own readiness (database, NATS) and, unless `ownOnly`, that of every service behind it. */
+  readiness(ownOnly?: boolean): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
 }
 
 const requestId: RequestHandler = (req, res, next) => {
@@ -86,8 +86,11 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.get('/readyz', async (_req, res) => {
-    const { ready, checks } = await deps.readiness();
+  // `?scope=gateway`: the gateway's own checks only, for a load balancer's probe. A gateway whose
+  // database and NATS answer stays in rotation while a service behind it is down or rolling:
+  // its requests get that service's 503 with Retry-After, not a connection refused by every gateway.
+  app.get('/readyz', async (req, res) => {
+    const { ready, checks } = await deps.readiness(req.query.scope === 'gateway');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks });
   });
 
