@@ -49,6 +49,7 @@ const SITE = `
 const http = require('node:http');
 const pages = Number(process.env.PAGES), delay = Number(process.env.DELAY_MS);
 http.createServer((req, res) => {
+  if (req.url === '/healthz') { res.end('ok'); return; }
   const m = /^\\/p\\/(\\d+)$/.exec(req.url);
   const i = m ? Number(m[1]) : -1;
   if (i < 0 || i >= pages) { res.writeHead(404); res.end('no such page'); return; }
@@ -564,7 +565,7 @@ function siteManifest(pages: number, delayMs: number): string {
                     { name: 'DELAY_MS', value: String(delayMs) },
                   ],
                   ports: [{ containerPort: 8080 }],
-                  readinessProbe: { httpGet: { path: '/p/0', port: 8080 }, periodSeconds: 2 },
+                  readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 2 },
                   resources: { requests: { cpu: '10m', memory: '48Mi' }, limits: { memory: '128Mi' } },
                   securityContext: RESTRICTED_CONTAINER,
                 },
