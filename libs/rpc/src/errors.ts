@@ -47,5 +47,7 @@ export function fromServiceError(err: grpc.ServiceError): ApiError {
     }
   }
   if (err.code === Status.DEADLINE_EXCEEDED) return new ApiError('deadline_exceeded', undefined, { cause: err });
+  // A peer not reachable right now (restarting, or reconnecting at most every 5 s): try again shortly.
+  if (err.code === Status.UNAVAILABLE) return new ApiError('no_capacity', { retryAfterSeconds: 2 }, { cause: err });
   return new ApiError(codeForGrpcStatus(err.code), undefined, { cause: err });
 }

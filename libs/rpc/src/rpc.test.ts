@@ -211,3 +211,16 @@ test('a server stream outlives the default deadline of unary calls, and ends whe
   abort.abort();
   client.close();
 });
+
+test('a peer that cannot be reached is a retryable no_capacity that says when to come back', async () => {
+  // Nothing listens on this port: the call fails UNAVAILABLE without reaching a server.
+  const client = createClient(health.Health, '127.0.0.1:1', { defaultTimeoutMs: 2_000 });
+  const err = await client.check({ service: '' }).then(
+    () => assert.fail('a call to nothing answered'),
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof ApiError);
+  assert.equal(err.code, 'no_capacity');
+  assert.equal(err.details?.retryAfterSeconds, 2);
+  client.close();
+});

@@ -54,6 +54,17 @@ async function api<T>(
   return { status: res.status, body: (await res.json()) as T };
 }
 
+async function scrape(key: string, url: string) {
+  const res = await fetch(`${gateway}/v1/scrape`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url, formats: ['markdown'], engine: 'fetch' }),
+    signal: AbortSignal.timeout(90_000),
+  });
+  const body = (await res.json()) as { data?: { markdown?: string }; code?: string };
+  return { status: res.status, body, retryAfter: Number(res.headers.get('retry-after') ?? 1) || 1 };
+}
+
 async function admin<T>(...args: string[]): Promise<T> {
   const script = path.join(__dirname, 'admin.js');
   const { stdout } = await promisify(execFile)(process.execPath, [script, ...args], { env: process.env });
@@ -92,11 +103,14 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => server.listen(pagePort, '0.0.0.0', resolve));
     try {
       const url = `http://${podIp}:${pagePort}/installed`;
-      const scraped = await api<{ data?: { markdown?: string }; error?: { code: string } }>('POST', '/v1/scrape', key, {
-        url,
-        formats: ['markdown'],
-        engine: 'fetch',
-      });
+      // As a client should: a 503 (a service still connecting to another, right after an
+      // install) is asked again after its Retry-After, a few times.
+      let scraped = await scrape(key, url);
+      for (let i = 0; i < 5 && scraped.status === 503; i++) {
+        step(`POST /v1/scrape answered 503, asking again in ${scraped.retryAfter} s`);
+        await new Promise((resolve) => setTimeout(resolve, scraped.retryAfter * 1000));
+        scraped = await scrape(key, url);
+      }
       if (scraped.status !== 200 || !scraped.body.data?.markdown?.includes(token)) {
         throw new Error(`POST /v1/scrape of ${url} answered ${scraped.status}: ${JSON.stringify(scraped.body)}`);
       }
