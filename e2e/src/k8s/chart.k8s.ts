@@ -498,32 +498,54 @@ interface CrawlJson {
   failed: number;
 }
 
+/**
+ * A read as a client after an outage makes it: a 503 (a gateway still reconnecting to a
+ * service that restarted, Retry-After given) or a dropped connection is asked again, for up
+ * to a minute; any other answer than 200 fails.
+ */
+async function read<T>(path: string): Promise<T> {
+  let body: T | undefined;
+  let last = '';
+  await until(
+    `GET ${path} (last: ${last})`,
+    async () => {
+      const r = await call<T>(gateway, 'GET', path, { key, timeoutMs: 10_000 }).catch((err: unknown) => {
+        last = String(err);
+        return undefined;
+      });
+      if (!r || r.status === 503) return false;
+      assert.equal(r.status, 200, `GET ${path}: ${JSON.stringify(r.body)}`);
+      body = r.body;
+      return true;
+    },
+    60_000,
+  );
+  return body as T;
+}
+
 async function crawl(id: string): Promise<CrawlJson> {
-  const r = await call<{ crawl: CrawlJson }>(gateway, 'GET', `/v1/crawl/${id}`, { key, timeoutMs: 10_000 });
-  if (r.status !== 200) throw new Error(`GET /v1/crawl/${id}: ${r.status}`);
-  return r.body.crawl;
+  return (await read<{ crawl: CrawlJson }>(`/v1/crawl/${id}`)).crawl;
+}
+
+interface ResultsPage {
+  data: { metadata: { sourceURL?: string } }[];
+  nextCursor: string | null;
 }
 
 async function resultUrls(id: string): Promise<string[]> {
   const urls: string[] = [];
   let cursor: string | null = '';
   while (cursor !== null) {
-    const qs = cursor ? `?cursor=${encodeURIComponent(cursor)}&limit=100` : '?limit=100';
-    const r: { body: { data: { metadata: { sourceURL?: string } }[]; nextCursor: string | null } } = await call(
-      gateway,
-      'GET',
-      `/v1/crawl/${id}/results${qs}`,
-      { key },
-    );
-    urls.push(...r.body.data.map((p) => p.metadata.sourceURL ?? ''));
-    cursor = r.body.nextCursor;
+    const qs: string = cursor ? `?cursor=${encodeURIComponent(cursor)}&limit=100` : '?limit=100';
+    const page: ResultsPage = await read<ResultsPage>(`/v1/crawl/${id}/results${qs}`);
+    urls.push(...page.data.map((p) => p.metadata.sourceURL ?? ''));
+    cursor = page.nextCursor;
   }
   return urls;
 }
 
 async function pageLoads(): Promise<number> {
-  const r = await call<{ total: { meters: Record<string, number> } }>(gateway, 'GET', '/v1/usage', { key });
-  return r.body.total.meters.page_load ?? 0;
+  return (await read<{ total: { meters: Record<string, number> } }>('/v1/usage')).total.meters.page_load ?? 0;
 }
 
 /** A client reading its credits one request after another through the gateway's Service. */
