@@ -98,8 +98,10 @@ done
 (cd "$app" && CI=true pnpm install --prod --frozen-lockfile --offline --ignore-scripts --filter '!@wap/e2e' \
   --config.node-linker=isolated >"$WORK/pnpm.log" 2>&1) || { tail -20 "$WORK/pnpm.log" >&2; exit 1; }
 rm -rf "$app/e2e" "$app/patches"
-# pnpm's own bookkeeping, with the time of the install in it; Node never reads it.
+# pnpm's own bookkeeping, with the time of the install in it; Node never reads it. And the
+# node_modules/.bin shims, which name the staging directory: nothing in the image runs them.
 rm -f "$app/node_modules/.modules.yaml" "$app"/node_modules/.pnpm-workspace-state*.json
+find "$app" -type d -name .bin -path '*/node_modules/.bin' -prune -exec rm -rf {} +
 settle "$app"
 
 # 3. The layers, with umoci: Debian; Node and the application; Chromium.
@@ -118,7 +120,9 @@ grep -q "^wap:" "$bundle/rootfs/etc/passwd" || {
   echo "wap:x:$APP_UID:" >>"$bundle/rootfs/etc/group"
   echo "wap:*:$((SOURCE_DATE_EPOCH / 86400)):0:99999:7:::" >>"$bundle/rootfs/etc/shadow"
 }
-settle "$bundle/rootfs/usr/local/bin" && settle "$bundle/rootfs/etc" && touch -h -d "@$SOURCE_DATE_EPOCH" "$bundle/rootfs/app"
+settle "$bundle/rootfs/usr/local/bin" && settle "$bundle/rootfs/etc"
+# The directories written into, the root included: their times are the commit's too.
+touch -h -d "@$SOURCE_DATE_EPOCH" "$bundle/rootfs/app" "$bundle/rootfs/usr/local/bin" "$bundle/rootfs/usr/local" "$bundle/rootfs"
 umoci repack --refresh-bundle --history.created "$STAMP" --history.created_by "Node $(.tools/node/bin/node --version) and the built services" --image "$layout:web-access" "$bundle"
 
 # Chromium from the same suites the machine uses (security updates included), into the same tree.
