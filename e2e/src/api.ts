@@ -1,3 +1,5 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+
 /** A tiny client for the REST API as a user sees it: status, headers, JSON body. */
 export interface Reply<T = Record<string, unknown>> {
   status: number;
@@ -41,4 +43,35 @@ export async function call<T = Record<string, unknown>>(
 /** Credits a workspace can spend now (`available` of GET /v1/credits). */
 export async function availableCredits(baseUrl: string, key: string): Promise<number> {
   return (await call<{ available: number }>(baseUrl, 'GET', '/v1/credits', { key })).body.available;
+}
+
+/** A WebSocket handshake sent by hand: what the gateway answers before any upgrade. */
+export function upgrade(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ res: IncomingMessage; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url.replace(/^ws/, 'http'), {
+      headers: {
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...headers,
+      },
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ res, body: '' });
+    });
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ res, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

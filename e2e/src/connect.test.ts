@@ -3,7 +3,6 @@
 // slots and browser minutes behave as docs/connect.md says.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -13,7 +12,7 @@ import { freePort, startFleet, until } from '@wap/testkit';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
-import { call } from './api.js';
+import { call, upgrade } from './api.js';
 
 let fleet: Fleet;
 let site: import('node:http').Server;
@@ -65,34 +64,6 @@ const workspace = async (plan = 'free') => {
   return created;
 };
 const auth = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });
-
-/** A WebSocket handshake sent by hand: what the gateway answers before any upgrade. */
-function upgrade(url: string, headers: Record<string, string> = {}): Promise<{ res: IncomingMessage; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url.replace(/^ws/, 'http'), {
-      headers: {
-        Connection: 'Upgrade',
-        Upgrade: 'websocket',
-        'Sec-WebSocket-Version': '13',
-        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
-        ...headers,
-      },
-    });
-    req.on('upgrade', (res, socket) => {
-      socket.destroy();
-      resolve({ res, body: '' });
-    });
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (c) => {
-        body += c;
-      });
-      res.on('end', () => resolve({ res, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 /** Drives a page as a user script would: navigate, type, click, evaluate, screenshot. */
 async function drive(page: {

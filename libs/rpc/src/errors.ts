@@ -46,8 +46,7 @@ export function fromServiceError(err: grpc.ServiceError): ApiError {
       // A trailer we cannot read is a peer bug; fall through to the status.
     }
   }
-  if (err.code === Status.DEADLINE_EXCEEDED) return new ApiError('deadline_exceeded', undefined, { cause: err });
   // A peer not reachable right now (restarting, or reconnecting at most every 5 s): try again shortly.
-  if (err.code === Status.UNAVAILABLE) return new ApiError('no_capacity', { retryAfterSeconds: 2 }, { cause: err });
-  return new ApiError(codeForGrpcStatus(err.code), undefined, { cause: err });
+  const details = err.code === Status.UNAVAILABLE ? { retryAfterSeconds: 2 } : undefined;
+  return new ApiError(codeForGrpcStatus(err.code), details, { cause: err });
 }

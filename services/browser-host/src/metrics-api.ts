@@ -43,11 +43,10 @@ const env = z
     HOSTS_METRICS_PORT: z.coerce.number().int().min(1).max(65535).default(9464),
     /** The front proxy's CA in a file; unset, read from the cluster. */
     REQUESTHEADER_CA_FILE: z.string().optional(),
-    LOG_LEVEL: z.string().default('info'),
   })
   .parse(process.env);
 
-const log = createLogger({ service: 'browser-metrics-api', level: env.LOG_LEVEL });
+const log = createLogger({ service: 'browser-metrics-api' });
 const SA = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 interface FrontProxy {

@@ -44,25 +44,15 @@ async function api<T>(
   route: string,
   key: string,
   body?: unknown,
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: T; retryAfter: number }> {
   const res = await fetch(`${gateway}${route}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(90_000),
   });
-  return { status: res.status, body: (await res.json()) as T };
-}
-
-async function scrape(key: string, url: string) {
-  const res = await fetch(`${gateway}/v1/scrape`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url, formats: ['markdown'], engine: 'fetch' }),
-    signal: AbortSignal.timeout(90_000),
-  });
-  const body = (await res.json()) as { data?: { markdown?: string }; code?: string };
-  return { status: res.status, body, retryAfter: Number(res.headers.get('retry-after') ?? 1) || 1 };
+  const retryAfter = Number(res.headers.get('retry-after')) || 1;
+  return { status: res.status, body: (await res.json()) as T, retryAfter };
 }
 
 async function admin<T>(...args: string[]): Promise<T> {
@@ -105,11 +95,17 @@ async function main(): Promise<void> {
       const url = `http://${podIp}:${pagePort}/installed`;
       // As a client should: a 503 (a service still connecting to another, right after an
       // install) is asked again after its Retry-After, a few times.
-      let scraped = await scrape(key, url);
+      const scrape = () =>
+        api<{ data?: { markdown?: string } }>('POST', '/v1/scrape', key, {
+          url,
+          formats: ['markdown'],
+          engine: 'fetch',
+        });
+      let scraped = await scrape();
       for (let i = 0; i < 5 && scraped.status === 503; i++) {
         step(`POST /v1/scrape answered 503, asking again in ${scraped.retryAfter} s`);
         await new Promise((resolve) => setTimeout(resolve, scraped.retryAfter * 1000));
-        scraped = await scrape(key, url);
+        scraped = await scrape();
       }
       if (scraped.status !== 200 || !scraped.body.data?.markdown?.includes(token)) {
         throw new Error(`POST /v1/scrape of ${url} answered ${scraped.status}: ${JSON.stringify(scraped.body)}`);

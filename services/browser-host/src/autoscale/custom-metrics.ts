@@ -2,13 +2,10 @@
 // it as a HorizontalPodAutoscaler reads: the busy ratio of every browser host,
 // as a Pods metric (docs/decisions/0015-browser-host-autoscaling.md).
 // The shapes follow k8s.io/metrics/pkg/apis/custom_metrics/v1beta2.
+import { SESSION_GAUGES } from '../sessions/gauges.js';
 
 export const GROUP_VERSION = 'custom.metrics.k8s.io/v1beta2';
-export const METRICS = [
-  'wap_browser_sessions_busy_ratio',
-  'wap_browser_sessions_live',
-  'wap_browser_sessions_capacity',
-] as const;
+export const METRICS = Object.values(SESSION_GAUGES);
 export type MetricName = (typeof METRICS)[number];
 
 /** GET /apis/custom.metrics.k8s.io/v1beta2: the metrics served, as pod resources. */

@@ -2,6 +2,7 @@
 // it: live CDP sessions, the capacity offered, and their ratio. Read from the
 // SessionManager when scraped (docs/decisions/0013-browser-hosts-scale-out.md).
 import { Gauge, type Registry } from '@wap/service';
+import { SESSION_GAUGES } from './gauges.js';
 import type { SessionManager } from './manager.js';
 
 /** Live sessions over capacity; a host offering no room (it is stopping) is full. */
@@ -9,7 +10,7 @@ export const busyRatio = (live: number, capacity: number): number => (capacity >
 
 export function sessionGauges(registry: Registry, sessions: SessionManager): void {
   new Gauge({
-    name: 'wap_browser_sessions_live',
+    name: SESSION_GAUGES.live,
     help: 'Live CDP sessions on this browser host.',
     registers: [registry],
     collect() {
@@ -17,7 +18,7 @@ export function sessionGauges(registry: Registry, sessions: SessionManager): voi
     },
   });
   new Gauge({
-    name: 'wap_browser_sessions_capacity',
+    name: SESSION_GAUGES.capacity,
     help: 'CDP sessions this browser host takes (SESSION_CAPACITY; 0 while it stops).',
     registers: [registry],
     collect() {
@@ -25,7 +26,7 @@ export function sessionGauges(registry: Registry, sessions: SessionManager): voi
     },
   });
   new Gauge({
-    name: 'wap_browser_sessions_busy_ratio',
+    name: SESSION_GAUGES.busyRatio,
     help: 'Live sessions over capacity: 0 idle, 1 full (a stopping host counts as full).',
     registers: [registry],
     collect() {
