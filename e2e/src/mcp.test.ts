@@ -238,6 +238,81 @@ describe('MCP at /mcp', () => {
     assert.equal(called.structuredContent.usage.credits, 1);
   });
 
+  test("every MCP request counts against the plan's requests per minute, shared with REST; over it, 429 before JSON-RPC", async () => {
+    const { apiKey } = await fleet.workspace('free'); // 120 requests per minute
+    const post = async (body: unknown) => {
+      const res = await fetch(`${fleet.gatewayUrl}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${apiKey}`,
+        },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, headers: res.headers, text: await res.text() };
+    };
+    const rpc = (id: number, method: string, params: Record<string, unknown> = {}) => ({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params,
+    });
+    /** The requests a REST read says are left this minute (its `RateLimit` header's `r`). */
+    const restLeft = async () => {
+      const r = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey });
+      return Number(/r=(\d+)/.exec(r.headers.get('ratelimit') ?? '')?.[1]);
+    };
+    // The limiter weighs the previous clock minute in: the counts below are exact within one minute.
+    await until('20 s or more left in this minute', async () => Date.now() % 60_000 < 40_000, 25_000);
+    const minute = Math.floor(Date.now() / 60_000);
+    const first = await restLeft();
+    // A tool call counts once; a list counts; a batch counts each of its messages.
+    const called = await post(rpc(1, 'tools/call', { name: 'service_credits_get', arguments: {} }));
+    assert.equal(called.status, 200, called.text);
+    assert.match(called.headers.get('ratelimit') ?? '', /^"workspace";r=\d+;t=\d+$/, 'the budget left, as on REST');
+    assert.equal((await post(rpc(2, 'tools/list'))).status, 200);
+    const batch = await post([rpc(3, 'tools/list'), rpc(4, 'ping'), rpc(5, 'ping')]);
+    assert.equal(batch.status, 200, batch.text);
+    const left = await restLeft();
+    assert.equal(left, first - 6, 'a call, a list, a batch of three and this read');
+    // Protocol methods alone spend the rest of the budget (they used to be free).
+    const statuses: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      const round = await Promise.all(Array.from({ length: 8 }, (_, j) => post(rpc(10 + i * 8 + j, 'tools/list'))));
+      statuses.push(...round.map((r) => r.status));
+    }
+    assert.deepEqual(
+      [statuses.filter((s) => s === 200).length, statuses.filter((s) => s === 429).length],
+      [left, 128 - left],
+      'exactly what was left is admitted, the rest refused',
+    );
+    // Over the limit an initialize, a list and a tool call are each refused as REST refuses, before any JSON-RPC.
+    for (const body of [
+      rpc(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'e2e', version: '1' },
+      }),
+      rpc(2, 'tools/list'),
+      rpc(3, 'tools/call', { name: 'service_credits_get', arguments: {} }),
+    ]) {
+      const limited = await post(body);
+      assert.equal(limited.status, 429, `${body.method}: ${limited.text}`);
+      const error = JSON.parse(limited.text) as ErrorObject;
+      assert.deepEqual(
+        [error.code, error.details?.kind, error.details?.limit],
+        ['concurrency_limit', 'requests_per_minute', 120],
+        limited.text,
+      );
+      assert.ok(Number(limited.headers.get('retry-after')) >= 1, 'Retry-After');
+      assert.match(limited.headers.get('ratelimit-policy') ?? '', /q=120;w=60/);
+    }
+    await assert.rejects(connect(apiKey), /429|concurrency_limit/, 'an SDK client cannot connect either');
+    assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: apiKey })).status, 429, 'one budget');
+    assert.equal(Math.floor(Date.now() / 60_000), minute, 'all of it within one minute of the clock');
+  });
+
   test('without a valid credential there is no session: 401 with the Error object; a REST-only key is tenant_scope', async () => {
     const answer = async (apiKey: string | undefined) => {
       const res = await fetch(`${fleet.gatewayUrl}/mcp`, {

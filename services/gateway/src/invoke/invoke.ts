@@ -36,6 +36,8 @@ export interface Call {
   signal: AbortSignal;
   /** Protocol metadata the surface may send (REST: response headers). */
   setHeader(name: string, value: string): void;
+  /** The surface counted this call against the rate limit as it arrived (MCP counts every message: `admit`). */
+  admitted?: boolean;
 }
 
 export interface InvokerDeps {
@@ -66,10 +68,15 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
 export class Invoker {
   constructor(private readonly deps: InvokerDeps) {}
 
+  /** Counts one request of the principal against its plan's requests per minute; over it, 429 `concurrency_limit`. */
+  admit(principal: Principal, setHeader: (name: string, value: string) => void): Promise<void> {
+    return admitRequest(this.deps.limiter, principal, setHeader);
+  }
+
   async invoke(call: Call): Promise<Answer> {
     const { row, principal } = call;
     if (!surfacesOf(row).includes(call.surface)) throw new ApiError('not_found');
-    await admitRequest(this.deps.limiter, principal, call.setHeader);
+    if (!call.admitted) await admitRequest(this.deps.limiter, principal, call.setHeader);
     const input = {
       params: parsePart(row.request.params, call.input.params, 'path'),
       query: parsePart(row.request.query, call.input.query, 'query'),

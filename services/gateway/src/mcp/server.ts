@@ -84,6 +84,8 @@ export function mcpRouter(deps: McpDeps): Router {
           requestId,
           signal: extra.signal,
           setHeader: () => undefined,
+          // Counted with its HTTP request, as every message is.
+          admitted: true,
         });
         const structured = await structuredOf(answer, extra.signal);
         return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
@@ -99,10 +101,26 @@ export function mcpRouter(deps: McpDeps): Router {
 
   const router = express.Router();
   const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES, strict: false });
-  router.post('/mcp', json, async (req, res, next) => {
-    let principal: Principal;
+  const setHeader = (res: express.Response) => (name: string, value: string) => res.setHeader(name, value);
+  // Every POST counts against the plan's requests per minute, the budget REST spends, before its body is
+  // read: over it, 429 with the Error object and Retry-After, as on REST, and no JSON-RPC at all.
+  const admitted: express.RequestHandler = async (req, res, next) => {
     try {
-      principal = await principalOf(deps.identity, req.rawHeaders, 'mcp');
+      const principal: Principal = await principalOf(deps.identity, req.rawHeaders, 'mcp');
+      // Kept before the count, so the access log names the workspace of a refused request too.
+      res.locals.principal = principal;
+      await deps.invoker.admit(principal, setHeader(res));
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+  router.post('/mcp', admitted, json, async (req, res, next) => {
+    const principal = res.locals.principal as Principal;
+    try {
+      // A batch is as many requests as it has messages; the first was counted on arrival.
+      const messages = Array.isArray(req.body) ? req.body.length : 1;
+      for (let i = 1; i < messages; i++) await deps.invoker.admit(principal, setHeader(res));
     } catch (err) {
       next(err);
       return;
