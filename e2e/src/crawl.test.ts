@@ -375,25 +375,38 @@ describe('crawl', () => {
       JSON.stringify(done.failures),
     );
     assert.equal(done.failed, 4);
+    assert.equal(done.outcome, 'completed', 'pages were delivered: pages that failed do not fail the crawl');
     for (const f of done.failures) assert.equal(f.code, 'page_unreachable', JSON.stringify(f));
     assert.equal(before - (await credits()), done.completed, 'only delivered pages are billed');
   });
 });
 
 describe('crawl errors', () => {
-  test('a start page that fails settles the crawl at once: one failure, nothing billed, the hold released', async () => {
+  test('a start page that fails settles the crawl at once as failed: its failure listed, nothing billed, the hold released', async () => {
     const s = await site({ pages: 1, extras: false });
     const before = await credits();
-    const id = await start({ url: `${s.url}/status/500`, limit: 20, sitemap: 'skip' });
+    const usageBefore = await billedPages(key);
+    // With its sitemaps on: a start page that fails ends the crawl, and what they list is not followed.
+    const id = await start({ url: `${s.url}/status/500`, limit: 20 });
     const done = await settled(id);
-    assert.equal(done.outcome, 'completed');
-    assert.equal(done.completed, 0);
+    assert.deepEqual([done.status, done.outcome], ['settled', 'failed']);
+    assert.deepEqual([done.completed, done.failed], [0, 1]);
+    const [failure] = done.failures;
     assert.deepEqual(
-      done.failures.map((f) => [new URL(f.url).pathname, f.code]),
-      [['/status/500', 'page_unreachable']],
+      [new URL(failure?.url ?? '').pathname, failure?.code, failure?.details?.reason, failure?.details?.status],
+      ['/status/500', 'page_unreachable', 'http_status', 500],
+      JSON.stringify(done.failures),
     );
     assert.deepEqual(done.usage, { credits: 0, meters: {} });
     assert.equal(await credits(), before, 'the 20 credits held at start are all back');
+    assert.equal(await billedPages(key), usageBefore, 'no page billed');
+    const results = await call<{ status: string; data: unknown[]; nextCursor: string | null }>(
+      fleet.gatewayUrl,
+      'GET',
+      `/v1/crawl/${id}/results`,
+      { key },
+    );
+    assert.deepEqual([results.body.status, results.body.data, results.body.nextCursor], ['settled', [], null]);
   });
 
   test('another workspace’s crawl is not found, exactly as a missing one', async () => {

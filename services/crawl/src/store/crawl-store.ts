@@ -10,7 +10,8 @@ import type { indexFields } from './search-index.js';
 type IndexFields = ReturnType<typeof indexFields>;
 
 export type CrawlStatus = 'running' | 'cancelled' | 'settled';
-export type CrawlOutcome = 'completed' | 'limit_reached' | 'cancelled' | 'expired';
+/** How a crawl ended; `failed`: nothing in scope was left, none of it delivered, and the start page failed. */
+export type CrawlOutcome = 'completed' | 'failed' | 'limit_reached' | 'cancelled' | 'expired';
 
 export interface CrawlRow {
   id: string;
@@ -553,7 +554,8 @@ export class CrawlStore {
 
   /**
    * How the crawl would end now, if it can: a running crawl ends when its
-   * limit is delivered or nothing is left to fetch, and expires past its
+   * limit is delivered or nothing is left to fetch (failed when it delivered
+   * nothing and a page failed: the start page, whose failure ends it), and expires past its
    * deadline or after `stallMs` without a page delivered or failed; a
    * cancelled one ends when no page is in flight; a closed one (its ending
    * cut short) as it was closed. Undefined while it must go on.
@@ -570,6 +572,7 @@ export class CrawlStore {
       workspaceId: string;
       closed: boolean;
       completed: number;
+      failed: number;
       limit: number;
       holdId: string;
       open: number;
@@ -577,7 +580,7 @@ export class CrawlStore {
       expired: boolean;
     }>(
       this.db.pool,
-      `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, "limit", hold_id AS "holdId",
+      `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, failed, "limit", hold_id AS "holdId",
           (deadline_at < now()
             OR ($2::double precision > 0 AND progress_at < now() - make_interval(secs => $2::double precision / 1000)))
             AS expired,
@@ -593,7 +596,7 @@ export class CrawlStore {
     if (row.closed && row.outcome) return ending(row.outcome);
     if (row.status === 'cancelled') return row.live === 0 ? ending('cancelled') : undefined;
     if (row.completed >= row.limit) return ending('limit_reached');
-    if (row.open === 0) return ending('completed');
+    if (row.open === 0) return ending(row.completed === 0 && row.failed > 0 ? 'failed' : 'completed');
     if (row.expired) return ending('expired');
     return undefined;
   }

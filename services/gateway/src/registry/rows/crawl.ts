@@ -91,9 +91,11 @@ export const crawlObject = z.object({
       '`running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.',
     ),
   outcome: z
-    .enum(['completed', 'limit_reached', 'cancelled', 'expired'])
+    .enum(['completed', 'failed', 'limit_reached', 'cancelled', 'expired'])
     .nullable()
-    .describe('How a settled crawl ended; null while it runs.'),
+    .describe(
+      'How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).',
+    ),
   url: z.string(),
   limit: z.number().int(),
   discovered: z.number().int().describe('URLs found and in scope (start page included).'),
@@ -110,7 +112,7 @@ export function toCrawlJson(c: crawl.Crawl | undefined) {
   return {
     id: c?.id ?? '',
     status: (c?.status ?? 'running') as 'running' | 'cancelled' | 'settled',
-    outcome: (c?.outcome || null) as 'completed' | 'limit_reached' | 'cancelled' | 'expired' | null,
+    outcome: (c?.outcome || null) as 'completed' | 'failed' | 'limit_reached' | 'cancelled' | 'expired' | null,
     url: c?.url ?? '',
     limit: c?.limit ?? 0,
     discovered: c?.discovered ?? 0,
