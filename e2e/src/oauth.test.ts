@@ -3,11 +3,13 @@
 // discovers the metadata, registers itself, and a headless Chromium signs in
 // and consents on the gateway's page; then the token works on /mcp only,
 // expires, refreshes with rotation, and dies with the membership. And each
-// malformed exchange is refused as RFC 6749 and RFC 7636 say.
+// malformed exchange is refused as RFC 6749 and RFC 7636 say. Then the
+// attacks on sign-in, each from loopback addresses of its own (127.0.x.y) as
+// other machines: telling accounts apart by time.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -34,6 +36,7 @@ const codes: { code: string | null; error: string | null; state: string | null }
 const EMAIL = 'ada@example.test';
 const PASSWORD = 'correct horse battery';
 let workspaceId: string;
+let workspaceName: string;
 
 before(async () => {
   fleet = await startFleet({ env: { LOG_LEVEL: 'info' } });
@@ -50,13 +53,10 @@ before(async () => {
   });
   await new Promise<void>((r) => callback.listen(0, '127.0.0.1', r));
   redirectUrl = `http://127.0.0.1:${(callback.address() as { port: number }).port}/callback`;
-  const ws = `oauth-${Date.now()}`;
-  ({ workspaceId } = await fleet.admin<{ workspaceId: string }>('workspace', 'create', ws, '--plan', 'pro'));
-  await fleet.admin('workspace', 'create', `${ws}-other`, '--plan', 'pro');
-  const file = path.join(tmpdir(), `wap-oauth-${process.pid}`);
-  writeFileSync(file, `${PASSWORD}\n`);
-  await fleet.admin('user', 'create', EMAIL, '--password-file', file);
-  await fleet.admin('member', 'add', ws, EMAIL);
+  workspaceName = `oauth-${Date.now()}`;
+  ({ workspaceId } = await fleet.admin<{ workspaceId: string }>('workspace', 'create', workspaceName, '--plan', 'pro'));
+  await fleet.admin('workspace', 'create', `${workspaceName}-other`, '--plan', 'pro');
+  await addUser(EMAIL);
   browser = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox'] });
 });
 after(async () => {
@@ -65,6 +65,14 @@ after(async () => {
   await fleet?.stop();
   await fleet?.dropDatabases();
 });
+
+/** A person with PASSWORD; a member of the test's workspace unless `member` is false. */
+async function addUser(email: string, member = true) {
+  const file = path.join(tmpdir(), `wap-oauth-${process.pid}`);
+  writeFileSync(file, `${PASSWORD}\n`);
+  await fleet.admin('user', 'create', email, '--password-file', file);
+  if (member) await fleet.admin('member', 'add', workspaceName, email);
+}
 
 /** What an MCP client keeps between its runs, in memory. */
 class MemoryProvider implements OAuthClientProvider {
@@ -127,6 +135,25 @@ async function signInAndAllow(url: URL | string, decision: 'allow' | 'deny' = 'a
   }
 }
 
+/** Where a client sends the person to sign in (RFC 6749 section 4.1.1, with PKCE and a resource). */
+function authorizeUrl(
+  clientId: string,
+  challenge: string,
+  o: { redirect?: string; state?: string; resource?: string } = {},
+) {
+  const u = new URL(`${fleet.gatewayUrl}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: o.redirect ?? redirectUrl,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: o.state ?? 'st',
+    resource: o.resource ?? `${fleet.gatewayUrl}/mcp`,
+  }))
+    u.searchParams.set(k, v);
+  return u;
+}
 const mcpUrl = () => new URL(`${fleet.gatewayUrl}/mcp`);
 const tokenRequest = (params: Record<string, string>) =>
   fetch(`${fleet.gatewayUrl}/oauth/token`, {
@@ -280,17 +307,10 @@ describe('OAuth sign-in for MCP clients', () => {
     assert.equal(registered.status, 201);
     const cli = registered.body.client_id;
     const verifier = randomBytes(48).toString('base64url');
-    const u = new URL(`${fleet.gatewayUrl}/oauth/authorize`);
-    for (const [k, v] of Object.entries({
-      response_type: 'code',
-      client_id: cli,
-      redirect_uri: redirectUrl,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
+    const u = authorizeUrl(cli, createHash('sha256').update(verifier).digest('base64url'), {
       state: 'cli-state',
       resource: `${fleet.gatewayUrl}/v1`,
-    }))
-      u.searchParams.set(k, v);
+    });
     const { code } = await signInAndAllow(u);
     const issued = await tokenRequest({
       grant_type: 'authorization_code',
@@ -327,33 +347,21 @@ describe('OAuth sign-in for MCP clients', () => {
     assert.deepEqual([refused.status, refused.body.error], [400, 'invalid_redirect_uri'], 'plain http off loopback');
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const authorizeUrl = (clientId: string, redirect = redirectUrl) => {
-      const u = new URL(`${fleet.gatewayUrl}/oauth/authorize`);
-      for (const [k, v] of Object.entries({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: redirect,
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
-        state: 'st',
-        resource: `${fleet.gatewayUrl}/mcp`,
-      }))
-        u.searchParams.set(k, v);
-      return u;
-    };
     // A redirect URI the client did not register: an error page, and nothing sent there.
-    const unregistered = await fetch(authorizeUrl(a, `${redirectUrl}/other`), { redirect: 'manual' });
+    const unregistered = await fetch(authorizeUrl(a, challenge, { redirect: `${redirectUrl}/other` }), {
+      redirect: 'manual',
+    });
     assert.equal(unregistered.status, 400);
     assert.equal(unregistered.headers.get('location'), null);
     // PKCE plain is not offered.
-    const plain = authorizeUrl(a);
+    const plain = authorizeUrl(a, challenge);
     plain.searchParams.set('code_challenge_method', 'plain');
     const noPlain = await fetch(plain, { redirect: 'manual' });
     assert.equal(noPlain.status, 302);
     assert.equal(new URL(noPlain.headers.get('location') as string).searchParams.get('error'), 'invalid_request');
     // Denied: access_denied at the redirect URI.
-    assert.equal((await signInAndAllow(authorizeUrl(a), 'deny')).error, 'access_denied');
-    const { code } = await signInAndAllow(authorizeUrl(a));
+    assert.equal((await signInAndAllow(authorizeUrl(a, challenge), 'deny')).error, 'access_denied');
+    const { code } = await signInAndAllow(authorizeUrl(a, challenge));
     const exchange = (over: Record<string, string> = {}) =>
       tokenRequest({
         grant_type: 'authorization_code',
@@ -369,7 +377,7 @@ describe('OAuth sign-in for MCP clients', () => {
     const afterWrong = await exchange();
     assert.deepEqual([afterWrong.status, afterWrong.body.error], [400, 'invalid_grant']);
     // A code for another client, and a code used twice.
-    const second = await signInAndAllow(authorizeUrl(a));
+    const second = await signInAndAllow(authorizeUrl(a, challenge));
     const other = await tokenRequest({
       grant_type: 'authorization_code',
       code: second.code as string,
@@ -378,7 +386,7 @@ describe('OAuth sign-in for MCP clients', () => {
       code_verifier: verifier,
     });
     assert.deepEqual([other.status, other.body.error], [400, 'invalid_grant']);
-    const third = await signInAndAllow(authorizeUrl(a));
+    const third = await signInAndAllow(authorizeUrl(a, challenge));
     const good = await exchange({ code: third.code as string });
     assert.equal(good.status, 200, JSON.stringify(good.body));
     assert.equal((await toolCall(good.body.access_token as string)).ok, true);
@@ -389,5 +397,114 @@ describe('OAuth sign-in for MCP clients', () => {
     assert.deepEqual([unknownClient.status, unknownClient.body.error], [401, 'invalid_client']);
     const grant = await tokenRequest({ grant_type: 'password', client_id: a });
     assert.equal(grant.body.error, 'unsupported_grant_type');
+  });
+});
+
+interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let hosts = 0;
+/** A loopback address no other request of this file came from: another machine, as the gateway sees it. */
+const newAddress = () => {
+  hosts++;
+  return `127.0.${Math.floor(hosts / 250) + 1}.${(hosts % 250) + 2}`;
+};
+
+/** A request sent from the loopback address `from`. */
+function sendFrom(
+  from: string,
+  url: string,
+  o: { form?: Record<string, string>; cookie?: string; accept?: string } = {},
+): Promise<Answer> {
+  const body = o.form && new URLSearchParams(o.form).toString();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      url,
+      {
+        method: body === undefined ? 'GET' : 'POST',
+        localAddress: from,
+        headers: {
+          accept: o.accept ?? 'text/html',
+          ...(body !== undefined && { 'content-type': 'application/x-www-form-urlencoded' }),
+          ...(o.cookie && { cookie: o.cookie }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The signed request a page's form carries. */
+const formRequest = (page: Answer) => {
+  const found = /name="request" value="([^"]+)"/.exec(page.body)?.[1];
+  assert.ok(found, `a form in: ${page.status} ${page.body.slice(0, 300)}`);
+  return found;
+};
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+};
+
+describe('Sign-in under attack', () => {
+  let clientId: string;
+  const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+
+  before(async () => {
+    const registered = await call<{ client_id: string }>(fleet.gatewayUrl, 'POST', '/oauth/register', {
+      body: { client_name: 'E2E Agent', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' },
+    });
+    clientId = registered.body.client_id;
+  });
+
+  /** The sign-in page, opened from `from`: the signed request its form carries. */
+  const openSignIn = async (from: string) => formRequest(await sendFrom(from, authorizeUrl(clientId, challenge).href));
+  const signIn = (
+    from: string,
+    request: string,
+    email: string,
+    password: string,
+    o: { base?: string; accept?: string } = {},
+  ) =>
+    sendFrom(from, `${o.base ?? fleet.gatewayUrl}/oauth/authorize`, {
+      form: { step: 'sign-in', request, email, password },
+      ...(o.accept && { accept: o.accept }),
+    });
+
+  test('an unknown email is refused as slowly as a wrong password for a real account', async (t) => {
+    const email = 'timed@example.test';
+    await addUser(email, false);
+    const request = await openSignIn(newAddress());
+    const time = async (who: string) => {
+      const started = performance.now();
+      const answer = await signIn(newAddress(), request, who, 'not the password');
+      const ms = performance.now() - started;
+      assert.equal(answer.status, 401);
+      assert.match(answer.body, /id="failed"/);
+      return ms;
+    };
+    await time(email);
+    await time('warm-up@example.test');
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      known.push(await time(email));
+      unknown.push(await time(`nobody-${i}@example.test`));
+    }
+    const [k, u] = [median(known), median(unknown)];
+    t.diagnostic(`median ${u.toFixed(1)} ms for unknown emails, ${k.toFixed(1)} ms for a real one`);
+    assert.ok(u >= 0.5 * k, `median ${u.toFixed(1)} ms for unknown emails, ${k.toFixed(1)} ms for a real one`);
   });
 });
