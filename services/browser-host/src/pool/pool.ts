@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,6 +31,34 @@ export const CHROMIUM_ARGS = [
   '--disable-features=Translate,MediaRouter,OptimizationHints',
 ];
 
+/**
+ * Writes the preferences every browser starts with into `userDataDir`,
+ * merged into what is there (a profile's restored preferences are kept):
+ * WebRTC sends UDP only through a proxy, and a browser's proxy is its egress
+ * guard, which relays no UDP, so no STUN or TURN packet leaves past the guard
+ * (in every browser context: a client's own contexts read the same
+ * preference; Chromium 156 has no command-line flag for it); and the
+ * extensions in `extensionIds` are allowed in off-the-record contexts.
+ */
+export function writeChromiumPreferences(userDataDir: string, extensionIds: readonly string[] = []): void {
+  const file = path.join(userDataDir, 'Default', 'Preferences');
+  let preferences: { webrtc?: object; extensions?: { settings?: Record<string, unknown> } } = {};
+  try {
+    preferences = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {}
+  preferences.webrtc = { ...preferences.webrtc, ip_handling_policy: 'disable_non_proxied_udp' };
+  if (extensionIds.length > 0)
+    preferences.extensions = {
+      ...preferences.extensions,
+      settings: {
+        ...preferences.extensions?.settings,
+        ...Object.fromEntries(extensionIds.map((id) => [id, { incognito: true }])),
+      },
+    };
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(preferences));
+}
+
 interface Slot {
   browser: Promise<Browser>;
   userDataDir: string;
@@ -53,6 +81,7 @@ export class BrowserPool {
 
   private launch(): Slot {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'wap-chromium-'));
+    writeChromiumPreferences(userDataDir);
     const slot: Slot = { userDataDir, active: 0, served: 0, retiring: false, browser: Promise.resolve(null as never) };
     slot.browser = puppeteer
       .launch({

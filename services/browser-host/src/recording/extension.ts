@@ -256,8 +256,9 @@ export interface RecorderExtension {
 }
 
 /**
- * Writes the extension into `userDataDir` and allows it in every browser
- * context (a client's `newContext()` is an off-the-record profile, where
+ * Writes the extension into `userDataDir`. It runs in every browser context
+ * once the preferences allow it there (`writeChromiumPreferences` with its
+ * id: a client's `newContext()` is an off-the-record profile, where
  * extensions are off unless the profile's preferences allow them).
  */
 export function writeRecorderExtension(userDataDir: string): RecorderExtension {
@@ -280,7 +281,8 @@ export function writeRecorderExtension(userDataDir: string): RecorderExtension {
       { matches: ['<all_urls>'], js: ['recorder.js'], world: 'MAIN', ...frames },
     ],
     background: { service_worker: 'worker.js' },
-    host_permissions: ['<all_urls>'],
+    // The recording host alone: the worker reads no page, no file:// and no other site (content scripts need none).
+    host_permissions: [`http://${RECORDING_HOST}/*`],
     // chrome.debugger.getTargets only: a tab's target id. Nothing attaches. webNavigation: a tab's frames, to flush each.
     permissions: ['debugger', 'webNavigation'],
   };
@@ -290,17 +292,5 @@ export function writeRecorderExtension(userDataDir: string): RecorderExtension {
   writeFileSync(path.join(dir, 'bridge.js'), bridgeScript(nonce));
   writeFileSync(path.join(dir, 'worker.js'), workerScript(token));
   const id = unpackedExtensionId(dir);
-  // A profile's restored preferences are kept; only this extension's entry is set.
-  const file = path.join(userDataDir, 'Default', 'Preferences');
-  let preferences: { extensions?: { settings?: Record<string, unknown> } } = {};
-  try {
-    preferences = JSON.parse(readFileSync(file, 'utf8'));
-  } catch {}
-  preferences.extensions = {
-    ...preferences.extensions,
-    settings: { ...preferences.extensions?.settings, [id]: { incognito: true } },
-  };
-  mkdirSync(path.join(userDataDir, 'Default'), { recursive: true });
-  writeFileSync(file, JSON.stringify(preferences));
   return { dir, token, id, args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`] };
 }

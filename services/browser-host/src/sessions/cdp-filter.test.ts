@@ -1,91 +1,218 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { ClientFrames, ruleFor } from './cdp-filter.js';
+import { CdpFilter, type ClientVerdict, ruleFor } from './cdp-filter.js';
 
-/** A masked client frame as a WebSocket client would send it. */
-function frame(payload: string | Buffer, { fin = true, opcode = 0x1 } = {}): Buffer {
-  const body = Buffer.from(payload);
-  const mask = randomBytes(4);
-  const len = body.length;
-  const head =
-    len < 126
-      ? Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | len])
-      : Buffer.from([(fin ? 0x80 : 0) | opcode, 0x80 | 126, len >> 8, len & 0xff]);
-  return Buffer.concat([head, mask, Buffer.from(body.map((b, i) => b ^ (mask[i & 3] as number)))]);
-}
+const forwarded = (v: ClientVerdict): unknown => {
+  assert.equal(v.kind, 'forward', JSON.stringify(v));
+  return JSON.parse((v as { text: string }).text);
+};
+const answered = (v: ClientVerdict): { id: number; error?: { message: string }; sessionId?: string } => {
+  assert.equal(v.kind, 'answer', JSON.stringify(v));
+  return JSON.parse((v as { text: string }).text);
+};
 
-/** The text of the messages in frames written by ClientFrames. */
-function messages(bytes: Buffer[]): unknown[] {
-  const out: unknown[] = [];
-  const reader = new ClientFrames();
-  // Reading our own output back through a second reader unmasks it.
-  const judged = (reader as unknown as { nextFrame(): { payload: Buffer } | undefined }).nextFrame.bind(reader);
-  (reader as unknown as { buffered: Buffer }).buffered = Buffer.concat(bytes);
-  for (let f = judged(); f; f = judged()) out.push(JSON.parse(f.payload.toString()));
-  return out;
-}
-
-test('navigation to anything but the web is refused; the web passes untouched', () => {
+test('navigation to anything but the web is refused; the web passes', () => {
   assert.deepEqual(ruleFor({ method: 'Page.navigate', params: { url: 'file:///etc/hostname' } }), {
     kind: 'refuse',
     reason: 'urlSchemeNotAllowed',
   });
+  for (const url of [' file:///etc/passwd', 'FILE:///etc/passwd', '\tfile:///x', 'chrome://version', 'view-source:x'])
+    assert.equal(ruleFor({ method: 'Page.navigate', params: { url } }).kind, 'refuse', url);
   assert.equal(ruleFor({ method: 'Target.createTarget', params: { url: 'chrome://settings' } }).kind, 'refuse');
   assert.equal(ruleFor({ method: 'Page.navigate', params: { url: 'https://example.com/' } }).kind, 'pass');
   assert.equal(ruleFor({ method: 'Target.createTarget', params: { url: 'about:blank' } }).kind, 'pass');
+  assert.equal(
+    ruleFor({ method: 'Fetch.continueRequest', params: { requestId: '1', url: 'file:///x' } }).kind,
+    'refuse',
+  );
+  assert.equal(ruleFor({ method: 'Network.loadNetworkResource', params: { url: 'file:///x' } }).kind, 'refuse');
   assert.equal(ruleFor({ method: 'DOM.setFileInputFiles', params: { files: ['/etc/passwd'] } }).kind, 'refuse');
+  assert.equal(
+    ruleFor({
+      method: 'Input.dispatchDragEvent',
+      params: { type: 'drop', data: { items: [], files: ['/etc/passwd'] } },
+    }).kind,
+    'refuse',
+  );
+  for (const method of ['Target.exposeDevToolsProtocol', 'Target.sendMessageToTarget', 'Extensions.loadUnpacked'])
+    assert.equal(ruleFor({ method, params: {} }).kind, 'refuse', method);
+  assert.equal(
+    ruleFor({ method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: false } }).kind,
+    'refuse',
+  );
+  assert.equal(ruleFor({ method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: true } }).kind, 'pass');
   assert.deepEqual(
     ruleFor({ method: 'Browser.setDownloadBehavior', params: { behavior: 'allowAndName', downloadPath: '/tmp' } }),
-    {
-      kind: 'rewrite',
-      params: { behavior: 'deny' },
-    },
+    { kind: 'rewrite', params: { behavior: 'deny' } },
   );
   assert.deepEqual(
     ruleFor({ method: 'Target.createBrowserContext', params: { proxyServer: 'http://x', disposeOnDetach: true } }),
-    {
-      kind: 'rewrite',
-      params: { disposeOnDetach: true },
-    },
+    { kind: 'rewrite', params: { disposeOnDetach: true } },
   );
 });
 
-test('frames pass byte for byte, split anywhere; a refused command is renamed with its id and session kept', () => {
-  const ok = frame(JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: '1+1' } }));
-  const bad = frame(
-    JSON.stringify({ id: 2, sessionId: 'S', method: 'Page.navigate', params: { url: 'file:///etc/hostname' } }),
-  );
-  const ping = frame('', { opcode: 0x9 });
-  const all = Buffer.concat([ok, ping, bad]);
+test('a message that is not one strictly parsed CDP command is a protocol violation', () => {
+  const filter = new CdpFilter();
+  for (const text of [
+    'not json',
+    // A raw TAB inside a string: JSON.parse refuses it where Chromium's reader accepts it.
+    '{"id":1,"method":"Page.navigate","params":{"url":"file:///etc/passwd\t"}}',
+    '[{"id":1,"method":"Page.navigate"}]',
+    '{"id":-1,"method":"Page.enable"}',
+    '{"id":1.5,"method":"Page.enable"}',
+    '{"id":"1","method":"Page.enable"}',
+    '{"method":"Page.enable"}',
+    '{"id":1,"method":"Page"}',
+    '{"id":1,"method":"Page.enable","params":[]}',
+    '{"id":1,"method":"Page.enable","sessionId":{"a":1}}',
+    '{"id":1,"method":"Page.enable"} {"id":2,"method":"Page.navigate"}',
+  ])
+    assert.equal(filter.fromClient(text).kind, 'violation', text);
+});
+
+test('only what was parsed goes on, serialised anew: a repeated key is judged as Chromium would read it', () => {
+  const filter = new CdpFilter();
+  // JSON.parse keeps the last `params`; the rules judge that one, and Chromium gets no other.
+  const twice =
+    '{"id":7,"method":"Page.navigate","params":{"url":"https://a.test/"},"params":{"url":"file:///etc/passwd"}}';
+  assert.match(answered(filter.fromClient(twice)).error?.message ?? '', /urlSchemeNotAllowed/);
+  const extra = '{"id":8,"method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"AB12","x":"\\u0000"}';
+  assert.deepEqual(forwarded(filter.fromClient(extra)), {
+    id: 8,
+    method: 'Runtime.evaluate',
+    params: { expression: '1' },
+    sessionId: 'AB12',
+  });
+});
+
+test('a refused command is answered by the host under its id and session; a browser close ends the session', () => {
   const refused: string[] = [];
-  const reader = new ClientFrames((method) => refused.push(method));
-  const out: Buffer[] = [];
-  for (let i = 0; i < all.length; i += 7) out.push(...reader.push(all.subarray(i, i + 7)));
-  assert.deepEqual(out[0], ok, 'an allowed command goes as it came');
-  assert.deepEqual(out[1], ping);
-  assert.deepEqual(messages([out[2] as Buffer]), [
-    { id: 2, sessionId: 'S', method: 'Refused.urlSchemeNotAllowed', params: {} },
-  ]);
+  const filter = new CdpFilter({ refused: (method) => refused.push(method) });
+  const refusal = answered(
+    filter.fromClient(
+      JSON.stringify({ id: 2, sessionId: 'S1', method: 'Page.navigate', params: { url: 'file:///etc/hostname' } }),
+    ),
+  );
+  assert.equal(refusal.id, 2);
+  assert.equal(refusal.sessionId, 'S1');
   assert.deepEqual(refused, ['Page.navigate']);
+  const close = filter.fromClient(JSON.stringify({ id: 9, method: 'Browser.close' }));
+  assert.deepEqual(close, { kind: 'closeBrowser', text: '{"id":9,"result":{}}' });
+  // Within a target's session it is no browser-wide close.
+  assert.equal(filter.fromClient(JSON.stringify({ id: 10, sessionId: 'S', method: 'Browser.close' })).kind, 'forward');
 });
 
-test('a message split over frames is judged whole', () => {
-  const text = JSON.stringify({ id: 3, method: 'Page.navigate', params: { url: 'file:///x' } });
-  const reader = new ClientFrames();
-  assert.deepEqual(reader.push(frame(text.slice(0, 10), { fin: false })), []);
-  const out = reader.push(frame(text.slice(10), { fin: true, opcode: 0x0 }));
-  assert.deepEqual(messages(out), [{ id: 3, method: 'Refused.urlSchemeNotAllowed', params: {} }]);
+test("the extension's targets, and the sessions Chromium attaches to them, are never shown", () => {
+  const filter = new CdpFilter({ hiddenTarget: (id) => id === 'KNOWN' });
+  const worker = { targetId: 'W1', type: 'service_worker', url: 'chrome-extension://abc/worker.js', attached: false };
+  const page = { targetId: 'P1', type: 'page', url: 'about:blank', attached: true };
+  const created = (info: object) => JSON.stringify({ method: 'Target.targetCreated', params: { targetInfo: info } });
+  assert.equal(filter.fromBrowser(created(worker)).toClient, undefined);
+  assert.equal(filter.fromBrowser(created(page)).toClient, created(page));
+  // getTargets: the page only.
+  forwarded(filter.fromClient('{"id":3,"method":"Target.getTargets"}'));
+  const listed = filter.fromBrowser(JSON.stringify({ id: 3, result: { targetInfos: [worker, page] } }));
+  assert.deepEqual(JSON.parse(listed.toClient ?? ''), { id: 3, result: { targetInfos: [page] } });
+  // Naming it is answered as Chromium answers an unknown target, with nothing sent to Chromium.
+  for (const targetId of ['W1', 'KNOWN']) {
+    const refusal = answered(
+      filter.fromClient(
+        JSON.stringify({ id: 4, method: 'Target.attachToTarget', params: { targetId, flatten: true } }),
+      ),
+    );
+    assert.equal(refusal.error?.message, 'No target with given id found');
+  }
+  // Auto-attached by Chromium: the client never hears of it; the host lets the worker run and detaches.
+  const attached = filter.fromBrowser(
+    JSON.stringify({
+      method: 'Target.attachedToTarget',
+      params: { sessionId: 'HID', targetInfo: worker, waitingForDebugger: true },
+    }),
+  );
+  assert.equal(attached.toClient, undefined);
+  assert.deepEqual(
+    attached.toBrowser.map((t) => JSON.parse(t)),
+    [
+      { id: -1, method: 'Runtime.runIfWaitingForDebugger', sessionId: 'HID' },
+      { id: -2, method: 'Target.detachFromTarget', params: { sessionId: 'HID' } },
+    ],
+  );
+  assert.deepEqual(filter.fromBrowser('{"id":-2,"result":{}}'), { toClient: undefined, toBrowser: [] });
+  assert.equal(
+    filter.fromBrowser('{"method":"Runtime.consoleAPICalled","params":{},"sessionId":"HID"}').toClient,
+    undefined,
+  );
+  const inHidden = answered(filter.fromClient('{"id":5,"method":"Runtime.evaluate","params":{},"sessionId":"HID"}'));
+  assert.equal(inHidden.error?.message, 'Session with given id not found.');
 });
 
-test('a client closing the browser is answered under its id, and the session is told to end', () => {
-  let closes = 0;
-  const reader = new ClientFrames(undefined, () => closes++);
-  const out = reader.push(frame(JSON.stringify({ id: 9, method: 'Browser.close' })));
-  assert.deepEqual(messages(out), [{ id: 9, method: 'Browser.getVersion', params: {} }]);
-  assert.equal(closes, 1);
-  // Within a target's session it is no browser-wide close: it passes as it came.
-  const scoped = frame(JSON.stringify({ id: 10, sessionId: 'S', method: 'Browser.close' }));
-  assert.deepEqual(reader.push(scoped), [scoped]);
-  assert.equal(closes, 1);
+test("contexts, scripts and call frames may be named only once shown; the extension's never are", () => {
+  const filter = new CdpFilter();
+  const evaluate = (contextId: number) =>
+    filter.fromClient(
+      JSON.stringify({
+        id: 1,
+        method: 'Runtime.evaluate',
+        params: { expression: 'chrome', contextId },
+        sessionId: 'P',
+      }),
+    );
+  // A guessed id is refused before Chromium sees it.
+  assert.equal(answered(evaluate(2)).error?.message, 'Cannot find context with specified id');
+  const context = (id: number, origin: string) =>
+    JSON.stringify({
+      method: 'Runtime.executionContextCreated',
+      params: { context: { id, origin, name: '', uniqueId: `u${id}` } },
+      sessionId: 'P',
+    });
+  assert.ok(filter.fromBrowser(context(1, 'http://127.0.0.1:8000')).toClient);
+  assert.equal(filter.fromBrowser(context(2, 'chrome-extension://abc')).toClient, undefined);
+  forwarded(evaluate(1));
+  assert.equal(answered(evaluate(2)).error?.message, 'Cannot find context with specified id');
+  // The extension's scripts are not listed, and no script not listed can be read.
+  const parsed = (scriptId: string, url: string, executionContextId: number) =>
+    JSON.stringify({ method: 'Debugger.scriptParsed', params: { scriptId, url, executionContextId }, sessionId: 'P' });
+  assert.equal(filter.fromBrowser(parsed('10', 'chrome-extension://abc/recorder.js', 1)).toClient, undefined);
+  assert.equal(filter.fromBrowser(parsed('11', '', 2)).toClient, undefined);
+  assert.ok(filter.fromBrowser(parsed('12', 'http://127.0.0.1:8000/app.js', 1)).toClient);
+  const source = (scriptId: string) =>
+    filter.fromClient(
+      JSON.stringify({ id: 2, method: 'Debugger.getScriptSource', params: { scriptId }, sessionId: 'P' }),
+    );
+  assert.equal(answered(source('10')).error?.message, 'No script for id');
+  forwarded(source('12'));
+  const breakpoint = filter.fromClient(
+    JSON.stringify({
+      id: 3,
+      method: 'Debugger.setBreakpoint',
+      params: { location: { scriptId: '11', lineNumber: 0 } },
+      sessionId: 'P',
+    }),
+  );
+  assert.equal(answered(breakpoint).error?.message, 'No script for id');
+  // A pause in the extension's code is resumed by the host; one in the page hides the extension's frames.
+  const paused = (frames: object[]) =>
+    JSON.stringify({ method: 'Debugger.paused', params: { callFrames: frames, reason: 'other' }, sessionId: 'P' });
+  const hiddenFrame = {
+    callFrameId: 'f-hidden',
+    url: 'chrome-extension://abc/recorder.js',
+    location: { scriptId: '10' },
+  };
+  const pageFrame = { callFrameId: 'f-page', url: 'http://127.0.0.1:8000/app.js', location: { scriptId: '12' } };
+  const inHidden = filter.fromBrowser(paused([hiddenFrame, pageFrame]));
+  assert.equal(inHidden.toClient, undefined);
+  assert.deepEqual(JSON.parse(inHidden.toBrowser[0] ?? ''), { id: -1, method: 'Debugger.resume', sessionId: 'P' });
+  const inPage = filter.fromBrowser(paused([pageFrame, hiddenFrame]));
+  assert.deepEqual(JSON.parse(inPage.toClient ?? '').params.callFrames, [pageFrame]);
+  const onFrame = (callFrameId: string) =>
+    filter.fromClient(
+      JSON.stringify({
+        id: 4,
+        method: 'Debugger.evaluateOnCallFrame',
+        params: { callFrameId, expression: '1' },
+        sessionId: 'P',
+      }),
+    );
+  forwarded(onFrame('f-page'));
+  assert.equal(answered(onFrame('f-hidden')).error?.message, 'Invalid call frame id');
 });

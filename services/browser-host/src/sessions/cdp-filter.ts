@@ -1,172 +1,540 @@
-// What a client may ask of its session's Chromium. The client's WebSocket
-// frames are read on their way to Chromium (Chromium's own frames go back
-// untouched); a frame is forwarded as it came unless its command is one of:
+// What a client may ask of its session's Chromium, and what it sees of it.
+// The host ends the client's WebSocket itself (cdp-server.ts), so this reads
+// whole messages, never frames: each client message must be one JSON object
+// (an integer `id` of at least 0, a `Domain.method` name, optional `params`
+// object and `sessionId` string), and only what was parsed goes on to
+// Chromium, serialised anew. Anything else closes the connection: a byte
+// Chromium would read differently from us never reaches it.
 //
-// - Page.navigate / Target.createTarget to anything but http(s), about:,
-//   data: or blob: (a CDP navigation to file:// would read the host's files);
-// - DOM.setFileInputFiles (host paths), Extensions.* and PWA.* (installs);
-// - Browser.setDownloadBehavior / Page.setDownloadBehavior: rewritten to deny
-//   (the spec has no downloads; Playwright asks for them on every connect);
-// - Target.createBrowserContext: its proxyServer/proxyBypassList removed (a
-//   context's own proxy would leave through no egress guard);
-// - Browser.close: the host ends the session itself, so what the pages showed
-//   last reaches the recording and the bill before Chromium goes; Chromium is
-//   sent Browser.getVersion under the same id, so the client has its answer.
+// Commands:
+// - Page.navigate, Target.createTarget, Fetch.continueRequest and
+//   Network.loadNetworkResource to anything but http(s) (and about:, data:,
+//   blob: for the navigations) are refused: file:// would read the host.
+// - DOM.setFileInputFiles, Page.handleFileChooser and drags carrying files
+//   (host paths), Extensions.*, PWA.*, Target.exposeDevToolsProtocol (an
+//   unfiltered CDP inside a page), Target.sendMessageToTarget and non-flat
+//   attaching (messages inside messages), Browser.getBrowserCommandLine and
+//   Browser.executeBrowserCommand are refused.
+// - Browser.setDownloadBehavior / Page.setDownloadBehavior become `deny`.
+// - Target.createBrowserContext loses proxyServer/proxyBypassList.
+// - Browser.close ends the session (the host closes the browser itself, so
+//   what the pages showed last reaches the recording and the bill).
 //
-// A refused command is forwarded renamed `Refused.<reason>`, so Chromium
-// itself answers its id with an error and the stream of frames stays whole.
-import { randomBytes } from 'node:crypto';
+// The recorder extension is not the client's to see or touch: its targets,
+// the CDP sessions Chromium attaches to them, its execution contexts, its
+// scripts and its call frames are dropped from what Chromium sends, and a
+// command naming one is answered as Chromium answers an unknown one. Contexts,
+// scripts and call frames are allow-listed: a command may name only one this
+// connection was shown (their ids are small integers a client could guess).
+//
+// A refused command is answered by the host under its id and session with a
+// CDP error; Chromium never sees it.
 
-const ALLOWED_SCHEMES = new Set(['http:', 'https:', 'about:', 'data:', 'blob:']);
+/** Navigations a client may ask for. */
+const NAVIGABLE = /^(https?:\/\/|about:|data:|blob:)/i;
+const NAVIGABLE_SCHEMES = new Set(['http:', 'https:', 'about:', 'data:', 'blob:']);
+const WEB = /^https?:\/\//i;
+const WEB_SCHEMES = new Set(['http:', 'https:']);
+const EXTENSION = 'chrome-extension://';
+const METHOD = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
+const SESSION_ID = /^[A-Za-z0-9]{1,64}$/;
+/** Chromium appends a flat session's id as the last member of what it sends. */
+const TAIL_SESSION = /,"sessionId":"([A-Za-z0-9]{1,64})"\}$/;
+const HEAD_METHOD = /^\{"method":"([A-Za-z0-9.]+)"/;
+const HEAD_ID = /^\{"id":(-?\d+),/;
 
-/** A client's CDP command after the host's rules: as it came, rewritten, or refused. */
-export function ruleFor(command: {
-  method?: unknown;
+/** A client's command as parsed: nothing else of its message exists for the host. */
+export interface Command {
+  id: number;
+  method: string;
   params?: Record<string, unknown>;
-  sessionId?: unknown;
-}):
+  sessionId?: string;
+}
+
+type Json = Record<string, unknown>;
+
+export type ClientVerdict =
+  /** Send this to Chromium. */
+  | { kind: 'forward'; text: string }
+  /** Answer the client with this; Chromium never sees the command. */
+  | { kind: 'answer'; text: string }
+  /** The client asked to close the browser: answer it, then end the session. */
+  | { kind: 'closeBrowser'; text: string }
+  /** Not a CDP command: close the connection (RFC 6455 status code). */
+  | { kind: 'violation'; code: number; reason: string };
+
+/** What the host's rules make of a command: as it came, rewritten, refused, or the browser's close. */
+export type Rule =
   | { kind: 'pass' }
-  | { kind: 'rewrite'; params: Record<string, unknown> }
+  | { kind: 'rewrite'; params: Json }
   | { kind: 'refuse'; reason: string }
-  | { kind: 'close' } {
-  const method = typeof command.method === 'string' ? command.method : '';
+  | { kind: 'close' };
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether `url` is one of `schemes`, read both as Chromium and as WHATWG would: both must agree. */
+function urlAllowed(url: unknown, prefix: RegExp, schemes: Set<string>): boolean {
+  if (typeof url !== 'string' || !prefix.test(url)) return false;
+  try {
+    return schemes.has(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/** A client's command after the host's rules (the extension's hiding is the filter's, below). */
+export function ruleFor(command: { method: string; params?: Json; sessionId?: string }): Rule {
+  const { method } = command;
   const params = command.params ?? {};
-  if (method === 'Browser.close' && command.sessionId === undefined) return { kind: 'close' };
-  if (method === 'Page.navigate' || method === 'Target.createTarget') {
-    const url = typeof params.url === 'string' ? params.url : '';
-    let scheme = '';
-    try {
-      scheme = new URL(url).protocol;
-    } catch {
-      return url === '' && method === 'Target.createTarget'
+  switch (method) {
+    case 'Browser.close':
+      return command.sessionId === undefined ? { kind: 'close' } : { kind: 'pass' };
+    case 'Target.createTarget':
+      if (params.url === undefined || params.url === '') return { kind: 'pass' };
+      return urlAllowed(params.url, NAVIGABLE, NAVIGABLE_SCHEMES)
         ? { kind: 'pass' }
-        : { kind: 'refuse', reason: 'urlNotAllowed' };
+        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
+    case 'Page.navigate':
+      return urlAllowed(params.url, NAVIGABLE, NAVIGABLE_SCHEMES)
+        ? { kind: 'pass' }
+        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
+    case 'Fetch.continueRequest':
+    case 'Network.continueInterceptedRequest':
+      return params.url === undefined || urlAllowed(params.url, WEB, WEB_SCHEMES)
+        ? { kind: 'pass' }
+        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
+    case 'Network.loadNetworkResource':
+      return urlAllowed(params.url, WEB, WEB_SCHEMES)
+        ? { kind: 'pass' }
+        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
+    case 'DOM.setFileInputFiles':
+    case 'Page.handleFileChooser':
+      return { kind: 'refuse', reason: 'hostFilesNotAllowed' };
+    case 'Input.dispatchDragEvent': {
+      const files = isObject(params.data) ? params.data.files : undefined;
+      return Array.isArray(files) && files.length > 0
+        ? { kind: 'refuse', reason: 'hostFilesNotAllowed' }
+        : { kind: 'pass' };
     }
-    return ALLOWED_SCHEMES.has(scheme) ? { kind: 'pass' } : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
+    case 'Browser.setDownloadBehavior':
+    case 'Page.setDownloadBehavior': {
+      const { browserContextId } = params;
+      return {
+        kind: 'rewrite',
+        params: { behavior: 'deny', ...(typeof browserContextId === 'string' && { browserContextId }) },
+      };
+    }
+    case 'Target.createBrowserContext': {
+      if (!('proxyServer' in params) && !('proxyBypassList' in params)) return { kind: 'pass' };
+      const { proxyServer: _server, proxyBypassList: _bypass, ...rest } = params;
+      return { kind: 'rewrite', params: rest };
+    }
+    // Without flatten, a target's messages travel inside Target.sendMessageToTarget, unread by these rules.
+    case 'Target.attachToTarget':
+      return params.flatten === true ? { kind: 'pass' } : { kind: 'refuse', reason: 'flattenRequired' };
+    case 'Target.setAutoAttach':
+      return params.flatten === true || params.autoAttach === false
+        ? { kind: 'pass' }
+        : { kind: 'refuse', reason: 'flattenRequired' };
+    case 'Target.sendMessageToTarget':
+      return { kind: 'refuse', reason: 'flattenRequired' };
+    case 'Target.exposeDevToolsProtocol':
+    case 'Target.openDevTools':
+    case 'Browser.getBrowserCommandLine':
+    case 'Browser.executeBrowserCommand':
+    case 'Browser.crash':
+    case 'Browser.crashGpuProcess':
+    case 'ServiceWorker.stopAllWorkers':
+      return { kind: 'refuse', reason: 'notAllowed' };
   }
-  if (method === 'DOM.setFileInputFiles') return { kind: 'refuse', reason: 'hostFilesNotAllowed' };
-  if (method.startsWith('Extensions.') || method.startsWith('PWA.')) return { kind: 'refuse', reason: 'notAllowed' };
-  if (method === 'Browser.setDownloadBehavior' || method === 'Page.setDownloadBehavior') {
-    const { browserContextId } = params;
-    return { kind: 'rewrite', params: { behavior: 'deny', ...(browserContextId ? { browserContextId } : {}) } };
-  }
-  if (method === 'Target.createBrowserContext' && ('proxyServer' in params || 'proxyBypassList' in params)) {
-    const { proxyServer: _server, proxyBypassList: _bypass, ...rest } = params;
-    return { kind: 'rewrite', params: rest };
-  }
+  if (method.startsWith('Extensions.') || method.startsWith('PWA.') || method.startsWith('Cast.'))
+    return { kind: 'refuse', reason: 'notAllowed' };
   return { kind: 'pass' };
 }
 
-/** One masked client frame carrying `payload` as a single text message. */
-function clientTextFrame(payload: Buffer): Buffer {
-  const mask = randomBytes(4);
-  const length = payload.length;
-  const header =
-    length < 126
-      ? Buffer.from([0x81, 0x80 | length])
-      : length < 65_536
-        ? Buffer.from([0x81, 0x80 | 126, length >> 8, length & 0xff])
-        : Buffer.concat([Buffer.from([0x81, 0x80 | 127]), bigEndian64(length)]);
-  const body = Buffer.alloc(length);
-  for (let i = 0; i < length; i++) body[i] = (payload[i] as number) ^ (mask[i & 3] as number);
-  return Buffer.concat([header, mask, body]);
+/** What a connection was shown within one CDP session (flat sessions; '' for the browser's own). */
+interface Scope {
+  contexts: Set<number>;
+  /** The extension's contexts here: what happens in them is not shown. */
+  hiddenContexts: Set<number>;
+  uniqueContexts: Set<string>;
+  scripts: Set<string>;
+  callFrames: Set<string>;
 }
 
-function bigEndian64(n: number): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64BE(BigInt(n));
-  return b;
+const newScope = (): Scope => ({
+  contexts: new Set(),
+  hiddenContexts: new Set(),
+  uniqueContexts: new Set(),
+  scripts: new Set(),
+  callFrames: new Set(),
+});
+
+/** Chromium's own answers to a command naming something that does not exist. */
+const NOT_FOUND = {
+  session: { code: -32001, message: 'Session with given id not found.' },
+  target: { code: -32602, message: 'No target with given id found' },
+  context: { code: -32000, message: 'Cannot find context with specified id' },
+  script: { code: -32000, message: 'No script for id' },
+  callFrame: { code: -32000, message: 'Invalid call frame id' },
+  serviceWorker: { code: -32000, message: 'No such registration' },
+} as const;
+
+/** Results the filter reads (per command), to hide or allow what they name. */
+const READ_RESULTS = new Set(['Target.getTargets', 'Page.createIsolatedWorld', 'Runtime.compileScript']);
+
+/** Chromium's events the filter reads; every other event passes unread. */
+const READ_EVENTS = new Set([
+  'Target.targetCreated',
+  'Target.targetInfoChanged',
+  'Target.targetDestroyed',
+  'Target.targetCrashed',
+  'Target.attachedToTarget',
+  'Target.detachedFromTarget',
+  'Runtime.executionContextCreated',
+  'Runtime.executionContextDestroyed',
+  'Runtime.executionContextsCleared',
+  'Runtime.consoleAPICalled',
+  'Runtime.exceptionThrown',
+  'Debugger.scriptParsed',
+  'Debugger.scriptFailedToParse',
+  'Debugger.paused',
+  'ServiceWorker.workerRegistrationUpdated',
+  'ServiceWorker.workerVersionUpdated',
+]);
+
+export interface FilterHooks {
+  /** A command the rules refused (for the log). */
+  refused?(method: string, reason: string): void;
+  /** Targets the host knows to be the extension's before Chromium says so on this connection. */
+  hiddenTarget?(targetId: string): boolean;
 }
 
 /**
- * Reads the client's byte stream as WebSocket frames (RFC 6455 section 5)
- * and answers what to send Chromium: the bytes as they came, or a message
- * rewritten. A message split over frames is judged when its last frame
- * arrives; its frames are held until then.
+ * One client connection's view of its browser. `fromClient` judges each
+ * client message; `fromBrowser` each of Chromium's, answering what the client
+ * sees of it and what the host itself must send Chromium (detaching from a
+ * hidden target it auto-attached, resuming a pause in hidden code).
  */
-export class ClientFrames {
-  private buffered: Buffer = Buffer.alloc(0);
-  /** The frames of a message still open (no FIN yet), and their unmasked payloads. */
-  private open: { raw: Buffer[]; payload: Buffer[] } | undefined;
+export class CdpFilter {
+  private readonly hiddenTargets = new Set<string>();
+  private readonly hiddenSessions = new Set<string>();
+  private readonly hiddenServiceWorkers = new Set<string>();
+  private readonly scopes = new Map<string, Scope>();
+  /** Commands whose results are read, by session and id. */
+  private readonly pending = new Map<string, string>();
+  /** The host's own commands count down from -1; their answers are dropped. */
+  private ownId = 0;
 
-  constructor(
-    private readonly onRefused: (method: string, reason: string) => void = () => undefined,
-    /** The client asked the browser to close: the session's to do. */
-    private readonly onBrowserClose: () => void = () => undefined,
-  ) {}
+  constructor(private readonly hooks: FilterHooks = {}) {}
 
-  /** Bytes from the client in; bytes for Chromium out (possibly none yet). */
-  push(chunk: Buffer): Buffer[] {
-    this.buffered = this.buffered.length ? Buffer.concat([this.buffered, chunk]) : chunk;
-    const out: Buffer[] = [];
-    for (;;) {
-      const frame = this.nextFrame();
-      if (!frame) return out;
-      const { fin, opcode, raw, payload } = frame;
-      if (opcode >= 0x8) {
-        out.push(raw); // control frames may come between a message's frames
-        continue;
-      }
-      if (opcode === 0x2 || (opcode === 0x0 && !this.open)) {
-        out.push(raw); // binary: CDP never sends it; passed as it came
-        continue;
-      }
-      this.open ??= { raw: [], payload: [] };
-      this.open.raw.push(raw);
-      this.open.payload.push(payload);
-      if (!fin) continue;
-      const message = this.open;
-      this.open = undefined;
-      out.push(...this.judge(message.raw, Buffer.concat(message.payload)));
+  private scope(sessionId: string | undefined): Scope {
+    const key = sessionId ?? '';
+    let scope = this.scopes.get(key);
+    if (!scope) {
+      scope = newScope();
+      this.scopes.set(key, scope);
     }
+    return scope;
   }
 
-  private judge(raw: Buffer[], payload: Buffer): Buffer[] {
-    let command: { id?: unknown; method?: unknown; sessionId?: unknown; params?: Record<string, unknown> };
+  private isHiddenTarget(targetId: unknown): boolean {
+    return (
+      typeof targetId === 'string' && (this.hiddenTargets.has(targetId) || this.hooks.hiddenTarget?.(targetId) === true)
+    );
+  }
+
+  /** Parses a client's message strictly; a message that is no CDP command is a protocol violation. */
+  static parse(text: string): Command | { violation: string } {
+    let value: unknown;
     try {
-      command = JSON.parse(payload.toString('utf8'));
+      value = JSON.parse(text);
     } catch {
-      return raw; // not JSON: Chromium answers it as it would
+      return { violation: 'a message must be one JSON object' };
     }
-    const rule = ruleFor(command);
-    if (rule.kind === 'pass') return raw;
-    if (rule.kind === 'close') {
-      this.onBrowserClose();
-      const asked = { id: command.id, method: 'Browser.getVersion', params: {} };
-      return [clientTextFrame(Buffer.from(JSON.stringify(asked)))];
-    }
-    if (rule.kind === 'refuse') {
-      this.onRefused(String(command.method), rule.reason);
-      const renamed = { ...command, method: `Refused.${rule.reason}`, params: {} };
-      return [clientTextFrame(Buffer.from(JSON.stringify(renamed)))];
-    }
-    return [clientTextFrame(Buffer.from(JSON.stringify({ ...command, params: rule.params })))];
+    if (!isObject(value)) return { violation: 'a message must be one JSON object' };
+    const { id, method, params, sessionId } = value;
+    if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0)
+      return { violation: 'id must be an integer of 0 or more' };
+    if (typeof method !== 'string' || !METHOD.test(method)) return { violation: 'method must be Domain.method' };
+    if (params !== undefined && !isObject(params)) return { violation: 'params must be an object' };
+    if (sessionId !== undefined && (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)))
+      return { violation: 'sessionId must be a session id' };
+    return {
+      id,
+      method,
+      ...(params !== undefined && { params }),
+      ...(sessionId !== undefined && { sessionId }),
+    };
   }
 
-  private nextFrame(): { fin: boolean; opcode: number; raw: Buffer; payload: Buffer } | undefined {
-    const b = this.buffered;
-    if (b.length < 2) return undefined;
-    const fin = ((b[0] as number) & 0x80) !== 0;
-    const opcode = (b[0] as number) & 0x0f;
-    const masked = ((b[1] as number) & 0x80) !== 0;
-    let length = (b[1] as number) & 0x7f;
-    let offset = 2;
-    if (length === 126) {
-      if (b.length < 4) return undefined;
-      length = b.readUInt16BE(2);
-      offset = 4;
-    } else if (length === 127) {
-      if (b.length < 10) return undefined;
-      length = Number(b.readBigUInt64BE(2));
-      offset = 10;
-    }
-    const maskAt = offset;
-    if (masked) offset += 4;
-    if (b.length < offset + length) return undefined;
-    const raw = b.subarray(0, offset + length);
-    const payload = Buffer.from(b.subarray(offset, offset + length));
-    if (masked) for (let i = 0; i < length; i++) payload[i] = (payload[i] as number) ^ (b[maskAt + (i & 3)] as number);
-    this.buffered = b.subarray(offset + length);
-    return { fin, opcode, raw: Buffer.from(raw), payload };
+  fromClient(text: string): ClientVerdict {
+    const parsed = CdpFilter.parse(text);
+    if ('violation' in parsed) return { kind: 'violation', code: 1008, reason: parsed.violation };
+    const command = parsed;
+    const error = (e: { code: number; message: string }, reason: string): ClientVerdict => {
+      this.hooks.refused?.(command.method, reason);
+      return { kind: 'answer', text: answer(command, { error: e }) };
+    };
+    if (command.sessionId !== undefined && this.hiddenSessions.has(command.sessionId))
+      return error(NOT_FOUND.session, 'hiddenSession');
+    const hidden = this.namesHidden(command);
+    if (hidden) return error(NOT_FOUND[hidden], `${hidden}NotShown`);
+    const rule = ruleFor(command);
+    if (rule.kind === 'refuse')
+      return error({ code: -32000, message: `Refused by the browser host: ${rule.reason}` }, rule.reason);
+    if (rule.kind === 'close') return { kind: 'closeBrowser', text: answer(command, { result: {} }) };
+    if (READ_RESULTS.has(command.method)) this.pending.set(`${command.sessionId ?? ''}|${command.id}`, command.method);
+    const params = rule.kind === 'rewrite' ? rule.params : command.params;
+    return {
+      kind: 'forward',
+      text: JSON.stringify({
+        id: command.id,
+        method: command.method,
+        ...(params !== undefined && { params }),
+        ...(command.sessionId !== undefined && { sessionId: command.sessionId }),
+      }),
+    };
   }
+
+  /** What of the hidden the command names, if anything: a target, a context, a script, a call frame. */
+  private namesHidden(command: Command): keyof typeof NOT_FOUND | undefined {
+    const p = command.params;
+    if (!p) return undefined;
+    if (this.isHiddenTarget(p.targetId)) return 'target';
+    if (p.sessionId !== undefined && this.hiddenSessions.has(String(p.sessionId))) return 'session';
+    const scope = this.scope(command.sessionId);
+    for (const key of ['contextId', 'executionContextId'] as const)
+      if (p[key] !== undefined && !(typeof p[key] === 'number' && scope.contexts.has(p[key]))) return 'context';
+    if (p.uniqueContextId !== undefined && !scope.uniqueContexts.has(String(p.uniqueContextId))) return 'context';
+    if (p.callFrameId !== undefined && !scope.callFrames.has(String(p.callFrameId))) return 'callFrame';
+    for (const scriptId of scriptIds(p)) if (!scope.scripts.has(scriptId)) return 'script';
+    if (command.method.startsWith('ServiceWorker.')) {
+      for (const key of ['versionId', 'registrationId'])
+        if (p[key] !== undefined && this.hiddenServiceWorkers.has(String(p[key]))) return 'serviceWorker';
+      for (const key of ['scopeURL', 'origin'])
+        if (typeof p[key] === 'string' && (p[key] as string).startsWith(EXTENSION)) return 'serviceWorker';
+    }
+    return undefined;
+  }
+
+  /** Chromium's message in: what the client sees of it (nothing when hidden), and what the host sends back. */
+  fromBrowser(text: string): { toClient: string | undefined; toBrowser: string[] } {
+    const pass = { toClient: text, toBrowser: [] as string[] };
+    const drop = { toClient: undefined, toBrowser: [] as string[] };
+    const sessionId = TAIL_SESSION.exec(text)?.[1];
+    if (sessionId !== undefined && this.hiddenSessions.has(sessionId)) return drop;
+    const id = HEAD_ID.exec(text)?.[1];
+    if (id !== undefined) {
+      if (Number(id) < 0) return drop;
+      const method = this.pending.get(`${sessionId ?? ''}|${id}`);
+      if (method === undefined) return pass;
+      this.pending.delete(`${sessionId ?? ''}|${id}`);
+      return this.readResult(method, text, sessionId);
+    }
+    const event = HEAD_METHOD.exec(text)?.[1];
+    if (event !== undefined && !READ_EVENTS.has(event)) return pass;
+    // An event the filter reads, or a message of a shape it did not expect: read it whole.
+    let message: Json;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (!isObject(value)) return drop;
+      message = value;
+    } catch {
+      return drop;
+    }
+    const sid = typeof message.sessionId === 'string' ? message.sessionId : undefined;
+    if (sid !== undefined && this.hiddenSessions.has(sid)) return drop;
+    if (typeof message.method !== 'string') {
+      // A response whose head was not where Chromium puts it.
+      if (typeof message.id === 'number' && message.id < 0) return drop;
+      return pass;
+    }
+    const params = isObject(message.params) ? message.params : {};
+    return this.readEvent(message.method, params, sid, text);
+  }
+
+  private own(method: string, params: Json | undefined, sessionId: string | undefined): string {
+    this.ownId -= 1;
+    return JSON.stringify({
+      id: this.ownId,
+      method,
+      ...(params && { params }),
+      ...(sessionId !== undefined && { sessionId }),
+    });
+  }
+
+  private hideIfExtension(info: unknown): boolean {
+    if (!isObject(info)) return false;
+    const hidden =
+      this.isHiddenTarget(info.targetId) || (typeof info.url === 'string' && info.url.startsWith(EXTENSION));
+    if (hidden && typeof info.targetId === 'string') this.hiddenTargets.add(info.targetId);
+    return hidden;
+  }
+
+  private readEvent(
+    method: string,
+    params: Json,
+    sessionId: string | undefined,
+    text: string,
+  ): { toClient: string | undefined; toBrowser: string[] } {
+    const pass = { toClient: text, toBrowser: [] as string[] };
+    const drop = { toClient: undefined, toBrowser: [] as string[] };
+    const scope = this.scope(sessionId);
+    switch (method) {
+      case 'Target.targetCreated':
+      case 'Target.targetInfoChanged':
+        return this.hideIfExtension(params.targetInfo) ? drop : pass;
+      case 'Target.targetDestroyed':
+      case 'Target.targetCrashed':
+        return this.isHiddenTarget(params.targetId) ? drop : pass;
+      case 'Target.attachedToTarget': {
+        if (!this.hideIfExtension(params.targetInfo)) return pass;
+        const child = params.sessionId;
+        if (typeof child !== 'string') return drop;
+        this.hiddenSessions.add(child);
+        // Chromium auto-attached the client to a hidden target: let it run, and let it go.
+        const toBrowser = [
+          ...(params.waitingForDebugger === true
+            ? [this.own('Runtime.runIfWaitingForDebugger', undefined, child)]
+            : []),
+          this.own('Target.detachFromTarget', { sessionId: child }, sessionId),
+        ];
+        return { toClient: undefined, toBrowser };
+      }
+      case 'Target.detachedFromTarget':
+        if (typeof params.sessionId === 'string') {
+          this.scopes.delete(params.sessionId);
+          if (this.hiddenSessions.has(params.sessionId)) return drop;
+        }
+        return this.isHiddenTarget(params.targetId) ? drop : pass;
+      case 'Runtime.executionContextCreated': {
+        const context = isObject(params.context) ? params.context : {};
+        if (typeof context.origin === 'string' && context.origin.startsWith(EXTENSION)) {
+          if (typeof context.id === 'number') scope.hiddenContexts.add(context.id);
+          return drop;
+        }
+        if (typeof context.id === 'number') scope.contexts.add(context.id);
+        if (typeof context.uniqueId === 'string') scope.uniqueContexts.add(context.uniqueId);
+        return pass;
+      }
+      case 'Runtime.executionContextDestroyed': {
+        const context = params.executionContextId as number;
+        scope.contexts.delete(context);
+        scope.uniqueContexts.delete(String(params.executionContextUniqueId));
+        return scope.hiddenContexts.delete(context) ? drop : pass;
+      }
+      case 'Runtime.executionContextsCleared':
+        scope.contexts.clear();
+        scope.hiddenContexts.clear();
+        scope.uniqueContexts.clear();
+        return pass;
+      case 'Runtime.consoleAPICalled':
+        return scope.hiddenContexts.has(params.executionContextId as number) ? drop : pass;
+      case 'Runtime.exceptionThrown': {
+        const details = isObject(params.exceptionDetails) ? params.exceptionDetails : {};
+        return scope.hiddenContexts.has(details.executionContextId as number) ? drop : pass;
+      }
+      case 'Debugger.scriptParsed':
+      case 'Debugger.scriptFailedToParse': {
+        const url = typeof params.url === 'string' ? params.url : '';
+        if (url.startsWith(EXTENSION) || scope.hiddenContexts.has(params.executionContextId as number)) return drop;
+        if (typeof params.scriptId === 'string') scope.scripts.add(params.scriptId);
+        return pass;
+      }
+      case 'Debugger.paused': {
+        const frames = Array.isArray(params.callFrames) ? params.callFrames.filter(isObject) : [];
+        const visible = (f: Json) => {
+          const location = isObject(f.location) ? f.location : {};
+          const url = typeof f.url === 'string' ? f.url : '';
+          return !url.startsWith(EXTENSION) && scope.scripts.has(String(location.scriptId));
+        };
+        const shown = frames.filter(visible);
+        if (frames[0] !== undefined && !visible(frames[0])) {
+          // Paused inside hidden code: the client never learns of it, and it runs on.
+          return { toClient: undefined, toBrowser: [this.own('Debugger.resume', undefined, sessionId)] };
+        }
+        for (const f of shown) if (typeof f.callFrameId === 'string') scope.callFrames.add(f.callFrameId);
+        if (shown.length === frames.length) return pass;
+        return { toClient: rewriteParams(text, { ...params, callFrames: shown }, sessionId), toBrowser: [] };
+      }
+      case 'ServiceWorker.workerRegistrationUpdated':
+      case 'ServiceWorker.workerVersionUpdated': {
+        const list = (method.endsWith('RegistrationUpdated') ? params.registrations : params.versions) as unknown;
+        const items = Array.isArray(list) ? list.filter(isObject) : [];
+        const shown = items.filter((item) => {
+          const url = String(item.scopeURL ?? item.scriptURL ?? '');
+          if (!url.startsWith(EXTENSION)) return true;
+          for (const key of ['registrationId', 'versionId'])
+            if (item[key] !== undefined) this.hiddenServiceWorkers.add(String(item[key]));
+          return false;
+        });
+        if (shown.length === items.length) return pass;
+        const key = method.endsWith('RegistrationUpdated') ? 'registrations' : 'versions';
+        return { toClient: rewriteParams(text, { ...params, [key]: shown }, sessionId), toBrowser: [] };
+      }
+    }
+    return pass;
+  }
+
+  private readResult(
+    method: string,
+    text: string,
+    sessionId: string | undefined,
+  ): { toClient: string | undefined; toBrowser: string[] } {
+    let message: Json;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (!isObject(value)) return { toClient: undefined, toBrowser: [] };
+      message = value;
+    } catch {
+      return { toClient: undefined, toBrowser: [] };
+    }
+    const result = isObject(message.result) ? message.result : undefined;
+    if (!result) return { toClient: text, toBrowser: [] };
+    const scope = this.scope(sessionId);
+    if (method === 'Target.getTargets' && Array.isArray(result.targetInfos)) {
+      const shown = result.targetInfos.filter((info) => !this.hideIfExtension(info));
+      if (shown.length === result.targetInfos.length) return { toClient: text, toBrowser: [] };
+      return { toClient: JSON.stringify({ ...message, result: { ...result, targetInfos: shown } }), toBrowser: [] };
+    }
+    if (method === 'Page.createIsolatedWorld' && typeof result.executionContextId === 'number')
+      scope.contexts.add(result.executionContextId);
+    if (method === 'Runtime.compileScript' && typeof result.scriptId === 'string') scope.scripts.add(result.scriptId);
+    return { toClient: text, toBrowser: [] };
+  }
+}
+
+/** An answer to `command` from the host, under its id and session. */
+function answer(command: Command, body: { result: Json } | { error: { code: number; message: string } }): string {
+  return JSON.stringify({
+    id: command.id,
+    ...body,
+    ...(command.sessionId !== undefined && { sessionId: command.sessionId }),
+  });
+}
+
+/** An event re-serialised with other params. */
+function rewriteParams(text: string, params: Json, sessionId: string | undefined): string {
+  const method = HEAD_METHOD.exec(text)?.[1] ?? (JSON.parse(text) as { method: string }).method;
+  return JSON.stringify({ method, params, ...(sessionId !== undefined && { sessionId }) });
+}
+
+/** Every scriptId a command's params name (the script, a location, a range's ends). */
+function scriptIds(params: Json): string[] {
+  const out: string[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 3) return;
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v, depth + 1);
+      return;
+    }
+    if (!isObject(value)) return;
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'scriptId') out.push(String(v));
+      else if (typeof v === 'object' && v !== null) visit(v, depth + 1);
+    }
+  };
+  visit(params, 0);
+  return out;
 }

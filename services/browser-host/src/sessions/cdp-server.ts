@@ -1,21 +1,33 @@
 // Where clients drive their sessions: the host's CDP endpoint. A WebSocket
 // upgrade on /devtools/browser/<session>?ticket=... with the session's
-// single-use ticket is joined to that session's Chromium. Chromium's frames go
-// to the client byte for byte (of any size, no re-framing); the client's pass
-// the host's rules first (cdp-filter.ts), unchanged unless refused. Nothing of
-// the client's request reaches Chromium but the WebSocket handshake itself:
-// no Authorization, Cookie or Origin, and Host is Chromium's own.
+// single-use ticket is joined to that session's Chromium. The host ends both
+// WebSockets itself: it reads the client's messages whole, passes each through
+// the host's rules (cdp-filter.ts) and sends Chromium only what it parsed,
+// anew; Chromium's messages go back less what the filter hides. Nothing of the
+// client's request reaches Chromium: not its handshake, nor Authorization,
+// Cookie or Origin, nor any frame as the client framed it.
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import { ClientFrames } from './cdp-filter.js';
+import { WebSocket, WebSocketServer } from 'ws';
+import { CdpFilter } from './cdp-filter.js';
 import type { SessionManager } from './manager.js';
+import type { Session } from './session.js';
 
 const SESSION_PATH = /^\/devtools\/browser\/([0-9a-f-]{36})$/;
 /** How long a client's socket may be silent before the kernel starts asking whether it is still there. */
 const CLIENT_KEEPALIVE_MS = 15_000;
+/** The host pings each client this often; one that has not answered the last ping by the next is gone. */
+const PING_INTERVAL_MS = 15_000;
+/** How long a client is given to answer the host's close frame. */
+const CLOSE_GRACE_MS = 2_000;
+/** The largest message a client may send (a script, a document) and Chromium may (a screenshot, a body). */
+const CLIENT_MAX_MESSAGE = 64 * 1024 * 1024;
+const BROWSER_MAX_MESSAGE = 512 * 1024 * 1024;
+/** Characters queued towards one side before the other is paused. */
+const HIGH_WATER = 8 * 1024 * 1024;
 
 /** An HTTP answer written on a socket that asked to upgrade, then closed. */
 function refuse(socket: Duplex, err: ApiError): void {
@@ -29,7 +41,13 @@ function refuse(socket: Duplex, err: ApiError): void {
 
 export class CdpServer {
   private readonly server: Server;
-  private readonly sockets = new Set<Duplex>();
+  private readonly clients = new Set<WebSocket>();
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: CLIENT_MAX_MESSAGE,
+    clientTracking: false,
+  });
 
   constructor(
     private readonly manager: SessionManager,
@@ -93,67 +111,126 @@ export class CdpServer {
       refuse(socket, new ApiError('unauthorized'));
       return;
     }
-    const key = req.headers['sec-websocket-key'];
-    if (typeof key !== 'string' || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+    if (
+      typeof req.headers['sec-websocket-key'] !== 'string' ||
+      (req.headers.upgrade ?? '').toLowerCase() !== 'websocket'
+    ) {
       refuse(socket, new ApiError('bad_request', { issues: [{ path: 'upgrade', message: 'a WebSocket upgrade' }] }));
       return;
     }
-    const target = session.browser.endpoint;
-    const upstream: Socket = connect(Number(target.port), target.hostname);
+    // The host's own connection to Chromium: the client's request (its headers, its handshake) never reaches it.
+    const upstream = new WebSocket(session.browser.endpoint, {
+      perMessageDeflate: false,
+      maxPayload: BROWSER_MAX_MESSAGE,
+      handshakeTimeout: 10_000,
+    });
+    const opened = () => {
+      upstream.off('error', failed);
+      this.wss.handleUpgrade(req, socket, head, (client) => this.join(session, client, upstream));
+    };
+    const failed = (err: Error) => {
+      upstream.off('open', opened);
+      this.log.warn({ err, sessionId: session.id }, "session browser's CDP endpoint unreachable");
+      refuse(socket, new ApiError('no_capacity', { retryAfterSeconds: 2 }));
+    };
+    upstream.once('open', opened);
+    upstream.once('error', failed);
+  }
+
+  /**
+   * Joins a client to its session's Chromium, message by message: the
+   * client's pass the host's rules (cdp-filter.ts), Chromium's pass the
+   * filter's hiding of the recorder. The client's end in any form (a close
+   * frame, a FIN, a reset, a missed pong) detaches it.
+   */
+  private join(session: Session, client: WebSocket, upstream: WebSocket): void {
     const detach = session.attach();
-    this.sockets.add(socket);
-    const close = () => {
-      socket.destroy();
-      upstream.destroy();
-      this.sockets.delete(socket);
+    this.clients.add(client);
+    const sessionId = session.id;
+    const filter = new CdpFilter({
+      refused: (method, reason) => this.log.info({ sessionId, method, reason }, 'client command refused'),
+      hiddenTarget: (targetId) => session.browser.hiddenTargets().has(targetId),
+    });
+    let done = false;
+    const close = (code?: number, reason?: string) => {
+      if (done) return;
+      done = true;
+      clearInterval(heartbeat);
+      this.clients.delete(client);
+      if (code !== undefined && client.readyState === WebSocket.OPEN) {
+        client.close(code, reason);
+        // A client that does not answer the close is not waited for.
+        setTimeout(() => client.terminate(), CLOSE_GRACE_MS).unref();
+      } else client.terminate();
+      upstream.terminate();
       detach();
     };
-    for (const s of [socket, upstream]) {
-      s.on('error', close);
-      s.on('close', close);
-    }
-    (socket as Socket).setNoDelay?.(true);
-    // A client whose machine or network vanished sends no FIN: TCP keep-alive probes find it once it has been
-    // silent this long, and the session then ends, or waits for a reconnect, as its idleTimeout says.
-    (socket as Socket).setKeepAlive?.(true, CLIENT_KEEPALIVE_MS);
-    upstream.setNoDelay(true);
-    const protocol = req.headers['sec-websocket-protocol'];
-    upstream.write(
-      [
-        `GET ${target.pathname} HTTP/1.1`,
-        `Host: ${target.host}`,
-        'Upgrade: websocket',
-        'Connection: Upgrade',
-        `Sec-WebSocket-Key: ${key}`,
-        `Sec-WebSocket-Version: ${req.headers['sec-websocket-version'] ?? '13'}`,
-        ...(typeof protocol === 'string' ? [`Sec-WebSocket-Protocol: ${protocol}`] : []),
-        '',
-        '',
-      ].join('\r\n'),
-    );
-    // The client's frames pass the host's rules on the way in (cdp-filter.ts); Chromium's go back untouched.
-    const frames = new ClientFrames(
-      (method, reason) => this.log.info({ sessionId: session.id, method, reason }, 'client command refused'),
-      () => void session.end('closed'),
-    );
-    const forward = (chunk: Buffer) => {
-      try {
-        for (const out of frames.push(chunk)) if (!upstream.write(out)) socket.pause();
-      } catch (err) {
-        this.log.warn({ err, sessionId: session.id }, 'unreadable client frames; closing');
-        close();
+    const raw = (client as unknown as { _socket?: Socket })._socket;
+    raw?.setNoDelay(true);
+    // A client whose machine or network vanished sends no FIN: TCP keep-alive probes find it, and the pings below sooner.
+    raw?.setKeepAlive(true, CLIENT_KEEPALIVE_MS);
+    // A half-closed socket (a FIN without a close frame) ends the connection at once.
+    raw?.once('end', () => close());
+    let answered = true;
+    const heartbeat = setInterval(() => {
+      if (!answered) return close(1001, 'no pong');
+      answered = false;
+      client.ping();
+    }, PING_INTERVAL_MS);
+    heartbeat.unref();
+    client.on('pong', () => {
+      answered = true;
+    });
+    const send = relay(client, upstream);
+    const reply = relay(upstream, client);
+    client.on('message', (data, isBinary) => {
+      if (isBinary) return close(1003, 'CDP messages are text');
+      const verdict = filter.fromClient(data.toString());
+      if (verdict.kind === 'forward') send(verdict.text);
+      else if (verdict.kind === 'answer') reply(verdict.text);
+      else if (verdict.kind === 'closeBrowser') {
+        reply(verdict.text);
+        void session.end('closed');
+      } else {
+        this.log.info({ sessionId, reason: verdict.reason }, 'client broke the protocol; closing');
+        close(verdict.code, verdict.reason);
       }
-    };
-    upstream.on('drain', () => socket.resume());
-    if (head.length > 0) forward(head);
-    socket.on('data', forward);
-    // Chromium's 101 answers the client's own key, so the client's handshake checks out.
-    upstream.pipe(socket);
-    this.log.debug({ sessionId: session.id }, 'client attached');
+    });
+    upstream.on('message', (data) => {
+      const { toClient, toBrowser } = filter.fromBrowser(data.toString());
+      if (toClient !== undefined) reply(toClient);
+      for (const text of toBrowser) send(text);
+    });
+    for (const ws of [client, upstream]) {
+      ws.on('close', () => close());
+      ws.on('error', (err) => {
+        this.log.debug({ err, sessionId }, 'CDP connection error');
+        close();
+      });
+    }
+    this.log.debug({ sessionId }, 'client attached');
   }
 
   async close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
+    for (const c of this.clients) c.terminate();
+    this.wss.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * Sends on `to`, pausing `from` while `to` has more than it can take at once
+ * (a screenshot stream to a slow client), so neither side's queue grows unbounded.
+ */
+function relay(from: WebSocket, to: WebSocket): (text: string) => void {
+  let queued = 0;
+  return (text) => {
+    if (to.readyState !== WebSocket.OPEN) return;
+    queued += text.length;
+    if (queued > HIGH_WATER) from.pause();
+    to.send(text, () => {
+      queued -= text.length;
+      if (queued <= HIGH_WATER && from.isPaused) from.resume();
+    });
+  };
 }

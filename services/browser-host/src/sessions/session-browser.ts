@@ -11,7 +11,7 @@ import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { BrowserFace } from '../domain/browser-face.js';
 import { EgressProxy } from '../egress/proxy.js';
-import { CHROMIUM_ARGS } from '../pool/pool.js';
+import { CHROMIUM_ARGS, writeChromiumPreferences } from '../pool/pool.js';
 import type { Attached } from '../profiles/profiles.js';
 import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '../recording/extension.js';
 import { NetworkCapture } from '../recording/network.js';
@@ -23,6 +23,8 @@ export interface SessionBrowser {
   egress: EgressProxy;
   /** Chromium's own browser endpoint on loopback, ws://127.0.0.1:<port>/devtools/browser/<id>. */
   endpoint: URL;
+  /** The recorder extension's targets (its worker): never shown to a client (cdp-filter.ts). */
+  hiddenTargets(): ReadonlySet<string>;
   version: { browser: string; protocol: string; userAgent: string };
   /** Where the recorder extension's chunks go from now on (before this, they are dropped). */
   recordTo(recording: SessionRecording): void;
@@ -50,6 +52,16 @@ export function chromiumMajor(executablePath: string): number {
   return major;
 }
 
+/** The ids of a browser's extension targets, as its own connection knows them. */
+function hiddenTargets(browser: Browser): Set<string> {
+  const ids = new Set<string>();
+  for (const target of browser.targets())
+    if (target.url().startsWith('chrome-extension://'))
+      // Puppeteer keeps the DevTools id private; it is the one thing of a target the filter can match on.
+      ids.add((target as unknown as { _targetId: string })._targetId);
+  return ids;
+}
+
 export async function launchSessionBrowser(
   executablePath: string,
   allow: AllowList,
@@ -66,6 +78,7 @@ export async function launchSessionBrowser(
     throw err;
   }
   const extension = options.record ? writeRecorderExtension(userDataDir) : undefined;
+  writeChromiumPreferences(userDataDir, extension ? [extension.id] : []);
   let recording: SessionRecording | undefined;
   const egress = new EgressProxy(allow, {
     owner: true,
@@ -137,6 +150,7 @@ export async function launchSessionBrowser(
       browser,
       egress,
       endpoint: new URL(browser.wsEndpoint()),
+      hiddenTargets: () => hiddenTargets(browser as Browser),
       version: { browser: info.product, protocol: info.protocolVersion, userAgent: info.userAgent },
       recordTo: (r) => {
         recording = r;

@@ -43,6 +43,7 @@ interface Ticket {
 export class Session {
   private ticket: Ticket | undefined;
   private clients = 0;
+  private attachedOnce = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private readonly lifetimeTimer: NodeJS.Timeout;
   private readonly meterTimer: NodeJS.Timeout;
@@ -71,8 +72,8 @@ export class Session {
     this.meterTimer = setInterval(() => void this.meter(), METER_INTERVAL_MS);
     for (const t of [this.lifetimeTimer, this.meterTimer]) t.unref();
     browser.browser.on('disconnected', () => void this.end(this.clients > 0 ? 'crashed' : 'closed'));
-    // Before its first client, the session waits for its ticket at least.
-    this.armIdle(Math.max(settings.idleTimeoutSeconds * 1000, TICKET_TTL_MS));
+    // Before its first client, the session lives as long as its ticket, whatever its idleTimeout.
+    this.armIdle(TICKET_TTL_MS);
   }
 
   get ended(): boolean {
@@ -83,6 +84,8 @@ export class Session {
   issueTicket(): { ticket: string; expiresAt: Date } {
     const secret = randomBytes(32);
     this.ticket = { secret, expiresAt: Date.now() + TICKET_TTL_MS };
+    // Never attached: it ends when this ticket expires unused.
+    if (!this.attachedOnce) this.armIdle(TICKET_TTL_MS);
     return { ticket: secret.toString('base64url'), expiresAt: new Date(this.ticket.expiresAt) };
   }
 
@@ -114,6 +117,7 @@ export class Session {
   /** A client connected; `detach` when its socket closes. */
   attach(): () => void {
     this.clients++;
+    this.attachedOnce = true;
     clearTimeout(this.idleTimer);
     let detached = false;
     return () => {

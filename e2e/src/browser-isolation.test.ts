@@ -1,0 +1,235 @@
+// A browser user turned attacker, through the real fleet: frames no client
+// library sends, the recorder extension looked for by every CDP road, WebRTC
+// aimed past the egress guard, and connections that end without a close
+// frame or never begin (docs/connect.md, "On the browser host").
+import assert from 'node:assert/strict';
+import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import type { Fleet } from '@wap/fleet';
+import { startFleet, until } from '@wap/testkit';
+import puppeteer from 'puppeteer-core';
+import { call } from './api.js';
+import { RawWebSocket } from './raw-websocket.js';
+
+let fleet: Fleet;
+let site: Server;
+let siteUrl: string;
+let stun: UdpSocket;
+let stunPort: number;
+let stunPackets = 0;
+
+/** A page that gathers WebRTC candidates against a STUN server on loopback, and says when it is done. */
+const RTC_PAGE = (port: number) => `<!doctype html><title>rtc</title><p id="state">gathering</p><script>
+const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.2:${port}' }] });
+pc.createDataChannel('x');
+const done = () => { if (pc.iceGatheringState === 'complete') { const p = document.createElement('p'); p.id = 'done'; p.textContent = 'gathered'; document.body.appendChild(p); } };
+pc.onicegatheringstatechange = done;
+pc.createOffer().then((o) => pc.setLocalDescription(o)).then(done);
+</script>`;
+
+before(async () => {
+  stun = createSocket('udp4');
+  stun.on('message', () => {
+    stunPackets++;
+  });
+  await new Promise<void>((r) => stun.bind(0, '127.0.0.2', r));
+  stunPort = stun.address().port;
+  site = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(req.url === '/rtc' ? RTC_PAGE(stunPort) : '<!doctype html><title>page</title><p>a page</p>');
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '16' } });
+});
+
+after(async () => {
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+  site?.close();
+  stun?.close();
+});
+
+const auth = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });
+
+/** A session opened through the gateway: its id and the host's ticketed CDP URL. */
+async function open(apiKey: string, query = ''): Promise<{ sessionId: string; url: string }> {
+  const opened = await call<{ webSocketDebuggerUrl: string }>(
+    fleet.gatewayUrl,
+    'GET',
+    `/connect/json/version${query}`,
+    { key: apiKey },
+  );
+  assert.equal(opened.status, 200, JSON.stringify(opened.body));
+  const url = opened.body.webSocketDebuggerUrl;
+  return { sessionId: /\/devtools\/browser\/([0-9a-f-]{36})/.exec(url)?.[1] as string, url };
+}
+
+type SessionJson = { status: string; outcome: string | null; durationSeconds: number };
+const readSession = async (apiKey: string, sessionId: string) =>
+  (await call<{ session: SessionJson }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key: apiKey })).body
+    .session;
+
+describe('the CDP endpoint under attack', () => {
+  test('a continuation frame with no message open, or text only Chromium would read, closes the connection unread', async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const { sessionId, url } = await open(apiKey, '?idleTimeout=120');
+    const navigate = (id: number) => ({ id, method: 'Target.createTarget', params: { url: 'file:///etc/passwd' } });
+    // A standalone continuation frame: no message is open, so it is no message at all.
+    const first = await RawWebSocket.open(url);
+    first.send({ id: 1, method: 'Browser.getVersion' });
+    assert.ok((await first.answer(1))?.result, 'an ordinary command is answered');
+    first.sendFrame(JSON.stringify(navigate(2)), { opcode: 0x0 });
+    assert.equal(await first.answer(2), undefined, 'no answer: the connection closed');
+    await first.closed;
+    assert.equal(first.closeCode, 1002, 'closed as a protocol error');
+    // A raw TAB inside a string: JSON.parse refuses it, Chromium's reader would not.
+    const again = await open(apiKey, `?session=${sessionId}`);
+    const second = await RawWebSocket.open(again.url);
+    second.sendFrame(JSON.stringify(navigate(3)).replace('passwd"', 'passwd\t"'));
+    assert.equal(await second.answer(3), undefined);
+    await second.closed;
+    assert.equal(second.closeCode, 1008, 'closed as a policy violation');
+    // Binary: CDP is text.
+    const third = await RawWebSocket.open((await open(apiKey, `?session=${sessionId}`)).url);
+    third.sendFrame(JSON.stringify(navigate(4)), { opcode: 0x2 });
+    await third.closed;
+    assert.equal(third.closeCode, 1003);
+    // Chromium ran none of them: no target shows a file.
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: (await open(apiKey, `?session=${sessionId}`)).url,
+    });
+    try {
+      const cdp = await browser.target().createCDPSession();
+      const { targetInfos } = await cdp.send('Target.getTargets');
+      assert.deepEqual(
+        targetInfos.filter((t) => !/^(about:|https?:)/.test(t.url)).map((t) => t.url),
+        [],
+        'no target but the web and about:blank',
+      );
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('the recorder extension is out of sight: no target, no attach, no context, no script', async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: `${fleet.gatewayUrl.replace(/^http/, 'ws')}/connect`,
+      headers: auth(apiKey),
+    });
+    try {
+      const cdp = await browser.target().createCDPSession();
+      const urls: string[] = [];
+      cdp.on('Target.targetCreated', (e) => urls.push(e.targetInfo.url));
+      cdp.on('Target.attachedToTarget', (e) => urls.push(e.targetInfo.url));
+      await cdp.send('Target.setDiscoverTargets', { discover: true });
+      // As Playwright does on connect: attach to everything, each target waiting for its debugger.
+      await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+      const { targetInfos } = await cdp.send('Target.getTargets');
+      urls.push(...targetInfos.map((t) => t.url));
+      // Pages made from here on would wait for this session's debugger: Puppeteer resumes only its own.
+      await cdp.send('Target.setAutoAttach', { autoAttach: false, waitForDebuggerOnStart: false, flatten: true });
+      const page = await browser.newPage();
+      await page.goto(`${siteUrl}/page`);
+      const client = await page.createCDPSession();
+      const contexts: { id: number; origin: string }[] = [];
+      client.on('Runtime.executionContextCreated', (e) => contexts.push(e.context));
+      const scripts: string[] = [];
+      client.on('Debugger.scriptParsed', (e) => scripts.push(e.url));
+      await client.send('Runtime.enable');
+      await client.send('Debugger.enable');
+      await until('the page context is announced', async () => contexts.some((c) => c.origin === siteUrl));
+      // A client that guesses context ids reaches no extension world: each is refused, or is the page's.
+      const probe = "typeof chrome === 'object' && !!chrome.runtime && typeof chrome.runtime.getURL === 'function'";
+      for (let contextId = 1; contextId <= 40; contextId++) {
+        const answer = await client
+          .send('Runtime.evaluate', { expression: probe, contextId, returnByValue: true })
+          .catch(() => undefined);
+        assert.notEqual(answer?.result.value, true, `context ${contextId} is an extension's`);
+      }
+      assert.deepEqual(
+        urls.filter((u) => u.startsWith('chrome-extension:')),
+        [],
+        'no extension target',
+      );
+      assert.deepEqual(
+        contexts.filter((c) => c.origin.startsWith('chrome-extension:')),
+        [],
+        'no extension context',
+      );
+      assert.deepEqual(
+        scripts.filter((u) => u.startsWith('chrome-extension:')),
+        [],
+        'no extension script',
+      );
+      // The page itself is the client's to drive.
+      assert.equal(await page.title(), 'page');
+    } finally {
+      await browser.close();
+    }
+  });
+
+  test('WebRTC sends no UDP past the egress guard, from a session or a browser-engine scrape', async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: `${fleet.gatewayUrl.replace(/^http/, 'ws')}/connect`,
+      headers: auth(apiKey),
+    });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${siteUrl}/rtc`);
+      await page.waitForSelector('#done', { timeout: 30_000 });
+    } finally {
+      await browser.close();
+    }
+    const scraped = await call<{ data: { markdown: string } }>(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key: apiKey,
+      body: {
+        url: `${siteUrl}/rtc`,
+        engine: 'browser',
+        formats: ['markdown'],
+        onlyMainContent: false,
+        maxAge: 0,
+        actions: [{ type: 'wait', selector: '#done' }],
+      },
+    });
+    assert.equal(scraped.status, 200, JSON.stringify(scraped.body));
+    assert.match(scraped.body.data.markdown, /gathered/);
+    assert.equal(stunPackets, 0, 'no STUN packet reached the loopback server');
+  });
+
+  test('a client that half-closes its connection ends its session at once and frees its slot', async () => {
+    const { apiKey, workspaceId } = await fleet.workspace('free');
+    const { sessionId, url } = await open(apiKey, '?maxLifetime=3600');
+    const ws = await RawWebSocket.open(url);
+    ws.send({ id: 1, method: 'Target.getTargets' });
+    assert.ok((await ws.answer(1))?.result);
+    const slots = async () =>
+      (await fleet.admin<{ holders: { holder: string }[] }>('slots', 'list', workspaceId)).holders.length;
+    assert.equal(await slots(), 1);
+    // A FIN, and no close frame.
+    ws.end();
+    await until(
+      'the session has ended',
+      async () => (await readSession(apiKey, sessionId))?.status === 'ended',
+      20_000,
+    );
+    assert.equal((await readSession(apiKey, sessionId)).outcome, 'closed');
+    await until('the slot is free', async () => (await slots()) === 0, 10_000);
+  });
+
+  test('a session no client ever attaches to ends when its ticket expires, whatever its idleTimeout', async () => {
+    const { apiKey } = await fleet.workspace('free');
+    const { sessionId } = await open(apiKey, '?idleTimeout=300');
+    await until(
+      'the session has ended',
+      async () => (await readSession(apiKey, sessionId))?.status === 'ended',
+      60_000,
+    );
+    const session = await readSession(apiKey, sessionId);
+    assert.equal(session.outcome, 'idle_timeout');
+    assert.ok(session.durationSeconds <= 35, `lived ${session.durationSeconds} s`);
+  });
+});
