@@ -5,7 +5,7 @@
 // expires, refreshes with rotation, and dies with the membership. And each
 // malformed exchange is refused as RFC 6749 and RFC 7636 say. Then the
 // attacks on sign-in, each from loopback addresses of its own (127.0.x.y) as
-// other machines: telling accounts apart by time.
+// other machines: guessing passwords, and telling accounts apart by time.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -22,7 +22,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Fleet } from '@wap/fleet';
-import { startFleet } from '@wap/testkit';
+import { startFleet, until } from '@wap/testkit';
 import pg from 'pg';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { call } from './api.js';
@@ -459,14 +459,19 @@ const median = (xs: number[]) => {
 };
 
 describe('Sign-in under attack', () => {
+  let replica: { url: string; stop: () => Promise<number | null> };
   let clientId: string;
   const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
 
   before(async () => {
+    replica = await fleet.extraGateway();
     const registered = await call<{ client_id: string }>(fleet.gatewayUrl, 'POST', '/oauth/register', {
       body: { client_name: 'E2E Agent', redirect_uris: [redirectUrl], token_endpoint_auth_method: 'none' },
     });
     clientId = registered.body.client_id;
+  });
+  after(async () => {
+    await replica?.stop();
   });
 
   /** The sign-in page, opened from `from`: the signed request its form carries. */
@@ -506,5 +511,81 @@ describe('Sign-in under attack', () => {
     const [k, u] = [median(known), median(unknown)];
     t.diagnostic(`median ${u.toFixed(1)} ms for unknown emails, ${k.toFixed(1)} ms for a real one`);
     assert.ok(u >= 0.5 * k, `median ${u.toFixed(1)} ms for unknown emails, ${k.toFixed(1)} ms for a real one`);
+  });
+
+  const count = (answers: Answer[], status: number) => answers.filter((a) => a.status === status).length;
+
+  test('fifty wrong passwords then the right one: a handful are checked, the rest wait on every replica until the lock lapses; signing in clears it', async (t) => {
+    const email = 'guessed@example.test';
+    await addUser(email);
+    const address = newAddress();
+    const request = await openSignIn(address);
+    // All at once, as a script would: the count is taken before each password is checked.
+    const started = performance.now();
+    const guesses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => signIn(address, request, email, `wrong guess ${i}`)),
+    );
+    const checked = count(guesses, 401);
+    assert.equal(checked + count(guesses, 429), 50, guesses.map((g) => g.status).join(' '));
+    t.diagnostic(`${checked} of 50 guesses checked, all answered in ${(performance.now() - started).toFixed(0)} ms`);
+    assert.ok(checked >= 5 && checked <= 7, `${checked} of 50 guesses were checked`);
+    const right = await signIn(address, request, email, PASSWORD);
+    assert.equal(right.status, 429, 'the right password waits too');
+    const retryAfter = Number(right.headers['retry-after']);
+    assert.ok(retryAfter >= 1 && retryAfter <= 900, `Retry-After: ${right.headers['retry-after']}`);
+    assert.match(right.body, /id="wait"[^>]*>[^<]*wait/i, 'the page says to wait');
+    assert.match(right.body, /id="sign-in"/, 'and keeps the form');
+    const asJson = await signIn(address, request, email, PASSWORD, { accept: 'application/json' });
+    const error = JSON.parse(asJson.body) as { code: string; details: { kind: string; retryAfterSeconds: number } };
+    assert.deepEqual([asJson.status, error.code, error.details.kind], [429, 'concurrency_limit', 'sign_in']);
+    assert.equal(asJson.headers['retry-after'], String(error.details.retryAfterSeconds));
+    assert.equal((await signIn(address, request, email, PASSWORD, { base: replica.url })).status, 429, 'on a replica');
+    // Someone at another address is not held by this address's guesses.
+    assert.equal((await signIn(newAddress(), request, email, PASSWORD)).status, 200);
+    await until('the lock lapses', async () => (await signIn(address, request, email, PASSWORD)).status === 200);
+    // Signed in from there: its count starts again, and four typos are each checked.
+    for (let i = 0; i < 4; i++) assert.equal((await signIn(address, request, email, `typo ${i}`)).status, 401);
+  });
+
+  test('one address trying many accounts is held after twenty failures; a person at another address is not', async () => {
+    const address = newAddress();
+    const request = await openSignIn(address);
+    const sprayed = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => signIn(address, request, `someone-${i}@example.test`, 'Summer2026!')),
+    );
+    const checked = count(sprayed, 401);
+    assert.ok(checked >= 20 && checked <= 22, `${checked} of 30 were checked`);
+    assert.equal(checked + count(sprayed, 429), 30);
+    const held = await signIn(address, request, EMAIL, PASSWORD);
+    assert.equal(held.status, 429);
+    assert.ok(Number(held.headers['retry-after']) >= 1);
+    assert.equal((await signIn(newAddress(), request, EMAIL, PASSWORD)).status, 200);
+  });
+
+  test('many addresses guessing one account only slow it, by a minute at most; an address that signed in before gets in, and the wait lapses', async () => {
+    const email = 'targeted@example.test';
+    await addUser(email);
+    const home = newAddress();
+    const request = await openSignIn(home);
+    assert.equal((await signIn(home, request, email, PASSWORD)).status, 200);
+    const guesses = await Promise.all(
+      Array.from({ length: 14 }, (_, i) => signIn(newAddress(), request, email, `wrong guess ${i}`)),
+    );
+    assert.ok(count(guesses, 429) >= 1, guesses.map((g) => g.status).join(' '));
+    for (const g of guesses.filter((x) => x.status === 429))
+      assert.ok(Number(g.headers['retry-after']) <= 60, `Retry-After: ${g.headers['retry-after']}`);
+    // The attack goes on: the account's wait at its longest.
+    await sql("UPDATE sign_in_throttles SET locked_until = now() + interval '60 seconds' WHERE key = $1", [
+      `account:${email}`,
+    ]);
+    const stranger = await signIn(newAddress(), request, email, PASSWORD);
+    assert.equal(stranger.status, 429, 'a new address waits, even with the right password');
+    assert.ok(Number(stranger.headers['retry-after']) <= 60);
+    assert.equal((await signIn(home, request, email, PASSWORD)).status, 200, 'the address she signed in from before');
+    // A minute later.
+    await sql("UPDATE sign_in_throttles SET locked_until = now() - interval '1 second' WHERE key = $1", [
+      `account:${email}`,
+    ]);
+    assert.equal((await signIn(newAddress(), request, email, PASSWORD)).status, 200);
   });
 });

@@ -51,14 +51,21 @@ export const capacity: Entries<
     status: 429,
     grpc: G.RESOURCE_EXHAUSTED,
     message: 'A limit on concurrent work or on the request rate was reached.',
-    when: "Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, or a request with the same Idempotency-Key is still in progress.",
+    when: "Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md).",
     details: z.strictObject({
-      kind: z.enum(['browsers', 'requests_per_minute', 'idempotency_key']).describe('Which limit was reached.'),
-      limit: z.int().nonnegative().describe("The plan's limit (1 for an Idempotency-Key)."),
+      kind: z
+        .enum(['browsers', 'requests_per_minute', 'idempotency_key', 'sign_in'])
+        .describe('Which limit was reached.'),
+      limit: z
+        .int()
+        .nonnegative()
+        .describe("The plan's limit (1 for an Idempotency-Key; for sign-ins, the failures allowed before a wait)."),
       active: z
         .int()
         .nonnegative()
-        .describe('Browsers open, requests counted in the sliding minute, or requests holding the key.'),
+        .describe(
+          'Browsers open, requests counted in the sliding minute, requests holding the key, or failed sign-ins.',
+        ),
       inUse: z
         .int()
         .nonnegative()

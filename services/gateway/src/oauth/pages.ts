@@ -22,12 +22,31 @@ button{margin-top:1rem;padding:.6rem 1rem;font:inherit;cursor:pointer}.row{displ
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 
-export function signInPage(o: { client: string; request: string; failed?: boolean; email?: string }) {
+/** "5 seconds", "a minute", "15 minutes". */
+const duration = (seconds: number) => {
+  if (seconds < 60) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? 'a minute' : `${minutes} minutes`;
+};
+
+export function signInPage(o: {
+  client: string;
+  request: string;
+  failed?: boolean;
+  email?: string;
+  /** Too many failed sign-ins: seconds before the next one is checked. */
+  waitSeconds?: number;
+}) {
+  const notice = o.waitSeconds
+    ? `<p class="fail" id="wait">Too many failed sign-ins. Please wait ${duration(o.waitSeconds)} and try again.</p>`
+    : o.failed
+      ? '<p class="fail" id="failed">That email and password do not match an account.</p>'
+      : '';
   return page(
     'Sign in',
     `<h1>Sign in to connect ${escapeHtml(o.client)}</h1>
 <p class="muted">${escapeHtml(o.client)} asks to act in one of your workspaces.</p>
-${o.failed ? '<p class="fail" id="failed">That email and password do not match an account.</p>' : ''}
+${notice}
 <form method="post" action="/oauth/authorize">
 <input type="hidden" name="step" value="sign-in"><input type="hidden" name="request" value="${escapeHtml(o.request)}">
 <label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(o.email ?? '')}">

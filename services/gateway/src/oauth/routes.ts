@@ -10,12 +10,14 @@
 // or `/v1`. The state between the sign-in steps travels in the page as a JWT
 // (jose, HS256 under OAUTH_KEY, ten minutes), so no server session is kept.
 import { createHash } from 'node:crypto';
+import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Surface } from '../domain/credentials.js';
 import { consentPage, errorPage, pagePolicy, signInPage } from './pages.js';
 import { verifyPassword } from './passwords.js';
+import { signInKeys } from './sign-in-limits.js';
 import type { IssuedTokens, OAuthStore } from './store.js';
 
 export const SCOPE = 'api';
@@ -212,21 +214,49 @@ export function oauthRouter(deps: OAuthDeps): Router {
     html(res, 200, signInPage({ client: client.name, request: await sign(request) }));
   });
 
-  router.post('/oauth/authorize', form, async (req, res) => {
+  /** Whether the page's poster asked for JSON (a script) rather than a page: it gets the Error object. */
+  const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
+
+  router.post('/oauth/authorize', form, async (req, res, next: NextFunction) => {
     const body = req.body as Record<string, string | undefined>;
     const request = await verify(body.request);
     if (!request) return void html(res, 400, errorPage('This sign-in has expired. Start again from the application.'));
     const client = await deps.store.client(request.clientId);
     if (!client) return void html(res, 400, errorPage('This application is not registered here.'));
     if (body.step === 'sign-in') {
-      const user = body.email ? await deps.store.userByEmail(body.email) : null;
+      const email = body.email ?? '';
+      // Counted before the password is checked (docs/oauth.md, "Guessing passwords"); a held attempt checks nothing.
+      const keys = signInKeys(email, req.ip ?? req.socket.remoteAddress ?? '');
+      const take = await deps.store.takeSignIn(keys);
+      if (!take.allowed) {
+        deps.log.debug({ key: take.key, retryAfterSeconds: take.retryAfterSeconds }, 'oauth: sign-in held');
+        const wait = take.retryAfterSeconds;
+        if (wantsJson(req))
+          return void next(
+            new ApiError('concurrency_limit', {
+              kind: 'sign_in',
+              limit: take.limit,
+              active: take.failures,
+              retryAfterSeconds: wait,
+            }),
+          );
+        res.set('Retry-After', String(wait));
+        return void html(
+          res,
+          429,
+          signInPage({ client: client.name, request: body.request as string, email, waitSeconds: wait }),
+        );
+      }
+      // The same hash whether or not the email has an account (passwords.ts): the time tells nothing.
+      const user = email ? await deps.store.userByEmail(email) : null;
       const ok = await verifyPassword(body.password ?? '', user?.passwordHash);
       if (!user || !ok)
         return void html(
           res,
           401,
-          signInPage({ client: client.name, request: body.request as string, failed: true, email: body.email ?? '' }),
+          signInPage({ client: client.name, request: body.request as string, failed: true, email }),
         );
+      await deps.store.signedIn(keys);
       const workspaces = (await deps.store.memberships(user.id)).map((m) => m.workspace);
       if (workspaces.length === 0)
         return void html(res, 403, errorPage('Your account is not a member of any workspace.'));

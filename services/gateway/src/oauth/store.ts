@@ -3,11 +3,20 @@
 // nothing to brute-force). Every request with a token reads its row joined to
 // the membership it acts under, so a revoked token, a signed-out user or a
 // removed member is cut off on the next request on every gateway replica.
+// Failed sign-ins are counted here too, for every replica alike.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { PooledDatabase } from '@wap/db';
 import type { PlanName } from '@wap/plans';
 import { hashSecret, type Surface } from '../domain/credentials.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import {
+  heldKey,
+  KNOWN_ADDRESS_MS,
+  policyArrays,
+  SIGN_IN_POLICY,
+  type SignInKey,
+  type SignInKeys,
+} from './sign-in-limits.js';
 
 export const ACCESS_TTL_MS = 3_600_000;
 export const REFRESH_TTL_MS = 30 * 86_400_000;
@@ -35,6 +44,11 @@ export interface TokenPrincipal {
   surface: Surface;
   tokenId: string;
 }
+
+/** Whether an attempt to sign in may check its password; counted as a failure until `signedIn`. */
+export type SignInTake =
+  | { allowed: true }
+  | { allowed: false; retryAfterSeconds: number; key: SignInKey; limit: number; failures: number };
 
 /** A token's stored form (a copy Prisma takes as bytes). */
 const hashOf = (token: string) => new Uint8Array(hashSecret(token));
@@ -69,6 +83,44 @@ export class OAuthStore {
 
   userByEmail(email: string) {
     return this.db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
+  }
+
+  /**
+   * An attempt to sign in under `keys`, taken before its password is checked
+   * (sign_in_take: every replica counts in one place, and guesses sent at
+   * once meet one count): allowed and counted as a failure, or held.
+   */
+  async takeSignIn(keys: SignInKeys): Promise<SignInTake> {
+    const { rows } = await this.database.pool.query<{
+      allowed: boolean;
+      retry_ms: number;
+      held: number;
+      held_failures: number;
+    }>({
+      name: 'sign_in_take',
+      text: 'SELECT * FROM sign_in_take($1, $2, $3, $4, $5, $6)',
+      values: [keys, ...policyArrays(), KNOWN_ADDRESS_MS],
+    });
+    const take = rows[0];
+    if (!take) throw new Error('sign_in_take returned no row');
+    if (take.allowed) return { allowed: true };
+    const key = heldKey(take.held);
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil(take.retry_ms / 1000)),
+      key,
+      limit: SIGN_IN_POLICY[key].free,
+      failures: take.held_failures,
+    };
+  }
+
+  /** The attempt `takeSignIn` counted went through: the address and account start again (sign_in_succeeded). */
+  async signedIn(keys: SignInKeys): Promise<void> {
+    await this.database.pool.query({
+      name: 'sign_in_succeeded',
+      text: 'SELECT sign_in_succeeded($1, $2)',
+      values: [keys, KNOWN_ADDRESS_MS],
+    });
   }
 
   async createCode(grant: Grant & { redirectUri: string; codeChallenge: string }): Promise<string> {

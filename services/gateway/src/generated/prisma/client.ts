@@ -99,3 +99,10 @@ export type OAuthCode = Prisma.OAuthCodeModel
  * one used twice revokes its whole family. Only hashes are stored.
  */
 export type OAuthToken = Prisma.OAuthTokenModel
+/**
+ * Model SignInThrottle
+ * Failed sign-ins counted per key, shared by every gateway replica
+ * (docs/oauth.md, "Guessing passwords"): `pair:<address> <email>`,
+ * `address:<address>` or `account:<email>`. See sign_in_take().
+ */
+export type SignInThrottle = Prisma.SignInThrottleModel

@@ -407,7 +407,8 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   OAuthClient: 'OAuthClient',
   OAuthCode: 'OAuthCode',
-  OAuthToken: 'OAuthToken'
+  OAuthToken: 'OAuthToken',
+  SignInThrottle: 'SignInThrottle'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -423,7 +424,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken"
+    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken" | "signInThrottle"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1241,6 +1242,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    SignInThrottle: {
+      payload: Prisma.$SignInThrottlePayload<ExtArgs>
+      fields: Prisma.SignInThrottleFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SignInThrottleFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SignInThrottleFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>
+        }
+        findFirst: {
+          args: Prisma.SignInThrottleFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SignInThrottleFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>
+        }
+        findMany: {
+          args: Prisma.SignInThrottleFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>[]
+        }
+        create: {
+          args: Prisma.SignInThrottleCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>
+        }
+        createMany: {
+          args: Prisma.SignInThrottleCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SignInThrottleCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>[]
+        }
+        delete: {
+          args: Prisma.SignInThrottleDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>
+        }
+        update: {
+          args: Prisma.SignInThrottleUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>
+        }
+        deleteMany: {
+          args: Prisma.SignInThrottleDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SignInThrottleUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SignInThrottleUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>[]
+        }
+        upsert: {
+          args: Prisma.SignInThrottleUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SignInThrottlePayload>
+        }
+        aggregate: {
+          args: Prisma.SignInThrottleAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSignInThrottle>
+        }
+        groupBy: {
+          args: Prisma.SignInThrottleGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SignInThrottleGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SignInThrottleCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SignInThrottleCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1412,6 +1487,18 @@ export const OAuthTokenScalarFieldEnum = {
 } as const
 
 export type OAuthTokenScalarFieldEnum = (typeof OAuthTokenScalarFieldEnum)[keyof typeof OAuthTokenScalarFieldEnum]
+
+
+export const SignInThrottleScalarFieldEnum = {
+  key: 'key',
+  failures: 'failures',
+  lastFailureAt: 'lastFailureAt',
+  lockedUntil: 'lockedUntil',
+  lastSuccessAt: 'lastSuccessAt',
+  forgetAfter: 'forgetAfter'
+} as const
+
+export type SignInThrottleScalarFieldEnum = (typeof SignInThrottleScalarFieldEnum)[keyof typeof SignInThrottleScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1776,6 +1863,7 @@ export type GlobalOmitConfig = {
   oAuthClient?: Prisma.OAuthClientOmit
   oAuthCode?: Prisma.OAuthCodeOmit
   oAuthToken?: Prisma.OAuthTokenOmit
+  signInThrottle?: Prisma.SignInThrottleOmit
 }
 
 /* Types for Logging */

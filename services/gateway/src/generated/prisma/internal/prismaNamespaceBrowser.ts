@@ -61,7 +61,8 @@ export const ModelName = {
   IdempotencyRecord: 'IdempotencyRecord',
   OAuthClient: 'OAuthClient',
   OAuthCode: 'OAuthCode',
-  OAuthToken: 'OAuthToken'
+  OAuthToken: 'OAuthToken',
+  SignInThrottle: 'SignInThrottle'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -212,6 +213,18 @@ export const OAuthTokenScalarFieldEnum = {
 } as const
 
 export type OAuthTokenScalarFieldEnum = (typeof OAuthTokenScalarFieldEnum)[keyof typeof OAuthTokenScalarFieldEnum]
+
+
+export const SignInThrottleScalarFieldEnum = {
+  key: 'key',
+  failures: 'failures',
+  lastFailureAt: 'lastFailureAt',
+  lockedUntil: 'lockedUntil',
+  lastSuccessAt: 'lastSuccessAt',
+  forgetAfter: 'forgetAfter'
+} as const
+
+export type SignInThrottleScalarFieldEnum = (typeof SignInThrottleScalarFieldEnum)[keyof typeof SignInThrottleScalarFieldEnum]
 
 
 export const SortOrder = {
