@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 import { Fleet, ROOT } from '@wap/fleet';
-import { freePort, infra } from '@wap/testkit';
+import { freePort, infra, until } from '@wap/testkit';
+import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 
 const CLI = path.join(ROOT, 'libs/fleet/dist/cli.js');
@@ -81,5 +82,41 @@ describe('make up', () => {
       assert.equal(await run.exited, 1);
       assert.match(run.output(), named);
     }
+  });
+
+  test('a service that dies is started again: a killed browser host comes back and bills its session to the end', async () => {
+    const run = await makeUp('');
+    runs.push(run);
+    const { url, key } = await upAndReady(run);
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: `${url.replace(/^http/, 'ws')}/connect`,
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    const cdp = await browser.target().createCDPSession();
+    const chromium = (await cdp.send('SystemInfo.getProcessInfo')).processInfo.find((p) => p.type === 'browser')?.id;
+    // The browser host is Chromium's parent (field 4 of /proc/<pid>/stat).
+    const host = Number(readFileSync(`/proc/${chromium}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+    type Session = {
+      id: string;
+      status: string;
+      outcome: string | null;
+      durationSeconds: number;
+      usage: { meters: Record<string, number> };
+    };
+    const sessions = async () =>
+      (await call<{ sessions: Session[] }>(url, 'GET', '/v1/sessions', { key })).body.sessions ?? [];
+    await until('the session has run 5 s', async () => ((await sessions())[0]?.durationSeconds ?? 0) >= 5);
+    process.kill(host, 'SIGKILL');
+    await browser.disconnect().catch(() => undefined);
+    await until(
+      'the restarted host ended the session and finished its bill',
+      async () => (await sessions())[0]?.outcome === 'host_lost',
+      90_000,
+    );
+    const [session] = await sessions();
+    assert.ok((session?.usage.meters.context_seconds ?? 0) >= 5, JSON.stringify(session?.usage));
+    assert.match(run.output(), /browser-host exited \(SIGKILL\); starting it again in 1 s/);
+    run.child.kill('SIGTERM');
+    assert.equal(await run.exited, 0);
   });
 });

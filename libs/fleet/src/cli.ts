@@ -42,6 +42,7 @@ async function up(): Promise<void> {
       ) as Record<ServiceName, number>,
     },
     echo: process.env.WAP_ECHO_LOGS === '1',
+    restart: true,
   });
   let stopping = false;
   const stop = async () => {

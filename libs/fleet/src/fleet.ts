@@ -61,7 +61,20 @@ export interface FleetSettings {
   env?: Record<string, string>;
   /** Copy each line a service prints to this process's stdout. */
   echo?: boolean;
+  /**
+   * Start a service that exits on its own again, as a Kubernetes Deployment
+   * would (`make up`): after 1 s, doubling up to 30 s while it keeps exiting
+   * within a minute of its start. A restarted browser host finishes the bills
+   * of the sessions it had (docs/connect.md). Tests kill and start services
+   * themselves, so they leave it off.
+   */
+  restart?: boolean;
 }
+
+/** Restart delays: the first, the longest, and how long a start must last for the delay to go back to the first. */
+const RESTART_FIRST_MS = 1_000;
+const RESTART_MAX_MS = 30_000;
+const RESTART_STEADY_MS = 60_000;
 
 interface Child {
   proc: ChildProcess;
@@ -85,6 +98,9 @@ export interface FleetPorts {
 /** Starts, stops, kills and restarts the services as separate processes. */
 export class Fleet {
   private readonly children = new Map<ServiceName, Child>();
+  /** Services being stopped on purpose: their exit is no crash. */
+  private readonly stopping = new Set<ServiceName>();
+  private readonly restartDelay = new Map<ServiceName, number>();
   private ports!: FleetPorts;
 
   constructor(readonly settings: FleetSettings) {}
@@ -173,7 +189,22 @@ export class Fleet {
 
   /** Starts one service (again), with `extra` environment on top of the fleet's. */
   startOne(service: ServiceName, extra: Record<string, string> = {}): void {
-    this.children.set(service, this.launch(service, extra, this.logFile(service)));
+    const child = this.launch(service, extra, this.logFile(service));
+    this.children.set(service, child);
+    if (!this.settings.restart) return;
+    const startedAt = Date.now();
+    void child.exited.then((code) => {
+      if (this.stopping.has(service) || this.children.get(service) !== child) return;
+      const steady = Date.now() - startedAt >= RESTART_STEADY_MS;
+      const delay = steady ? RESTART_FIRST_MS : (this.restartDelay.get(service) ?? RESTART_FIRST_MS);
+      this.restartDelay.set(service, Math.min(delay * 2, RESTART_MAX_MS));
+      const line = `${service} exited (${code ?? child.proc.signalCode}); starting it again in ${delay / 1000} s\n`;
+      child.log.write(line);
+      process.stderr.write(line);
+      setTimeout(() => {
+        if (!this.stopping.has(service) && this.children.get(service) === child) this.startOne(service, extra);
+      }, delay).unref();
+    });
   }
 
   /**
@@ -240,11 +271,16 @@ export class Fleet {
   async stopOne(service: ServiceName, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
     const child = this.children.get(service);
     if (!child) return null;
-    child.proc.kill(signal);
-    const code = await child.exited;
-    child.log.end();
-    this.children.delete(service);
-    return code;
+    this.stopping.add(service);
+    try {
+      child.proc.kill(signal);
+      const code = await child.exited;
+      child.log.end();
+      this.children.delete(service);
+      return code;
+    } finally {
+      this.stopping.delete(service);
+    }
   }
 
   /** The pid of a running service; undefined once it has exited. */
