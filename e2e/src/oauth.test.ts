@@ -5,7 +5,8 @@
 // expires, refreshes with rotation, and dies with the membership. And each
 // malformed exchange is refused as RFC 6749 and RFC 7636 say. Then the
 // attacks on sign-in, each from loopback addresses of its own (127.0.x.y) as
-// other machines: guessing passwords, and telling accounts apart by time.
+// other machines: guessing passwords, telling accounts apart by time, and
+// posting a consent form twice or from another browser.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -587,5 +588,48 @@ describe('Sign-in under attack', () => {
       `account:${email}`,
     ]);
     assert.equal((await signIn(newAddress(), request, email, PASSWORD)).status, 200);
+  });
+
+  /** Signed in from `address`: the consent page's form, and the cookie it came with. */
+  const consentForm = async (address: string) => {
+    const signedIn = await signIn(address, await openSignIn(address), EMAIL, PASSWORD);
+    assert.equal(signedIn.status, 200);
+    const setCookie = signedIn.headers['set-cookie']?.find((c) => c.startsWith('wap_consent_')) ?? '';
+    const form = { step: 'consent', request: formRequest(signedIn), workspace: workspaceId, decision: 'allow' };
+    return { setCookie, cookie: setCookie.split(';')[0] as string, form };
+  };
+  const postConsent = (
+    address: string,
+    form: Record<string, string>,
+    o: { cookie?: string; accept?: string; base?: string } = {},
+  ) => sendFrom(address, `${o.base ?? fleet.gatewayUrl}/oauth/authorize`, { form, ...o });
+
+  test('a consent form answers once: posted again, here or on a replica, it gets no second code', async () => {
+    const address = newAddress();
+    const { cookie, form } = await consentForm(address);
+    const first = await postConsent(address, form, { cookie });
+    assert.equal(first.status, 302, first.body);
+    assert.ok(new URL(first.headers.location as string).searchParams.get('code'));
+    const again = await postConsent(address, form, { cookie });
+    assert.deepEqual([again.status, again.headers.location], [400, undefined], 'a second post gets no second code');
+    assert.match(again.body, /id="error"/);
+    const onReplica = await postConsent(address, form, { cookie, accept: 'application/json', base: replica.url });
+    assert.deepEqual([onReplica.status, JSON.parse(onReplica.body).code], [400, 'bad_request']);
+  });
+
+  test('a consent form is bound to the browser that signed in: without its cookie it is refused, and stays good', async () => {
+    const address = newAddress();
+    const { setCookie, cookie, form } = await consentForm(address);
+    assert.match(setCookie, /; HttpOnly/i);
+    assert.match(setCookie, /; SameSite=Strict/i);
+    // The form without its cookie (posted by another site's page, or from another browser).
+    const stolen = await postConsent(newAddress(), form);
+    assert.deepEqual([stolen.status, stolen.headers.location], [400, undefined]);
+    assert.match(stolen.body, /id="error"/);
+    const stolenJson = await postConsent(newAddress(), form, { accept: 'application/json' });
+    assert.deepEqual([stolenJson.status, JSON.parse(stolenJson.body).code], [400, 'bad_request']);
+    const own = await postConsent(address, form, { cookie });
+    assert.equal(own.status, 302, own.body);
+    assert.ok(new URL(own.headers.location as string).searchParams.get('code'));
   });
 });

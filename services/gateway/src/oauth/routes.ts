@@ -8,8 +8,9 @@
 // - POST /oauth/revoke                                      RFC 7009
 // Each token is bound (RFC 8707) to the surface its resource names: `/mcp`
 // or `/v1`. The state between the sign-in steps travels in the page as a JWT
-// (jose, HS256 under OAUTH_KEY, ten minutes), so no server session is kept.
-import { createHash } from 'node:crypto';
+// (jose, HS256 under OAUTH_KEY, ten minutes), so no server session is kept;
+// the consent page's is bound to the browser by a cookie and good once.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -18,7 +19,7 @@ import type { Surface } from '../domain/credentials.js';
 import { consentPage, errorPage, pagePolicy, signInPage } from './pages.js';
 import { verifyPassword } from './passwords.js';
 import { signInKeys } from './sign-in-limits.js';
-import type { IssuedTokens, OAuthStore } from './store.js';
+import { CONSENT_TTL_MS, type IssuedTokens, type OAuthStore } from './store.js';
 
 export const SCOPE = 'api';
 const STEP_TTL = '10m';
@@ -64,7 +65,24 @@ interface AuthorizeRequest {
   scope: string;
   /** Set once the user has signed in. */
   userId?: string;
+  /** The consent page's nonce: its oauth_consents row, spent by the one answer it gets. */
+  nonce?: string;
+  /** SHA-256 of the consent cookie's value: the browser the page was shown to. */
+  browser?: string;
 }
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
+/** The consent cookie of one page (several sign-ins may be under way in one browser). */
+const consentCookie = (nonce: string) => `wap_consent_${nonce}`;
+/** A cookie the request carries, by name. */
+function cookieOf(req: Request, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export function oauthRouter(deps: OAuthDeps): Router {
   const router = express.Router();
@@ -73,6 +91,13 @@ export function oauthRouter(deps: OAuthDeps): Router {
   const known = resources(base);
   const form = express.urlencoded({ extended: false, limit: '16kb' });
   const json = express.json({ limit: '16kb' });
+  /** The consent cookie: for the form's post alone, never sent by another site's page, never read by a script. */
+  const cookieScope = {
+    path: '/oauth/authorize',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: base.startsWith('https:'),
+  } as const;
 
   const sign = (request: AuthorizeRequest) =>
     new SignJWT({ ...request })
@@ -260,7 +285,12 @@ export function oauthRouter(deps: OAuthDeps): Router {
       const workspaces = (await deps.store.memberships(user.id)).map((m) => m.workspace);
       if (workspaces.length === 0)
         return void html(res, 403, errorPage('Your account is not a member of any workspace.'));
-      const signed = await sign({ ...request, userId: user.id });
+      // The consent page answers once (its nonce, spent in Postgres), from this browser (its cookie).
+      const nonce = randomBytes(16).toString('base64url');
+      const cookie = randomBytes(32).toString('base64url');
+      await deps.store.createConsent(nonce);
+      const signed = await sign({ ...request, userId: user.id, nonce, browser: sha256(cookie) });
+      res.cookie(consentCookie(nonce), cookie, { ...cookieScope, maxAge: CONSENT_TTL_MS });
       const target = new URL(request.redirectUri).origin;
       return void html(
         res,
@@ -275,7 +305,21 @@ export function oauthRouter(deps: OAuthDeps): Router {
         target,
       );
     }
-    if (body.step === 'consent' && request.userId) {
+    if (body.step === 'consent' && request.userId && request.nonce && request.browser) {
+      const refuse = (page: string, issue: string) =>
+        wantsJson(req)
+          ? next(new ApiError('bad_request', { issues: [{ path: 'request', message: issue }] }))
+          : html(res, 400, errorPage(page));
+      const cookie = cookieOf(req, consentCookie(request.nonce));
+      // Posted by another browser, or by another site's page (SameSite keeps the cookie from it).
+      if (!cookie || !sameText(sha256(cookie), request.browser))
+        return void refuse(
+          'This page was not opened in this browser. Start again from the application.',
+          'was not shown to this browser',
+        );
+      if (!(await deps.store.spendConsent(request.nonce)))
+        return void refuse('This page was answered already. Start again from the application.', 'was answered already');
+      res.clearCookie(consentCookie(request.nonce), cookieScope);
       if (body.decision !== 'allow') return void back(res, request, { error: 'access_denied' });
       const memberships = await deps.store.memberships(request.userId);
       const workspace = memberships.find((m) => m.workspaceId === body.workspace);
@@ -322,7 +366,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
         return void tokenError(res, 400, 'invalid_request', 'code_verifier: 43 to 128 unreserved characters');
       const grant = await deps.store.redeemCode(p.code);
       if (!grant) return void tokenError(res, 400, 'invalid_grant', 'the code is unknown, expired or used');
-      const challenge = createHash('sha256').update(p.code_verifier).digest('base64url');
+      const challenge = sha256(p.code_verifier);
       if (grant.clientId !== client.id)
         return void tokenError(res, 400, 'invalid_grant', 'the code was issued to another client');
       if (grant.redirectUri !== p.redirect_uri)

@@ -21,6 +21,8 @@ import {
 export const ACCESS_TTL_MS = 3_600_000;
 export const REFRESH_TTL_MS = 30 * 86_400_000;
 export const CODE_TTL_MS = 600_000;
+/** As long as the pages' signed state lasts (STEP_TTL). */
+export const CONSENT_TTL_MS = 600_000;
 
 export interface Grant {
   clientId: string;
@@ -121,6 +123,18 @@ export class OAuthStore {
       text: 'SELECT sign_in_succeeded($1, $2)',
       values: [keys, KNOWN_ADDRESS_MS],
     });
+  }
+
+  /** A consent page shown, with its nonce; now and then, those of pages never answered are dropped. */
+  async createConsent(nonce: string): Promise<void> {
+    await this.db.oAuthConsent.create({ data: { nonce, expiresAt: new Date(Date.now() + CONSENT_TTL_MS) } });
+    if (Math.random() < 0.01) await this.db.oAuthConsent.deleteMany({ where: { expiresAt: { lt: new Date() } } });
+  }
+
+  /** Spends a consent page's nonce: true for the one answer that does, false for any other, on any replica. */
+  async spendConsent(nonce: string): Promise<boolean> {
+    const { count } = await this.db.oAuthConsent.deleteMany({ where: { nonce, expiresAt: { gt: new Date() } } });
+    return count === 1;
   }
 
   async createCode(grant: Grant & { redirectUri: string; codeChallenge: string }): Promise<string> {

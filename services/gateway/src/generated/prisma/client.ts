@@ -106,3 +106,9 @@ export type OAuthToken = Prisma.OAuthTokenModel
  * `address:<address>` or `account:<email>`. See sign_in_take().
  */
 export type SignInThrottle = Prisma.SignInThrottleModel
+/**
+ * Model OAuthConsent
+ * A consent page shown: its nonce, spent when the page's form is posted, so
+ * the form gives at most one answer (docs/oauth.md).
+ */
+export type OAuthConsent = Prisma.OAuthConsentModel

@@ -408,7 +408,8 @@ export const ModelName = {
   OAuthClient: 'OAuthClient',
   OAuthCode: 'OAuthCode',
   OAuthToken: 'OAuthToken',
-  SignInThrottle: 'SignInThrottle'
+  SignInThrottle: 'SignInThrottle',
+  OAuthConsent: 'OAuthConsent'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -424,7 +425,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken" | "signInThrottle"
+    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken" | "signInThrottle" | "oAuthConsent"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1316,6 +1317,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    OAuthConsent: {
+      payload: Prisma.$OAuthConsentPayload<ExtArgs>
+      fields: Prisma.OAuthConsentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.OAuthConsentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.OAuthConsentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>
+        }
+        findFirst: {
+          args: Prisma.OAuthConsentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.OAuthConsentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>
+        }
+        findMany: {
+          args: Prisma.OAuthConsentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>[]
+        }
+        create: {
+          args: Prisma.OAuthConsentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>
+        }
+        createMany: {
+          args: Prisma.OAuthConsentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.OAuthConsentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>[]
+        }
+        delete: {
+          args: Prisma.OAuthConsentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>
+        }
+        update: {
+          args: Prisma.OAuthConsentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>
+        }
+        deleteMany: {
+          args: Prisma.OAuthConsentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.OAuthConsentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.OAuthConsentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>[]
+        }
+        upsert: {
+          args: Prisma.OAuthConsentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$OAuthConsentPayload>
+        }
+        aggregate: {
+          args: Prisma.OAuthConsentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateOAuthConsent>
+        }
+        groupBy: {
+          args: Prisma.OAuthConsentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthConsentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.OAuthConsentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.OAuthConsentCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1499,6 +1574,14 @@ export const SignInThrottleScalarFieldEnum = {
 } as const
 
 export type SignInThrottleScalarFieldEnum = (typeof SignInThrottleScalarFieldEnum)[keyof typeof SignInThrottleScalarFieldEnum]
+
+
+export const OAuthConsentScalarFieldEnum = {
+  nonce: 'nonce',
+  expiresAt: 'expiresAt'
+} as const
+
+export type OAuthConsentScalarFieldEnum = (typeof OAuthConsentScalarFieldEnum)[keyof typeof OAuthConsentScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1864,6 +1947,7 @@ export type GlobalOmitConfig = {
   oAuthCode?: Prisma.OAuthCodeOmit
   oAuthToken?: Prisma.OAuthTokenOmit
   signInThrottle?: Prisma.SignInThrottleOmit
+  oAuthConsent?: Prisma.OAuthConsentOmit
 }
 
 /* Types for Logging */

@@ -62,7 +62,8 @@ export const ModelName = {
   OAuthClient: 'OAuthClient',
   OAuthCode: 'OAuthCode',
   OAuthToken: 'OAuthToken',
-  SignInThrottle: 'SignInThrottle'
+  SignInThrottle: 'SignInThrottle',
+  OAuthConsent: 'OAuthConsent'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -225,6 +226,14 @@ export const SignInThrottleScalarFieldEnum = {
 } as const
 
 export type SignInThrottleScalarFieldEnum = (typeof SignInThrottleScalarFieldEnum)[keyof typeof SignInThrottleScalarFieldEnum]
+
+
+export const OAuthConsentScalarFieldEnum = {
+  nonce: 'nonce',
+  expiresAt: 'expiresAt'
+} as const
+
+export type OAuthConsentScalarFieldEnum = (typeof OAuthConsentScalarFieldEnum)[keyof typeof OAuthConsentScalarFieldEnum]
 
 
 export const SortOrder = {
