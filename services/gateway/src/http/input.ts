@@ -17,3 +17,15 @@ export const requireJsonBody: RequestHandler = (req, _res, next) => {
     ),
   );
 };
+
+/**
+ * The fields of a parsed form, query or JSON body that are single strings a store can keep (no NUL).
+ * Anything else, a repeated key (an array), an object, a number, counts as absent, so a handler that
+ * reads strings answers its own "missing" error instead of passing a foreign value on.
+ */
+export function textFields(value: unknown): Record<string, string | undefined> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string' && !e[1].includes('\u0000')),
+  );
+}

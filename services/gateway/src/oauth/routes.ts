@@ -16,6 +16,7 @@ import type { Logger } from '@wap/log';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Surface } from '../domain/credentials.js';
+import { textFields } from '../http/input.js';
 import { consentPage, errorPage, pagePolicy, signInPage } from './pages.js';
 import { verifyPassword } from './passwords.js';
 import { signInKeys } from './sign-in-limits.js';
@@ -44,7 +45,8 @@ export const resourceMetadataUrl = (publicUrl: string, surface: Surface) =>
 
 /** A redirect URI a public client may register: https, or http on a loopback address (RFC 8252 section 7.3). */
 function acceptableRedirect(uri: unknown): boolean {
-  if (typeof uri !== 'string' || uri.length > 2_000) return false;
+  // A NUL is no part of a URL a browser is sent to, and no store keeps one.
+  if (typeof uri !== 'string' || uri.length > 2_000 || uri.includes('\u0000')) return false;
   try {
     const u = new URL(uri);
     if (u.hash) return false;
@@ -188,10 +190,8 @@ export function oauthRouter(deps: OAuthDeps): Router {
     const grants = (body.grant_types as unknown[] | undefined) ?? ['authorization_code', 'refresh_token'];
     if (!Array.isArray(grants) || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
       return void refuse('grant_types: authorization_code and refresh_token');
-    const name =
-      typeof body.client_name === 'string' && body.client_name.trim()
-        ? body.client_name.trim().slice(0, 100)
-        : 'An MCP client';
+    const given = typeof body.client_name === 'string' ? body.client_name.replaceAll('\u0000', '').trim() : '';
+    const name = given ? given.slice(0, 100) : 'An MCP client';
     const client = await deps.store.registerClient(name, uris as string[]);
     res
       .status(201)
@@ -208,7 +208,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
   });
 
   router.get('/oauth/authorize', async (req, res) => {
-    const q = req.query as Record<string, string | undefined>;
+    const q = textFields(req.query);
     const client = q.client_id ? await deps.store.client(q.client_id) : null;
     // Without a known client and one of its redirect URIs, nothing is sent anywhere (section 4.1.2.1).
     if (!client) return void html(res, 400, errorPage('This application is not registered here.'));
@@ -243,7 +243,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
   const wantsJson = (req: Request) => req.accepts(['html', 'json']) === 'json';
 
   router.post('/oauth/authorize', form, async (req, res, next: NextFunction) => {
-    const body = req.body as Record<string, string | undefined>;
+    const body = textFields(req.body);
     const request = await verify(body.request);
     if (!request) return void html(res, 400, errorPage('This sign-in has expired. Start again from the application.'));
     const client = await deps.store.client(request.clientId);
@@ -353,7 +353,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
       refresh_token: issued.refreshToken,
       scope: issued.scope,
     });
-  const params = (req: Request) => (req.body ?? {}) as Record<string, string | undefined>;
+  const params = (req: Request) => textFields(req.body);
 
   router.post('/oauth/token', form, json, async (req, res) => {
     const p = params(req);
