@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
@@ -14,6 +15,8 @@ describe('classify', () => {
   const table: [string, unknown, FailureKind | undefined][] = [
     ['DNS miss', coded('ENOTFOUND'), 'dns'],
     ['DNS retry later', coded('EAI_AGAIN'), 'dns'],
+    ['name too long for getaddrinfo', Object.assign(coded('EINVAL'), { syscall: 'getaddrinfo' }), 'dns'],
+    ['EINVAL of anything else', coded('EINVAL'), undefined],
     ['refused', coded('ECONNREFUSED'), 'refused'],
     ['reset', coded('ECONNRESET'), 'reset'],
     ['socket closed by peer', coded('UND_ERR_SOCKET'), 'reset'],
@@ -76,6 +79,31 @@ describe('network failures over real sockets', () => {
     assert.ok(isApiError(err));
     assert.deepEqual(err.details, { url: 'http://no-such-host.example/', reason: 'dns' });
     await agent.close();
+  });
+
+  it('refuses a host name DNS cannot carry: bad_request when asked, dns when redirected to, never a raw EINVAL', async () => {
+    const long = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(63)}.example`;
+    // What getaddrinfo itself answers such a name.
+    const lookup = await dnsLookup(long).catch((e: unknown) => e);
+    assert.equal((lookup as { code?: string }).code, 'EINVAL');
+    assert.equal(classify(lookup)?.kind, 'dns');
+    const site = await startTestSite();
+    const agent = createFetchAgent({ allow });
+    try {
+      const asked = await fetchPage(`http://${long}/`, { agent }).catch((e: unknown) => e);
+      assert.ok(isApiError(asked));
+      assert.equal(asked.code, 'bad_request');
+      const target = `http://${long}/page`;
+      const hop = await fetchPage(`${site.url}/redirect/to?url=${encodeURIComponent(target)}`, { agent }).catch(
+        (e: unknown) => e,
+      );
+      assert.ok(isApiError(hop) && hop.cause instanceof FetchFailure);
+      assert.equal(hop.details?.reason, 'dns');
+      assert.equal(hop.cause.url, target);
+    } finally {
+      await agent.close();
+      await site.close();
+    }
   });
 
   it('maps a closed port to connect', async () => {

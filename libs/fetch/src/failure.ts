@@ -98,7 +98,8 @@ export function classify(err: unknown): FetchFailure | undefined {
 function byCode(e: Error): FetchFailure | undefined {
   const code = String((e as { code?: unknown }).code ?? '');
   const as = (kind: FailureKind) => new FetchFailure(kind, e.message, { cause: e });
-  if (DNS.has(code)) return as('dns');
+  // getaddrinfo's EINVAL: a name too long for DNS, refused before any query.
+  if (DNS.has(code) || (code === 'EINVAL' && (e as { syscall?: unknown }).syscall === 'getaddrinfo')) return as('dns');
   if (code === 'ECONNREFUSED') return as('refused');
   if (TIMEOUT.has(code)) return as('timeout');
   if (RESET.has(code)) return as('reset');

@@ -1,3 +1,5 @@
+// The URL rules a caller's input is held to before anything is fetched (the gateway validates with them).
+export { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
 export { createFetchAgent, defaultFetchAgent, type FetchAgent, type FetchAgentOptions } from './agent.js';
 export { ACCEPT_ENCODING } from './body.js';
 export { type CharsetSource, decodeText, detectCharset, isTextual, normaliseCharset } from './charset.js';

@@ -161,7 +161,7 @@ function startUrl(input: string | URL, allow: AllowList): URL {
   }
 }
 
-/** The next hop, refused before any request when its scheme, credentials or literal address are not allowed. */
+/** The next hop, refused before any request when its scheme, credentials, host name or literal address are not allowed. */
 function nextHop(from: URL, location: string, status: number, allow: AllowList): URL {
   let next: URL;
   try {
@@ -175,6 +175,9 @@ function nextHop(from: URL, location: string, status: number, allow: AllowList):
     const { error } = refusal;
     throw new FetchFailure('blocked_address', error.message, { address: error.address, url: next.href, cause: error });
   }
+  // A name DNS cannot carry is the same dead end as one DNS does not know.
+  if (refusal?.kind === 'host')
+    throw new FetchFailure('dns', 'redirect to a host name DNS cannot carry', { url: next.href });
   if (refusal) throw new FetchFailure('bad_redirect', `redirect refused (${refusal.kind})`, { url: next.href });
   return next;
 }

@@ -10,4 +10,11 @@ export {
   systemResolver,
 } from './lookup.js';
 export type { AddressClass } from './ranges.js';
-export { type CheckUrlOptions, checkUrl, type UrlRefusal, urlRefusal } from './url.js';
+export {
+  type CheckUrlOptions,
+  checkUrl,
+  HOST_NAME_TOO_LONG,
+  hostNameFits,
+  type UrlRefusal,
+  urlRefusal,
+} from './url.js';

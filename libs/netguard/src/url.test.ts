@@ -41,6 +41,20 @@ describe('checkUrl', () => {
     }
   });
 
+  it('refuses a host name DNS cannot carry as bad_request, before any lookup', () => {
+    const label = (c: string, n = 63) => c.repeat(n);
+    // 4 labels of 63 and "com": 259 characters, which getaddrinfo answers with EINVAL.
+    for (const host of [`${label('a')}.${label('b')}.${label('c')}.${label('d')}.com`, `${label('a', 64)}.com`]) {
+      const r = refusal(`https://${host}/`);
+      assert.equal(r.code, 'bad_request');
+      assert.match((r.details as { issues: { message: string }[] }).issues[0]?.message ?? '', /longer than DNS allows/);
+    }
+    // 253 characters, with or without the root's dot, and labels of 63: still a name.
+    const longest = `${label('a')}.${label('b')}.${label('c')}.${label('d', 61)}`;
+    assert.equal(longest.length, 253);
+    for (const host of [longest, `${longest}.`]) assert.equal(checkUrl(`https://${host}/`).hostname, host);
+  });
+
   // Encoded forms WHATWG URL turns into the addresses they stand for.
   const literals: readonly (readonly [string, string])[] = [
     ['http://127.0.0.1/', '127.0.0.1'],

@@ -3,9 +3,14 @@ import { ApiError } from '@wap/errors';
 import type { AllowList } from './address.js';
 import { assertAllowedAddress, BlockedAddressError } from './lookup.js';
 
+export const MAX_HOST_NAME = 253;
+export const MAX_HOST_LABEL = 63;
+/** The issue's message for a URL whose host name fails hostNameFits. */
+export const HOST_NAME_TOO_LONG = `has a host name longer than DNS allows (${MAX_HOST_NAME} characters, ${MAX_HOST_LABEL} per label)`;
+
 /** Why a URL may not be fetched, before any connection is tried. */
 export type UrlRefusal =
-  | { readonly kind: 'syntax' | 'scheme' | 'credentials' }
+  | { readonly kind: 'syntax' | 'scheme' | 'credentials' | 'host' }
   | { readonly kind: 'address'; readonly error: BlockedAddressError };
 
 const MESSAGES = {
@@ -14,7 +19,18 @@ const MESSAGES = {
   // Credentials in a URL end up in logs, results and crawl frontiers; a site
   // that needs them takes an Authorization header instead.
   credentials: 'must not contain a user name or password; send an Authorization header instead',
+  host: HOST_NAME_TOO_LONG,
 } as const;
+
+/**
+ * Whether DNS can carry a host name (RFC 1035: 253 characters written out, one
+ * trailing dot aside, and 63 per label). A longer name is no site anywhere, and
+ * getaddrinfo refuses it with EINVAL rather than "not found".
+ */
+export function hostNameFits(hostname: string): boolean {
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return name.length <= MAX_HOST_NAME && name.split('.').every((label) => label.length <= MAX_HOST_LABEL);
+}
 
 /**
  * The refusal for a URL that WHATWG URL already parsed, if any. The URL parser
@@ -28,6 +44,7 @@ export function urlRefusal(url: URL, allow?: AllowList): UrlRefusal | undefined 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'scheme' };
   if (url.hostname === '') return { kind: 'syntax' };
   if (url.username !== '' || url.password !== '') return { kind: 'credentials' };
+  if (!hostNameFits(url.hostname)) return { kind: 'host' };
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(host) !== 0) {
     try {
