@@ -9,21 +9,46 @@ export interface Issue {
   message: string;
 }
 
-/** The path of the first string (or key) holding a NUL: no store keeps one, and no page or header needs one. */
-function nulPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}.${i}`);
-      if (found) return found;
+/** How deep a request's JSON may nest: no route's input comes near it, and no reader downstream recurses past it. */
+export const MAX_DEPTH = 64;
+
+/** A value met on the walk, and where: the path is spelled only for the one refused. */
+interface Step {
+  value: unknown;
+  key: string;
+  parent: Step | undefined;
+  depth: number;
+}
+
+const pathOf = (step: Step): string => {
+  const keys: string[] = [];
+  for (let s: Step | undefined = step; s; s = s.parent) keys.push(s.key);
+  return keys.reverse().join('.');
+};
+
+/**
+ * The first thing no route accepts anywhere in a value: a string (or key) holding
+ * a NUL (no store keeps one, and no page or header needs one), or nesting deeper
+ * than MAX_DEPTH. Walked with a stack of its own, so no depth overflows ours.
+ */
+function refusal(value: unknown, where: string): Issue | undefined {
+  const stack: Step[] = [{ value, key: where, parent: undefined, depth: 0 }];
+  for (let step = stack.pop(); step; step = stack.pop()) {
+    if (typeof step.value === 'string') {
+      if (step.value.includes('\u0000')) return { path: pathOf(step), message: 'contains a NUL character' };
+      continue;
     }
-    return undefined;
-  }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, field] of Object.entries(value)) {
-      if (key.includes('\u0000')) return path;
-      const found = nulPath(field, `${path}.${key}`);
-      if (found) return found;
+    if (typeof step.value !== 'object' || step.value === null) continue;
+    if (step.depth >= MAX_DEPTH) return { path: pathOf(step), message: `nests deeper than ${MAX_DEPTH} levels` };
+    const fields: [string, unknown][] = Array.isArray(step.value)
+      ? step.value.map((v, i) => [String(i), v])
+      : Object.entries(step.value);
+    // Pushed last to first, so the first field is looked at first; only what can hold a refusal is kept.
+    for (let i = fields.length - 1; i >= 0; i--) {
+      const [key, field] = fields[i] as [string, unknown];
+      if (key.includes('\u0000')) return { path: pathOf(step), message: 'contains a NUL character' };
+      if (typeof field === 'string' || (typeof field === 'object' && field !== null))
+        stack.push({ value: field, key, parent: step, depth: step.depth + 1 });
     }
   }
   return undefined;
@@ -34,8 +59,8 @@ function nulPath(value: unknown, path: string): string | undefined {
  * value as parsed, or `bad_request` naming each field that is wrong or unknown.
  */
 export function parsePart<S extends z.ZodType>(schema: S | undefined, value: unknown, where: string): z.infer<S> {
-  const nul = nulPath(value, where);
-  if (nul) throw new ApiError('bad_request', { issues: [{ path: nul, message: 'contains a NUL character' }] });
+  const refused = refusal(value, where);
+  if (refused) throw new ApiError('bad_request', { issues: [refused] });
   // No body at all is an empty one; a body of `null` is a value, and not an object.
   const result = (schema ?? NOTHING).safeParse(value === undefined ? {} : value);
   if (result.success) return result.data as z.infer<S>;
