@@ -4,7 +4,12 @@ import type { ErrorRequestHandler } from 'express';
 import { bearerChallenge } from './auth.js';
 
 /** body-parser's and the router's errors about the request itself, as the spec's Error object. */
-function fromRequestError(err: { type?: string; limit?: number }): ApiError | undefined {
+function fromRequestError(err: {
+  type?: string;
+  limit?: number;
+  status?: number;
+  errno?: unknown;
+}): ApiError | undefined {
   // The router decodes path segments: `%FF` or a lone `%` is the client's mistake, not ours.
   if (err instanceof URIError)
     return new ApiError('bad_request', { issues: [{ path: 'path', message: 'is not valid percent-encoding' }] });
@@ -19,6 +24,11 @@ function fromRequestError(err: { type?: string; limit?: number }): ApiError | un
     case 'request.size.invalid':
       return new ApiError('bad_request', { issues: [{ path: 'body', message: 'could not be read' }] });
     default:
+      // body-parser's 400 around a zlib, brotli or zstd error: the body is not what its Content-Encoding says.
+      if (err.status === 400 && typeof err.errno === 'number')
+        return new ApiError('bad_request', {
+          issues: [{ path: 'body', message: 'does not decode as its Content-Encoding says' }],
+        });
       return undefined;
   }
 }

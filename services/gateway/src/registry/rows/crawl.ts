@@ -3,7 +3,7 @@ import { crawl } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';
 import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
-import { documentSchema, formatNames, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
+import { documentSchema, formatNames, pageUrl, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
 
 /** The default `limit`: a crawl holds `limit` credits while it runs, so the default stays modest. */
 export const DEFAULT_CRAWL_LIMIT = 100;
@@ -22,10 +22,7 @@ const isRegex = (p: string) => {
 const pattern = z.string().max(500).refine(isRegex, 'not a valid regular expression');
 
 const body = z.strictObject({
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(8_192)
-    .describe('Where the crawl starts (http or https).'),
+  url: pageUrl('Where the crawl starts (http or https).'),
   limit: z
     .number()
     .int()

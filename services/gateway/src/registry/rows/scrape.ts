@@ -1,5 +1,12 @@
 import { create } from '@bufbuild/protobuf';
-import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch';
+import {
+  HEADER_NAME,
+  HEADER_VALUE,
+  HOST_NAME_TOO_LONG,
+  hostNameFits,
+  MAX_HEADER_NAME,
+  MAX_HEADER_VALUE,
+} from '@wap/fetch';
 import { browser, crawl } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';
@@ -44,6 +51,17 @@ const action = z.discriminatedUnion('type', [
 ]);
 
 /** Scrape options, named as Firecrawl names them so code can switch without rewriting. */
+/**
+ * A page the caller asks us to fetch: http or https, and a host name DNS can carry,
+ * so a name no lookup could take is the caller's bad_request here, not an engine's failure.
+ */
+export const pageUrl = (description: string) =>
+  z
+    .url({ protocol: /^https?$/ })
+    .max(8_192)
+    .refine((url) => !URL.canParse(url) || hostNameFits(new URL(url).hostname), HOST_NAME_TOO_LONG)
+    .describe(description);
+
 export const scrapeOptions = z.strictObject({
   formats: z
     .array(z.enum(Object.keys(FORMATS) as [keyof typeof FORMATS, ...(keyof typeof FORMATS)[]]))
@@ -168,10 +186,7 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
 }
 
 const body = scrapeOptions.extend({
-  url: z
-    .url({ protocol: /^https?$/ })
-    .max(8_192)
-    .describe('The page to scrape (http or https).'),
+  url: pageUrl('The page to scrape (http or https).'),
 });
 
 export const scrapeRow = capability({
