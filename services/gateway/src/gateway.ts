@@ -9,6 +9,7 @@ import { CreditViews } from './clients/credit-views.js';
 import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
 import { createApp } from './http/app.js';
+import { answerParserRefusals } from './http/client-error.js';
 import { bearerChallenge } from './http/auth.js';
 import { connectUpgrade } from './http/connect.js';
 import { Invoker } from './invoke/invoke.js';
@@ -107,6 +108,8 @@ export function openGateway(
         const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));
       });
       listening.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
+      // What Node's parser refuses (bad bytes, huge headers) answers the Error object, not an empty 400.
+      answerParserRefusals(listening, log);
       // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here.
       listening.on('upgrade', connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge));
       server = listening;

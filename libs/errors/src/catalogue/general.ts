@@ -23,10 +23,10 @@ export const general: Entries<
   },
   bad_request: {
     status: 400,
-    alsoStatuses: [413, 415],
+    alsoStatuses: [413, 415, 417, 431],
     grpc: G.INVALID_ARGUMENT,
     message: 'The request is malformed or fails validation.',
-    when: 'The body, path or query fails validation (a field the route does not know is named too); 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`.',
+    when: 'The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads.',
     details: z.xor([
       z.strictObject({ issues: issueList }),
       z.strictObject({ limit: z.int().nonnegative().describe('Largest accepted body, in bytes.') }),

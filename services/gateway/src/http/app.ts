@@ -43,12 +43,21 @@ export interface AppDeps {
   readiness(ownOnly?: boolean): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
 }
 
+/** A request id of ours, for a request that brought no sane one. */
+export const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
+
 const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.header('x-request-id');
-  const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : `req_${randomUUID().replaceAll('-', '')}`;
+  const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : newRequestId();
   res.locals.requestId = id;
   res.setHeader('X-Request-Id', id);
   next();
+};
+
+/** HTTP/1.1 requires Host (RFC 9112 section 3.2); Node's own check would answer a bare 400 (client-error.ts). */
+const requireHost: RequestHandler = (req, _res, next) => {
+  if (req.httpVersion !== '1.1' || req.headers.host !== undefined) return next();
+  next(new ApiError('bad_request', { issues: [{ path: 'header.Host', message: 'is required in HTTP/1.1' }] }));
 };
 
 /** One line per request, written in the request's trace so it carries its trace id. */
@@ -82,6 +91,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('query parser', 'simple');
   app.use(requestId);
   app.use(accessLog(deps.log));
+  app.use(requireHost);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
