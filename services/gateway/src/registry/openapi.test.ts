@@ -90,3 +90,21 @@ test('an Idempotency-Key the document allows is one the gateway accepts', () => 
     for (const bad of ['', 'two words', 'caf\u00e9', 'tab\there', 'x'.repeat(256)]) assert.ok(!pattern.test(bad), bad);
   }
 });
+
+type Responses = Record<string, { content?: Record<string, unknown> }>;
+const responsesOf = (path: string) =>
+  ((openApiDocument(everything, 'http://x').paths[path] as { get: { responses: Responses } }).get.responses ??
+    {}) as Responses;
+
+test('a streamed answer is documented with the media type it is sent as', () => {
+  assert.deepEqual(Object.keys(responsesOf('/v1/sessions/{id}/network')['200']?.content ?? {}), [
+    'application/x-ndjson',
+  ]);
+  assert.deepEqual(Object.keys(responsesOf('/v1/sessions/{id}/live')['200']?.content ?? {}), ['text/event-stream']);
+  assert.deepEqual(Object.keys(responsesOf('/v1/sessions/{id}')['200']?.content ?? {}), ['application/json']);
+});
+
+test("sessions.network documents every error status of the spec's detailed entry", () => {
+  const statuses = Object.keys(responsesOf('/v1/sessions/{id}/network')).filter((s) => s !== '200');
+  assert.deepEqual(statuses, ['400', '401', '402', '403', '404', '408', '422', '429', '500', '503']);
+});

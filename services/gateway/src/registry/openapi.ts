@@ -1,7 +1,7 @@
 import { ERRORS, type ErrorCode, errorSchema } from '@wap/errors';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
-import { type Capability, COMMON_ERRORS, type Tag } from './types.js';
+import { type AnswerKind, answerOf, type Capability, COMMON_ERRORS, type Tag } from './types.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -50,6 +50,16 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
     };
   });
 }
+
+/** The media type of a streamed answer; its schema is that of each item (OpenAPI 3.1 has no item schema of its own). */
+const STREAM_MEDIA: Partial<Record<AnswerKind['kind'], string>> = {
+  ndjson: 'application/x-ndjson',
+  sse: 'text/event-stream',
+};
+const STREAM_NOTE: Partial<Record<AnswerKind['kind'], string>> = {
+  ndjson: ' A stream of newline-delimited JSON: each line is one object of this schema.',
+  sse: ' Server-Sent Events: the `data` of each event is one JSON object of this schema.',
+};
 
 /** Error responses grouped by status, each listing the codes it can carry. */
 function errorResponses(codes: ErrorCode[]) {
@@ -177,9 +187,11 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
       parameters: [...parameters(row.request.params, 'path'), ...parameters(row.request.query, 'query')],
       responses: {
         '200': {
-          description: row.bills.length ? `Success. Billed: ${row.bills.join(', ')}.` : 'Success. Free.',
+          description: `${row.bills.length ? `Success. Billed: ${row.bills.join(', ')}.` : 'Success. Free.'}${STREAM_NOTE[answerOf(row).kind] ?? ''}`,
           headers: { 'X-Request-Id': { schema: { type: 'string' } }, RateLimit: rateLimitHeaders.RateLimit },
-          content: { 'application/json': { schema: toSchema(row.response, 'output') } },
+          content: {
+            [STREAM_MEDIA[answerOf(row).kind] ?? 'application/json']: { schema: toSchema(row.response, 'output') },
+          },
         },
         ...errorResponses([...COMMON_ERRORS, ...row.errors]),
       },

@@ -5,7 +5,7 @@ import { ApiError } from '@wap/errors';
 import type { sessions } from '@wap/proto';
 import { z } from 'zod';
 import type { ReplayLinks } from '../../replay/links.js';
-import { capability } from '../types.js';
+import { capability, type HandlerContext } from '../types.js';
 import { credits, isoTime, usageObject } from '../usage-shape.js';
 
 export const SESSION_OUTCOMES = [
@@ -404,6 +404,31 @@ const networkFrame = z.discriminatedUnion('type', [
 /** How often a followed network log looks for new rows: a new request reaches the client within a second. */
 export const NETWORK_FOLLOW_MS = 250;
 
+/**
+ * Why a session can no longer be followed, when the platform cut it off rather than it ending as
+ * asked (docs/sessions.md): its credits ran out (quota_exceeded: what its own client met), or its
+ * browser was lost (page_lost). Undefined for every other ending.
+ */
+async function cutOff(ctx: HandlerContext, sessionId: string): Promise<ApiError | undefined> {
+  const { principal, upstreams, signal } = ctx;
+  const out = await upstreams.sessions.getSession({ workspaceId: principal.workspaceId, sessionId }, { signal });
+  switch (out.session?.outcome) {
+    case 'credits_exhausted': {
+      const balance = upstreams.configured('billing-ledger')
+        ? await upstreams.ledger.credits({ workspaceId: principal.workspaceId }, { signal })
+        : undefined;
+      const available = Math.max(0, Math.floor(credits(balance?.availableMillicredits ?? 0n)));
+      // A minute of browser time, the least the session needed to go on.
+      return new ApiError('quota_exceeded', { needed: 1, available });
+    }
+    case 'crashed':
+    case 'host_lost':
+      return new ApiError('page_lost', { reason: 'crashed' });
+    default:
+      return undefined;
+  }
+}
+
 function toNetworkJson(r: sessions.NetworkRequest) {
   return {
     id: String(r.id),
@@ -443,7 +468,7 @@ export const sessionsNetworkRow = capability({
   tag: 'Sessions',
   summary: "A session's network log",
   description:
-    'Newline-delimited JSON: a `header` frame first, then one `request` frame per request, oldest first: method, URL, type, status, headers, timing, protocol, remote address, initiator and sizes. Filters narrow the rows; `bodies` adds stored bodies; `follow` keeps the stream open on a live session and sends new requests as they are stored (within a second), ending when the session ends. Another workspace’s session is not_found. Never billed.',
+    'Newline-delimited JSON: a `header` frame first, then one `request` frame per request, oldest first: method, URL, type, status, headers, timing, protocol, remote address, initiator and sizes. Filters narrow the rows; `bodies` adds stored bodies; `follow` keeps the stream open on a live session and sends new requests as they are stored (within a second), ending when the session ends. A followed session the platform cut off ends its stream with the Error object as its last line, and `follow=true` asked after that answers it as the status: quota_exceeded when its credits ran out, page_lost when its browser crashed or its host was lost. Another workspace’s session is not_found. Never billed.',
   backend: 'session-recorder',
   bills: [],
   mcpTool: 'service_sessions_network',
@@ -453,8 +478,9 @@ export const sessionsNetworkRow = capability({
     query: networkQuery,
   },
   response: networkFrame,
-  errors: ['not_found'],
-  handler: async ({ principal, upstreams, signal }, { params: p, query: q }) => {
+  errors: ['not_found', 'quota_exceeded', 'page_lost'],
+  handler: async (ctx, { params: p, query: q }) => {
+    const { principal, upstreams, signal } = ctx;
     const statusCode = q.status && !q.status.endsWith('xx') ? Number(q.status) : 0;
     const page = (afterId: bigint) =>
       upstreams.sessions.listNetwork(
@@ -477,6 +503,10 @@ export const sessionsNetworkRow = capability({
     // Read once before the stream: a session that does not exist is a plain 404.
     const first = await page(0n);
     const follow = (q.follow ?? false) && first.sessionStatus === 'live';
+    if (q.follow && !follow) {
+      const cut = await cutOff(ctx, p.id);
+      if (cut) throw cut;
+    }
     // Status 0 asks for "no response": the recorder's 0 means "any", so those rows are picked here.
     const keep = (r: sessions.NetworkRequest) => q.status !== '0' || r.status === 0;
     return (async function* () {
@@ -495,7 +525,12 @@ export const sessionsNetworkRow = capability({
         if (signal.aborted) return;
         // A full page: read on at once. Otherwise, done, or (following a live session) look again shortly.
         if (answer.requests.length < 500) {
-          if (!follow || lastLook) return;
+          if (!follow) return;
+          if (lastLook) {
+            const cut = await cutOff(ctx, p.id);
+            if (cut) throw cut;
+            return;
+          }
           if (answer.sessionStatus !== 'live') lastLook = true;
           await new Promise((resolve) => setTimeout(resolve, lastLook ? 1_000 : NETWORK_FOLLOW_MS));
           if (signal.aborted) return;
