@@ -48,6 +48,8 @@ export function replayRouter(deps: {
           'Content-Security-Policy': replayPagePolicy(nonce),
           'Referrer-Policy': 'no-referrer',
           'X-Content-Type-Options': 'nosniff',
+          // For browsers that predate the policy's frame-ancestors.
+          'X-Frame-Options': 'DENY',
         })
         .send(
           replayHtml({

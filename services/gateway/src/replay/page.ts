@@ -162,7 +162,10 @@ interface PageParts {
     | { kind: 'inline'; data: ReplayData };
 }
 
-/** The replay page's policy: scripts and styles only its own; the recorded page's images and fonts may load. */
+/**
+ * The replay page's policy: scripts and styles only its own; the recorded page's images and fonts may load;
+ * no other page may frame it (a signed link in a frame would let that page dress the replay up or click through it).
+ */
 export const replayPagePolicy = (nonce: string) =>
   [
     "default-src 'none'",
@@ -174,6 +177,7 @@ export const replayPagePolicy = (nonce: string) =>
     "frame-src 'self' about: blob:",
     "base-uri 'none'",
     "form-action 'none'",
+    "frame-ancestors 'none'",
   ].join('; ');
 
 /** The bundle's policy: nothing loads from anywhere, so it plays the same with networking off. */
