@@ -6,6 +6,8 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Fleet, ROOT } from '@wap/fleet';
 import { readLogLines, startFleet } from '@wap/testkit';
+import { random as seeded } from '@wap/testsite';
+import { type FuzzCase, mcpCases, oauthCases, problemWith } from './protocol-fuzz.js';
 
 // Schemathesis (pinned in scripts/toolchain.sh) fuzzes every operation of GET /v1/openapi.json
 // against a whole fleet. What it sends is fixed: a fixed seed, every Python package pinned, a
@@ -18,6 +20,8 @@ const SCHEMATHESIS = path.join(ROOT, '.tools/bin/st');
 // the suite runs the fixed ones.
 const SEED = process.env.OPENAPI_FUZZ_SEED ?? '1';
 const EXAMPLES_PER_OPERATION = process.env.OPENAPI_FUZZ_EXAMPLES ?? '50';
+// Requests of the second pass (protocol-fuzz.ts) to each of /mcp and the OAuth endpoints.
+const PROTOCOL_CASES = Number(process.env.PROTOCOL_FUZZ_CASES ?? '250');
 
 const CHECKS = [
   // The point of the run: no input makes the fleet answer 5xx.
@@ -159,4 +163,92 @@ test('schemathesis finds no server error and no answer outside the OpenAPI docum
     0,
     `schemathesis failed (exit ${code}):\n${failuresOf(output)}\n\nErrors the services logged:\n${serverErrors().join('\n')}`,
   );
+});
+
+/** A curl line that sends `c` again, its body cut to what a reader needs. */
+function curlOf(c: FuzzCase): string {
+  const headers = Object.entries(c.headers).map(([k, v]) => ` -H '${k}: ${v.slice(0, 80)}'`);
+  const body = c.body === undefined ? '' : ` --data-binary '${c.body.slice(0, 200)}${c.body.length > 200 ? '…' : ''}'`;
+  return `curl -X ${c.method} '${fleet.gatewayUrl}${c.path.slice(0, 300)}'${headers.join('')}${body}`;
+}
+
+test('/mcp and the OAuth endpoints answer hostile input in their own shapes, never a 5xx', {
+  timeout: 300_000,
+}, async (t) => {
+  const random = seeded(Number(SEED));
+  const { apiKey } = await fleet.workspace('pro');
+  // Real values the draws mix in, so they get past the first check: a client, its redirect, a sign-in step.
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const client = (await (
+    await fetch(`${fleet.gatewayUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [redirectUri], client_name: 'fuzz' }),
+    })
+  ).json()) as { client_id: string };
+  const authorize = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    code_challenge: 'A'.repeat(43),
+    code_challenge_method: 'S256',
+    resource: `${fleet.gatewayUrl}/mcp`,
+    scope: 'api',
+    state: 's',
+  });
+  const signIn = await (await fetch(`${fleet.gatewayUrl}/oauth/authorize?${authorize}`)).text();
+  const step = /name="request" value="([^"]+)"/.exec(signIn)?.[1];
+  assert.ok(step, 'the sign-in page carries its signed step');
+  const known: Record<string, unknown> = {
+    ...Object.fromEntries(authorize),
+    redirect_uris: [redirectUri],
+    request: step,
+    step: 'sign-in',
+    grant_type: 'authorization_code',
+    code_verifier: 'v'.repeat(43),
+  };
+  const cases = [...mcpCases(random, apiKey, PROTOCOL_CASES), ...oauthCases(random, known, PROTOCOL_CASES)];
+
+  const gatewayLog = fleet.logFile('gateway');
+  const errorsBefore = readLogLines(gatewayLog).filter((l) => l.level === 'error').length;
+  const problems: string[] = [];
+  /** Problems by kind and endpoint, for the summary. */
+  const kinds = new Map<string, number>();
+  let refusedByClient = 0;
+  for (const c of cases) {
+    let res: Response;
+    try {
+      res = await fetch(`${fleet.gatewayUrl}${c.path}`, {
+        method: c.method,
+        headers: c.headers,
+        body: c.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(30_000),
+      });
+    } catch (err) {
+      // A header value fetch itself will not send: nothing reached the gateway.
+      if (err instanceof TypeError && !(err.cause instanceof Error)) {
+        refusedByClient++;
+        continue;
+      }
+      throw err;
+    }
+    const answer = { status: res.status, contentType: res.headers.get('content-type') ?? '', text: await res.text() };
+    const problem = problemWith(c, answer);
+    if (!problem) continue;
+    problems.push(`${problem} (${answer.text.slice(0, 160)}):\n  ${curlOf(c)}`);
+    const kind = `${problem}: ${c.method} ${c.path.split('?')[0]}`;
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  t.diagnostic(`${cases.length} requests, ${refusedByClient} not sendable, ${problems.length} problems`);
+  const logged = readLogLines(gatewayLog)
+    .filter((l) => l.level === 'error')
+    .slice(errorsBefore)
+    .map((l) => `${l.msg}: ${(l.err as { message?: string } | undefined)?.message ?? ''}`);
+  assert.deepEqual(
+    problems.slice(0, 10),
+    [],
+    `${problems.length} answers no client could read:\n${[...kinds].map(([k, n]) => `${n}x ${k}`).join('\n')}`,
+  );
+  assert.deepEqual(logged, [], 'the gateway logged no error');
 });
