@@ -201,7 +201,8 @@ describe('the CDP endpoint under attack', () => {
   });
 
   test('a client that half-closes its connection ends its session at once and frees its slot', async () => {
-    const { apiKey, workspaceId } = await fleet.workspace('free');
+    // Pro: polling every 200 ms stays under its requests per minute.
+    const { apiKey, workspaceId } = await fleet.workspace('pro');
     const { sessionId, url } = await open(apiKey, '?maxLifetime=3600');
     const ws = await RawWebSocket.open(url);
     ws.send({ id: 1, method: 'Target.getTargets' });
@@ -221,15 +222,16 @@ describe('the CDP endpoint under attack', () => {
   });
 
   test('a session no client ever attaches to ends when its ticket expires, whatever its idleTimeout', async () => {
-    const { apiKey } = await fleet.workspace('free');
+    const { apiKey } = await fleet.workspace('pro');
     const { sessionId } = await open(apiKey, '?idleTimeout=300');
     await until(
       'the session has ended',
       async () => (await readSession(apiKey, sessionId))?.status === 'ended',
-      60_000,
+      120_000,
     );
     const session = await readSession(apiKey, sessionId);
     assert.equal(session.outcome, 'idle_timeout');
-    assert.ok(session.durationSeconds <= 35, `lived ${session.durationSeconds} s`);
+    // Its ticket's 30 s, and the time to end it on a busy machine: nowhere near its idleTimeout's 300 s.
+    assert.ok(session.durationSeconds >= 29 && session.durationSeconds <= 90, `lived ${session.durationSeconds} s`);
   });
 });

@@ -737,10 +737,16 @@ describe('GET /connect', () => {
     const db = new pg.Client({ connectionString: fleet.databaseUrl('browser-host') });
     await db.connect();
     try {
-      const { rows } = await db.query<{ status: string; outcome: string; charged_mc: string }>(
-        `SELECT status, outcome, charged_mc FROM browser_sessions WHERE workspace_id = $1`,
-        [workspaceId],
-      );
+      const read = async () =>
+        (
+          await db.query<{ status: string; outcome: string; charged_mc: string }>(
+            `SELECT status, outcome, charged_mc FROM browser_sessions WHERE workspace_id = $1`,
+            [workspaceId],
+          )
+        ).rows;
+      // The row is ended once the bill is settled and the slot let go: a moment after the credits show it.
+      await until('the row is ended', async () => (await read())[0]?.status === 'ended');
+      const rows = await read();
       assert.equal(rows.length, 1);
       assert.deepEqual({ status: rows[0]?.status, outcome: rows[0]?.outcome }, { status: 'ended', outcome: 'closed' });
       assert.equal(Number(rows[0]?.charged_mc), Math.round(spent * 1000), 'millicredits charged');

@@ -79,6 +79,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning: "How gateways reach this browser host's gRPC (announced with its room); default GRPC_HOST:GRPC_PORT.",
   },
   SESSION_CAPACITY: { meaning: 'Live CDP sessions one browser-host takes; past it a connect is 503 no_capacity.' },
+  SESSION_UIDS: {
+    meaning:
+      "The uids session browsers run as, one each, when browser-host runs as root (bare uids, no passwd entry needed), so the kernel keeps each session out of the others' files and the host's; off: all run as the host's user.",
+  },
   SESSION_WARM: { meaning: 'Session browsers kept launched and unused, so a connect does not wait for a launch.' },
   SESSION_DRAIN_SECONDS: {
     meaning:

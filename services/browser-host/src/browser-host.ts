@@ -16,6 +16,7 @@ import { chunkSink } from './recording/recording.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
 import { SessionManager } from './sessions/manager.js';
+import { OsUsers } from './sessions/os-users.js';
 import { ProfileStore } from './store/profiles.js';
 import { SessionStore } from './store/sessions.js';
 
@@ -31,6 +32,7 @@ export type BrowserHostSettings = Pick<
       | 'CDP_PORT'
       | 'CDP_PUBLIC_URL'
       | 'SESSION_CAPACITY'
+      | 'SESSION_UIDS'
       | 'SESSION_WARM'
       | 'SESSION_DRAIN_SECONDS'
       | 'SHUTDOWN_TIMEOUT'
@@ -56,7 +58,10 @@ export function openBrowserHost(
   const allow = AllowList.parse(config.EGRESS_ALLOW);
   if (!allow.empty) log.warn({ allow: allow.cidrs }, 'egress allow-list is set: for local test sites only');
   const egress = new EgressProxy(allow);
+  // Each browser's own OS user where the host runs as root (docs/connect.md, "Isolation").
+  const users = OsUsers.start(config.SESSION_UIDS ?? 'off', config.CHROMIUM_PATH, log);
   const pool = new BrowserPool({
+    ...(users && { users }),
     executablePath: config.CHROMIUM_PATH,
     size: config.BROWSER_POOL_SIZE,
     pagesPerBrowser: config.PAGES_PER_BROWSER,
@@ -91,6 +96,7 @@ export function openBrowserHost(
   const sessions = new SessionManager({
     executablePath: config.CHROMIUM_PATH,
     allow,
+    ...(users && { users }),
     capacity: config.SESSION_CAPACITY ?? 8,
     warm: ledger ? (config.SESSION_WARM ?? 1) : 0,
     ledger,

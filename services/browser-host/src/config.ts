@@ -2,6 +2,7 @@ import { port, url } from '@wap/config';
 import { baseEnv } from '@wap/service';
 import { z } from 'zod';
 import { parseExits } from './domain/exits.js';
+import { parseUidRange } from './sessions/os-users.js';
 
 export const env = baseEnv(50056).extend({
   /** Debian's Chromium; never a downloaded browser. */
@@ -28,6 +29,23 @@ export const env = baseEnv(50056).extend({
   GRPC_PUBLIC_ADDR: z.string().optional(),
   /** Live CDP sessions this host takes; past it a connect answers no_capacity. */
   SESSION_CAPACITY: z.coerce.number().int().min(1).max(256).default(8),
+  /**
+   * The uids session browsers run as, one each, when the host runs as root
+   * ("first-last", bare uids with no passwd entry), so the kernel keeps each
+   * session out of the others' files and the host's; "off": all run as the
+   * host's own user (docs/connect.md, "Isolation").
+   */
+  SESSION_UIDS: z
+    .string()
+    .default('200000-209999')
+    .refine((text) => {
+      try {
+        parseUidRange(text);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'a range "first-last" of uids of 1000 or more, or "off"'),
   /** Session browsers kept launched and unused, so a connect does not wait for a launch. */
   SESSION_WARM: z.coerce.number().int().min(0).max(32).default(1),
   /**

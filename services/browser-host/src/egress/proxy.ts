@@ -3,6 +3,7 @@ import { Agent, type AgentOptions, type IncomingMessage } from 'node:http';
 import { isIP, type Socket } from 'node:net';
 import { type AllowList, classifyAddress, guardedLookup, isBlockedAddress, isBlockedAddressError } from '@wap/netguard';
 import { RequestError, Server } from 'proxy-chain';
+import { loopbackPeerUid } from './peer-uid.js';
 
 /**
  * Why the egress could not reach a host, in the words of the fetch engine's
@@ -115,6 +116,8 @@ function recordingAnswer(ingest: RecordingIngest, request: IncomingMessage, isHt
 export class EgressProxy {
   private readonly tenants = new Map<string, Tenant>();
   private readonly server: Server;
+  /** Whether each client connection is the expected user's, asked of the kernel once per connection. */
+  private readonly peers = new WeakMap<Socket, boolean>();
 
   /**
    * `owner`: the proxy serves one browser alone (a CDP session, whose pages the
@@ -133,6 +136,11 @@ export class EgressProxy {
        * request fails: there is no way out but through it.
        */
       upstream?: string;
+      /**
+       * The OS user of the one browser it serves (sessions/os-users.ts): a
+       * connection another user opened is refused, whatever it sends.
+       */
+      peerUid?: number;
     } = {},
   ) {
     if (options.owner)
@@ -142,6 +150,8 @@ export class EgressProxy {
       host: '127.0.0.1',
       verbose: false,
       prepareRequestFunction: ({ username, password, hostname, connectionId, request, isHttp }) => {
+        if (options.peerUid !== undefined && !this.fromUid(request.socket, options.peerUid))
+          throw new RequestError("Not this proxy's browser", 403);
         const tenant = this.tenants.get(username ?? '');
         if (!tenant || tenant.password !== (password ?? '')) return { requestAuthentication: true };
         if (hostname === options.recording?.host) return recordingAnswer(options.recording, request, isHttp);
@@ -187,6 +197,15 @@ export class EgressProxy {
         }
       }
     });
+  }
+
+  private fromUid(socket: Socket, uid: number): boolean {
+    let known = this.peers.get(socket);
+    if (known === undefined) {
+      known = loopbackPeerUid(socket.remotePort ?? 0, this.server.port) === uid;
+      this.peers.set(socket, known);
+    }
+    return known;
   }
 
   /**

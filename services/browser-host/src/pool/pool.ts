@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { launchAs, type OsUser, type OsUsers } from '../sessions/os-users.js';
 
 export interface PoolSettings {
   executablePath: string;
@@ -12,6 +13,8 @@ export interface PoolSettings {
   pagesPerBrowser: number;
   recycleAfterPages: number;
   log: Logger;
+  /** OS users the browsers run as, one each, when the host can give them (sessions/os-users.ts). */
+  users?: OsUsers;
 }
 
 /** Flags for a headless Chromium on a closed network (see the machine notes). */
@@ -62,6 +65,7 @@ export function writeChromiumPreferences(userDataDir: string, extensionIds: read
 interface Slot {
   browser: Promise<Browser>;
   userDataDir: string;
+  user: OsUser | undefined;
   active: number;
   served: number;
   retiring: boolean;
@@ -82,11 +86,23 @@ export class BrowserPool {
   private launch(): Slot {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'wap-chromium-'));
     writeChromiumPreferences(userDataDir);
-    const slot: Slot = { userDataDir, active: 0, served: 0, retiring: false, browser: Promise.resolve(null as never) };
+    // A page it renders is anyone's: as a user of its own, a browser taken over reads none of the host's files.
+    const user = this.settings.users?.take();
+    user?.own(userDataDir);
+    const launch = launchAs(user, this.settings.executablePath, userDataDir, CHROMIUM_ARGS);
+    const slot: Slot = {
+      userDataDir,
+      user,
+      active: 0,
+      served: 0,
+      retiring: false,
+      browser: Promise.resolve(null as never),
+    };
     slot.browser = puppeteer
       .launch({
-        executablePath: this.settings.executablePath,
-        args: CHROMIUM_ARGS,
+        executablePath: launch.executablePath,
+        args: launch.args,
+        env: launch.env,
         userDataDir,
         headless: true,
         protocolTimeout: 60_000,
@@ -127,6 +143,7 @@ export class BrowserPool {
     await rm(slot.userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch((err) =>
       this.settings.log.warn({ err, dir: slot.userDataDir }, 'could not remove a chromium profile'),
     );
+    slot.user?.release();
   }
 
   private wake() {

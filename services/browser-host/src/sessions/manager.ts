@@ -15,12 +15,15 @@ import type { Attached, Profiles } from '../profiles/profiles.js';
 import { type ChunkSink, SessionRecording } from '../recording/recording.js';
 import type { SessionStore } from '../store/sessions.js';
 import { endOrphans } from './orphans.js';
+import type { OsUsers } from './os-users.js';
 import { Session } from './session.js';
 import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 export interface SessionManagerSettings {
   executablePath: string;
   allow: AllowList;
+  /** The OS users session browsers run as, one each, when the host can give them (os-users.ts). */
+  users?: OsUsers;
   /** Live sessions this host takes; past it a connect answers no_capacity. */
   capacity: number;
   /** Session browsers kept launched and unused. */
@@ -63,6 +66,7 @@ export class SessionManager {
     return launchSessionBrowser(this.settings.executablePath, this.settings.allow, face, {
       record: !!this.settings.recordings,
       ...(profile && { profile }),
+      ...(this.settings.users && { users: this.settings.users }),
     });
   }
 

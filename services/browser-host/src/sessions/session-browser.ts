@@ -17,6 +17,7 @@ import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '
 import { NetworkCapture } from '../recording/network.js';
 import type { SessionRecording } from '../recording/recording.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
+import { launchAs, type OsUser, type OsUsers } from './os-users.js';
 
 export interface SessionBrowser {
   browser: Browser;
@@ -66,22 +67,30 @@ export async function launchSessionBrowser(
   executablePath: string,
   allow: AllowList,
   face: BrowserFace,
-  options: { record?: boolean; profile?: Attached } = {},
+  options: { record?: boolean; profile?: Attached; users?: OsUsers } = {},
 ): Promise<SessionBrowser> {
   const userDataDir = mkdtempSync(SESSION_DIR_PREFIX);
   const { profile } = options;
+  let user: OsUser | undefined;
+  let extension: ReturnType<typeof writeRecorderExtension> | undefined;
   try {
     await profile?.restore(userDataDir);
+    extension = options.record ? writeRecorderExtension(userDataDir) : undefined;
+    writeChromiumPreferences(userDataDir, extension ? [extension.id] : []);
+    // Its own OS user where the host can give it one: its dir is that user's alone (os-users.ts).
+    user = options.users?.take();
+    user?.own(userDataDir);
   } catch (err) {
+    user?.release();
     await profile?.release(undefined).catch(() => undefined);
     await rm(userDataDir, { recursive: true, force: true });
     throw err;
   }
-  const extension = options.record ? writeRecorderExtension(userDataDir) : undefined;
-  writeChromiumPreferences(userDataDir, extension ? [extension.id] : []);
   let recording: SessionRecording | undefined;
   const egress = new EgressProxy(allow, {
     owner: true,
+    // Its own browser's user alone: another session's browser naming this proxy is refused by the kernel's account.
+    ...(user && { peerUid: user.uid }),
     ...(profile?.exit && { upstream: profile.exit.url }),
     ...(extension && {
       recording: {
@@ -113,16 +122,18 @@ export async function launchSessionBrowser(
       }
     } finally {
       await rm(userDataDir, { recursive: true, force: true });
+      user?.release();
     }
   };
   try {
+    const launch = launchAs(user, executablePath, userDataDir, CHROMIUM_ARGS, face.env);
     browser = await puppeteer.launch({
-      executablePath,
+      executablePath: launch.executablePath,
       userDataDir,
       headless: true,
       pipe: false,
       args: [
-        ...CHROMIUM_ARGS,
+        ...launch.args,
         '--remote-debugging-address=127.0.0.1',
         '--remote-debugging-port=0',
         // Every request leaves through the egress proxy, loopback included (Chromium bypasses it for loopback by default).
@@ -134,7 +145,7 @@ export async function launchSessionBrowser(
         ...(extension?.args ?? []),
       ],
       ignoreDefaultArgs: face.ignoreDefaultArgs,
-      env: { ...process.env, ...face.env },
+      env: launch.env,
       // The window is the viewport (face.args): no per-page emulation the client did not ask for.
       defaultViewport: null,
       protocolTimeout: 30_000,
