@@ -98,6 +98,35 @@ describe('monitors', () => {
     assert.equal(await availableCredits(fleet.gatewayUrl, apiKey), before, 'creating, listing and deleting are free');
   });
 
+  test("a workspace keeps at most its plan's monitors, checked at most as often as its plan allows", async () => {
+    const { apiKey } = await fleet.workspace('free');
+    const create = (every: string) =>
+      call<{ monitor?: MonitorJson; code?: string; details?: Record<string, unknown> }>(
+        fleet.gatewayUrl,
+        'POST',
+        '/v1/monitors',
+        {
+          key: apiKey,
+          body: { url: 'https://example.com/', schedule: { every }, notify: { webhook: 'https://example.com/h' } },
+        },
+      );
+    const tooOften = await create('15m');
+    assert.deepEqual(
+      [tooOften.status, tooOften.body.code, tooOften.body.details],
+      [403, 'plan_required', { plan: 'builder', current: 'free' }],
+    );
+    // Eight at once: the free plan's five are made, the rest refused, whatever the order.
+    const made = await Promise.all(Array.from({ length: 8 }, () => create('1h')));
+    assert.deepEqual(made.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 402, 402, 402]);
+    for (const r of made.filter((r) => r.status === 402))
+      assert.deepEqual([r.body.code, r.body.details], ['cap_exceeded', { cap: 5, spent: 5, needed: 1 }]);
+    // Deleting one makes room for one.
+    const first = made.find((r) => r.status === 200)?.body.monitor?.id;
+    assert.equal((await call(fleet.gatewayUrl, 'DELETE', `/v1/monitors/${first}`, { key: apiKey })).status, 200);
+    assert.equal((await create('1d')).status, 200);
+    assert.equal((await create('1d')).status, 402);
+  });
+
   test('what a monitor cannot use is refused by name', async () => {
     const { apiKey } = await fleet.workspace('pro');
     const create = (body: Record<string, unknown>) =>

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { isApiError } from '@wap/errors';
-import { monitor } from '@wap/proto';
+import { ledger, monitor } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { type FreshDatabase, freePort, type ServiceProcess, waitServing } from '@wap/testkit';
 import pg from 'pg';
@@ -38,6 +38,7 @@ test('a monitor is created with its schedule and target; the target is sealed at
   const workspaceId = `ws-${randomUUID()}`;
   const made = await client.createMonitor({
     workspaceId,
+    plan: ledger.Plan.PRO,
     url: 'https://example.com/news',
     schedule: every('15m'),
     target: webhook('https://hooks.example.com/notify/abc?token=sekrit-token-value'),
@@ -134,4 +135,56 @@ test('monitors are listed newest first with a cursor, per workspace, and deleted
   await client.deleteMonitor({ workspaceId, monitorId: ids[0] as string });
   await assert.rejects(client.deleteMonitor({ workspaceId, monitorId: ids[0] as string }), code('not_found'));
   assert.equal((await client.listMonitors({ workspaceId, limit: 10 })).monitors.length, 2);
+});
+
+test('a workspace keeps as many monitors as its plan allows, checked at most as often as it allows; a creation past either is refused', async () => {
+  const workspaceId = `ws-${randomUUID()}`;
+  type Schedule = Parameters<typeof client.createMonitor>[0]['schedule'];
+  const make = (schedule: Schedule = every('1h'), plan = ledger.Plan.FREE, ws = workspaceId) =>
+    client.createMonitor({
+      workspaceId: ws,
+      plan,
+      url: 'https://example.com/',
+      schedule,
+      target: webhook('https://example.com/h'),
+    });
+  const refusal = async (made: Promise<unknown>) => {
+    const err = await made.then(
+      () => assert.fail('created'),
+      (e: unknown) => e,
+    );
+    assert.ok(isApiError(err), String(err));
+    return { code: err.code, details: err.details };
+  };
+  // Twelve at once on a free workspace: exactly its five are made, whatever the order.
+  const made = await Promise.allSettled(Array.from({ length: 12 }, () => make()));
+  assert.equal(made.filter((m) => m.status === 'fulfilled').length, 5);
+  for (const m of made.filter((m) => m.status === 'rejected'))
+    assert.deepEqual(
+      { code: m.reason.code, details: m.reason.details },
+      { code: 'cap_exceeded', details: { cap: 5, spent: 5, needed: 1 } },
+    );
+  // Room again once one is deleted.
+  const [one] = (await client.listMonitors({ workspaceId, limit: 1 })).monitors;
+  await client.deleteMonitor({ workspaceId, monitorId: one?.id as string });
+  await make();
+  assert.deepEqual(await refusal(make()), { code: 'cap_exceeded', details: { cap: 5, spent: 5, needed: 1 } });
+  // The same workspace on pro (its plan moved) has room for more.
+  await make(every('1h'), ledger.Plan.PRO);
+  // Intervals: free checks hourly at most, builder every 5 minutes, pro every minute.
+  const other = `ws-${randomUUID()}`;
+  assert.deepEqual(await refusal(make(every('15m'), ledger.Plan.FREE, other)), {
+    code: 'plan_required',
+    details: { plan: 'builder', current: 'free' },
+  });
+  const everyTwoMinutes = { kind: { case: 'cron' as const, value: { expression: '*/2 * * * *', timezone: 'UTC' } } };
+  assert.deepEqual(await refusal(make(everyTwoMinutes, ledger.Plan.BUILDER, other)), {
+    code: 'plan_required',
+    details: { plan: 'pro', current: 'builder' },
+  });
+  await make(every('5m'), ledger.Plan.BUILDER, other);
+  await make(everyTwoMinutes, ledger.Plan.PRO, other);
+  await make(every('1m'), ledger.Plan.SCALE, other);
+  // A gateway that names no plan gets the strictest.
+  assert.equal((await refusal(make(every('15m'), ledger.Plan.UNSPECIFIED, other))).code, 'plan_required');
 });

@@ -23,11 +23,11 @@ export const capacity: Entries<
     status: 402,
     grpc: G.RESOURCE_EXHAUSTED,
     message: 'A spending cap set by the caller would be exceeded.',
-    when: 'The charge would take spending past a cap the caller set, such as a crawl or run `limit` or the workspace spending cap.',
+    when: "The charge would take spending past a cap the caller set, such as a crawl or run `limit` or the workspace spending cap; or a new monitor would pass the plan's number of monitors (then `cap` and `spent` count monitors: docs/monitors.md).",
     details: z.strictObject({
-      cap: z.int().nonnegative().describe('The cap, in credits.'),
-      spent: z.int().nonnegative().describe('Credits already spent against it.'),
-      needed: z.int().nonnegative().describe('Credits the call would add.'),
+      cap: z.int().nonnegative().describe('The cap, in credits (in monitors for the monitor cap).'),
+      spent: z.int().nonnegative().describe('Credits already spent against it (monitors the workspace keeps).'),
+      needed: z.int().nonnegative().describe('Credits the call would add (1: the new monitor).'),
     }),
   },
   no_capacity: {

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { discordBody, requestFor, slackBody } from './payloads.js';
-import { jitterMs, MIN_INTERVAL_MS, nextCheckAt, parseInterval, scheduleProblem } from './schedule.js';
+import { jitterMs, MIN_INTERVAL_MS, nextCheckAt, parseInterval, scheduleProblem, shortestGapMs } from './schedule.js';
 import { targetProblem } from './targets.js';
 
 test('intervals and cron expressions are held to a minute at least', () => {
@@ -41,6 +41,13 @@ test('after an outage a monitor is due once, at its next slot, not once per miss
   );
   const spread = new Set(Array.from({ length: 50 }, (_, i) => jitterMs(`m-${i}`, schedule.ms)));
   assert.ok(spread.size > 40, 'monitors of one schedule spread out');
+});
+
+test('a schedule’s shortest gap is what a plan’s interval is held against', () => {
+  assert.equal(shortestGapMs({ kind: 'every', ms: 900_000 }), 900_000);
+  assert.equal(shortestGapMs({ kind: 'cron', expression: '*/5 * * * *', timezone: 'UTC' }), 300_000);
+  // At nine and two minutes past, then not until the next day: the closest two count.
+  assert.equal(shortestGapMs({ kind: 'cron', expression: '0,2 9 * * *', timezone: 'UTC' }), 120_000);
 });
 
 test('targets must have their service’s shape', () => {

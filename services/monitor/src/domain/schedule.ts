@@ -26,18 +26,30 @@ export function scheduleProblem(schedule: Schedule): string | undefined {
     if (schedule.ms > MAX_INTERVAL_MS) return 'every: at least once in 31 days';
     return undefined;
   }
-  let runs: Date[];
+  let gap: number;
   try {
     // An unknown time zone fails only when a date is computed: both inside.
-    runs = new Cron(schedule.expression, { timezone: schedule.timezone || 'UTC', paused: true }).nextRuns(6);
+    gap = shortestGapMs(schedule);
   } catch (err) {
     return `cron: ${(err as Error).message.split('. ')[0]}`;
   }
-  if (runs.length === 0) return 'cron: it never fires';
-  for (let i = 1; i < runs.length; i++)
-    if ((runs[i] as Date).getTime() - (runs[i - 1] as Date).getTime() < MIN_INTERVAL_MS)
-      return 'cron: once a minute at most';
+  if (gap === Number.POSITIVE_INFINITY) return 'cron: it never fires';
+  if (gap < MIN_INTERVAL_MS) return 'cron: once a minute at most';
   return undefined;
+}
+
+/**
+ * The shortest time between two checks: the interval, or the closest two of
+ * a cron expression's next six firings (infinite when it fires once or never).
+ * Throws for an expression or time zone croner cannot use.
+ */
+export function shortestGapMs(schedule: Schedule): number {
+  if (schedule.kind === 'every') return schedule.ms;
+  const runs = new Cron(schedule.expression, { timezone: schedule.timezone || 'UTC', paused: true }).nextRuns(6);
+  let gap = Number.POSITIVE_INFINITY;
+  for (let i = 1; i < runs.length; i++)
+    gap = Math.min(gap, (runs[i] as Date).getTime() - (runs[i - 1] as Date).getTime());
+  return gap;
 }
 
 /** A stable offset for the monitor, within the first tenth of its interval (a minute at most). */
@@ -46,6 +58,12 @@ export function jitterMs(monitorId: string, intervalMs: number): number {
   for (const c of monitorId) h = Math.imul(h ^ c.charCodeAt(0), 16777619);
   const span = Math.min(MAX_JITTER_MS, Math.floor(intervalMs / 10));
   return span > 0 ? (h >>> 0) % span : 0;
+}
+
+/** The first check of a monitor made at `createdAt`: the baseline, taken soon, spread like every later check. */
+export function firstCheckAt(monitorId: string, schedule: Schedule, createdAt: Date): Date {
+  const interval = schedule.kind === 'every' ? schedule.ms : MIN_INTERVAL_MS;
+  return new Date(createdAt.getTime() + jitterMs(monitorId, interval));
 }
 
 /**

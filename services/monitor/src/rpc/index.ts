@@ -6,12 +6,13 @@ import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { ApiError } from '@wap/errors';
 import { type AllowList, checkUrl } from '@wap/netguard';
+import { lowestPlanForMonitorInterval, PLANS, plans } from '@wap/plans';
 import { monitor as proto } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf, resourceId, type ServiceImpl } from '@wap/rpc';
 import { sealText } from '@wap/sealed';
 import { storedDiff } from '../domain/diff.js';
 import type { SnapshotLinks } from '../domain/links.js';
-import { jitterMs, parseInterval, type Schedule, scheduleProblem } from '../domain/schedule.js';
+import { firstCheckAt, parseInterval, type Schedule, scheduleProblem, shortestGapMs } from '../domain/schedule.js';
 import { type Target, type TargetRules, targetProblem } from '../domain/targets.js';
 import type { Delivery, Monitor, PrismaClient } from '../generated/prisma/client.js';
 import { MonitorStore } from '../store/monitors.js';
@@ -162,12 +163,17 @@ export function monitorService(
       if (!ENGINES.includes(engine)) invalid('scrape.engine', ENGINES.join(', '));
       const waitForMs = req.scrape?.waitForMs ?? 0;
       if (waitForMs < 0 || waitForMs > 30_000) invalid('scrape.waitForMs', 'between 0 and 30000');
+      // An older gateway names no plan: the strictest one's limits.
+      const plan = plans.toName(req.plan) ?? 'free';
+      const limits = PLANS[plan];
+      const gap = shortestGapMs(schedule);
+      if (gap < limits.monitorIntervalMs)
+        throw new ApiError('plan_required', { plan: lowestPlanForMonitorInterval(gap) ?? 'scale', current: plan });
       const id = randomUUID();
       const secret = target.kind === 'webhook' ? `whsec_${randomBytes(32).toString('base64')}` : undefined;
       const now = new Date();
-      const interval = schedule.kind === 'every' ? schedule.ms : 60_000;
-      const row = await db.monitor.create({
-        data: {
+      const row = await new MonitorStore(db).create(
+        {
           id,
           workspaceId: req.workspaceId,
           url,
@@ -182,10 +188,11 @@ export function monitorService(
           targetShown: shown(target.url),
           ...(secret && { secretSealed: sealText(settings.key, TARGET_PURPOSE, `${id}:secret`, secret) }),
           anchorAt: now,
-          // The first check takes the baseline soon, spread like every later one.
-          nextCheckAt: new Date(now.getTime() + jitterMs(id, interval)),
+          createdAt: now,
+          nextCheckAt: firstCheckAt(id, schedule, now),
         },
-      });
+        limits.monitors,
+      );
       return create(proto.CreateMonitorResponseSchema, { monitor: toMonitor(row), webhookSecret: secret ?? '' });
     },
     listMonitors: async (req) => {

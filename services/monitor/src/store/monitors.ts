@@ -4,8 +4,9 @@
 // the work and none takes what another holds; a check whose replica died
 // (its lease lapsed unfinished) is taken again.
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '@wap/errors';
 import { nextCheckAt, type Schedule } from '../domain/schedule.js';
-import type { Check, Monitor, PrismaClient } from '../generated/prisma/client.js';
+import type { Check, Monitor, Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 export type MonitorRow = Monitor;
 export type CheckRow = Check;
@@ -13,6 +14,11 @@ export type CheckRow = Check;
 export interface Claimed {
   check: CheckRow;
   monitor: MonitorRow;
+}
+
+/** Holds the workspace's lock on its monitors until the transaction ends: its creations never interleave. */
+export async function lockWorkspace(tx: Prisma.TransactionClient, workspaceId: string): Promise<void> {
+  await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`monitors:${workspaceId}`}, 0))`;
 }
 
 export class MonitorStore {
@@ -93,6 +99,20 @@ export class MonitorStore {
   async nextDueAt(): Promise<Date | undefined> {
     const first = await this.db.monitor.findFirst({ orderBy: { nextCheckAt: 'asc' }, select: { nextCheckAt: true } });
     return first?.nextCheckAt;
+  }
+
+  /**
+   * Creates the monitor, unless its workspace keeps `cap` monitors already:
+   * cap_exceeded, counted under the workspace's lock, so creations at the same
+   * moment cannot pass the cap together.
+   */
+  create(data: Prisma.MonitorUncheckedCreateInput & { workspaceId: string; nextCheckAt: Date }, cap: number) {
+    return this.db.$transaction(async (tx) => {
+      await lockWorkspace(tx, data.workspaceId);
+      const kept = await tx.monitor.count({ where: { workspaceId: data.workspaceId } });
+      if (kept >= cap) throw new ApiError('cap_exceeded', { cap, spent: kept, needed: 1 });
+      return tx.monitor.create({ data });
+    });
   }
 
   /** Keeps `replica`'s unfinished checks its own for another `leaseMs` (they are still running). */

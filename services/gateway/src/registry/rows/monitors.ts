@@ -1,21 +1,32 @@
 // Monitors (docs/monitors.md): pages watched on a schedule, a notification on
 // real change. Creating, listing and deleting are free; the checks bill as
 // they run (monitors.check, not a registry row: spec part 8).
+import { PLAN_NAMES, PLANS, type PlanLimits, plans } from '@wap/plans';
 import type { monitor } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';
 import { isoTime } from '../usage-shape.js';
 
+/** A figure of each plan, in the plans' order: `free 5, builder 50, …`. */
+const perPlan = (figure: (plan: PlanLimits) => string) =>
+  PLAN_NAMES.map((name) => `${name} ${figure(PLANS[name])}`).join(', ');
+const shortest = (plan: PlanLimits) => `${plan.monitorIntervalMs / 60_000}m`;
+
 const scheduleInput = z
   .union([
     z.strictObject({
-      every: z.string().max(16).describe('An interval: `15m`, `2h`, `1d`; once a minute at most.'),
+      every: z
+        .string()
+        .max(16)
+        .describe(`An interval: \`15m\`, \`2h\`, \`1d\`; at least the plan's shortest (${perPlan(shortest)}).`),
     }),
     z.strictObject({
       cron: z
         .string()
         .max(120)
-        .describe('A cron expression (five fields, or six with seconds), firing at most once a minute.'),
+        .describe(
+          `A cron expression (five fields, or six with seconds), its firings at least the plan's shortest interval apart (${perPlan(shortest)}).`,
+        ),
       timezone: z.string().max(64).optional().describe('IANA; default UTC.'),
     }),
   ])
@@ -121,8 +132,7 @@ export const monitorsCreateRow = capability({
   path: '/v1/monitors',
   tag: 'Monitors',
   summary: 'Watch a page',
-  description:
-    'Checks the page on its schedule and announces a real change (not a clock, a token, a tracking parameter or a rotating ad) once, with the words added and removed, to Discord, Slack or a signed webhook. The first check takes the baseline. A webhook target’s signing secret is in this answer only. Free: each check bills 1 credit, plus 1 when the page changed.',
+  description: `Checks the page on its schedule and announces a real change (not a clock, a token, a tracking parameter or a rotating ad) once, with the words added and removed, to Discord, Slack or a signed webhook. The first check takes the baseline. A webhook target’s signing secret is in this answer only. A workspace keeps at most ${perPlan((p) => p.monitors.toLocaleString('en-US'))} monitors (cap_exceeded past it: delete one or move to a higher plan); a schedule more frequent than the plan allows is plan_required. Free: each check bills 1 credit, plus 1 when the page changed.`,
   backend: 'monitor',
   bills: [],
   mcpTool: 'service_monitors_create',
@@ -160,7 +170,7 @@ export const monitorsCreateRow = capability({
         '`whsec_…`: verify each request with it (Standard Webhooks); shown this once. Null for Discord and Slack.',
       ),
   }),
-  errors: ['page_unreachable', 'capability_unavailable'],
+  errors: ['page_unreachable', 'cap_exceeded', 'plan_required', 'capability_unavailable'],
   handler: async ({ principal, upstreams, signal }, { body }) => {
     const schedule =
       'every' in body.schedule
@@ -186,6 +196,7 @@ export const monitorsCreateRow = capability({
     const out = await upstreams.monitor.createMonitor(
       {
         workspaceId: principal.workspaceId,
+        plan: plans.toEnum(principal.plan),
         url: body.url,
         schedule,
         watch,
