@@ -181,11 +181,28 @@ async function checkingFleet(env: Record<string, string> = {}) {
       },
       ceilingMs,
     );
+  /**
+   * Puts the monitors off a day and waits until no check is in flight: their first checks
+   * (each due at its jitter after creation) may have come while others were made; count from here.
+   */
+  const putOff = async (ids: string[]) => {
+    await db.query("UPDATE monitors SET next_check_at = now() + interval '1 day' WHERE id = ANY($1::uuid[])", [ids]);
+    await until('no check in flight', async () => {
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM checks WHERE finished_at IS NULL');
+      return rows[0].n === 0;
+    });
+  };
+  /** Checks of the monitors so far, finished or not. */
+  const checksOf = async (ids: string[]) =>
+    (await db.query('SELECT count(*)::int AS n FROM checks WHERE monitor_id = ANY($1::uuid[])', [ids])).rows[0]
+      .n as number;
   return {
     local,
     db,
     due,
     checked,
+    putOff,
+    checksOf,
     close: async () => {
       await db.end();
       await local.stop();
@@ -248,38 +265,72 @@ describe('monitor checks', () => {
       assert.deepEqual(snapshots.rows[1].diff, { added: ['fall'], removed: ['rise'] });
       const deliveries = await db.query('SELECT status FROM deliveries WHERE monitor_id = $1', [id]);
       assert.deepEqual(deliveries.rows, [{ status: 'pending' }], 'one notification queued');
-      // A workspace with nothing left: the check is skipped, nothing billed.
-      const ws = `broke-${Date.now()}`;
-      await local.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
-      const { apiKey: broke } = await local.admin<{ apiKey: string }>('key', 'create', ws);
-      const poor = await call<{ monitor: MonitorJson }>(local.gatewayUrl, 'POST', '/v1/monitors', {
-        key: broke,
-        body: { url: made.body.monitor.url, schedule: { every: '1h' }, notify: { webhook: 'https://example.com/h' } },
-      });
-      const poorState = async () =>
-        (
-          await call<{ monitors: (Listed & { skippedReason: string | null })[] }>(
-            local.gatewayUrl,
-            'GET',
-            '/v1/monitors',
-            { key: broke },
-          )
-        ).body.monitors[0];
-      await due([poor.body.monitor.id]);
-      await until('the check was skipped', async () => {
-        const m = await poorState();
-        return m?.lastCheck?.status === 'skipped' && m.skippedReason === 'credits';
-      });
-      assert.equal(await availableCredits(local.gatewayUrl, broke), 0);
-      // Credits come back: the next check runs, and the reason goes.
-      await local.admin('credits', 'grant', ws, '5', '--kind', 'promotional');
-      await due([poor.body.monitor.id]);
-      await until('the check ran again', async () => (await poorState())?.lastCheck?.status === 'ok');
-      assert.equal((await poorState())?.skippedReason, null);
-      assert.equal(await availableCredits(local.gatewayUrl, broke), 4, 'one page');
     } finally {
       await close();
       site.close();
+    }
+  });
+
+  test("a skipped monitor's checks resume when credits return; until then its workspace's monitors are not claimed again", async () => {
+    const site = await changingSite(
+      (path) => `<!doctype html><html><body><main><article><h1>Page ${path}</h1>
+        <p>A page that stays the same from one check to the next, long enough to be content.</p></article></main></body></html>`,
+    );
+    const { local, db, due, checked, putOff, checksOf, close } = await checkingFleet();
+    try {
+      const make = async (key: string, path: string) => {
+        const r = await call<{ monitor: MonitorJson }>(local.gatewayUrl, 'POST', '/v1/monitors', {
+          key,
+          body: { url: site.url(path), schedule: { every: '1h' }, notify: { webhook: 'https://example.com/h' } },
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body.monitor.id;
+      };
+      // A workspace with nothing left, three monitors; and another that pays, one.
+      const ws = `broke-${Date.now()}`;
+      await local.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
+      const { apiKey: broke } = await local.admin<{ apiKey: string }>('key', 'create', ws);
+      const poor = [await make(broke, '/a'), await make(broke, '/b'), await make(broke, '/c')];
+      const paying = await make((await local.workspace('pro')).apiKey, '/paid');
+      await putOff([paying]);
+      type Listed = {
+        id: string;
+        nextCheckAt: string;
+        skippedReason: string | null;
+        lastCheck: { status: string } | null;
+      };
+      const listed = async () =>
+        (await call<{ monitors: Listed[] }>(local.gatewayUrl, 'GET', '/v1/monitors', { key: broke })).body.monitors;
+      // Their first checks are refused for credits: skipped, nothing billed, and the workspace's monitors all wait.
+      await due(poor);
+      await until('the workspace is skipped for credits', async () => {
+        const monitors = await listed();
+        return monitors.length === 3 && monitors.every((m) => m.skippedReason === 'credits');
+      });
+      assert.ok((await listed()).some((m) => m.lastCheck?.status === 'skipped'));
+      assert.equal(await availableCredits(local.gatewayUrl, broke), 0);
+      await putOff(poor);
+      const refused = await checksOf(poor);
+      assert.ok(refused >= 1 && refused <= 3);
+      // Their slots come again with the other workspace's: only the one that pays is checked.
+      const paid = await checksOf([paying]);
+      await due([...poor, paying]);
+      await checked([paying], paid + 1);
+      assert.equal(await checksOf(poor), refused, 'a workspace that cannot pay is not claimed again and again');
+      // Say the pause lasted two hours: each monitor's next slot came meanwhile.
+      await db.query(
+        "UPDATE monitors SET last_check_at = now() - interval '2 hours', anchor_at = now() - interval '3 hours' WHERE id = ANY($1::uuid[])",
+        [poor],
+      );
+      // Credits come back (the ledger announces it): each missed slot is checked once, at once, and the reason goes.
+      await local.admin('credits', 'grant', ws, '10', '--kind', 'promotional');
+      await until('the checks ran again', async () => (await listed()).every((m) => m.lastCheck?.status === 'ok'));
+      assert.ok((await listed()).every((m) => m.skippedReason === null));
+      assert.equal(await checksOf(poor), refused + 3, 'once each');
+      assert.equal(await availableCredits(local.gatewayUrl, broke), 7, 'a page each');
+    } finally {
+      await close();
+      await site.close();
     }
   });
 });
@@ -555,7 +606,7 @@ describe('monitor schedule', () => {
       (path) => `<!doctype html><html><body><main><article><h1>${path}</h1>
         <p>A page that stays the same from one check to the next, long enough to be content.</p></article></main></body></html>`,
     );
-    const { local, db, due, checked, close } = await checkingFleet();
+    const { local, db, due, checked, putOff, checksOf, close } = await checkingFleet();
     try {
       const { apiKey } = await local.workspace('pro');
       const make = async (path: string) =>
@@ -567,21 +618,24 @@ describe('monitor schedule', () => {
         ).body.monitor.id;
       const gone = await make('/gone');
       const kept = await make('/kept');
+      await putOff([gone, kept]);
       await due([gone, kept]);
-      await checked([gone, kept], 2);
+      await checked([gone, kept], (await checksOf([gone, kept])) + 2);
       const count = async (table: string) =>
         (await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE monitor_id = $1`, [gone])).rows[0].n;
       assert.equal(await count('snapshots'), 1, 'the baseline');
       assert.equal((await call(local.gatewayUrl, 'DELETE', `/v1/monitors/${gone}`, { key: apiKey })).status, 200);
       assert.deepEqual([await count('snapshots'), await count('checks')], [0, 0], 'its snapshots and checks are gone');
       const fetched = site.fetches.get('/gone');
+      const keptFetched = site.fetches.get('/kept') ?? 0;
       // Two more rounds of the other monitor: the scheduler looked, and left the deleted one alone.
-      for (const n of [2, 3]) {
+      for (let round = 0; round < 2; round++) {
+        const before = await checksOf([kept]);
         await due([kept]);
-        await checked([kept], n);
+        await checked([kept], before + 1);
       }
       assert.equal(site.fetches.get('/gone'), fetched, 'no fetch after the delete');
-      assert.equal(site.fetches.get('/kept'), 3);
+      assert.equal(site.fetches.get('/kept'), keptFetched + 2);
     } finally {
       await close();
       await site.close();
@@ -594,7 +648,9 @@ describe('monitor schedule', () => {
         <p>Nothing on this page changes between rounds; the test counts how often it is fetched.</p></article></main></body></html>`,
     );
     // Short leases so the killed replica's checks are taken over within the test's wait.
-    const { local, db, due, checked, close } = await checkingFleet({ MONITOR_CHECK_LEASE_MS: '3000' });
+    const { local, db, due, checked, putOff, checksOf, close } = await checkingFleet({
+      MONITOR_CHECK_LEASE_MS: '3000',
+    });
     const second = await local.replica('monitor', 'monitor-2');
     let killed = false;
     try {
@@ -614,16 +670,8 @@ describe('monitor schedule', () => {
         assert.equal(r.status, 200, JSON.stringify(r.body));
         ids.push(r.body.monitor.id);
       }
-      // The first checks of some may have come due while the others were made: put them all off,
-      // let what runs finish, and count from there.
-      await db.query("UPDATE monitors SET next_check_at = now() + interval '1 day' WHERE id = ANY($1::uuid[])", [ids]);
-      await until('no check in flight', async () => {
-        const { rows } = await db.query('SELECT count(*)::int AS n FROM checks WHERE finished_at IS NULL');
-        return rows[0].n === 0;
-      });
-      const finishedBefore = (
-        await db.query('SELECT count(*)::int AS n FROM checks WHERE monitor_id = ANY($1::uuid[])', [ids])
-      ).rows[0].n as number;
+      await putOff(ids);
+      const finishedBefore = await checksOf(ids);
       const t0 = (await db.query('SELECT now() AS t')).rows[0].t as Date;
       const credits = await availableCredits(local.gatewayUrl, apiKey);
       const fetched = (p: string) => site.fetches.get(p) ?? 0;

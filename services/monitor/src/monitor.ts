@@ -2,8 +2,8 @@
 // place its stores, clients and jobs are wired, shared by service.ts and the
 // tests (docs/monitors.md).
 import { hostname } from 'node:os';
-import { ledgerClient } from '@wap/billing';
-import type { NatsLink } from '@wap/events';
+import { ledgerClient, priceUsage } from '@wap/billing';
+import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import { createFetchAgent } from '@wap/fetch';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
@@ -12,9 +12,11 @@ import { createClient } from '@wap/rpc';
 import type { MonitorConfig } from './config.js';
 import { SnapshotLinks } from './domain/links.js';
 import type { PrismaClient } from './generated/prisma/client.js';
-import { type CrawlClient, checkRunner } from './jobs/checks.js';
+import { type CrawlClient, checkRunner, HELD } from './jobs/checks.js';
+import { creditPauses } from './jobs/credit-pauses.js';
 import { deliverySender } from './jobs/deliveries.js';
 import { MonitorStore } from './store/monitors.js';
+import { PauseStore } from './store/pauses.js';
 
 export type MonitorDatabase = PrismaClient;
 
@@ -24,16 +26,28 @@ export function snapshotLinks(config: MonitorConfig): SnapshotLinks | undefined 
   return config.MONITOR_KEY ? new SnapshotLinks(config.MONITOR_KEY, publicUrl) : undefined;
 }
 
-export function openMonitor(config: MonitorConfig, db: MonitorDatabase, _nats: NatsLink, log: Logger) {
+export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: NatsLink, log: Logger) {
   const store = new MonitorStore(db);
   const ledger = config.BILLING_LEDGER_ADDR ? ledgerClient(config.BILLING_LEDGER_ADDR) : undefined;
   const crawlClient: CrawlClient | undefined = config.CRAWL_ADDR
     ? createClient(crawl.CrawlService, config.CRAWL_ADDR, { defaultTimeoutMs: 90_000 })
     : undefined;
+  const pauses =
+    ledger &&
+    creditPauses(
+      {
+        pauses: new PauseStore(db),
+        ledger,
+        log,
+        checkHoldMc: priceUsage(HELD).millicredits,
+        announcements: { nc: nats.nc, subject: creditsChangedSubject(config.NATS_NAMESPACE) },
+      },
+      config.MONITOR_POLL_MS,
+    );
   const runner =
-    ledger && crawlClient
+    ledger && crawlClient && pauses
       ? checkRunner(
-          { db, store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}` },
+          { db, store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}`, pause: pauses.pause },
           {
             pollMs: config.MONITOR_POLL_MS,
             concurrency: config.MONITOR_CONCURRENCY,
@@ -55,11 +69,12 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, _nats: N
     /** Starts what runs besides the RPCs: the checks and the notifications' sender. */
     start: async () => {
       runner?.start();
+      pauses?.start();
       sender?.start();
     },
     /** Stops taking work and waits for the pass in flight. */
     stop: async () => {
-      await Promise.all([runner?.stop(), sender?.stop()]);
+      await Promise.all([runner?.stop(), pauses?.stop(), sender?.stop()]);
       await agent.close();
       ledger?.close();
       crawlClient?.close();

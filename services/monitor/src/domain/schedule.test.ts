@@ -4,8 +4,17 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { nextProbeAt } from './pause.js';
 import { discordBody, requestFor, slackBody } from './payloads.js';
-import { jitterMs, MIN_INTERVAL_MS, nextCheckAt, parseInterval, scheduleProblem, shortestGapMs } from './schedule.js';
+import {
+  jitterMs,
+  MIN_INTERVAL_MS,
+  nextCheckAt,
+  parseInterval,
+  resumedCheckAt,
+  scheduleProblem,
+  shortestGapMs,
+} from './schedule.js';
 import { targetProblem } from './targets.js';
 
 test('intervals and cron expressions are held to a minute at least', () => {
@@ -48,6 +57,26 @@ test('a schedule’s shortest gap is what a plan’s interval is held against', 
   assert.equal(shortestGapMs({ kind: 'cron', expression: '*/5 * * * *', timezone: 'UTC' }), 300_000);
   // At nine and two minutes past, then not until the next day: the closest two count.
   assert.equal(shortestGapMs({ kind: 'cron', expression: '0,2 9 * * *', timezone: 'UTC' }), 120_000);
+});
+
+test('a workspace without credits is looked at again after a doubling wait, or when its allowance renews', () => {
+  const now = new Date('2026-11-25T10:00:00Z');
+  const waits = [0, 1, 2, 5, 6, 30].map((probes) => nextProbeAt(now, probes).getTime() - now.getTime());
+  assert.deepEqual(waits, [60_000, 120_000, 240_000, 1_920_000, 3_600_000, 3_600_000]);
+  const renews = new Date('2026-11-25T10:01:30Z');
+  assert.equal(nextProbeAt(now, 2, renews).toISOString(), renews.toISOString());
+  assert.equal(nextProbeAt(now, 0, renews).getTime() - now.getTime(), 60_000, 'the sooner of the two');
+  // Checks resume at each monitor's own next slot: one missed meanwhile is already due.
+  const hourly = { kind: 'every' as const, ms: 3_600_000 };
+  const anchor = new Date('2026-11-25T07:00:00Z');
+  const resumed = resumedCheckAt({
+    id: 'm-1',
+    schedule: hourly,
+    anchorAt: anchor,
+    createdAt: anchor,
+    lastCheckAt: new Date('2026-11-25T08:00:10Z'),
+  });
+  assert.equal(resumed.getTime(), Date.parse('2026-11-25T09:00:00Z') + jitterMs('m-1', hourly.ms));
 });
 
 test('targets must have their service’s shape', () => {

@@ -67,6 +67,24 @@ export function firstCheckAt(monitorId: string, schedule: Schedule, createdAt: D
 }
 
 /**
+ * When a monitor of a workspace whose checks resume (credits came back) is
+ * due: when its schedule has it, the slot after its last check (or its first
+ * check, when it had none), whatever it was put off to. A slot that came while
+ * checks were put off is in the past: due at once, once.
+ */
+export function resumedCheckAt(monitor: {
+  id: string;
+  schedule: Schedule;
+  anchorAt: Date;
+  createdAt: Date;
+  lastCheckAt: Date | null;
+}): Date {
+  return monitor.lastCheckAt
+    ? nextCheckAt(monitor.id, monitor.schedule, monitor.lastCheckAt, monitor.anchorAt)
+    : firstCheckAt(monitor.id, monitor.schedule, monitor.createdAt);
+}
+
+/**
  * When the monitor is due next, after `now`: the next slot of its schedule
  * after now (slots missed while nothing ran are not made up), plus its jitter.
  */

@@ -3,7 +3,8 @@
 // plus a change when the page changed), compared with its last snapshot on
 // normalised text, and a change stored with its diff and its notification
 // in one transaction (the outbox). A workspace that cannot cover a check is
-// skipped, nothing billed; a fetch that fails is not billed.
+// skipped, nothing billed, and paused (credit-pauses.ts); a fetch that fails
+// is not billed.
 import { createHash, randomUUID } from 'node:crypto';
 import { billed, type LedgerClient } from '@wap/billing';
 import { isApiError } from '@wap/errors';
@@ -26,6 +27,8 @@ export interface CheckDeps {
   log: Logger;
   /** This replica's name on the checks it claims. */
   replica: string;
+  /** A check of the workspace was refused for credits: its checks stop being claimed until it can pay (credit-pauses.ts). */
+  pause(workspaceId: string): Promise<void>;
 }
 
 export interface CheckSettings {
@@ -44,7 +47,7 @@ export interface CheckSettings {
 /** The shortest wait for the next due monitor: due checks are claimed at most this often when caught up. */
 const WAKE_MS = 100;
 
-const HELD = [
+export const HELD = [
   { meter: 'page_load' as const, quantity: 1n },
   { meter: 'monitor_change' as const, quantity: 1n },
 ];
@@ -134,6 +137,11 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
   } catch (err) {
     if (isApiError(err) && err.code === 'quota_exceeded') {
       await deps.store.finish(check, { status: 'skipped', errorCode: err.code, skippedReason: 'credits' });
+      await deps
+        .pause(monitor.workspaceId)
+        .catch((e: unknown) =>
+          deps.log.warn({ err: e, workspaceId: monitor.workspaceId }, 'a workspace without credits was not paused'),
+        );
       return;
     }
     const code = isApiError(err) ? err.code : 'internal';

@@ -1,15 +1,17 @@
 // Scheduling against real Postgres: two replicas claiming due monitors at
 // once take each exactly once; a claimed monitor is due again at its next
 // slot, not before; a check whose replica died is taken over, under the same
-// check id.
+// check id; a workspace paused for credits is not claimed until it resumes.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createPrismaAdapter } from '@wap/db';
+import { isApiError } from '@wap/errors';
 import type { FreshDatabase } from '@wap/testkit';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { freshDatabase } from '../test-support.js';
 import { MonitorStore } from './monitors.js';
+import { PauseStore } from './pauses.js';
 
 let database: FreshDatabase;
 const clients: PrismaClient[] = [];
@@ -23,26 +25,27 @@ after(async () => {
   await database?.drop();
 });
 
+/** An hourly monitor's row, due at `dueAt`. */
+const monitorData = (workspaceId: string, dueAt: Date, path: string) => ({
+  id: randomUUID(),
+  workspaceId,
+  url: `http://127.0.0.1/${path}`,
+  schedule: { kind: 'every', ms: 3_600_000 },
+  watch: { kind: 'main' },
+  scrape: {},
+  targetKind: 'webhook',
+  targetSealed: 'x',
+  targetShown: 'https://example.com/…',
+  anchorAt: new Date(dueAt.getTime() - 3_600_000),
+  nextCheckAt: dueAt,
+});
+
 async function dueMonitors(n: number, workspaceId: string, dueAt: Date) {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = randomUUID();
-    ids.push(id);
-    await (clients[0] as PrismaClient).monitor.create({
-      data: {
-        id,
-        workspaceId,
-        url: `http://127.0.0.1/${i}`,
-        schedule: { kind: 'every', ms: 3_600_000 },
-        watch: { kind: 'main' },
-        scrape: {},
-        targetKind: 'webhook',
-        targetSealed: 'x',
-        targetShown: 'https://example.com/…',
-        anchorAt: new Date(dueAt.getTime() - 3_600_000),
-        nextCheckAt: dueAt,
-      },
-    });
+    const data = monitorData(workspaceId, dueAt, String(i));
+    ids.push(data.id);
+    await (clients[0] as PrismaClient).monitor.create({ data });
   }
   return ids;
 }
@@ -95,4 +98,61 @@ test('a check left by a replica that died is taken over under the same id; a fin
   );
   await (clients[0] as PrismaClient).monitor.delete({ where: { id: first.monitor.id } });
   assert.equal(await alive.finish(first.check, { status: 'ok' }), false, 'a monitor deleted meanwhile');
+});
+
+test('a workspace paused for credits is not claimed, its monitors wait for the look at its credits; resumed, a slot missed meanwhile is due once', async () => {
+  const db = clients[0] as PrismaClient;
+  const store = new MonitorStore(db);
+  const pauses = new PauseStore(db);
+  const broke = `ws-${randomUUID()}`;
+  const now = new Date();
+  const at = (ms: number) => new Date(now.getTime() + ms);
+  const [missed, recent] = (await dueMonitors(2, broke, at(-1_000))) as [string, string];
+  const [paying] = await dueMonitors(1, `ws-${randomUUID()}`, at(-1_000));
+  // `missed` was last checked two hours ago: its next slot comes while it is paused. `recent` a minute ago.
+  await db.monitor.update({ where: { id: missed }, data: { lastCheckAt: at(-7_200_000), anchorAt: at(-10_800_000) } });
+  await db.monitor.update({ where: { id: recent }, data: { lastCheckAt: at(-60_000), anchorAt: at(-60_000) } });
+  await pauses.pause(broke, at(60_000));
+  await pauses.pause(broke, at(600_000)); // another check refused meanwhile: the pause stands as it was
+  const rows = () => db.monitor.findMany({ where: { workspaceId: broke }, orderBy: { createdAt: 'asc' } });
+  assert.deepEqual(
+    (await rows()).map((m) => [m.nextCheckAt.getTime(), m.skippedReason]),
+    [
+      [at(60_000).getTime(), 'credits'],
+      [at(60_000).getTime(), 'credits'],
+    ],
+    'put off to the first look at its credits',
+  );
+  const claimed = await store.claimDue('r', 10, 60_000, at(120_000));
+  assert.deepEqual(
+    claimed.map((c) => c.monitor.id),
+    [paying],
+    'not claimed while paused, even once its monitors are due',
+  );
+  assert.ok(((await store.nextDueAt()) ?? at(Infinity)) > at(120_000), 'nor waited for');
+  // A monitor made meanwhile waits with the others; the cap counts it.
+  const made = await store.create({ ...monitorData(broke, now, 'new'), anchorAt: now }, 3);
+  assert.deepEqual([made.nextCheckAt.getTime(), made.skippedReason], [at(60_000).getTime(), 'credits']);
+  await assert.rejects(
+    store.create(monitorData(broke, now, 'one-more'), 3),
+    (err) => isApiError(err) && err.code === 'cap_exceeded',
+  );
+  // The ledger announced its credits changed: looked at by one replica, at once.
+  assert.equal(await pauses.probeSoon([broke, `ws-${randomUUID()}`]), 1);
+  assert.deepEqual(await pauses.takeDue(10, 30_000), [{ workspaceId: broke, probes: 0 }]);
+  assert.deepEqual(await new PauseStore(clients[1] as PrismaClient).takeDue(10, 30_000), [], 'one look at a time');
+  // Still too little: put off again, no monitor due before.
+  await pauses.putOff(broke, at(300_000));
+  assert.ok((await rows()).every((m) => m.nextCheckAt >= at(300_000)));
+  // Credits came back: each monitor is due at its own next check, a slot missed meanwhile at once.
+  assert.equal(await pauses.resume(broke), true);
+  assert.equal(await pauses.resume(broke), false, 'once');
+  const back = await store.claimDue('r', 10, 60_000, at(61_000));
+  assert.deepEqual(back.map((c) => c.monitor.id).sort(), [missed, made.id].sort(), 'the missed slot and the new one');
+  const after = new Map((await rows()).map((m) => [m.id, m]));
+  assert.ok((after.get(recent)?.nextCheckAt ?? now) > at(3_000_000), 'the one checked a minute ago keeps its slot');
+  assert.ok(
+    [...after.values()].every((m) => m.skippedReason === null),
+    'no longer skipped',
+  );
 });

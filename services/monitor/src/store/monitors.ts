@@ -2,7 +2,8 @@
 // are claimed with FOR UPDATE SKIP LOCKED, their next check moved on and a
 // check row written in the same transaction, so any number of replicas share
 // the work and none takes what another holds; a check whose replica died
-// (its lease lapsed unfinished) is taken again.
+// (its lease lapsed unfinished) is taken again. A paused workspace's monitors
+// are never claimed (store/pauses.ts).
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import { nextCheckAt, type Schedule } from '../domain/schedule.js';
@@ -16,7 +17,10 @@ export interface Claimed {
   monitor: MonitorRow;
 }
 
-/** Holds the workspace's lock on its monitors until the transaction ends: its creations never interleave. */
+/**
+ * Holds the workspace's lock on its monitors until the transaction ends: a
+ * creation, and a pause or resume of its checks, of one workspace never interleave.
+ */
 export async function lockWorkspace(tx: Prisma.TransactionClient, workspaceId: string): Promise<void> {
   await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(hashtextextended(${`monitors:${workspaceId}`}, 0))`;
 }
@@ -38,6 +42,7 @@ export class MonitorStore {
                skipped_reason AS "skippedReason", last_check_at AS "lastCheckAt", last_status AS "lastStatus",
                last_changed AS "lastChanged", last_error_code AS "lastErrorCode", last_sha256 AS "lastSha256"
           FROM monitors WHERE next_check_at <= ${now}
+           AND NOT EXISTS (SELECT 1 FROM workspace_pauses p WHERE p.workspace_id = monitors.workspace_id)
          ORDER BY next_check_at LIMIT ${limit}
            FOR UPDATE SKIP LOCKED`;
       if (due.length === 0) return [];
@@ -95,23 +100,32 @@ export class MonitorStore {
     return out;
   }
 
-  /** When the next monitor falls due, if any does. */
+  /** When the next monitor falls due, if any does (a paused workspace's are not due). */
   async nextDueAt(): Promise<Date | undefined> {
-    const first = await this.db.monitor.findFirst({ orderBy: { nextCheckAt: 'asc' }, select: { nextCheckAt: true } });
-    return first?.nextCheckAt;
+    const [first] = await this.db.$queryRaw<{ at: Date }[]>`
+      SELECT next_check_at AS at FROM monitors
+       WHERE NOT EXISTS (SELECT 1 FROM workspace_pauses p WHERE p.workspace_id = monitors.workspace_id)
+       ORDER BY next_check_at LIMIT 1`;
+    return first?.at;
   }
 
   /**
    * Creates the monitor, unless its workspace keeps `cap` monitors already:
    * cap_exceeded, counted under the workspace's lock, so creations at the same
-   * moment cannot pass the cap together.
+   * moment cannot pass the cap together. A paused workspace's new monitor
+   * waits with its others.
    */
   create(data: Prisma.MonitorUncheckedCreateInput & { workspaceId: string; nextCheckAt: Date }, cap: number) {
     return this.db.$transaction(async (tx) => {
       await lockWorkspace(tx, data.workspaceId);
       const kept = await tx.monitor.count({ where: { workspaceId: data.workspaceId } });
       if (kept >= cap) throw new ApiError('cap_exceeded', { cap, spent: kept, needed: 1 });
-      return tx.monitor.create({ data });
+      const pause = await tx.workspacePause.findUnique({ where: { workspaceId: data.workspaceId } });
+      return tx.monitor.create({
+        data: pause
+          ? { ...data, skippedReason: 'credits', nextCheckAt: new Date(Math.max(+data.nextCheckAt, +pause.probeAt)) }
+          : data,
+      });
     });
   }
 

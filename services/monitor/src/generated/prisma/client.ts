@@ -57,6 +57,14 @@ export type EventInbox = Prisma.EventInboxModel
  */
 export type Monitor = Prisma.MonitorModel
 /**
+ * Model WorkspacePause
+ * A workspace whose checks are skipped because its credits cannot cover one
+ * (docs/monitors.md, "Credits"): its monitors are not claimed and their next
+ * checks are put off to `probe_at`, when its credits are looked at again
+ * (at once when the ledger announces a change of them). Gone when checks resume.
+ */
+export type WorkspacePause = Prisma.WorkspacePauseModel
+/**
  * Model Check
  * One check of a monitor: claimed by a replica until its lease lapses; its
  * operation id keys its hold, so a check re-run after a crash bills once.

@@ -11,6 +11,7 @@
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './models/Monitor.js'
+export type * from './models/WorkspacePause.js'
 export type * from './models/Check.js'
 export type * from './models/Snapshot.js'
 export type * from './models/Delivery.js'

@@ -400,6 +400,7 @@ export const ModelName = {
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox',
   Monitor: 'Monitor',
+  WorkspacePause: 'WorkspacePause',
   Check: 'Check',
   Snapshot: 'Snapshot',
   Delivery: 'Delivery'
@@ -418,7 +419,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox" | "monitor" | "check" | "snapshot" | "delivery"
+    modelProps: "eventOutbox" | "eventInbox" | "monitor" | "workspacePause" | "check" | "snapshot" | "delivery"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -641,6 +642,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.MonitorCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.MonitorCountAggregateOutputType> | number
+        }
+      }
+    }
+    WorkspacePause: {
+      payload: Prisma.$WorkspacePausePayload<ExtArgs>
+      fields: Prisma.WorkspacePauseFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.WorkspacePauseFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.WorkspacePauseFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>
+        }
+        findFirst: {
+          args: Prisma.WorkspacePauseFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.WorkspacePauseFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>
+        }
+        findMany: {
+          args: Prisma.WorkspacePauseFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>[]
+        }
+        create: {
+          args: Prisma.WorkspacePauseCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>
+        }
+        createMany: {
+          args: Prisma.WorkspacePauseCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.WorkspacePauseCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>[]
+        }
+        delete: {
+          args: Prisma.WorkspacePauseDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>
+        }
+        update: {
+          args: Prisma.WorkspacePauseUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>
+        }
+        deleteMany: {
+          args: Prisma.WorkspacePauseDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.WorkspacePauseUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.WorkspacePauseUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>[]
+        }
+        upsert: {
+          args: Prisma.WorkspacePauseUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$WorkspacePausePayload>
+        }
+        aggregate: {
+          args: Prisma.WorkspacePauseAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateWorkspacePause>
+        }
+        groupBy: {
+          args: Prisma.WorkspacePauseGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WorkspacePauseGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.WorkspacePauseCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.WorkspacePauseCountAggregateOutputType> | number
         }
       }
     }
@@ -949,6 +1024,16 @@ export const MonitorScalarFieldEnum = {
 } as const
 
 export type MonitorScalarFieldEnum = (typeof MonitorScalarFieldEnum)[keyof typeof MonitorScalarFieldEnum]
+
+
+export const WorkspacePauseScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  pausedAt: 'pausedAt',
+  probeAt: 'probeAt',
+  probes: 'probes'
+} as const
+
+export type WorkspacePauseScalarFieldEnum = (typeof WorkspacePauseScalarFieldEnum)[keyof typeof WorkspacePauseScalarFieldEnum]
 
 
 export const CheckScalarFieldEnum = {
@@ -1280,6 +1365,7 @@ export type GlobalOmitConfig = {
   eventOutbox?: Prisma.EventOutboxOmit
   eventInbox?: Prisma.EventInboxOmit
   monitor?: Prisma.MonitorOmit
+  workspacePause?: Prisma.WorkspacePauseOmit
   check?: Prisma.CheckOmit
   snapshot?: Prisma.SnapshotOmit
   delivery?: Prisma.DeliveryOmit

@@ -54,6 +54,7 @@ export const ModelName = {
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox',
   Monitor: 'Monitor',
+  WorkspacePause: 'WorkspacePause',
   Check: 'Check',
   Snapshot: 'Snapshot',
   Delivery: 'Delivery'
@@ -119,6 +120,16 @@ export const MonitorScalarFieldEnum = {
 } as const
 
 export type MonitorScalarFieldEnum = (typeof MonitorScalarFieldEnum)[keyof typeof MonitorScalarFieldEnum]
+
+
+export const WorkspacePauseScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  pausedAt: 'pausedAt',
+  probeAt: 'probeAt',
+  probes: 'probes'
+} as const
+
+export type WorkspacePauseScalarFieldEnum = (typeof WorkspacePauseScalarFieldEnum)[keyof typeof WorkspacePauseScalarFieldEnum]
 
 
 export const CheckScalarFieldEnum = {
