@@ -6,6 +6,7 @@ import type { monitor } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';
 import { isoTime } from '../usage-shape.js';
+import { pageUrl } from './scrape.js';
 
 /** A figure of each plan, in the plans' order: `free 5, builder 50, …`. */
 const perPlan = (figure: (plan: PlanLimits) => string) =>
@@ -139,10 +140,7 @@ export const monitorsCreateRow = capability({
   openWorld: true,
   request: {
     body: z.strictObject({
-      url: z
-        .url({ protocol: /^https?$/ })
-        .max(8_192)
-        .describe('The page to watch (http or https).'),
+      url: pageUrl('The page to watch (http or https).'),
       schedule: scheduleInput,
       watch: watchInput.optional(),
       notify: notifyInput,
