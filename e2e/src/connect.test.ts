@@ -373,7 +373,7 @@ describe('GET /connect', () => {
   });
 
   test('a Chromium killed mid-session ends its session and frees its slot at once', async () => {
-    const { apiKey } = await workspace('free');
+    const { apiKey, workspaceId } = await workspace('free');
     const first = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
     const second = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
     const cdp = await first.target().createCDPSession();
@@ -386,6 +386,25 @@ describe('GET /connect', () => {
         'a slot frees',
         async () => (await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey })).status === 200,
       );
+      // Ended as crashed, not as closed by its client, though the client's connection went with Chromium.
+      // (Read from the host's rows: the free plan's requests per minute are spent on the polls above.)
+      const db = new pg.Client({ connectionString: fleet.databaseUrl('browser-host') });
+      await db.connect();
+      try {
+        // The killed one is the first to end: the second is still open.
+        const read = async () =>
+          (
+            await db.query<{ status: string; outcome: string }>(
+              `SELECT status, outcome FROM browser_sessions WHERE workspace_id = $1 AND status = 'ended'
+                ORDER BY ended_at LIMIT 1`,
+              [workspaceId],
+            )
+          ).rows[0];
+        await until('the session is recorded as ended', async () => (await read())?.status === 'ended');
+        assert.equal((await read())?.outcome, 'crashed');
+      } finally {
+        await db.end();
+      }
     } finally {
       await second.close();
     }

@@ -201,6 +201,11 @@ export class CdpServer {
       if (toClient !== undefined) reply(toClient);
       for (const text of toBrowser) send(text);
     });
+    // Chromium's end going away while the session lives is Chromium gone: the session ends as crashed, before
+    // this client's detach could end it as closed.
+    upstream.on('close', () => {
+      if (!done && !session.ended) void session.end('crashed');
+    });
     for (const ws of [client, upstream]) {
       ws.on('close', () => close());
       ws.on('error', (err) => {
