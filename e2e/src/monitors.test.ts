@@ -286,9 +286,10 @@ describe('monitor checks', () => {
         assert.equal(r.status, 200, JSON.stringify(r.body));
         return r.body.monitor.id;
       };
-      // A workspace with nothing left, three monitors; and another that pays, one.
+      // A workspace with nothing left, three monitors; and another that pays, one. (Pro with no allowance:
+      // the free plan's 120 requests a minute would run out under the polls below on a busy machine.)
       const ws = `broke-${Date.now()}`;
-      await local.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
+      await local.admin('workspace', 'create', ws, '--plan', 'pro', '--allowance', '0');
       const { apiKey: broke } = await local.admin<{ apiKey: string }>('key', 'create', ws);
       const poor = [await make(broke, '/a'), await make(broke, '/b'), await make(broke, '/c')];
       const paying = await make((await local.workspace('pro')).apiKey, '/paid');
