@@ -1,0 +1,76 @@
+// What the run loop asks of the browser: the page as the model reads it, and
+// the actions a step may take. The driver (driver.ts) implements it over a
+// Playwright connection to the run's browser-host session (CDP through the
+// host's filter, so every command the agent sends passes the same rules a
+// /connect client's do).
+
+/** One tab of the run's browser. */
+export interface TabState {
+  /** Stable for the life of the tab; what `switch_tab` names. */
+  tab: number;
+  url: string;
+  title: string;
+  active: boolean;
+}
+
+/** The active page as the model reads it. */
+export interface PageState {
+  url: string;
+  title: string;
+  tabs: TabState[];
+  /** Pixels of the page above and below the viewport. */
+  scroll: { above: number; below: number };
+  /**
+   * The compact indexed list, one element per line:
+   * `[12]<button>Sign in</button>`, `*[13]<input type=email placeholder="Email">` (a star marks
+   * an element new since the previous observation), plain text lines between them, iframes and
+   * shadow roots included and marked by indentation.
+   */
+  elements: string;
+  /** How many indexed elements the list has (the indices run 1..count). */
+  count: number;
+  /** base64 PNG of the viewport, only when asked for (vision models). */
+  screenshot?: string;
+  /** A digest of the URL and the element list: the same state gives the same fingerprint (loop detection). */
+  fingerprint: string;
+}
+
+/** A file the run was handed (POST /v1/agent/{id}/files), decrypted only for the action that uses it. */
+export interface RunFile {
+  handle: string;
+  name: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export type BrowserAction =
+  | { action: 'navigate'; url: string }
+  | { action: 'click'; index: number }
+  | { action: 'type'; index: number; text: string; submit?: boolean }
+  | { action: 'select'; index: number; option: string }
+  | { action: 'scroll'; direction: 'down' | 'up'; index?: number }
+  | { action: 'press'; key: string }
+  | { action: 'wait'; seconds: number }
+  | { action: 'switch_tab'; tab: number }
+  | { action: 'go_back' }
+  | { action: 'extract'; query: string }
+  | { action: 'attach_file'; index: number; file: string };
+
+export interface ActionOutcome {
+  ok: boolean;
+  /** What happened, for the model's next step and the event log: short, never page HTML. */
+  message: string;
+  /** The URL or the element list changed: the loop stops running this step's later actions. */
+  pageChanged: boolean;
+  /** For `extract`: the relevant part of the page as markdown, bounded in size. */
+  extracted?: string;
+}
+
+export interface BrowserDriver {
+  observe(options?: { screenshot?: boolean }): Promise<PageState>;
+  /** `files` resolves an attach_file handle to its bytes (undefined: no such file of this run). */
+  act(action: BrowserAction, files: (handle: string) => Promise<RunFile | undefined>): Promise<ActionOutcome>;
+  /** Top-level documents committed in any tab since the last call: each is a billed page. */
+  takeNavigations(): string[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,77 @@
+// What the run loop asks of a model, whatever serves it: one structured call
+// per step. A client turns a StepRequest into its provider's wire format
+// (OpenAI-compatible chat completions, Anthropic Messages, or the embedded
+// llama.cpp model) and answers the step as parsed JSON, with the tokens it
+// cost. Constrained output is the client's job: by JSON Schema where the
+// provider supports it, by a forced tool call otherwise, by a grammar for the
+// embedded model.
+
+/** A JSON Schema object (draft 2020-12 subset: object, array, string, number, integer, boolean, enum, const, anyOf). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface ModelMessage {
+  role: 'user' | 'assistant';
+  /** Plain text. The page state, the task and answers all arrive as text. */
+  text: string;
+  /** PNG screenshots, base64 without a data: prefix; sent only to clients with `vision`. */
+  images?: string[];
+}
+
+export interface StepRequest {
+  /** The stable prefix: instructions and the action vocabulary. Kept byte-identical across steps so caches hit. */
+  system: string;
+  messages: ModelMessage[];
+  /** The step's shape; the answer must satisfy it. */
+  schema: JsonSchema;
+  /** A short identifier for the schema (OpenAI's json_schema.name, the forced tool's name). */
+  schemaName: string;
+  /** Ends the call (and its retries) early: cancel, a replica stopping. */
+  signal?: AbortSignal;
+  /** Upper bound on generated tokens. */
+  maxOutputTokens?: number;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface StepResult {
+  /** The parsed JSON the model produced; the caller validates it against the schema again. */
+  output: unknown;
+  usage: TokenUsage;
+  /** The model that answered, as the provider names it. */
+  model: string;
+  /** Wall time of the call, retries included, milliseconds. */
+  ms: number;
+}
+
+export interface ModelClient {
+  /** The name runs choose it by (`embedded`, or a configured endpoint's name). */
+  readonly name: string;
+  /** Whether it takes images: only then does the page state carry a screenshot. */
+  readonly vision: boolean;
+  step(request: StepRequest): Promise<StepResult>;
+  /** Frees what it holds (sockets, the embedded model's memory). */
+  close?(): Promise<void>;
+}
+
+/**
+ * A model call that failed for good. `retryable` says whether a later step
+ * may try again (a provider overloaded past its retries) or the run should
+ * end (a bad key, a model that does not exist, output that is not JSON).
+ */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'auth' | 'rate_limited' | 'unavailable' | 'bad_request' | 'bad_output' | 'aborted',
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'ModelError';
+  }
+
+  get retryable(): boolean {
+    return this.kind === 'rate_limited' || this.kind === 'unavailable';
+  }
+}
