@@ -1,0 +1,122 @@
+// A step from Anthropic's Messages API, natively: the output is constrained
+// by one tool whose input schema is the step's, forced with `tool_choice`,
+// and read from the `tool_use` block. The system prompt is marked for the
+// prompt cache: it is byte-identical across a run's steps, and the cache is
+// opt-in on this API (below its minimum length the mark is ignored).
+import { extractJsonObject, requireObject, tokenCount } from './json.js';
+import { postWithRetries, type RetryOptions, readJson } from './retry.js';
+import type { ModelClient, ModelMessage, StepRequest, StepResult } from './types.js';
+import { ModelError } from './types.js';
+
+export interface AnthropicOptions extends RetryOptions {
+  name: string;
+  /** The API's origin, without /v1. Default https://api.anthropic.com. */
+  baseUrl?: string;
+  /** Sent as `x-api-key`; a gateway in front may hold the key itself. */
+  apiKey?: string;
+  model: string;
+  vision?: boolean;
+  /** `max_tokens` when the step names none; the API requires one. Default 1024. */
+  maxTokens?: number;
+  fetch?: typeof fetch;
+}
+
+const API_VERSION = '2023-06-01';
+
+interface Block {
+  type?: unknown;
+  name?: unknown;
+  input?: unknown;
+  text?: unknown;
+}
+
+export class AnthropicClient implements ModelClient {
+  readonly name: string;
+  readonly vision: boolean;
+  readonly #options: AnthropicOptions;
+
+  constructor(options: AnthropicOptions) {
+    this.name = options.name;
+    this.vision = options.vision ?? false;
+    this.#options = options;
+  }
+
+  async step(request: StepRequest): Promise<StepResult> {
+    const started = performance.now();
+    const o = this.#options;
+    const body = await postWithRetries(
+      {
+        ...o,
+        url: `${(o.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`,
+        headers: {
+          'content-type': 'application/json',
+          'anthropic-version': API_VERSION,
+          ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}),
+        },
+        body: JSON.stringify({
+          model: o.model,
+          max_tokens: request.maxOutputTokens ?? o.maxTokens ?? 1024,
+          system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
+          messages: request.messages.map((m) => this.#message(m)),
+          tools: [{ name: request.schemaName, input_schema: request.schema }],
+          tool_choice: { type: 'tool', name: request.schemaName },
+        }),
+        signal: request.signal,
+        secrets: o.apiKey ? [o.apiKey] : [],
+      },
+      (res) => readJson(res, o.name),
+    );
+    const answer = (body ?? {}) as {
+      model?: unknown;
+      content?: unknown;
+      stop_reason?: unknown;
+      usage?: Record<string, unknown>;
+    };
+    const usage = answer.usage ?? {};
+    return {
+      output: this.#output(answer.content, answer.stop_reason, request.schemaName),
+      usage: {
+        // Tokens read from or written to the cache are counted apart from `input_tokens`: all were input.
+        inputTokens:
+          tokenCount(usage.input_tokens) +
+          tokenCount(usage.cache_creation_input_tokens) +
+          tokenCount(usage.cache_read_input_tokens),
+        outputTokens: tokenCount(usage.output_tokens),
+      },
+      model: typeof answer.model === 'string' ? answer.model.slice(0, 200) : o.model,
+      ms: Math.round(performance.now() - started),
+    };
+  }
+
+  #message(m: ModelMessage): Record<string, unknown> {
+    if (m.role !== 'user' || !this.vision || !m.images?.length) return { role: m.role, content: m.text };
+    return {
+      role: 'user',
+      content: [
+        ...m.images.map((png) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } })),
+        // The API refuses an empty text block.
+        ...(m.text ? [{ type: 'text', text: m.text }] : []),
+      ],
+    };
+  }
+
+  /** The `tool_use` block's input; text that holds the JSON when the model answered in prose instead. */
+  #output(content: unknown, stopReason: unknown, schemaName: string): Record<string, unknown> {
+    const name = this.name;
+    if (stopReason === 'refusal') throw new ModelError(`${name}: the model refused the step`, 'bad_output');
+    const blocks: Block[] = Array.isArray(content) ? content.filter((b) => typeof b === 'object' && b !== null) : [];
+    const call = blocks.find((b) => b.type === 'tool_use');
+    if (call) {
+      if (call.name !== schemaName) throw new ModelError(`${name}: the model called another tool`, 'bad_output');
+      return requireObject(call.input, `${name}: the tool_use input`);
+    }
+    const text = blocks.map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('');
+    if (!text) throw new ModelError(`${name}: answer has neither a tool_use block nor text`, 'bad_output');
+    try {
+      return extractJsonObject(text);
+    } catch (e) {
+      if (stopReason !== 'max_tokens') throw e;
+      throw new ModelError(`${name}: answer cut off at max_tokens`, 'bad_output');
+    }
+  }
+}
