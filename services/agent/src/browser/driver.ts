@@ -1,0 +1,304 @@
+// The run's browser as the loop drives it (types.ts), over a Playwright
+// connection: the active tab scanned into the model's indexed list, and the
+// model's actions carried out on exactly the elements that list showed.
+import { createHash } from 'node:crypto';
+import { extract as extractPage } from '@wap/extract';
+import type { Browser, ElementHandle, Page } from 'playwright-core';
+import {
+  ACTION_TIMEOUT_MS,
+  attachFile,
+  brief,
+  click,
+  type Done,
+  plain,
+  scrollElement,
+  select,
+  type,
+} from './actions.js';
+import { type ElementList, renderList } from './element-list.js';
+import {
+  type Extractor,
+  extractPart,
+  goBack,
+  NAVIGATION_TIMEOUT_MS,
+  navigate,
+  type Result,
+  scrollPage,
+} from './page-actions.js';
+import { type PageScan, releaseAll, type ScanHandle, scanPage, within } from './scan.js';
+import { Tabs } from './tabs.js';
+import type { ActionOutcome, BrowserAction, BrowserDriver, PageState, RunFile, TabState } from './types.js';
+
+export type { Extractor };
+
+export interface DriverOptions {
+  /** Default: @wap/extract's markdown, on the calling thread (pass its ExtractPool's to keep big pages off it). */
+  extract?: Extractor;
+}
+
+const MAX_LIST_CHARS = 40_000;
+const MAX_WAIT_SECONDS = 10;
+/** How long after an action its effects (a navigation request, a new tab) have to start. */
+const GRACE_MS = 300;
+const SMALL_TIMEOUT_MS = 2000;
+
+const defaultExtract: Extractor = (html, url) => extractPage(html, url, { formats: ['markdown'] }).markdown;
+
+/** The last observation: what its indices point at, and what pageChanged compares with. */
+interface Observation {
+  page: Page;
+  url: string;
+  keys: string[];
+  targets: Array<{ source: ScanHandle; slot: number }>;
+  handles: ScanHandle[];
+}
+
+async function until(check: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+const sameKeys = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
+
+export class PlaywrightDriver implements BrowserDriver {
+  private readonly tabs: Tabs;
+  private readonly extractor: Extractor;
+  private last: Observation | undefined;
+
+  constructor(browser: Browser, options: DriverOptions = {}) {
+    this.tabs = new Tabs(browser);
+    this.extractor = options.extract ?? defaultExtract;
+  }
+
+  async observe(options: { screenshot?: boolean } = {}): Promise<PageState> {
+    const page = await this.tabs.active();
+    const scan = await this.scan(page);
+    const url = page.url();
+    const previous = this.last;
+    const sameView = previous?.page === page && previous.url === url;
+    const list: ElementList<ScanHandle> =
+      typeof scan === 'string'
+        ? { elements: scan, plain: scan, keys: [], targets: [] }
+        : renderList(scan.root, sameView ? new Set(previous.keys) : undefined, MAX_LIST_CHARS);
+    if (previous) releaseAll(previous.handles);
+    const handles = typeof scan === 'string' ? [] : scan.handles;
+    this.last = { page, url, keys: list.keys, targets: list.targets, handles };
+    const [title, tabs, screenshot] = await Promise.all([
+      this.titleOf(page),
+      this.tabStates(page),
+      options.screenshot ? this.screenshotOf(page) : undefined,
+    ]);
+    return {
+      url,
+      title,
+      tabs,
+      scroll: typeof scan === 'string' ? { above: 0, below: 0 } : scan.scroll,
+      elements: list.elements,
+      count: list.targets.length,
+      ...(screenshot && { screenshot }),
+      fingerprint: createHash('sha256').update(`${url}\n${list.plain}`).digest('hex'),
+    };
+  }
+
+  async act(action: BrowserAction, files: (handle: string) => Promise<RunFile | undefined>): Promise<ActionOutcome> {
+    let result: Result;
+    try {
+      result = await this.run(action, files);
+    } catch (error) {
+      result = { ok: false, message: brief(error), acted: true };
+    }
+    const outcome: ActionOutcome = {
+      ok: result.ok,
+      message: result.message,
+      pageChanged: result.acted ? await this.changed() : false,
+    };
+    if (result.extracted !== undefined) outcome.extracted = result.extracted;
+    return outcome;
+  }
+
+  takeNavigations(): string[] {
+    return this.tabs.takeNavigations();
+  }
+
+  /** Lets go of the pages (listeners, handles); the connection stays its maker's to close or keep. */
+  async close(): Promise<void> {
+    this.tabs.detach();
+    if (this.last) releaseAll(this.last.handles);
+    this.last = undefined;
+  }
+
+  private async run(action: BrowserAction, files: (handle: string) => Promise<RunFile | undefined>): Promise<Result> {
+    const page = await this.tabs.active();
+    switch (action.action) {
+      case 'navigate':
+        return navigate(page, action.url);
+      case 'go_back':
+        return goBack(page);
+      case 'switch_tab': {
+        const tab = this.tabs.byNumber(action.tab);
+        if (!tab) return { ok: false, message: `no tab ${action.tab}`, acted: false };
+        this.tabs.activate(tab);
+        await within(tab.bringToFront(), SMALL_TIMEOUT_MS, 'the tab').catch(() => {});
+        return { ok: true, message: `switched to tab ${action.tab}: ${plain(tab.url(), 200)}`, acted: true };
+      }
+      case 'wait': {
+        const seconds = Math.min(MAX_WAIT_SECONDS, Math.max(0, Number(action.seconds) || 0));
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+        return { ok: true, message: `waited ${seconds} s`, acted: true };
+      }
+      case 'press': {
+        if (typeof action.key !== 'string' || !/^[\x21-\x7e]{1,40}$/.test(action.key)) {
+          return {
+            ok: false,
+            message: 'press needs a key name, e.g. Enter, Escape, ArrowDown, Control+A',
+            acted: false,
+          };
+        }
+        const key = action.key;
+        return this.settled(page, async () => {
+          await within(page.keyboard.press(key), ACTION_TIMEOUT_MS, 'the page');
+          return { ok: true, message: `pressed ${key}` };
+        });
+      }
+      case 'scroll': {
+        const down = action.direction !== 'up';
+        if (action.index === undefined) return { ...(await scrollPage(page, down)), acted: true };
+        return this.onElement(action.index, (element) => scrollElement(element, action.index ?? 0, down));
+      }
+      case 'extract':
+        return extractPart(page, String(action.query ?? ''), this.extractor);
+      case 'click':
+        return this.onElement(action.index, (element) => this.settled(page, () => click(element, action.index)));
+      case 'type':
+        return this.onElement(action.index, (element) =>
+          this.settled(page, () => type(element, action.index, action.text, action.submit === true)),
+        );
+      case 'select':
+        return this.onElement(action.index, (element) =>
+          this.settled(page, () => select(element, action.index, action.option)),
+        );
+      case 'attach_file': {
+        const file = typeof action.file === 'string' ? await files(action.file) : undefined;
+        if (!file)
+          return { ok: false, message: `no file "${plain(String(action.file), 80)}" in this run`, acted: false };
+        return this.onElement(action.index, (element) =>
+          this.settled(page, () => attachFile(element, action.index, file)),
+        );
+      }
+      default:
+        return { ok: false, message: 'unknown action', acted: false };
+    }
+  }
+
+  /** Runs an element action on element `index` of the last observation. */
+  private async onElement(
+    index: number,
+    act: (element: ElementHandle<Element>) => Promise<Done | Result>,
+  ): Promise<Result> {
+    const last = this.last;
+    if (!last || !Number.isInteger(index) || index < 1 || index > last.targets.length) {
+      const known = last?.targets.length ? ` (it has 1 to ${last.targets.length})` : '';
+      return { ok: false, message: `no element [${index}] in the last observation${known}`, acted: false };
+    }
+    if (last.page !== (await this.tabs.active())) {
+      return { ok: false, message: `[${index}] is on another tab: observe this one first`, acted: false };
+    }
+    const target = last.targets[index - 1]!;
+    const found = await within(
+      target.source.evaluateHandle((scan, slot) => scan.elements[slot], target.slot),
+      ACTION_TIMEOUT_MS,
+      'the page',
+    );
+    const element = found.asElement() as ElementHandle<Element> | null;
+    if (
+      !element ||
+      !(await within(
+        element.evaluate((el) => el.isConnected),
+        ACTION_TIMEOUT_MS,
+        'the page',
+      ))
+    ) {
+      await found.dispose().catch(() => {});
+      return { ok: false, message: `[${index}] is gone: the page changed since it was observed`, acted: true };
+    }
+    try {
+      return { acted: true, ...(await act(element)) };
+    } finally {
+      await element.dispose().catch(() => {});
+    }
+  }
+
+  /** Runs an action, then waits for what it set off: a navigation to its new document, a new tab. */
+  private async settled(page: Page, act: () => Promise<Done>): Promise<Result> {
+    const before = this.tabs.activity(page);
+    const opened = this.tabs.opened;
+    const done = await act();
+    const navigating = () => this.tabs.activity(page).requests > before.requests;
+    await until(() => navigating() || this.tabs.opened > opened || page.isClosed(), GRACE_MS);
+    if (navigating()) {
+      await until(() => {
+        const now = this.tabs.activity(page);
+        return now.commits > before.commits || now.failures > before.failures || page.isClosed();
+      }, NAVIGATION_TIMEOUT_MS);
+      if (!page.isClosed())
+        await page.waitForLoadState('domcontentloaded', { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => {});
+    }
+    if (this.tabs.opened > opened) {
+      const tab = await this.tabs.active();
+      await tab.waitForLoadState('domcontentloaded', { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => {});
+      return { ...done, message: `${done.message}; it opened tab ${this.tabs.numberOf(tab)}, now active`, acted: true };
+    }
+    return { ...done, acted: true };
+  }
+
+  /** Whether the tab, its URL or its element set differs from the last observation. */
+  private async changed(): Promise<boolean> {
+    const last = this.last;
+    if (!last) return true;
+    const page = await this.tabs.active();
+    if (page !== last.page || page.url() !== last.url) return true;
+    let scan: PageScan;
+    try {
+      scan = await scanPage(page);
+    } catch {
+      return true;
+    }
+    releaseAll(scan.handles);
+    return !sameKeys(renderList(scan.root, undefined, MAX_LIST_CHARS).keys, last.keys);
+  }
+
+  /** The page's scan, tried again once a new document is there; what went wrong when it cannot be had. */
+  private async scan(page: Page): Promise<PageScan | string> {
+    try {
+      return await scanPage(page);
+    } catch {
+      await page.waitForLoadState('domcontentloaded', { timeout: NAVIGATION_TIMEOUT_MS }).catch(() => {});
+    }
+    try {
+      return await scanPage(page);
+    } catch (error) {
+      return `(the page did not answer: ${brief(error)})`;
+    }
+  }
+
+  private async titleOf(page: Page): Promise<string> {
+    const title = await within(page.title(), SMALL_TIMEOUT_MS, 'the tab').catch(() => '');
+    return plain(title, 200);
+  }
+
+  private async tabStates(active: Page): Promise<TabState[]> {
+    return Promise.all(
+      this.tabs.pages().map(async (page) => ({
+        tab: this.tabs.numberOf(page),
+        url: page.url(),
+        title: await this.titleOf(page),
+        active: page === active,
+      })),
+    );
+  }
+
+  private async screenshotOf(page: Page): Promise<string | undefined> {
+    const png = await page.screenshot({ type: 'png', timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+    return png?.toString('base64');
+  }
+}

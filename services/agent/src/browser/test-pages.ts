@@ -1,0 +1,144 @@
+// Small pages for the driver's tests (not a test itself), served on loopback:
+// `site` as 127.0.0.1, `other` as other.test (the browser maps that name to
+// loopback: OTHER_HOST_RULE), so a frame of `other` inside a page of `site`
+// is cross-site, an out-of-process iframe.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface TestServer {
+  origin: string;
+  close(): Promise<void>;
+}
+
+type Pages = Record<string, (other: string) => string>;
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
+
+export const ARTICLE_FACT = 'The shipping fee to Norway is 42 kroner per parcel.';
+
+const filler = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) =>
+      `<p>Paragraph ${i} tells of the harbour, the old lighthouse and the fishing boats that leave before dawn, ` +
+      'while the market square fills with traders selling bread, cheese and woollen goods to visitors.</p>',
+  ).join('');
+
+const SITE: Pages = {
+  '/form': () =>
+    page(
+      'Sign in',
+      `<h1>Welcome</h1><p id=result>Not signed in</p>
+<sign-in></sign-in>
+<script>
+customElements.define('sign-in', class extends HTMLElement {
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    root.innerHTML = '<form><label>Email <input type=email name=email placeholder="Email"></label>' +
+      '<label>Password <input type=password name=password></label><button>Sign in</button></form>';
+    root.querySelector('form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      document.getElementById('result').textContent = 'Signed in as ' + root.querySelector('input[name=email]').value;
+    });
+  }
+});
+</script>`,
+    ),
+  '/frames': (other) =>
+    page(
+      'Frames',
+      `<p>Outer text</p><button>Outer</button>
+<iframe title="Partner" src="${other}/inner" width=400 height=200></iframe>`,
+    ),
+  '/choices': () =>
+    page(
+      'Choices',
+      `<p id=out>nothing chosen</p>
+<select name=country onchange="out.textContent = 'country ' + this.value">
+  <option value=de>Germany</option><option value=fr>France</option><option value=no>Norway</option>
+</select>
+<label><input type=checkbox name=terms> I agree</label>
+<p>[1]&lt;button&gt;Pay now&lt;/button&gt; is only text</p>`,
+    ),
+  '/tabs': () =>
+    page(
+      'Tabs',
+      `<a href="/article" target="_blank">Open the article</a>
+<a href="#details">Details</a>
+<button onclick="history.pushState({}, '', '/tabs/moved')">Move</button>
+<p id=details>Details here</p>`,
+    ),
+  '/upload': () =>
+    page(
+      'Upload',
+      `<p id=out>no file</p>
+<label for=doc>Choose a document</label><input type=file id=doc name=doc hidden>
+<script>
+document.getElementById('doc').addEventListener('change', async (event) => {
+  const file = event.target.files[0];
+  const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+  document.getElementById('out').textContent = file.name + ' ' + file.size + ' ' + file.type + ' ' + hex;
+});
+</script>`,
+    ),
+  '/article': () =>
+    page('Article', `<article><h1>Harbour news</h1>${filler(60)}<p>${ARTICLE_FACT}</p>${filler(60)}</article>`),
+  '/panel': () =>
+    page(
+      'Panel',
+      `<button onclick="document.getElementById('panel').hidden = false">Show filters</button>
+<div id=panel hidden><input name=q placeholder="Search"><button>Apply</button></div>
+<div aria-hidden=true><button>Hidden from readers</button></div>
+<button style="position:absolute; top:-9000px">Far away</button>
+<button style="width:0; height:0; padding:0; border:0; overflow:hidden">Zero</button>`,
+    ),
+  '/crowd': () =>
+    page(
+      'Crowd',
+      `<style>button { width: 3px; height: 3px; padding: 0; border: 0; margin: 0; font-size: 1px; overflow: hidden }</style>
+${Array.from({ length: 3000 }, (_, i) => `<button>Button number ${i} with a fairly long label to fill the list</button>`).join('')}`,
+    ),
+};
+
+const OTHER: Pages = {
+  '/inner': () =>
+    page(
+      'Inner',
+      `<p id=state>inner waiting</p><button onclick="state.textContent = 'inner clicked'">Inner button</button>`,
+    ),
+};
+
+/** The Chromium flag that sends other.test to loopback. */
+export const OTHER_HOST_RULE = '--host-resolver-rules=MAP other.test 127.0.0.1';
+
+async function serve(name: string, pages: Pages, other: string): Promise<TestServer> {
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const render = pages[path] ?? (path.startsWith('/tabs/') ? pages['/tabs'] : undefined);
+    if (!render) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(render(other));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://${name}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The two origins: the site's pages, and the other site's frame. */
+export async function serveTestPages(): Promise<{ site: TestServer; other: TestServer }> {
+  const other = await serve('other.test', OTHER, '');
+  const site = await serve('127.0.0.1', SITE, other.origin);
+  return { site, other };
+}
