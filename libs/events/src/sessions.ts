@@ -23,6 +23,11 @@ export function sessionStreamNames(namespace = '') {
     liveFrames: (sessionId: string) => `${namespace}session-live.${sessionId}.frames`,
     /** Asks the session's host for the latest frame of each tab (request-reply). */
     liveLatest: (sessionId: string) => `${namespace}session-live.${sessionId}.latest`,
+    /**
+     * A person's input to a taken-over session, for its host to dispatch (request-reply, `ControlRequest` of
+     * @wap/service): only the host that runs the session answers, so nobody answering means it is not live.
+     */
+    liveInput: (sessionId: string) => `${namespace}session-live.${sessionId}.input`,
   };
 }
 
@@ -149,8 +154,8 @@ export type SessionStatus = 'live' | 'ended';
 export interface SessionSnapshot {
   id: string;
   workspaceId: string;
-  /** What the session served: `connect` (a CDP client); agent runs and scrapes later. */
-  kind: 'connect';
+  /** What the session served: `connect` (a CDP client) or `agent` (a browser agent run, `options.task.runId`). */
+  kind: 'connect' | 'agent';
   status: SessionStatus;
   outcome: string | null;
   /** ISO times. */

@@ -14,7 +14,7 @@ export function openSession({ sessions, cdp }: BrowserHostDeps) {
       throw new ApiError('bad_request', { issues: [{ path: 'requestId', message: 'required' }] });
     const opened = req.sessionId
       ? sessions.reconnect(req.workspaceId, req.sessionId)
-      : await sessions.open(req.workspaceId, req.requestId, req.options);
+      : await sessions.open(req.workspaceId, req.requestId, req.options, req.task);
     const { version } = opened.session.browser;
     return create(proto.OpenSessionResponseSchema, {
       sessionId: opened.session.id,

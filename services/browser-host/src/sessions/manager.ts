@@ -132,7 +132,12 @@ export class SessionManager {
    * once over the plan's limit), a hold for its first minutes (402 when the
    * credit cannot cover it), a browser, and a ticket to connect with.
    */
-  async open(workspaceId: string, operationId: string, options: browser.SessionOptions | undefined) {
+  async open(
+    workspaceId: string,
+    operationId: string,
+    options: browser.SessionOptions | undefined,
+    task?: browser.SessionTask,
+  ) {
     const ledger = this.settings.ledger;
     if (!ledger) throw new ApiError('capability_unavailable', { capability: 'connect' });
     // A host that is stopping is full: the gateway places the session on another.
@@ -140,9 +145,11 @@ export class SessionManager {
     if (this.sessions.size >= this.settings.capacity) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
     const id = randomUUID();
     const settings: SessionSettings = sessionSettings(options);
+    // An agent run's session holds its slot under the run, as the agent service took it at submit: one lease.
+    const agentRun = task?.kind === 'agent' && task.runId ? task.runId : undefined;
     const lease = await SlotLease.acquire(ledger, {
       workspaceId,
-      holder: `session:${id}`,
+      holder: agentRun ? `agent:${agentRun}` : `session:${id}`,
       wait: false,
       onRenewFailed: (err) => this.settings.log.warn({ err, sessionId: id }, 'session slot renewal failed'),
     });
@@ -152,7 +159,7 @@ export class SessionManager {
     try {
       hold = await MeteredHold.open(
         ledger,
-        { workspaceId, operationId, capability: 'connect', reference: id },
+        { workspaceId, operationId, capability: agentRun ? 'agent' : 'connect', reference: id },
         {
           aheadMc: AHEAD_MC,
           ttlSeconds: settings.maxLifetimeSeconds + 3_600,
@@ -181,7 +188,15 @@ export class SessionManager {
         },
       });
       session.billsProxyBytes = profile?.exit?.kind === 'residential';
-      const row = { id, workspaceId, operationId, host: this.host, options: { ...settings } };
+      // The run meters its browser time itself: it stops the meter while the run is paused.
+      session.metersTime = !agentRun;
+      const row = {
+        id,
+        workspaceId,
+        operationId,
+        host: this.host,
+        options: { ...settings, ...(agentRun && { task: { kind: 'agent', runId: agentRun } }) },
+      };
       await store
         ?.opened({ ...row, startedAt: new Date(session.startedAt), metering: hold.state() })
         .catch(async (err) => {

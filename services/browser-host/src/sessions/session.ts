@@ -54,6 +54,8 @@ export class Session {
   recording: SessionRecording | undefined;
   /** Its traffic leaves through a residential exit: proxy_bytes is billed as it runs (docs/profiles.md). */
   billsProxyBytes = false;
+  /** Its browser time is billed here (context_seconds); false when the task it serves meters it (an agent run). */
+  metersTime = true;
   private proxyBytesBilled = 0;
 
   constructor(
@@ -144,7 +146,7 @@ export class Session {
     const now = Date.now();
     const seconds = final ? Math.ceil((now - this.meteredUntil) / 1000) : Math.floor((now - this.meteredUntil) / 1000);
     if (seconds > 0) {
-      this.hold.add('context_seconds', BigInt(seconds));
+      if (this.metersTime) this.hold.add('context_seconds', BigInt(seconds));
       this.meteredUntil += seconds * 1000;
     }
     if (this.billsProxyBytes) {
@@ -185,7 +187,7 @@ export class Session {
       .catch((err) => this.log.warn({ err, sessionId: this.id }, 'slot release failed; it lapses'));
     const end: SessionEnd = {
       outcome,
-      seconds: Math.round((this.meteredUntil - this.startedAt) / 1000),
+      seconds: this.metersTime ? Math.round((this.meteredUntil - this.startedAt) / 1000) : 0,
       chargedMc: chargedMc ?? 0n,
       proxyBytes,
       billed: chargedMc !== undefined,

@@ -32,7 +32,7 @@ export interface SessionEndRecord {
 export const snapshotOf = (row: SessionRow): SessionSnapshot => ({
   id: row.id,
   workspaceId: row.workspaceId,
-  kind: 'connect',
+  kind: (row.options as { task?: { kind?: string } } | null)?.task?.kind === 'agent' ? 'agent' : 'connect',
   status: row.status === 'ended' ? 'ended' : 'live',
   outcome: row.outcome,
   startedAt: row.startedAt.toISOString(),

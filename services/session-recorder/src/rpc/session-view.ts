@@ -11,6 +11,7 @@ export const toSession = (row: SessionRow, recording?: Recording | null): sessio
     id: row.id,
     workspaceId: row.workspaceId,
     kind: row.kind,
+    runId: (row.options as { task?: { runId?: unknown } } | null)?.task?.runId?.toString() ?? '',
     status: row.status,
     outcome: row.outcome ?? '',
     startedAt: timestampFromDate(row.startedAt),

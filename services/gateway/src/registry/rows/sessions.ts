@@ -23,7 +23,12 @@ const sessionObject = z.object({
   status: z.enum(['live', 'ended']),
   outcome: z.enum(SESSION_OUTCOMES).nullable().describe('How it ended; null while live.'),
   task: z
-    .object({ kind: z.enum(['connect']).describe('`connect`: a CDP client drove it (GET /connect).') })
+    .object({
+      kind: z
+        .enum(['connect', 'agent'])
+        .describe('`connect`: a CDP client drove it (GET /connect); `agent`: a browser agent run (POST /v1/agent).'),
+      run: z.string().optional().describe('For `agent`: the run id (GET /v1/agent/{run}).'),
+    })
     .describe('What the session served.'),
   startedAt: z.string().describe('ISO 8601.'),
   endedAt: z.string().nullable().describe('ISO 8601; null while live.'),
@@ -45,6 +50,10 @@ const sessionObject = z.object({
     .describe('The tamper-evident recording: null while nothing is recorded.'),
 });
 
+/** What a session served: a CDP client, or an agent run (its id). */
+const taskOf = (s: sessions.Session) =>
+  s.kind === 'agent' ? { kind: 'agent' as const, run: s.runId } : { kind: 'connect' as const };
+
 export function toSessionJson(s: sessions.Session, replays: ReplayLinks | undefined, now = Date.now()) {
   const started = s.startedAt ? timestampDate(s.startedAt).getTime() : now;
   const ended = s.endedAt ? timestampDate(s.endedAt).getTime() : undefined;
@@ -56,7 +65,7 @@ export function toSessionJson(s: sessions.Session, replays: ReplayLinks | undefi
     outcome: (SESSION_OUTCOMES as readonly string[]).includes(s.outcome)
       ? (s.outcome as (typeof SESSION_OUTCOMES)[number])
       : null,
-    task: { kind: 'connect' as const },
+    task: taskOf(s),
     startedAt: isoTime(s.startedAt) ?? new Date(started).toISOString(),
     endedAt: isoTime(s.endedAt),
     ageSeconds: Math.max(0, Math.floor((now - started) / 1000)),
@@ -73,7 +82,7 @@ export function toSessionJson(s: sessions.Session, replays: ReplayLinks | undefi
 const listQuery = z.strictObject({
   status: z.enum(['live', 'ended']).optional().describe('Only sessions in this state.'),
   outcome: z.enum(SESSION_OUTCOMES).optional().describe('Only sessions that ended this way.'),
-  task: z.enum(['connect']).optional().describe('Only sessions that served this kind of task.'),
+  task: z.enum(['connect', 'agent']).optional().describe('Only sessions that served this kind of task.'),
   since: z.iso.datetime({ offset: true }).optional().describe('Started at or after this time (ISO 8601).'),
   until: z.iso.datetime({ offset: true }).optional().describe('Started before this time (ISO 8601).'),
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Sessions per answer.'),

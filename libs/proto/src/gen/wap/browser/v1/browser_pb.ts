@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/browser/v1/browser.proto.
  */
 export const file_wap_browser_v1_browser: GenFile = /*@__PURE__*/
-  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKHAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIu0BCg5TZXNzaW9uT3B0aW9ucxIcChRpZGxlX3RpbWVvdXRfc2Vjb25kcxgBIAEoBRIcChRtYXhfbGlmZXRpbWVfc2Vjb25kcxgCIAEoBRIWCg52aWV3cG9ydF93aWR0aBgDIAEoBRIXCg92aWV3cG9ydF9oZWlnaHQYBCABKAUSDgoGbG9jYWxlGAUgASgJEhAKCHRpbWV6b25lGAYgASgJEhQKB3N0ZWFsdGgYByABKAhIAIgBARIWCg5uZXR3b3JrX2JvZGllcxgIIAEoCBISCgpwcm9maWxlX2lkGAkgASgJQgoKCF9zdGVhbHRoIoMBChJPcGVuU2Vzc2lvblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSLwoHb3B0aW9ucxgDIAEoCzIeLndhcC5icm93c2VyLnYxLlNlc3Npb25PcHRpb25zEhIKCnNlc3Npb25faWQYBCABKAkizAEKE09wZW5TZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg53ZWJfc29ja2V0X3VybBgCIAEoCRI1ChF0aWNrZXRfZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYnJvd3NlchgEIAEoCRIYChBwcm90b2NvbF92ZXJzaW9uGAUgASgJEhIKCnVzZXJfYWdlbnQYBiABKAkSEwoLdmVyc2lvbl91cmwYByABKAki+QEKB1Byb2ZpbGUSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEg0KBWxhYmVsGAMgASgJEg8KB2V4aXRfaWQYBCABKAkSEQoJZXhpdF9raW5kGAUgASgJEhMKC2V4aXRfcmVnaW9uGAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc2l6ZV9ieXRlcxgJIAEoAxIOCgZpbl91c2UYCiABKAgiOAoMRXhpdFNlbGVjdG9yEgoKAmlkGAEgASgJEg4KBnJlZ2lvbhgCIAEoCRIMCgRraW5kGAMgASgJImcKFENyZWF0ZVByb2ZpbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIqCgRleGl0GAMgASgLMhwud2FwLmJyb3dzZXIudjEuRXhpdFNlbGVjdG9yIkEKFUNyZWF0ZVByb2ZpbGVSZXNwb25zZRIoCgdwcm9maWxlGAEgASgLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZSJyChNMaXN0UHJvZmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIXCgpsYWJlbF9nbG9iGAIgASgJSACIAQESDQoFbGltaXQYAyABKAUSDgoGY3Vyc29yGAQgASgJQg0KC19sYWJlbF9nbG9iIlYKFExpc3RQcm9maWxlc1Jlc3BvbnNlEikKCHByb2ZpbGVzGAEgAygLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZRITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRQcm9maWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcHJvZmlsZV9pZBgCIAEoCSI+ChJHZXRQcm9maWxlUmVzcG9uc2USKAoHcHJvZmlsZRgBIAEoCzIXLndhcC5icm93c2VyLnYxLlByb2ZpbGUiQAoURGVsZXRlUHJvZmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnByb2ZpbGVfaWQYAiABKAkiFwoVRGVsZXRlUHJvZmlsZVJlc3BvbnNlKnwKCVdhaXRVbnRpbBIaChZXQUlUX1VOVElMX1VOU1BFQ0lGSUVEEAASEwoPV0FJVF9VTlRJTF9MT0FEEAESIQodV0FJVF9VTlRJTF9ET01fQ09OVEVOVF9MT0FERUQQAhIbChdXQUlUX1VOVElMX05FVFdPUktfSURMRRADMp0ECg5Ccm93c2VyU2VydmljZRJHCgZSZW5kZXISHS53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXF1ZXN0Gh4ud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2USVgoLT3BlblNlc3Npb24SIi53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlcXVlc3QaIy53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlc3BvbnNlElwKDUNyZWF0ZVByb2ZpbGUSJC53YXAuYnJvd3Nlci52MS5DcmVhdGVQcm9maWxlUmVxdWVzdBolLndhcC5icm93c2VyLnYxLkNyZWF0ZVByb2ZpbGVSZXNwb25zZRJZCgxMaXN0UHJvZmlsZXMSIy53YXAuYnJvd3Nlci52MS5MaXN0UHJvZmlsZXNSZXF1ZXN0GiQud2FwLmJyb3dzZXIudjEuTGlzdFByb2ZpbGVzUmVzcG9uc2USUwoKR2V0UHJvZmlsZRIhLndhcC5icm93c2VyLnYxLkdldFByb2ZpbGVSZXF1ZXN0GiIud2FwLmJyb3dzZXIudjEuR2V0UHJvZmlsZVJlc3BvbnNlElwKDURlbGV0ZVByb2ZpbGUSJC53YXAuYnJvd3Nlci52MS5EZWxldGVQcm9maWxlUmVxdWVzdBolLndhcC5icm93c2VyLnYxLkRlbGV0ZVByb2ZpbGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKHAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIu0BCg5TZXNzaW9uT3B0aW9ucxIcChRpZGxlX3RpbWVvdXRfc2Vjb25kcxgBIAEoBRIcChRtYXhfbGlmZXRpbWVfc2Vjb25kcxgCIAEoBRIWCg52aWV3cG9ydF93aWR0aBgDIAEoBRIXCg92aWV3cG9ydF9oZWlnaHQYBCABKAUSDgoGbG9jYWxlGAUgASgJEhAKCHRpbWV6b25lGAYgASgJEhQKB3N0ZWFsdGgYByABKAhIAIgBARIWCg5uZXR3b3JrX2JvZGllcxgIIAEoCBISCgpwcm9maWxlX2lkGAkgASgJQgoKCF9zdGVhbHRoIq4BChJPcGVuU2Vzc2lvblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSLwoHb3B0aW9ucxgDIAEoCzIeLndhcC5icm93c2VyLnYxLlNlc3Npb25PcHRpb25zEhIKCnNlc3Npb25faWQYBCABKAkSKQoEdGFzaxgFIAEoCzIbLndhcC5icm93c2VyLnYxLlNlc3Npb25UYXNrIisKC1Nlc3Npb25UYXNrEgwKBGtpbmQYASABKAkSDgoGcnVuX2lkGAIgASgJIswBChNPcGVuU2Vzc2lvblJlc3BvbnNlEhIKCnNlc3Npb25faWQYASABKAkSFgoOd2ViX3NvY2tldF91cmwYAiABKAkSNQoRdGlja2V0X2V4cGlyZXNfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2Jyb3dzZXIYBCABKAkSGAoQcHJvdG9jb2xfdmVyc2lvbhgFIAEoCRISCgp1c2VyX2FnZW50GAYgASgJEhMKC3ZlcnNpb25fdXJsGAcgASgJIvkBCgdQcm9maWxlEgoKAmlkGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCRINCgVsYWJlbBgDIAEoCRIPCgdleGl0X2lkGAQgASgJEhEKCWV4aXRfa2luZBgFIAEoCRITCgtleGl0X3JlZ2lvbhgGIAEoCRIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgxsYXN0X3VzZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnNpemVfYnl0ZXMYCSABKAMSDgoGaW5fdXNlGAogASgIIjgKDEV4aXRTZWxlY3RvchIKCgJpZBgBIAEoCRIOCgZyZWdpb24YAiABKAkSDAoEa2luZBgDIAEoCSJnChRDcmVhdGVQcm9maWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbGFiZWwYAiABKAkSKgoEZXhpdBgDIAEoCzIcLndhcC5icm93c2VyLnYxLkV4aXRTZWxlY3RvciJBChVDcmVhdGVQcm9maWxlUmVzcG9uc2USKAoHcHJvZmlsZRgBIAEoCzIXLndhcC5icm93c2VyLnYxLlByb2ZpbGUicgoTTGlzdFByb2ZpbGVzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFwoKbGFiZWxfZ2xvYhgCIAEoCUgAiAEBEg0KBWxpbWl0GAMgASgFEg4KBmN1cnNvchgEIAEoCUINCgtfbGFiZWxfZ2xvYiJWChRMaXN0UHJvZmlsZXNSZXNwb25zZRIpCghwcm9maWxlcxgBIAMoCzIXLndhcC5icm93c2VyLnYxLlByb2ZpbGUSEwoLbmV4dF9jdXJzb3IYAiABKAkiPQoRR2V0UHJvZmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnByb2ZpbGVfaWQYAiABKAkiPgoSR2V0UHJvZmlsZVJlc3BvbnNlEigKB3Byb2ZpbGUYASABKAsyFy53YXAuYnJvd3Nlci52MS5Qcm9maWxlIkAKFERlbGV0ZVByb2ZpbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpwcm9maWxlX2lkGAIgASgJIhcKFURlbGV0ZVByb2ZpbGVSZXNwb25zZSp8CglXYWl0VW50aWwSGgoWV0FJVF9VTlRJTF9VTlNQRUNJRklFRBAAEhMKD1dBSVRfVU5USUxfTE9BRBABEiEKHVdBSVRfVU5USUxfRE9NX0NPTlRFTlRfTE9BREVEEAISGwoXV0FJVF9VTlRJTF9ORVRXT1JLX0lETEUQAzKdBAoOQnJvd3NlclNlcnZpY2USRwoGUmVuZGVyEh0ud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdBoeLndhcC5icm93c2VyLnYxLlJlbmRlclJlc3BvbnNlElYKC09wZW5TZXNzaW9uEiIud2FwLmJyb3dzZXIudjEuT3BlblNlc3Npb25SZXF1ZXN0GiMud2FwLmJyb3dzZXIudjEuT3BlblNlc3Npb25SZXNwb25zZRJcCg1DcmVhdGVQcm9maWxlEiQud2FwLmJyb3dzZXIudjEuQ3JlYXRlUHJvZmlsZVJlcXVlc3QaJS53YXAuYnJvd3Nlci52MS5DcmVhdGVQcm9maWxlUmVzcG9uc2USWQoMTGlzdFByb2ZpbGVzEiMud2FwLmJyb3dzZXIudjEuTGlzdFByb2ZpbGVzUmVxdWVzdBokLndhcC5icm93c2VyLnYxLkxpc3RQcm9maWxlc1Jlc3BvbnNlElMKCkdldFByb2ZpbGUSIS53YXAuYnJvd3Nlci52MS5HZXRQcm9maWxlUmVxdWVzdBoiLndhcC5icm93c2VyLnYxLkdldFByb2ZpbGVSZXNwb25zZRJcCg1EZWxldGVQcm9maWxlEiQud2FwLmJyb3dzZXIudjEuRGVsZXRlUHJvZmlsZVJlcXVlc3QaJS53YXAuYnJvd3Nlci52MS5EZWxldGVQcm9maWxlUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One step before capture, named as Firecrawl names its actions.
@@ -406,6 +406,13 @@ export type OpenSessionRequest = Message<"wap.browser.v1.OpenSessionRequest"> & 
    * @generated from field: string session_id = 4;
    */
   sessionId: string;
+
+  /**
+   * What the session serves; unset: a CDP client of GET /connect.
+   *
+   * @generated from field: wap.browser.v1.SessionTask task = 5;
+   */
+  task?: SessionTask | undefined;
 };
 
 /**
@@ -414,6 +421,34 @@ export type OpenSessionRequest = Message<"wap.browser.v1.OpenSessionRequest"> & 
  */
 export const OpenSessionRequestSchema: GenMessage<OpenSessionRequest> = /*@__PURE__*/
   messageDesc(file_wap_browser_v1_browser, 9);
+
+/**
+ * A session opened for a service's own work rather than a /connect client.
+ *
+ * @generated from message wap.browser.v1.SessionTask
+ */
+export type SessionTask = Message<"wap.browser.v1.SessionTask"> & {
+  /**
+   * "agent": a browser agent run. Its slot is held under the run (`agent:<run_id>`, the holder the
+   * agent service also takes at submit), and its browser time is metered by the run, which stops
+   * the meter while the run is paused; the host still bills proxy bytes through a residential exit.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string run_id = 2;
+   */
+  runId: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.SessionTask.
+ * Use `create(SessionTaskSchema)` to create a new message.
+ */
+export const SessionTaskSchema: GenMessage<SessionTask> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 10);
 
 /**
  * @generated from message wap.browser.v1.OpenSessionResponse
@@ -468,7 +503,7 @@ export type OpenSessionResponse = Message<"wap.browser.v1.OpenSessionResponse"> 
  * Use `create(OpenSessionResponseSchema)` to create a new message.
  */
 export const OpenSessionResponseSchema: GenMessage<OpenSessionResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 10);
+  messageDesc(file_wap_browser_v1_browser, 11);
 
 /**
  * @generated from message wap.browser.v1.Profile
@@ -540,7 +575,7 @@ export type Profile = Message<"wap.browser.v1.Profile"> & {
  * Use `create(ProfileSchema)` to create a new message.
  */
 export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 11);
+  messageDesc(file_wap_browser_v1_browser, 12);
 
 /**
  * Which exit a new profile pins: by id, or the first of a region (and kind); empty: direct.
@@ -569,7 +604,7 @@ export type ExitSelector = Message<"wap.browser.v1.ExitSelector"> & {
  * Use `create(ExitSelectorSchema)` to create a new message.
  */
 export const ExitSelectorSchema: GenMessage<ExitSelector> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 12);
+  messageDesc(file_wap_browser_v1_browser, 13);
 
 /**
  * @generated from message wap.browser.v1.CreateProfileRequest
@@ -596,7 +631,7 @@ export type CreateProfileRequest = Message<"wap.browser.v1.CreateProfileRequest"
  * Use `create(CreateProfileRequestSchema)` to create a new message.
  */
 export const CreateProfileRequestSchema: GenMessage<CreateProfileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 13);
+  messageDesc(file_wap_browser_v1_browser, 14);
 
 /**
  * @generated from message wap.browser.v1.CreateProfileResponse
@@ -613,7 +648,7 @@ export type CreateProfileResponse = Message<"wap.browser.v1.CreateProfileRespons
  * Use `create(CreateProfileResponseSchema)` to create a new message.
  */
 export const CreateProfileResponseSchema: GenMessage<CreateProfileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 14);
+  messageDesc(file_wap_browser_v1_browser, 15);
 
 /**
  * @generated from message wap.browser.v1.ListProfilesRequest
@@ -647,7 +682,7 @@ export type ListProfilesRequest = Message<"wap.browser.v1.ListProfilesRequest"> 
  * Use `create(ListProfilesRequestSchema)` to create a new message.
  */
 export const ListProfilesRequestSchema: GenMessage<ListProfilesRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 15);
+  messageDesc(file_wap_browser_v1_browser, 16);
 
 /**
  * @generated from message wap.browser.v1.ListProfilesResponse
@@ -671,7 +706,7 @@ export type ListProfilesResponse = Message<"wap.browser.v1.ListProfilesResponse"
  * Use `create(ListProfilesResponseSchema)` to create a new message.
  */
 export const ListProfilesResponseSchema: GenMessage<ListProfilesResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 16);
+  messageDesc(file_wap_browser_v1_browser, 17);
 
 /**
  * @generated from message wap.browser.v1.GetProfileRequest
@@ -693,7 +728,7 @@ export type GetProfileRequest = Message<"wap.browser.v1.GetProfileRequest"> & {
  * Use `create(GetProfileRequestSchema)` to create a new message.
  */
 export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 17);
+  messageDesc(file_wap_browser_v1_browser, 18);
 
 /**
  * @generated from message wap.browser.v1.GetProfileResponse
@@ -710,7 +745,7 @@ export type GetProfileResponse = Message<"wap.browser.v1.GetProfileResponse"> & 
  * Use `create(GetProfileResponseSchema)` to create a new message.
  */
 export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 18);
+  messageDesc(file_wap_browser_v1_browser, 19);
 
 /**
  * @generated from message wap.browser.v1.DeleteProfileRequest
@@ -732,7 +767,7 @@ export type DeleteProfileRequest = Message<"wap.browser.v1.DeleteProfileRequest"
  * Use `create(DeleteProfileRequestSchema)` to create a new message.
  */
 export const DeleteProfileRequestSchema: GenMessage<DeleteProfileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 19);
+  messageDesc(file_wap_browser_v1_browser, 20);
 
 /**
  * @generated from message wap.browser.v1.DeleteProfileResponse
@@ -745,7 +780,7 @@ export type DeleteProfileResponse = Message<"wap.browser.v1.DeleteProfileRespons
  * Use `create(DeleteProfileResponseSchema)` to create a new message.
  */
 export const DeleteProfileResponseSchema: GenMessage<DeleteProfileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 20);
+  messageDesc(file_wap_browser_v1_browser, 21);
 
 /**
  * @generated from enum wap.browser.v1.WaitUntil
