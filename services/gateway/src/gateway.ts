@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
-import { BrowserHosts } from './clients/browser-hosts.js';
+import { BrowserHosts } from '@wap/rpc';
 import { CreditViews } from './clients/credit-views.js';
 import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';

@@ -1,4 +1,4 @@
-import { browser, crawl, health, ledger, monitor, sessions } from '@wap/proto';
+import { agent, browser, crawl, health, ledger, monitor, sessions } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
 import type { Backend } from '../registry/types.js';
@@ -8,9 +8,13 @@ export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']
 /** What the ledger answers for a workspace's credits. */
 export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
-export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
+
+import type { BrowserClient } from '@wap/rpc';
+
+export type { BrowserClient };
 export type SessionsClient = ServiceClient<(typeof sessions.SessionService)['method']> & Closable;
 export type MonitorClient = ServiceClient<(typeof monitor.MonitorService)['method']> & Closable;
+export type AgentClient = ServiceClient<(typeof agent.AgentService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
@@ -21,6 +25,7 @@ export class Upstreams {
   private readonly browserClient: BrowserClient | undefined;
   private readonly sessionsClient: SessionsClient | undefined;
   private readonly monitorClient: MonitorClient | undefined;
+  private readonly agentClient: AgentClient | undefined;
 
   constructor(config: GatewayConfig) {
     const addresses: Record<Backend, string | undefined> = {
@@ -48,6 +53,11 @@ export class Upstreams {
       });
       this.closables.push(this.browserClient);
     }
+    if (addresses.agent) {
+      // A cancel waits for the run's loop to settle it (10 s at most); an events long poll for 30 s.
+      this.agentClient = createClient(agent.AgentService, addresses.agent, { defaultTimeoutMs: 40_000 });
+      this.closables.push(this.agentClient);
+    }
     if (addresses.monitor) {
       this.monitorClient = createClient(monitor.MonitorService, addresses.monitor);
       this.closables.push(this.monitorClient);
@@ -64,6 +74,11 @@ export class Upstreams {
 
   configured(backend: Backend): boolean {
     return this.health.has(backend);
+  }
+
+  get agent(): AgentClient {
+    if (!this.agentClient) throw new Error('agent is not configured');
+    return this.agentClient;
   }
 
   get ledger(): LedgerClient {

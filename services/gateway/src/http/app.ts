@@ -3,7 +3,7 @@ import { context } from '@opentelemetry/api';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type RequestHandler } from 'express';
-import type { BrowserHosts } from '../clients/browser-hosts.js';
+import type { BrowserHosts } from '@wap/rpc';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { Invoker } from '../invoke/invoke.js';
 import { mcpRouter } from '../mcp/server.js';

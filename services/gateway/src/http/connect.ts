@@ -17,9 +17,9 @@ import { create } from '@bufbuild/protobuf';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
+import { type BrowserHosts, openOnHosts } from '@wap/rpc';
 import { Router } from 'express';
 import { z } from 'zod';
-import type { BrowserHosts } from '../clients/browser-hosts.js';
 import type { Upstreams } from '../clients/upstreams.js';
 import { newOperationId } from '../store/idempotency.js';
 import type { IdentityStore } from '../store/identity.js';
@@ -123,29 +123,7 @@ async function open(deps: ConnectDeps, req: IncomingMessage): Promise<browser.Op
       profileId: q.profile ?? '',
     }),
   };
-  if (q.session) {
-    // A reconnect: the host that has the session answers; the others say not_found.
-    for (const host of deps.hosts.forSession(q.session)) {
-      try {
-        return await host.openSession(request);
-      } catch (err) {
-        if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
-      }
-    }
-    throw new ApiError('not_found');
-  }
-  // A host that cannot be reached (stopped a moment ago, not yet forgotten) answers no_capacity: the next one is asked.
-  let unreachable: unknown;
-  for (const host of deps.hosts.forNewSession()) {
-    host.placed();
-    try {
-      return await host.client.openSession(request);
-    } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'no_capacity') throw err;
-      unreachable = err;
-    }
-  }
-  throw unreachable ?? new ApiError('no_capacity', { retryAfterSeconds: 5 });
+  return openOnHosts(deps.hosts, request);
 }
 
 const versionJson = (opened: browser.OpenSessionResponse) => ({

@@ -1,14 +1,19 @@
-// The browser hosts a gateway places CDP sessions on, as they announce
+// The browser hosts a service places browser sessions on (the gateway for
+// GET /connect, the agent service for its runs), as they announce
 // themselves (libs/events browserHostsSubject): a new session goes to the host
 // with the most room (the next one when it cannot be reached); a reconnect to
 // the host that has the session; a host that says it is leaving, or is silent
 // for three announcements, is forgotten. Before any host has announced (a
 // gateway just started), the configured BROWSER_HOST_ADDR serves.
+
+import { ApiError } from '@wap/errors';
 import { browserHostsSubject, type HostAnnouncement, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
-import { createClient } from '@wap/rpc';
-import type { BrowserClient } from './upstreams.js';
+import { type Closable, createClient } from './client.js';
+import type { ServiceClient } from './types.js';
+
+export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
 
 type Subscription = ReturnType<NatsLink['nc']['subscribe']>;
 
@@ -100,4 +105,36 @@ export class BrowserHosts {
     this.subscription?.unsubscribe();
     for (const client of this.clients.values()) client.close();
   }
+}
+
+/**
+ * Opens a session on the host with the most room (a host that cannot be
+ * reached answers no_capacity and the next is asked), or with `sessionId` a
+ * fresh ticket from the host that has it (not_found when none has).
+ */
+export async function openOnHosts(
+  hosts: BrowserHosts,
+  request: Parameters<BrowserClient['openSession']>[0],
+): Promise<browser.OpenSessionResponse> {
+  if (request.sessionId) {
+    for (const host of hosts.forSession(request.sessionId)) {
+      try {
+        return await host.openSession(request);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.code !== 'not_found') throw err;
+      }
+    }
+    throw new ApiError('not_found');
+  }
+  let unreachable: unknown;
+  for (const host of hosts.forNewSession()) {
+    host.placed();
+    try {
+      return await host.client.openSession(request);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'no_capacity') throw err;
+      unreachable = err;
+    }
+  }
+  throw unreachable ?? new ApiError('no_capacity', { retryAfterSeconds: 5 });
 }
