@@ -23,10 +23,6 @@ generate: install ## Regenerate protobuf and Prisma code (committed; a clean tre
 	@for s in $(SERVICES); do node libs/db/dist/cli.js generate services/$$s || exit 1; done
 	@# Database functions: prisma/functions/*.sql must agree with the migrations (docs in libs/db/README.md).
 	@for s in $(SERVICES); do node libs/db/dist/cli.js functions services/$$s || exit 1; done
-	@# Services not built yet stay exactly what scripts/new-service.sh makes (docs/service-shape.md);
-	@# the first RPC or job a service gets takes its line out.
-	@scripts/new-service.sh --refresh agent 50053 'browser agent runs, secrets, rules and integrations' \
-	  'runs, events, records, files, secrets, rules, integrations'
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json

@@ -1,16 +1,18 @@
-// The agent service: browser agent runs, secrets, rules and integrations.
-import { createPrismaAdapter } from '@wap/db';
+// The agent service: browser agent runs (docs/agent.md).
+import { agent } from '@wap/proto';
+import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { type AgentDatabase, openAgent } from './agent.js';
 import { env } from './config.js';
-import { PrismaClient } from './generated/prisma/client.js';
+import { openAgentDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, AgentDatabase> = {
   name: 'agent',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
-  start: async ({ config, db, nats, log }) => {
+  openDatabase: openAgentDatabase,
+  start: async ({ config, db, nats, log, server }) => {
     const service = openAgent(config, db, nats, log);
+    addService(server, agent.AgentService, service.impl, log);
     await service.start();
     return { stop: service.stop };
   },

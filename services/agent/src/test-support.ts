@@ -10,4 +10,5 @@ export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(
 
 /** The service as its own process: the shared runtime (runService) around service.ts and openAgent. */
 export const spawnAgent = (databaseUrl: string, port: number, env: Record<string, string> = {}): ServiceProcess =>
-  spawnService('agent', databaseUrl, port, env);
+  // The ledger is dialled only when a run is submitted or claimed: a process with none still starts and serves.
+  spawnService('agent', databaseUrl, port, { BILLING_LEDGER_ADDR: '127.0.0.1:9', ...env });

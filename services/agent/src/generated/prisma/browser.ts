@@ -18,6 +18,28 @@ export { Prisma }
 export * as $Enums from './enums.js'
 export * from './enums.js';
 /**
+ * Model AgentRun
+ * A browser agent run (docs/agent.md). A row and a work item: a replica claims
+ * it (`claimedBy` until `leaseUntil`, renewed while it works) and every write of
+ * the run loop is fenced by that claim, so a replica that lost it stops writing.
+ */
+export type AgentRun = Prisma.AgentRunModel
+/**
+ * Model AgentEvent
+ * Everything a run did, in order: a per-run sequence, written as it happens.
+ */
+export type AgentEvent = Prisma.AgentEventModel
+/**
+ * Model AgentRecord
+ * A record a run appended (its `record` action), oldest first.
+ */
+export type AgentRecord = Prisma.AgentRecordModel
+/**
+ * Model AgentFile
+ * A file handed to a run: sealed under the run (libs/sealed), deleted on every ending.
+ */
+export type AgentFile = Prisma.AgentFileModel
+/**
  * Model EventOutbox
  * 
  */

@@ -29,8 +29,8 @@ export * from "./enums.js"
  * const prisma = new PrismaClient({
  *   adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL })
  * })
- * // Fetch zero or more EventOutboxes
- * const eventOutboxes = await prisma.eventOutbox.findMany()
+ * // Fetch zero or more AgentRuns
+ * const agentRuns = await prisma.agentRun.findMany()
  * ```
  * 
  * Read more in our [docs](https://pris.ly/d/client).
@@ -39,6 +39,28 @@ export const PrismaClient = $Class.getPrismaClientClass()
 export type PrismaClient<LogOpts extends Prisma.LogLevel = never, OmitOpts extends Prisma.PrismaClientOptions["omit"] = Prisma.PrismaClientOptions["omit"], ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = $Class.PrismaClient<LogOpts, OmitOpts, ExtArgs>
 export { Prisma }
 
+/**
+ * Model AgentRun
+ * A browser agent run (docs/agent.md). A row and a work item: a replica claims
+ * it (`claimedBy` until `leaseUntil`, renewed while it works) and every write of
+ * the run loop is fenced by that claim, so a replica that lost it stops writing.
+ */
+export type AgentRun = Prisma.AgentRunModel
+/**
+ * Model AgentEvent
+ * Everything a run did, in order: a per-run sequence, written as it happens.
+ */
+export type AgentEvent = Prisma.AgentEventModel
+/**
+ * Model AgentRecord
+ * A record a run appended (its `record` action), oldest first.
+ */
+export type AgentRecord = Prisma.AgentRecordModel
+/**
+ * Model AgentFile
+ * A file handed to a run: sealed under the run (libs/sealed), deleted on every ending.
+ */
+export type AgentFile = Prisma.AgentFileModel
 /**
  * Model EventOutbox
  * 

@@ -8,6 +8,10 @@
  *
  * 🟢 You can import this file directly.
  */
+export type * from './models/AgentRun.js'
+export type * from './models/AgentEvent.js'
+export type * from './models/AgentRecord.js'
+export type * from './models/AgentFile.js'
 export type * from './models/EventOutbox.js'
 export type * from './models/EventInbox.js'
 export type * from './commonInputTypes.js'

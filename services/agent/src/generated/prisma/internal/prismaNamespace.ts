@@ -397,6 +397,10 @@ type FieldRefInputType<Model, FieldType> = Model extends never ? never : FieldRe
 
 
 export const ModelName = {
+  AgentRun: 'AgentRun',
+  AgentEvent: 'AgentEvent',
+  AgentRecord: 'AgentRecord',
+  AgentFile: 'AgentFile',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -414,10 +418,306 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox"
+    modelProps: "agentRun" | "agentEvent" | "agentRecord" | "agentFile" | "eventOutbox" | "eventInbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
+    AgentRun: {
+      payload: Prisma.$AgentRunPayload<ExtArgs>
+      fields: Prisma.AgentRunFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AgentRunFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AgentRunFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>
+        }
+        findFirst: {
+          args: Prisma.AgentRunFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AgentRunFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>
+        }
+        findMany: {
+          args: Prisma.AgentRunFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>[]
+        }
+        create: {
+          args: Prisma.AgentRunCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>
+        }
+        createMany: {
+          args: Prisma.AgentRunCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AgentRunCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>[]
+        }
+        delete: {
+          args: Prisma.AgentRunDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>
+        }
+        update: {
+          args: Prisma.AgentRunUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>
+        }
+        deleteMany: {
+          args: Prisma.AgentRunDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AgentRunUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AgentRunUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>[]
+        }
+        upsert: {
+          args: Prisma.AgentRunUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRunPayload>
+        }
+        aggregate: {
+          args: Prisma.AgentRunAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAgentRun>
+        }
+        groupBy: {
+          args: Prisma.AgentRunGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentRunGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AgentRunCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentRunCountAggregateOutputType> | number
+        }
+      }
+    }
+    AgentEvent: {
+      payload: Prisma.$AgentEventPayload<ExtArgs>
+      fields: Prisma.AgentEventFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AgentEventFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AgentEventFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>
+        }
+        findFirst: {
+          args: Prisma.AgentEventFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AgentEventFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>
+        }
+        findMany: {
+          args: Prisma.AgentEventFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>[]
+        }
+        create: {
+          args: Prisma.AgentEventCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>
+        }
+        createMany: {
+          args: Prisma.AgentEventCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AgentEventCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>[]
+        }
+        delete: {
+          args: Prisma.AgentEventDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>
+        }
+        update: {
+          args: Prisma.AgentEventUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>
+        }
+        deleteMany: {
+          args: Prisma.AgentEventDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AgentEventUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AgentEventUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>[]
+        }
+        upsert: {
+          args: Prisma.AgentEventUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentEventPayload>
+        }
+        aggregate: {
+          args: Prisma.AgentEventAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAgentEvent>
+        }
+        groupBy: {
+          args: Prisma.AgentEventGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentEventGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AgentEventCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentEventCountAggregateOutputType> | number
+        }
+      }
+    }
+    AgentRecord: {
+      payload: Prisma.$AgentRecordPayload<ExtArgs>
+      fields: Prisma.AgentRecordFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AgentRecordFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AgentRecordFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>
+        }
+        findFirst: {
+          args: Prisma.AgentRecordFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AgentRecordFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>
+        }
+        findMany: {
+          args: Prisma.AgentRecordFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>[]
+        }
+        create: {
+          args: Prisma.AgentRecordCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>
+        }
+        createMany: {
+          args: Prisma.AgentRecordCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AgentRecordCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>[]
+        }
+        delete: {
+          args: Prisma.AgentRecordDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>
+        }
+        update: {
+          args: Prisma.AgentRecordUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>
+        }
+        deleteMany: {
+          args: Prisma.AgentRecordDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AgentRecordUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AgentRecordUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>[]
+        }
+        upsert: {
+          args: Prisma.AgentRecordUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentRecordPayload>
+        }
+        aggregate: {
+          args: Prisma.AgentRecordAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAgentRecord>
+        }
+        groupBy: {
+          args: Prisma.AgentRecordGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentRecordGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AgentRecordCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentRecordCountAggregateOutputType> | number
+        }
+      }
+    }
+    AgentFile: {
+      payload: Prisma.$AgentFilePayload<ExtArgs>
+      fields: Prisma.AgentFileFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.AgentFileFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.AgentFileFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>
+        }
+        findFirst: {
+          args: Prisma.AgentFileFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.AgentFileFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>
+        }
+        findMany: {
+          args: Prisma.AgentFileFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>[]
+        }
+        create: {
+          args: Prisma.AgentFileCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>
+        }
+        createMany: {
+          args: Prisma.AgentFileCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.AgentFileCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>[]
+        }
+        delete: {
+          args: Prisma.AgentFileDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>
+        }
+        update: {
+          args: Prisma.AgentFileUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>
+        }
+        deleteMany: {
+          args: Prisma.AgentFileDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.AgentFileUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.AgentFileUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>[]
+        }
+        upsert: {
+          args: Prisma.AgentFileUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$AgentFilePayload>
+        }
+        aggregate: {
+          args: Prisma.AgentFileAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateAgentFile>
+        }
+        groupBy: {
+          args: Prisma.AgentFileGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentFileGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.AgentFileCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AgentFileCountAggregateOutputType> | number
+        }
+      }
+    }
     EventOutbox: {
       payload: Prisma.$EventOutboxPayload<ExtArgs>
       fields: Prisma.EventOutboxFieldRefs
@@ -605,6 +905,85 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
 
 
+export const AgentRunScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  requestId: 'requestId',
+  task: 'task',
+  startUrl: 'startUrl',
+  profileId: 'profileId',
+  outputSchema: 'outputSchema',
+  model: 'model',
+  maxCredits: 'maxCredits',
+  maxSteps: 'maxSteps',
+  status: 'status',
+  outcome: 'outcome',
+  pausedFor: 'pausedFor',
+  question: 'question',
+  reply: 'reply',
+  answer: 'answer',
+  reasonCode: 'reasonCode',
+  reasonMessage: 'reasonMessage',
+  plan: 'plan',
+  memory: 'memory',
+  steps: 'steps',
+  cancelRequested: 'cancelRequested',
+  sessionId: 'sessionId',
+  site: 'site',
+  claimedBy: 'claimedBy',
+  leaseUntil: 'leaseUntil',
+  attempt: 'attempt',
+  metering: 'metering',
+  billed: 'billed',
+  chargedMc: 'chargedMc',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  eventSeq: 'eventSeq',
+  recordSeq: 'recordSeq',
+  createdAt: 'createdAt',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type AgentRunScalarFieldEnum = (typeof AgentRunScalarFieldEnum)[keyof typeof AgentRunScalarFieldEnum]
+
+
+export const AgentEventScalarFieldEnum = {
+  runId: 'runId',
+  seq: 'seq',
+  at: 'at',
+  level: 'level',
+  kind: 'kind',
+  message: 'message',
+  data: 'data'
+} as const
+
+export type AgentEventScalarFieldEnum = (typeof AgentEventScalarFieldEnum)[keyof typeof AgentEventScalarFieldEnum]
+
+
+export const AgentRecordScalarFieldEnum = {
+  runId: 'runId',
+  seq: 'seq',
+  at: 'at',
+  data: 'data'
+} as const
+
+export type AgentRecordScalarFieldEnum = (typeof AgentRecordScalarFieldEnum)[keyof typeof AgentRecordScalarFieldEnum]
+
+
+export const AgentFileScalarFieldEnum = {
+  handle: 'handle',
+  runId: 'runId',
+  name: 'name',
+  mimeType: 'mimeType',
+  size: 'size',
+  sealed: 'sealed',
+  createdAt: 'createdAt'
+} as const
+
+export type AgentFileScalarFieldEnum = (typeof AgentFileScalarFieldEnum)[keyof typeof AgentFileScalarFieldEnum]
+
+
 export const EventOutboxScalarFieldEnum = {
   id: 'id',
   subject: 'subject',
@@ -632,6 +1011,14 @@ export const SortOrder = {
 } as const
 
 export type SortOrder = (typeof SortOrder)[keyof typeof SortOrder]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const JsonNullValueInput = {
@@ -701,6 +1088,27 @@ export type EnumQueryModeFieldRefInput<$PrismaModel> = FieldRefInputType<$Prisma
 
 
 /**
+ * Reference to a field of type 'Int'
+ */
+export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
+    
+
+
+/**
+ * Reference to a field of type 'Int[]'
+ */
+export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Boolean'
+ */
+export type BooleanFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Boolean'>
+    
+
+
+/**
  * Reference to a field of type 'DateTime'
  */
 export type DateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'DateTime'>
@@ -715,16 +1123,44 @@ export type ListDateTimeFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaM
 
 
 /**
- * Reference to a field of type 'Int'
+ * Reference to a field of type 'BigInt'
  */
-export type IntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int'>
+export type BigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt'>
     
 
 
 /**
- * Reference to a field of type 'Int[]'
+ * Reference to a field of type 'BigInt[]'
  */
-export type ListIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Int[]'>
+export type ListBigIntFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'BigInt[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes'
+ */
+export type BytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes'>
+    
+
+
+/**
+ * Reference to a field of type 'Bytes[]'
+ */
+export type ListBytesFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Bytes[]'>
+    
+
+
+/**
+ * Reference to a field of type 'Float'
+ */
+export type FloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float'>
+    
+
+
+/**
+ * Reference to a field of type 'Float[]'
+ */
+export type ListFloatFieldRefInput<$PrismaModel> = FieldRefInputType<$PrismaModel, 'Float[]'>
     
 
 /**
@@ -878,6 +1314,10 @@ export interface PrismaClientOptionsWithAdapter extends PrismaClientBaseOptions 
  */
 export type PrismaClientOptions = PrismaClientOptionsWithAccelerateUrl | PrismaClientOptionsWithAdapter
 export type GlobalOmitConfig = {
+  agentRun?: Prisma.AgentRunOmit
+  agentEvent?: Prisma.AgentEventOmit
+  agentRecord?: Prisma.AgentRecordOmit
+  agentFile?: Prisma.AgentFileOmit
   eventOutbox?: Prisma.EventOutboxOmit
   eventInbox?: Prisma.EventInboxOmit
 }

@@ -51,6 +51,10 @@ export const AnyNull = runtime.AnyNull
 
 
 export const ModelName = {
+  AgentRun: 'AgentRun',
+  AgentEvent: 'AgentEvent',
+  AgentRecord: 'AgentRecord',
+  AgentFile: 'AgentFile',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -69,6 +73,85 @@ export const TransactionIsolationLevel = runtime.makeStrictEnum({
 } as const)
 
 export type TransactionIsolationLevel = (typeof TransactionIsolationLevel)[keyof typeof TransactionIsolationLevel]
+
+
+export const AgentRunScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  requestId: 'requestId',
+  task: 'task',
+  startUrl: 'startUrl',
+  profileId: 'profileId',
+  outputSchema: 'outputSchema',
+  model: 'model',
+  maxCredits: 'maxCredits',
+  maxSteps: 'maxSteps',
+  status: 'status',
+  outcome: 'outcome',
+  pausedFor: 'pausedFor',
+  question: 'question',
+  reply: 'reply',
+  answer: 'answer',
+  reasonCode: 'reasonCode',
+  reasonMessage: 'reasonMessage',
+  plan: 'plan',
+  memory: 'memory',
+  steps: 'steps',
+  cancelRequested: 'cancelRequested',
+  sessionId: 'sessionId',
+  site: 'site',
+  claimedBy: 'claimedBy',
+  leaseUntil: 'leaseUntil',
+  attempt: 'attempt',
+  metering: 'metering',
+  billed: 'billed',
+  chargedMc: 'chargedMc',
+  inputTokens: 'inputTokens',
+  outputTokens: 'outputTokens',
+  eventSeq: 'eventSeq',
+  recordSeq: 'recordSeq',
+  createdAt: 'createdAt',
+  startedAt: 'startedAt',
+  finishedAt: 'finishedAt'
+} as const
+
+export type AgentRunScalarFieldEnum = (typeof AgentRunScalarFieldEnum)[keyof typeof AgentRunScalarFieldEnum]
+
+
+export const AgentEventScalarFieldEnum = {
+  runId: 'runId',
+  seq: 'seq',
+  at: 'at',
+  level: 'level',
+  kind: 'kind',
+  message: 'message',
+  data: 'data'
+} as const
+
+export type AgentEventScalarFieldEnum = (typeof AgentEventScalarFieldEnum)[keyof typeof AgentEventScalarFieldEnum]
+
+
+export const AgentRecordScalarFieldEnum = {
+  runId: 'runId',
+  seq: 'seq',
+  at: 'at',
+  data: 'data'
+} as const
+
+export type AgentRecordScalarFieldEnum = (typeof AgentRecordScalarFieldEnum)[keyof typeof AgentRecordScalarFieldEnum]
+
+
+export const AgentFileScalarFieldEnum = {
+  handle: 'handle',
+  runId: 'runId',
+  name: 'name',
+  mimeType: 'mimeType',
+  size: 'size',
+  sealed: 'sealed',
+  createdAt: 'createdAt'
+} as const
+
+export type AgentFileScalarFieldEnum = (typeof AgentFileScalarFieldEnum)[keyof typeof AgentFileScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {
@@ -98,6 +181,14 @@ export const SortOrder = {
 } as const
 
 export type SortOrder = (typeof SortOrder)[keyof typeof SortOrder]
+
+
+export const NullableJsonNullValueInput = {
+  DbNull: DbNull,
+  JsonNull: JsonNull
+} as const
+
+export type NullableJsonNullValueInput = (typeof NullableJsonNullValueInput)[keyof typeof NullableJsonNullValueInput]
 
 
 export const JsonNullValueInput = {

@@ -1,0 +1,642 @@
+// One claimed run, driven to its end or until this replica lets it go: its
+// browser (a browser-host session, reconnected when another replica drove it
+// before), its metered hold (agent and browser seconds while it runs, a page
+// per document, tokens at zero), and the loop of steps: observe the page, one
+// structured model call, up to MAX_ACTIONS actions, events written as they
+// happen. Paused time (a question, a person driving) is not metered.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { create } from '@bufbuild/protobuf';
+import {
+  type LedgerClient,
+  MeteredHold,
+  type MeteredState,
+  type MeterName,
+  priceUsage,
+  recoverMetered,
+} from '@wap/billing';
+import { isApiError } from '@wap/errors';
+import type { Logger } from '@wap/log';
+import { browser as proto } from '@wap/proto';
+import { type BrowserHosts, openOnHosts } from '@wap/rpc';
+import { z } from 'zod';
+import type { BrowserDriver, RunFile } from '../browser/types.js';
+import type { ModelRegistry } from '../clients/models.js';
+import { unsealFile } from '../domain/files.js';
+import {
+  browserAction,
+  describeAction,
+  LOOP_FAIL,
+  LOOP_NUDGE,
+  type Memory,
+  parseStep,
+  readMemory,
+  repeats,
+  type StepAction,
+  SYSTEM_PROMPT,
+  stepMessage,
+  stepShape,
+} from '../domain/step.js';
+import { looseAnswer } from '../domain/strict-schema.js';
+import { type JsonSchema, ModelError } from '../model/types.js';
+import { ClaimLost, type Fenced, type Outcome, type Reason, type RunRow, type RunStore } from '../store/runs.js';
+
+/** Steps in a row that achieve nothing before the run fails. */
+export const FAILURE_BUDGET = 5;
+/** A session waits this long for the run's next replica after one stops (killed, redeployed). */
+const SESSION_IDLE_SECONDS = 300;
+/** The longest a run's browser lives (the browser host's bound). */
+const SESSION_LIFETIME_SECONDS = 6 * 3_600;
+/** Credits held ahead of use at most: the run's spend cap bounds it too. */
+const AHEAD_MC = 10_000n;
+
+export interface LoopDeps {
+  store: RunStore;
+  ledger: LedgerClient;
+  hosts: BrowserHosts;
+  models: ModelRegistry;
+  log: Logger;
+  replica: string;
+  leaseMs: number;
+  filesKey: string | undefined;
+  /** Connects to the run's session and wraps it for the loop (Playwright over the host's CDP endpoint). */
+  openDriver(webSocketUrl: string): Promise<BrowserDriver & { endSession(): Promise<void> }>;
+}
+
+/** The host a page is on, for a person's control link; null for pages that are not on the web. */
+function siteOf(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.hostname.toLowerCase() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The run ended here (settled) or this replica let it go; either way the loop returns. */
+class Stop extends Error {}
+
+const sum = (a: Partial<Record<MeterName, string>>, b: Partial<Record<MeterName, string>>) => {
+  const out: Partial<Record<MeterName, string>> = { ...a };
+  for (const [m, q] of Object.entries(b) as [MeterName, string][]) out[m] = String(BigInt(out[m] ?? '0') + BigInt(q));
+  return out;
+};
+
+export class RunLoop {
+  private readonly fenced: Fenced;
+  private latest: RunRow;
+  private hold: MeteredHold | undefined;
+  private driver: (BrowserDriver & { endSession(): Promise<void> }) | undefined;
+  /** Quantities and millicredits billed by earlier claims, and this claim's hold on top. */
+  private base: { billed: Partial<Record<MeterName, string>>; chargedMc: bigint };
+  private unsettled = new Map<MeterName, bigint>();
+  private state: MeteredState | undefined;
+  /** Agent time: metered only while running. */
+  private runningSince: number | undefined;
+  private carryMs = 0;
+  /** Aborts the model call in flight when the run is taken over or cancelled. */
+  private stepAbort = new AbortController();
+  private renewal: NodeJS.Timeout | undefined;
+  private memory: Memory;
+  private plan: string[];
+  private steps: number;
+  private inputTokens: bigint;
+  private outputTokens: bigint;
+  /** The host of the page the run is on: where a person who takes over may drive. */
+  private site: string | null;
+
+  constructor(
+    private readonly deps: LoopDeps,
+    row: RunRow,
+    private readonly signal: AbortSignal,
+  ) {
+    this.fenced = deps.store.fenced(row.id, deps.replica);
+    this.latest = row;
+    this.base = { billed: (row.billed ?? {}) as Partial<Record<MeterName, string>>, chargedMc: row.chargedMc };
+    this.memory = readMemory(row.memory);
+    this.plan = Array.isArray(row.plan) ? (row.plan as unknown[]).map(String) : [];
+    this.steps = row.steps;
+    this.inputTokens = row.inputTokens;
+    this.outputTokens = row.outputTokens;
+    this.site = row.site;
+  }
+
+  private get log() {
+    return this.deps.log.child({ runId: this.latest.id });
+  }
+
+  /** Drives the run; resolves when it settled or was let go. Never throws. */
+  async run(): Promise<void> {
+    this.renewal = setInterval(() => void this.renew().catch(() => undefined), this.deps.leaseMs / 3);
+    this.signal.addEventListener('abort', () => this.stepAbort.abort(), { once: true });
+    try {
+      await this.drive();
+    } catch (err) {
+      if (err instanceof ClaimLost) this.log.warn('the run was taken by another replica; this one stops');
+      else if (!(err instanceof Stop)) {
+        this.log.error({ err }, 'run loop failed');
+        await this.end('failed', { code: 'internal', message: 'The run stopped on an internal error.' }).catch(
+          () => undefined,
+        );
+      }
+    } finally {
+      clearInterval(this.renewal);
+      // Let go without ending: the session waits for the next replica (SESSION_IDLE_SECONDS).
+      if (this.latest.status !== 'settled') {
+        await this.hold?.settle().catch(() => undefined);
+        await this.driver?.close().catch(() => undefined);
+        await this.fenced.release().catch(() => undefined);
+      }
+    }
+  }
+
+  /** Looks at the row: renews the claim and stops the step in flight when a person or a cancel wants the run. */
+  private async renew(): Promise<RunRow> {
+    this.latest = await this.fenced.renew(this.deps.leaseMs);
+    if (this.latest.cancelRequested || this.latest.pausedFor === 'control') this.stepAbort.abort();
+    return this.latest;
+  }
+
+  /** Asked by a wake message: look now. */
+  poke(): void {
+    void this.renew().catch(() => undefined);
+  }
+
+  private async drive(): Promise<void> {
+    const row = this.latest;
+    await this.recoverEarlierClaim(row);
+    if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+    const model = this.deps.models.get(row.model);
+    if (!model)
+      return this.end('failed', { code: 'capability_unavailable', message: `The model ${row.model} is not served.` });
+    await this.openHold(row);
+    const fresh = !row.sessionId;
+    const opened = await this.openSession(row);
+    if (!opened) return;
+    this.driver = await this.deps.openDriver(opened.webSocketUrl);
+    if (fresh) {
+      await this.fenced.started(opened.sessionId);
+      await this.event('summary', 'status', 'running', { status: 'running', sessionId: opened.sessionId });
+    } else await this.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
+    this.resumeClock();
+    if (fresh && row.startUrl) {
+      const outcome = await this.driver.act({ action: 'navigate', url: row.startUrl }, () =>
+        Promise.resolve(undefined),
+      );
+      this.memory.results = [`navigate ${row.startUrl}: ${outcome.message}`];
+      await this.countPages();
+    }
+    const shape = stepShape({
+      ...(row.outputSchema ? { outputSchema: row.outputSchema as Record<string, unknown> } : {}),
+      files: true,
+    });
+    for (;;) {
+      await this.checkpoint();
+      if (this.steps >= row.maxSteps)
+        return this.end('failed', { code: 'max_steps', message: `The step cap (${row.maxSteps}) was reached.` });
+      if (this.overCap(row.maxCredits))
+        return this.end('failed', {
+          code: 'cap_exceeded',
+          message: `The spend cap (${row.maxCredits} credits) would be passed by another step.`,
+        });
+      await this.step(row, model, shape);
+    }
+  }
+
+  /** A claim before this one died mid-run: finish its bill exactly once from its journal. */
+  private async recoverEarlierClaim(row: RunRow): Promise<void> {
+    const state = row.metering as MeteredState | null;
+    if (!state?.holdId) return;
+    const pending = state.pending?.meters ?? {};
+    const used = sum(state.settled, pending);
+    const charged = await recoverMetered(
+      this.deps.ledger,
+      {
+        workspaceId: row.workspaceId,
+        operationId: `${row.id}:${row.attempt - 1}`,
+        capability: 'agent',
+        reference: row.id,
+      },
+      state,
+      (Object.entries(used) as [MeterName, string][]).map(([meter, q]) => ({ meter, quantity: BigInt(q) })),
+    );
+    this.base = {
+      billed: sum(this.base.billed, pending),
+      chargedMc: this.base.chargedMc - BigInt(state.chargedMc) + charged,
+    };
+    await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
+  }
+
+  private async openHold(row: RunRow): Promise<void> {
+    const cap = BigInt(row.maxCredits) * 1_000n;
+    try {
+      this.hold = await MeteredHold.open(
+        this.deps.ledger,
+        {
+          workspaceId: row.workspaceId,
+          operationId: `${row.id}:${row.attempt}`,
+          capability: 'agent',
+          reference: row.id,
+        },
+        {
+          aheadMc: cap < AHEAD_MC ? cap : AHEAD_MC,
+          ttlSeconds: SESSION_LIFETIME_SECONDS + 3_600,
+          onExhausted: () => this.stepAbort.abort(),
+          journal: async (state) => {
+            this.state = state;
+            await this.fenced.metered(
+              state,
+              sum(this.base.billed, state.settled),
+              this.base.chargedMc + BigInt(state.chargedMc),
+            );
+          },
+        },
+      );
+    } catch (err) {
+      this.log.warn({ err }, 'the run cannot be held on the ledger');
+      if (isApiError(err)) await this.end('failed', { code: err.code, message: err.message });
+      throw err;
+    }
+  }
+
+  /** The run's browser: a new session, or the one an earlier replica drove. Undefined when it cannot have one (ended here). */
+  private async openSession(row: RunRow) {
+    try {
+      return await openOnHosts(this.deps.hosts, {
+        workspaceId: row.workspaceId,
+        // Its hold (proxy bytes) is keyed apart from the run's own.
+        requestId: `${row.id}:${row.attempt}:session`,
+        sessionId: row.sessionId ?? '',
+        options: create(proto.SessionOptionsSchema, {
+          idleTimeoutSeconds: SESSION_IDLE_SECONDS,
+          maxLifetimeSeconds: SESSION_LIFETIME_SECONDS,
+          profileId: row.profileId ?? '',
+        }),
+        task: create(proto.SessionTaskSchema, { kind: 'agent', runId: row.id }),
+      });
+    } catch (err) {
+      if (isApiError(err) && err.code === 'concurrency_limit') {
+        // Every browser of the plan is busy: the run waits in the queue for one.
+        await this.event('debug', 'waiting', 'waiting for a browser slot', { code: err.code });
+        throw new Stop();
+      }
+      if (isApiError(err) && err.code === 'not_found' && row.sessionId) {
+        await this.end('failed', { code: 'page_lost', message: "The run's browser ended while no replica drove it." });
+        return undefined;
+      }
+      this.log.warn({ err }, 'the run cannot have its browser');
+      if (isApiError(err)) {
+        await this.end('failed', { code: err.code, message: err.message });
+        return undefined;
+      }
+      throw err;
+    }
+  }
+
+  /** Between steps and actions: a cancel ends the run; a pause waits (unmetered) until it is lifted. */
+  private async checkpoint(): Promise<void> {
+    let row = await this.renew();
+    if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+    if (row.status === 'paused') {
+      this.pauseClock();
+      const wasControl = row.pausedFor === 'control';
+      while (row.status === 'paused' && !row.cancelRequested) {
+        if (this.signal.aborted) throw new Stop();
+        await sleep(250, undefined, { signal: this.signal }).catch(() => undefined);
+        row = await this.renew();
+      }
+      if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+      this.resumeClock();
+      if (wasControl) {
+        // Pages a person opened are theirs: not billed to the run.
+        this.driver?.takeNavigations();
+        this.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
+      }
+    }
+    if (this.signal.aborted) throw new Stop();
+    if (this.stepAbort.signal.aborted) this.stepAbort = new AbortController();
+    if (row.reply) {
+      this.memory.reply = { question: this.memory.reply?.question ?? row.question ?? '', answer: row.reply };
+      await this.fenced.replyTaken();
+    }
+  }
+
+  private async step(
+    row: RunRow,
+    model: NonNullable<ReturnType<ModelRegistry['get']>>,
+    shape: ReturnType<typeof stepShape>,
+  ) {
+    const driver = this.driver as BrowserDriver;
+    const began = performance.now();
+    const page = await driver.observe({ screenshot: model.vision });
+    this.site = siteOf(page.url) ?? this.site;
+    const files = await this.deps.store.files(row.id);
+    const text = stepMessage({
+      task: row.task,
+      step: this.steps + 1,
+      maxSteps: row.maxSteps,
+      plan: this.plan,
+      memory: this.memory,
+      files,
+      page,
+    });
+    // The reply and the notes are said once.
+    this.memory.reply = undefined;
+    this.memory.nudge = undefined;
+    this.memory.extracted = undefined;
+    let result: Awaited<ReturnType<typeof model.step>>;
+    const modelStarted = performance.now();
+    try {
+      result = await model.step({
+        system: SYSTEM_PROMPT,
+        messages: [{ role: 'user', text, ...(page.screenshot && { images: [page.screenshot] }) }],
+        schema: shape.schema,
+        schemaName: shape.name,
+        signal: AbortSignal.any([this.stepAbort.signal, this.signal]),
+      });
+    } catch (err) {
+      if (this.stepAbort.signal.aborted || this.signal.aborted) return; // taken over, cancelled or stopping: the checkpoint decides
+      return this.modelFailed(err);
+    }
+    const modelMs = performance.now() - modelStarted;
+    this.inputTokens += BigInt(result.usage.inputTokens);
+    this.outputTokens += BigInt(result.usage.outputTokens);
+    this.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
+    const parsed = parseStep(result.output);
+    this.steps++;
+    if ('error' in parsed) {
+      this.memory.nudge = `Your last answer could not be used (${parsed.error}). Answer with the JSON object asked for.`;
+      await this.event('step', 'dead_end', `step ${this.steps}: the model's answer could not be used`, {
+        error: parsed.error,
+      });
+      await this.failed(true);
+      return this.afterStep(began, modelMs, result.usage);
+    }
+    const { step } = parsed;
+    this.memory.memory = step.memory;
+    if (step.plan.length > 0 && JSON.stringify(step.plan) !== JSON.stringify(this.plan)) {
+      this.plan = step.plan;
+      await this.event('summary', 'plan', 'plan stated', { plan: step.plan });
+    }
+    await this.event('step', 'step', `step ${this.steps}: ${step.actions.map(describeAction).join(', ')}`, {
+      step: this.steps,
+      evaluation: step.evaluation,
+      actions: step.actions.map(describeAction),
+    });
+    const results: string[] = [];
+    let achieved = false;
+    for (const action of step.actions) {
+      const key = `${page.fingerprint}|${describeAction(action)}`;
+      const times = repeats(this.memory.recent, key) + 1;
+      this.memory.recent = [...this.memory.recent, key].slice(-20);
+      if (times >= LOOP_FAIL)
+        return this.end('failed', {
+          code: 'loop_detected',
+          message: `The same action (${describeAction(action)}) was repeated ${times} times on the same page.`,
+        });
+      if (times >= LOOP_NUDGE) {
+        this.memory.nudge = `You did "${describeAction(action)}" ${times} times on the same page without effect. Do something else.`;
+        await this.event('step', 'dead_end', `loop: ${describeAction(action)} repeated ${times} times`, { times });
+      }
+      const done = await this.perform(row, action, results);
+      if (done === 'stop') return this.afterStep(began, modelMs, result.usage);
+      if (done === 'ok') achieved = true;
+      if (done === 'changed') {
+        achieved = true;
+        break;
+      }
+      if (this.stepAbort.signal.aborted) break;
+    }
+    this.memory.results = results;
+    await this.failed(!achieved);
+    await this.afterStep(began, modelMs, result.usage);
+  }
+
+  /** Runs one action: 'changed' when the page changed (the step's later actions are skipped), 'stop' when the run paused or ended. */
+  private async perform(
+    row: RunRow,
+    action: StepAction,
+    results: string[],
+  ): Promise<'ok' | 'failed' | 'changed' | 'stop'> {
+    const driver = this.driver as BrowserDriver;
+    switch (action.action) {
+      case 'record': {
+        let data: unknown;
+        try {
+          data = JSON.parse(action.json);
+        } catch {
+          data = undefined;
+        }
+        if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+          results.push('record: not saved, json must be a JSON object');
+          return 'failed';
+        }
+        const seq = await this.fenced.record(data);
+        await this.event('step', 'record', `record ${seq} appended`, { seq: Number(seq) });
+        results.push(`record: saved as #${seq}`);
+        return 'ok';
+      }
+      case 'ask': {
+        this.pauseClock();
+        this.memory.reply = { question: action.question, answer: '' };
+        await this.fenced.stepped(this.progress());
+        await this.fenced.asked(action.question, null);
+        await this.event('summary', 'question', action.question, { question: action.question });
+        await this.event('summary', 'status', 'paused: a question for the caller', {
+          status: 'paused',
+          pausedFor: 'question',
+        });
+        results.push(`ask: asked ${JSON.stringify(action.question.slice(0, 80))}`);
+        this.memory.results = results;
+        return 'stop';
+      }
+      case 'finish':
+        return this.finish(row, action, results);
+      default: {
+        const act = browserAction(action);
+        if (!act) return 'failed';
+        const outcome = await driver.act(act, (handle) => this.file(row.id, handle));
+        results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
+        if (outcome.extracted) this.memory.extracted = outcome.extracted;
+        await this.event('debug', 'action', `${describeAction(action)}: ${outcome.ok ? 'ok' : 'failed'}`, {
+          ok: outcome.ok,
+          message: outcome.message.slice(0, 300),
+        });
+        await this.countPages();
+        if (!outcome.ok) return 'failed';
+        return outcome.pageChanged ? 'changed' : 'ok';
+      }
+    }
+  }
+
+  private async finish(row: RunRow, action: Extract<StepAction, { action: 'finish' }>, results: string[]) {
+    let answer = action.answer;
+    if (row.outputSchema && action.success) {
+      if (typeof answer === 'string') {
+        try {
+          answer = JSON.parse(answer);
+        } catch {
+          // checked below as it is
+        }
+      }
+      answer = looseAnswer(row.outputSchema as JsonSchema, answer);
+      const checked = z.fromJSONSchema(row.outputSchema as never).safeParse(answer);
+      if (!checked.success) {
+        const issue = checked.error.issues[0];
+        this.memory.nudge = `Your answer does not fit the output schema (${issue?.path.join('.') || 'answer'}: ${issue?.message}). Finish again with an answer that fits.`;
+        results.push('finish: refused, the answer does not fit the output schema');
+        await this.event('step', 'dead_end', 'the answer does not fit the output schema', { issue: issue?.message });
+        return 'failed' as const;
+      }
+    }
+    this.memory.results = results;
+    await this.fenced.stepped(this.progress());
+    if (action.success) await this.end('completed', null, answer);
+    else
+      await this.end(
+        'failed',
+        {
+          code: 'task_failed',
+          message: typeof answer === 'string' ? answer.slice(0, 500) : 'The agent could not do the task.',
+        },
+        answer,
+      );
+    return 'stop' as const;
+  }
+
+  private async file(runId: string, handle: string): Promise<RunFile | undefined> {
+    if (!this.deps.filesKey) return undefined;
+    const row = await this.deps.store.file(runId, handle);
+    if (!row) return undefined;
+    return { handle, name: row.name, mimeType: row.mimeType, bytes: unsealFile(this.deps.filesKey, runId, row.sealed) };
+  }
+
+  private async modelFailed(err: unknown): Promise<void> {
+    const e = err instanceof ModelError ? err : new ModelError(String((err as Error)?.message ?? err), 'unavailable');
+    await this.event('step', 'dead_end', `the model call failed: ${e.message.slice(0, 200)}`, { kind: e.kind });
+    if (!e.retryable && e.kind !== 'bad_output')
+      return this.end('failed', {
+        code: 'model_error',
+        message: `The model could not be used: ${e.message.slice(0, 200)}`,
+      });
+    if (e.kind === 'bad_output') this.memory.nudge = 'Your last answer was not the JSON object asked for.';
+    await this.failed(true);
+    if (e.retryable) await sleep(2_000, undefined, { signal: this.signal }).catch(() => undefined);
+  }
+
+  /** Counts a step that achieved nothing; the run fails past the budget. */
+  private async failed(nothing: boolean): Promise<void> {
+    this.memory.failures = nothing ? this.memory.failures + 1 : 0;
+    if (this.memory.failures >= FAILURE_BUDGET)
+      await this.end('failed', {
+        code: 'too_many_failures',
+        message: `${FAILURE_BUDGET} steps in a row achieved nothing.`,
+      });
+  }
+
+  private progress() {
+    return {
+      steps: this.steps,
+      plan: this.plan,
+      memory: this.memory,
+      inputTokens: this.inputTokens,
+      outputTokens: this.outputTokens,
+      site: this.site,
+    };
+  }
+
+  private async afterStep(began: number, modelMs: number, usage: { inputTokens: number; outputTokens: number }) {
+    this.accrueTime();
+    await this.fenced.stepped(this.progress());
+    await this.hold?.settle().catch((err) => this.log.warn({ err }, 'run settle failed; the next one retries'));
+    const totalMs = performance.now() - began;
+    await this.event('debug', 'timing', `step ${this.steps} took ${Math.round(totalMs)} ms`, {
+      step: this.steps,
+      modelMs: Math.round(modelMs),
+      overheadMs: Math.round(totalMs - modelMs),
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+    });
+  }
+
+  /** Each document the run's tabs committed is a page load. */
+  private async countPages(): Promise<void> {
+    for (const url of this.driver?.takeNavigations() ?? []) {
+      this.add('page_load', 1n);
+      await this.event('debug', 'page', `page ${url.slice(0, 200)}`, { url: url.slice(0, 2_048) });
+    }
+  }
+
+  private add(meter: MeterName, quantity: bigint): void {
+    if (quantity <= 0n) return;
+    this.hold?.add(meter, quantity);
+    this.unsettled.set(meter, (this.unsettled.get(meter) ?? 0n) + quantity);
+  }
+
+  /** Credits the run has used (earlier claims, this one settled and not yet settled). */
+  private spentMc(): bigint {
+    const all = sum(this.base.billed, this.state?.settled ?? {});
+    for (const [m, q] of this.unsettled) all[m] = String(BigInt(all[m] ?? '0') + q);
+    for (const [m, q] of Object.entries(this.state?.settled ?? {}) as [MeterName, string][]) {
+      // `unsettled` counts everything added this claim; the settled part is already in `all`.
+      all[m] = String(BigInt(all[m] ?? '0') - BigInt(q));
+    }
+    return priceUsage(
+      (Object.entries(all) as [MeterName, string][]).map(([meter, q]) => ({ meter, quantity: BigInt(q) })),
+    ).millicredits;
+  }
+
+  /** Another step would pass the cap: what a step costs on average so far, or a page and half a minute at the start. */
+  private overCap(maxCredits: number): boolean {
+    this.accrueTime();
+    const spent = this.spentMc();
+    const perStep = this.steps > 0 ? spent / BigInt(this.steps) : 1_000n + 3_000n;
+    return spent + perStep > BigInt(maxCredits) * 1_000n;
+  }
+
+  private resumeClock(): void {
+    this.runningSince ??= Date.now();
+  }
+
+  private pauseClock(): void {
+    this.accrueTime();
+    this.runningSince = undefined;
+  }
+
+  /** Adds the running time since the last look, in whole seconds, to agent and browser time. */
+  private accrueTime(final = false): void {
+    if (this.runningSince === undefined) return;
+    const now = Date.now();
+    this.carryMs += now - this.runningSince;
+    this.runningSince = now;
+    const seconds = final ? Math.ceil(this.carryMs / 1_000) : Math.floor(this.carryMs / 1_000);
+    this.carryMs = Math.max(0, this.carryMs - seconds * 1_000);
+    this.add('agent_seconds', BigInt(seconds));
+    this.add('context_seconds', BigInt(seconds));
+  }
+
+  private async event(level: 'summary' | 'step' | 'debug', kind: string, message: string, data?: unknown) {
+    await this.fenced.event({ level, kind, message, data });
+  }
+
+  /** Settles the run: the last of its bill, its files destroyed, its browser closed. Throws Stop. */
+  private async end(outcome: Outcome, reason: Reason | null, answer?: unknown): Promise<never> {
+    this.accrueTime(true);
+    this.runningSince = undefined;
+    if (this.hold) {
+      await this.hold.close().catch((err) => this.log.warn({ err }, 'run hold not closed; it lapses'));
+      const state = this.hold.state();
+      this.base = {
+        billed: sum(this.base.billed, state.settled),
+        chargedMc: this.base.chargedMc + this.hold.charged,
+      };
+      this.hold = undefined;
+      await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
+    }
+    await this.fenced.stepped(this.progress());
+    await this.fenced.settle(outcome, reason, answer);
+    this.latest = { ...this.latest, status: 'settled' };
+    await this.driver?.endSession().catch((err) => this.log.warn({ err }, 'run session not closed; it idles out'));
+    this.log.info({ outcome, reason: reason?.code }, 'run settled');
+    throw new Stop();
+  }
+}

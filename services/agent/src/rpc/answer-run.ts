@@ -1,0 +1,24 @@
+import { ApiError } from '@wap/errors';
+import type { agent } from '@wap/proto';
+import type { AgentRpcDeps } from './deps.js';
+import { invalid, MAX_ANSWER_CHARS, runRef } from './parse.js';
+import { toRun } from './run-view.js';
+
+/**
+ * agent.AnswerRun: the answer to a paused run's question; the run resumes.
+ * It carries only the answer: the loop hands it to the model as the reply to
+ * its own question, quoted as data, never as instructions.
+ */
+export function answerRun({ store, wake }: AgentRpcDeps) {
+  return async (req: agent.AnswerRunRequest): Promise<agent.AnswerRunResponse> => {
+    const ref = runRef(req);
+    const answer = req.answer.trim();
+    if (!answer) invalid('answer', 'required');
+    if (answer.length > MAX_ANSWER_CHARS) invalid('answer', `longer than ${MAX_ANSWER_CHARS} characters`);
+    const out = await store.answer(ref.workspaceId, ref.runId, answer);
+    if (out === 'not_found') throw new ApiError('not_found');
+    if (out === 'not_asked') invalid('answer', 'the run is not paused with a question');
+    wake(out.id);
+    return { $typeName: 'wap.agent.v1.AnswerRunResponse', run: toRun(out, await store.files(out.id)) };
+  };
+}

@@ -1,0 +1,19 @@
+// What the AgentService handlers share: built once by the composition root (agent.ts).
+import type { LedgerClient } from '@wap/billing';
+import type { Logger } from '@wap/log';
+import type { AllowList } from '@wap/netguard';
+import type { AgentConfig } from '../config.js';
+import type { RunStore } from '../store/runs.js';
+
+export interface AgentRpcDeps {
+  config: AgentConfig;
+  store: RunStore;
+  ledger: LedgerClient;
+  log: Logger;
+  /** Start URLs may point into these ranges (local test sites only). */
+  allow: AllowList;
+  /** The model names a run may choose. */
+  models: () => string[];
+  /** Tells the replica driving the run (or any idle one) to look at its row now. */
+  wake(runId: string): void;
+}

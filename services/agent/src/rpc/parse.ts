@@ -1,0 +1,68 @@
+// Input checks the handlers share; each answers the spec's bad_request with the field named.
+import { ApiError } from '@wap/errors';
+import { resourceId } from '@wap/rpc';
+import { z } from 'zod';
+
+/** The largest file a run may be handed (Browser Use Cloud's limit too). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+/** Files one run may hold. */
+export const MAX_FILES = 20;
+export const MAX_TASK_CHARS = 20_000;
+export const MAX_ANSWER_CHARS = 4_000;
+export const MAX_SCHEMA_CHARS = 32_768;
+
+export function invalid(path: string, message: string): never {
+  throw new ApiError('bad_request', { issues: [{ path, message }] });
+}
+
+/** A run a request names: its workspace and an id that can exist (anything else is not_found). */
+export function runRef(req: { workspaceId: string; runId: string }) {
+  return { workspaceId: req.workspaceId, runId: resourceId(req.runId) };
+}
+
+export interface ParsedFile {
+  name: string;
+  mimeType: string;
+  data: Uint8Array;
+}
+
+/** A file's name is shown to the model and set on the page's File: one line, no path. */
+export function parseFile(
+  f: { name: string; mimeType: string; data: Uint8Array } | undefined,
+  path: string,
+): ParsedFile {
+  if (!f) invalid(path, 'required');
+  const name = f.name.trim();
+  const control = [...name].some((c) => (c.codePointAt(0) ?? 0) < 0x20 || c === '\u007f');
+  if (!name || name.length > 255 || control || name.includes('/') || name.includes('\\'))
+    invalid(`${path}.name`, 'a file name of 1 to 255 characters, without a path or control characters');
+  const mimeType = f.mimeType || 'application/octet-stream';
+  if (!/^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i.test(mimeType))
+    invalid(`${path}.mimeType`, 'a media type such as text/csv');
+  if (f.data.length === 0) invalid(`${path}.data`, 'empty');
+  if (f.data.length > MAX_FILE_BYTES) invalid(`${path}.data`, `larger than ${MAX_FILE_BYTES} bytes`);
+  return { name, mimeType, data: f.data };
+}
+
+/**
+ * The answer's JSON Schema: an object schema zod can turn into a validator
+ * (the same validator checks the answer at `finish`).
+ */
+export function parseOutputSchema(text: string): Record<string, unknown> | undefined {
+  if (!text) return undefined;
+  if (text.length > MAX_SCHEMA_CHARS) invalid('outputSchema', `longer than ${MAX_SCHEMA_CHARS} characters`);
+  let schema: unknown;
+  try {
+    schema = JSON.parse(text);
+  } catch {
+    invalid('outputSchema', 'not JSON');
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    invalid('outputSchema', 'a JSON Schema object');
+  try {
+    z.fromJSONSchema(schema as never);
+  } catch (err) {
+    invalid('outputSchema', `not a JSON Schema this service can check: ${(err as Error).message.slice(0, 200)}`);
+  }
+  return schema as Record<string, unknown>;
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { SLOT_TTL_SECONDS } from '@wap/billing';
+import { ApiError } from '@wap/errors';
+import { checkUrl } from '@wap/netguard';
+import type { agent } from '@wap/proto';
+import { resourceId } from '@wap/rpc';
+import { newFileHandle, sealFile } from '../domain/files.js';
+import type { AgentRpcDeps } from './deps.js';
+import { invalid, MAX_FILES, MAX_TASK_CHARS, parseFile, parseOutputSchema } from './parse.js';
+import { toRun } from './run-view.js';
+
+/**
+ * agent.SubmitRun: checks the request, takes the run's browser slot (429
+ * concurrency_limit at once, as GET /connect), writes the run and its files,
+ * and wakes a replica. Waits for no browser and no model.
+ */
+export function submitRun(deps: AgentRpcDeps) {
+  return async (req: agent.SubmitRunRequest): Promise<agent.SubmitRunResponse> => {
+    if (!req.workspaceId || !req.requestId) invalid('requestId', 'required');
+    const task = req.task.trim();
+    if (!task) invalid('task', 'required');
+    if (task.length > MAX_TASK_CHARS) invalid('task', `longer than ${MAX_TASK_CHARS} characters`);
+    const startUrl = req.startUrl ? checkUrl(req.startUrl, { allow: deps.allow, field: 'url' }).href : undefined;
+    const outputSchema = parseOutputSchema(req.outputSchemaJson);
+    const model = req.model || deps.config.AGENT_DEFAULT_MODEL;
+    if (!deps.models().includes(model))
+      invalid('model', `not a model of this deployment (${deps.models().join(', ') || 'none configured'})`);
+    if (req.maxCredits < 0) invalid('maxCredits', 'must be positive');
+    if (req.maxSteps < 0) invalid('maxSteps', 'must be positive');
+    if (req.files.length > MAX_FILES) invalid('files', `at most ${MAX_FILES}`);
+    const files = req.files.map((f, i) => parseFile(f, `files.${i}`));
+    const key = deps.config.AGENT_FILES_KEY;
+    if (files.length > 0 && !key) throw new ApiError('capability_unavailable', { capability: 'agent.files' });
+
+    const retried = await deps.store.byRequest(req.workspaceId, req.requestId);
+    if (retried)
+      return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(retried, await deps.store.files(retried.id)) };
+    const id = randomUUID();
+    // The run's browser slot, under the holder its session takes it with (one lease): 429 now, as GET /connect.
+    // The replica that claims the run renews it; until then it lapses by itself (SLOT_TTL_SECONDS).
+    await deps.ledger.acquireSlot({
+      workspaceId: req.workspaceId,
+      holder: `agent:${id}`,
+      ttlSeconds: SLOT_TTL_SECONDS,
+    });
+    const row = await deps.store.submit(
+      id,
+      {
+        workspaceId: req.workspaceId,
+        requestId: req.requestId,
+        task,
+        startUrl,
+        profileId: req.profileId ? resourceId(req.profileId, 'profile_not_found') : undefined,
+        outputSchema,
+        model,
+        maxCredits: req.maxCredits || deps.config.AGENT_DEFAULT_MAX_CREDITS,
+        maxSteps: req.maxSteps || deps.config.AGENT_DEFAULT_MAX_STEPS,
+      },
+      files.map((f) => ({
+        handle: newFileHandle(),
+        name: f.name,
+        mimeType: f.mimeType,
+        size: f.data.length,
+        sealed: sealFile(key as string, id, f.data),
+      })),
+    );
+    deps.wake(row.id);
+    return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(row, await deps.store.files(row.id)) };
+  };
+}

@@ -1,0 +1,436 @@
+// The runs table: submits, claims and their leases, and every transition of
+// a run's status. The run loop writes through `Fenced` methods, which change
+// the row only while the replica still holds its claim: a replica that lost it
+// (its lease lapsed and another took the run) stops writing at its next call.
+import type { MeteredState } from '@wap/billing';
+import type { AgentRun, Prisma } from '../generated/prisma/client.js';
+import type { AgentDatabase } from './database.js';
+
+export type RunRow = AgentRun;
+
+export interface NewRun {
+  workspaceId: string;
+  requestId: string;
+  task: string;
+  startUrl: string | undefined;
+  profileId: string | undefined;
+  outputSchema: unknown;
+  model: string;
+  maxCredits: number;
+  maxSteps: number;
+}
+
+export interface NewFile {
+  handle: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  sealed: Uint8Array<ArrayBuffer>;
+}
+
+export type Outcome = 'completed' | 'failed' | 'cancelled';
+
+/** Why a run ended or stopped, as its `reason`. */
+export interface Reason {
+  code: string;
+  message: string;
+}
+
+/** What the loop keeps of a claim: the row as it was claimed. */
+export type Claimed = RunRow;
+
+export class RunStore {
+  constructor(private readonly db: AgentDatabase) {}
+
+  /** The run a request made, if it made one (a retried submit). */
+  byRequest(workspaceId: string, requestId: string): Promise<RunRow | null> {
+    return this.db.agentRun.findUnique({ where: { workspaceId_requestId: { workspaceId, requestId } } });
+  }
+
+  /** A new queued run with its files and its first event. */
+  async submit(id: string, run: NewRun, files: NewFile[]): Promise<RunRow> {
+    return this.db.$transaction(async (tx) => {
+      const created = await tx.agentRun.create({
+        data: {
+          id,
+          workspaceId: run.workspaceId,
+          requestId: run.requestId,
+          task: run.task,
+          startUrl: run.startUrl ?? null,
+          profileId: run.profileId ?? null,
+          outputSchema: (run.outputSchema ?? undefined) as Prisma.InputJsonValue | undefined,
+          model: run.model,
+          maxCredits: run.maxCredits,
+          maxSteps: run.maxSteps,
+          eventSeq: 1n,
+        },
+      });
+      await tx.agentEvent.create({
+        data: { runId: id, seq: 1n, level: 'summary', kind: 'status', message: 'queued', data: { status: 'queued' } },
+      });
+      if (files.length > 0) await tx.agentFile.createMany({ data: files.map((f) => ({ ...f, runId: id })) });
+      return created;
+    });
+  }
+
+  /** The workspace's run; undefined for another workspace's or none. */
+  get(workspaceId: string, runId: string): Promise<RunRow | null> {
+    return this.db.agentRun.findFirst({ where: { id: runId, workspaceId } });
+  }
+
+  byId(runId: string): Promise<RunRow | null> {
+    return this.db.agentRun.findUnique({ where: { id: runId } });
+  }
+
+  /** The run of the workspace whose browser is this session. */
+  bySession(workspaceId: string, sessionId: string): Promise<RunRow | null> {
+    return this.db.agentRun.findFirst({ where: { workspaceId, sessionId } });
+  }
+
+  /**
+   * Up to `limit` runs for `replica`: queued ones, oldest first, and live ones
+   * whose claim lapsed (their replica died); each claimed for `leaseMs`.
+   */
+  claim(replica: string, limit: number, leaseMs: number): Promise<Claimed[]> {
+    return this.db.$queryRaw<Claimed[]>`
+      UPDATE agent_runs AS r
+         SET claimed_by = ${replica}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
+             attempt = r.attempt + 1
+       WHERE r.id IN (SELECT id FROM agent_runs
+                       WHERE status IN ('queued', 'running', 'paused')
+                         AND (lease_until IS NULL OR lease_until < now())
+                       ORDER BY created_at
+                       LIMIT ${limit}
+                       FOR UPDATE SKIP LOCKED)
+      RETURNING r.id, r.workspace_id AS "workspaceId", r.request_id AS "requestId", r.task,
+                r.start_url AS "startUrl", r.profile_id AS "profileId", r.output_schema AS "outputSchema",
+                r.model, r.max_credits AS "maxCredits", r.max_steps AS "maxSteps", r.status, r.outcome,
+                r.paused_for AS "pausedFor", r.question, r.reply, r.answer, r.reason_code AS "reasonCode",
+                r.reason_message AS "reasonMessage", r.plan, r.memory, r.steps,
+                r.cancel_requested AS "cancelRequested", r.session_id AS "sessionId", r.site,
+                r.claimed_by AS "claimedBy", r.lease_until AS "leaseUntil", r.attempt, r.metering, r.billed,
+                r.charged_mc AS "chargedMc", r.input_tokens AS "inputTokens", r.output_tokens AS "outputTokens",
+                r.event_seq AS "eventSeq", r.record_seq AS "recordSeq", r.created_at AS "createdAt",
+                r.started_at AS "startedAt", r.finished_at AS "finishedAt"`;
+  }
+
+  /** The loop's handle on one claimed run. */
+  fenced(runId: string, replica: string): Fenced {
+    return new Fenced(this.db, runId, replica);
+  }
+
+  /** Appends an event outside any claim (the RPCs: cancel, answer, control); in order with the loop's. */
+  event(tx: Tx, runId: string, e: NewEvent): Promise<unknown> {
+    return appendEvent(tx, runId, undefined, e);
+  }
+
+  /** A queued run nobody claimed yet is cancelled here; a claimed one is asked to stop (its loop settles it). */
+  async cancel(workspaceId: string, runId: string): Promise<RunRow | null> {
+    return this.db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ status: string; claimed_by: string | null; lease_until: Date | null }[]>`
+        SELECT status, claimed_by, lease_until FROM agent_runs
+         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
+      if (!row) return null;
+      if (row.status === 'settled') return tx.agentRun.findUnique({ where: { id: runId } });
+      const unclaimed = row.status === 'queued' && (!row.lease_until || row.lease_until < new Date());
+      if (unclaimed) {
+        await tx.agentRun.update({
+          where: { id: runId },
+          data: {
+            status: 'settled',
+            outcome: 'cancelled',
+            pausedFor: null,
+            question: null,
+            reasonCode: 'cancelled',
+            reasonMessage: 'Cancelled before it started.',
+            finishedAt: new Date(),
+            cancelRequested: true,
+          },
+        });
+        await tx.agentFile.deleteMany({ where: { runId } });
+        await appendEvent(tx, runId, undefined, {
+          level: 'summary',
+          kind: 'status',
+          message: 'settled: cancelled',
+          data: { status: 'settled', outcome: 'cancelled' },
+        });
+      } else {
+        await tx.agentRun.update({ where: { id: runId }, data: { cancelRequested: true } });
+        await appendEvent(tx, runId, undefined, { level: 'summary', kind: 'cancel', message: 'cancel requested' });
+      }
+      return tx.agentRun.findUnique({ where: { id: runId } });
+    });
+  }
+
+  /**
+   * Moves a run between the loop's hands and a person's: `take` pauses a live
+   * run (`paused_for: control`), `release` resumes one that was taken. Answers
+   * the row after, or why it could not.
+   */
+  async control(
+    workspaceId: string,
+    runId: string,
+    take: boolean,
+  ): Promise<{ row: RunRow } | { refused: 'not_found' | 'not_live' | 'not_taken' }> {
+    return this.db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ status: string; paused_for: string | null; session_id: string | null }[]>`
+        SELECT status, paused_for, session_id FROM agent_runs
+         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
+      if (!row) return { refused: 'not_found' as const };
+      if (take) {
+        // A run is live once it has its browser; a queued or settled one has nothing to drive.
+        if (row.status === 'settled' || !row.session_id) return { refused: 'not_live' as const };
+        if (row.paused_for !== 'control') {
+          await tx.agentRun.update({ where: { id: runId }, data: { status: 'paused', pausedFor: 'control' } });
+          await appendEvent(tx, runId, undefined, {
+            level: 'summary',
+            kind: 'status',
+            message: 'paused: a person took control',
+            data: { status: 'paused', pausedFor: 'control' },
+          });
+        }
+      } else {
+        if (row.paused_for !== 'control') return { refused: 'not_taken' as const };
+        await tx.agentRun.update({ where: { id: runId }, data: { status: 'running', pausedFor: null } });
+        await appendEvent(tx, runId, undefined, {
+          level: 'summary',
+          kind: 'status',
+          message: 'running: control handed back',
+          data: { status: 'running' },
+        });
+      }
+      return { row: (await tx.agentRun.findUnique({ where: { id: runId } })) as RunRow };
+    });
+  }
+
+  /** Answers a run paused with a question; `not_asked` when it is not. */
+  async answer(workspaceId: string, runId: string, reply: string): Promise<RunRow | 'not_found' | 'not_asked'> {
+    return this.db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ paused_for: string | null }[]>`
+        SELECT paused_for FROM agent_runs
+         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
+      if (!row) return 'not_found' as const;
+      if (row.paused_for !== 'question') return 'not_asked' as const;
+      await tx.agentRun.update({
+        where: { id: runId },
+        data: { status: 'running', pausedFor: null, question: null, reply },
+      });
+      await appendEvent(tx, runId, undefined, {
+        level: 'summary',
+        kind: 'answer',
+        message: 'the question was answered',
+        data: { answer: reply },
+      });
+      await appendEvent(tx, runId, undefined, {
+        level: 'summary',
+        kind: 'status',
+        message: 'running',
+        data: { status: 'running' },
+      });
+      return (await tx.agentRun.findUnique({ where: { id: runId } })) as RunRow;
+    });
+  }
+
+  /** Adds a file to a run that has not ended; `ended` when it has. */
+  async addFile(workspaceId: string, runId: string, file: NewFile): Promise<'ok' | 'not_found' | 'ended'> {
+    return this.db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ status: string }[]>`
+        SELECT status FROM agent_runs WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR SHARE`;
+      if (!row) return 'not_found' as const;
+      if (row.status === 'settled') return 'ended' as const;
+      await tx.agentFile.create({ data: { ...file, runId } });
+      await appendEvent(tx, runId, undefined, {
+        level: 'step',
+        kind: 'file',
+        message: `file handed over: ${file.handle}`,
+        data: { handle: file.handle, name: file.name, size: file.size },
+      });
+      return 'ok' as const;
+    });
+  }
+
+  files(runId: string) {
+    return this.db.agentFile.findMany({
+      where: { runId },
+      select: { handle: true, name: true, mimeType: true, size: true },
+      orderBy: { createdAt: 'asc' },
+    });
+  }
+
+  file(runId: string, handle: string) {
+    return this.db.agentFile.findFirst({ where: { runId, handle } });
+  }
+
+  /** Events after `after`, at `levels`, oldest first. */
+  events(runId: string, levels: string[], after: bigint, limit: number) {
+    return this.db.agentEvent.findMany({
+      where: { runId, seq: { gt: after }, level: { in: levels } },
+      orderBy: { seq: 'asc' },
+      take: limit,
+    });
+  }
+
+  records(runId: string, after: bigint, limit: number) {
+    return this.db.agentRecord.findMany({ where: { runId, seq: { gt: after } }, orderBy: { seq: 'asc' }, take: limit });
+  }
+}
+
+type Tx = Prisma.TransactionClient;
+
+export interface NewEvent {
+  level: 'summary' | 'step' | 'debug';
+  kind: string;
+  message: string;
+  data?: unknown;
+}
+
+/** One event with the run's next sequence number; with `replica`, only while it holds the claim. */
+async function appendEvent(tx: Tx | AgentDatabase, runId: string, replica: string | undefined, e: NewEvent) {
+  const data = e.data === undefined ? null : JSON.stringify(e.data);
+  const rows = await tx.$queryRaw<{ seq: bigint }[]>`
+    WITH s AS (
+      UPDATE agent_runs SET event_seq = event_seq + 1
+       WHERE id = ${runId}::uuid AND (${replica ?? null}::text IS NULL OR claimed_by = ${replica ?? null})
+      RETURNING event_seq)
+    INSERT INTO agent_events (run_id, seq, level, kind, message, data)
+    SELECT ${runId}::uuid, event_seq, ${e.level}, ${e.kind}, ${e.message.slice(0, 2_000)}, ${data}::jsonb FROM s
+    RETURNING seq`;
+  return rows.length > 0;
+}
+
+/** The claim was lost: another replica has the run now. */
+export class ClaimLost extends Error {
+  constructor(runId: string) {
+    super(`the claim on run ${runId} was lost`);
+    this.name = 'ClaimLost';
+  }
+}
+
+/** Writes of the run loop, each only while this replica holds the claim (ClaimLost otherwise). */
+export class Fenced {
+  constructor(
+    private readonly db: AgentDatabase,
+    readonly runId: string,
+    private readonly replica: string,
+  ) {}
+
+  private where() {
+    return { id: this.runId, claimedBy: this.replica };
+  }
+
+  private async update(data: Prisma.AgentRunUpdateManyMutationInput): Promise<void> {
+    const { count } = await this.db.agentRun.updateMany({ where: this.where(), data });
+    if (count === 0) throw new ClaimLost(this.runId);
+  }
+
+  /** Renews the claim; answers the row as it stands (cancel asked, taken over, answered), or throws ClaimLost. */
+  async renew(leaseMs: number): Promise<RunRow> {
+    const [row] = await this.db.$queryRaw<{ id: string }[]>`
+      UPDATE agent_runs SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+       WHERE id = ${this.runId}::uuid AND claimed_by = ${this.replica} RETURNING id`;
+    if (!row) throw new ClaimLost(this.runId);
+    return (await this.db.agentRun.findUnique({ where: { id: this.runId } })) as RunRow;
+  }
+
+  async event(e: NewEvent): Promise<void> {
+    if (!(await appendEvent(this.db, this.runId, this.replica, e))) throw new ClaimLost(this.runId);
+  }
+
+  async record(data: unknown): Promise<bigint> {
+    const rows = await this.db.$queryRaw<{ seq: bigint }[]>`
+      WITH s AS (
+        UPDATE agent_runs SET record_seq = record_seq + 1
+         WHERE id = ${this.runId}::uuid AND claimed_by = ${this.replica}
+        RETURNING record_seq)
+      INSERT INTO agent_records (run_id, seq, data)
+      SELECT ${this.runId}::uuid, record_seq, ${JSON.stringify(data)}::jsonb FROM s
+      RETURNING seq`;
+    if (rows.length === 0) throw new ClaimLost(this.runId);
+    return rows[0]?.seq ?? 0n;
+  }
+
+  started(sessionId: string): Promise<void> {
+    return this.update({ status: 'running', sessionId, startedAt: new Date() });
+  }
+
+  /** The run's browser, kept on the row before the run starts driving it (a replica taking over reconnects to it). */
+  session(sessionId: string): Promise<void> {
+    return this.update({ sessionId });
+  }
+
+  running(): Promise<void> {
+    return this.update({ status: 'running', pausedFor: null });
+  }
+
+  /** After a step: the counters, the plan, what the loop carries on. */
+  stepped(s: {
+    steps: number;
+    plan: string[];
+    memory: unknown;
+    inputTokens: bigint;
+    outputTokens: bigint;
+    site: string | null;
+  }) {
+    return this.update({
+      steps: s.steps,
+      plan: s.plan,
+      memory: s.memory as Prisma.InputJsonValue,
+      inputTokens: s.inputTokens,
+      outputTokens: s.outputTokens,
+      site: s.site,
+    });
+  }
+
+  /** Paused with a question for the caller. */
+  asked(question: string, site: string | null): Promise<void> {
+    return this.update({ status: 'paused', pausedFor: 'question', question, reply: null, site });
+  }
+
+  /** The answer was read: it is no longer waiting. */
+  replyTaken(): Promise<void> {
+    return this.update({ reply: null });
+  }
+
+  site(site: string | null): Promise<void> {
+    return this.update({ site });
+  }
+
+  /** The metered hold's journal, and what is billed so far. */
+  metered(state: MeteredState | null, billed: Record<string, string>, chargedMc: bigint): Promise<void> {
+    return this.update({ metering: (state ?? undefined) as never, billed, chargedMc });
+  }
+
+  /** Settles the run and destroys its files, in one transaction. */
+  async settle(outcome: Outcome, reason: Reason | null, answer: unknown): Promise<void> {
+    await this.db.$transaction(async (tx) => {
+      const { count } = await tx.agentRun.updateMany({
+        where: this.where(),
+        data: {
+          status: 'settled',
+          outcome,
+          pausedFor: null,
+          question: null,
+          reasonCode: reason?.code ?? null,
+          reasonMessage: reason?.message ?? null,
+          ...(answer !== undefined && { answer: answer as Prisma.InputJsonValue }),
+          finishedAt: new Date(),
+          claimedBy: null,
+          leaseUntil: null,
+        },
+      });
+      if (count === 0) throw new ClaimLost(this.runId);
+      await tx.agentFile.deleteMany({ where: { runId: this.runId } });
+      await appendEvent(tx, this.runId, undefined, {
+        level: 'summary',
+        kind: 'status',
+        message: `settled: ${outcome}${reason ? ` (${reason.code})` : ''}`,
+        data: { status: 'settled', outcome, ...(reason && { reason }) },
+      });
+    });
+  }
+
+  /** Lets the run go without ending it (this replica stops): another claims it at once. */
+  async release(): Promise<void> {
+    await this.db.agentRun.updateMany({ where: this.where(), data: { claimedBy: null, leaseUntil: null } });
+  }
+}
