@@ -179,6 +179,10 @@ export class Fleet {
       OAUTH_KEY: createHash('sha256')
         .update(`wap-oauth:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
         .digest('base64url'),
+      // Files handed to agent runs are sealed by the agent service (docs/agent.md); derived the same way, a different key.
+      AGENT_FILES_KEY: createHash('sha256')
+        .update(`wap-agent-files:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       // Replay links are signed by the gateway alone; derived the same way, a different key.
       REPLAY_KEY: createHash('sha256')
         .update(`wap-replay:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)

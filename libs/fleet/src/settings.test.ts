@@ -26,7 +26,7 @@ describe('README settings table', () => {
 
   it('knows the settings a developer sets most', () => {
     const egress = settings().find((s) => s.variable === 'EGRESS_ALLOW');
-    assert.deepEqual(egress?.services, ['crawl', 'monitor', 'browser-host']);
+    assert.deepEqual(egress?.services, ['crawl', 'agent', 'monitor', 'browser-host']);
     const grpc = settings().find((s) => s.variable === 'GRPC_PORT');
     assert.equal(grpc?.defaults.get('gateway'), '50050');
     assert.equal(grpc?.defaults.get('billing-ledger'), '50051');

@@ -30,7 +30,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   AGENT_ADDR: { meaning: 'gRPC target of agent; unset, its routes are not served.' },
   MONITOR_ADDR: { meaning: 'gRPC target of monitor; unset, its routes are not served.' },
   SESSION_RECORDER_ADDR: { meaning: 'gRPC target of session-recorder; unset, its routes are not served.' },
-  BROWSER_HOST_ADDR: { meaning: 'gRPC target of browser-host; unset, crawl fetches without a browser.' },
+  BROWSER_HOST_ADDR: {
+    meaning:
+      'gRPC target of browser-host, used until hosts announce themselves; unset, crawl fetches without a browser.',
+  },
   PUBLIC_URL: {
     meaning:
       "Base URL clients use (behind an ingress): named in the OpenAPI servers, and the base of monitors' snapshot links.",
@@ -135,6 +138,27 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
       "Secret (32+ characters) the gateway signs its OAuth sign-in pages' state with; unset, the gateway is no authorization server (API keys only). `make up` derives one per machine.",
   },
   REPLAY_LINK_TTL_SECONDS: { meaning: 'How long a replay or export link is good for (60 s to 30 days).' },
+  AGENT_MODELS: {
+    meaning:
+      'Model endpoints agent runs may name: a JSON array of { name, kind: openai|anthropic, baseUrl, model, apiKey?, vision?, mode? } (docs/agent.md).',
+  },
+  AGENT_DEFAULT_MODEL: { meaning: 'The model of a run that names none: `embedded` or an endpoint of AGENT_MODELS.' },
+  EMBEDDED_MODEL_PATH: {
+    meaning:
+      "The embedded model's GGUF file (scripts/fetch-model.sh); unset, `embedded` is not offered. `make up` sets the cached one.",
+  },
+  EMBEDDED_MODEL_THREADS: { meaning: 'Threads the embedded model computes on (0: one per core).' },
+  AGENT_CONCURRENCY: { meaning: 'Runs one agent replica drives at once, paused ones included.' },
+  AGENT_LEASE_MS: {
+    meaning: "How often a replica renews its claim on a run; a run's claim not renewed for this long is taken over.",
+  },
+  AGENT_POLL_MS: { meaning: 'How often an idle agent replica looks for queued runs (a submit also wakes it).' },
+  AGENT_DEFAULT_MAX_CREDITS: { meaning: "A run's spend cap when it names none, credits." },
+  AGENT_DEFAULT_MAX_STEPS: { meaning: "A run's step cap when it names none." },
+  AGENT_FILES_KEY: {
+    meaning:
+      'Secret (32+ characters) files handed to agent runs are sealed with; unset, runs take no files. `make up` derives one per machine.',
+  },
 };
 
 export interface Setting {
