@@ -1,4 +1,14 @@
 import type { Upstreams } from '../clients/upstreams.js';
+import {
+  agentAnswerRow,
+  agentCancelRow,
+  agentControlRow,
+  agentEventsRow,
+  agentFilesRow,
+  agentGetRow,
+  agentResultsRow,
+  agentRow,
+} from './rows/agent.js';
 import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
 import { monitorsCreateRow, monitorsDeleteRow, monitorsListRow } from './rows/monitors.js';
@@ -25,6 +35,14 @@ const ALL_ROWS: Capability[] = [
   crawlResultsRow,
   crawlCancelRow,
   searchRow,
+  agentRow,
+  agentGetRow,
+  agentEventsRow,
+  agentResultsRow,
+  agentCancelRow,
+  agentControlRow,
+  agentAnswerRow,
+  agentFilesRow,
   creditsRow,
   usageRow,
   sessionsListRow,

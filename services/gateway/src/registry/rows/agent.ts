@@ -1,0 +1,445 @@
+// Browser agent runs (docs/agent.md): a task in natural language becomes a
+// run that a replica of the agent service drives in a recorded browser. The
+// submit bills (pages, agent minutes, browser minutes as the run uses them);
+// every other row here is free: reads, cancel, control, answer, files.
+import { timestampDate } from '@bufbuild/protobuf/wkt';
+import { ApiError } from '@wap/errors';
+import type { agent } from '@wap/proto';
+import { z } from 'zod';
+import { capability, type HandlerContext } from '../types.js';
+import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
+import { pageUrl } from './scrape.js';
+
+/** Bytes of one file, base64 in JSON (10 MB once decoded). */
+const MAX_FILE_BASE64 = Math.ceil((10 * 1024 * 1024) / 3) * 4;
+
+const fileInput = z.strictObject({
+  name: z.string().min(1).max(255).describe('The file name the page sees, e.g. `resume.pdf`.'),
+  mimeType: z.string().max(255).optional().describe('Its media type (default application/octet-stream).'),
+  data: z.base64().max(MAX_FILE_BASE64).describe('Its bytes, base64; 10 MB at most.'),
+});
+
+const runStatus = z
+  .enum(['queued', 'running', 'paused', 'settled'])
+  .describe(
+    '`queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.',
+  );
+
+const fileObject = z.object({
+  handle: z.string().describe('What the run names the file by (its `attach_file` action).'),
+  name: z.string(),
+  mimeType: z.string(),
+  size: z.number().int(),
+});
+
+export const runObject = z.object({
+  id: z.string(),
+  status: runStatus,
+  outcome: z
+    .enum(['completed', 'failed', 'cancelled'])
+    .nullable()
+    .describe('How a settled run ended; null before. `failed` carries its `reason`.'),
+  pausedFor: z.enum(['question', 'control']).nullable(),
+  question: z.string().nullable().describe('The question a paused run asks (POST /v1/agent/{id}/answer).'),
+  answer: z.unknown().nullable().describe('The answer, once the run has one: in `outputSchema` when one was given.'),
+  reason: z
+    .object({ code: z.string(), message: z.string() })
+    .nullable()
+    .describe('Why a run failed or was cancelled (docs/agent.md lists the codes).'),
+  task: z.string(),
+  url: z.string().nullable(),
+  profile: z.string().nullable(),
+  plan: z.array(z.string()).describe('The plan the run stated last.'),
+  sessionId: z
+    .string()
+    .nullable()
+    .describe("The run's browser session: its replay and network log (GET /v1/sessions/{id})."),
+  steps: z.number().int(),
+  maxSteps: z.number().int(),
+  maxCredits: z.number().int(),
+  model: z.string(),
+  usage: usageObject.describe('What the run has cost so far; reading it never adds to it.'),
+  tokens: z.object({ input: z.number().int(), output: z.number().int() }).describe('Model tokens (priced at zero).'),
+  files: z.array(fileObject).describe('Files the run holds now; destroyed when it ends.'),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+
+function parseAnswer(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export function toRunJson(r: agent.Run | undefined) {
+  return {
+    id: r?.id ?? '',
+    status: (r?.status || 'queued') as z.infer<typeof runStatus>,
+    outcome: (r?.outcome || null) as 'completed' | 'failed' | 'cancelled' | null,
+    pausedFor: (r?.pausedFor || null) as 'question' | 'control' | null,
+    question: r?.question || null,
+    answer: parseAnswer(r?.answerJson ?? ''),
+    reason: r?.reason ? { code: r.reason.code, message: r.reason.message } : null,
+    task: r?.task ?? '',
+    url: r?.startUrl || null,
+    profile: r?.profileId || null,
+    plan: r?.plan ?? [],
+    sessionId: r?.sessionId || null,
+    steps: r?.steps ?? 0,
+    maxSteps: r?.maxSteps ?? 0,
+    maxCredits: r?.maxCredits ?? 0,
+    model: r?.model ?? '',
+    usage: toUsageObject(r?.usage),
+    tokens: { input: Number(r?.inputTokens ?? 0n), output: Number(r?.outputTokens ?? 0n) },
+    files: (r?.files ?? []).map((f) => ({
+      handle: f.handle,
+      name: f.name,
+      mimeType: f.mimeType,
+      size: Number(f.size),
+    })),
+    createdAt: isoTime(r?.createdAt) ?? new Date(0).toISOString(),
+    startedAt: isoTime(r?.startedAt),
+    finishedAt: isoTime(r?.finishedAt),
+  };
+}
+
+const body = z.strictObject({
+  task: z.string().min(1).max(20_000).describe('What to do, in natural language.'),
+  url: pageUrl('Where the run starts (http or https); without it, the model navigates first.').optional(),
+  profile: z
+    .uuid()
+    .optional()
+    .describe('A profile (POST /v1/profiles) whose cookies and exit the run uses: a login kept across runs.'),
+  outputSchema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not.'),
+  model: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.',
+    ),
+  maxCredits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .optional()
+    .describe('The spend cap, credits (default 100): the run stops before another step would pass it.'),
+  maxSteps: z.number().int().min(1).max(1_000).optional().describe('The step cap (default 50).'),
+  files: z
+    .array(fileInput)
+    .max(20)
+    .optional()
+    .describe('Files handed over with the task (more can follow: POST /v1/agent/{id}/files).'),
+});
+
+const params = z.strictObject({ id: z.string().min(1).max(100).describe('The run id.') });
+
+const ref = (ctx: HandlerContext, id: string) => ({ workspaceId: ctx.principal.workspaceId, runId: id });
+
+export const agentRow = capability({
+  name: 'agent',
+  method: 'post',
+  path: '/v1/agent',
+  tag: 'Agent',
+  summary: 'Start a browser agent run',
+  description:
+    "Queues a natural-language browser task and answers 202 with the run at once; a replica drives it in a recorded browser, for as long as it takes (hours if need be). Poll GET /v1/agent/{id}, read its events and records. Bills 1 credit per page, 5 per minute of agent time and 1 per minute of browser time, paused time excluded; `maxCredits` caps it. Its browser counts against the plan's concurrent browsers (429 `concurrency_limit` when all are in use).",
+  openWorld: true,
+  backend: 'agent',
+  bills: ['page_load', 'agent_seconds', 'context_seconds', 'proxy_bytes'],
+  mcpTool: 'service_agent_start',
+  request: { body },
+  example: {
+    task: 'Find the price of the cheapest plan and return it',
+    url: 'https://example.com/pricing',
+    outputSchema: { type: 'object', properties: { price: { type: 'string' } }, required: ['price'] },
+    maxCredits: 50,
+  },
+  answer: { kind: 'json', status: 202 },
+  response: z.object({ success: z.literal(true), id: z.string(), run: runObject }),
+  errors: ['concurrency_limit', 'capability_unavailable', 'profile_not_found'],
+  handler: async (ctx, { body: b }) => {
+    const out = await ctx.upstreams.agent.submitRun(
+      {
+        workspaceId: ctx.principal.workspaceId,
+        requestId: ctx.operationId,
+        task: b.task,
+        startUrl: b.url ?? '',
+        profileId: b.profile ?? '',
+        outputSchemaJson: b.outputSchema ? JSON.stringify(b.outputSchema) : '',
+        model: b.model ?? '',
+        maxCredits: b.maxCredits ?? 0,
+        maxSteps: b.maxSteps ?? 0,
+        files: (b.files ?? []).map((f) => ({
+          name: f.name,
+          mimeType: f.mimeType ?? '',
+          data: Buffer.from(f.data, 'base64'),
+        })),
+      },
+      { signal: ctx.signal },
+    );
+    return { success: true as const, id: out.run?.id ?? '', run: toRunJson(out.run) };
+  },
+});
+
+export const agentGetRow = capability({
+  name: 'agent.get',
+  method: 'get',
+  path: '/v1/agent/{id}',
+  tag: 'Agent',
+  summary: 'Status of an agent run',
+  description:
+    'Status, stated plan, spend, the answer when present, the question while paused, the reason of an ending and the browser session. A plain read: safe to poll, never billed.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_status',
+  request: { params },
+  response: z.object({ success: z.literal(true), run: runObject }),
+  errors: ['not_found'],
+  handler: async (ctx, { params: p }) => {
+    const out = await ctx.upstreams.agent.getRun(ref(ctx, p.id), { signal: ctx.signal });
+    return { success: true as const, run: toRunJson(out.run) };
+  },
+});
+
+const eventObject = z.object({
+  seq: z.number().int().describe('Per run, from 1, without gaps at the `debug` level.'),
+  at: z.string(),
+  level: z.enum(['summary', 'step', 'debug']),
+  kind: z
+    .string()
+    .describe(
+      '`status`, `plan`, `question`, `answer`, `cancel` (summary); `step`, `dead_end`, `record`, `file`, `resumed` (step); `action`, `page`, `timing`, `waiting` (debug).',
+    ),
+  message: z.string(),
+  data: z.unknown().nullable(),
+});
+
+export const agentEventsRow = capability({
+  name: 'agent.events',
+  method: 'get',
+  path: '/v1/agent/{id}/events',
+  tag: 'Agent',
+  summary: 'What an agent run did',
+  description:
+    'Everything the run did, oldest first: status changes, plan changes, questions, steps, findings and dead ends. `level` sets verbosity (`summary` < `step` < `debug`, each including the ones before); `after` is the last `seq` seen; `wait` holds the answer up to that many seconds until an event comes (a long poll for live readers). Never billed.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_events',
+  request: {
+    params,
+    query: z.strictObject({
+      level: z.enum(['summary', 'step', 'debug']).default('step'),
+      after: z.coerce.number().int().min(0).default(0).describe('The last sequence seen; reading resumes after it.'),
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+      wait: z.coerce
+        .number()
+        .int()
+        .min(0)
+        .max(30)
+        .default(0)
+        .describe('Seconds to wait for a first new event when there is none yet (0: answer at once).'),
+    }),
+  },
+  response: z.object({
+    success: z.literal(true),
+    status: runStatus,
+    events: z.array(eventObject),
+    next: z.number().int().describe('Pass as `after` to read on.'),
+  }),
+  errors: ['not_found'],
+  handler: async (ctx, { params: p, query: q }) => {
+    const out = await ctx.upstreams.agent.listEvents(
+      { ...ref(ctx, p.id), level: q.level, after: BigInt(q.after), limit: q.limit, waitMs: q.wait * 1000 },
+      { signal: ctx.signal, timeoutMs: (q.wait + 10) * 1000 },
+    );
+    return {
+      success: true as const,
+      status: (out.status || 'queued') as z.infer<typeof runStatus>,
+      events: out.events.map((e) => ({
+        seq: Number(e.seq),
+        at: e.at ? timestampDate(e.at).toISOString() : new Date(0).toISOString(),
+        level: e.level as 'summary' | 'step' | 'debug',
+        kind: e.kind,
+        message: e.message,
+        data: e.dataJson ? JSON.parse(e.dataJson) : null,
+      })),
+      next: Number(out.next),
+    };
+  },
+});
+
+export const agentResultsRow = capability({
+  name: 'agent.results',
+  method: 'get',
+  path: '/v1/agent/{id}/results',
+  tag: 'Agent',
+  summary: 'Records an agent run appended',
+  description:
+    'The records the run appended (its `record` action), oldest first, a page at a time; resume with `cursor`. Answers during the run and after any ending. `nextCursor` is null once the run is settled and every record has been read. Never billed.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_results',
+  request: {
+    params,
+    query: z.strictObject({
+      cursor: z.string().max(200).optional().describe('From the previous answer’s `nextCursor`.'),
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+    }),
+  },
+  response: z.object({
+    success: z.literal(true),
+    status: runStatus,
+    data: z.array(z.object({ seq: z.number().int(), at: z.string(), record: z.unknown() })),
+    nextCursor: z.string().nullable(),
+  }),
+  errors: ['not_found'],
+  handler: async (ctx, { params: p, query: q }) => {
+    const out = await ctx.upstreams.agent.listRecords(
+      { ...ref(ctx, p.id), cursor: q.cursor ?? '', pageSize: q.limit },
+      { signal: ctx.signal },
+    );
+    return {
+      success: true as const,
+      status: (out.status || 'queued') as z.infer<typeof runStatus>,
+      data: out.records.map((r) => ({
+        seq: Number(r.seq),
+        at: r.at ? timestampDate(r.at).toISOString() : new Date(0).toISOString(),
+        record: JSON.parse(r.dataJson),
+      })),
+      nextCursor: out.nextCursor || null,
+    };
+  },
+});
+
+export const agentCancelRow = capability({
+  name: 'agent.cancel',
+  method: 'post',
+  path: '/v1/agent/{id}/cancel',
+  tag: 'Agent',
+  summary: 'Cancel an agent run',
+  description:
+    'Stops the run: it is settled as `cancelled`, keeping its records and what it reached; work already done stays billed; its files are destroyed and its browser closed. Cancelling a settled run changes nothing. Free.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_cancel',
+  request: { params },
+  response: z.object({ success: z.literal(true), run: runObject }),
+  errors: ['not_found'],
+  handler: async (ctx, { params: p }) => {
+    const out = await ctx.upstreams.agent.cancelRun(ref(ctx, p.id), { signal: ctx.signal });
+    return { success: true as const, run: toRunJson(out.run) };
+  },
+});
+
+export const agentAnswerRow = capability({
+  name: 'agent.answer',
+  method: 'post',
+  path: '/v1/agent/{id}/answer',
+  tag: 'Agent',
+  summary: 'Answer a paused run’s question',
+  description:
+    'Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_answer',
+  request: { params, body: z.strictObject({ answer: z.string().min(1).max(4_000).describe('The reply.') }) },
+  example: { answer: 'Use the billing address on file.' },
+  response: z.object({ success: z.literal(true), run: runObject }),
+  errors: ['not_found'],
+  handler: async (ctx, { params: p, body: b }) => {
+    const out = await ctx.upstreams.agent.answerRun({ ...ref(ctx, p.id), answer: b.answer }, { signal: ctx.signal });
+    return { success: true as const, run: toRunJson(out.run) };
+  },
+});
+
+export const agentFilesRow = capability({
+  name: 'agent.files',
+  method: 'post',
+  path: '/v1/agent/{id}/files',
+  tag: 'Agent',
+  summary: 'Hand a file to a run',
+  description:
+    'Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_files',
+  request: { params, body: fileInput },
+  example: { name: 'notes.txt', mimeType: 'text/plain', data: 'aGVsbG8=' },
+  answer: { kind: 'json', status: 201 },
+  response: z.object({ success: z.literal(true), file: fileObject }),
+  errors: ['not_found', 'capability_unavailable'],
+  handler: async (ctx, { params: p, body: f }) => {
+    const out = await ctx.upstreams.agent.addFile(
+      {
+        ...ref(ctx, p.id),
+        file: { name: f.name, mimeType: f.mimeType ?? '', data: Buffer.from(f.data, 'base64') },
+      },
+      { signal: ctx.signal },
+    );
+    const file = out.file;
+    return {
+      success: true as const,
+      file: {
+        handle: file?.handle ?? '',
+        name: file?.name ?? '',
+        mimeType: file?.mimeType ?? '',
+        size: Number(file?.size ?? 0n),
+      },
+    };
+  },
+});
+
+export const agentControlRow = capability({
+  name: 'agent.control',
+  method: 'post',
+  path: '/v1/agent/{id}/control',
+  tag: 'Agent',
+  summary: 'Take or hand back the wheel of a run',
+  description:
+    '`take` pauses a live run (its browser stays open, its time unbilled) and answers `controlUrl`, a signed link where a person sees the browser and drives it with mouse and keyboard, on the site the run was on. `release` hands it back: the run resumes on the page the person left. A run without a browser yet, or settled, is 403 `replay_control_denied`. Free.',
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_control',
+  request: {
+    params,
+    body: z.strictObject({
+      action: z.enum(['take', 'release']).describe('`take` the wheel, or `release` it to the run.'),
+    }),
+  },
+  example: { action: 'take' },
+  response: z.object({
+    success: z.literal(true),
+    run: runObject,
+    controlUrl: z.string().nullable().describe('Where a person drives the browser (for `take`); null after `release`.'),
+    controlExpiresAt: z.string().nullable(),
+  }),
+  errors: ['not_found', 'replay_control_denied', 'capability_unavailable'],
+  handler: async (ctx, { params: p, body: b }) => {
+    if (b.action === 'take' && !ctx.replays)
+      throw new ApiError('capability_unavailable', { capability: 'agent.control' });
+    const out = await ctx.upstreams.agent.controlRun(
+      { ...ref(ctx, p.id), take: b.action === 'take' },
+      { signal: ctx.signal },
+    );
+    const run = toRunJson(out.run);
+    const link =
+      b.action === 'take' && ctx.replays && run.sessionId
+        ? ctx.replays.controlLink({ workspaceId: ctx.principal.workspaceId, sessionId: run.sessionId, site: out.site })
+        : undefined;
+    return {
+      success: true as const,
+      run,
+      controlUrl: link?.url ?? null,
+      controlExpiresAt: link?.expiresAt.toISOString() ?? null,
+    };
+  },
+});
