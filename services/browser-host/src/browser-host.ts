@@ -5,6 +5,7 @@ import { type LedgerClient, ledgerClient } from '@wap/billing';
 import { type NatsLink, OutboxRelay, Publisher, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
+import type { Browser } from 'puppeteer-core';
 import type { BrowserHostConfig } from './config.js';
 import { parseExits } from './domain/exits.js';
 import { EgressProxy } from './egress/proxy.js';
@@ -17,6 +18,7 @@ import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
 import { SessionManager } from './sessions/manager.js';
 import { OsUsers } from './sessions/os-users.js';
+import type { Session } from './sessions/session.js';
 import { ProfileStore } from './store/profiles.js';
 import { SessionStore } from './store/sessions.js';
 
@@ -76,7 +78,11 @@ export function openBrowserHost(
   const relay = db && publisher ? new OutboxRelay(db, publisher, log) : undefined;
   const recordings =
     publisher && nats && config.RECORDING_KEY
-      ? chunkSink(publisher, nats.namespace, config.RECORDING_KEY, nats.link.nc)
+      ? // A person may drive a running session's browser (docs/sessions.md, "Human control").
+        chunkSink(publisher, nats.namespace, config.RECORDING_KEY, nats.link.nc, (id): Browser | undefined => {
+          const session: Session | undefined = sessions.get(id);
+          return session && !session.ended ? session.browser.browser : undefined;
+        })
       : undefined;
   const exits = parseExits(config.EXITS);
   const profiles =

@@ -6,6 +6,8 @@ import { gzipSync } from 'node:zlib';
 import type { NatsLink } from '@wap/events';
 import { type ChunkKind, type ChunkMeta, chunkHeaders, type Publisher, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
+import type { Browser } from 'puppeteer-core';
+import { LiveControl, type TabDirectory } from '../control/live-control.js';
 import type { NetworkRow } from './network.js';
 import type { ScreenFrame } from './screencast.js';
 
@@ -16,9 +18,18 @@ export interface ChunkSink {
   live?(sessionId: string, frame: ScreenFrame): void;
   /** Answers a live view's ask for the latest frame of each tab, until the returned stop is called. */
   serveLatest?(sessionId: string, latest: () => ScreenFrame[]): () => void;
+  /** Dispatches a person's input to the session's browser (control/), until the returned stop is called. */
+  serveControl?(sessionId: string, tabs: TabDirectory, log: Logger): () => Promise<void>;
 }
 
-export function chunkSink(publisher: Publisher, namespace: string, key: string, nc?: NatsLink['nc']): ChunkSink {
+/** `browserOf`: a running session's browser, for human control of it; without it there is none. */
+export function chunkSink(
+  publisher: Publisher,
+  namespace: string,
+  key: string,
+  nc?: NatsLink['nc'],
+  browserOf?: (sessionId: string) => Browser | undefined,
+): ChunkSink {
   const names = sessionStreamNames(namespace);
   return {
     async publish(meta, body) {
@@ -40,6 +51,26 @@ export function chunkSink(publisher: Publisher, namespace: string, key: string, 
         return () => sub.unsubscribe();
       },
     }),
+    ...(nc &&
+      browserOf && {
+        serveControl(sessionId: string, tabs: TabDirectory, log: Logger) {
+          const control = new LiveControl(
+            () => browserOf(sessionId),
+            tabs,
+            (frame) => nc.publish(names.liveFrames(sessionId), JSON.stringify(frame)),
+            log,
+          );
+          const sub = nc.subscribe(names.liveInput(sessionId), {
+            callback: (_err, msg) => {
+              void control.handle(msg.data).then((reply) => msg.respond(JSON.stringify(reply)));
+            },
+          });
+          return async () => {
+            sub.unsubscribe();
+            await control.close();
+          };
+        },
+      }),
   };
 }
 
@@ -80,6 +111,7 @@ export class SessionRecording {
   /** The latest frame of each tab, for a live view that opens between frames. */
   private readonly latest = new Map<number, ScreenFrame>();
   private readonly stopServing: (() => void) | undefined;
+  private readonly stopControl: (() => Promise<void>) | undefined;
   /** Tabs numbered 1, 2... in the order first seen, by DevTools target id (or Chromium's tab id when the worker could not tell it). */
   private readonly tabs = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -94,11 +126,18 @@ export class SessionRecording {
     private readonly log: Logger,
   ) {
     this.stopServing = sink.serveLatest?.(sessionId, () => [...this.latest.values()]);
+    this.stopControl = sink.serveControl?.(sessionId, this, log);
   }
 
   /** The session's number for a tab: its replay, network log and screencast agree on it. */
   tabOf(targetId: string): number {
     return this.number(`target:${targetId}`);
+  }
+
+  /** The DevTools target id of a tab number, when the tab is a page the host has seen. */
+  targetOf(tab: number): string | undefined {
+    for (const [key, n] of this.tabs) if (n === tab && key.startsWith('target:')) return key.slice('target:'.length);
+    return undefined;
   }
 
   private number(key: string): number {
@@ -197,6 +236,7 @@ export class SessionRecording {
     const last = this.flush();
     this.closed = true;
     this.stopServing?.();
+    await this.stopControl?.();
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
       timer = setTimeout(() => {

@@ -40,8 +40,14 @@ interface FrameEvent {
 /** Chromium's screencast stops encoding while this many frames are unacknowledged. */
 const MAX_IN_FLIGHT = 3;
 
-/** Starts the page's screencast; frames go to `emit` until the page or the CDP session goes. */
-export function startScreencast(cdp: CDPSession, tab: number, intervalMs: number, emit: (f: ScreenFrame) => void) {
+/** Starts the page's screencast; frames go to `emit` until the page or the CDP session goes, or until `stop`. */
+export function startScreencast(
+  cdp: CDPSession,
+  tab: number,
+  intervalMs: number,
+  emit: (f: ScreenFrame) => void,
+): () => void {
+  let stopped = false;
   let inFlight = 0;
   /** Chromium stopped encoding at some point: a change may have been dropped meanwhile. */
   let saturated = false;
@@ -56,7 +62,8 @@ export function startScreencast(cdp: CDPSession, tab: number, intervalMs: number
     waiting = undefined;
   };
   const start = () => cdp.send('Page.startScreencast', SCREENCAST_PARAMS as never).catch(() => undefined);
-  cdp.on('Page.screencastFrame', (p: unknown) => {
+  const onFrame = (p: unknown) => {
+    if (stopped) return;
     const e = p as FrameEvent;
     waiting = {
       tab,
@@ -74,13 +81,20 @@ export function startScreencast(cdp: CDPSession, tab: number, intervalMs: number
     if (++inFlight >= MAX_IN_FLIGHT) saturated = true;
     const ack = setTimeout(async () => {
       await cdp.send('Page.screencastFrameAck', { sessionId: e.sessionId }).catch(() => undefined);
-      if (--inFlight > 0 || !saturated) return;
+      if (--inFlight > 0 || !saturated || stopped) return;
       saturated = false;
       // What changed while Chromium waited was dropped: a restart sends the page as it is now.
       await cdp.send('Page.stopScreencast').catch(() => undefined);
       await start();
     }, intervalMs);
     ack.unref();
-  });
+  };
+  cdp.on('Page.screencastFrame', onFrame);
   void start();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    cdp.off('Page.screencastFrame', onFrame);
+    void cdp.send('Page.stopScreencast').catch(() => undefined);
+  };
 }
