@@ -16,6 +16,7 @@ import { Invoker } from './invoke/invoke.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
+import { CachedControlGate, type ControlGate, HumanControl, noControl } from './replay/control.js';
 import { ReplayLinks } from './replay/links.js';
 import { LiveFrames } from './replay/live.js';
 import { ApiKeyCache } from './store/api-key-cache.js';
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   registry?: (upstreams: Upstreams) => Capability[];
   /** The gateway's own readiness (its database and NATS, as the runtime's health service sees them). */
   ownReadiness?: () => Promise<boolean>;
+  /** Who may drive a running session through a control link; by default nobody. */
+  controlGate?: ControlGate;
 }
 
 export function openGateway(
@@ -78,6 +81,9 @@ export function openGateway(
     publicUrl,
     replays,
     live: replays && new LiveFrames(nats.nc, config.NATS_NAMESPACE),
+    control:
+      replays &&
+      new HumanControl(nats.nc, config.NATS_NAMESPACE, new CachedControlGate(options.controlGate ?? noControl, log)),
     maxBodyBytes: config.MAX_BODY_BYTES,
     readiness: async (ownOnly = false) => {
       const [own, services] = await Promise.all([

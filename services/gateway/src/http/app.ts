@@ -2,19 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { context } from '@opentelemetry/api';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import express, { type RequestHandler } from 'express';
 import type { BrowserHosts } from '@wap/rpc';
+import express, { type RequestHandler } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';
 import type { Invoker } from '../invoke/invoke.js';
 import { mcpRouter } from '../mcp/server.js';
 import { oauthRouter, resourceMetadataUrl } from '../oauth/routes.js';
 import { API_VERSION, openApiDocument } from '../registry/openapi.js';
 import type { Capability } from '../registry/types.js';
+import type { HumanControl } from '../replay/control.js';
 import type { ReplayLinks } from '../replay/links.js';
 import type { LiveFrames } from '../replay/live.js';
 import type { IdentityStore, Principal } from '../store/identity.js';
 import { authenticate } from './auth.js';
 import { connectQuery, connectRouter } from './connect.js';
+import { controlRouter } from './control.js';
 import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { mountRegistry } from './mount.js';
@@ -36,6 +38,8 @@ export interface AppDeps {
   replays?: ReplayLinks;
   /** Running sessions' screencast frames, for the replay page's live view. */
   live?: LiveFrames;
+  /** Human control of running sessions through control links (docs/sessions.md, "Human control"). */
+  control?: HumanControl;
   maxBodyBytes: number;
   /** OAUTH_KEY: with it the gateway is the authorization server of its API (docs/oauth.md). */
   oauthKey?: string;
@@ -118,6 +122,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
   if (deps.replays)
     app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, live: deps.live, log: deps.log }));
+  if (deps.replays && deps.live && deps.control)
+    app.use(controlRouter({ links: deps.replays, control: deps.control, upstreams: deps.upstreams, live: deps.live }));
   if (deps.upstreams.configured('monitor')) app.use(snapshotsRouter({ upstreams: deps.upstreams }));
 
   app.use(

@@ -7,15 +7,17 @@
 // - GET /replay/{id}/live?w&exp&sig       a running session's screencast (Server-Sent Events)
 // - GET /replay/assets/player.js|css      rrweb-player, from our own files
 //
+// The control page, a link of its own, is control.ts beside this file.
+//
 // A link that is forged, changed, expired or for another session answers
 // 403 replay_access_denied; a session without a recording, 404.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { ledger } from '@wap/proto';
-import { type Request, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';
-import type { ReplayLinks } from '../replay/links.js';
+import type { ReplayAccess, ReplayLinks } from '../replay/links.js';
 import type { LiveFrames } from '../replay/live.js';
 import { playerAssets, replayHtml, replayPagePolicy } from '../replay/page.js';
 import { readReplay } from '../replay/recording.js';
@@ -83,43 +85,10 @@ export function replayRouter(deps: {
   // The live view: `status` first (`live` or `ended`), then a `frame` per screencast frame (the latest of each
   // tab at once), and `status` `ended` when the session ends, after which the stream closes.
   router.get('/replay/:id/live', async (req, res, next) => {
-    const live = deps.live;
     try {
-      if (!live) throw new ApiError('not_found');
+      if (!deps.live) throw new ApiError('not_found');
       const access = deps.links.check(String(req.params.id).toLowerCase(), req.query);
-      const status = async () => {
-        const out = await deps.upstreams.sessions.getSession({
-          workspaceId: access.workspaceId,
-          sessionId: access.sessionId,
-        });
-        return out.session?.status === 'live' ? 'live' : 'ended';
-      };
-      const first = await status();
-      res.writeHead(200, {
-        'Content-Type': 'text/event-stream',
-        'Cache-Control': 'private, no-store',
-        'X-Accel-Buffering': 'no',
-      });
-      const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      send('status', { status: first });
-      if (first !== 'live') return void res.end();
-      const stop = live.watch(access.sessionId, (frame) => send('frame', frame));
-      for (const frame of await live.latest(access.sessionId)) send('frame', frame);
-      const timer = setInterval(() => {
-        status()
-          .then((now) => {
-            if (now === 'live') return;
-            send('status', { status: now });
-            done();
-          })
-          .catch(() => undefined);
-      }, LIVE_STATUS_MS);
-      const done = () => {
-        clearInterval(timer);
-        stop();
-        res.end();
-      };
-      req.on('close', done);
+      await serveLive({ upstreams: deps.upstreams, live: deps.live }, access, req, res);
     } catch (err) {
       next(err);
     }
@@ -151,4 +120,52 @@ export function replayRouter(deps: {
     }
   });
   return router;
+}
+
+/**
+ * A running session's screencast as Server-Sent Events (the live view, and the control page's screen):
+ * `status` first, a `frame` per frame, and a last `status` when the session ends, or when `still` (looked at
+ * with the session's status) answers another status than `live`.
+ */
+export async function serveLive(
+  deps: { upstreams: Upstreams; live: LiveFrames },
+  access: ReplayAccess,
+  req: Request,
+  res: Response,
+  still?: () => Promise<'live' | 'released'>,
+): Promise<void> {
+  const status = async () => {
+    const out = await deps.upstreams.sessions.getSession({
+      workspaceId: access.workspaceId,
+      sessionId: access.sessionId,
+    });
+    if (out.session?.status !== 'live') return 'ended';
+    return (await still?.()) ?? 'live';
+  };
+  const first = await status();
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream',
+    'Cache-Control': 'private, no-store',
+    'X-Accel-Buffering': 'no',
+  });
+  const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  send('status', { status: first });
+  if (first !== 'live') return void res.end();
+  const stop = deps.live.watch(access.sessionId, (frame) => send('frame', frame));
+  for (const frame of await deps.live.latest(access.sessionId)) send('frame', frame);
+  const timer = setInterval(() => {
+    status()
+      .then((now) => {
+        if (now === 'live') return;
+        send('status', { status: now });
+        done();
+      })
+      .catch(() => undefined);
+  }, LIVE_STATUS_MS);
+  const done = () => {
+    clearInterval(timer);
+    stop();
+    res.end();
+  };
+  req.on('close', done);
 }

@@ -34,3 +34,31 @@ test('a link changed in its workspace, expiry, signature or session, or signed w
   const other = new ReplayLinks(`${KEY}-rotated`, 'https://api.example.com', 3_600);
   denied(() => other.check(SESSION, good, now));
 });
+
+test('a control link binds its site and opens control only; a replay link never opens control', () => {
+  const now = Date.parse('2026-11-24T12:00:00Z');
+  const minted = links.controlLink(
+    { workspaceId: 'ws_1', sessionId: SESSION, site: 'example.com', ttlSeconds: 600 },
+    now,
+  );
+  assert.ok(minted.url.startsWith(`https://api.example.com/replay/${SESSION}/control?`), minted.url);
+  assert.equal(minted.expiresAt.getTime(), now + 600_000);
+  const query = queryOf(minted.url);
+  assert.deepEqual(links.checkControl(SESSION, query, now), {
+    workspaceId: 'ws_1',
+    sessionId: SESSION,
+    expires: now / 1000 + 600,
+    site: 'example.com',
+  });
+  denied(() => links.checkControl(SESSION, { ...query, site: 'evil.example' }, now));
+  denied(() => links.checkControl(SESSION, query, now + 601_000));
+  denied(() => links.check(SESSION, query, now));
+  const replay = queryOf(links.url('ws_1', SESSION, '', now));
+  denied(() => links.checkControl(SESSION, { ...replay, site: 'example.com' }, now));
+  assert.throws(() => links.controlLink({ workspaceId: 'ws_1', sessionId: SESSION, site: 'Example.com/path' }, now));
+  const capped = links.controlLink(
+    { workspaceId: 'ws_1', sessionId: SESSION, site: 'example.com', ttlSeconds: 1e9 },
+    now,
+  );
+  assert.equal(capped.expiresAt.getTime(), now + 86_400_000, 'a day at most');
+});

@@ -29,7 +29,7 @@ export function playerAssets(): { script: string; style: string } {
 }
 
 /** JSON that is safe inside a <script> element: no `<` to close it or open a comment. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 const PAGE_STYLE = `
 body { margin: 0; font: 14px/1.4 system-ui, sans-serif; background: #f4f5f7; color: #1d2330; }
