@@ -163,6 +163,7 @@ test('the runner reports solved, failed, timed-out and paused runs, and their st
   assert.equal(summary.timedOut, 1);
   assert.deepEqual(summary.byKind['checkbox-radio'], { tasks: 1, succeeded: 1 });
   assert.equal(summary.modelMsPerStep.mean, 1350);
+  assert.deepEqual([summary.steps, summary.stepsTimed], [4, 4]);
   assert.equal(summary.overheadShare, 0.069);
   assert.deepEqual(summary.tokens, { input: 4000, output: 200, inputPerTask: 800, outputPerTask: 40 });
 });

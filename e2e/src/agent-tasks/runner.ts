@@ -280,6 +280,9 @@ export interface SuiteSummary {
   timedOut: number;
   byKind: Record<string, { tasks: number; succeeded: number }>;
   stepsPerTask: { mean: number; p50: number; p99: number };
+  /** Steps in all, and how many of them the events timed (the per-step figures are over these). */
+  steps: number;
+  stepsTimed: number;
   secondsPerTask: { mean: number; p50: number; p99: number };
   /** Per step, over every step of every run. */
   modelMsPerStep: { mean: number; p50: number; p99: number };
@@ -310,6 +313,8 @@ export function summarize(results: TaskResult[]): SuiteSummary {
     timedOut: results.filter((r) => r.timedOut).length,
     byKind,
     stepsPerTask: spread(results.map((r) => r.steps)),
+    steps: sum(results.map((r) => r.steps)),
+    stepsTimed: modelMs.length,
     secondsPerTask: spread(results.map((r) => r.seconds)),
     modelMsPerStep: spread(modelMs),
     overheadMsPerStep: spread(overheadMs),
