@@ -2,7 +2,7 @@
 // place its stores, clients, handlers and jobs are wired, shared by service.ts
 // and the tests (docs/agent.md).
 import { ledgerClient } from '@wap/billing';
-import type { NatsLink } from '@wap/events';
+import { type NatsLink, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser } from '@wap/proto';
@@ -40,7 +40,24 @@ export function openAgent(
   const runner = new Runner(
     store,
     nats,
-    { store, ledger, hosts, models, log, filesKey: config.AGENT_FILES_KEY, openDriver: openSessionDriver },
+    {
+      store,
+      ledger,
+      hosts,
+      models,
+      log,
+      filesKey: config.AGENT_FILES_KEY,
+      openDriver: openSessionDriver,
+      releaseControl: async (sessionId) => {
+        await nats.nc.request(
+          sessionStreamNames(config.NATS_NAMESPACE).liveInput(sessionId),
+          JSON.stringify({ release: true }),
+          {
+            timeout: 5_000,
+          },
+        );
+      },
+    },
     {
       concurrency: config.AGENT_CONCURRENCY,
       pollMs: config.AGENT_POLL_MS,

@@ -34,6 +34,15 @@ export interface GatewayOptions {
   controlGate?: ControlGate;
 }
 
+/** A person may drive a session while the agent run it belongs to is taken over (the agent service says). */
+function agentControlGate(upstreams: Upstreams): ControlGate {
+  if (!upstreams.configured('agent')) return noControl;
+  return {
+    allowed: async (workspaceId, sessionId) =>
+      (await upstreams.agent.controlAllowed({ workspaceId, sessionId })).allowed,
+  };
+}
+
 export function openGateway(
   config: GatewayConfig,
   db: GatewayDatabase,
@@ -83,7 +92,11 @@ export function openGateway(
     live: replays && new LiveFrames(nats.nc, config.NATS_NAMESPACE),
     control:
       replays &&
-      new HumanControl(nats.nc, config.NATS_NAMESPACE, new CachedControlGate(options.controlGate ?? noControl, log)),
+      new HumanControl(
+        nats.nc,
+        config.NATS_NAMESPACE,
+        new CachedControlGate(options.controlGate ?? agentControlGate(upstreams), log),
+      ),
     maxBodyBytes: config.MAX_BODY_BYTES,
     readiness: async (ownOnly = false) => {
       const [own, services] = await Promise.all([

@@ -22,6 +22,7 @@ import { z } from 'zod';
 import type { BrowserDriver, RunFile } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
 import { unsealFile } from '../domain/files.js';
+import { siteOf } from '../domain/site.js';
 import {
   browserAction,
   describeAction,
@@ -58,18 +59,10 @@ export interface LoopDeps {
   replica: string;
   leaseMs: number;
   filesKey: string | undefined;
+  /** Tells the session's host a person handed the wheel back: its guard on the person's navigations ends at once. */
+  releaseControl(sessionId: string): Promise<void>;
   /** Connects to the run's session and wraps it for the loop (Playwright over the host's CDP endpoint). */
   openDriver(webSocketUrl: string): Promise<BrowserDriver & { endSession(): Promise<void> }>;
-}
-
-/** The host a page is on, for a person's control link; null for pages that are not on the web. */
-function siteOf(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.protocol === 'http:' || u.protocol === 'https:' ? u.hostname.toLowerCase() : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The run ended here (settled) or this replica let it go; either way the loop returns. */
@@ -93,6 +86,8 @@ export class RunLoop {
   /** Agent time: metered only while running. */
   private runningSince: number | undefined;
   private carryMs = 0;
+  /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
+  private current: { began: number; modelMs: number; usage: { inputTokens: number; outputTokens: number } } | undefined;
   /** Aborts the model call in flight when the run is taken over or cancelled. */
   private stepAbort = new AbortController();
   private renewal: NodeJS.Timeout | undefined;
@@ -307,6 +302,10 @@ export class RunLoop {
       if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
       this.resumeClock();
       if (wasControl) {
+        if (row.sessionId)
+          await this.deps
+            .releaseControl(row.sessionId)
+            .catch((err) => this.log.warn({ err }, "the host's control guard was not released; it lapses"));
         // Pages a person opened are theirs: not billed to the run.
         this.driver?.takeNavigations();
         this.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
@@ -328,7 +327,10 @@ export class RunLoop {
     const driver = this.driver as BrowserDriver;
     const began = performance.now();
     const page = await driver.observe({ screenshot: model.vision });
-    this.site = siteOf(page.url) ?? this.site;
+    const site = siteOf(page.url) ?? this.site;
+    // Kept as it changes, so a take-over at any moment links to the site the run is on.
+    if (site !== this.site) await this.fenced.site(site);
+    this.site = site;
     const files = await this.deps.store.files(row.id);
     const text = stepMessage({
       task: row.task,
@@ -358,6 +360,7 @@ export class RunLoop {
       return this.modelFailed(err);
     }
     const modelMs = performance.now() - modelStarted;
+    this.current = { began, modelMs, usage: result.usage };
     this.inputTokens += BigInt(result.usage.inputTokens);
     this.outputTokens += BigInt(result.usage.outputTokens);
     this.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
@@ -369,7 +372,7 @@ export class RunLoop {
         error: parsed.error,
       });
       await this.failed(true);
-      return this.afterStep(began, modelMs, result.usage);
+      return this.afterStep();
     }
     const { step } = parsed;
     this.memory.memory = step.memory;
@@ -398,7 +401,7 @@ export class RunLoop {
         await this.event('step', 'dead_end', `loop: ${describeAction(action)} repeated ${times} times`, { times });
       }
       const done = await this.perform(row, action, results);
-      if (done === 'stop') return this.afterStep(began, modelMs, result.usage);
+      if (done === 'stop') return this.afterStep();
       if (done === 'ok') achieved = true;
       if (done === 'changed') {
         achieved = true;
@@ -408,7 +411,7 @@ export class RunLoop {
     }
     this.memory.results = results;
     await this.failed(!achieved);
-    await this.afterStep(began, modelMs, result.usage);
+    await this.afterStep();
   }
 
   /** Runs one action: 'changed' when the page changed (the step's later actions are skipped), 'stop' when the run paused or ended. */
@@ -544,17 +547,25 @@ export class RunLoop {
     };
   }
 
-  private async afterStep(began: number, modelMs: number, usage: { inputTokens: number; outputTokens: number }) {
+  private async afterStep() {
     this.accrueTime();
     await this.fenced.stepped(this.progress());
     await this.hold?.settle().catch((err) => this.log.warn({ err }, 'run settle failed; the next one retries'));
-    const totalMs = performance.now() - began;
+    await this.timing();
+  }
+
+  /** The step's timing event: the model's share and ours (what the bench splits). */
+  private async timing(): Promise<void> {
+    const step = this.current;
+    if (!step) return;
+    this.current = undefined;
+    const totalMs = performance.now() - step.began;
     await this.event('debug', 'timing', `step ${this.steps} took ${Math.round(totalMs)} ms`, {
       step: this.steps,
-      modelMs: Math.round(modelMs),
-      overheadMs: Math.round(totalMs - modelMs),
-      inputTokens: usage.inputTokens,
-      outputTokens: usage.outputTokens,
+      modelMs: Math.round(step.modelMs),
+      overheadMs: Math.round(totalMs - step.modelMs),
+      inputTokens: step.usage.inputTokens,
+      outputTokens: step.usage.outputTokens,
     });
   }
 
@@ -633,6 +644,7 @@ export class RunLoop {
       await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
     }
     await this.fenced.stepped(this.progress());
+    await this.timing();
     await this.fenced.settle(outcome, reason, answer);
     this.latest = { ...this.latest, status: 'settled' };
     await this.driver?.endSession().catch((err) => this.log.warn({ err }, 'run session not closed; it idles out'));

@@ -1,5 +1,6 @@
 import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
+import { siteOf } from '../domain/site.js';
 import type { AgentRpcDeps } from './deps.js';
 import { runRef } from './parse.js';
 import { toRun } from './run-view.js';
@@ -26,7 +27,8 @@ export function controlRun({ store, wake }: AgentRpcDeps) {
     return {
       $typeName: 'wap.agent.v1.ControlRunResponse',
       run: toRun(out.row, await store.files(out.row.id)),
-      site: out.row.site ?? '',
+      // Before its first look at a page, the run is on its start page's site.
+      site: out.row.site ?? (out.row.startUrl ? siteOf(out.row.startUrl) : null) ?? '',
     };
   };
 }
