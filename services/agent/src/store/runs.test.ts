@@ -1,0 +1,148 @@
+// The runs table against real Postgres: claims and their leases, the fence
+// every loop write passes, event sequences shared by the loop and the RPCs,
+// and what each transition leaves.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import type { FreshDatabase } from '@wap/testkit';
+import { freshDatabase } from '../test-support.js';
+import { type AgentDatabase, openAgentDatabase } from './database.js';
+import { ClaimLost, RunStore } from './runs.js';
+
+let database: FreshDatabase;
+let db: AgentDatabase;
+let store: RunStore;
+const workspaceId = randomUUID();
+
+before(async () => {
+  database = await freshDatabase();
+  db = openAgentDatabase(database.url);
+  store = new RunStore(db);
+});
+
+after(async () => {
+  await db.$disconnect();
+  await database.drop();
+});
+
+const newRun = async (files = 0) => {
+  const id = randomUUID();
+  await store.submit(
+    id,
+    {
+      workspaceId,
+      requestId: randomUUID(),
+      task: 'a task',
+      startUrl: 'https://example.com/',
+      profileId: undefined,
+      outputSchema: undefined,
+      model: 'scripted',
+      maxCredits: 10,
+      maxSteps: 5,
+    },
+    Array.from({ length: files }, (_, i) => ({
+      handle: `file_${id}_${i}`,
+      name: `f${i}.txt`,
+      mimeType: 'text/plain',
+      size: 1,
+      sealed: new Uint8Array([1, 2, 3]),
+    })),
+  );
+  return id;
+};
+
+/** Runs `replica` claims, among those it may: the tests' own. */
+const claimFor = async (replica: string, id: string, leaseMs = 60_000) =>
+  (await store.claim(replica, 100, leaseMs)).find((r) => r.id === id);
+
+describe('claims', () => {
+  test('a queued run is claimed once; a lapsed claim is taken over and the first replica is fenced out', async () => {
+    const id = await newRun();
+    const first = await claimFor('replica-a', id, 200);
+    assert.equal(first?.attempt, 1);
+    assert.equal(await claimFor('replica-b', id), undefined, 'a live claim is not taken');
+    await new Promise((r) => setTimeout(r, 250)); // the lease, not a pace: it must have lapsed
+    const second = await claimFor('replica-b', id);
+    assert.equal(second?.attempt, 2);
+    const stale = store.fenced(id, 'replica-a');
+    await assert.rejects(stale.event({ level: 'step', kind: 'step', message: 'late' }), ClaimLost);
+    await assert.rejects(stale.renew(1_000), ClaimLost);
+    await assert.rejects(stale.settle('completed', null, 'x'), ClaimLost);
+    const live = store.fenced(id, 'replica-b');
+    await live.event({ level: 'step', kind: 'step', message: 'mine' });
+    const events = await store.events(id, ['summary', 'step', 'debug'], 0n, 100);
+    assert.deepEqual(
+      events.map((e) => [Number(e.seq), e.message]),
+      [
+        [1, 'queued'],
+        [2, 'mine'],
+      ],
+    );
+  });
+
+  test('a settled run is never claimed again', async () => {
+    const id = await newRun(2);
+    await claimFor('replica-a', id);
+    await store.fenced(id, 'replica-a').settle('completed', null, { ok: true });
+    assert.equal(await claimFor('replica-c', id), undefined);
+    assert.deepEqual(await store.files(id), [], 'files go with every ending');
+  });
+});
+
+describe('transitions', () => {
+  test('cancelling a queued run settles it at once and destroys its files; a claimed one is asked to stop', async () => {
+    const queued = await newRun(1);
+    const row = await store.cancel(workspaceId, queued);
+    assert.equal(row?.status, 'settled');
+    assert.equal(row?.outcome, 'cancelled');
+    assert.equal((await store.files(queued)).length, 0);
+    const claimed = await newRun(1);
+    await claimFor('replica-a', claimed);
+    const asked = await store.cancel(workspaceId, claimed);
+    assert.equal(asked?.status, 'queued', 'its loop settles it');
+    assert.equal(asked?.cancelRequested, true);
+    assert.equal(await store.cancel(randomUUID(), claimed), null, "another workspace's run does not exist");
+  });
+
+  test('answers only a question, control only a run with a browser, and events from RPCs and loop interleave', async () => {
+    const id = await newRun();
+    assert.equal(await store.answer(workspaceId, id, 'too early'), 'not_asked');
+    assert.deepEqual(await store.control(workspaceId, id, true), { refused: 'not_live' });
+    await claimFor('replica-a', id);
+    const loop = store.fenced(id, 'replica-a');
+    await loop.started(randomUUID());
+    await loop.asked('Which?', 'example.com');
+    const answered = await store.answer(workspaceId, id, 'That one');
+    assert.ok(typeof answered === 'object' && answered.status === 'running' && answered.reply === 'That one');
+    const taken = await store.control(workspaceId, id, true);
+    assert.ok('row' in taken && taken.row.pausedFor === 'control');
+    assert.deepEqual(
+      await store.control(workspaceId, id, true).then((t) => 'row' in t),
+      true,
+      'taking twice is one take',
+    );
+    const back = await store.control(workspaceId, id, false);
+    assert.ok('row' in back && back.row.status === 'running');
+    assert.deepEqual(await store.control(workspaceId, id, false), { refused: 'not_taken' });
+    await loop.event({ level: 'step', kind: 'step', message: 'after' });
+    const seqs = (await store.events(id, ['summary', 'step', 'debug'], 0n, 100)).map((e) => Number(e.seq));
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+      'one sequence, no gaps, whoever wrote',
+    );
+  });
+
+  test('records keep their order and survive the ending', async () => {
+    const id = await newRun();
+    await claimFor('replica-a', id);
+    const loop = store.fenced(id, 'replica-a');
+    for (const n of [1, 2, 3]) await loop.record({ n });
+    await loop.settle('failed', { code: 'max_steps', message: 'cap' }, undefined);
+    const records = await store.records(id, 1n, 10);
+    assert.deepEqual(
+      records.map((r) => r.data),
+      [{ n: 2 }, { n: 3 }],
+    );
+  });
+});
