@@ -202,7 +202,7 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pr
 
 /**
  * The step's schema in node-llama-cpp's dialect: `anyOf` becomes `oneOf` (a grammar makes no
- * difference between them). Every declared property is generated, in the schema's order, so the
+ * difference between them); string length bounds are left out. Every declared property is generated, in the schema's order, so the
  * answer satisfies the schema whether or not a property is required.
  */
 function toGbnfSchema(schema: unknown): unknown {
@@ -212,7 +212,9 @@ function toGbnfSchema(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'enum' || key === 'const') out[key] = value;
     else if (key === 'anyOf') out.oneOf = toGbnfSchema(value);
-    else if (key === '$schema' || key === 'title') continue;
+    // A string's length bound becomes a repetition llama.cpp refuses past a few hundred ("exceeds sane
+    // defaults"): lengths are checked again when the step is parsed, and output is bounded in tokens.
+    else if (key === '$schema' || key === 'title' || key === 'maxLength' || key === 'minLength') continue;
     else out[key] = toGbnfSchema(value);
   }
   return out;
