@@ -32,6 +32,7 @@ export function submitRun(deps: AgentRpcDeps) {
     const key = deps.config.AGENT_FILES_KEY;
     if (files.length > 0 && !key) throw new ApiError('capability_unavailable', { capability: 'agent.files' });
 
+    const profileId = req.profileId ? resourceId(req.profileId, 'profile_not_found') : undefined;
     const retried = await deps.store.byRequest(req.workspaceId, req.requestId);
     if (retried)
       return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(retried, await deps.store.files(retried.id)) };
@@ -43,6 +44,13 @@ export function submitRun(deps: AgentRpcDeps) {
       holder: `agent:${id}`,
       ttlSeconds: SLOT_TTL_SECONDS,
     });
+    const sealed = files.map((f) => ({
+      handle: newFileHandle(),
+      name: f.name,
+      mimeType: f.mimeType,
+      size: f.data.length,
+      sealed: sealFile(key as string, id, f.data),
+    }));
     const row = await deps.store.submit(
       id,
       {
@@ -50,21 +58,15 @@ export function submitRun(deps: AgentRpcDeps) {
         requestId: req.requestId,
         task,
         startUrl,
-        profileId: req.profileId ? resourceId(req.profileId, 'profile_not_found') : undefined,
+        profileId,
         outputSchema,
         model,
         maxCredits: req.maxCredits || deps.config.AGENT_DEFAULT_MAX_CREDITS,
         maxSteps: req.maxSteps || deps.config.AGENT_DEFAULT_MAX_STEPS,
       },
-      files.map((f) => ({
-        handle: newFileHandle(),
-        name: f.name,
-        mimeType: f.mimeType,
-        size: f.data.length,
-        sealed: sealFile(key as string, id, f.data),
-      })),
+      sealed,
     );
     deps.wake(row.id);
-    return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(row, await deps.store.files(row.id)) };
+    return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(row, sealed) };
   };
 }
