@@ -14,6 +14,9 @@ const PID_FILE = path.join(DATA, 'fleet.pid');
 /** Present while Postgres and NATS run because `make up` started them: only then does stopping stop them. */
 const INFRA_MARK = path.join(DATA, 'infra-started-by-up');
 
+/** The model agent runs get by default (docs/models.md). */
+const EMBEDDED_MODEL = 'qwen2.5-coder-1.5b';
+
 async function up(): Promise<void> {
   if (existsSync(PID_FILE)) {
     const pid = Number(readFileSync(PID_FILE, 'utf8'));
@@ -27,6 +30,17 @@ async function up(): Promise<void> {
   const env = readEnvFile(envFile, new Set(settings().map((s) => s.variable)));
   writeFileSync(PID_FILE, String(process.pid));
   if (process.env.WAP_STOP_INFRA === '1') writeFileSync(INFRA_MARK, `${process.pid}\n`);
+  // The embedded agent model (docs/models.md): fetched alongside, never waited for; runs wait for it instead.
+  if (!env.EMBEDDED_MODEL_PATH) {
+    execFileSync(path.join(ROOT, 'scripts/fetch-model.sh'), ['--background', EMBEDDED_MODEL], { stdio: 'inherit' });
+    env.EMBEDDED_MODEL_PATH = execFileSync('node', [
+      path.join(ROOT, 'scripts/fetch-model.mjs'),
+      '--path',
+      EMBEDDED_MODEL,
+    ])
+      .toString()
+      .trim();
+  }
   const httpPort = Number(process.env.WAP_HTTP_PORT ?? 8080);
   const grpcBase = Number(process.env.WAP_GRPC_BASE_PORT ?? 50050);
   const fleet = new Fleet({

@@ -65,6 +65,18 @@ export interface LoopDeps {
   openDriver(webSocketUrl: string): Promise<BrowserDriver & { endSession(): Promise<void> }>;
 }
 
+/** Two URLs of one document (a fragment apart): navigating from one to the other reloads nothing useful. */
+function sameDocument(a: string, b: string): boolean {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    x.hash = '';
+    y.hash = '';
+    return x.href === y.href;
+  } catch {
+    return false;
+  }
+}
+
 /** The run ended here (settled) or this replica let it go; either way the loop returns. */
 class Stop extends Error {}
 
@@ -87,7 +99,16 @@ export class RunLoop {
   private runningSince: number | undefined;
   private carryMs = 0;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
-  private current: { began: number; modelMs: number; usage: { inputTokens: number; outputTokens: number } } | undefined;
+  private current:
+    | {
+        began: number;
+        modelMs: number;
+        /** Reading the page, and running the actions in the browser: parts of our own time. */
+        observeMs: number;
+        actMs: number;
+        usage: { inputTokens: number; outputTokens: number };
+      }
+    | undefined;
   /** Aborts the model call in flight when the run is taken over or cancelled. */
   private stepAbort = new AbortController();
   private renewal: NodeJS.Timeout | undefined;
@@ -96,6 +117,8 @@ export class RunLoop {
   private steps: number;
   private inputTokens: bigint;
   private outputTokens: bigint;
+  /** The page the model saw last. */
+  private pageUrl = '';
   /** The host of the page the run is on: where a person who takes over may drive. */
   private site: string | null;
 
@@ -163,6 +186,7 @@ export class RunLoop {
     const model = this.deps.models.get(row.model);
     if (!model)
       return this.end('failed', { code: 'capability_unavailable', message: `The model ${row.model} is not served.` });
+    await this.untilReady(model);
     await this.openHold(row);
     const fresh = !row.sessionId;
     const opened = await this.openSession(row);
@@ -177,7 +201,8 @@ export class RunLoop {
       const outcome = await this.driver.act({ action: 'navigate', url: row.startUrl }, () =>
         Promise.resolve(undefined),
       );
-      this.memory.results = [`navigate ${row.startUrl}: ${outcome.message}`];
+      // Said only when it failed: "navigate" among the last actions invites a small model to repeat it.
+      this.memory.results = outcome.ok ? [] : [`The start page could not be opened: ${outcome.message}`];
       await this.countPages();
     }
     const shape = stepShape({
@@ -194,6 +219,22 @@ export class RunLoop {
           message: `The spend cap (${row.maxCredits} credits) would be passed by another step.`,
         });
       await this.step(row, model, shape);
+    }
+  }
+
+  /**
+   * A model that cannot answer yet (the embedded one still being fetched): the run waits queued,
+   * before it takes a browser or a hold, so the wait costs nothing; it says why once.
+   */
+  private async untilReady(model: NonNullable<ReturnType<ModelRegistry['get']>>): Promise<void> {
+    let said = false;
+    for (let state = model.ready?.(); state && !state.ready; state = model.ready?.()) {
+      if (!said) await this.event('summary', 'waiting', state.why, { for: 'model' });
+      said = true;
+      const row = await this.renew();
+      if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+      await sleep(2_000, undefined, { signal: this.signal }).catch(() => undefined);
+      if (this.signal.aborted) throw new Stop();
     }
   }
 
@@ -327,6 +368,8 @@ export class RunLoop {
     const driver = this.driver as BrowserDriver;
     const began = performance.now();
     const page = await driver.observe({ screenshot: model.vision });
+    const observeMs = performance.now() - began;
+    this.pageUrl = page.url;
     const site = siteOf(page.url) ?? this.site;
     // Kept as it changes, so a take-over at any moment links to the site the run is on.
     if (site !== this.site) await this.fenced.site(site);
@@ -360,7 +403,7 @@ export class RunLoop {
       return this.modelFailed(err);
     }
     const modelMs = performance.now() - modelStarted;
-    this.current = { began, modelMs, usage: result.usage };
+    this.current = { began, modelMs, observeMs, actMs: 0, usage: result.usage };
     this.inputTokens += BigInt(result.usage.inputTokens);
     this.outputTokens += BigInt(result.usage.outputTokens);
     this.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
@@ -457,7 +500,13 @@ export class RunLoop {
       default: {
         const act = browserAction(action);
         if (!act) return 'failed';
+        if (act.action === 'navigate' && sameDocument(act.url, this.pageUrl)) {
+          results.push(`${describeAction(action)}: not done, the browser is on that page already; act on its elements`);
+          return 'failed';
+        }
+        const acting = performance.now();
         const outcome = await driver.act(act, (handle) => this.file(row.id, handle));
+        if (this.current) this.current.actMs += performance.now() - acting;
         results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
         if (outcome.extracted) this.memory.extracted = outcome.extracted;
         await this.event('debug', 'action', `${describeAction(action)}: ${outcome.ok ? 'ok' : 'failed'}`, {
@@ -466,7 +515,9 @@ export class RunLoop {
         });
         await this.countPages();
         if (!outcome.ok) return 'failed';
-        return outcome.pageChanged ? 'changed' : 'ok';
+        // A navigation ends the step whatever it changed: what the model saw is of the page before.
+        const moved = act.action === 'navigate' || act.action === 'go_back' || act.action === 'switch_tab';
+        return outcome.pageChanged || moved ? 'changed' : 'ok';
       }
     }
   }
@@ -564,6 +615,10 @@ export class RunLoop {
       step: this.steps,
       modelMs: Math.round(step.modelMs),
       overheadMs: Math.round(totalMs - step.modelMs),
+      observeMs: Math.round(step.observeMs),
+      actMs: Math.round(step.actMs),
+      // The rest of our own time: the database, the ledger, the events.
+      bookkeepingMs: Math.round(totalMs - step.modelMs - step.observeMs - step.actMs),
       inputTokens: step.usage.inputTokens,
       outputTokens: step.usage.outputTokens,
     });

@@ -287,6 +287,12 @@ export class EmbeddedModelClient implements ModelClient {
     return opening;
   }
 
+  /** Ready once the model file is there; until then, why not (being fetched, with its progress). */
+  ready(): { ready: true } | { ready: false; why: string } {
+    if (embeddedModelStatus(this.modelPath) === 'ready') return { ready: true };
+    return { ready: false, why: notThere(this.modelPath).message };
+  }
+
   async step(request: StepRequest): Promise<EmbeddedStepResult> {
     const started = performance.now();
     const engine = await unlessAborted(this.engine(), request.signal);

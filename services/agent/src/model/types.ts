@@ -52,6 +52,8 @@ export interface ModelClient {
   /** Whether it takes images: only then does the page state carry a screenshot. */
   readonly vision: boolean;
   step(request: StepRequest): Promise<StepResult>;
+  /** Whether it can answer now; while not (a model still being fetched), runs wait, unbilled, saying why. */
+  ready?(): { ready: true } | { ready: false; why: string };
   /** Frees what it holds (sockets, the embedded model's memory). */
   close?(): Promise<void>;
 }
