@@ -59,6 +59,11 @@ export interface LoopDeps {
   replica: string;
   leaseMs: number;
   filesKey: string | undefined;
+  /**
+   * Checks a step's actions pass before they run, and an answer before it is returned: where the
+   * workspace's rules, secret fills and purchase caps gate a run (none yet: every action passes).
+   */
+  guards?: RunGuards;
   /** Tells the session's host a person handed the wheel back: its guard on the person's navigations ends at once. */
   releaseControl(sessionId: string): Promise<void>;
   /** Connects to the run's session and wraps it for the loop (Playwright over the host's CDP endpoint). */
@@ -75,6 +80,14 @@ function sameDocument(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A refusal is told to the model as the action's result; the run goes on. */
+export interface RunGuards {
+  /** Undefined lets the action run; a string refuses it, saying why. */
+  beforeAction(run: RunRow, action: StepAction): Promise<string | undefined>;
+  /** Undefined lets the answer out; a string withholds it, saying why. */
+  beforeAnswer(run: RunRow, answer: unknown): Promise<string | undefined>;
 }
 
 /** The run ended here (settled) or this replica let it go; either way the loop returns. */
@@ -312,7 +325,9 @@ export class RunLoop {
     } catch (err) {
       if (isApiError(err) && err.code === 'concurrency_limit') {
         // Every browser of the plan is busy: the run waits in the queue for one.
-        await this.event('debug', 'waiting', 'waiting for a browser slot', { code: err.code });
+        await this.event('summary', 'waiting', "waiting for a browser slot: the plan's browsers are all in use", {
+          for: 'browser',
+        });
         throw new Stop();
       }
       if (isApiError(err) && err.code === 'not_found' && row.sessionId) {
@@ -464,6 +479,12 @@ export class RunLoop {
     results: string[],
   ): Promise<'ok' | 'failed' | 'changed' | 'stop'> {
     const driver = this.driver as BrowserDriver;
+    const refused = await this.deps.guards?.beforeAction(row, action);
+    if (refused) {
+      results.push(`${describeAction(action)}: refused: ${refused}`.slice(0, 500));
+      await this.event('step', 'dead_end', `${describeAction(action)} refused: ${refused}`, { refused });
+      return 'failed';
+    }
     switch (action.action) {
       case 'record': {
         let data: unknown;
@@ -508,7 +529,13 @@ export class RunLoop {
         const outcome = await driver.act(act, (handle) => this.file(row.id, handle));
         if (this.current) this.current.actMs += performance.now() - acting;
         results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
-        if (outcome.extracted) this.memory.extracted = outcome.extracted;
+        if (outcome.extracted) {
+          this.memory.extracted = outcome.extracted;
+          await this.event('step', 'finding', `extracted ${outcome.extracted.length} characters`, {
+            query: action.action === 'extract' ? action.query : undefined,
+            excerpt: outcome.extracted.slice(0, 500),
+          });
+        }
         await this.event('debug', 'action', `${describeAction(action)}: ${outcome.ok ? 'ok' : 'failed'}`, {
           ok: outcome.ok,
           message: outcome.message.slice(0, 300),
@@ -541,6 +568,13 @@ export class RunLoop {
         await this.event('step', 'dead_end', 'the answer does not fit the output schema', { issue: issue?.message });
         return 'failed' as const;
       }
+    }
+    const withheld = await this.deps.guards?.beforeAnswer(row, answer);
+    if (withheld) {
+      this.memory.nudge = `Your answer was withheld: ${withheld}`;
+      results.push('finish: the answer was withheld');
+      await this.event('step', 'dead_end', `the answer was withheld: ${withheld}`, { withheld });
+      return 'failed' as const;
     }
     this.memory.results = results;
     await this.fenced.stepped(this.progress());

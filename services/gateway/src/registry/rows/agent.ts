@@ -217,7 +217,7 @@ const eventObject = z.object({
   kind: z
     .string()
     .describe(
-      '`status`, `plan`, `question`, `answer`, `cancel` (summary); `step`, `dead_end`, `record`, `file`, `resumed` (step); `action`, `page`, `timing`, `waiting` (debug).',
+      '`status`, `plan`, `question`, `answer`, `cancel`, `waiting` (summary); `step`, `finding`, `dead_end`, `record`, `file`, `resumed` (step); `action`, `page`, `timing` (debug).',
     ),
   message: z.string(),
   data: z.unknown().nullable(),
