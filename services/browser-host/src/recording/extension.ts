@@ -64,8 +64,14 @@ const INPUT_TYPES = [
  * DOMContentLoaded if load is slow to come; but at once when it has a frame
  * or gets one (a frame's recorder reports to it), and before it goes away
  * (pagehide). Whatever changed before the start is in the snapshot.
+ *
+ * `whenAsked`: a top document does not start at load but when the host asks
+ * for what it holds (a pool browser's render, docs/sessions.md, "Scrapes":
+ * its flush after the answer, or before its actions), so its snapshot is the
+ * page the scrape answered, taken off the render's path; frames, and
+ * pagehide, start it as before.
  */
-const START_POLICY = `
+const startPolicy = (whenAsked: boolean) => `
 const observeWith = MutationObserver;
 const hasFrames = () => document.querySelector('iframe, frame, object, embed') !== null;
 if (window !== window.top) {
@@ -76,12 +82,13 @@ if (window !== window.top) {
     if (hasFrames()) return start();
     const watch = new observeWith(() => { if (hasFrames()) { watch.disconnect(); start(); } });
     watch.observe(document, { childList: true, subtree: true });
+    if (${whenAsked}) return;
     const stop = () => { watch.disconnect(); start(); };
     addListener('load', () => { watch.disconnect(); later(); }, { once: true });
     setTimer(stop, 1000);
   };
   if (document.readyState === 'loading') addListener('DOMContentLoaded', onReady, { once: true });
-  else if (document.readyState === 'interactive') onReady();
+  else if (${whenAsked} || document.readyState === 'interactive') onReady();
   else later();
 }
 `;
@@ -94,7 +101,7 @@ if (window !== window.top) {
  * functions used are taken at document_start, before page scripts can
  * replace them.
  */
-const recorderScript = (nonce: string) => `(() => {
+const recorderScript = (nonce: string, policy: string) => `(() => {
 const module = { exports: {} }; const exports = module.exports; const define = undefined;
 ${rrweb()}
 const rrweb = module.exports;
@@ -137,7 +144,7 @@ const start = () => {
   // unloads in a process being swapped out, where a last message may be dropped) is still recorded.
   flush();
 };
-${START_POLICY}
+${policy}
 addListener('pagehide', () => { start(); flush(); }, true);
 // The bridge asks for everything now (the host is about to close the browser): a page not yet started starts.
 addListener(EVENT + '-flush', () => { start(); flush(); }, true);
@@ -149,6 +156,10 @@ addListener(EVENT + '-flush', () => { start(); flush(); }, true);
  * them to the worker; and, asked by the worker to flush, has the main world
  * hand over what it holds at once (a DOM event is synchronous) and answers
  * it with those events, so nothing is in flight when the browser closes.
+ * The worker asks over a port the bridge opens: Chromium delivers no
+ * `tabs.sendMessage` to the pages of a browser context made over CDP (a
+ * client's `newContext()`, a render's), but a port a page opened works
+ * both ways. A port the worker's restart closed is opened again.
  */
 const bridgeScript = (nonce: string) => `(() => {
 let collecting = null;
@@ -161,14 +172,20 @@ document.addEventListener(${JSON.stringify(nonce)}, (e) => {
     chrome.runtime.sendMessage({ events }).catch(() => {});
   } catch (err) {}
 }, true);
-chrome.runtime.onMessage.addListener((message, sender, reply) => {
-  if (!message || message.wapFlush !== true) return;
-  collecting = [];
-  try { document.dispatchEvent(new CustomEvent(${JSON.stringify(`${nonce}-flush`)})); } catch (err) {}
-  const events = collecting;
-  collecting = null;
-  reply({ events });
-});
+const connect = () => {
+  let port;
+  try { port = chrome.runtime.connect({ name: 'wap-bridge' }); } catch (err) { return; }
+  port.onMessage.addListener((message) => {
+    if (!message || message.wapFlush !== true) return;
+    collecting = [];
+    try { document.dispatchEvent(new CustomEvent(${JSON.stringify(`${nonce}-flush`)})); } catch (err) {}
+    const events = collecting;
+    collecting = null;
+    try { port.postMessage({ wapFlushed: message.id, events }); } catch (err) {}
+  });
+  port.onDisconnect.addListener(() => { if (chrome.runtime && chrome.runtime.id) setTimeout(connect, 0); });
+};
+connect();
 })();
 `;
 
@@ -206,21 +223,56 @@ const add = (tab, events) => {
   const list = queued.get(tab);
   for (const event of events) list.push(event);
 };
-// Every frame of every tab hands over what it holds, answering with it (three seconds at most: a few
-// milliseconds on a quiet machine).
-const collect = async () => {
-  const tabs = await chrome.tabs.query({});
-  await Promise.all(tabs.map(async (tab) => {
-    const frames = (await chrome.webNavigation.getAllFrames({ tabId: tab.id }).catch(() => null)) || [{ frameId: 0 }];
-    await Promise.all(frames.map(async (frame) => {
-      const answer = await chrome.tabs.sendMessage(tab.id, { wapFlush: true }, { frameId: frame.frameId }).catch(() => null);
-      if (answer && Array.isArray(answer.events) && answer.events.length > 0) add(tab.id, answer.events);
-    }));
-  }));
+// Forget a closed tab's target (a pool browser opens a tab per render, hundreds in its life).
+chrome.tabs.onRemoved.addListener((tab) => { targets.delete(tab); });
+// Each frame's bridge, by tab: the ports they opened (the way to ask a frame for what it holds).
+const bridges = new Map();
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name !== 'wap-bridge' || !port.sender || !port.sender.tab) return;
+  const tab = port.sender.tab.id;
+  if (!bridges.has(tab)) bridges.set(tab, new Set());
+  bridges.get(tab).add(port);
+  port.onMessage.addListener((message) => {
+    const answer = message && answers.get(message.wapFlushed);
+    if (answer) answer(message.events);
+  });
+  port.onDisconnect.addListener(() => {
+    const ports = bridges.get(tab);
+    if (ports) { ports.delete(port); if (ports.size === 0) bridges.delete(tab); }
+  });
+});
+let asks = 0;
+const answers = new Map();
+// One frame's events, asked over its port; none when it went meanwhile.
+const ask = (port) => new Promise((resolve) => {
+  const id = ++asks;
+  const done = (events) => { if (answers.delete(id)) resolve(Array.isArray(events) ? events : []); };
+  answers.set(id, done);
+  port.onDisconnect.addListener(() => done([]));
+  try { port.postMessage({ wapFlush: true, id }); } catch (err) { done([]); }
+});
+// The frames of a tab (only its top document's, with \`top\`) hand over what they hold.
+const askTab = (tab, top) => Promise.all([...(bridges.get(tab) || [])]
+  .filter((port) => !top || port.sender.frameId === 0)
+  .map(async (port) => { const events = await ask(port); if (events.length > 0) add(tab, events); }));
+// The tabs whose DevTools target ids are in \`only\`; every tab without it.
+const tabsOf = async (only) => {
+  if (!Array.isArray(only)) return [...bridges.keys()];
+  const ids = [];
+  try { for (const t of await chrome.debugger.getTargets()) if (t.tabId !== undefined && only.includes(t.id)) ids.push(t.tabId); } catch (err) {}
+  return ids;
 };
-// The host calls this before it closes the browser, so the last events are not lost.
-self.wapFlush = async () => {
-  await Promise.race([collect().catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
+// Every frame of those tabs hands over what it holds, answering with it (three seconds at most: a few
+// milliseconds on a quiet machine).
+const collect = async (only) => {
+  const tabs = await tabsOf(only);
+  await Promise.all(tabs.map((tab) => askTab(tab, false)));
+};
+// The host calls this before it closes the browser (or, with target ids, a render's context), so the
+// last events are not lost. Only the tabs named are asked: another render's page, still loading, is not
+// made to start recording early.
+self.wapFlush = async (only) => {
+  await Promise.race([collect(only).catch(() => {}), new Promise((r) => setTimeout(r, 3000))]);
   clearTimeout(timer);
   flush();
   await sending;
@@ -229,13 +281,9 @@ self.wapFlush = async () => {
 // (what it sends as it unloads, on pagehide, can be dropped when the next page is another site's).
 chrome.webNavigation.onBeforeNavigate.addListener((details) => {
   if (details.frameId !== 0) return;
-  chrome.tabs.sendMessage(details.tabId, { wapFlush: true }, { frameId: 0 })
-    .then((answer) => {
-      if (!answer || !Array.isArray(answer.events) || answer.events.length === 0) return;
-      add(details.tabId, answer.events);
-      if (!timer) timer = setTimeout(flush, ${PAGE_FLUSH_MS});
-    })
-    .catch(() => {});
+  askTab(details.tabId, true).then(() => {
+    if (queued.has(details.tabId) && !timer) timer = setTimeout(flush, ${PAGE_FLUSH_MS});
+  });
 });
 chrome.runtime.onMessage.addListener((message, sender) => {
   if (!message || !Array.isArray(message.events) || !sender.tab) return;
@@ -260,8 +308,13 @@ export interface RecorderExtension {
  * once the preferences allow it there (`writeChromiumPreferences` with its
  * id: a client's `newContext()` is an off-the-record profile, where
  * extensions are off unless the profile's preferences allow them).
+ * `startWhenAsked`: top documents start recording when the host asks
+ * (startPolicy: a pool browser's renders).
  */
-export function writeRecorderExtension(userDataDir: string): RecorderExtension {
+export function writeRecorderExtension(
+  userDataDir: string,
+  { startWhenAsked = false }: { startWhenAsked?: boolean } = {},
+): RecorderExtension {
   const dir = path.join(userDataDir, 'wap-recorder');
   const nonce = `wap${randomBytes(16).toString('hex')}`;
   const token = randomBytes(32).toString('base64url');
@@ -283,12 +336,12 @@ export function writeRecorderExtension(userDataDir: string): RecorderExtension {
     background: { service_worker: 'worker.js' },
     // The recording host alone: the worker reads no page, no file:// and no other site (content scripts need none).
     host_permissions: [`http://${RECORDING_HOST}/*`],
-    // chrome.debugger.getTargets only: a tab's target id. Nothing attaches. webNavigation: a tab's frames, to flush each.
+    // chrome.debugger.getTargets only: a tab's target id. Nothing attaches. webNavigation: a tab about to navigate.
     permissions: ['debugger', 'webNavigation'],
   };
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
-  writeFileSync(path.join(dir, 'recorder.js'), recorderScript(nonce));
+  writeFileSync(path.join(dir, 'recorder.js'), recorderScript(nonce, startPolicy(startWhenAsked)));
   writeFileSync(path.join(dir, 'bridge.js'), bridgeScript(nonce));
   writeFileSync(path.join(dir, 'worker.js'), workerScript(token));
   const id = unpackedExtensionId(dir);
