@@ -154,8 +154,11 @@ export type SessionStatus = 'live' | 'ended';
 export interface SessionSnapshot {
   id: string;
   workspaceId: string;
-  /** What the session served: `connect` (a CDP client) or `agent` (a browser agent run, `options.task.runId`). */
-  kind: 'connect' | 'agent';
+  /**
+   * What the session served: `connect` (a CDP client), `agent` (a browser agent run, `options.task.runId`)
+   * or `scrape` (a browser-engine page of a scrape, crawl or search, `options.task.requestId`).
+   */
+  kind: 'connect' | 'agent' | 'scrape';
   status: SessionStatus;
   outcome: string | null;
   /** ISO times. */

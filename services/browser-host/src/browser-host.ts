@@ -62,14 +62,6 @@ export function openBrowserHost(
   const egress = new EgressProxy(allow);
   // Each browser's own OS user where the host runs as root (docs/connect.md, "Isolation").
   const users = OsUsers.start(config.SESSION_UIDS ?? 'off', config.CHROMIUM_PATH, log);
-  const pool = new BrowserPool({
-    ...(users && { users }),
-    executablePath: config.CHROMIUM_PATH,
-    size: config.BROWSER_POOL_SIZE,
-    pagesPerBrowser: config.PAGES_PER_BROWSER,
-    recycleAfterPages: config.RECYCLE_AFTER_PAGES,
-    log,
-  });
   const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
     ? ledgerClient(config.BILLING_LEDGER_ADDR)
     : undefined;
@@ -84,6 +76,16 @@ export function openBrowserHost(
           return session && !session.ended ? session.browser.browser : undefined;
         })
       : undefined;
+  // Renders are recorded too (docs/sessions.md, "Scrapes"): the pool's browsers carry the recorder.
+  const pool = new BrowserPool({
+    ...(users && { users }),
+    executablePath: config.CHROMIUM_PATH,
+    size: config.BROWSER_POOL_SIZE,
+    pagesPerBrowser: config.PAGES_PER_BROWSER,
+    recycleAfterPages: config.RECYCLE_AFTER_PAGES,
+    log,
+    ...(recordings && { recording: { allow, addressOf: (host: string) => egress.addressOf(host) } }),
+  });
   const exits = parseExits(config.EXITS);
   const profiles =
     db && config.PROFILE_KEY

@@ -3,6 +3,7 @@ import { browserIdentity, versionOf } from '@wap/fetch';
 import { browser as proto } from '@wap/proto';
 import type { Browser, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
 import type { EgressProxy, EgressTally } from './egress/proxy.js';
+import type { RenderSession } from './sessions/render-session.js';
 
 const DESKTOP = {
   viewport: { width: 1366, height: 900, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
@@ -116,19 +117,39 @@ async function runActions(page: Page, actions: proto.Action[], deadline: number)
  * Renders one page in its own browser context (no cookies, cache or storage
  * shared with any other render), through the egress proxy with the context's
  * own credentials, so bytes and refusals are this render's alone.
+ * `session`: the context's pages are recorded into it (docs/sessions.md,
+ * "Scrapes"). `linger`: the context is closed (its recording flushed first,
+ * the session ended after) once the answer is out, and `linger` is handed
+ * that work; without it, before the answer.
  */
-export async function render(browser: Browser, egress: EgressProxy, req: proto.RenderRequest, signal: AbortSignal) {
+export async function render(
+  browser: Browser,
+  egress: EgressProxy,
+  req: proto.RenderRequest,
+  signal: AbortSignal,
+  { session, linger }: { session?: RenderSession | undefined; linger?(done: Promise<unknown>): void } = {},
+) {
   const started = Date.now();
   const timeout = req.timeoutMs > 0 ? req.timeoutMs : 30_000;
   const deadline = started + timeout;
   const issues = headerIssues(req.headers);
   if (issues.length > 0) throw new ApiError('bad_request', { issues });
   const tenant = egress.open();
-  const context = await browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] });
+  let context: Awaited<ReturnType<Browser['createBrowserContext']>>;
+  try {
+    context = await browser.createBrowserContext({ proxyServer: egress.url, proxyBypassList: ['<-loopback>'] });
+  } catch (err) {
+    void session?.end(browser.connected ? 'closed' : 'crashed', 0);
+    throw err;
+  }
+  if (session && context.id) session.watch(context.id);
   let tally: EgressTally = { bytes: 0, blocked: [], failed: [] };
+  // A caller that gives up stops the page; once answered, the call ending is no reason to.
+  let abandon: (() => void) | undefined;
   try {
     const page = await context.newPage();
-    signal.addEventListener('abort', () => void page.close().catch(() => undefined), { once: true });
+    abandon = () => void page.close().catch(() => undefined);
+    signal.addEventListener('abort', abandon, { once: true });
     await page.authenticate({ username: tenant.username, password: tenant.password });
     const profile = req.mobile ? MOBILE : DESKTOP;
     const identity = await identityOf(browser, req.mobile);
@@ -156,6 +177,8 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
       await page.waitForSelector(req.waitForSelector, { timeout: Math.max(deadline - Date.now(), 1) });
     if (req.waitMs > 0)
       await new Promise((r) => setTimeout(r, Math.min(req.waitMs, Math.max(deadline - Date.now(), 0))));
+    // The recording starts before the actions, so they are in it step by step, not only what they left.
+    if (session && req.actions.length > 0) await session.flush();
     await runActions(page, req.actions, deadline);
 
     const html = await page.content();
@@ -189,9 +212,19 @@ export async function render(browser: Browser, egress: EgressProxy, req: proto.R
       durationMs: Date.now() - started,
       proxyBytes: BigInt(tally.bytes),
       blockedRequests: tally.blocked,
+      sessionId: session?.id ?? '',
     };
   } finally {
-    tenant.close();
-    await context.close().catch(() => undefined);
+    if (abandon) signal.removeEventListener('abort', abandon);
+    const { bytes } = tenant.close();
+    const close = async () => {
+      // The page as it was answered (a failed page's too) reaches its recording while it still lives.
+      if (session && browser.connected && !signal.aborted) await session.flush();
+      await context.close().catch(() => undefined);
+      // Its last chunks and its row go out on their own: the browser's place is free meanwhile.
+      void session?.end(browser.connected ? 'closed' : 'crashed', bytes);
+    };
+    if (linger) linger(close());
+    else await close();
   }
 }

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
+import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { PoolRecorder } from '../recording/pool-recorder.js';
 import { launchAs, type OsUser, type OsUsers } from '../sessions/os-users.js';
 
 export interface PoolSettings {
@@ -15,6 +17,12 @@ export interface PoolSettings {
   log: Logger;
   /** OS users the browsers run as, one each, when the host can give them (sessions/os-users.ts). */
   users?: OsUsers;
+  /**
+   * Renders are recorded (docs/sessions.md, "Scrapes"): every browser loads the
+   * recorder extension and keeps a network log (recording/pool-recorder.ts).
+   * `addressOf`: the address the renders' egress reached for a host.
+   */
+  recording?: { allow: AllowList; addressOf(host: string): string | undefined };
 }
 
 /** Flags for a headless Chromium on a closed network (see the machine notes). */
@@ -62,8 +70,22 @@ export function writeChromiumPreferences(userDataDir: string, extensionIds: read
   writeFileSync(file, JSON.stringify(preferences));
 }
 
+/** What `with` hands its work besides the browser. */
+export interface PoolSlot {
+  /** The browser's recorder, when renders are recorded. */
+  recorder: PoolRecorder | undefined;
+  /**
+   * Keeps the browser's place taken until `done` settles, after the work
+   * answered (a render's context closing once its page is answered). Called
+   * while the work runs.
+   */
+  linger(done: Promise<unknown>): void;
+}
+
 interface Slot {
   browser: Promise<Browser>;
+  /** Its recorder, once prepared (before the browser launched), when renders are recorded. */
+  recorder: PoolRecorder | undefined;
   userDataDir: string;
   user: OsUser | undefined;
   active: number;
@@ -85,44 +107,54 @@ export class BrowserPool {
 
   private launch(): Slot {
     const userDataDir = mkdtempSync(path.join(tmpdir(), 'wap-chromium-'));
-    writeChromiumPreferences(userDataDir);
     // A page it renders is anyone's: as a user of its own, a browser taken over reads none of the host's files.
     const user = this.settings.users?.take();
-    user?.own(userDataDir);
-    const launch = launchAs(user, this.settings.executablePath, userDataDir, CHROMIUM_ARGS);
     const slot: Slot = {
       userDataDir,
       user,
+      recorder: undefined,
       active: 0,
       served: 0,
       retiring: false,
       browser: Promise.resolve(null as never),
     };
-    slot.browser = puppeteer
-      .launch({
-        executablePath: launch.executablePath,
-        args: launch.args,
-        env: launch.env,
-        userDataDir,
-        headless: true,
-        protocolTimeout: 60_000,
-        handleSIGINT: false,
-        handleSIGTERM: false,
-        handleSIGHUP: false,
-      })
-      .then((browser) => {
-        browser.on('disconnected', () => {
-          if (!slot.retiring && !this.closed) this.settings.log.warn('chromium exited; replacing it');
-          this.retire(slot);
-        });
-        return browser;
-      });
+    slot.browser = this.start(slot);
     slot.browser.catch((err) => {
       this.settings.log.error({ err }, 'chromium failed to start');
       this.retire(slot);
     });
     this.slots.push(slot);
     return slot;
+  }
+
+  /** Prepares the slot's dir (and recorder), launches its Chromium, and attaches the recorder's network log. */
+  private async start(slot: Slot): Promise<Browser> {
+    const { recording, log } = this.settings;
+    const { userDataDir, user } = slot;
+    slot.recorder = recording ? await PoolRecorder.prepare(userDataDir, recording.allow, log, user?.uid) : undefined;
+    writeChromiumPreferences(userDataDir, slot.recorder ? [slot.recorder.extensionId] : []);
+    user?.own(userDataDir);
+    const launch = launchAs(user, this.settings.executablePath, userDataDir, [
+      ...CHROMIUM_ARGS,
+      ...(slot.recorder?.args ?? []),
+    ]);
+    const browser = await puppeteer.launch({
+      executablePath: launch.executablePath,
+      args: launch.args,
+      env: launch.env,
+      userDataDir,
+      headless: true,
+      protocolTimeout: 60_000,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    browser.on('disconnected', () => {
+      if (!slot.retiring && !this.closed) log.warn('chromium exited; replacing it');
+      this.retire(slot);
+    });
+    await slot.recorder?.attach(browser, recording?.addressOf ?? (() => undefined));
+    return browser;
   }
 
   private retire(slot: Slot) {
@@ -140,6 +172,7 @@ export class BrowserPool {
    */
   private async dispose(slot: Slot) {
     await slot.browser.then((b) => b.close()).catch(() => undefined);
+    await slot.recorder?.close();
     await rm(slot.userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch((err) =>
       this.settings.log.warn({ err, dir: slot.userDataDir }, 'could not remove a chromium profile'),
     );
@@ -156,8 +189,8 @@ export class BrowserPool {
     return this.slots.length < this.settings.size ? this.launch() : undefined;
   }
 
-  /** Runs `work` with a browser from the pool, waiting for room if needed. */
-  async with<T>(work: (browser: Browser) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** Runs `work` with a browser from the pool, waiting for room if needed; its place is taken until what it lingers on settles. */
+  async with<T>(work: (browser: Browser, slot: PoolSlot) => Promise<T>, signal?: AbortSignal): Promise<T> {
     let slot = this.pick();
     while (!slot) {
       if (this.closed) throw new ApiError('no_capacity');
@@ -169,13 +202,20 @@ export class BrowserPool {
     }
     slot.active++;
     slot.served++;
-    try {
-      return await work(await slot.browser);
-    } finally {
-      slot.active--;
-      if (slot.served >= this.settings.recycleAfterPages && !slot.retiring) this.retire(slot);
-      else if (slot.retiring && slot.active === 0) void this.dispose(slot);
+    const taken = slot;
+    const lingering: Promise<unknown>[] = [];
+    const release = () => {
+      taken.active--;
+      if (taken.served >= this.settings.recycleAfterPages && !taken.retiring) this.retire(taken);
+      else if (taken.retiring && taken.active === 0) void this.dispose(taken);
       this.wake();
+    };
+    try {
+      const browser = await slot.browser;
+      return await work(browser, { recorder: slot.recorder, linger: (done) => lingering.push(done) });
+    } finally {
+      if (lingering.length === 0) release();
+      else void Promise.allSettled(lingering).then(release);
     }
   }
 

@@ -183,13 +183,17 @@ export class NetworkCapture {
 
   constructor(
     private readonly browser: Browser,
-    private readonly emit: (row: NetworkRow) => void,
+    /** A finished row, and the page target it came from (a pool browser's renders are told apart by it). */
+    private readonly emit: (row: NetworkRow, targetId: string) => void,
     private readonly options: {
       bodies: boolean;
       /** The address the egress proxy reached for a host name. */
       addressOf: (hostname: string) => string | undefined;
-      /** The session's number for a page target: the same in the replay, the log and the screencast. */
-      tabOf: (targetId: string) => number;
+      /**
+       * The session's number for a page target: the same in the replay, the log and the screencast. Asked
+       * once, as the page is attached, with its browser context (a pool browser's render is one context).
+       */
+      tabOf: (targetId: string, browserContextId: string) => number;
       /** Each page's screencast, a frame per interval at most; none when absent. */
       screencast?: { intervalMs: number; emit: (frame: ScreenFrame) => void };
     },
@@ -219,10 +223,15 @@ export class NetworkCapture {
     const root = await this.browser.target().createCDPSession();
     this.root = root;
     root.on('Target.attachedToTarget', (p: unknown) => {
-      const e = p as { sessionId: string; targetInfo: { type: string; targetId: string }; waitingForDebugger: boolean };
+      const e = p as {
+        sessionId: string;
+        targetInfo: { type: string; targetId: string; browserContextId?: string };
+        waitingForDebugger: boolean;
+      };
       const session = root.connection()?.session(e.sessionId);
       if (!session) return;
-      if (e.targetInfo.type === 'page' && !this.stopped) this.watch(session, e.targetInfo.targetId);
+      if (e.targetInfo.type === 'page' && !this.stopped)
+        this.watch(session, e.targetInfo.targetId, e.targetInfo.browserContextId ?? '');
       if (e.waitingForDebugger) session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
     });
     await root.send('Target.setAutoAttach', {
@@ -236,8 +245,8 @@ export class NetworkCapture {
   private root: CDPSession | undefined;
 
   /** Folds the requests of one page; Network.enable goes out before the page is let go. */
-  private watch(cdp: CDPSession, targetId: string): void {
-    const tab = this.options.tabOf(targetId);
+  private watch(cdp: CDPSession, targetId: string, browserContextId: string): void {
+    const tab = this.options.tabOf(targetId, browserContextId);
     const pending = new Map<string, Pending>();
     const finish = (id: string, end: number, more: Partial<NetworkRow>) => {
       const open = pending.get(id);
@@ -249,7 +258,7 @@ export class NetworkCapture {
         durationMs: Math.max(0, Math.round((end - open.t0) * 1000)),
         timing: harTiming(open.timing, open.t0, end),
       };
-      if (!row.url.startsWith('chrome-extension:')) this.emit(row);
+      if (!row.url.startsWith('chrome-extension:')) this.emit(row, targetId);
     };
     cdp.on('Network.requestWillBeSent', (p: unknown) => {
       const e = p as Params & {

@@ -87,8 +87,15 @@ interface Batch {
   events: unknown[];
 }
 
-/** A posted body as the extension's worker sends it: `{ tab, target, events }` (target: the tab's DevTools id, when known). */
-function parseBatch(body: Buffer): { tab: number; target?: string; events: unknown[] } | undefined {
+/** A body the extension's worker posted: Chromium's tab id, the tab's DevTools target id when known, rrweb events. */
+export interface PostedBatch {
+  tab: number;
+  target?: string;
+  events: unknown[];
+}
+
+/** A posted body as the extension's worker sends it: `{ tab, target, events }`; undefined when malformed. */
+export function parseBatch(body: Buffer): PostedBatch | undefined {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as { tab?: unknown; target?: unknown; events?: unknown };
     if (typeof parsed.tab === 'number' && Array.isArray(parsed.events))
@@ -119,14 +126,16 @@ export class SessionRecording {
   private closed = false;
   pages = 0;
 
+  /** `live: false`: nobody watches it live nor takes it over (a render's, over within seconds). */
   constructor(
     readonly sessionId: string,
     readonly workspaceId: string,
     private readonly sink: ChunkSink,
     private readonly log: Logger,
+    { live = true }: { live?: boolean } = {},
   ) {
-    this.stopServing = sink.serveLatest?.(sessionId, () => [...this.latest.values()]);
-    this.stopControl = sink.serveControl?.(sessionId, this, log);
+    this.stopServing = live ? sink.serveLatest?.(sessionId, () => [...this.latest.values()]) : undefined;
+    this.stopControl = live ? sink.serveControl?.(sessionId, this, log) : undefined;
   }
 
   /** The session's number for a tab: its replay, network log and screencast agree on it. */
@@ -152,11 +161,16 @@ export class SessionRecording {
   /** A body the extension posted; a malformed one is dropped (only the session's own extension can post). */
   accept(body: Buffer): void {
     const batch = parseBatch(body);
-    if (this.closed || !batch || batch.events.length === 0) return;
+    if (batch) this.acceptBatch(batch, body.length);
+  }
+
+  /** A batch the extension posted, read already (`bytes`: its body's size). */
+  acceptBatch(batch: PostedBatch, bytes: number): void {
+    if (this.closed || batch.events.length === 0) return;
     const tab = batch.target ? this.tabOf(batch.target) : this.number(`chrome:${batch.tab}`);
     const pages = batch.events.filter((e) => (e as { type?: unknown }).type === RRWEB_META).length;
     this.pending.push({ tab, events: batch.events });
-    this.pendingBytes += body.length;
+    this.pendingBytes += bytes;
     this.pendingPages += pages;
     this.pages += pages;
     this.soon();

@@ -12,10 +12,12 @@ import { type BrowserFace, browserFace } from '../domain/browser-face.js';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
 import { recoverLost } from '../jobs/lost-sessions.js';
 import type { Attached, Profiles } from '../profiles/profiles.js';
+import type { PoolRecorder } from '../recording/pool-recorder.js';
 import { type ChunkSink, SessionRecording } from '../recording/recording.js';
 import type { SessionStore } from '../store/sessions.js';
 import { endOrphans } from './orphans.js';
 import type { OsUsers } from './os-users.js';
+import { RenderSession } from './render-session.js';
 import { Session } from './session.js';
 import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
@@ -45,6 +47,8 @@ const AHEAD_MC = 5_000n;
 
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
+  /** Renders being recorded (render-session.ts): their rows, once written, are this host's to keep alive. */
+  private readonly renders = new Map<string, RenderSession>();
   private readonly warm: Promise<SessionBrowser>[] = [];
   private stopped = false;
   private host = '';
@@ -92,8 +96,33 @@ export class SessionManager {
     return this.sessions.size;
   }
 
+  /** The sessions this host runs, renders' included: the ones whose rows it keeps alive. */
   ids(): string[] {
-    return [...this.sessions.keys()];
+    return [...this.sessions.keys(), ...[...this.renders.values()].filter((r) => r.rowLive).map((r) => r.id)];
+  }
+
+  /**
+   * A render of `requestId` recorded as a session of kind `scrape` in a pool
+   * browser's `recorder`; undefined when sessions are not recorded here or the
+   * render names no workspace and request. It holds no slot or credit.
+   */
+  recordRender(workspaceId: string, requestId: string, recorder: PoolRecorder | undefined): RenderSession | undefined {
+    const sink = this.settings.recordings;
+    if (!sink || !recorder || !workspaceId || !requestId) return undefined;
+    const render = new RenderSession(
+      workspaceId,
+      requestId,
+      recorder,
+      sink,
+      this.settings.store,
+      this.host,
+      this.settings.log,
+      {
+        ended: (r) => this.renders.delete(r.id),
+      },
+    );
+    this.renders.set(render.id, render);
+    return render;
   }
 
   /** The capacity this host offers: 0 while stopping. */
@@ -254,6 +283,8 @@ export class SessionManager {
       while (this.sessions.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     }
     await Promise.all([...this.sessions.values()].map((s) => s.end('host_stopped')));
+    // Renders ending are sent and written before the host goes; a row still live is ended at its next start.
+    await Promise.all([...this.renders.values()].map((r) => r.ended));
     await Promise.all(this.warm.splice(0).map((w) => w.then((b) => b.close()).catch(() => undefined)));
   }
 }

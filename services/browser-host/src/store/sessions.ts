@@ -15,7 +15,8 @@ export interface SessionRecord {
   host: string;
   options: Record<string, unknown>;
   startedAt: Date;
-  metering: MeteredState;
+  /** The metered hold's journal; none for a session that holds no credit (a render's: the crawl bills its page). */
+  metering?: MeteredState;
 }
 
 export type SessionRow = BrowserSession;
@@ -28,11 +29,19 @@ export interface SessionEndRecord {
   proxyBytes: number;
 }
 
+const TASK_KINDS: readonly string[] = ['agent', 'scrape'] satisfies SessionSnapshot['kind'][];
+
+/** What a row's session served: its options' task (an agent run, a scrape's render), else a CDP client. */
+const kindOf = (row: SessionRow): SessionSnapshot['kind'] => {
+  const kind = (row.options as { task?: { kind?: unknown } } | null)?.task?.kind;
+  return typeof kind === 'string' && TASK_KINDS.includes(kind) ? (kind as SessionSnapshot['kind']) : 'connect';
+};
+
 /** What the session-recorder is told of a row. */
 export const snapshotOf = (row: SessionRow): SessionSnapshot => ({
   id: row.id,
   workspaceId: row.workspaceId,
-  kind: (row.options as { task?: { kind?: string } } | null)?.task?.kind === 'agent' ? 'agent' : 'connect',
+  kind: kindOf(row),
   status: row.status === 'ended' ? 'ended' : 'live',
   outcome: row.outcome,
   startedAt: row.startedAt.toISOString(),
@@ -62,7 +71,7 @@ export class SessionStore {
           host: s.host,
           status: 'live',
           options: s.options as never,
-          metering: s.metering as never,
+          ...(s.metering && { metering: s.metering as never }),
           startedAt: s.startedAt,
           heartbeatAt: s.startedAt,
         },
