@@ -12,6 +12,7 @@ export const toSession = (row: SessionRow, recording?: Recording | null): sessio
     workspaceId: row.workspaceId,
     kind: row.kind,
     runId: (row.options as { task?: { runId?: unknown } } | null)?.task?.runId?.toString() ?? '',
+    requestId: (row.options as { task?: { requestId?: unknown } } | null)?.task?.requestId?.toString() ?? '',
     status: row.status,
     outcome: row.outcome ?? '',
     startedAt: timestampFromDate(row.startedAt),
