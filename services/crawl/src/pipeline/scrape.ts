@@ -30,6 +30,17 @@ export interface RawPage {
   screenshot?: Uint8Array;
   /** Requests the page itself made that the egress guard refused (browser engine). */
   blocked?: string[];
+  /** The browser session that recorded its render (browser engine, on a host that records): its replay. */
+  sessionId?: string;
+}
+
+/**
+ * The request a page is loaded for (a scrape's, a crawl's, a search's operation): a page
+ * rendered for it is recorded as a browser session of kind `scrape` (docs/sessions.md, "Scrapes").
+ */
+export interface PageRequest {
+  workspaceId: string;
+  requestId: string;
 }
 
 export interface PipelineDeps {
@@ -127,6 +138,7 @@ async function viaBrowser(
   options: crawl.ScrapeOptions,
   signal: AbortSignal,
   slot?: SlotRequest,
+  request?: PageRequest,
 ): Promise<RawPage> {
   const client = deps.browser;
   if (!client) throw new ApiError('capability_unavailable', { capability: 'browser rendering' });
@@ -145,6 +157,8 @@ async function viaBrowser(
         actions: options.actions,
         screenshot: formats.includes(Format.SCREENSHOT) || formats.includes(Format.SCREENSHOT_FULL_PAGE),
         fullPageScreenshot: formats.includes(Format.SCREENSHOT_FULL_PAGE),
+        workspaceId: request?.workspaceId ?? '',
+        requestId: request?.requestId ?? '',
       }),
       { timeoutMs: timeoutMs + 5_000, signal },
     );
@@ -163,6 +177,7 @@ async function viaBrowser(
     engine: 'browser',
     screenshot: rendered.screenshot.length > 0 ? rendered.screenshot : undefined,
     blocked: rendered.blockedRequests,
+    ...(rendered.sessionId && { sessionId: rendered.sessionId }),
   };
 }
 
@@ -176,18 +191,19 @@ export interface LoadedPage {
  * Fetches (or renders) one page the way its options ask, and extracts it
  * once. `auto` renders only when the fetched page needs scripts, judged on
  * that same extraction, so a page that does not is parsed once, not twice.
+ * `request`: what the page is loaded for; its render is recorded as a session of it.
  */
 export async function loadPage(
   deps: PipelineDeps,
   url: string,
   options: crawl.ScrapeOptions,
   signal: AbortSignal,
-  { withLinks = false, slot }: { withLinks?: boolean; slot?: SlotRequest } = {},
+  { withLinks = false, slot, request }: { withLinks?: boolean; slot?: SlotRequest; request?: PageRequest } = {},
 ): Promise<LoadedPage> {
   const target = checkUrl(url, { allow: deps.allow }).href;
   const choice = chooseEngine(options, deps.browser !== undefined);
   const rendered = async () => {
-    const page = await viaBrowser(deps, target, options, signal, slot);
+    const page = await viaBrowser(deps, target, options, signal, slot, request);
     return { page, extracted: await analyseOff(deps, page, options, withLinks) };
   };
   if (choice === 'browser') return rendered();
@@ -238,5 +254,7 @@ export function toDocument(
     engine: page.engine,
     cached,
     warnings: [...extracted.warnings, ...refusedWarnings(page.blocked)],
+    // A stored copy keeps none: its answer used no browser.
+    sessionId: page.sessionId ?? '',
   });
 }

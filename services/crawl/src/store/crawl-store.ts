@@ -16,6 +16,8 @@ export type CrawlOutcome = 'completed' | 'failed' | 'limit_reached' | 'cancelled
 export interface CrawlRow {
   id: string;
   workspaceId: string;
+  /** The gateway's request id of its start: its rendered pages are recorded as sessions of it. */
+  requestId: string;
   url: string;
   options: unknown;
   status: CrawlStatus;
@@ -33,7 +35,7 @@ export interface CrawlRow {
   finishedAt: Date | null;
 }
 
-const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", url, options, status, outcome, hold_id AS "holdId", "limit",
+const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", request_id AS "requestId", url, options, status, outcome, hold_id AS "holdId", "limit",
   claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
   finished_at AS "finishedAt"`;
 
