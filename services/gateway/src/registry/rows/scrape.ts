@@ -158,7 +158,12 @@ export const documentSchema = z.object({
   text: z.string().optional(),
   links: z.array(z.string()).optional(),
   screenshot: z.string().optional().describe('A data: URL of the PNG.'),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+  metadata: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy).",
+    ),
   warnings: z.array(z.string()).optional(),
 });
 
@@ -180,6 +185,7 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
       statusCode: doc?.statusCode,
       engine: doc?.engine,
       cached: doc?.cached,
+      ...(doc?.sessionId ? { sessionId: doc.sessionId } : {}),
     },
     ...(doc?.warnings.length ? { warnings: doc.warnings } : {}),
   };

@@ -18,6 +18,9 @@ export const SESSION_OUTCOMES = [
   'host_lost',
 ] as const;
 
+/** What a session can serve (its `task.kind`). */
+export const SESSION_TASKS = ['connect', 'agent', 'scrape'] as const;
+
 const sessionObject = z.object({
   id: z.string().describe('The session id, as in its CDP URL.'),
   status: z.enum(['live', 'ended']),
@@ -25,9 +28,17 @@ const sessionObject = z.object({
   task: z
     .object({
       kind: z
-        .enum(['connect', 'agent'])
-        .describe('`connect`: a CDP client drove it (GET /connect); `agent`: a browser agent run (POST /v1/agent).'),
+        .enum(SESSION_TASKS)
+        .describe(
+          '`connect`: a CDP client drove it (GET /connect); `agent`: a browser agent run (POST /v1/agent); `scrape`: a page rendered in a browser for a scrape, crawl or search (its answer names the session as `metadata.sessionId`).',
+        ),
       run: z.string().optional().describe('For `agent`: the run id (GET /v1/agent/{run}).'),
+      request: z
+        .string()
+        .optional()
+        .describe(
+          'For `scrape`: the request id of the scrape, crawl or search whose page it rendered (billed there, not here).',
+        ),
     })
     .describe('What the session served.'),
   startedAt: z.string().describe('ISO 8601.'),
@@ -50,9 +61,12 @@ const sessionObject = z.object({
     .describe('The tamper-evident recording: null while nothing is recorded.'),
 });
 
-/** What a session served: a CDP client, or an agent run (its id). */
-const taskOf = (s: sessions.Session) =>
-  s.kind === 'agent' ? { kind: 'agent' as const, run: s.runId } : { kind: 'connect' as const };
+/** What a session served: a CDP client, an agent run (its id), or a scrape's render (its request). */
+const taskOf = (s: sessions.Session) => {
+  if (s.kind === 'agent') return { kind: 'agent' as const, run: s.runId };
+  if (s.kind === 'scrape') return { kind: 'scrape' as const, request: s.requestId };
+  return { kind: 'connect' as const };
+};
 
 export function toSessionJson(s: sessions.Session, replays: ReplayLinks | undefined, now = Date.now()) {
   const started = s.startedAt ? timestampDate(s.startedAt).getTime() : now;
@@ -82,7 +96,7 @@ export function toSessionJson(s: sessions.Session, replays: ReplayLinks | undefi
 const listQuery = z.strictObject({
   status: z.enum(['live', 'ended']).optional().describe('Only sessions in this state.'),
   outcome: z.enum(SESSION_OUTCOMES).optional().describe('Only sessions that ended this way.'),
-  task: z.enum(['connect', 'agent']).optional().describe('Only sessions that served this kind of task.'),
+  task: z.enum(SESSION_TASKS).optional().describe('Only sessions that served this kind of task.'),
   since: z.iso.datetime({ offset: true }).optional().describe('Started at or after this time (ISO 8601).'),
   until: z.iso.datetime({ offset: true }).optional().describe('Started before this time (ISO 8601).'),
   limit: z.coerce.number().int().min(1).max(100).default(20).describe('Sessions per answer.'),
