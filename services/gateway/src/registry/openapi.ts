@@ -61,6 +61,23 @@ const STREAM_NOTE: Partial<Record<AnswerKind['kind'], string>> = {
   sse: ' Server-Sent Events: the `data` of each event is one JSON object of this schema.',
 };
 
+/** A row's success status: a JSON row's own (201 created, 202 accepted), else 200. */
+export const successStatus = (row: Capability): string => {
+  const answer = answerOf(row);
+  return String(answer.kind === 'json' ? answer.status : 200);
+};
+
+/**
+ * What Node's HTTP parser refuses before any route sees it (http/client-error.ts): any operation can
+ * answer these, with the Error object's bad_request.
+ */
+const PARSER_REFUSALS = {
+  '431': {
+    description: '`bad_request`: the request line and headers together are larger than the server reads.',
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  },
+};
+
 /** Error responses grouped by status, each listing the codes it can carry. */
 function errorResponses(codes: ErrorCode[]) {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -186,7 +203,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
       'x-bills': row.bills,
       parameters: [...parameters(row.request.params, 'path'), ...parameters(row.request.query, 'query')],
       responses: {
-        '200': {
+        [successStatus(row)]: {
           description: `${row.bills.length ? `Success. Billed: ${row.bills.join(', ')}.` : 'Success. Free.'}${STREAM_NOTE[answerOf(row).kind] ?? ''}`,
           headers: { 'X-Request-Id': { schema: { type: 'string' } }, RateLimit: rateLimitHeaders.RateLimit },
           content: {
@@ -194,6 +211,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
           },
         },
         ...errorResponses([...COMMON_ERRORS, ...row.errors]),
+        ...PARSER_REFUSALS,
       },
     };
     if (row.request.body) {

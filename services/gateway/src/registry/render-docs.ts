@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ERRORS, type ErrorCode } from '@wap/errors';
 import type { z } from 'zod';
 import { buildRegistry } from './index.js';
-import { toSchema } from './openapi.js';
+import { successStatus, toSchema } from './openapi.js';
 import { type Capability, COMMON_ERRORS } from './types.js';
 
 /** docs/api.md; the part between the markers is generated, the prose around it is not. */
@@ -163,7 +163,7 @@ export function renderRoutes(rows: Capability[] = buildRegistry({ configured: ()
     if (row.example !== undefined) {
       lines.push('Example request body:', '', '```json', JSON.stringify(row.example, null, 2), '```', '');
     }
-    lines.push(...fieldTable('Answer (200)', row.response, 'output'));
+    lines.push(...fieldTable(`Answer (${successStatus(row)})`, row.response, 'output'));
   }
   lines.push(END);
   return lines.join('\n');

@@ -165,7 +165,7 @@ export const agentRow = capability({
   },
   answer: { kind: 'json', status: 202 },
   response: z.object({ success: z.literal(true), id: z.string(), run: runObject }),
-  errors: ['concurrency_limit', 'capability_unavailable', 'profile_not_found'],
+  errors: ['page_unreachable', 'concurrency_limit', 'capability_unavailable', 'profile_not_found'],
   handler: async (ctx, { body: b }) => {
     const out = await ctx.upstreams.agent.submitRun(
       {
