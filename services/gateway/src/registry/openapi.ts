@@ -61,6 +61,26 @@ const STREAM_NOTE: Partial<Record<AnswerKind['kind'], string>> = {
   sse: ' Server-Sent Events: the `data` of each event is one JSON object of this schema.',
 };
 
+/**
+ * The schema of a success answer, or of each item of a stream. A server-sent event is described
+ * as the event it is (as OpenAPI 3.2 describes event streams): its `data` a string holding one
+ * JSON object of the row's schema.
+ */
+function successSchema(row: Capability): JsonSchema {
+  const item = toSchema(row.response, 'output');
+  if (answerOf(row).kind !== 'sse') return item;
+  return {
+    type: 'object',
+    properties: {
+      event: { type: 'string' },
+      id: { type: 'string' },
+      retry: { type: 'integer' },
+      data: { type: 'string', contentMediaType: 'application/json', contentSchema: item },
+    },
+    required: ['data'],
+  };
+}
+
 /** A row's success status: a JSON row's own (201 created, 202 accepted), else 200. */
 export const successStatus = (row: Capability): string => {
   const answer = answerOf(row);
@@ -207,7 +227,7 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
           description: `${row.bills.length ? `Success. Billed: ${row.bills.join(', ')}.` : 'Success. Free.'}${STREAM_NOTE[answerOf(row).kind] ?? ''}`,
           headers: { 'X-Request-Id': { schema: { type: 'string' } }, RateLimit: rateLimitHeaders.RateLimit },
           content: {
-            [STREAM_MEDIA[answerOf(row).kind] ?? 'application/json']: { schema: toSchema(row.response, 'output') },
+            [STREAM_MEDIA[answerOf(row).kind] ?? 'application/json']: { schema: successSchema(row) },
           },
         },
         ...errorResponses([...COMMON_ERRORS, ...row.errors]),
