@@ -174,6 +174,8 @@ export interface Memory {
   recent: string[];
   /** Steps in a row that achieved nothing (all actions failed, or output unusable). */
   failures: number;
+  /** What the run is waiting for, once said (a browser slot), so a wait is told once, not at every try. */
+  waiting?: string;
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -190,6 +192,7 @@ export function readMemory(value: unknown): Memory {
     ...(m.reply && typeof m.reply === 'object' && { reply: m.reply }),
     recent: Array.isArray(m.recent) ? m.recent.map(String).slice(-20) : [],
     failures: typeof m.failures === 'number' ? m.failures : 0,
+    ...(typeof m.waiting === 'string' && { waiting: m.waiting }),
   };
 }
 

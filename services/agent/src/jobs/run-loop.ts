@@ -47,6 +47,8 @@ export const FAILURE_BUDGET = 5;
 const SESSION_IDLE_SECONDS = 300;
 /** The longest a run's browser lives (the browser host's bound). */
 const SESSION_LIFETIME_SECONDS = 6 * 3_600;
+/** A run waiting for a browser slot is tried again this often. */
+const SLOT_RETRY_MS = 5_000;
 /** Credits held ahead of use at most: the run's spend cap bounds it too. */
 const AHEAD_MC = 10_000n;
 
@@ -324,10 +326,18 @@ export class RunLoop {
       });
     } catch (err) {
       if (isApiError(err) && err.code === 'concurrency_limit') {
-        // Every browser of the plan is busy: the run waits in the queue for one.
-        await this.event('summary', 'waiting', "waiting for a browser slot: the plan's browsers are all in use", {
-          for: 'browser',
-        });
+        // Every browser of the plan is busy: the run waits in the queue for one, holding nothing, said once.
+        await this.hold?.close().catch(() => undefined);
+        this.hold = undefined;
+        await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
+        if (this.memory.waiting !== 'browser') {
+          this.memory.waiting = 'browser';
+          await this.fenced.stepped(this.progress());
+          await this.event('summary', 'waiting', "waiting for a browser slot: the plan's browsers are all in use", {
+            for: 'browser',
+          });
+        }
+        await this.fenced.postpone(SLOT_RETRY_MS);
         throw new Stop();
       }
       if (isApiError(err) && err.code === 'not_found' && row.sessionId) {

@@ -80,6 +80,15 @@ describe('claims', () => {
     );
   });
 
+  test('a postponed run (waiting for a browser slot) is claimed by none until its time, then by any', async () => {
+    const id = await newRun();
+    await claimFor('replica-a', id);
+    await store.fenced(id, 'replica-a').postpone(300);
+    assert.equal(await claimFor('replica-b', id), undefined, 'not before its time');
+    await new Promise((r) => setTimeout(r, 350)); // the postponement itself, not a pace
+    assert.equal((await claimFor('replica-b', id))?.attempt, 2);
+  });
+
   test('a settled run is never claimed again', async () => {
     const id = await newRun(2);
     await claimFor('replica-a', id);

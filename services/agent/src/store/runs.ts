@@ -429,6 +429,14 @@ export class Fenced {
     });
   }
 
+  /** Lets the run go for `ms` (it waits for a browser slot): no replica claims it before then. */
+  async postpone(ms: number): Promise<void> {
+    const rows = await this.db.$executeRaw`
+      UPDATE agent_runs SET claimed_by = NULL, lease_until = now() + ${ms} * interval '1 millisecond'
+       WHERE id = ${this.runId}::uuid AND claimed_by = ${this.replica}`;
+    if (rows === 0) throw new ClaimLost(this.runId);
+  }
+
   /** Lets the run go without ending it (this replica stops): another claims it at once. */
   async release(): Promise<void> {
     await this.db.agentRun.updateMany({ where: this.where(), data: { claimedBy: null, leaseUntil: null } });
