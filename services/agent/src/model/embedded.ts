@@ -201,21 +201,29 @@ function unlessAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pr
 }
 
 /**
- * The step's schema in node-llama-cpp's dialect: `anyOf` becomes `oneOf` (a grammar makes no
- * difference between them); string length bounds are left out. Every declared property is generated, in the schema's order, so the
- * answer satisfies the schema whether or not a property is required.
+ * String length bounds the grammar keeps: node-llama-cpp makes a bound a repetition, which llama.cpp
+ * refuses from 2,000 on ("exceeds sane defaults"), and a bound that large hardly holds a small
+ * model back anyway. Larger ones are left to the caller's validation and to the token limit.
  */
-function toGbnfSchema(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(toGbnfSchema);
+const GRAMMAR_LENGTH_BOUND = 1000;
+
+/**
+ * The step's schema in node-llama-cpp's dialect: `anyOf` becomes `oneOf` (a grammar makes no
+ * difference between them); string length bounds up to GRAMMAR_LENGTH_BOUND are kept (none when
+ * `lengths` is false). Every declared property is generated, in the schema's order, so the answer
+ * satisfies the schema whether or not a property is required.
+ */
+function toGbnfSchema(schema: unknown, lengths: boolean): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => toGbnfSchema(s, lengths));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'enum' || key === 'const') out[key] = value;
-    else if (key === 'anyOf') out.oneOf = toGbnfSchema(value);
-    // A string's length bound becomes a repetition llama.cpp refuses past a few hundred ("exceeds sane
-    // defaults"): lengths are checked again when the step is parsed, and output is bounded in tokens.
-    else if (key === '$schema' || key === 'title' || key === 'maxLength' || key === 'minLength') continue;
-    else out[key] = toGbnfSchema(value);
+    else if (key === 'anyOf') out.oneOf = toGbnfSchema(value, lengths);
+    else if (key === 'maxLength' || key === 'minLength') {
+      if (lengths && typeof value === 'number' && value <= GRAMMAR_LENGTH_BOUND) out[key] = value;
+    } else if (key === '$schema' || key === 'title') continue;
+    else out[key] = toGbnfSchema(value, lengths);
   }
   return out;
 }
@@ -338,7 +346,8 @@ export class EmbeddedModelClient implements ModelClient {
         response.metadata.stopReason === 'maxTokens'
           ? `it stopped at ${outputTokens} tokens, before the JSON was complete`
           : (err as Error).message;
-      throw new ModelError(`The embedded model's answer is not usable: ${why}`, 'bad_output');
+      const text = response.response.length > 160 ? `…${response.response.slice(-160)}` : response.response;
+      throw new ModelError(`The embedded model's answer is not usable: ${why}: ${JSON.stringify(text)}`, 'bad_output');
     }
     return {
       output,
@@ -354,15 +363,20 @@ export class EmbeddedModelClient implements ModelClient {
     const key = JSON.stringify(request.schema);
     const cached = engine.grammars.get(request.schemaName);
     if (cached?.key === key) return cached.grammar;
+    // The schema is only known at run time: node-llama-cpp's static typing of it does not apply.
+    const build = async (lengths: boolean) =>
+      (await engine.llama.createGrammarForJsonSchema(
+        toGbnfSchema(request.schema, lengths) as never,
+      )) as unknown as Grammar;
+    let grammar: Grammar;
     try {
-      // The schema is only known at run time: node-llama-cpp's static typing of it does not apply.
-      const schema = toGbnfSchema(request.schema) as never;
-      const grammar = (await engine.llama.createGrammarForJsonSchema(schema)) as unknown as Grammar;
-      engine.grammars.set(request.schemaName, { key, grammar });
-      return grammar;
+      // Should llama.cpp still refuse the bounded grammar, the same without length bounds.
+      grammar = await build(true).catch(() => build(false));
     } catch (err) {
       throw new ModelError(`The schema ${request.schemaName} has no grammar: ${(err as Error).message}`, 'bad_request');
     }
+    engine.grammars.set(request.schemaName, { key, grammar });
+    return grammar;
   }
 
   /** Frees the model and context when the last client of them closes. */
