@@ -140,7 +140,8 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   REPLAY_LINK_TTL_SECONDS: { meaning: 'How long a replay or export link is good for (60 s to 30 days).' },
   AGENT_MODELS: {
     meaning:
-      'Model endpoints agent runs may name: a JSON array of { name, kind: openai|anthropic, baseUrl, model, apiKey?, vision?, mode? } (docs/agent.md).',
+      'Model endpoints agent runs may name: a JSON array of { name, kind (openai or anthropic), baseUrl, model, apiKey?, vision?, mode? } (docs/agent.md).',
+    default: '`[]` (none)',
   },
   AGENT_DEFAULT_MODEL: { meaning: 'The model of a run that names none: `embedded` or an endpoint of AGENT_MODELS.' },
   EMBEDDED_MODEL_PATH: {
