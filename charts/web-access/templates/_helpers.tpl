@@ -64,11 +64,12 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/*
 The services a service dials, each given as <NAME>_ADDR when enabled: the
-gateway fronts them all, crawl bills and renders, browser-host bills sessions.
+gateway fronts them all, crawl bills and renders, the agent holds and settles
+its runs on the ledger and drives browsers, browser-host bills sessions.
 */}}
 {{- define "web-access.upstreams" -}}
 {{- if eq . "gateway" }}billing-ledger crawl agent monitor session-recorder browser-host
-{{- else if eq . "crawl" }}billing-ledger browser-host
+{{- else if has . (list "crawl" "agent") }}billing-ledger browser-host
 {{- else if eq . "browser-host" }}billing-ledger
 {{- end }}
 {{- end }}
