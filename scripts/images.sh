@@ -95,6 +95,14 @@ for pkg in libs/* services/* e2e; do
   fi
   if [ -d "$pkg/prisma" ]; then cp -a "$pkg/prisma" "$app/$pkg/"; fi
 done
+# The embedded agent model's fetcher (docs/models.md), which the chart's fetch-model container
+# runs from /app: one file importing only Node's own modules, which this checks.
+if grep -E "^import .* from '|import\(" scripts/fetch-model.mjs | grep -vq "from 'node:"; then
+  echo "images: scripts/fetch-model.mjs imports more than node: modules; stage those too" >&2
+  exit 1
+fi
+mkdir -p "$app/scripts"
+cp scripts/fetch-model.mjs "$app/scripts/"
 (cd "$app" && CI=true pnpm install --prod --frozen-lockfile --offline --ignore-scripts --filter '!@wap/e2e' \
   --config.node-linker=isolated >"$WORK/pnpm.log" 2>&1) || { tail -20 "$WORK/pnpm.log" >&2; exit 1; }
 rm -rf "$app/e2e" "$app/patches"
