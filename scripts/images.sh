@@ -106,6 +106,18 @@ cp scripts/fetch-model.mjs "$app/scripts/"
 (cd "$app" && CI=true pnpm install --prod --frozen-lockfile --offline --ignore-scripts --filter '!@wap/e2e' \
   --config.node-linker=isolated >"$WORK/pnpm.log" 2>&1) || { tail -20 "$WORK/pnpm.log" >&2; exit 1; }
 rm -rf "$app/e2e" "$app/patches"
+# node-llama-cpp's prebuilt addons for GPUs and other CPUs (about 620 MB): the agent loads only
+# the CPU one of this machine's architecture (getLlama({ gpu: false }), docs/models.md), and the
+# image has no CUDA or Vulkan to run the others. The links to them go too.
+keep=linux-$(.tools/node/bin/node -p process.arch)
+for dir in "$app"/node_modules/.pnpm/@node-llama-cpp+*; do
+  [ -d "$dir" ] || continue
+  name=${dir##*/@node-llama-cpp+}
+  name=${name%@*}
+  [ "$name" = "$keep" ] && continue
+  rm -rf "$dir"
+done
+find "$app/node_modules" -xtype l -path '*/@node-llama-cpp/*' -delete
 # pnpm's own bookkeeping, with the time of the install in it; Node never reads it. And the
 # node_modules/.bin shims, which name the staging directory: nothing in the image runs them.
 rm -f "$app/node_modules/.modules.yaml" "$app"/node_modules/.pnpm-workspace-state*.json
