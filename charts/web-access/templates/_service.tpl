@@ -29,6 +29,10 @@ The context handed down is (dict "root" $ "name" <service> "s" <its values block
 ---
 {{ include "web-access.migrationJob" $ctx }}
 {{- end }}
+{{- if and (include "web-access.embeddedModelOn" $ctx) (eq $s.embeddedModel.storage.type "persistentVolumeClaim") (not $s.embeddedModel.storage.existingClaim) }}
+---
+{{ include "web-access.embeddedModelClaim" $ctx }}
+{{- end }}
 ---
 {{ include "web-access.workload" $ctx }}
 ---

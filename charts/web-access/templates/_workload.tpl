@@ -1,11 +1,13 @@
 {{/*
 The Deployment (browser-host: StatefulSet) of one service: one Node process
 from the shared image, its environment, probes and the writable volumes a
-read-only root needs.
+read-only root needs; the agent's also has the fetch-model container and the
+model volume while agent.embeddedModel is on (_embedded-model.tpl).
 */}}
 {{- define "web-access.workload" -}}
 {{- $s := .s }}
 {{- $kind := include "web-access.workloadKind" . }}
+{{- $model := include "web-access.embeddedModelOn" . }}
 {{- $annotations := dict }}
 {{- if and $s.database.enabled (not $s.database.existingSecret) }}
 {{- /* Rolls the pods when the generated DATABASE_URL changes. */}}
@@ -103,7 +105,7 @@ spec:
                 command: ["sleep", "{{ $s.preStopSleepSeconds }}"]
           {{- end }}
           resources:
-            {{- toYaml $s.resources | nindent 12 }}
+            {{- include "web-access.containerResources" . | nindent 12 }}
           securityContext:
             {{- include "web-access.securityContext" . | nindent 12 }}
           volumeMounts:
@@ -113,6 +115,14 @@ spec:
             - name: shm
               mountPath: /dev/shm
             {{- end }}
+            {{- if $model }}
+            - name: model
+              mountPath: {{ include "web-access.embeddedModelDir" . }}
+              readOnly: true
+            {{- end }}
+        {{- if $model }}
+        {{- include "web-access.embeddedModelContainer" . | trim | nindent 8 }}
+        {{- end }}
       volumes:
         - name: tmp
           emptyDir:
@@ -122,6 +132,9 @@ spec:
           emptyDir:
             medium: Memory
             sizeLimit: {{ $s.shm.sizeLimit }}
+        {{- end }}
+        {{- if $model }}
+        {{- include "web-access.embeddedModelVolume" . | trim | nindent 8 }}
         {{- end }}
       {{- with $s.nodeSelector }}
       nodeSelector:
@@ -171,6 +184,10 @@ then the plain variables, sorted, with the global `env` and then the service's
 {{- end }}
 {{- with .s.metricsPort }}
 {{- $_ := set $plain "METRICS_PORT" . }}
+{{- end }}
+{{- if include "web-access.embeddedModelOn" . }}
+{{- /* The agent's embedded model: where the fetch-model container puts it (_embedded-model.tpl). */}}
+{{- $_ := merge $plain (include "web-access.embeddedModelEnv" . | fromYaml) }}
 {{- end }}
 {{- /* Only enabled services get an address: the gateway leaves the others' capabilities out. */}}
 {{- range $upstream := splitList " " (include "web-access.upstreams" .name) }}
