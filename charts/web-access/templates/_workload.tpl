@@ -233,6 +233,14 @@ then the plain variables, sorted, with the global `env` and then the service's
       key: PROFILE_KEY
       optional: true
 {{- end }}
+{{- if eq .name "agent" }}
+- name: AGENT_FILES_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: AGENT_FILES_KEY
+      optional: true
+{{- end }}
 {{- if eq .name "monitor" }}
 - name: MONITOR_KEY
   valueFrom:
