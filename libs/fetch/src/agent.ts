@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import { AllowList, assertAllowedAddress, guardedLookup, type Resolver } from '@wap/netguard';
 import { Agent, buildConnector } from 'undici';
 
@@ -13,6 +14,8 @@ export interface FetchAgentOptions {
   connectTimeoutMs?: number;
   /** Idle keep-alive sockets are closed after this, whatever longer the server offers. Default 4 s. */
   keepAliveTimeoutMs?: number;
+  /** CA certificates (PEM) trusted besides Node's own roots: a private CA, or a test's. */
+  extraCa?: string[];
 }
 
 /** An undici dispatcher whose every connection passes the address guard, and the allow-list it applies. */
@@ -33,6 +36,7 @@ export function createFetchAgent(options: FetchAgentOptions = {}): FetchAgent {
     lookup: guardedLookup({ allow, resolve: options.resolve }),
     timeout: options.connectTimeoutMs ?? 10_000,
     allowH2: false,
+    ...(options.extraCa?.length && { ca: [...rootCertificates, ...options.extraCa] }),
   });
   const connect: buildConnector.connector = (opts, callback) => {
     const host = opts.hostname.startsWith('[') ? opts.hostname.slice(1, -1) : opts.hostname;
