@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/agent/v1/agent.proto.
  */
 export const file_wap_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("Chh3YXAvYWdlbnQvdjEvYWdlbnQucHJvdG8SDHdhcC5hZ2VudC52MSI7CgpGaWxlVXBsb2FkEgwKBG5hbWUYASABKAkSEQoJbWltZV90eXBlGAIgASgJEgwKBGRhdGEYAyABKAwi7QEKEFN1Ym1pdFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDAoEdGFzaxgDIAEoCRIRCglzdGFydF91cmwYBCABKAkSEgoKcHJvZmlsZV9pZBgFIAEoCRIaChJvdXRwdXRfc2NoZW1hX2pzb24YBiABKAkSDQoFbW9kZWwYByABKAkSEwoLbWF4X2NyZWRpdHMYCCABKAUSEQoJbWF4X3N0ZXBzGAkgASgFEicKBWZpbGVzGAogAygLMhgud2FwLmFnZW50LnYxLkZpbGVVcGxvYWQiKgoJUnVuUmVhc29uEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCSLGBAoDUnVuEgoKAmlkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIPCgdvdXRjb21lGAMgASgJEhIKCnBhdXNlZF9mb3IYBCABKAkSEAoIcXVlc3Rpb24YBSABKAkSEwoLYW5zd2VyX2pzb24YBiABKAkSJwoGcmVhc29uGAcgASgLMhcud2FwLmFnZW50LnYxLlJ1blJlYXNvbhIMCgR0YXNrGAggASgJEhEKCXN0YXJ0X3VybBgJIAEoCRIMCgRwbGFuGAogAygJEhIKCnNlc3Npb25faWQYCyABKAkSDQoFc3RlcHMYDCABKAUSEQoJbWF4X3N0ZXBzGA0gASgFEhMKC21heF9jcmVkaXRzGA4gASgFEg0KBW1vZGVsGA8gASgJEisKBXVzYWdlGBAgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5EhQKDGlucHV0X3Rva2VucxgRIAEoAxIVCg1vdXRwdXRfdG9rZW5zGBIgASgDEi4KCmNyZWF0ZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnN0YXJ0ZWRfYXQYFCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpwcm9maWxlX2lkGBYgASgJEiYKBWZpbGVzGBcgAygLMhcud2FwLmFnZW50LnYxLkFnZW50RmlsZSJKCglBZ2VudEZpbGUSDgoGaGFuZGxlGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbWltZV90eXBlGAMgASgJEgwKBHNpemUYBCABKAMiMwoRU3VibWl0UnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEud2FwLmFnZW50LnYxLlJ1biI1Cg1HZXRSdW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiMAoOR2V0UnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEud2FwLmFnZW50LnYxLlJ1biJ9CgVFdmVudBILCgNzZXEYASABKAMSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxldmVsGAMgASgJEgwKBGtpbmQYBCABKAkSDwoHbWVzc2FnZRgFIAEoCRIRCglkYXRhX2pzb24YBiABKAkidwoRTGlzdEV2ZW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRINCgVsZXZlbBgDIAEoCRINCgVhZnRlchgEIAEoAxINCgVsaW1pdBgFIAEoBRIPCgd3YWl0X21zGAYgASgFIlcKEkxpc3RFdmVudHNSZXNwb25zZRIjCgZldmVudHMYASADKAsyEy53YXAuYWdlbnQudjEuRXZlbnQSDAoEbmV4dBgCIAEoAxIOCgZzdGF0dXMYAyABKAkiUAoGUmVjb3JkEgsKA3NlcRgBIAEoAxImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZGF0YV9qc29uGAMgASgJIl0KEkxpc3RSZWNvcmRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg4KBmN1cnNvchgDIAEoCRIRCglwYWdlX3NpemUYBCABKAUiYQoTTGlzdFJlY29yZHNSZXNwb25zZRIlCgdyZWNvcmRzGAEgAygLMhQud2FwLmFnZW50LnYxLlJlY29yZBITCgtuZXh0X2N1cnNvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkiOAoQQ2FuY2VsUnVuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJIjMKEUNhbmNlbFJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLndhcC5hZ2VudC52MS5SdW4iRwoRQ29udHJvbFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIMCgR0YWtlGAMgASgIIkIKEkNvbnRyb2xSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuEgwKBHNpdGUYAiABKAkiSAoQQW5zd2VyUnVuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg4KBmFuc3dlchgDIAEoCSIzChFBbnN3ZXJSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIl4KDkFkZEZpbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSJgoEZmlsZRgDIAEoCzIYLndhcC5hZ2VudC52MS5GaWxlVXBsb2FkIjgKD0FkZEZpbGVSZXNwb25zZRIlCgRmaWxlGAEgASgLMhcud2FwLmFnZW50LnYxLkFnZW50RmlsZSJBChVDb250cm9sQWxsb3dlZFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkiKQoWQ29udHJvbEFsbG93ZWRSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIMtgFCgxBZ2VudFNlcnZpY2USTAoJU3VibWl0UnVuEh4ud2FwLmFnZW50LnYxLlN1Ym1pdFJ1blJlcXVlc3QaHy53YXAuYWdlbnQudjEuU3VibWl0UnVuUmVzcG9uc2USQwoGR2V0UnVuEhsud2FwLmFnZW50LnYxLkdldFJ1blJlcXVlc3QaHC53YXAuYWdlbnQudjEuR2V0UnVuUmVzcG9uc2USTwoKTGlzdEV2ZW50cxIfLndhcC5hZ2VudC52MS5MaXN0RXZlbnRzUmVxdWVzdBogLndhcC5hZ2VudC52MS5MaXN0RXZlbnRzUmVzcG9uc2USUgoLTGlzdFJlY29yZHMSIC53YXAuYWdlbnQudjEuTGlzdFJlY29yZHNSZXF1ZXN0GiEud2FwLmFnZW50LnYxLkxpc3RSZWNvcmRzUmVzcG9uc2USTAoJQ2FuY2VsUnVuEh4ud2FwLmFnZW50LnYxLkNhbmNlbFJ1blJlcXVlc3QaHy53YXAuYWdlbnQudjEuQ2FuY2VsUnVuUmVzcG9uc2USTwoKQ29udHJvbFJ1bhIfLndhcC5hZ2VudC52MS5Db250cm9sUnVuUmVxdWVzdBogLndhcC5hZ2VudC52MS5Db250cm9sUnVuUmVzcG9uc2USTAoJQW5zd2VyUnVuEh4ud2FwLmFnZW50LnYxLkFuc3dlclJ1blJlcXVlc3QaHy53YXAuYWdlbnQudjEuQW5zd2VyUnVuUmVzcG9uc2USRgoHQWRkRmlsZRIcLndhcC5hZ2VudC52MS5BZGRGaWxlUmVxdWVzdBodLndhcC5hZ2VudC52MS5BZGRGaWxlUmVzcG9uc2USWwoOQ29udHJvbEFsbG93ZWQSIy53YXAuYWdlbnQudjEuQ29udHJvbEFsbG93ZWRSZXF1ZXN0GiQud2FwLmFnZW50LnYxLkNvbnRyb2xBbGxvd2VkUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp, file_wap_billing_v1_ledger]);
+  fileDesc("Chh3YXAvYWdlbnQvdjEvYWdlbnQucHJvdG8SDHdhcC5hZ2VudC52MSI7CgpGaWxlVXBsb2FkEgwKBG5hbWUYASABKAkSEQoJbWltZV90eXBlGAIgASgJEgwKBGRhdGEYAyABKAwizwIKEFN1Ym1pdFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDAoEdGFzaxgDIAEoCRIRCglzdGFydF91cmwYBCABKAkSEgoKcHJvZmlsZV9pZBgFIAEoCRIaChJvdXRwdXRfc2NoZW1hX2pzb24YBiABKAkSDQoFbW9kZWwYByABKAkSEwoLbWF4X2NyZWRpdHMYCCABKAUSEQoJbWF4X3N0ZXBzGAkgASgFEicKBWZpbGVzGAogAygLMhgud2FwLmFnZW50LnYxLkZpbGVVcGxvYWQSFgoOc2VjcmV0X2hhbmRsZXMYCyADKAkSFwoPaW50ZWdyYXRpb25faWRzGAwgAygJEi8KCXB1cmNoYXNlcxgNIAEoCzIcLndhcC5hZ2VudC52MS5QdXJjaGFzZUxpbWl0cyJkCg5QdXJjaGFzZUxpbWl0cxIRCglzcGVuZF9jYXAYASABKAUSGgoScGVyX3B1cmNoYXNlX2xpbWl0GAIgASgFEhAKCGN1cnJlbmN5GAMgASgJEhEKCW1lcmNoYW50cxgEIAMoCSIqCglSdW5SZWFzb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIsYECgNSdW4SCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSEgoKcGF1c2VkX2ZvchgEIAEoCRIQCghxdWVzdGlvbhgFIAEoCRITCgthbnN3ZXJfanNvbhgGIAEoCRInCgZyZWFzb24YByABKAsyFy53YXAuYWdlbnQudjEuUnVuUmVhc29uEgwKBHRhc2sYCCABKAkSEQoJc3RhcnRfdXJsGAkgASgJEgwKBHBsYW4YCiADKAkSEgoKc2Vzc2lvbl9pZBgLIAEoCRINCgVzdGVwcxgMIAEoBRIRCgltYXhfc3RlcHMYDSABKAUSEwoLbWF4X2NyZWRpdHMYDiABKAUSDQoFbW9kZWwYDyABKAkSKwoFdXNhZ2UYECABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSFAoMaW5wdXRfdG9rZW5zGBEgASgDEhUKDW91dHB1dF90b2tlbnMYEiABKAMSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnByb2ZpbGVfaWQYFiABKAkSJgoFZmlsZXMYFyADKAsyFy53YXAuYWdlbnQudjEuQWdlbnRGaWxlIkoKCUFnZW50RmlsZRIOCgZoYW5kbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSDAoEc2l6ZRgEIAEoAyIzChFTdWJtaXRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIjUKDUdldFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCSIwCg5HZXRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIn0KBUV2ZW50EgsKA3NlcRgBIAEoAxImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGV2ZWwYAyABKAkSDAoEa2luZBgEIAEoCRIPCgdtZXNzYWdlGAUgASgJEhEKCWRhdGFfanNvbhgGIAEoCSJ3ChFMaXN0RXZlbnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg0KBWxldmVsGAMgASgJEg0KBWFmdGVyGAQgASgDEg0KBWxpbWl0GAUgASgFEg8KB3dhaXRfbXMYBiABKAUiVwoSTGlzdEV2ZW50c1Jlc3BvbnNlEiMKBmV2ZW50cxgBIAMoCzITLndhcC5hZ2VudC52MS5FdmVudBIMCgRuZXh0GAIgASgDEg4KBnN0YXR1cxgDIAEoCSJQCgZSZWNvcmQSCwoDc2VxGAEgASgDEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglkYXRhX2pzb24YAyABKAkiXQoSTGlzdFJlY29yZHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSDgoGY3Vyc29yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBSJhChNMaXN0UmVjb3Jkc1Jlc3BvbnNlEiUKB3JlY29yZHMYASADKAsyFC53YXAuYWdlbnQudjEuUmVjb3JkEhMKC25leHRfY3Vyc29yGAIgASgJEg4KBnN0YXR1cxgDIAEoCSI4ChBDYW5jZWxSdW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiMwoRQ2FuY2VsUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEud2FwLmFnZW50LnYxLlJ1biJHChFDb250cm9sUnVuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEgwKBHRha2UYAyABKAgiQgoSQ29udHJvbFJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLndhcC5hZ2VudC52MS5SdW4SDAoEc2l0ZRgCIAEoCSJIChBBbnN3ZXJSdW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSDgoGYW5zd2VyGAMgASgJIjMKEUFuc3dlclJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLndhcC5hZ2VudC52MS5SdW4iXgoOQWRkRmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRImCgRmaWxlGAMgASgLMhgud2FwLmFnZW50LnYxLkZpbGVVcGxvYWQiOAoPQWRkRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy53YXAuYWdlbnQudjEuQWdlbnRGaWxlIkEKFUNvbnRyb2xBbGxvd2VkUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSIpChZDb250cm9sQWxsb3dlZFJlc3BvbnNlEg8KB2FsbG93ZWQYASABKAgy2AUKDEFnZW50U2VydmljZRJMCglTdWJtaXRSdW4SHi53YXAuYWdlbnQudjEuU3VibWl0UnVuUmVxdWVzdBofLndhcC5hZ2VudC52MS5TdWJtaXRSdW5SZXNwb25zZRJDCgZHZXRSdW4SGy53YXAuYWdlbnQudjEuR2V0UnVuUmVxdWVzdBocLndhcC5hZ2VudC52MS5HZXRSdW5SZXNwb25zZRJPCgpMaXN0RXZlbnRzEh8ud2FwLmFnZW50LnYxLkxpc3RFdmVudHNSZXF1ZXN0GiAud2FwLmFnZW50LnYxLkxpc3RFdmVudHNSZXNwb25zZRJSCgtMaXN0UmVjb3JkcxIgLndhcC5hZ2VudC52MS5MaXN0UmVjb3Jkc1JlcXVlc3QaIS53YXAuYWdlbnQudjEuTGlzdFJlY29yZHNSZXNwb25zZRJMCglDYW5jZWxSdW4SHi53YXAuYWdlbnQudjEuQ2FuY2VsUnVuUmVxdWVzdBofLndhcC5hZ2VudC52MS5DYW5jZWxSdW5SZXNwb25zZRJPCgpDb250cm9sUnVuEh8ud2FwLmFnZW50LnYxLkNvbnRyb2xSdW5SZXF1ZXN0GiAud2FwLmFnZW50LnYxLkNvbnRyb2xSdW5SZXNwb25zZRJMCglBbnN3ZXJSdW4SHi53YXAuYWdlbnQudjEuQW5zd2VyUnVuUmVxdWVzdBofLndhcC5hZ2VudC52MS5BbnN3ZXJSdW5SZXNwb25zZRJGCgdBZGRGaWxlEhwud2FwLmFnZW50LnYxLkFkZEZpbGVSZXF1ZXN0Gh0ud2FwLmFnZW50LnYxLkFkZEZpbGVSZXNwb25zZRJbCg5Db250cm9sQWxsb3dlZBIjLndhcC5hZ2VudC52MS5Db250cm9sQWxsb3dlZFJlcXVlc3QaJC53YXAuYWdlbnQudjEuQ29udHJvbEFsbG93ZWRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_wap_billing_v1_ledger]);
 
 /**
  * @generated from message wap.agent.v1.FileUpload
@@ -111,6 +111,27 @@ export type SubmitRunRequest = Message<"wap.agent.v1.SubmitRunRequest"> & {
    * @generated from field: repeated wap.agent.v1.FileUpload files = 10;
    */
   files: FileUpload[];
+
+  /**
+   * Handles of the workspace's secrets the run may fill (at most AGENT_RUN_SECRETS_LIMIT); each must exist.
+   *
+   * @generated from field: repeated string secret_handles = 11;
+   */
+  secretHandles: string[];
+
+  /**
+   * Ids of the workspace's integrations whose tools the run may call; each must exist.
+   *
+   * @generated from field: repeated string integration_ids = 12;
+   */
+  integrationIds: string[];
+
+  /**
+   * What the run may spend with a card; required (its spend_cap) when a secret handle names a card.
+   *
+   * @generated from field: wap.agent.v1.PurchaseLimits purchases = 13;
+   */
+  purchases?: PurchaseLimits | undefined;
 };
 
 /**
@@ -119,6 +140,48 @@ export type SubmitRunRequest = Message<"wap.agent.v1.SubmitRunRequest"> & {
  */
 export const SubmitRunRequestSchema: GenMessage<SubmitRunRequest> = /*@__PURE__*/
   messageDesc(file_wap_agent_v1_agent, 1);
+
+/**
+ * The caller's limits on a run's purchases, in minor units of one currency.
+ *
+ * @generated from message wap.agent.v1.PurchaseLimits
+ */
+export type PurchaseLimits = Message<"wap.agent.v1.PurchaseLimits"> & {
+  /**
+   * The most the run may spend in all; 0: none given.
+   *
+   * @generated from field: int32 spend_cap = 1;
+   */
+  spendCap: number;
+
+  /**
+   * The most one purchase may cost; 0: only the spend cap.
+   *
+   * @generated from field: int32 per_purchase_limit = 2;
+   */
+  perPurchaseLimit: number;
+
+  /**
+   * ISO 4217, e.g. EUR.
+   *
+   * @generated from field: string currency = 3;
+   */
+  currency: string;
+
+  /**
+   * Hosts the run may buy from (each also covers its subdomains); empty: any.
+   *
+   * @generated from field: repeated string merchants = 4;
+   */
+  merchants: string[];
+};
+
+/**
+ * Describes the message wap.agent.v1.PurchaseLimits.
+ * Use `create(PurchaseLimitsSchema)` to create a new message.
+ */
+export const PurchaseLimitsSchema: GenMessage<PurchaseLimits> = /*@__PURE__*/
+  messageDesc(file_wap_agent_v1_agent, 2);
 
 /**
  * @generated from message wap.agent.v1.RunReason
@@ -140,7 +203,7 @@ export type RunReason = Message<"wap.agent.v1.RunReason"> & {
  * Use `create(RunReasonSchema)` to create a new message.
  */
 export const RunReasonSchema: GenMessage<RunReason> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 2);
+  messageDesc(file_wap_agent_v1_agent, 3);
 
 /**
  * @generated from message wap.agent.v1.Run
@@ -277,7 +340,7 @@ export type Run = Message<"wap.agent.v1.Run"> & {
  * Use `create(RunSchema)` to create a new message.
  */
 export const RunSchema: GenMessage<Run> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 3);
+  messageDesc(file_wap_agent_v1_agent, 4);
 
 /**
  * @generated from message wap.agent.v1.AgentFile
@@ -309,7 +372,7 @@ export type AgentFile = Message<"wap.agent.v1.AgentFile"> & {
  * Use `create(AgentFileSchema)` to create a new message.
  */
 export const AgentFileSchema: GenMessage<AgentFile> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 4);
+  messageDesc(file_wap_agent_v1_agent, 5);
 
 /**
  * @generated from message wap.agent.v1.SubmitRunResponse
@@ -326,7 +389,7 @@ export type SubmitRunResponse = Message<"wap.agent.v1.SubmitRunResponse"> & {
  * Use `create(SubmitRunResponseSchema)` to create a new message.
  */
 export const SubmitRunResponseSchema: GenMessage<SubmitRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 5);
+  messageDesc(file_wap_agent_v1_agent, 6);
 
 /**
  * @generated from message wap.agent.v1.GetRunRequest
@@ -348,7 +411,7 @@ export type GetRunRequest = Message<"wap.agent.v1.GetRunRequest"> & {
  * Use `create(GetRunRequestSchema)` to create a new message.
  */
 export const GetRunRequestSchema: GenMessage<GetRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 6);
+  messageDesc(file_wap_agent_v1_agent, 7);
 
 /**
  * @generated from message wap.agent.v1.GetRunResponse
@@ -365,7 +428,7 @@ export type GetRunResponse = Message<"wap.agent.v1.GetRunResponse"> & {
  * Use `create(GetRunResponseSchema)` to create a new message.
  */
 export const GetRunResponseSchema: GenMessage<GetRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 7);
+  messageDesc(file_wap_agent_v1_agent, 8);
 
 /**
  * @generated from message wap.agent.v1.Event
@@ -411,7 +474,7 @@ export type Event = Message<"wap.agent.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 8);
+  messageDesc(file_wap_agent_v1_agent, 9);
 
 /**
  * @generated from message wap.agent.v1.ListEventsRequest
@@ -457,7 +520,7 @@ export type ListEventsRequest = Message<"wap.agent.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 9);
+  messageDesc(file_wap_agent_v1_agent, 10);
 
 /**
  * @generated from message wap.agent.v1.ListEventsResponse
@@ -486,7 +549,7 @@ export type ListEventsResponse = Message<"wap.agent.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 10);
+  messageDesc(file_wap_agent_v1_agent, 11);
 
 /**
  * @generated from message wap.agent.v1.Record
@@ -513,7 +576,7 @@ export type Record = Message<"wap.agent.v1.Record"> & {
  * Use `create(RecordSchema)` to create a new message.
  */
 export const RecordSchema: GenMessage<Record> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 11);
+  messageDesc(file_wap_agent_v1_agent, 12);
 
 /**
  * @generated from message wap.agent.v1.ListRecordsRequest
@@ -545,7 +608,7 @@ export type ListRecordsRequest = Message<"wap.agent.v1.ListRecordsRequest"> & {
  * Use `create(ListRecordsRequestSchema)` to create a new message.
  */
 export const ListRecordsRequestSchema: GenMessage<ListRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 12);
+  messageDesc(file_wap_agent_v1_agent, 13);
 
 /**
  * @generated from message wap.agent.v1.ListRecordsResponse
@@ -574,7 +637,7 @@ export type ListRecordsResponse = Message<"wap.agent.v1.ListRecordsResponse"> & 
  * Use `create(ListRecordsResponseSchema)` to create a new message.
  */
 export const ListRecordsResponseSchema: GenMessage<ListRecordsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 13);
+  messageDesc(file_wap_agent_v1_agent, 14);
 
 /**
  * @generated from message wap.agent.v1.CancelRunRequest
@@ -596,7 +659,7 @@ export type CancelRunRequest = Message<"wap.agent.v1.CancelRunRequest"> & {
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 14);
+  messageDesc(file_wap_agent_v1_agent, 15);
 
 /**
  * @generated from message wap.agent.v1.CancelRunResponse
@@ -613,7 +676,7 @@ export type CancelRunResponse = Message<"wap.agent.v1.CancelRunResponse"> & {
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 15);
+  messageDesc(file_wap_agent_v1_agent, 16);
 
 /**
  * @generated from message wap.agent.v1.ControlRunRequest
@@ -642,7 +705,7 @@ export type ControlRunRequest = Message<"wap.agent.v1.ControlRunRequest"> & {
  * Use `create(ControlRunRequestSchema)` to create a new message.
  */
 export const ControlRunRequestSchema: GenMessage<ControlRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 16);
+  messageDesc(file_wap_agent_v1_agent, 17);
 
 /**
  * @generated from message wap.agent.v1.ControlRunResponse
@@ -666,7 +729,7 @@ export type ControlRunResponse = Message<"wap.agent.v1.ControlRunResponse"> & {
  * Use `create(ControlRunResponseSchema)` to create a new message.
  */
 export const ControlRunResponseSchema: GenMessage<ControlRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 17);
+  messageDesc(file_wap_agent_v1_agent, 18);
 
 /**
  * @generated from message wap.agent.v1.AnswerRunRequest
@@ -693,7 +756,7 @@ export type AnswerRunRequest = Message<"wap.agent.v1.AnswerRunRequest"> & {
  * Use `create(AnswerRunRequestSchema)` to create a new message.
  */
 export const AnswerRunRequestSchema: GenMessage<AnswerRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 18);
+  messageDesc(file_wap_agent_v1_agent, 19);
 
 /**
  * @generated from message wap.agent.v1.AnswerRunResponse
@@ -710,7 +773,7 @@ export type AnswerRunResponse = Message<"wap.agent.v1.AnswerRunResponse"> & {
  * Use `create(AnswerRunResponseSchema)` to create a new message.
  */
 export const AnswerRunResponseSchema: GenMessage<AnswerRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 19);
+  messageDesc(file_wap_agent_v1_agent, 20);
 
 /**
  * @generated from message wap.agent.v1.AddFileRequest
@@ -737,7 +800,7 @@ export type AddFileRequest = Message<"wap.agent.v1.AddFileRequest"> & {
  * Use `create(AddFileRequestSchema)` to create a new message.
  */
 export const AddFileRequestSchema: GenMessage<AddFileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 20);
+  messageDesc(file_wap_agent_v1_agent, 21);
 
 /**
  * @generated from message wap.agent.v1.AddFileResponse
@@ -754,7 +817,7 @@ export type AddFileResponse = Message<"wap.agent.v1.AddFileResponse"> & {
  * Use `create(AddFileResponseSchema)` to create a new message.
  */
 export const AddFileResponseSchema: GenMessage<AddFileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 21);
+  messageDesc(file_wap_agent_v1_agent, 22);
 
 /**
  * @generated from message wap.agent.v1.ControlAllowedRequest
@@ -776,7 +839,7 @@ export type ControlAllowedRequest = Message<"wap.agent.v1.ControlAllowedRequest"
  * Use `create(ControlAllowedRequestSchema)` to create a new message.
  */
 export const ControlAllowedRequestSchema: GenMessage<ControlAllowedRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 22);
+  messageDesc(file_wap_agent_v1_agent, 23);
 
 /**
  * @generated from message wap.agent.v1.ControlAllowedResponse
@@ -793,7 +856,7 @@ export type ControlAllowedResponse = Message<"wap.agent.v1.ControlAllowedRespons
  * Use `create(ControlAllowedResponseSchema)` to create a new message.
  */
 export const ControlAllowedResponseSchema: GenMessage<ControlAllowedResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 23);
+  messageDesc(file_wap_agent_v1_agent, 24);
 
 /**
  * @generated from service wap.agent.v1.AgentService
