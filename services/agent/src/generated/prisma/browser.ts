@@ -40,6 +40,50 @@ export type AgentRecord = Prisma.AgentRecordModel
  */
 export type AgentFile = Prisma.AgentFileModel
 /**
+ * Model Secret
+ * A credential stored under a handle (docs/secrets.md): its value sealed with
+ * a data key of its own (AES-256-GCM), the data key wrapped by the key-encryption
+ * key `kekId` names. No read answers the value; the run loop opens it through a
+ * single-use intent.
+ */
+export type Secret = Prisma.SecretModel
+/**
+ * Model RunGrant
+ * What a run may use beyond its task, as submitted: the secret handles and
+ * integrations it names, and its purchase limits (minor units of `currency`).
+ */
+export type RunGrant = Prisma.RunGrantModel
+/**
+ * Model RunSecret
+ * The secret a run's handle named when it was submitted: a secret deleted
+ * takes this with it, and a new one under the same handle is not the run's.
+ */
+export type RunSecret = Prisma.RunSecretModel
+/**
+ * Model SecretIntent
+ * One permitted use of a secret: bound to a run, the secret and the host it
+ * is filled on, redeemed once (`spentAt`). The record of a run's uses; it goes
+ * with the secret.
+ */
+export type SecretIntent = Prisma.SecretIntentModel
+/**
+ * Model Integration
+ * A connected MCP server (docs/secrets.md): checked on connect, its tools
+ * stored as they were then.
+ */
+export type Integration = Prisma.IntegrationModel
+/**
+ * Model RuleSet
+ * A workspace's rules as last set: the sentences and how each compiled.
+ */
+export type RuleSet = Prisma.RuleSetModel
+/**
+ * Model RuleProposal
+ * A model's proposal for a sentence, by its normalised text: the same
+ * sentence always classifies the same way, whichever workspace sets it.
+ */
+export type RuleProposal = Prisma.RuleProposalModel
+/**
  * Model EventOutbox
  * 
  */

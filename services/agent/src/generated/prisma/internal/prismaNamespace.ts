@@ -401,6 +401,13 @@ export const ModelName = {
   AgentEvent: 'AgentEvent',
   AgentRecord: 'AgentRecord',
   AgentFile: 'AgentFile',
+  Secret: 'Secret',
+  RunGrant: 'RunGrant',
+  RunSecret: 'RunSecret',
+  SecretIntent: 'SecretIntent',
+  Integration: 'Integration',
+  RuleSet: 'RuleSet',
+  RuleProposal: 'RuleProposal',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -418,7 +425,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "agentRun" | "agentEvent" | "agentRecord" | "agentFile" | "eventOutbox" | "eventInbox"
+    modelProps: "agentRun" | "agentEvent" | "agentRecord" | "agentFile" | "secret" | "runGrant" | "runSecret" | "secretIntent" | "integration" | "ruleSet" | "ruleProposal" | "eventOutbox" | "eventInbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -718,6 +725,524 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    Secret: {
+      payload: Prisma.$SecretPayload<ExtArgs>
+      fields: Prisma.SecretFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        findMany: {
+          args: Prisma.SecretFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>[]
+        }
+        create: {
+          args: Prisma.SecretCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        createMany: {
+          args: Prisma.SecretCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        update: {
+          args: Prisma.SecretUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecret>
+        }
+        groupBy: {
+          args: Prisma.SecretGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretCountAggregateOutputType> | number
+        }
+      }
+    }
+    RunGrant: {
+      payload: Prisma.$RunGrantPayload<ExtArgs>
+      fields: Prisma.RunGrantFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RunGrantFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RunGrantFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>
+        }
+        findFirst: {
+          args: Prisma.RunGrantFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RunGrantFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>
+        }
+        findMany: {
+          args: Prisma.RunGrantFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>[]
+        }
+        create: {
+          args: Prisma.RunGrantCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>
+        }
+        createMany: {
+          args: Prisma.RunGrantCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RunGrantCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>[]
+        }
+        delete: {
+          args: Prisma.RunGrantDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>
+        }
+        update: {
+          args: Prisma.RunGrantUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>
+        }
+        deleteMany: {
+          args: Prisma.RunGrantDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RunGrantUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RunGrantUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>[]
+        }
+        upsert: {
+          args: Prisma.RunGrantUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunGrantPayload>
+        }
+        aggregate: {
+          args: Prisma.RunGrantAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRunGrant>
+        }
+        groupBy: {
+          args: Prisma.RunGrantGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RunGrantGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RunGrantCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RunGrantCountAggregateOutputType> | number
+        }
+      }
+    }
+    RunSecret: {
+      payload: Prisma.$RunSecretPayload<ExtArgs>
+      fields: Prisma.RunSecretFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RunSecretFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RunSecretFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>
+        }
+        findFirst: {
+          args: Prisma.RunSecretFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RunSecretFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>
+        }
+        findMany: {
+          args: Prisma.RunSecretFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>[]
+        }
+        create: {
+          args: Prisma.RunSecretCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>
+        }
+        createMany: {
+          args: Prisma.RunSecretCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RunSecretCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>[]
+        }
+        delete: {
+          args: Prisma.RunSecretDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>
+        }
+        update: {
+          args: Prisma.RunSecretUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>
+        }
+        deleteMany: {
+          args: Prisma.RunSecretDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RunSecretUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RunSecretUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>[]
+        }
+        upsert: {
+          args: Prisma.RunSecretUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RunSecretPayload>
+        }
+        aggregate: {
+          args: Prisma.RunSecretAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRunSecret>
+        }
+        groupBy: {
+          args: Prisma.RunSecretGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RunSecretGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RunSecretCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RunSecretCountAggregateOutputType> | number
+        }
+      }
+    }
+    SecretIntent: {
+      payload: Prisma.$SecretIntentPayload<ExtArgs>
+      fields: Prisma.SecretIntentFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.SecretIntentFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.SecretIntentFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>
+        }
+        findFirst: {
+          args: Prisma.SecretIntentFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.SecretIntentFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>
+        }
+        findMany: {
+          args: Prisma.SecretIntentFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>[]
+        }
+        create: {
+          args: Prisma.SecretIntentCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>
+        }
+        createMany: {
+          args: Prisma.SecretIntentCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.SecretIntentCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>[]
+        }
+        delete: {
+          args: Prisma.SecretIntentDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>
+        }
+        update: {
+          args: Prisma.SecretIntentUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>
+        }
+        deleteMany: {
+          args: Prisma.SecretIntentDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.SecretIntentUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.SecretIntentUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>[]
+        }
+        upsert: {
+          args: Prisma.SecretIntentUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$SecretIntentPayload>
+        }
+        aggregate: {
+          args: Prisma.SecretIntentAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateSecretIntent>
+        }
+        groupBy: {
+          args: Prisma.SecretIntentGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretIntentGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.SecretIntentCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.SecretIntentCountAggregateOutputType> | number
+        }
+      }
+    }
+    Integration: {
+      payload: Prisma.$IntegrationPayload<ExtArgs>
+      fields: Prisma.IntegrationFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.IntegrationFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.IntegrationFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>
+        }
+        findFirst: {
+          args: Prisma.IntegrationFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.IntegrationFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>
+        }
+        findMany: {
+          args: Prisma.IntegrationFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>[]
+        }
+        create: {
+          args: Prisma.IntegrationCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>
+        }
+        createMany: {
+          args: Prisma.IntegrationCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.IntegrationCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>[]
+        }
+        delete: {
+          args: Prisma.IntegrationDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>
+        }
+        update: {
+          args: Prisma.IntegrationUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>
+        }
+        deleteMany: {
+          args: Prisma.IntegrationDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.IntegrationUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.IntegrationUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>[]
+        }
+        upsert: {
+          args: Prisma.IntegrationUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$IntegrationPayload>
+        }
+        aggregate: {
+          args: Prisma.IntegrationAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateIntegration>
+        }
+        groupBy: {
+          args: Prisma.IntegrationGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IntegrationGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.IntegrationCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.IntegrationCountAggregateOutputType> | number
+        }
+      }
+    }
+    RuleSet: {
+      payload: Prisma.$RuleSetPayload<ExtArgs>
+      fields: Prisma.RuleSetFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RuleSetFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RuleSetFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>
+        }
+        findFirst: {
+          args: Prisma.RuleSetFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RuleSetFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>
+        }
+        findMany: {
+          args: Prisma.RuleSetFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>[]
+        }
+        create: {
+          args: Prisma.RuleSetCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>
+        }
+        createMany: {
+          args: Prisma.RuleSetCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RuleSetCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>[]
+        }
+        delete: {
+          args: Prisma.RuleSetDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>
+        }
+        update: {
+          args: Prisma.RuleSetUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>
+        }
+        deleteMany: {
+          args: Prisma.RuleSetDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RuleSetUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RuleSetUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>[]
+        }
+        upsert: {
+          args: Prisma.RuleSetUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleSetPayload>
+        }
+        aggregate: {
+          args: Prisma.RuleSetAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRuleSet>
+        }
+        groupBy: {
+          args: Prisma.RuleSetGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RuleSetGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RuleSetCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RuleSetCountAggregateOutputType> | number
+        }
+      }
+    }
+    RuleProposal: {
+      payload: Prisma.$RuleProposalPayload<ExtArgs>
+      fields: Prisma.RuleProposalFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.RuleProposalFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.RuleProposalFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>
+        }
+        findFirst: {
+          args: Prisma.RuleProposalFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.RuleProposalFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>
+        }
+        findMany: {
+          args: Prisma.RuleProposalFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>[]
+        }
+        create: {
+          args: Prisma.RuleProposalCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>
+        }
+        createMany: {
+          args: Prisma.RuleProposalCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.RuleProposalCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>[]
+        }
+        delete: {
+          args: Prisma.RuleProposalDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>
+        }
+        update: {
+          args: Prisma.RuleProposalUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>
+        }
+        deleteMany: {
+          args: Prisma.RuleProposalDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.RuleProposalUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.RuleProposalUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>[]
+        }
+        upsert: {
+          args: Prisma.RuleProposalUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$RuleProposalPayload>
+        }
+        aggregate: {
+          args: Prisma.RuleProposalAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateRuleProposal>
+        }
+        groupBy: {
+          args: Prisma.RuleProposalGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RuleProposalGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.RuleProposalCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.RuleProposalCountAggregateOutputType> | number
+        }
+      }
+    }
     EventOutbox: {
       payload: Prisma.$EventOutboxPayload<ExtArgs>
       fields: Prisma.EventOutboxFieldRefs
@@ -982,6 +1507,92 @@ export const AgentFileScalarFieldEnum = {
 } as const
 
 export type AgentFileScalarFieldEnum = (typeof AgentFileScalarFieldEnum)[keyof typeof AgentFileScalarFieldEnum]
+
+
+export const SecretScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  handle: 'handle',
+  kind: 'kind',
+  domains: 'domains',
+  last4: 'last4',
+  sealed: 'sealed',
+  wrappedKey: 'wrappedKey',
+  kekId: 'kekId',
+  createdAt: 'createdAt'
+} as const
+
+export type SecretScalarFieldEnum = (typeof SecretScalarFieldEnum)[keyof typeof SecretScalarFieldEnum]
+
+
+export const RunGrantScalarFieldEnum = {
+  runId: 'runId',
+  secretHandles: 'secretHandles',
+  integrationIds: 'integrationIds',
+  integrationTools: 'integrationTools',
+  spendCap: 'spendCap',
+  perPurchaseLimit: 'perPurchaseLimit',
+  currency: 'currency',
+  merchants: 'merchants'
+} as const
+
+export type RunGrantScalarFieldEnum = (typeof RunGrantScalarFieldEnum)[keyof typeof RunGrantScalarFieldEnum]
+
+
+export const RunSecretScalarFieldEnum = {
+  runId: 'runId',
+  secretId: 'secretId'
+} as const
+
+export type RunSecretScalarFieldEnum = (typeof RunSecretScalarFieldEnum)[keyof typeof RunSecretScalarFieldEnum]
+
+
+export const SecretIntentScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  secretId: 'secretId',
+  domain: 'domain',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt',
+  spentAt: 'spentAt'
+} as const
+
+export type SecretIntentScalarFieldEnum = (typeof SecretIntentScalarFieldEnum)[keyof typeof SecretIntentScalarFieldEnum]
+
+
+export const IntegrationScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  url: 'url',
+  secretHandle: 'secretHandle',
+  serverName: 'serverName',
+  serverVersion: 'serverVersion',
+  tools: 'tools',
+  toolsHash: 'toolsHash',
+  createdAt: 'createdAt',
+  checkedAt: 'checkedAt',
+  changedAt: 'changedAt'
+} as const
+
+export type IntegrationScalarFieldEnum = (typeof IntegrationScalarFieldEnum)[keyof typeof IntegrationScalarFieldEnum]
+
+
+export const RuleSetScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  rules: 'rules',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RuleSetScalarFieldEnum = (typeof RuleSetScalarFieldEnum)[keyof typeof RuleSetScalarFieldEnum]
+
+
+export const RuleProposalScalarFieldEnum = {
+  key: 'key',
+  rule: 'rule',
+  createdAt: 'createdAt'
+} as const
+
+export type RuleProposalScalarFieldEnum = (typeof RuleProposalScalarFieldEnum)[keyof typeof RuleProposalScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {
@@ -1318,6 +1929,13 @@ export type GlobalOmitConfig = {
   agentEvent?: Prisma.AgentEventOmit
   agentRecord?: Prisma.AgentRecordOmit
   agentFile?: Prisma.AgentFileOmit
+  secret?: Prisma.SecretOmit
+  runGrant?: Prisma.RunGrantOmit
+  runSecret?: Prisma.RunSecretOmit
+  secretIntent?: Prisma.SecretIntentOmit
+  integration?: Prisma.IntegrationOmit
+  ruleSet?: Prisma.RuleSetOmit
+  ruleProposal?: Prisma.RuleProposalOmit
   eventOutbox?: Prisma.EventOutboxOmit
   eventInbox?: Prisma.EventInboxOmit
 }

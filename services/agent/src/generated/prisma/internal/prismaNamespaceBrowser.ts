@@ -55,6 +55,13 @@ export const ModelName = {
   AgentEvent: 'AgentEvent',
   AgentRecord: 'AgentRecord',
   AgentFile: 'AgentFile',
+  Secret: 'Secret',
+  RunGrant: 'RunGrant',
+  RunSecret: 'RunSecret',
+  SecretIntent: 'SecretIntent',
+  Integration: 'Integration',
+  RuleSet: 'RuleSet',
+  RuleProposal: 'RuleProposal',
   EventOutbox: 'EventOutbox',
   EventInbox: 'EventInbox'
 } as const
@@ -152,6 +159,92 @@ export const AgentFileScalarFieldEnum = {
 } as const
 
 export type AgentFileScalarFieldEnum = (typeof AgentFileScalarFieldEnum)[keyof typeof AgentFileScalarFieldEnum]
+
+
+export const SecretScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  handle: 'handle',
+  kind: 'kind',
+  domains: 'domains',
+  last4: 'last4',
+  sealed: 'sealed',
+  wrappedKey: 'wrappedKey',
+  kekId: 'kekId',
+  createdAt: 'createdAt'
+} as const
+
+export type SecretScalarFieldEnum = (typeof SecretScalarFieldEnum)[keyof typeof SecretScalarFieldEnum]
+
+
+export const RunGrantScalarFieldEnum = {
+  runId: 'runId',
+  secretHandles: 'secretHandles',
+  integrationIds: 'integrationIds',
+  integrationTools: 'integrationTools',
+  spendCap: 'spendCap',
+  perPurchaseLimit: 'perPurchaseLimit',
+  currency: 'currency',
+  merchants: 'merchants'
+} as const
+
+export type RunGrantScalarFieldEnum = (typeof RunGrantScalarFieldEnum)[keyof typeof RunGrantScalarFieldEnum]
+
+
+export const RunSecretScalarFieldEnum = {
+  runId: 'runId',
+  secretId: 'secretId'
+} as const
+
+export type RunSecretScalarFieldEnum = (typeof RunSecretScalarFieldEnum)[keyof typeof RunSecretScalarFieldEnum]
+
+
+export const SecretIntentScalarFieldEnum = {
+  id: 'id',
+  runId: 'runId',
+  secretId: 'secretId',
+  domain: 'domain',
+  createdAt: 'createdAt',
+  expiresAt: 'expiresAt',
+  spentAt: 'spentAt'
+} as const
+
+export type SecretIntentScalarFieldEnum = (typeof SecretIntentScalarFieldEnum)[keyof typeof SecretIntentScalarFieldEnum]
+
+
+export const IntegrationScalarFieldEnum = {
+  id: 'id',
+  workspaceId: 'workspaceId',
+  url: 'url',
+  secretHandle: 'secretHandle',
+  serverName: 'serverName',
+  serverVersion: 'serverVersion',
+  tools: 'tools',
+  toolsHash: 'toolsHash',
+  createdAt: 'createdAt',
+  checkedAt: 'checkedAt',
+  changedAt: 'changedAt'
+} as const
+
+export type IntegrationScalarFieldEnum = (typeof IntegrationScalarFieldEnum)[keyof typeof IntegrationScalarFieldEnum]
+
+
+export const RuleSetScalarFieldEnum = {
+  workspaceId: 'workspaceId',
+  rules: 'rules',
+  updatedAt: 'updatedAt'
+} as const
+
+export type RuleSetScalarFieldEnum = (typeof RuleSetScalarFieldEnum)[keyof typeof RuleSetScalarFieldEnum]
+
+
+export const RuleProposalScalarFieldEnum = {
+  key: 'key',
+  rule: 'rule',
+  createdAt: 'createdAt'
+} as const
+
+export type RuleProposalScalarFieldEnum = (typeof RuleProposalScalarFieldEnum)[keyof typeof RuleProposalScalarFieldEnum]
 
 
 export const EventOutboxScalarFieldEnum = {

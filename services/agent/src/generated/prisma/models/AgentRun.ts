@@ -485,6 +485,9 @@ export type AgentRunWhereInput = {
   events?: Prisma.AgentEventListRelationFilter
   records?: Prisma.AgentRecordListRelationFilter
   files?: Prisma.AgentFileListRelationFilter
+  grant?: Prisma.XOR<Prisma.RunGrantNullableScalarRelationFilter, Prisma.RunGrantWhereInput> | null
+  secrets?: Prisma.RunSecretListRelationFilter
+  intents?: Prisma.SecretIntentListRelationFilter
 }
 
 export type AgentRunOrderByWithRelationInput = {
@@ -528,6 +531,9 @@ export type AgentRunOrderByWithRelationInput = {
   events?: Prisma.AgentEventOrderByRelationAggregateInput
   records?: Prisma.AgentRecordOrderByRelationAggregateInput
   files?: Prisma.AgentFileOrderByRelationAggregateInput
+  grant?: Prisma.RunGrantOrderByWithRelationInput
+  secrets?: Prisma.RunSecretOrderByRelationAggregateInput
+  intents?: Prisma.SecretIntentOrderByRelationAggregateInput
 }
 
 export type AgentRunWhereUniqueInput = Prisma.AtLeast<{
@@ -575,6 +581,9 @@ export type AgentRunWhereUniqueInput = Prisma.AtLeast<{
   events?: Prisma.AgentEventListRelationFilter
   records?: Prisma.AgentRecordListRelationFilter
   files?: Prisma.AgentFileListRelationFilter
+  grant?: Prisma.XOR<Prisma.RunGrantNullableScalarRelationFilter, Prisma.RunGrantWhereInput> | null
+  secrets?: Prisma.RunSecretListRelationFilter
+  intents?: Prisma.SecretIntentListRelationFilter
 }, "id" | "workspaceId_requestId">
 
 export type AgentRunOrderByWithAggregationInput = {
@@ -706,6 +715,9 @@ export type AgentRunCreateInput = {
   events?: Prisma.AgentEventCreateNestedManyWithoutRunInput
   records?: Prisma.AgentRecordCreateNestedManyWithoutRunInput
   files?: Prisma.AgentFileCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunUncheckedCreateInput = {
@@ -749,6 +761,9 @@ export type AgentRunUncheckedCreateInput = {
   events?: Prisma.AgentEventUncheckedCreateNestedManyWithoutRunInput
   records?: Prisma.AgentRecordUncheckedCreateNestedManyWithoutRunInput
   files?: Prisma.AgentFileUncheckedCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantUncheckedCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretUncheckedCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentUncheckedCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunUpdateInput = {
@@ -792,6 +807,9 @@ export type AgentRunUpdateInput = {
   events?: Prisma.AgentEventUpdateManyWithoutRunNestedInput
   records?: Prisma.AgentRecordUpdateManyWithoutRunNestedInput
   files?: Prisma.AgentFileUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunUncheckedUpdateInput = {
@@ -835,6 +853,9 @@ export type AgentRunUncheckedUpdateInput = {
   events?: Prisma.AgentEventUncheckedUpdateManyWithoutRunNestedInput
   records?: Prisma.AgentRecordUncheckedUpdateManyWithoutRunNestedInput
   files?: Prisma.AgentFileUncheckedUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUncheckedUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUncheckedUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUncheckedUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunCreateManyInput = {
@@ -1177,6 +1198,48 @@ export type AgentRunUpdateOneRequiredWithoutFilesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.AgentRunUpdateToOneWithWhereWithoutFilesInput, Prisma.AgentRunUpdateWithoutFilesInput>, Prisma.AgentRunUncheckedUpdateWithoutFilesInput>
 }
 
+export type AgentRunCreateNestedOneWithoutGrantInput = {
+  create?: Prisma.XOR<Prisma.AgentRunCreateWithoutGrantInput, Prisma.AgentRunUncheckedCreateWithoutGrantInput>
+  connectOrCreate?: Prisma.AgentRunCreateOrConnectWithoutGrantInput
+  connect?: Prisma.AgentRunWhereUniqueInput
+}
+
+export type AgentRunUpdateOneRequiredWithoutGrantNestedInput = {
+  create?: Prisma.XOR<Prisma.AgentRunCreateWithoutGrantInput, Prisma.AgentRunUncheckedCreateWithoutGrantInput>
+  connectOrCreate?: Prisma.AgentRunCreateOrConnectWithoutGrantInput
+  upsert?: Prisma.AgentRunUpsertWithoutGrantInput
+  connect?: Prisma.AgentRunWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AgentRunUpdateToOneWithWhereWithoutGrantInput, Prisma.AgentRunUpdateWithoutGrantInput>, Prisma.AgentRunUncheckedUpdateWithoutGrantInput>
+}
+
+export type AgentRunCreateNestedOneWithoutSecretsInput = {
+  create?: Prisma.XOR<Prisma.AgentRunCreateWithoutSecretsInput, Prisma.AgentRunUncheckedCreateWithoutSecretsInput>
+  connectOrCreate?: Prisma.AgentRunCreateOrConnectWithoutSecretsInput
+  connect?: Prisma.AgentRunWhereUniqueInput
+}
+
+export type AgentRunUpdateOneRequiredWithoutSecretsNestedInput = {
+  create?: Prisma.XOR<Prisma.AgentRunCreateWithoutSecretsInput, Prisma.AgentRunUncheckedCreateWithoutSecretsInput>
+  connectOrCreate?: Prisma.AgentRunCreateOrConnectWithoutSecretsInput
+  upsert?: Prisma.AgentRunUpsertWithoutSecretsInput
+  connect?: Prisma.AgentRunWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AgentRunUpdateToOneWithWhereWithoutSecretsInput, Prisma.AgentRunUpdateWithoutSecretsInput>, Prisma.AgentRunUncheckedUpdateWithoutSecretsInput>
+}
+
+export type AgentRunCreateNestedOneWithoutIntentsInput = {
+  create?: Prisma.XOR<Prisma.AgentRunCreateWithoutIntentsInput, Prisma.AgentRunUncheckedCreateWithoutIntentsInput>
+  connectOrCreate?: Prisma.AgentRunCreateOrConnectWithoutIntentsInput
+  connect?: Prisma.AgentRunWhereUniqueInput
+}
+
+export type AgentRunUpdateOneRequiredWithoutIntentsNestedInput = {
+  create?: Prisma.XOR<Prisma.AgentRunCreateWithoutIntentsInput, Prisma.AgentRunUncheckedCreateWithoutIntentsInput>
+  connectOrCreate?: Prisma.AgentRunCreateOrConnectWithoutIntentsInput
+  upsert?: Prisma.AgentRunUpsertWithoutIntentsInput
+  connect?: Prisma.AgentRunWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.AgentRunUpdateToOneWithWhereWithoutIntentsInput, Prisma.AgentRunUpdateWithoutIntentsInput>, Prisma.AgentRunUncheckedUpdateWithoutIntentsInput>
+}
+
 export type AgentRunCreateWithoutEventsInput = {
   id: string
   workspaceId: string
@@ -1217,6 +1280,9 @@ export type AgentRunCreateWithoutEventsInput = {
   finishedAt?: Date | string | null
   records?: Prisma.AgentRecordCreateNestedManyWithoutRunInput
   files?: Prisma.AgentFileCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunUncheckedCreateWithoutEventsInput = {
@@ -1259,6 +1325,9 @@ export type AgentRunUncheckedCreateWithoutEventsInput = {
   finishedAt?: Date | string | null
   records?: Prisma.AgentRecordUncheckedCreateNestedManyWithoutRunInput
   files?: Prisma.AgentFileUncheckedCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantUncheckedCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretUncheckedCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentUncheckedCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunCreateOrConnectWithoutEventsInput = {
@@ -1317,6 +1386,9 @@ export type AgentRunUpdateWithoutEventsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   records?: Prisma.AgentRecordUpdateManyWithoutRunNestedInput
   files?: Prisma.AgentFileUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunUncheckedUpdateWithoutEventsInput = {
@@ -1359,6 +1431,9 @@ export type AgentRunUncheckedUpdateWithoutEventsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   records?: Prisma.AgentRecordUncheckedUpdateManyWithoutRunNestedInput
   files?: Prisma.AgentFileUncheckedUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUncheckedUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUncheckedUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUncheckedUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunCreateWithoutRecordsInput = {
@@ -1401,6 +1476,9 @@ export type AgentRunCreateWithoutRecordsInput = {
   finishedAt?: Date | string | null
   events?: Prisma.AgentEventCreateNestedManyWithoutRunInput
   files?: Prisma.AgentFileCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunUncheckedCreateWithoutRecordsInput = {
@@ -1443,6 +1521,9 @@ export type AgentRunUncheckedCreateWithoutRecordsInput = {
   finishedAt?: Date | string | null
   events?: Prisma.AgentEventUncheckedCreateNestedManyWithoutRunInput
   files?: Prisma.AgentFileUncheckedCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantUncheckedCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretUncheckedCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentUncheckedCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunCreateOrConnectWithoutRecordsInput = {
@@ -1501,6 +1582,9 @@ export type AgentRunUpdateWithoutRecordsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   events?: Prisma.AgentEventUpdateManyWithoutRunNestedInput
   files?: Prisma.AgentFileUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunUncheckedUpdateWithoutRecordsInput = {
@@ -1543,6 +1627,9 @@ export type AgentRunUncheckedUpdateWithoutRecordsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   events?: Prisma.AgentEventUncheckedUpdateManyWithoutRunNestedInput
   files?: Prisma.AgentFileUncheckedUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUncheckedUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUncheckedUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUncheckedUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunCreateWithoutFilesInput = {
@@ -1585,6 +1672,9 @@ export type AgentRunCreateWithoutFilesInput = {
   finishedAt?: Date | string | null
   events?: Prisma.AgentEventCreateNestedManyWithoutRunInput
   records?: Prisma.AgentRecordCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunUncheckedCreateWithoutFilesInput = {
@@ -1627,6 +1717,9 @@ export type AgentRunUncheckedCreateWithoutFilesInput = {
   finishedAt?: Date | string | null
   events?: Prisma.AgentEventUncheckedCreateNestedManyWithoutRunInput
   records?: Prisma.AgentRecordUncheckedCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantUncheckedCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretUncheckedCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentUncheckedCreateNestedManyWithoutRunInput
 }
 
 export type AgentRunCreateOrConnectWithoutFilesInput = {
@@ -1685,6 +1778,9 @@ export type AgentRunUpdateWithoutFilesInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   events?: Prisma.AgentEventUpdateManyWithoutRunNestedInput
   records?: Prisma.AgentRecordUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUpdateManyWithoutRunNestedInput
 }
 
 export type AgentRunUncheckedUpdateWithoutFilesInput = {
@@ -1727,6 +1823,597 @@ export type AgentRunUncheckedUpdateWithoutFilesInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   events?: Prisma.AgentEventUncheckedUpdateManyWithoutRunNestedInput
   records?: Prisma.AgentRecordUncheckedUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUncheckedUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUncheckedUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUncheckedUpdateManyWithoutRunNestedInput
+}
+
+export type AgentRunCreateWithoutGrantInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  task: string
+  startUrl?: string | null
+  profileId?: string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model: string
+  maxCredits: number
+  maxSteps: number
+  status?: string
+  outcome?: string | null
+  pausedFor?: string | null
+  question?: string | null
+  reply?: string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: string | null
+  reasonMessage?: string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: number
+  cancelRequested?: boolean
+  sessionId?: string | null
+  site?: string | null
+  claimedBy?: string | null
+  leaseUntil?: Date | string | null
+  attempt?: number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: bigint | number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  eventSeq?: bigint | number
+  recordSeq?: bigint | number
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  events?: Prisma.AgentEventCreateNestedManyWithoutRunInput
+  records?: Prisma.AgentRecordCreateNestedManyWithoutRunInput
+  files?: Prisma.AgentFileCreateNestedManyWithoutRunInput
+  secrets?: Prisma.RunSecretCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentCreateNestedManyWithoutRunInput
+}
+
+export type AgentRunUncheckedCreateWithoutGrantInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  task: string
+  startUrl?: string | null
+  profileId?: string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model: string
+  maxCredits: number
+  maxSteps: number
+  status?: string
+  outcome?: string | null
+  pausedFor?: string | null
+  question?: string | null
+  reply?: string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: string | null
+  reasonMessage?: string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: number
+  cancelRequested?: boolean
+  sessionId?: string | null
+  site?: string | null
+  claimedBy?: string | null
+  leaseUntil?: Date | string | null
+  attempt?: number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: bigint | number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  eventSeq?: bigint | number
+  recordSeq?: bigint | number
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  events?: Prisma.AgentEventUncheckedCreateNestedManyWithoutRunInput
+  records?: Prisma.AgentRecordUncheckedCreateNestedManyWithoutRunInput
+  files?: Prisma.AgentFileUncheckedCreateNestedManyWithoutRunInput
+  secrets?: Prisma.RunSecretUncheckedCreateNestedManyWithoutRunInput
+  intents?: Prisma.SecretIntentUncheckedCreateNestedManyWithoutRunInput
+}
+
+export type AgentRunCreateOrConnectWithoutGrantInput = {
+  where: Prisma.AgentRunWhereUniqueInput
+  create: Prisma.XOR<Prisma.AgentRunCreateWithoutGrantInput, Prisma.AgentRunUncheckedCreateWithoutGrantInput>
+}
+
+export type AgentRunUpsertWithoutGrantInput = {
+  update: Prisma.XOR<Prisma.AgentRunUpdateWithoutGrantInput, Prisma.AgentRunUncheckedUpdateWithoutGrantInput>
+  create: Prisma.XOR<Prisma.AgentRunCreateWithoutGrantInput, Prisma.AgentRunUncheckedCreateWithoutGrantInput>
+  where?: Prisma.AgentRunWhereInput
+}
+
+export type AgentRunUpdateToOneWithWhereWithoutGrantInput = {
+  where?: Prisma.AgentRunWhereInput
+  data: Prisma.XOR<Prisma.AgentRunUpdateWithoutGrantInput, Prisma.AgentRunUncheckedUpdateWithoutGrantInput>
+}
+
+export type AgentRunUpdateWithoutGrantInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  task?: Prisma.StringFieldUpdateOperationsInput | string
+  startUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.StringFieldUpdateOperationsInput | string
+  maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pausedFor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  question?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reply?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reasonMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: Prisma.IntFieldUpdateOperationsInput | number
+  cancelRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  site?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  eventSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  recordSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  events?: Prisma.AgentEventUpdateManyWithoutRunNestedInput
+  records?: Prisma.AgentRecordUpdateManyWithoutRunNestedInput
+  files?: Prisma.AgentFileUpdateManyWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUpdateManyWithoutRunNestedInput
+}
+
+export type AgentRunUncheckedUpdateWithoutGrantInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  task?: Prisma.StringFieldUpdateOperationsInput | string
+  startUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.StringFieldUpdateOperationsInput | string
+  maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pausedFor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  question?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reply?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reasonMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: Prisma.IntFieldUpdateOperationsInput | number
+  cancelRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  site?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  eventSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  recordSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  events?: Prisma.AgentEventUncheckedUpdateManyWithoutRunNestedInput
+  records?: Prisma.AgentRecordUncheckedUpdateManyWithoutRunNestedInput
+  files?: Prisma.AgentFileUncheckedUpdateManyWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUncheckedUpdateManyWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUncheckedUpdateManyWithoutRunNestedInput
+}
+
+export type AgentRunCreateWithoutSecretsInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  task: string
+  startUrl?: string | null
+  profileId?: string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model: string
+  maxCredits: number
+  maxSteps: number
+  status?: string
+  outcome?: string | null
+  pausedFor?: string | null
+  question?: string | null
+  reply?: string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: string | null
+  reasonMessage?: string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: number
+  cancelRequested?: boolean
+  sessionId?: string | null
+  site?: string | null
+  claimedBy?: string | null
+  leaseUntil?: Date | string | null
+  attempt?: number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: bigint | number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  eventSeq?: bigint | number
+  recordSeq?: bigint | number
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  events?: Prisma.AgentEventCreateNestedManyWithoutRunInput
+  records?: Prisma.AgentRecordCreateNestedManyWithoutRunInput
+  files?: Prisma.AgentFileCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantCreateNestedOneWithoutRunInput
+  intents?: Prisma.SecretIntentCreateNestedManyWithoutRunInput
+}
+
+export type AgentRunUncheckedCreateWithoutSecretsInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  task: string
+  startUrl?: string | null
+  profileId?: string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model: string
+  maxCredits: number
+  maxSteps: number
+  status?: string
+  outcome?: string | null
+  pausedFor?: string | null
+  question?: string | null
+  reply?: string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: string | null
+  reasonMessage?: string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: number
+  cancelRequested?: boolean
+  sessionId?: string | null
+  site?: string | null
+  claimedBy?: string | null
+  leaseUntil?: Date | string | null
+  attempt?: number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: bigint | number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  eventSeq?: bigint | number
+  recordSeq?: bigint | number
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  events?: Prisma.AgentEventUncheckedCreateNestedManyWithoutRunInput
+  records?: Prisma.AgentRecordUncheckedCreateNestedManyWithoutRunInput
+  files?: Prisma.AgentFileUncheckedCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantUncheckedCreateNestedOneWithoutRunInput
+  intents?: Prisma.SecretIntentUncheckedCreateNestedManyWithoutRunInput
+}
+
+export type AgentRunCreateOrConnectWithoutSecretsInput = {
+  where: Prisma.AgentRunWhereUniqueInput
+  create: Prisma.XOR<Prisma.AgentRunCreateWithoutSecretsInput, Prisma.AgentRunUncheckedCreateWithoutSecretsInput>
+}
+
+export type AgentRunUpsertWithoutSecretsInput = {
+  update: Prisma.XOR<Prisma.AgentRunUpdateWithoutSecretsInput, Prisma.AgentRunUncheckedUpdateWithoutSecretsInput>
+  create: Prisma.XOR<Prisma.AgentRunCreateWithoutSecretsInput, Prisma.AgentRunUncheckedCreateWithoutSecretsInput>
+  where?: Prisma.AgentRunWhereInput
+}
+
+export type AgentRunUpdateToOneWithWhereWithoutSecretsInput = {
+  where?: Prisma.AgentRunWhereInput
+  data: Prisma.XOR<Prisma.AgentRunUpdateWithoutSecretsInput, Prisma.AgentRunUncheckedUpdateWithoutSecretsInput>
+}
+
+export type AgentRunUpdateWithoutSecretsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  task?: Prisma.StringFieldUpdateOperationsInput | string
+  startUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.StringFieldUpdateOperationsInput | string
+  maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pausedFor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  question?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reply?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reasonMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: Prisma.IntFieldUpdateOperationsInput | number
+  cancelRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  site?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  eventSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  recordSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  events?: Prisma.AgentEventUpdateManyWithoutRunNestedInput
+  records?: Prisma.AgentRecordUpdateManyWithoutRunNestedInput
+  files?: Prisma.AgentFileUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUpdateOneWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUpdateManyWithoutRunNestedInput
+}
+
+export type AgentRunUncheckedUpdateWithoutSecretsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  task?: Prisma.StringFieldUpdateOperationsInput | string
+  startUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.StringFieldUpdateOperationsInput | string
+  maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pausedFor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  question?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reply?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reasonMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: Prisma.IntFieldUpdateOperationsInput | number
+  cancelRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  site?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  eventSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  recordSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  events?: Prisma.AgentEventUncheckedUpdateManyWithoutRunNestedInput
+  records?: Prisma.AgentRecordUncheckedUpdateManyWithoutRunNestedInput
+  files?: Prisma.AgentFileUncheckedUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUncheckedUpdateOneWithoutRunNestedInput
+  intents?: Prisma.SecretIntentUncheckedUpdateManyWithoutRunNestedInput
+}
+
+export type AgentRunCreateWithoutIntentsInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  task: string
+  startUrl?: string | null
+  profileId?: string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model: string
+  maxCredits: number
+  maxSteps: number
+  status?: string
+  outcome?: string | null
+  pausedFor?: string | null
+  question?: string | null
+  reply?: string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: string | null
+  reasonMessage?: string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: number
+  cancelRequested?: boolean
+  sessionId?: string | null
+  site?: string | null
+  claimedBy?: string | null
+  leaseUntil?: Date | string | null
+  attempt?: number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: bigint | number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  eventSeq?: bigint | number
+  recordSeq?: bigint | number
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  events?: Prisma.AgentEventCreateNestedManyWithoutRunInput
+  records?: Prisma.AgentRecordCreateNestedManyWithoutRunInput
+  files?: Prisma.AgentFileCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretCreateNestedManyWithoutRunInput
+}
+
+export type AgentRunUncheckedCreateWithoutIntentsInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  task: string
+  startUrl?: string | null
+  profileId?: string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model: string
+  maxCredits: number
+  maxSteps: number
+  status?: string
+  outcome?: string | null
+  pausedFor?: string | null
+  question?: string | null
+  reply?: string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: string | null
+  reasonMessage?: string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: number
+  cancelRequested?: boolean
+  sessionId?: string | null
+  site?: string | null
+  claimedBy?: string | null
+  leaseUntil?: Date | string | null
+  attempt?: number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: bigint | number
+  inputTokens?: bigint | number
+  outputTokens?: bigint | number
+  eventSeq?: bigint | number
+  recordSeq?: bigint | number
+  createdAt?: Date | string
+  startedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  events?: Prisma.AgentEventUncheckedCreateNestedManyWithoutRunInput
+  records?: Prisma.AgentRecordUncheckedCreateNestedManyWithoutRunInput
+  files?: Prisma.AgentFileUncheckedCreateNestedManyWithoutRunInput
+  grant?: Prisma.RunGrantUncheckedCreateNestedOneWithoutRunInput
+  secrets?: Prisma.RunSecretUncheckedCreateNestedManyWithoutRunInput
+}
+
+export type AgentRunCreateOrConnectWithoutIntentsInput = {
+  where: Prisma.AgentRunWhereUniqueInput
+  create: Prisma.XOR<Prisma.AgentRunCreateWithoutIntentsInput, Prisma.AgentRunUncheckedCreateWithoutIntentsInput>
+}
+
+export type AgentRunUpsertWithoutIntentsInput = {
+  update: Prisma.XOR<Prisma.AgentRunUpdateWithoutIntentsInput, Prisma.AgentRunUncheckedUpdateWithoutIntentsInput>
+  create: Prisma.XOR<Prisma.AgentRunCreateWithoutIntentsInput, Prisma.AgentRunUncheckedCreateWithoutIntentsInput>
+  where?: Prisma.AgentRunWhereInput
+}
+
+export type AgentRunUpdateToOneWithWhereWithoutIntentsInput = {
+  where?: Prisma.AgentRunWhereInput
+  data: Prisma.XOR<Prisma.AgentRunUpdateWithoutIntentsInput, Prisma.AgentRunUncheckedUpdateWithoutIntentsInput>
+}
+
+export type AgentRunUpdateWithoutIntentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  task?: Prisma.StringFieldUpdateOperationsInput | string
+  startUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.StringFieldUpdateOperationsInput | string
+  maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pausedFor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  question?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reply?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reasonMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: Prisma.IntFieldUpdateOperationsInput | number
+  cancelRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  site?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  eventSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  recordSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  events?: Prisma.AgentEventUpdateManyWithoutRunNestedInput
+  records?: Prisma.AgentRecordUpdateManyWithoutRunNestedInput
+  files?: Prisma.AgentFileUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUpdateManyWithoutRunNestedInput
+}
+
+export type AgentRunUncheckedUpdateWithoutIntentsInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  task?: Prisma.StringFieldUpdateOperationsInput | string
+  startUrl?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  model?: Prisma.StringFieldUpdateOperationsInput | string
+  maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
+  maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  pausedFor?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  question?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reply?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  answer?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  reasonCode?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  reasonMessage?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  plan?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  memory?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  steps?: Prisma.IntFieldUpdateOperationsInput | number
+  cancelRequested?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  sessionId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  site?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  claimedBy?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  leaseUntil?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  attempt?: Prisma.IntFieldUpdateOperationsInput | number
+  metering?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  billed?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  chargedMc?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  inputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  outputTokens?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  eventSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  recordSeq?: Prisma.BigIntFieldUpdateOperationsInput | bigint | number
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  startedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  events?: Prisma.AgentEventUncheckedUpdateManyWithoutRunNestedInput
+  records?: Prisma.AgentRecordUncheckedUpdateManyWithoutRunNestedInput
+  files?: Prisma.AgentFileUncheckedUpdateManyWithoutRunNestedInput
+  grant?: Prisma.RunGrantUncheckedUpdateOneWithoutRunNestedInput
+  secrets?: Prisma.RunSecretUncheckedUpdateManyWithoutRunNestedInput
 }
 
 
@@ -1738,12 +2425,16 @@ export type AgentRunCountOutputType = {
   events: number
   records: number
   files: number
+  secrets: number
+  intents: number
 }
 
 export type AgentRunCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   events?: boolean | AgentRunCountOutputTypeCountEventsArgs
   records?: boolean | AgentRunCountOutputTypeCountRecordsArgs
   files?: boolean | AgentRunCountOutputTypeCountFilesArgs
+  secrets?: boolean | AgentRunCountOutputTypeCountSecretsArgs
+  intents?: boolean | AgentRunCountOutputTypeCountIntentsArgs
 }
 
 /**
@@ -1775,6 +2466,20 @@ export type AgentRunCountOutputTypeCountRecordsArgs<ExtArgs extends runtime.Type
  */
 export type AgentRunCountOutputTypeCountFilesArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   where?: Prisma.AgentFileWhereInput
+}
+
+/**
+ * AgentRunCountOutputType without action
+ */
+export type AgentRunCountOutputTypeCountSecretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.RunSecretWhereInput
+}
+
+/**
+ * AgentRunCountOutputType without action
+ */
+export type AgentRunCountOutputTypeCountIntentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.SecretIntentWhereInput
 }
 
 
@@ -1819,6 +2524,9 @@ export type AgentRunSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   events?: boolean | Prisma.AgentRun$eventsArgs<ExtArgs>
   records?: boolean | Prisma.AgentRun$recordsArgs<ExtArgs>
   files?: boolean | Prisma.AgentRun$filesArgs<ExtArgs>
+  grant?: boolean | Prisma.AgentRun$grantArgs<ExtArgs>
+  secrets?: boolean | Prisma.AgentRun$secretsArgs<ExtArgs>
+  intents?: boolean | Prisma.AgentRun$intentsArgs<ExtArgs>
   _count?: boolean | Prisma.AgentRunCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["agentRun"]>
 
@@ -1947,6 +2655,9 @@ export type AgentRunInclude<ExtArgs extends runtime.Types.Extensions.InternalArg
   events?: boolean | Prisma.AgentRun$eventsArgs<ExtArgs>
   records?: boolean | Prisma.AgentRun$recordsArgs<ExtArgs>
   files?: boolean | Prisma.AgentRun$filesArgs<ExtArgs>
+  grant?: boolean | Prisma.AgentRun$grantArgs<ExtArgs>
+  secrets?: boolean | Prisma.AgentRun$secretsArgs<ExtArgs>
+  intents?: boolean | Prisma.AgentRun$intentsArgs<ExtArgs>
   _count?: boolean | Prisma.AgentRunCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type AgentRunIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1958,6 +2669,9 @@ export type $AgentRunPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     events: Prisma.$AgentEventPayload<ExtArgs>[]
     records: Prisma.$AgentRecordPayload<ExtArgs>[]
     files: Prisma.$AgentFilePayload<ExtArgs>[]
+    grant: Prisma.$RunGrantPayload<ExtArgs> | null
+    secrets: Prisma.$RunSecretPayload<ExtArgs>[]
+    intents: Prisma.$SecretIntentPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -2427,6 +3141,9 @@ export interface Prisma__AgentRunClient<T, Null = never, ExtArgs extends runtime
   events<T extends Prisma.AgentRun$eventsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AgentRun$eventsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AgentEventPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   records<T extends Prisma.AgentRun$recordsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AgentRun$recordsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AgentRecordPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   files<T extends Prisma.AgentRun$filesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AgentRun$filesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$AgentFilePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  grant<T extends Prisma.AgentRun$grantArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AgentRun$grantArgs<ExtArgs>>): Prisma.Prisma__RunGrantClient<runtime.Types.Result.GetResult<Prisma.$RunGrantPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | null, null, ExtArgs, GlobalOmitOptions>
+  secrets<T extends Prisma.AgentRun$secretsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AgentRun$secretsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$RunSecretPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  intents<T extends Prisma.AgentRun$intentsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.AgentRun$intentsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$SecretIntentPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2955,6 +3672,73 @@ export type AgentRun$filesArgs<ExtArgs extends runtime.Types.Extensions.Internal
   take?: number
   skip?: number
   distinct?: Prisma.AgentFileScalarFieldEnum | Prisma.AgentFileScalarFieldEnum[]
+}
+
+/**
+ * AgentRun.grant
+ */
+export type AgentRun$grantArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RunGrant
+   */
+  select?: Prisma.RunGrantSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RunGrant
+   */
+  omit?: Prisma.RunGrantOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RunGrantInclude<ExtArgs> | null
+  where?: Prisma.RunGrantWhereInput
+}
+
+/**
+ * AgentRun.secrets
+ */
+export type AgentRun$secretsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the RunSecret
+   */
+  select?: Prisma.RunSecretSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the RunSecret
+   */
+  omit?: Prisma.RunSecretOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.RunSecretInclude<ExtArgs> | null
+  where?: Prisma.RunSecretWhereInput
+  orderBy?: Prisma.RunSecretOrderByWithRelationInput | Prisma.RunSecretOrderByWithRelationInput[]
+  cursor?: Prisma.RunSecretWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.RunSecretScalarFieldEnum | Prisma.RunSecretScalarFieldEnum[]
+}
+
+/**
+ * AgentRun.intents
+ */
+export type AgentRun$intentsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the SecretIntent
+   */
+  select?: Prisma.SecretIntentSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the SecretIntent
+   */
+  omit?: Prisma.SecretIntentOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.SecretIntentInclude<ExtArgs> | null
+  where?: Prisma.SecretIntentWhereInput
+  orderBy?: Prisma.SecretIntentOrderByWithRelationInput | Prisma.SecretIntentOrderByWithRelationInput[]
+  cursor?: Prisma.SecretIntentWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.SecretIntentScalarFieldEnum | Prisma.SecretIntentScalarFieldEnum[]
 }
 
 /**
