@@ -47,8 +47,8 @@ export class RunStore {
     return this.db.agentRun.findUnique({ where: { workspaceId_requestId: { workspaceId, requestId } } });
   }
 
-  /** A new queued run with its files and its first event. */
-  async submit(id: string, run: NewRun, files: NewFile[]): Promise<RunRow> {
+  /** A new queued run with its files and its first event; `also` writes more of it in the same transaction (its grants). */
+  async submit(id: string, run: NewRun, files: NewFile[], also?: (tx: Tx) => Promise<void>): Promise<RunRow> {
     return this.db.$transaction(async (tx) => {
       const created = await tx.agentRun.create({
         data: {
@@ -69,6 +69,7 @@ export class RunStore {
         data: { runId: id, seq: 1n, level: 'summary', kind: 'status', message: 'queued', data: { status: 'queued' } },
       });
       if (files.length > 0) await tx.agentFile.createMany({ data: files.map((f) => ({ ...f, runId: id })) });
+      await also?.(tx);
       return created;
     });
   }
