@@ -1,6 +1,7 @@
 // Builds the agent service from its config, database and NATS link: the one
 // place its stores, clients, handlers and jobs are wired, shared by service.ts
 // and the tests (docs/agent.md).
+import { readFileSync } from 'node:fs';
 import { ledgerClient } from '@wap/billing';
 import { type NatsLink, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
@@ -10,11 +11,18 @@ import { BrowserHosts, createClient } from '@wap/rpc';
 import { ModelRegistry } from './clients/models.js';
 import { openSessionDriver } from './clients/session-driver.js';
 import type { AgentConfig } from './config.js';
+import { localKek } from './domain/envelope.js';
+import { Integrations } from './integrations/integrations.js';
+import { McpDialer } from './integrations/mcp.js';
 import { Runner } from './jobs/runner.js';
 import type { ModelClient } from './model/types.js';
-import { agentService } from './rpc/index.js';
+import { agentService, integrationService, secretService } from './rpc/index.js';
 import type { AgentDatabase } from './store/database.js';
+import { GrantStore } from './store/grants.js';
+import { IntegrationStore } from './store/integrations.js';
+import { SecretIntents } from './store/intents.js';
 import { RunStore } from './store/runs.js';
+import { SecretStore } from './store/secrets.js';
 
 export type { AgentDatabase } from './store/database.js';
 
@@ -37,6 +45,15 @@ export function openAgent(
     : undefined;
   const hosts = new BrowserHosts(nats, config.NATS_NAMESPACE, fallback, log);
   const models = new ModelRegistry(config, options.models);
+  const allow = AllowList.parse(config.EGRESS_ALLOW);
+  // Secrets, their intents, runs' grants and integrations (docs/secrets.md).
+  const secrets = new SecretStore(db, config.AGENT_SECRETS_KEY ? localKek(config.AGENT_SECRETS_KEY) : undefined);
+  const intents = new SecretIntents(db, secrets);
+  const grants = new GrantStore(db);
+  const integrationStore = new IntegrationStore(db);
+  const ca = config.AGENT_INTEGRATIONS_CA_FILE;
+  const dialer = new McpDialer({ allow, extraCa: ca ? [readFileSync(ca, 'utf8')] : undefined });
+  const integrations = new Integrations(integrationStore, secrets, grants, dialer, allow);
   const runner = new Runner(
     store,
     nats,
@@ -66,18 +83,25 @@ export function openAgent(
     },
     log,
   );
-  const impl = agentService({
+  const rpcDeps = {
     config,
     store,
     ledger,
     log,
-    allow: AllowList.parse(config.EGRESS_ALLOW),
+    allow,
     models: () => models.names(),
-    wake: (runId) => runner.wake(runId),
-  });
+    wake: (runId: string) => runner.wake(runId),
+    secrets,
+    grants,
+    integrationStore,
+    integrations,
+  };
+  const impl = agentService(rpcDeps);
   return {
-    deps: { config, db, nats, log, store, ledger, hosts, models, runner },
+    deps: { config, db, nats, log, store, ledger, hosts, models, runner, secrets, intents, grants, integrations },
     impl,
+    secretsImpl: secretService(rpcDeps),
+    integrationsImpl: integrationService(rpcDeps),
     /** Starts what runs besides the RPCs: the host announcements and the runner. */
     start: async () => {
       hosts.start();
@@ -87,6 +111,7 @@ export function openAgent(
     stop: async () => {
       await runner.stop();
       await models.close();
+      await dialer.close();
       hosts.stop();
       fallback?.close();
       ledger.close();

@@ -65,7 +65,17 @@ export const env = baseEnv(50053).extend({
   /** The fleet's secret run files are sealed under; the same on every replica. Unset, files are refused. */
   AGENT_FILES_KEY: z.string().min(32).optional(),
   /**
-   * CIDR ranges a run's start URL may point into, for local test sites only.
+   * The key-encryption key of stored secrets (docs/secrets.md): it wraps each
+   * secret's own data key. The same on every replica; unset, secrets cannot be
+   * stored and integrations cannot be connected.
+   */
+  AGENT_SECRETS_KEY: z.string().min(32).optional(),
+  /** Secret handles one run may name (run_secrets_limit beyond). */
+  AGENT_RUN_SECRETS_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
+  /** A PEM file of CA certificates integrations' HTTPS servers are also trusted under (a private CA, a test's). */
+  AGENT_INTEGRATIONS_CA_FILE: z.string().optional(),
+  /**
+   * CIDR ranges a run's start URL and an integration's server may point into, for local test sites only.
    * Empty in production: private, loopback and metadata addresses are refused
    * (the browser host's egress guard refuses them again).
    */

@@ -1,5 +1,5 @@
-// The agent service: browser agent runs (docs/agent.md).
-import { agent } from '@wap/proto';
+// The agent service: browser agent runs (docs/agent.md), and the secrets, rules and integrations they use (docs/secrets.md).
+import { agent, integrations, secrets } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { type AgentDatabase, openAgent } from './agent.js';
@@ -13,6 +13,8 @@ export const definition: ServiceDefinition<typeof env, AgentDatabase> = {
   start: async ({ config, db, nats, log, server }) => {
     const service = openAgent(config, db, nats, log);
     addService(server, agent.AgentService, service.impl, log);
+    addService(server, secrets.SecretService, service.secretsImpl, log);
+    addService(server, integrations.IntegrationService, service.integrationsImpl, log);
     await service.start();
     return { stop: service.stop };
   },

@@ -3,7 +3,11 @@ import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import type { AgentConfig } from '../config.js';
+import type { Integrations } from '../integrations/integrations.js';
+import type { GrantStore } from '../store/grants.js';
+import type { IntegrationStore } from '../store/integrations.js';
 import type { RunStore } from '../store/runs.js';
+import type { SecretStore } from '../store/secrets.js';
 
 export interface AgentRpcDeps {
   config: AgentConfig;
@@ -16,4 +20,9 @@ export interface AgentRpcDeps {
   models: () => string[];
   /** Tells the replica driving the run (or any idle one) to look at its row now. */
   wake(runId: string): void;
+  secrets: SecretStore;
+  grants: GrantStore;
+  integrationStore: IntegrationStore;
+  /** Connects integrations (checks them with the MCP client) and serves them to runs. */
+  integrations: Integrations;
 }

@@ -1,15 +1,22 @@
-// The AgentService implementation: one handler per RPC, each in its own file.
-import type { agent } from '@wap/proto';
+// The agent service's gRPC implementations (AgentService, SecretService and
+// IntegrationService): one handler per RPC, each in its own file.
+import type { agent, integrations, secrets } from '@wap/proto';
 import type { ServiceImpl } from '@wap/rpc';
 import { addFile } from './add-file.js';
 import { answerRun } from './answer-run.js';
 import { cancelRun } from './cancel-run.js';
+import { connectIntegration } from './connect-integration.js';
 import { controlAllowed } from './control-allowed.js';
 import { controlRun } from './control-run.js';
+import { createSecret } from './create-secret.js';
+import { deleteIntegration } from './delete-integration.js';
+import { deleteSecret } from './delete-secret.js';
 import type { AgentRpcDeps } from './deps.js';
 import { getRun } from './get-run.js';
 import { listEvents } from './list-events.js';
+import { listIntegrations } from './list-integrations.js';
 import { listRecords } from './list-records.js';
+import { listSecrets } from './list-secrets.js';
 import { submitRun } from './submit-run.js';
 
 export type { AgentRpcDeps } from './deps.js';
@@ -25,5 +32,19 @@ export function agentService(deps: AgentRpcDeps): ServiceImpl<(typeof agent.Agen
     answerRun: answerRun(deps),
     addFile: addFile(deps),
     controlAllowed: controlAllowed(deps),
+  };
+}
+
+export function secretService(deps: AgentRpcDeps): ServiceImpl<(typeof secrets.SecretService)['method']> {
+  return { createSecret: createSecret(deps), listSecrets: listSecrets(deps), deleteSecret: deleteSecret(deps) };
+}
+
+export function integrationService(
+  deps: AgentRpcDeps,
+): ServiceImpl<(typeof integrations.IntegrationService)['method']> {
+  return {
+    connectIntegration: connectIntegration(deps),
+    listIntegrations: listIntegrations(deps),
+    deleteIntegration: deleteIntegration(deps),
   };
 }

@@ -1,7 +1,10 @@
 // Input checks the handlers share; each answers the spec's bad_request with the field named.
 import { ApiError } from '@wap/errors';
-import { resourceId } from '@wap/rpc';
+import type { agent } from '@wap/proto';
+import { isUuid, resourceId } from '@wap/rpc';
 import { z } from 'zod';
+import { HANDLE, normaliseHost } from '../domain/secrets.js';
+import type { PurchaseLimits } from '../store/grants.js';
 
 /** The largest file a run may be handed (Browser Use Cloud's limit too). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -65,4 +68,49 @@ export function parseOutputSchema(text: string): Record<string, unknown> | undef
     invalid('outputSchema', `not a JSON Schema this service can check: ${(err as Error).message.slice(0, 200)}`);
   }
   return schema as Record<string, unknown>;
+}
+
+/** Integrations one run may be granted. */
+export const MAX_RUN_INTEGRATIONS = 20;
+/** Merchants one run's allow-list may name. */
+export const MAX_MERCHANTS = 50;
+
+/** The secret handles a submit names (`secrets`), each once, in order. */
+export function parseHandles(handles: string[]): string[] {
+  handles.forEach((h, i) => {
+    if (!HANDLE.test(h)) invalid(`secrets.${i}`, 'a secret handle (POST /v1/secrets)');
+  });
+  return [...new Set(handles)];
+}
+
+/** The integration ids a submit names (`integrations`), each once, in order. */
+export function parseIntegrationIds(ids: string[]): string[] {
+  const parsed = ids.map((id, i) =>
+    isUuid(id) ? id.toLowerCase() : invalid(`integrations.${i}`, 'an integration id'),
+  );
+  if (new Set(parsed).size > MAX_RUN_INTEGRATIONS) invalid('integrations', `at most ${MAX_RUN_INTEGRATIONS}`);
+  return [...new Set(parsed)];
+}
+
+/**
+ * A submit's purchase limits: given at all, they need `spendCap`
+ * (spend_cap_required) and a currency; amounts are minor units.
+ */
+export function parsePurchases(p: agent.PurchaseLimits | undefined): PurchaseLimits | undefined {
+  if (!p) return undefined;
+  if (p.spendCap < 0) invalid('purchases.spendCap', 'minor units of the currency, 1 or more');
+  if (p.spendCap === 0) throw new ApiError('spend_cap_required', { field: 'purchases.spendCap' });
+  if (p.perPurchaseLimit < 0) invalid('purchases.perPurchaseLimit', 'minor units of the currency');
+  if (p.perPurchaseLimit > p.spendCap) invalid('purchases.perPurchaseLimit', 'larger than the spend cap');
+  if (!/^[A-Z]{3}$/.test(p.currency)) invalid('purchases.currency', 'an ISO 4217 code such as EUR');
+  if (p.merchants.length > MAX_MERCHANTS) invalid('purchases.merchants', `at most ${MAX_MERCHANTS}`);
+  const merchants = p.merchants.map(
+    (m, i) => normaliseHost(m) ?? invalid(`purchases.merchants.${i}`, 'a host name such as shop.example.com'),
+  );
+  return {
+    spendCap: p.spendCap,
+    perPurchaseLimit: p.perPurchaseLimit || null,
+    currency: p.currency,
+    merchants: [...new Set(merchants)],
+  };
 }

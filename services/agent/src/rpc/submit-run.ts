@@ -8,6 +8,7 @@ import { newFileHandle, sealFile } from '../domain/files.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid, MAX_FILES, MAX_TASK_CHARS, parseFile, parseOutputSchema } from './parse.js';
 import { toRun } from './run-view.js';
+import { checkGrants } from './submit-checks.js';
 
 /**
  * agent.SubmitRun: checks the request, takes the run's browser slot (429
@@ -33,6 +34,7 @@ export function submitRun(deps: AgentRpcDeps) {
     if (files.length > 0 && !key) throw new ApiError('capability_unavailable', { capability: 'agent.files' });
 
     const profileId = req.profileId ? resourceId(req.profileId, 'profile_not_found') : undefined;
+    const grants = await checkGrants(deps, req, task);
     const retried = await deps.store.byRequest(req.workspaceId, req.requestId);
     if (retried)
       return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(retried, await deps.store.files(retried.id)) };
@@ -65,6 +67,7 @@ export function submitRun(deps: AgentRpcDeps) {
         maxSteps: req.maxSteps || deps.config.AGENT_DEFAULT_MAX_STEPS,
       },
       sealed,
+      (tx) => deps.grants.write(tx, id, grants),
     );
     deps.wake(row.id);
     return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(row, sealed) };
