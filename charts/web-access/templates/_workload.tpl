@@ -240,6 +240,12 @@ then the plain variables, sorted, with the global `env` and then the service's
       name: {{ include "web-access.sessionKeysSecretName" $root }}
       key: AGENT_FILES_KEY
       optional: true
+- name: AGENT_SECRETS_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: AGENT_SECRETS_KEY
+      optional: true
 {{- end }}
 {{- if eq .name "monitor" }}
 - name: MONITOR_KEY

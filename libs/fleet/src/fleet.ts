@@ -183,6 +183,10 @@ export class Fleet {
       AGENT_FILES_KEY: createHash('sha256')
         .update(`wap-agent-files:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
         .digest('base64url'),
+      // Stored secrets' data keys are wrapped by the agent service (docs/secrets.md); derived the same way, a different key.
+      AGENT_SECRETS_KEY: createHash('sha256')
+        .update(`wap-agent-secrets:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       // Replay links are signed by the gateway alone; derived the same way, a different key.
       REPLAY_KEY: createHash('sha256')
         .update(`wap-replay:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)

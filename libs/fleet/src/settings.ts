@@ -160,6 +160,14 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       'Secret (32+ characters) files handed to agent runs are sealed with; unset, runs take no files. `make up` derives one per machine.',
   },
+  AGENT_SECRETS_KEY: {
+    meaning:
+      "Key-encryption key (32+ characters) wrapping each stored secret's own data key (docs/secrets.md); unset, secrets cannot be stored nor integrations connected. `make up` derives one per machine.",
+  },
+  AGENT_RUN_SECRETS_LIMIT: { meaning: 'Secret handles one agent run may name (`run_secrets_limit` beyond).' },
+  AGENT_INTEGRATIONS_CA_FILE: {
+    meaning: "A PEM file of CA certificates integrations' MCP servers are trusted under besides the system's roots.",
+  },
 };
 
 export interface Setting {
