@@ -38,8 +38,13 @@ export interface DriverOptions {
 
 const MAX_LIST_CHARS = 40_000;
 const MAX_WAIT_SECONDS = 10;
-/** How long after an action its effects (a navigation request, a new tab) have to start. */
-const GRACE_MS = 300;
+/**
+ * After an action, the page gets a frame and a task turn to run what the action set off (its
+ * handlers, a navigation, a new tab), then this long for the browser's events of it to arrive.
+ */
+const GRACE_MS = 10;
+/** The most a frame may take to come (a page busy in a script, a tab in the background). */
+const FRAME_WAIT_MS = 300;
 const SMALL_TIMEOUT_MS = 2000;
 
 const defaultExtract: Extractor = (html, url) => extractPage(html, url, { formats: ['markdown'] }).markdown;
@@ -56,6 +61,12 @@ interface Observation {
 async function until(check: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+}
+
+/** Resolves once the page drew a frame and ran a task after it (or could not: it navigated, or it is busy). */
+async function nextFrame(page: Page): Promise<void> {
+  const frame = page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0))));
+  await within(frame, FRAME_WAIT_MS, 'the page').catch(() => {});
 }
 
 const sameKeys = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
@@ -100,18 +111,19 @@ export class PlaywrightDriver implements BrowserDriver {
     };
   }
 
-  async act(action: BrowserAction, files: (handle: string) => Promise<RunFile | undefined>): Promise<ActionOutcome> {
+  async act(
+    action: BrowserAction,
+    files: (handle: string) => Promise<RunFile | undefined>,
+    options: { detectChange?: boolean } = {},
+  ): Promise<ActionOutcome> {
     let result: Result;
     try {
       result = await this.run(action, files);
     } catch (error) {
       result = { ok: false, message: brief(error), acted: true };
     }
-    const outcome: ActionOutcome = {
-      ok: result.ok,
-      message: result.message,
-      pageChanged: result.acted ? await this.changed() : false,
-    };
+    const outcome: ActionOutcome = { ok: result.ok, message: result.message };
+    if (options.detectChange !== false) outcome.pageChanged = result.acted ? await this.changed() : false;
     if (result.extracted !== undefined) outcome.extracted = result.extracted;
     return outcome;
   }
@@ -234,7 +246,9 @@ export class PlaywrightDriver implements BrowserDriver {
     const opened = this.tabs.opened;
     const done = await act();
     const navigating = () => this.tabs.activity(page).requests > before.requests;
-    await until(() => navigating() || this.tabs.opened > opened || page.isClosed(), GRACE_MS);
+    const started = () => navigating() || this.tabs.opened > opened || page.isClosed();
+    if (!started()) await nextFrame(page);
+    await until(started, GRACE_MS);
     if (navigating()) {
       await until(() => {
         const now = this.tabs.activity(page);

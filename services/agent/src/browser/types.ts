@@ -60,8 +60,11 @@ export interface ActionOutcome {
   ok: boolean;
   /** What happened, for the model's next step and the event log: short, never page HTML. */
   message: string;
-  /** The URL or the element list changed: the loop stops running this step's later actions. */
-  pageChanged: boolean;
+  /**
+   * The URL or the element list changed: the loop stops running this step's later actions.
+   * Known only when asked for (`detectChange`, the default): it costs a scan of the page.
+   */
+  pageChanged?: boolean;
   /** For `extract`: the relevant part of the page as markdown, bounded in size. */
   extracted?: string;
 }
@@ -69,7 +72,11 @@ export interface ActionOutcome {
 export interface BrowserDriver {
   observe(options?: { screenshot?: boolean }): Promise<PageState>;
   /** `files` resolves an attach_file handle to its bytes (undefined: no such file of this run). */
-  act(action: BrowserAction, files: (handle: string) => Promise<RunFile | undefined>): Promise<ActionOutcome>;
+  act(
+    action: BrowserAction,
+    files: (handle: string) => Promise<RunFile | undefined>,
+    options?: { detectChange?: boolean },
+  ): Promise<ActionOutcome>;
   /** Top-level documents committed in any tab since the last call: each is a billed page. */
   takeNavigations(): string[];
   close(): Promise<void>;

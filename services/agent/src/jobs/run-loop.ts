@@ -213,8 +213,10 @@ export class RunLoop {
     } else await this.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
     this.resumeClock();
     if (fresh && row.startUrl) {
-      const outcome = await this.driver.act({ action: 'navigate', url: row.startUrl }, () =>
-        Promise.resolve(undefined),
+      const outcome = await this.driver.act(
+        { action: 'navigate', url: row.startUrl },
+        () => Promise.resolve(undefined),
+        { detectChange: false },
       );
       // Said only when it failed: "navigate" among the last actions invites a small model to repeat it.
       this.memory.results = outcome.ok ? [] : [`The start page could not be opened: ${outcome.message}`];
@@ -455,7 +457,7 @@ export class RunLoop {
     });
     const results: string[] = [];
     let achieved = false;
-    for (const action of step.actions) {
+    for (const [i, action] of step.actions.entries()) {
       const key = `${page.fingerprint}|${describeAction(action)}`;
       const times = repeats(this.memory.recent, key) + 1;
       this.memory.recent = [...this.memory.recent, key].slice(-20);
@@ -468,7 +470,7 @@ export class RunLoop {
         this.memory.nudge = `You did "${describeAction(action)}" ${times} times on the same page without effect. Do something else.`;
         await this.event('step', 'dead_end', `loop: ${describeAction(action)} repeated ${times} times`, { times });
       }
-      const done = await this.perform(row, action, results);
+      const done = await this.perform(row, action, results, i < step.actions.length - 1);
       if (done === 'stop') return this.afterStep();
       if (done === 'ok') achieved = true;
       if (done === 'changed') {
@@ -482,11 +484,15 @@ export class RunLoop {
     await this.afterStep();
   }
 
-  /** Runs one action: 'changed' when the page changed (the step's later actions are skipped), 'stop' when the run paused or ended. */
+  /**
+   * Runs one action: 'changed' when the page changed (the step's later actions are skipped), 'stop'
+   * when the run paused or ended. Whether the page changed is looked for only when `more` actions follow.
+   */
   private async perform(
     row: RunRow,
     action: StepAction,
     results: string[],
+    more: boolean,
   ): Promise<'ok' | 'failed' | 'changed' | 'stop'> {
     const driver = this.driver as BrowserDriver;
     const refused = await this.deps.guards?.beforeAction(row, action);
@@ -536,7 +542,8 @@ export class RunLoop {
           return 'failed';
         }
         const acting = performance.now();
-        const outcome = await driver.act(act, (handle) => this.file(row.id, handle));
+        const moved = act.action === 'navigate' || act.action === 'go_back' || act.action === 'switch_tab';
+        const outcome = await driver.act(act, (handle) => this.file(row.id, handle), { detectChange: more && !moved });
         if (this.current) this.current.actMs += performance.now() - acting;
         results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
         if (outcome.extracted) {
@@ -553,7 +560,6 @@ export class RunLoop {
         await this.countPages();
         if (!outcome.ok) return 'failed';
         // A navigation ends the step whatever it changed: what the model saw is of the page before.
-        const moved = act.action === 'navigate' || act.action === 'go_back' || act.action === 'switch_tab';
         return outcome.pageChanged || moved ? 'changed' : 'ok';
       }
     }
