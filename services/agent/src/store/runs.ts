@@ -3,7 +3,7 @@
 // the row only while the replica still holds its claim: a replica that lost it
 // (its lease lapsed and another took the run) stops writing at its next call.
 import type { MeteredState } from '@wap/billing';
-import type { AgentRun, Prisma } from '../generated/prisma/client.js';
+import { type AgentRun, Prisma } from '../generated/prisma/client.js';
 import type { AgentDatabase } from './database.js';
 
 export type RunRow = AgentRun;
@@ -39,6 +39,18 @@ export interface Reason {
 /** What the loop keeps of a claim: the row as it was claimed. */
 export type Claimed = RunRow;
 
+/** Every column of a run as RunRow names it, for statements Prisma's builder cannot write (`r` is the run). */
+const RUN_COLUMNS = Prisma.raw(`r.id, r.workspace_id AS "workspaceId", r.request_id AS "requestId", r.task,
+  r.start_url AS "startUrl", r.profile_id AS "profileId", r.output_schema AS "outputSchema",
+  r.model, r.max_credits AS "maxCredits", r.max_steps AS "maxSteps", r.status, r.outcome,
+  r.paused_for AS "pausedFor", r.question, r.reply, r.answer, r.reason_code AS "reasonCode",
+  r.reason_message AS "reasonMessage", r.plan, r.memory, r.steps,
+  r.cancel_requested AS "cancelRequested", r.session_id AS "sessionId", r.site,
+  r.claimed_by AS "claimedBy", r.lease_until AS "leaseUntil", r.attempt, r.metering, r.billed,
+  r.charged_mc AS "chargedMc", r.input_tokens AS "inputTokens", r.output_tokens AS "outputTokens",
+  r.event_seq AS "eventSeq", r.record_seq AS "recordSeq", r.created_at AS "createdAt",
+  r.started_at AS "startedAt", r.finished_at AS "finishedAt"`);
+
 export class RunStore {
   constructor(private readonly db: AgentDatabase) {}
 
@@ -49,6 +61,24 @@ export class RunStore {
 
   /** A new queued run with its files and its first event; `also` writes more of it in the same transaction (its grants). */
   async submit(id: string, run: NewRun, files: NewFile[], also?: (tx: Tx) => Promise<void>): Promise<RunRow> {
+    if (files.length === 0 && !also) {
+      // The common submit in one statement: a submit's answer waits on it.
+      const schema = run.outputSchema === undefined ? null : JSON.stringify(run.outputSchema);
+      const [row] = await this.db.$queryRaw<RunRow[]>`
+        WITH r AS (
+          INSERT INTO agent_runs (id, workspace_id, request_id, task, start_url, profile_id, output_schema,
+                                  model, max_credits, max_steps, event_seq)
+          VALUES (${id}::uuid, ${run.workspaceId}::uuid, ${run.requestId}, ${run.task}, ${run.startUrl ?? null},
+                  ${run.profileId ?? null}::uuid, ${schema}::jsonb, ${run.model}, ${run.maxCredits},
+                  ${run.maxSteps}, 1)
+          RETURNING *
+        ), queued AS (
+          INSERT INTO agent_events (run_id, seq, level, kind, message, data)
+          SELECT id, 1, 'summary', 'status', 'queued', '{"status":"queued"}'::jsonb FROM r
+        )
+        SELECT ${RUN_COLUMNS} FROM r`;
+      return row as RunRow;
+    }
     return this.db.$transaction(async (tx) => {
       const created = await tx.agentRun.create({
         data: {
@@ -103,16 +133,7 @@ export class RunStore {
                        ORDER BY created_at
                        LIMIT ${limit}
                        FOR UPDATE SKIP LOCKED)
-      RETURNING r.id, r.workspace_id AS "workspaceId", r.request_id AS "requestId", r.task,
-                r.start_url AS "startUrl", r.profile_id AS "profileId", r.output_schema AS "outputSchema",
-                r.model, r.max_credits AS "maxCredits", r.max_steps AS "maxSteps", r.status, r.outcome,
-                r.paused_for AS "pausedFor", r.question, r.reply, r.answer, r.reason_code AS "reasonCode",
-                r.reason_message AS "reasonMessage", r.plan, r.memory, r.steps,
-                r.cancel_requested AS "cancelRequested", r.session_id AS "sessionId", r.site,
-                r.claimed_by AS "claimedBy", r.lease_until AS "leaseUntil", r.attempt, r.metering, r.billed,
-                r.charged_mc AS "chargedMc", r.input_tokens AS "inputTokens", r.output_tokens AS "outputTokens",
-                r.event_seq AS "eventSeq", r.record_seq AS "recordSeq", r.created_at AS "createdAt",
-                r.started_at AS "startedAt", r.finished_at AS "finishedAt"`;
+      RETURNING ${RUN_COLUMNS}`;
   }
 
   /** The loop's handle on one claimed run. */
