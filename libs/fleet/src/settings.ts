@@ -164,6 +164,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       "Key-encryption key (32+ characters) wrapping each stored secret's own data key (docs/secrets.md); unset, secrets cannot be stored nor integrations connected. `make up` derives one per machine.",
   },
+  AGENT_RULES_MODEL: {
+    meaning:
+      'The model (`embedded` or an AGENT_MODELS name) asked for a gate when no sentence form matches a workspace rule, its answer kept per sentence; unset, the pattern compiler alone decides.',
+  },
   AGENT_RUN_SECRETS_LIMIT: { meaning: 'Secret handles one agent run may name (`run_secrets_limit` beyond).' },
   AGENT_INTEGRATIONS_CA_FILE: {
     meaning: "A PEM file of CA certificates integrations' MCP servers are trusted under besides the system's roots.",

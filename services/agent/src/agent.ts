@@ -12,15 +12,17 @@ import { ModelRegistry } from './clients/models.js';
 import { openSessionDriver } from './clients/session-driver.js';
 import type { AgentConfig } from './config.js';
 import { localKek } from './domain/envelope.js';
+import { modelProposer } from './domain/rules/propose.js';
 import { Integrations } from './integrations/integrations.js';
 import { McpDialer } from './integrations/mcp.js';
 import { Runner } from './jobs/runner.js';
 import type { ModelClient } from './model/types.js';
-import { agentService, integrationService, secretService } from './rpc/index.js';
+import { agentService, integrationService, ruleService, secretService } from './rpc/index.js';
 import type { AgentDatabase } from './store/database.js';
 import { GrantStore } from './store/grants.js';
 import { IntegrationStore } from './store/integrations.js';
 import { SecretIntents } from './store/intents.js';
+import { RuleStore } from './store/rules.js';
 import { RunStore } from './store/runs.js';
 import { SecretStore } from './store/secrets.js';
 
@@ -54,6 +56,14 @@ export function openAgent(
   const ca = config.AGENT_INTEGRATIONS_CA_FILE;
   const dialer = new McpDialer({ allow, extraCa: ca ? [readFileSync(ca, 'utf8')] : undefined });
   const integrations = new Integrations(integrationStore, secrets, grants, dialer, allow);
+  const rules = new RuleStore(db);
+  // The model that proposes gates for sentences no form matches: one of this deployment's, or none.
+  const rulesModel = config.AGENT_RULES_MODEL;
+  if (rulesModel && !models.names().includes(rulesModel))
+    throw new Error(`AGENT_RULES_MODEL: ${rulesModel} is not a model of this deployment`);
+  const proposer = rulesModel
+    ? (signal: AbortSignal) => modelProposer(models.get(rulesModel) as ModelClient, { signal })
+    : undefined;
   const runner = new Runner(
     store,
     nats,
@@ -95,13 +105,31 @@ export function openAgent(
     grants,
     integrationStore,
     integrations,
+    rules,
+    proposer,
   };
   const impl = agentService(rpcDeps);
   return {
-    deps: { config, db, nats, log, store, ledger, hosts, models, runner, secrets, intents, grants, integrations },
+    deps: {
+      config,
+      db,
+      nats,
+      log,
+      store,
+      ledger,
+      hosts,
+      models,
+      runner,
+      secrets,
+      intents,
+      grants,
+      integrations,
+      rules,
+    },
     impl,
     secretsImpl: secretService(rpcDeps),
     integrationsImpl: integrationService(rpcDeps),
+    rulesImpl: ruleService(rpcDeps),
     /** Starts what runs besides the RPCs: the host announcements and the runner. */
     start: async () => {
       hosts.start();

@@ -70,6 +70,12 @@ export const env = baseEnv(50053).extend({
    * stored and integrations cannot be connected.
    */
   AGENT_SECRETS_KEY: z.string().min(32).optional(),
+  /**
+   * The model (`embedded` or an endpoint's name) asked for a gate when no
+   * sentence form matches a workspace rule; unset, the pattern compiler alone
+   * decides. Its answers are kept per sentence, so a sentence always classifies the same way.
+   */
+  AGENT_RULES_MODEL: z.string().optional(),
   /** Secret handles one run may name (run_secrets_limit beyond). */
   AGENT_RUN_SECRETS_LIMIT: z.coerce.number().int().min(1).max(100).default(10),
   /** A PEM file of CA certificates integrations' HTTPS servers are also trusted under (a private CA, a test's). */

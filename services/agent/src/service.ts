@@ -1,5 +1,5 @@
 // The agent service: browser agent runs (docs/agent.md), and the secrets, rules and integrations they use (docs/secrets.md).
-import { agent, integrations, secrets } from '@wap/proto';
+import { agent, integrations, rules, secrets } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { type AgentDatabase, openAgent } from './agent.js';
@@ -15,6 +15,7 @@ export const definition: ServiceDefinition<typeof env, AgentDatabase> = {
     addService(server, agent.AgentService, service.impl, log);
     addService(server, secrets.SecretService, service.secretsImpl, log);
     addService(server, integrations.IntegrationService, service.integrationsImpl, log);
+    addService(server, rules.RuleService, service.rulesImpl, log);
     await service.start();
     return { stop: service.stop };
   },

@@ -3,9 +3,11 @@ import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import type { AgentConfig } from '../config.js';
+import type { GateProposer } from '../domain/rules/propose.js';
 import type { Integrations } from '../integrations/integrations.js';
 import type { GrantStore } from '../store/grants.js';
 import type { IntegrationStore } from '../store/integrations.js';
+import type { RuleStore } from '../store/rules.js';
 import type { RunStore } from '../store/runs.js';
 import type { SecretStore } from '../store/secrets.js';
 
@@ -25,4 +27,7 @@ export interface AgentRpcDeps {
   integrationStore: IntegrationStore;
   /** Connects integrations (checks them with the MCP client) and serves them to runs. */
   integrations: Integrations;
+  rules: RuleStore;
+  /** Asks the rules model (AGENT_RULES_MODEL) for gates, until `signal`; undefined without one: the pattern compiler alone decides. */
+  proposer: ((signal: AbortSignal) => GateProposer) | undefined;
 }

@@ -1,6 +1,6 @@
-// The agent service's gRPC implementations (AgentService, SecretService and
-// IntegrationService): one handler per RPC, each in its own file.
-import type { agent, integrations, secrets } from '@wap/proto';
+// The agent service's gRPC implementations (AgentService, SecretService,
+// IntegrationService and RuleService): one handler per RPC, each in its own file.
+import type { agent, integrations, rules, secrets } from '@wap/proto';
 import type { ServiceImpl } from '@wap/rpc';
 import { addFile } from './add-file.js';
 import { answerRun } from './answer-run.js';
@@ -12,11 +12,13 @@ import { createSecret } from './create-secret.js';
 import { deleteIntegration } from './delete-integration.js';
 import { deleteSecret } from './delete-secret.js';
 import type { AgentRpcDeps } from './deps.js';
+import { getRules } from './get-rules.js';
 import { getRun } from './get-run.js';
 import { listEvents } from './list-events.js';
 import { listIntegrations } from './list-integrations.js';
 import { listRecords } from './list-records.js';
 import { listSecrets } from './list-secrets.js';
+import { setRules } from './set-rules.js';
 import { submitRun } from './submit-run.js';
 
 export type { AgentRpcDeps } from './deps.js';
@@ -47,4 +49,8 @@ export function integrationService(
     listIntegrations: listIntegrations(deps),
     deleteIntegration: deleteIntegration(deps),
   };
+}
+
+export function ruleService(deps: AgentRpcDeps): ServiceImpl<(typeof rules.RuleService)['method']> {
+  return { getRules: getRules(deps), setRules: setRules(deps) };
 }
