@@ -1,4 +1,4 @@
-import { agent, browser, crawl, health, ledger, monitor, sessions } from '@wap/proto';
+import { agent, browser, crawl, health, integrations, ledger, monitor, rules, secrets, sessions } from '@wap/proto';
 import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
 import type { Backend } from '../registry/types.js';
@@ -15,6 +15,9 @@ export type { BrowserClient };
 export type SessionsClient = ServiceClient<(typeof sessions.SessionService)['method']> & Closable;
 export type MonitorClient = ServiceClient<(typeof monitor.MonitorService)['method']> & Closable;
 export type AgentClient = ServiceClient<(typeof agent.AgentService)['method']> & Closable;
+export type SecretsClient = ServiceClient<(typeof secrets.SecretService)['method']> & Closable;
+export type IntegrationsClient = ServiceClient<(typeof integrations.IntegrationService)['method']> & Closable;
+export type RulesClient = ServiceClient<(typeof rules.RuleService)['method']> & Closable;
 
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
@@ -26,6 +29,9 @@ export class Upstreams {
   private readonly sessionsClient: SessionsClient | undefined;
   private readonly monitorClient: MonitorClient | undefined;
   private readonly agentClient: AgentClient | undefined;
+  private readonly secretsClient: SecretsClient | undefined;
+  private readonly integrationsClient: IntegrationsClient | undefined;
+  private readonly rulesClient: RulesClient | undefined;
 
   constructor(config: GatewayConfig) {
     const addresses: Record<Backend, string | undefined> = {
@@ -56,7 +62,13 @@ export class Upstreams {
     if (addresses.agent) {
       // A cancel waits for the run's loop to settle it (10 s at most); an events long poll for 30 s.
       this.agentClient = createClient(agent.AgentService, addresses.agent, { defaultTimeoutMs: 40_000 });
-      this.closables.push(this.agentClient);
+      // The agent service also keeps secrets, rules and integrations; a connect checks the server (15 s at most).
+      this.secretsClient = createClient(secrets.SecretService, addresses.agent);
+      this.integrationsClient = createClient(integrations.IntegrationService, addresses.agent, {
+        defaultTimeoutMs: 30_000,
+      });
+      this.rulesClient = createClient(rules.RuleService, addresses.agent, { defaultTimeoutMs: 30_000 });
+      this.closables.push(this.agentClient, this.secretsClient, this.integrationsClient, this.rulesClient);
     }
     if (addresses.monitor) {
       this.monitorClient = createClient(monitor.MonitorService, addresses.monitor);
@@ -79,6 +91,21 @@ export class Upstreams {
   get agent(): AgentClient {
     if (!this.agentClient) throw new Error('agent is not configured');
     return this.agentClient;
+  }
+
+  get secrets(): SecretsClient {
+    if (!this.secretsClient) throw new Error('agent is not configured');
+    return this.secretsClient;
+  }
+
+  get integrations(): IntegrationsClient {
+    if (!this.integrationsClient) throw new Error('agent is not configured');
+    return this.integrationsClient;
+  }
+
+  get rules(): RulesClient {
+    if (!this.rulesClient) throw new Error('agent is not configured');
+    return this.rulesClient;
   }
 
   get ledger(): LedgerClient {

@@ -11,10 +11,13 @@ import {
 } from './rows/agent.js';
 import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
+import { integrationsConnectRow, integrationsDeleteRow, integrationsListRow } from './rows/integrations.js';
 import { monitorsCreateRow, monitorsDeleteRow, monitorsListRow } from './rows/monitors.js';
 import { profilesCreateRow, profilesDeleteRow, profilesGetRow, profilesListRow } from './rows/profiles.js';
+import { rulesGetRow, rulesSetRow } from './rows/rules.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
+import { secretsCreateRow, secretsDeleteRow, secretsListRow } from './rows/secrets.js';
 import {
   sessionsDeleteRow,
   sessionsExportRow,
@@ -59,6 +62,14 @@ const ALL_ROWS: Capability[] = [
   monitorsCreateRow,
   monitorsListRow,
   monitorsDeleteRow,
+  secretsCreateRow,
+  secretsListRow,
+  secretsDeleteRow,
+  integrationsConnectRow,
+  integrationsListRow,
+  integrationsDeleteRow,
+  rulesGetRow,
+  rulesSetRow,
 ];
 
 /** The registry of this deployment: the only truth about what is served. */

@@ -138,6 +138,43 @@ const body = z.strictObject({
     .max(20)
     .optional()
     .describe('Files handed over with the task (more can follow: POST /v1/agent/{id}/files).'),
+  secrets: z
+    .array(z.string().min(1).max(64))
+    .max(100)
+    .optional()
+    .describe(
+      'Handles of secrets (POST /v1/secrets) the run may fill, on their domains only; 10 at most by default (run_secrets_limit). The model sees handles, never values.',
+    ),
+  integrations: z
+    .array(z.string().min(1).max(100))
+    .max(20)
+    .optional()
+    .describe('Ids of integrations (POST /v1/integrations) whose tools the run may call; no other is reachable.'),
+  purchases: z
+    .strictObject({
+      spendCap: z
+        .number()
+        .int()
+        .min(0)
+        .max(2_147_483_647)
+        .optional()
+        .describe('The most the run may spend in all, minor units (cents); required with a card (spend_cap_required).'),
+      perPurchaseLimit: z
+        .number()
+        .int()
+        .min(0)
+        .max(2_147_483_647)
+        .optional()
+        .describe('The most one purchase may cost, minor units.'),
+      currency: z.string().length(3).describe('ISO 4217, e.g. EUR.'),
+      merchants: z
+        .array(z.string().min(1).max(253))
+        .max(50)
+        .optional()
+        .describe('Hosts the run may buy from (each covering its subdomains); without it, any.'),
+    })
+    .optional()
+    .describe('Limits on what the run buys with a card: a run that names a card secret needs `spendCap`.'),
 });
 
 const params = z.strictObject({ id: z.string().min(1).max(100).describe('The run id.') });
@@ -165,7 +202,15 @@ export const agentRow = capability({
   },
   answer: { kind: 'json', status: 202 },
   response: z.object({ success: z.literal(true), id: z.string(), run: runObject }),
-  errors: ['page_unreachable', 'concurrency_limit', 'capability_unavailable', 'profile_not_found'],
+  errors: [
+    'page_unreachable',
+    'concurrency_limit',
+    'capability_unavailable',
+    'profile_not_found',
+    'card_number_in_task',
+    'run_secrets_limit',
+    'spend_cap_required',
+  ],
   handler: async (ctx, { body: b }) => {
     const out = await ctx.upstreams.agent.submitRun(
       {
@@ -183,6 +228,14 @@ export const agentRow = capability({
           mimeType: f.mimeType ?? '',
           data: Buffer.from(f.data, 'base64'),
         })),
+        secretHandles: b.secrets ?? [],
+        integrationIds: b.integrations ?? [],
+        purchases: b.purchases && {
+          spendCap: b.purchases.spendCap ?? 0,
+          perPurchaseLimit: b.purchases.perPurchaseLimit ?? 0,
+          currency: b.purchases.currency,
+          merchants: b.purchases.merchants ?? [],
+        },
       },
       { signal: ctx.signal },
     );
