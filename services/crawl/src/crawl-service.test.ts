@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { timestampMs } from '@bufbuild/protobuf/wkt';
 import { ledger } from '@wap/proto';
 import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
@@ -58,10 +59,22 @@ async function settled(workspaceId: string, crawlId: string) {
 test('a crawl runs through the frontier and the worker: every page delivered, read back and billed once', async () => {
   const workspaceId = await workspace();
   const before = await spent(workspaceId);
+  const startedAt = Date.now();
   const started = await startSiteCrawl(workspaceId);
   const done = await settled(workspaceId, started.id);
   assert.equal(done.outcome, 'completed');
   assert.equal(done.completed, site.paths.length);
+  const { retentionMs } = served.deps;
+  const expires = (c: typeof done) => timestampMs(c.expiresAt ?? assert.fail('no expiresAt'));
+  assert.ok(
+    expires(started) >= startedAt + retentionMs && expires(started) <= Date.now() + retentionMs,
+    'a running crawl is kept a retention from now at least',
+  );
+  assert.equal(
+    expires(done) - timestampMs(done.finishedAt ?? assert.fail('no finishedAt')),
+    retentionMs,
+    'a settled crawl is deleted a retention after it settled',
+  );
 
   const urls: string[] = [];
   let cursor = '';

@@ -55,6 +55,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     provider: searchProvider(config, index, log),
     frontier,
     worker,
+    retentionMs: config.CRAWL_RETENTION_MS,
   };
   const consumer = new Consumer<FrontierMessage>(nats.nc, {
     stream: frontier.stream,

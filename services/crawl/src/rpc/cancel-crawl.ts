@@ -13,5 +13,5 @@ export const cancelCrawl =
     if (!(await deps.store.cancel(ref.workspaceId, ref.crawlId))) throw new ApiError('not_found');
     await deps.worker.finishIfDone(ref.crawlId);
     const row = await foundCrawl(deps.store, ref);
-    return create(crawl.CancelCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, true) });
+    return create(crawl.CancelCrawlResponseSchema, { crawl: await toCrawl(deps, row, true) });
   };

@@ -5,6 +5,7 @@ import { priceMeter } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import { crawl, ledger } from '@wap/proto';
 import type { CrawlRow, CrawlStore } from '../store/crawl-store.js';
+import type { CrawlDeps } from './deps.js';
 import { type CrawlRef, invalid } from './parse.js';
 
 export const MAX_CRAWL_LIMIT = 10_000;
@@ -12,7 +13,11 @@ export const MAX_CRAWL_LIMIT = 10_000;
 export const MAX_CRAWL_MS = 12 * 3_600_000;
 const MAX_FAILURES_SHOWN = 1_000;
 
-export async function toCrawl(store: CrawlStore, row: CrawlRow, withFailures: boolean): Promise<crawl.Crawl> {
+export async function toCrawl(
+  { store, retentionMs }: Pick<CrawlDeps, 'store' | 'retentionMs'>,
+  row: CrawlRow,
+  withFailures: boolean,
+): Promise<crawl.Crawl> {
   const failures = withFailures && row.failed > 0 ? await store.failures(row.id, MAX_FAILURES_SHOWN) : [];
   const spent = priceMeter('page_load', BigInt(row.completed));
   return create(crawl.CrawlSchema, {
@@ -42,6 +47,8 @@ export async function toCrawl(store: CrawlStore, row: CrawlRow, withFailures: bo
     createdAt: timestampFromDate(row.createdAt),
     finishedAt: row.finishedAt ? timestampFromDate(row.finishedAt) : undefined,
     options: fromJson(crawl.CrawlOptionsSchema, row.options as JsonValue),
+    // The sweeper deletes a crawl `retentionMs` after it ended; one still running ends now at the earliest.
+    expiresAt: timestampFromDate(new Date((row.finishedAt?.getTime() ?? Date.now()) + retentionMs)),
   });
 }
 

@@ -19,4 +19,6 @@ export interface CrawlDeps extends PipelineDeps {
   provider: SearchProvider;
   frontier: Frontier;
   worker: CrawlWorker;
+  /** How long a crawl and its pages are kept after it ended (CRAWL_RETENTION_MS). */
+  retentionMs: number;
 }

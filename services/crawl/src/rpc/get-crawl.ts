@@ -9,5 +9,5 @@ export const getCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.GetCrawlRequest): Promise<crawl.GetCrawlResponse> => {
     const row = await foundCrawl(deps.store, parseCrawlRef(req));
-    return create(crawl.GetCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, true) });
+    return create(crawl.GetCrawlResponseSchema, { crawl: await toCrawl(deps, row, true) });
   };

@@ -45,7 +45,7 @@ export const startCrawl =
     }
     // Published again on a retried start: the de-duplication window or the take makes it harmless.
     await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }]);
-    return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps.store, row, false) });
+    return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, row, false) });
   };
 
 /**
