@@ -1,6 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { crawl } from '@wap/proto';
 import { z } from 'zod';
+import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
 import { documentSchema, formatNames, pageUrl, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
@@ -72,6 +73,7 @@ const body = z.strictObject({
     .default(0)
     .describe("Seconds between two requests to one host; the site's robots.txt `Crawl-delay` wins when longer."),
   scrapeOptions: scrapeOptions.optional().describe('How each page is scraped (as for POST /v1/scrape).'),
+  ...firecrawlBookkeeping,
 });
 
 const failure = z.object({

@@ -9,6 +9,7 @@ import {
 } from '@wap/fetch';
 import { browser, crawl } from '@wap/proto';
 import { z } from 'zod';
+import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
 
@@ -193,6 +194,7 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
 
 const body = scrapeOptions.extend({
   url: pageUrl('The page to scrape (http or https).'),
+  ...firecrawlBookkeeping,
 });
 
 export const scrapeRow = capability({
@@ -212,7 +214,7 @@ export const scrapeRow = capability({
   response: z.object({ success: z.literal(true), data: documentSchema, usage: usageObject }),
   errors: ['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'quota_exceeded', 'no_capacity'],
   handler: async ({ principal, upstreams, operationId, signal }, { body: input }) => {
-    const { url, ...options } = input;
+    const { url, origin: _origin, integration: _integration, ...options } = input;
     const out = await upstreams.crawl.scrape(
       { workspaceId: principal.workspaceId, requestId: operationId, url, options: toScrapeOptions(options) },
       { timeoutMs: options.timeout + 15_000, signal },

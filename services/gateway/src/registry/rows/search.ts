@@ -1,9 +1,14 @@
 import { create } from '@bufbuild/protobuf';
+import { ApiError, isApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
 import { z } from 'zod';
+import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
-import { documentSchema, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
+import { documentSchema, type ScrapeOptionsInput, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
+
+/** The longest a caller may give a search (a hundred rendered hits take minutes). */
+const MAX_SEARCH_MS = 600_000;
 
 const body = z.strictObject({
   query: z.string().trim().min(1).max(1_000).describe('What to search for (web-search syntax: quotes, `-word`, `or`).'),
@@ -12,8 +17,24 @@ const body = z.strictObject({
   country: z.string().max(10).optional().describe('Country code for the results, e.g. `us`.'),
   scrapeOptions: scrapeOptions
     .optional()
-    .describe('When given, every hit is rendered through the scrape pipeline with these options (1 credit per page).'),
+    .describe(
+      'When given, every hit is rendered through the scrape pipeline with these options (1 credit per page); with `formats: []` (what Firecrawl’s JS client sends when none is asked) nothing is rendered.',
+    ),
+  timeout: z
+    .number()
+    .int()
+    .min(1_000)
+    .max(MAX_SEARCH_MS)
+    .optional()
+    .describe(
+      'Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top.',
+    ),
+  ...firecrawlBookkeeping,
 });
+
+/** The deadline of a search: the caller's `timeout`, or enough for the provider and the renders asked. */
+const deadlineOf = (b: { limit: number; timeout?: number | undefined }, render: ScrapeOptionsInput | undefined) =>
+  b.timeout ?? (render ? render.timeout * Math.ceil(b.limit / 4) + 30_000 : 30_000);
 
 const hit = documentSchema.extend({
   url: z.string(),
@@ -44,19 +65,26 @@ export const searchRow = capability({
   }),
   errors: ['search_refused', 'quota_exceeded', 'no_capacity'],
   handler: async ({ principal, upstreams, operationId, signal }, { body: b }) => {
-    const render = b.scrapeOptions;
-    const out = await upstreams.crawl.search(
-      create(crawl.SearchRequestSchema, {
-        workspaceId: principal.workspaceId,
-        requestId: operationId,
-        query: b.query,
-        limit: b.limit,
-        lang: b.lang ?? '',
-        country: b.country ?? '',
-        scrapeOptions: render ? toScrapeOptions(render) : undefined,
-      }),
-      { signal, timeoutMs: render ? render.timeout * Math.ceil(b.limit / 4) + 30_000 : 30_000 },
-    );
+    const render = b.scrapeOptions?.formats.length ? b.scrapeOptions : undefined;
+    const timeoutMs = deadlineOf(b, render);
+    const out = await upstreams.crawl
+      .search(
+        create(crawl.SearchRequestSchema, {
+          workspaceId: principal.workspaceId,
+          requestId: operationId,
+          query: b.query,
+          limit: b.limit,
+          lang: b.lang ?? '',
+          country: b.country ?? '',
+          scrapeOptions: render ? toScrapeOptions(render) : undefined,
+        }),
+        { signal, timeoutMs },
+      )
+      .catch((err: unknown) => {
+        throw isApiError(err) && err.code === 'deadline_exceeded'
+          ? new ApiError('deadline_exceeded', { timeoutMs })
+          : err;
+      });
     return {
       success: true as const,
       data: out.hits.map((h) => ({
