@@ -72,6 +72,7 @@ export function openGateway(
       : undefined;
   const invoker = new Invoker({
     replays,
+    publicUrl,
     log,
     limiter: new RateLimiter(limiterPool),
     idempotency,

@@ -48,6 +48,8 @@ export interface InvokerDeps {
   creditViews: CreditViews<CreditsView>;
   /** Signs links to session replays; absent without REPLAY_KEY. */
   replays?: ReplayLinks;
+  /** The base URL clients reach this API at, for links in answers. */
+  publicUrl: string;
   /**
    * Under test: an answer that breaks its row's response schema, or an error code
    * the row does not declare, is a 500, so a contract cannot drift from the code.
@@ -106,6 +108,7 @@ export class Invoker {
       log: this.deps.log,
       signal: call.signal,
       replays: this.deps.replays,
+      publicUrl: this.deps.publicUrl,
     };
     // A billed call charges; another write (a crawl's cancel) may release a hold.
     const movesCredits = row.bills.length > 0 || row.method !== 'get';

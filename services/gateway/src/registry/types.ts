@@ -49,6 +49,8 @@ export interface HandlerContext {
   signal: AbortSignal;
   /** Signs links to session replays; absent when the gateway has no REPLAY_KEY. */
   replays: ReplayLinks | undefined;
+  /** The base URL clients reach this API at (PUBLIC_URL): a link in an answer starts with it. */
+  publicUrl: string;
 }
 
 /**

@@ -3,8 +3,16 @@ import { crawl } from '@wap/proto';
 import { z } from 'zod';
 import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
-import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
-import { documentSchema, formatNames, pageUrl, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
+import {
+  crawlLink,
+  crawlObject,
+  FIRECRAWL_STATUSES,
+  firecrawlStatus,
+  pageJson,
+  pagesJson,
+  toCrawlJson,
+} from './crawl-object.js';
+import { pageUrl, scrapeOptions, toScrapeOptions } from './scrape.js';
 
 /** The default `limit`: a crawl holds `limit` credits while it runs, so the default stays modest. */
 export const DEFAULT_CRAWL_LIMIT = 100;
@@ -76,60 +84,17 @@ const body = z.strictObject({
   ...firecrawlBookkeeping,
 });
 
-const failure = z.object({
-  url: z.string(),
-  code: z.string().describe('The error code the page failed with (never billed).'),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
-
-export const crawlObject = z.object({
-  id: z.string(),
-  status: z
-    .enum(['running', 'cancelled', 'settled'])
-    .describe(
-      '`running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.',
-    ),
-  outcome: z
-    .enum(['completed', 'failed', 'limit_reached', 'cancelled', 'expired'])
-    .nullable()
-    .describe(
-      'How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).',
-    ),
-  url: z.string(),
-  limit: z.number().int(),
-  discovered: z.number().int().describe('URLs found and in scope (start page included).'),
-  completed: z.number().int().describe('Pages delivered (and billed).'),
-  failed: z.number().int().describe('Pages that could not be fetched (not billed); see `failures`.'),
-  skipped: z.number().int().describe('URLs not fetched: robots.txt, the limit reached, or the crawl stopped.'),
-  usage: usageObject.describe('What the crawl has cost so far: reading it never adds to it.'),
-  failures: z.array(failure),
-  createdAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-});
-
-export function toCrawlJson(c: crawl.Crawl | undefined) {
-  return {
-    id: c?.id ?? '',
-    status: (c?.status ?? 'running') as 'running' | 'cancelled' | 'settled',
-    outcome: (c?.outcome || null) as 'completed' | 'failed' | 'limit_reached' | 'cancelled' | 'expired' | null,
-    url: c?.url ?? '',
-    limit: c?.limit ?? 0,
-    discovered: c?.discovered ?? 0,
-    completed: c?.completed ?? 0,
-    failed: c?.failed ?? 0,
-    skipped: c?.skipped ?? 0,
-    usage: toUsageObject(c?.usage),
-    failures: (c?.failures ?? []).map((f) => ({
-      url: f.url,
-      code: f.code,
-      ...(f.details ? { details: f.details } : {}),
-    })),
-    createdAt: isoTime(c?.createdAt),
-    finishedAt: isoTime(c?.finishedAt),
-  };
-}
-
 const params = z.strictObject({ id: z.string().min(1).max(100).describe('The crawl id.') });
+
+/** Pages in one crawl.get answer: as many as crawl.results gives at most, so Firecrawl's clients ask few times. */
+const PAGES_PER_STATUS = 100;
+const statusQuery = z.strictObject({
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('From `next`: `data` then holds the delivered pages after it, as crawl.results answers them.'),
+});
 
 export const crawlRow = capability({
   name: 'crawl',
@@ -151,9 +116,14 @@ export const crawlRow = capability({
     includePaths: ['^/blog/'],
     scrapeOptions: { formats: ['markdown'], onlyMainContent: true },
   },
-  response: z.object({ success: z.literal(true), id: z.string(), crawl: crawlObject }),
+  response: z.object({
+    success: z.literal(true),
+    id: z.string(),
+    url: z.string().describe('Where the crawl answers (`GET /v1/crawl/{id}`), as Firecrawl answers it.'),
+    crawl: crawlObject,
+  }),
   errors: ['page_unreachable', 'quota_exceeded'],
-  handler: async ({ principal, upstreams, operationId, signal }, { body: b }) => {
+  handler: async ({ principal, upstreams, operationId, signal, publicUrl }, { body: b }) => {
     const out = await upstreams.crawl.startCrawl(
       {
         workspaceId: principal.workspaceId,
@@ -175,7 +145,8 @@ export const crawlRow = capability({
       },
       { signal },
     );
-    return { success: true as const, id: out.crawl?.id ?? '', crawl: toCrawlJson(out.crawl) };
+    const id = out.crawl?.id ?? '';
+    return { success: true as const, id, url: crawlLink(publicUrl, id), crawl: toCrawlJson(out.crawl) };
   },
 });
 
@@ -186,16 +157,55 @@ export const crawlGetRow = capability({
   tag: 'Crawl',
   summary: 'Status of a crawl',
   description:
-    'Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures. A plain read: safe to poll, never billed.',
+    'Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures in `crawl`. Beside it, the fields Firecrawl’s clients poll for (`status` in their words, `total`, `completed`, `creditsUsed`, `expiresAt`, `data`, `next`). While the crawl runs this is a plain row read: safe to poll, never billed. Once it stopped, `data` holds its first delivered pages and `next` links the rest (docs/migrating-from-firecrawl.md).',
   backend: 'crawl',
   bills: [],
   mcpTool: 'service_crawl_get',
-  request: { params },
-  response: z.object({ success: z.literal(true), crawl: crawlObject }),
+  request: { params, query: statusQuery },
+  response: z.object({
+    success: z.literal(true),
+    crawl: crawlObject,
+    status: z
+      .enum(FIRECRAWL_STATUSES)
+      .describe(
+        "Firecrawl's word for where the crawl is, for its clients: `scraping` while `crawl.status` is running; `completed` once settled with outcome completed or limit_reached; `cancelled` once cancelled; `failed` when settled failed or expired. The crawl's own state is `crawl.status`.",
+      ),
+    total: z.number().int().describe('URLs fetched or still to fetch: `crawl.discovered` − `crawl.skipped`.'),
+    completed: z.number().int().describe('As `crawl.completed`: pages delivered.'),
+    creditsUsed: z.number().nonnegative().describe('As `crawl.usage.credits`.'),
+    expiresAt: crawlObject.shape.expiresAt.describe('As `crawl.expiresAt`.'),
+    data: z
+      .array(pageJson)
+      .describe(
+        `Once the crawl stopped running, or with \`cursor\`: up to ${PAGES_PER_STATUS} delivered pages (about 10 MB at most), oldest first, as crawl.results answers them. Empty while it runs: read pages as they come from crawl.results.`,
+      ),
+    next: z
+      .string()
+      .optional()
+      .describe('The URL of the pages after `data` (this route with `cursor`); absent after the last.'),
+  }),
   errors: ['not_found'],
-  handler: async ({ principal, upstreams, signal }, { params: p }) => {
-    const out = await upstreams.crawl.getCrawl({ workspaceId: principal.workspaceId, crawlId: p.id }, { signal });
-    return { success: true as const, crawl: toCrawlJson(out.crawl) };
+  handler: async ({ principal, upstreams, signal, publicUrl }, { params: p, query: q }) => {
+    const ref = { workspaceId: principal.workspaceId, crawlId: p.id };
+    const c = toCrawlJson((await upstreams.crawl.getCrawl(ref, { signal })).crawl);
+    // A poll of a running crawl stays a row read; its pages are read once it stopped, or when `next` is followed.
+    const page =
+      q.cursor !== undefined || c.status !== 'running'
+        ? await upstreams.crawl.crawlResults({ ...ref, cursor: q.cursor ?? '', pageSize: PAGES_PER_STATUS }, { signal })
+        : undefined;
+    return {
+      success: true as const,
+      crawl: c,
+      status: firecrawlStatus(c),
+      total: c.discovered - c.skipped,
+      completed: c.completed,
+      creditsUsed: c.usage.credits,
+      expiresAt: c.expiresAt,
+      data: page ? pagesJson(page) : [],
+      ...(page?.nextCursor && {
+        next: `${crawlLink(publicUrl, p.id)}?cursor=${encodeURIComponent(page.nextCursor)}`,
+      }),
+    };
   },
 });
 
@@ -223,7 +233,7 @@ export const crawlResultsRow = capability({
   response: z.object({
     success: z.literal(true),
     status: crawlObject.shape.status,
-    data: z.array(documentSchema.extend({ depth: z.number().int() })),
+    data: z.array(pageJson),
     nextCursor: z.string().nullable(),
   }),
   errors: ['not_found'],
@@ -232,11 +242,10 @@ export const crawlResultsRow = capability({
       { workspaceId: principal.workspaceId, crawlId: p.id, cursor: q.cursor ?? '', pageSize: q.limit },
       { signal },
     );
-    const formats = formatNames(out.formats);
     return {
       success: true as const,
       status: (out.status || 'running') as 'running' | 'cancelled' | 'settled',
-      data: out.pages.map((page) => ({ ...toDocumentJson(page.document, formats), depth: page.depth })),
+      data: pagesJson(out),
       nextCursor: out.nextCursor || null,
     };
   },
