@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older,
-# and schemathesis (the e2e OpenAPI fuzz test) into a virtualenv there.
+# schemathesis (the e2e OpenAPI fuzz test) and Firecrawl's Python client (the e2e test of
+# Firecrawl's clients) into a virtualenv each there.
 # Prints nothing on success; every make target sources its PATH from .tools/env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,16 +34,23 @@ cat > "$TOOLS/bin/pnpm" <<'SH'
 exec "$(dirname "$0")/node" "$(dirname "$0")/../pnpm/bin/pnpm.cjs" "$@"
 SH
 chmod +x "$TOOLS/bin/pnpm"
-# Every package pinned, not just schemathesis: Hypothesis's version changes what a seed generates.
-if ! cmp -s scripts/schemathesis-requirements.txt "$TOOLS/schemathesis/requirements.txt"; then
+# A virtualenv .tools/<package> holding exactly the pinned packages of a requirements
+# file (--no-deps: every package is listed), made again whenever the file changes.
+virtualenv() {
+  local package=$1 requirements=$2
+  cmp -s "$requirements" "$TOOLS/$package/requirements.txt" && return
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     echo "toolchain: python3 cannot make a virtualenv (Debian's python3-venv is missing): scripts/infra.sh install installs it" >&2
     exit 1
   fi
-  echo "toolchain: provisioning schemathesis $(sed -n 's/^schemathesis==//p' scripts/schemathesis-requirements.txt) from PyPI" >&2
-  rm -rf "$TOOLS/schemathesis"
-  python3 -m venv "$TOOLS/schemathesis"
-  "$TOOLS/schemathesis/bin/pip" install --quiet --disable-pip-version-check --no-deps -r scripts/schemathesis-requirements.txt
-  cp scripts/schemathesis-requirements.txt "$TOOLS/schemathesis/requirements.txt"
-fi
+  echo "toolchain: provisioning $package $(sed -n "s/^$package==//p" "$requirements") from PyPI" >&2
+  rm -rf "${TOOLS:?}/$package"
+  python3 -m venv "$TOOLS/$package"
+  "$TOOLS/$package/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$requirements"
+  cp "$requirements" "$TOOLS/$package/requirements.txt"
+}
+# Every package pinned, not just schemathesis: Hypothesis's version changes what a seed generates.
+virtualenv schemathesis scripts/schemathesis-requirements.txt
 ln -sf ../schemathesis/bin/st "$TOOLS/bin/st"
+# Firecrawl's Python client, for the e2e test that drives it against our API (e2e/src/firecrawl-sdk.test.ts).
+virtualenv firecrawl-py scripts/firecrawl-py-requirements.txt
