@@ -1,0 +1,48 @@
+"""One call of Firecrawl's Python client (firecrawl-py, v1), made as a team moving from
+Firecrawl makes it: the client built with our base URL and nothing else changed.
+
+    firecrawl_sdk.py <api_url> <api_key> '{"client": "v1", "method": "scrape_url", "args": [...], "kwargs": {...}}'
+
+`client` is `v1` (the unified client's `.v1`) or `V1FirecrawlApp` (the class behind it, which
+also has `search` and `cancel_crawl`: `.v1` does not expose them). Prints one JSON line:
+`{"ok": true, "result": ...}` with what the call returned, or `{"ok": false, "error": ...,
+"status": ...}` with what it raised and, for an HTTP error, the status it carried.
+Run by e2e/src/firecrawl-sdk.test.ts with the virtualenv scripts/toolchain.sh makes.
+"""
+
+import json
+import sys
+
+import pydantic
+import requests
+from firecrawl import Firecrawl, V1FirecrawlApp, V1ScrapeOptions
+
+
+def plain(value):
+    """What a call returned, as JSON: the client's models as the user reads them."""
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return value
+
+
+def main():
+    api_url, api_key, call = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    client = (
+        Firecrawl(api_key=api_key, api_url=api_url).v1
+        if call["client"] == "v1"
+        else V1FirecrawlApp(api_key=api_key, api_url=api_url)
+    )
+    kwargs = dict(call.get("kwargs", {}))
+    if "scrape_options" in kwargs:
+        kwargs["scrape_options"] = V1ScrapeOptions(**kwargs["scrape_options"])
+    try:
+        result = getattr(client, call["method"])(*call.get("args", []), **kwargs)
+        out = {"ok": True, "result": plain(result)}
+    except requests.exceptions.HTTPError as err:
+        out = {"ok": False, "error": str(err), "status": err.response.status_code}
+    except Exception as err:  # what the client raised, for the test to assert on
+        out = {"ok": False, "error": f"{type(err).__name__}: {err}"}
+    print(json.dumps(out))
+
+
+main()
