@@ -5,6 +5,7 @@ import { checkUrl } from '@wap/netguard';
 import type { agent } from '@wap/proto';
 import { resourceId } from '@wap/rpc';
 import { newFileHandle, sealFile } from '../domain/files.js';
+import { grantsNothing } from '../store/grants.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid, MAX_FILES, MAX_TASK_CHARS, parseFile, parseOutputSchema } from './parse.js';
 import { toRun } from './run-view.js';
@@ -67,7 +68,8 @@ export function submitRun(deps: AgentRpcDeps) {
         maxSteps: req.maxSteps || deps.config.AGENT_DEFAULT_MAX_STEPS,
       },
       sealed,
-      (tx) => deps.grants.write(tx, id, grants),
+      // Only a submit that grants something takes the transaction; the common one stays one statement.
+      grantsNothing(grants) ? undefined : (tx) => deps.grants.write(tx, id, grants),
     );
     deps.wake(row.id);
     return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(row, sealed) };

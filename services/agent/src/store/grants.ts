@@ -28,12 +28,16 @@ export interface RunGrants {
   purchases: PurchaseLimits | undefined;
 }
 
+/** A submit that names no secret, integration or purchase limit grants nothing: no row is written. */
+export const grantsNothing = (g: NewGrants): boolean =>
+  g.secrets.length === 0 && g.integrations.length === 0 && !g.purchases;
+
 export class GrantStore {
   constructor(private readonly db: AgentDatabase) {}
 
   /** Writes the grants of a run being submitted, inside its transaction; nothing for a run that names none. */
   async write(tx: Prisma.TransactionClient, runId: string, g: NewGrants): Promise<void> {
-    if (g.secrets.length === 0 && g.integrations.length === 0 && !g.purchases) return;
+    if (grantsNothing(g)) return;
     await tx.runGrant.create({
       data: {
         runId,
