@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Provisions the pinned Node.js and pnpm into .tools/ when the machine's node is older,
-# schemathesis (the e2e OpenAPI fuzz test) and Firecrawl's Python client (the e2e test of
-# Firecrawl's clients) into a virtualenv each there.
+# schemathesis (the e2e OpenAPI fuzz test), Firecrawl's Python client (the e2e test of
+# Firecrawl's clients) and our Python SDK's tools (its generator, tests and build) into a
+# virtualenv each there.
 # Prints nothing on success; every make target sources its PATH from .tools/env.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,3 +55,5 @@ virtualenv schemathesis scripts/schemathesis-requirements.txt
 ln -sf ../schemathesis/bin/st "$TOOLS/bin/st"
 # Firecrawl's Python client, for the e2e test that drives it against our API (e2e/src/firecrawl-sdk.test.ts).
 virtualenv firecrawl-py scripts/firecrawl-py-requirements.txt
+# The Python SDK's generator, test runner and build tools (clients/python; its own code is not installed).
+virtualenv python-sdk clients/python/requirements-dev.txt
