@@ -105,7 +105,7 @@ export interface paths {
         };
         /**
          * Status of a crawl
-         * @description Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures. A plain read: safe to poll, never billed.
+         * @description Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures in `crawl`. Beside it, the fields Firecrawl’s clients poll for (`status` in their words, `total`, `completed`, `creditsUsed`, `expiresAt`, `data`, `next`). While the crawl runs this is a plain row read: safe to poll, never billed. Once it stopped, `data` holds its first delivered pages and `next` links the rest (docs/migrating-from-firecrawl.md).
          */
         get: operations["crawl.get"];
         put?: never;
@@ -306,8 +306,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Answer a paused run’s question, or approve what it asks
-         * @description Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
+         * Answer a paused run’s question
+         * @description Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.
          */
         post: operations["agent.answer"];
         delete?: never;
@@ -1632,6 +1632,8 @@ export interface operations {
                         /** @constant */
                         success: true;
                         id: string;
+                        /** @description Where the crawl answers (`GET /v1/crawl/{id}`), as Firecrawl answers it. */
+                        url: string;
                         crawl: {
                             id: string;
                             /**
@@ -1670,6 +1672,8 @@ export interface operations {
                             }[];
                             createdAt: string | null;
                             finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
                         };
                     };
                 };
@@ -1776,7 +1780,10 @@ export interface operations {
     };
     "crawl.get": {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description From `next`: `data` then holds the delivered pages after it, as crawl.results answers them. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description The crawl id. */
@@ -1836,7 +1843,40 @@ export interface operations {
                             }[];
                             createdAt: string | null;
                             finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
                         };
+                        /**
+                         * @description Firecrawl's word for where the crawl is, for its clients: `scraping` while `crawl.status` is running; `completed` once settled with outcome completed or limit_reached; `cancelled` once cancelled; `failed` when settled failed or expired. The crawl's own state is `crawl.status`.
+                         * @enum {string}
+                         */
+                        status: "scraping" | "completed" | "failed" | "cancelled" | (string & {});
+                        /** @description URLs fetched or still to fetch: `crawl.discovered` − `crawl.skipped`. */
+                        total: number;
+                        /** @description As `crawl.completed`: pages delivered. */
+                        completed: number;
+                        /** @description As `crawl.usage.credits`. */
+                        creditsUsed: number;
+                        /** @description As `crawl.expiresAt`. */
+                        expiresAt: string | null;
+                        /** @description Once the crawl stopped running, or with `cursor`: up to 100 delivered pages (about 10 MB at most), oldest first, as crawl.results answers them. Empty while it runs: read pages as they come from crawl.results. */
+                        data: {
+                            markdown?: string;
+                            html?: string;
+                            rawHtml?: string;
+                            text?: string;
+                            links?: string[];
+                            /** @description A data: URL of the PNG. */
+                            screenshot?: string;
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            warnings?: string[];
+                            depth: number;
+                        }[];
+                        /** @description The URL of the pages after `data` (this route with `cursor`); absent after the last. */
+                        next?: string;
                     };
                 };
             };
@@ -2137,6 +2177,8 @@ export interface operations {
                             }[];
                             createdAt: string | null;
                             finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
                         };
                     };
                 };
@@ -2600,13 +2642,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "approval" | "control") | null;
+                            pausedFor: ("question" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -2791,13 +2833,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "approval" | "control") | null;
+                            pausedFor: ("question" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -2970,7 +3012,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         /**
-                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                          * @enum {string}
                          */
                         status: "queued" | "running" | "paused" | "settled" | (string & {});
@@ -3110,7 +3152,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         /**
-                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                          * @enum {string}
                          */
                         status: "queued" | "running" | "paused" | "settled" | (string & {});
@@ -3241,13 +3283,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "approval" | "control") | null;
+                            pausedFor: ("question" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3433,13 +3475,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "approval" | "control") | null;
+                            pausedFor: ("question" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3608,10 +3650,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The reply to the run’s question. */
-                    answer?: string;
-                    /** @description For a run paused for approval: true approves, false denies. */
-                    approve?: boolean;
+                    /** @description The reply. */
+                    answer: string;
                 };
             };
         };
@@ -3631,13 +3671,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "approval" | "control") | null;
+                            pausedFor: ("question" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3727,15 +3767,6 @@ export interface operations {
             };
             /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
             408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `no_open_purchase`: An approval or denial is sent for a run that has no purchase waiting for one. */
-            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -118,7 +118,7 @@ export const OPERATIONS = {
     "pathParams": [
       "id"
     ],
-    "summary": "Answer a paused run’s question, or approve what it asks",
+    "summary": "Answer a paused run’s question",
     "answer": "json",
     "status": 200,
     "media": "application/json",
@@ -136,18 +136,11 @@ export const OPERATIONS = {
         "name": "answer",
         "in": "body",
         "type": "string",
-        "required": false,
-        "description": "The reply to the run’s question."
-      },
-      {
-        "name": "approve",
-        "in": "body",
-        "type": "boolean",
-        "required": false,
-        "description": "For a run paused for approval: true approves, false denies."
+        "required": true,
+        "description": "The reply."
       }
     ],
-    "description": "Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free."
+    "description": "Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free."
   },
   "agent.cancel": {
     "id": "agent.cancel",
@@ -842,9 +835,16 @@ export const OPERATIONS = {
         "type": "string",
         "required": true,
         "description": "The crawl id."
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "type": "string",
+        "required": false,
+        "description": "From `next`: `data` then holds the delivered pages after it, as crawl.results answers them."
       }
     ],
-    "description": "Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures. A plain read: safe to poll, never billed."
+    "description": "Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures in `crawl`. Beside it, the fields Firecrawl’s clients poll for (`status` in their words, `total`, `completed`, `creditsUsed`, `expiresAt`, `data`, `next`). While the crawl runs this is a plain row read: safe to poll, never billed. Once it stopped, `data` holds its first delivered pages and `next` links the rest (docs/migrating-from-firecrawl.md)."
   },
   "crawl.results": {
     "id": "crawl.results",
@@ -1932,7 +1932,6 @@ export const ERROR_STATUS: Record<string, number> = {
   "integration_check_failed": 422,
   "internal": 500,
   "no_capacity": 503,
-  "no_open_purchase": 409,
   "not_found": 404,
   "page_lost": 422,
   "page_unreachable": 422,
@@ -1957,11 +1956,11 @@ export interface AgentOperations {
    */
   start(params: operations["agent"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent"]['responses'][202]['content']["application/json"]>;
   /**
-   * Answer a paused run’s question, or approve what it asks: `POST /v1/agent/{id}/answer` (`agent.answer`).
+   * Answer a paused run’s question: `POST /v1/agent/{id}/answer` (`agent.answer`).
    *
-   * Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
+   * Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.
    */
-  answer(id: string, params?: operations["agent.answer"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent.answer"]['responses'][200]['content']["application/json"]>;
+  answer(id: string, params: operations["agent.answer"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent.answer"]['responses'][200]['content']["application/json"]>;
   /**
    * Cancel an agent run: `POST /v1/agent/{id}/cancel` (`agent.cancel`).
    *
@@ -2037,9 +2036,9 @@ export interface CrawlOperations {
   /**
    * Status of a crawl: `GET /v1/crawl/{id}` (`crawl.get`).
    *
-   * Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures. A plain read: safe to poll, never billed.
+   * Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures in `crawl`. Beside it, the fields Firecrawl’s clients poll for (`status` in their words, `total`, `completed`, `creditsUsed`, `expiresAt`, `data`, `next`). While the crawl runs this is a plain row read: safe to poll, never billed. Once it stopped, `data` holds its first delivered pages and `next` links the rest (docs/migrating-from-firecrawl.md).
    */
-  get(id: string, options?: RequestOptions): APIPromise<operations["crawl.get"]['responses'][200]['content']["application/json"]>;
+  get(id: string, params?: NonNullable<operations["crawl.get"]['parameters']['query']>, options?: RequestOptions): APIPromise<operations["crawl.get"]['responses'][200]['content']["application/json"]>;
   /**
    * Pages a crawl delivered: `GET /v1/crawl/{id}/results` (`crawl.results`).
    *
