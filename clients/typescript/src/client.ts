@@ -137,7 +137,10 @@ export class Client {
       groups[spec.group] ??= {};
       (groups[spec.group] as Record<string, unknown>)[spec.name] = (...args: unknown[]) => this.#call(spec, args);
     }
-    const extra = helpers(groups as unknown as Parameters<typeof helpers>[0]);
+    const extra = helpers(
+      <T>(id: string, pathArgs: string[], params: Record<string, unknown>, options: RequestOptions) =>
+        this.invoke(id, pathArgs, params, options) as APIPromise<T>,
+    );
     for (const [group, methods] of Object.entries(extra)) Object.assign(groups[group] ?? {}, methods);
     Object.assign(this, groups);
   }
@@ -147,11 +150,21 @@ export class Client {
     return new Client({ ...this.#options, ...options, [INHERIT]: this.#auth } as ClientOptions);
   }
 
-  /** Calls an operation by its operationId: `client.call('crawl.get', id)`; what its method would. */
-  call(operationId: OperationId | (string & {}), ...args: unknown[]): APIPromise<unknown> {
+  /**
+   * Calls an operation by its operationId, each part in its own argument whatever the
+   * method's shape: `client.invoke('crawl.results', [id], { limit: 10 })`. What its method
+   * answers (a promise, a page promise or a stream).
+   */
+  invoke(
+    operationId: OperationId | (string & {}),
+    pathArgs: string[] = [],
+    params: Record<string, unknown> = {},
+    options: RequestOptions = {},
+  ): APIPromise<unknown> {
     const spec = (OPERATIONS as Record<string, OperationSpec>)[operationId];
     if (!spec) throw new TypeError(`No operation ${operationId}: this SDK was generated without it`);
-    return this.#call(spec, args);
+    const takesParams = spec.params.some((p) => p.in !== 'path');
+    return this.#call(spec, [...pathArgs, ...(takesParams ? [params] : []), options]);
   }
 
   #call(spec: OperationSpec, args: unknown[]): APIPromise<unknown> {

@@ -59,15 +59,16 @@ export interface Helpers {
   };
 }
 
-/** The generated methods the helpers use. */
-interface Methods {
-  crawl: { get(id: string, params?: object, options?: RequestOptions): PromiseLike<CrawlStatus> };
-  agent: {
-    get(id: string, options?: RequestOptions): PromiseLike<AgentRunStatus>;
-    answer(id: string, params: { answer: string }, options?: RequestOptions): PromiseLike<unknown>;
-    events(id: string, params: object, options?: RequestOptions): PromiseLike<JsonOf<'agent.events'>>;
-  };
-}
+/**
+ * Calls an operation by its id with its path values, parameters and options, wherever the
+ * generated method takes them (a method without parameters takes none).
+ */
+export type Invoke = <T>(
+  operationId: string,
+  pathArgs: string[],
+  params: Record<string, unknown>,
+  options: RequestOptions,
+) => PromiseLike<T>;
 
 /** Reads until `done`, every `pollIntervalMs`, within the overall timeout. */
 async function waitFor<T>(
@@ -96,12 +97,12 @@ async function waitFor<T>(
   }
 }
 
-export function helpers(groups: Methods): Helpers {
+export function helpers(invoke: Invoke): Helpers {
   return {
     crawl: {
       wait: (id, options = {}) =>
         waitFor(
-          (signal) => groups.crawl.get(id, {}, { signal }),
+          (signal) => invoke<CrawlStatus>('crawl.get', [id], {}, { signal }),
           (s) => s.crawl.status === 'settled',
           options,
           CRAWL_WAIT_TIMEOUT_MS,
@@ -111,7 +112,7 @@ export function helpers(groups: Methods): Helpers {
       wait: (id, options = {}) => {
         let answered = '';
         return waitFor(
-          (signal) => groups.agent.get(id, { signal }),
+          (signal) => invoke<AgentRunStatus>('agent.get', [id], {}, { signal }),
           (s) => s.run.status === 'settled',
           options,
           AGENT_WAIT_TIMEOUT_MS,
@@ -123,7 +124,7 @@ export function helpers(groups: Methods): Helpers {
             const answer = await options.onQuestion(run.question, s);
             if (answer === undefined) return;
             answered = asked;
-            await groups.agent.answer(id, { answer }, { signal });
+            await invoke('agent.answer', [id], { answer }, { signal });
           },
         );
       },
@@ -132,8 +133,9 @@ export function helpers(groups: Methods): Helpers {
         const limit = 100;
         for (;;) {
           // A long poll: the gateway holds the answer up to 20 s until an event comes.
-          const page = await groups.agent.events(
-            id,
+          const page = await invoke<JsonOf<'agent.events'>>(
+            'agent.events',
+            [id],
             { after, level: options.level ?? 'step', wait: 20, limit },
             { signal: options.signal, timeoutMs: 60_000 },
           );
