@@ -18,11 +18,13 @@ install: ## Install Debian packages (postgresql, nats-server, chromium, python3-
 	@scripts/toolchain.sh
 	@pnpm install --frozen-lockfile --reporter=silent
 
-generate: install ## Regenerate protobuf and Prisma code (committed; a clean tree stays clean)
+generate: install ## Regenerate protobuf, Prisma and the SDKs' code (committed; a clean tree stays clean)
 	@buf generate
 	@for s in $(SERVICES); do node libs/db/dist/cli.js generate services/$$s || exit 1; done
 	@# Database functions: prisma/functions/*.sql must agree with the migrations (docs in libs/db/README.md).
 	@for s in $(SERVICES); do node libs/db/dist/cli.js functions services/$$s || exit 1; done
+	@# The SDKs' types and operations, from the gateway's OpenAPI document rendered offline (docs/clients.md).
+	@tsc -b services/gateway && node clients/typescript/scripts/generate.mjs
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json
@@ -67,4 +69,4 @@ test-k8s: build ## Install the chart on the local cluster (make cluster) from fr
 	@scripts/test-k8s.sh
 
 clean: ## Remove build output (keeps .data/)
-	@rm -rf libs/*/dist services/*/dist e2e/dist
+	@rm -rf libs/*/dist services/*/dist clients/*/dist e2e/dist

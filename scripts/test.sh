@@ -41,7 +41,7 @@ with_source() {
   done
   return 0
 }
-mapfile -t unit < <(with_source libs/*/dist/**/*.test.js services/*/dist/**/*.test.js)
+mapfile -t unit < <(with_source libs/*/dist/**/*.test.js services/*/dist/**/*.test.js clients/*/dist/**/*.test.js)
 mapfile -t e2e < <(with_source e2e/dist/**/*.test.js)
 echo "== unit tests"
 # Unit tests run two files at a time (2 cores); e2e files each start a fleet, so one at a time.
