@@ -25,6 +25,7 @@ generate: install ## Regenerate protobuf, Prisma and the SDKs' code (committed; 
 	@for s in $(SERVICES); do node libs/db/dist/cli.js functions services/$$s || exit 1; done
 	@# The SDKs' types and operations, from the gateway's OpenAPI document rendered offline (docs/clients.md).
 	@tsc -b services/gateway && node clients/typescript/scripts/generate.mjs
+	@.tools/python-sdk/bin/python clients/python/scripts/generate.py
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json

@@ -47,6 +47,9 @@ echo "== unit tests"
 # Unit tests run two files at a time (2 cores); e2e files each start a fleet, so one at a time.
 node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=2 --test-reporter=spec "${unit[@]}"
 phase unit
+echo "== Python SDK unit tests"
+.tools/python-sdk/bin/python -m pytest -q clients/python
+phase python
 echo "== end-to-end tests"
 node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=1 --test-reporter=spec "${e2e[@]}"
 phase e2e
