@@ -3,7 +3,8 @@
 // resource = the REST API) and stores the tokens 0600 beside a warning when no keyring
 // answers; `status` names the credential in use and where it came from, in the three orders
 // of precedence; the login refreshes before it expires; a crawl shows its progress; a paused
-// agent run is answered from the CLI; and after `logout` the old token is refused.
+// agent run is answered from the CLI; a second login revokes the first; and after `logout`
+// the old token is refused.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -261,20 +262,8 @@ describe('wap', () => {
     assert.equal((JSON.parse(w.stdout) as { run: { answer: string } }).run.answer, 'got: a hexagon');
   });
 
-  test('logout revokes the tokens: the old one is refused and the next call has no credential', async () => {
-    const { accessToken } = storedLogin();
-    const r = await wap(['logout', '--json']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { signedOut: true, baseUrl: fleet.gatewayUrl, revoked: true });
-    assert.equal(existsSync(loginFile), false);
-    const refused = await call<{ code: string }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: String(accessToken) });
-    assert.deepEqual([refused.status, refused.body.code], [401, 'unauthorized']);
-    const next = await wap(['credits']);
-    assert.equal(next.code, 1);
-    assert.match(next.stderr, /No API key.*SERVICE_API_KEY/);
-  });
-
-  test('login opens the browser through $BROWSER', async () => {
+  test('login again opens the browser through $BROWSER and revokes the login it replaces', async () => {
+    const replaced = storedLogin();
     const opener = path.join(home, 'open-browser.sh');
     const opened = path.join(home, 'opened-url');
     writeFileSync(opener, `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
@@ -286,6 +275,24 @@ describe('wap', () => {
     const r = await child.result;
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^Signed in to http:\/\/127\.0\.0\.1:\d+; the login is kept in .*login\.json\.\n$/);
+    assert.notEqual(storedLogin().accessToken, replaced.accessToken);
     assert.equal((await wap(['credits'])).code, 0);
+    const old = await call<{ code: string }>(fleet.gatewayUrl, 'GET', '/v1/credits', {
+      key: String(replaced.accessToken),
+    });
+    assert.equal(old.status, 401, 'the replaced login was revoked');
+  });
+
+  test('logout revokes the tokens: the old one is refused and the next call has no credential', async () => {
+    const { accessToken } = storedLogin();
+    const r = await wap(['logout', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { signedOut: true, baseUrl: fleet.gatewayUrl, revoked: true });
+    assert.equal(existsSync(loginFile), false);
+    const refused = await call<{ code: string }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: String(accessToken) });
+    assert.deepEqual([refused.status, refused.body.code], [401, 'unauthorized']);
+    const next = await wap(['credits']);
+    assert.equal(next.code, 1);
+    assert.match(next.stderr, /No API key.*SERVICE_API_KEY/);
   });
 });

@@ -192,14 +192,28 @@ export async function login(o: LoginOptions): Promise<{ storage: string; warning
       revocationEndpoint: meta.revocation_endpoint,
       ...(typeof b.scope === 'string' && { scope: b.scope }),
     };
-    return { ...o.store.write(stored), file: o.store.file };
+    const previous = o.store.read();
+    const written = o.store.write(stored);
+    // The login this one replaces is revoked, not left valid for the rest of its 30 days.
+    if (previous.status === 'found') await revoke(previous.login).catch(() => undefined);
+    return { ...written, file: o.store.file };
   } finally {
     server.closeAllConnections();
     server.close();
   }
 }
 
-/** Revokes the stored login's tokens (the refresh token's whole family) and forgets them. */
+/** Revokes a login's tokens: the refresh token names their family, so the access token ends too (docs/oauth.md). */
+async function revoke(l: Login): Promise<void> {
+  const res = await postForm(l.revocationEndpoint, {
+    token: l.refreshToken,
+    token_type_hint: 'refresh_token',
+    client_id: l.clientId,
+  });
+  if (res.status !== 200) throw new Error(`the server answered ${res.status}`);
+}
+
+/** Revokes the stored login's tokens and forgets them. */
 export async function logout(
   store: LoginStore,
 ): Promise<{ baseUrl: string; revoked: boolean; error?: string } | undefined> {
@@ -208,21 +222,10 @@ export async function logout(
     if (found.status === 'unreadable') store.remove();
     return undefined;
   }
-  const { login: l } = found;
-  let revoked = false;
   let error: string | undefined;
-  try {
-    // The refresh token names the family: revoking it ends the access token too (docs/oauth.md).
-    const res = await postForm(l.revocationEndpoint, {
-      token: l.refreshToken,
-      token_type_hint: 'refresh_token',
-      client_id: l.clientId,
-    });
-    revoked = res.status === 200;
-    if (!revoked) error = `the server answered ${res.status}`;
-  } catch (err) {
-    error = (err as Error).message;
-  }
+  await revoke(found.login).catch((err: Error) => {
+    error = err.message;
+  });
   store.remove();
-  return { baseUrl: l.baseUrl, revoked, ...(error && { error }) };
+  return { baseUrl: found.login.baseUrl, revoked: error === undefined, ...(error && { error }) };
 }
