@@ -301,6 +301,36 @@ def resolve_names(doc: dict[str, Any], models: ModelFile) -> dict[str, str]:
     return names
 
 
+def or_dict(annotation: str, classes: set[str]) -> str:
+    """A field's type as an argument's: wherever it takes a model, a plain dict of the API's names does too."""
+
+    def members(node: ast.expr) -> list[ast.expr]:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            return members(node.left) + members(node.right)
+        return [node]
+
+    def widen(node: ast.expr) -> ast.expr:
+        if isinstance(node, ast.Subscript):
+            node.slice = widen(node.slice)  # type: ignore[assignment]
+            return node
+        if isinstance(node, ast.Tuple):
+            node.elts = [widen(e) for e in node.elts]
+            return node
+        parts = members(node)
+        if len(parts) == 1 and not (isinstance(node, ast.Name) and node.id in classes):
+            return node
+        parts = [widen(p) if isinstance(p, (ast.Subscript, ast.Tuple)) else p for p in parts]
+        if any(isinstance(p, ast.Name) and p.id in classes for p in parts):
+            nones = [p for p in parts if isinstance(p, ast.Constant) and p.value is None]
+            parts = [p for p in parts if p not in nones] + [ast.parse("dict[str, Any]", mode="eval").body] + nones
+        union = parts[0]
+        for part in parts[1:]:
+            union = ast.BinOp(left=union, op=ast.BitOr(), right=part)
+        return union
+
+    return ast.unparse(widen(ast.parse(annotation, mode="eval").body))
+
+
 def query_hint(schema: dict[str, Any]) -> str:
     if "enum" in schema:
         return "Literal[" + ", ".join(json.dumps(v) for v in schema["enum"]) + "] | str"
@@ -427,11 +457,8 @@ def render_operations(document: dict[str, Any], doc: dict[str, Any], specs: dict
                     raise SystemExit(f"generate: {op_id}: body field {field['alias']} clashes with {py}")
                 taken.add(py)
                 used.update(re.findall(r"[A-Za-z_]\w*", field["type"]))
-                hint = (
-                    field["type"]
-                    if field["type"].endswith("| None") or field["required"]
-                    else f"{field['type']} | None"
-                )
+                typed = or_dict(field["type"], set(models.classes))
+                hint = typed if typed.endswith("| None") or field["required"] else f"{typed} | None"
                 keyword.append(f"{py}: {hint}" if field["required"] else f"{py}: {hint} = None")
                 body_args.append(f"{field['alias']!r}: {py}")
                 arg_docs.append((py, props.get(field["alias"], {}).get("description", "")))

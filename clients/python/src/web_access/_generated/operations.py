@@ -575,6 +575,7 @@ class Scrape(SyncResource):
                 | ScrapeRequestActionsWrite
                 | ScrapeRequestActionsPress
                 | ScrapeRequestActionsScroll
+                | builtins.dict[str, Any]
             ]
             | None
         ) = None,
@@ -670,6 +671,7 @@ class AsyncScrape(AsyncResource):
                 | ScrapeRequestActionsWrite
                 | ScrapeRequestActionsPress
                 | ScrapeRequestActionsScroll
+                | builtins.dict[str, Any]
             ]
             | None
         ) = None,
@@ -755,7 +757,7 @@ class Crawl(CrawlWatch, SyncResource):
         ignore_query_parameters: bool | None = None,
         max_concurrency: int | None = None,
         delay: float | None = None,
-        scrape_options: CrawlRequestScrapeOptions | None = None,
+        scrape_options: CrawlRequestScrapeOptions | builtins.dict[str, Any] | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -932,7 +934,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
         ignore_query_parameters: bool | None = None,
         max_concurrency: int | None = None,
         delay: float | None = None,
-        scrape_options: CrawlRequestScrapeOptions | None = None,
+        scrape_options: CrawlRequestScrapeOptions | builtins.dict[str, Any] | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1102,7 +1104,7 @@ class Search(SyncResource):
         limit: int | None = None,
         lang: str | None = None,
         country: str | None = None,
-        scrape_options: SearchRequestScrapeOptions | None = None,
+        scrape_options: SearchRequestScrapeOptions | builtins.dict[str, Any] | None = None,
         timeout: int | None = None,
         origin: str | None = None,
         integration: str | None = None,
@@ -1165,7 +1167,7 @@ class AsyncSearch(AsyncResource):
         limit: int | None = None,
         lang: str | None = None,
         country: str | None = None,
-        scrape_options: SearchRequestScrapeOptions | None = None,
+        scrape_options: SearchRequestScrapeOptions | builtins.dict[str, Any] | None = None,
         timeout: int | None = None,
         origin: str | None = None,
         integration: str | None = None,
@@ -1231,10 +1233,10 @@ class Agent(AgentWatch, SyncResource):
         model: str | None = None,
         max_credits: int | None = None,
         max_steps: int | None = None,
-        files: builtins.list[AgentRequestFile] | None = None,
+        files: builtins.list[AgentRequestFile | builtins.dict[str, Any]] | None = None,
         secrets: builtins.list[str] | None = None,
         integrations: builtins.list[str] | None = None,
-        purchases: AgentRequestPurchases | None = None,
+        purchases: AgentRequestPurchases | builtins.dict[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -1541,10 +1543,10 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         model: str | None = None,
         max_credits: int | None = None,
         max_steps: int | None = None,
-        files: builtins.list[AgentRequestFile] | None = None,
+        files: builtins.list[AgentRequestFile | builtins.dict[str, Any]] | None = None,
         secrets: builtins.list[str] | None = None,
         integrations: builtins.list[str] | None = None,
-        purchases: AgentRequestPurchases | None = None,
+        purchases: AgentRequestPurchases | builtins.dict[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -2489,7 +2491,7 @@ class Profiles(SyncResource):
         self,
         *,
         label: str,
-        exit: ProfilesCreateRequestExit | None = None,
+        exit: ProfilesCreateRequestExit | builtins.dict[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -2615,7 +2617,7 @@ class AsyncProfiles(AsyncResource):
         self,
         *,
         label: str,
-        exit: ProfilesCreateRequestExit | None = None,
+        exit: ProfilesCreateRequestExit | builtins.dict[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -2741,10 +2743,15 @@ class Monitors(SyncResource):
         self,
         *,
         url: str,
-        schedule: MonitorsCreateRequestSchedule | MonitorsCreateRequestSchedule1,
-        notify: MonitorsCreateRequestNotify | MonitorsCreateRequestNotify1 | MonitorsCreateRequestNotify2,
-        watch: Literal["main", "page"] | MonitorsCreateRequestWatch | None = None,
-        scrape: MonitorsCreateRequestScrape | None = None,
+        schedule: MonitorsCreateRequestSchedule | MonitorsCreateRequestSchedule1 | builtins.dict[str, Any],
+        notify: (
+            MonitorsCreateRequestNotify
+            | MonitorsCreateRequestNotify1
+            | MonitorsCreateRequestNotify2
+            | builtins.dict[str, Any]
+        ),
+        watch: Literal["main", "page"] | MonitorsCreateRequestWatch | builtins.dict[str, Any] | None = None,
+        scrape: MonitorsCreateRequestScrape | builtins.dict[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -2844,10 +2851,15 @@ class AsyncMonitors(AsyncResource):
         self,
         *,
         url: str,
-        schedule: MonitorsCreateRequestSchedule | MonitorsCreateRequestSchedule1,
-        notify: MonitorsCreateRequestNotify | MonitorsCreateRequestNotify1 | MonitorsCreateRequestNotify2,
-        watch: Literal["main", "page"] | MonitorsCreateRequestWatch | None = None,
-        scrape: MonitorsCreateRequestScrape | None = None,
+        schedule: MonitorsCreateRequestSchedule | MonitorsCreateRequestSchedule1 | builtins.dict[str, Any],
+        notify: (
+            MonitorsCreateRequestNotify
+            | MonitorsCreateRequestNotify1
+            | MonitorsCreateRequestNotify2
+            | builtins.dict[str, Any]
+        ),
+        watch: Literal["main", "page"] | MonitorsCreateRequestWatch | builtins.dict[str, Any] | None = None,
+        scrape: MonitorsCreateRequestScrape | builtins.dict[str, Any] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -2948,7 +2960,7 @@ class Secrets(SyncResource):
         *,
         handle: str,
         kind: Literal["card", "login", "env"],
-        value: str | SecretsCreateRequestValue | SecretsCreateRequestValue1,
+        value: str | SecretsCreateRequestValue | SecretsCreateRequestValue1 | builtins.dict[str, Any],
         domains: builtins.list[str],
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
@@ -3045,7 +3057,7 @@ class AsyncSecrets(AsyncResource):
         *,
         handle: str,
         kind: Literal["card", "login", "env"],
-        value: str | SecretsCreateRequestValue | SecretsCreateRequestValue1,
+        value: str | SecretsCreateRequestValue | SecretsCreateRequestValue1 | builtins.dict[str, Any],
         domains: builtins.list[str],
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
