@@ -153,6 +153,9 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   AGENT_LEASE_MS: {
     meaning: "How often a replica renews its claim on a run; a run's claim not renewed for this long is taken over.",
   },
+  AGENT_APPROVAL_TIMEOUT_MS: {
+    meaning: "How long a run paused for a purchase's approval waits before it ends with approval_timed_out.",
+  },
   AGENT_POLL_MS: { meaning: 'How often an idle agent replica looks for queued runs (a submit also wakes it).' },
   AGENT_DEFAULT_MAX_CREDITS: { meaning: "A run's spend cap when it names none, credits." },
   AGENT_DEFAULT_MAX_STEPS: { meaning: "A run's step cap when it names none." },

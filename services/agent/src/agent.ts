@@ -74,6 +74,8 @@ export function openAgent(
       models,
       log,
       filesKey: config.AGENT_FILES_KEY,
+      policy: { secrets, intents, grants, integrations, rules },
+      approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT_MS,
       openDriver: openSessionDriver,
       releaseControl: async (sessionId) => {
         await nats.nc.request(

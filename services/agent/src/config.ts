@@ -56,6 +56,13 @@ export const env = baseEnv(50053).extend({
   AGENT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** A claim on a run lasts this long from its last renewal (renewed every third of it); a dead replica's runs are taken over after it. */
   AGENT_LEASE_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
+  /** How long a run paused for a purchase's approval waits for it before it ends (approval_timed_out). */
+  AGENT_APPROVAL_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(7 * 24 * 3_600_000)
+    .default(15 * 60_000),
   /** How often an idle replica looks for queued runs (a submit also wakes it over NATS). */
   AGENT_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
   /** A run's spend cap when it names none, credits. */

@@ -306,8 +306,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Answer a paused run’s question
-         * @description Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.
+         * Answer a paused run’s question, or approve what it asks
+         * @description Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
          */
         post: operations["agent.answer"];
         delete?: never;
@@ -2642,13 +2642,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "control") | null;
+                            pausedFor: ("question" | "approval" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -2833,13 +2833,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "control") | null;
+                            pausedFor: ("question" | "approval" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3012,7 +3012,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         /**
-                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                          * @enum {string}
                          */
                         status: "queued" | "running" | "paused" | "settled" | (string & {});
@@ -3152,7 +3152,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         /**
-                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                         * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                          * @enum {string}
                          */
                         status: "queued" | "running" | "paused" | "settled" | (string & {});
@@ -3283,13 +3283,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "control") | null;
+                            pausedFor: ("question" | "approval" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3475,13 +3475,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "control") | null;
+                            pausedFor: ("question" | "approval" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3650,8 +3650,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The reply. */
-                    answer: string;
+                    /** @description The reply to the run’s question. */
+                    answer?: string;
+                    /** @description For a run paused for approval: true approves, false denies. */
+                    approve?: boolean;
                 };
             };
         };
@@ -3671,13 +3673,13 @@ export interface operations {
                         run: {
                             id: string;
                             /**
-                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
                              * @enum {string}
                              */
                             status: "queued" | "running" | "paused" | "settled" | (string & {});
                             /** @description How a settled run ended; null before. `failed` carries its `reason`. */
                             outcome: ("completed" | "failed" | "cancelled") | null;
-                            pausedFor: ("question" | "control") | null;
+                            pausedFor: ("question" | "approval" | "control") | null;
                             /** @description The question a paused run asks (POST /v1/agent/{id}/answer). */
                             question: string | null;
                             /** @description The answer, once the run has one: in `outputSchema` when one was given. */
@@ -3767,6 +3769,15 @@ export interface operations {
             };
             /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `no_open_purchase`: An approval or denial is sent for a run that has no purchase waiting for one. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -118,7 +118,7 @@ export const OPERATIONS = {
     "pathParams": [
       "id"
     ],
-    "summary": "Answer a paused run’s question",
+    "summary": "Answer a paused run’s question, or approve what it asks",
     "answer": "json",
     "status": 200,
     "media": "application/json",
@@ -136,11 +136,18 @@ export const OPERATIONS = {
         "name": "answer",
         "in": "body",
         "type": "string",
-        "required": true,
-        "description": "The reply."
+        "required": false,
+        "description": "The reply to the run’s question."
+      },
+      {
+        "name": "approve",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "description": "For a run paused for approval: true approves, false denies."
       }
     ],
-    "description": "Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free."
+    "description": "Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free."
   },
   "agent.cancel": {
     "id": "agent.cancel",
@@ -1932,6 +1939,7 @@ export const ERROR_STATUS: Record<string, number> = {
   "integration_check_failed": 422,
   "internal": 500,
   "no_capacity": 503,
+  "no_open_purchase": 409,
   "not_found": 404,
   "page_lost": 422,
   "page_unreachable": 422,
@@ -1956,11 +1964,11 @@ export interface AgentOperations {
    */
   start(params: operations["agent"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent"]['responses'][202]['content']["application/json"]>;
   /**
-   * Answer a paused run’s question: `POST /v1/agent/{id}/answer` (`agent.answer`).
+   * Answer a paused run’s question, or approve what it asks: `POST /v1/agent/{id}/answer` (`agent.answer`).
    *
-   * Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.
+   * Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
    */
-  answer(id: string, params: operations["agent.answer"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent.answer"]['responses'][200]['content']["application/json"]>;
+  answer(id: string, params?: operations["agent.answer"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent.answer"]['responses'][200]['content']["application/json"]>;
   /**
    * Cancel an agent run: `POST /v1/agent/{id}/cancel` (`agent.cancel`).
    *

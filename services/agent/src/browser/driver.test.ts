@@ -51,6 +51,33 @@ describe('PlaywrightDriver', () => {
     return { driver: new PlaywrightDriver(browser), page };
   }
 
+  it('fills a secret into a field marked private: the list, the message and a screenshot never show it', async () => {
+    const { driver, page } = await open('/form');
+    try {
+      const state = await driver.observe();
+      const field = indexOf(state, 'type=email');
+      assert.equal(await driver.formRole(field), 'field');
+      assert.equal(await driver.formRole(indexOf(state, 'Sign in</button>')), 'submit');
+      const filled = await driver.fillSecret(field, 'ada-secret@example.org');
+      assert.equal(filled.ok, true, filled.message);
+      assert.doesNotMatch(filled.message, /ada-secret/);
+      const after = await driver.observe({ screenshot: true });
+      assert.match(lineOf(after, 'type=email'), /value=•••/);
+      assert.doesNotMatch(after.elements, /ada-secret/);
+      // The page has the value and the mark the recorder masks by.
+      const value = await page.evaluate(() => {
+        const host = document.querySelector('sign-in') as HTMLElement;
+        const input = (host.shadowRoot ?? document).querySelector('input[type=email]') as HTMLInputElement;
+        return [input.value, input.hasAttribute('data-private')];
+      });
+      assert.deepEqual(value, ['ada-secret@example.org', true]);
+      const refused = await driver.fillSecret(indexOf(after, 'Sign in</button>'), 'x');
+      assert.equal(refused.ok, false);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('fills and submits a form inside a shadow root, never showing the password', async () => {
     const { driver } = await open('/form');
     try {

@@ -45,6 +45,8 @@ const MAX_WAIT_SECONDS = 10;
 const GRACE_MS = 10;
 /** The most a frame may take to come (a page busy in a script, a tab in the background). */
 const FRAME_WAIT_MS = 300;
+/** The most a link that targets another tab waits for that tab. */
+const TAB_WAIT_MS = 3_000;
 const SMALL_TIMEOUT_MS = 2000;
 
 const defaultExtract: Extractor = (html, url) => extractPage(html, url, { formats: ['markdown'] }).markdown;
@@ -63,11 +65,27 @@ async function until(check: () => boolean, ms: number): Promise<void> {
   while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
 }
 
+/** Whether clicking the element follows a link or submits a form into another tab (target=_blank or a named one). */
+async function opensTab(element: ElementHandle<Element>): Promise<boolean> {
+  const opens = element.evaluate((el) => {
+    const link = el.closest('a[target], area[target]');
+    const form = el instanceof HTMLButtonElement || el instanceof HTMLInputElement ? el.form : null;
+    const target = (link?.getAttribute('target') ?? form?.getAttribute('target') ?? '').trim().toLowerCase();
+    return target !== '' && !['_self', '_parent', '_top'].includes(target);
+  });
+  return within(opens, FRAME_WAIT_MS, 'the page').catch(() => false);
+}
+
 /** Resolves once the page drew a frame and ran a task after it (or could not: it navigated, or it is busy). */
 async function nextFrame(page: Page): Promise<void> {
   const frame = page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0))));
   await within(frame, FRAME_WAIT_MS, 'the page').catch(() => {});
 }
+
+/** The attribute a field a secret went into carries (the recorder masks such fields). */
+const PRIVATE = 'data-private';
+/** Input types a secret may be typed into. */
+const FILLABLE = ['text', 'password', 'email', 'tel', 'number', 'search', 'url', ''];
 
 const sameKeys = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
 
@@ -128,6 +146,58 @@ export class PlaywrightDriver implements BrowserDriver {
     return outcome;
   }
 
+  async fillSecret(index: number, value: string): Promise<ActionOutcome> {
+    const page = await this.tabs.active();
+    let result: Result;
+    try {
+      result = await this.onElement(index, (element) =>
+        this.settled(page, async () => {
+          const kind = await within(
+            element.evaluate(
+              (el, { attribute, fillable }) => {
+                if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) return 'not a field';
+                if (el instanceof HTMLInputElement && !fillable.includes(el.type)) return `a ${el.type} input`;
+                // Marked before the value goes in: the recorder masks it, the element list and screenshots hide it.
+                el.setAttribute(attribute, '');
+                return 'ok';
+              },
+              { attribute: PRIVATE, fillable: FILLABLE },
+            ),
+            ACTION_TIMEOUT_MS,
+            'the page',
+          );
+          if (kind !== 'ok') return { ok: false, message: `[${index}] is ${kind}: a secret goes into a text field` };
+          await element.fill(value, { timeout: ACTION_TIMEOUT_MS });
+          return { ok: true, message: `filled [${index}]` };
+        }),
+      );
+    } catch (error) {
+      // Playwright's message may quote what it typed: say only what failed.
+      result = {
+        ok: false,
+        message: `[${index}] could not be filled (${brief(error).split('(')[0]?.trim()})`,
+        acted: true,
+      };
+    }
+    return { ok: result.ok, message: result.message };
+  }
+
+  async formRole(index: number): Promise<'submit' | 'field' | null> {
+    const target = this.last?.targets[index - 1];
+    if (!target) return null;
+    return within(
+      target.source.evaluate((scan, slot): 'submit' | 'field' | null => {
+        const el = scan.elements[slot] as Element | undefined;
+        if (!(el instanceof HTMLButtonElement || el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement))
+          return null;
+        if (!el.form) return null;
+        return el.type === 'submit' || el.type === 'image' ? 'submit' : 'field';
+      }, target.slot),
+      ACTION_TIMEOUT_MS,
+      'the page',
+    ).catch(() => null);
+  }
+
   takeNavigations(): string[] {
     return this.tabs.takeNavigations();
   }
@@ -180,7 +250,9 @@ export class PlaywrightDriver implements BrowserDriver {
       case 'extract':
         return extractPart(page, String(action.query ?? ''), this.extractor);
       case 'click':
-        return this.onElement(action.index, (element) => this.settled(page, () => click(element, action.index)));
+        return this.onElement(action.index, async (element) =>
+          this.settled(page, () => click(element, action.index), await opensTab(element)),
+        );
       case 'type':
         return this.onElement(action.index, (element) =>
           this.settled(page, () => type(element, action.index, action.text, action.submit === true)),
@@ -241,14 +313,15 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   /** Runs an action, then waits for what it set off: a navigation to its new document, a new tab. */
-  private async settled(page: Page, act: () => Promise<Done>): Promise<Result> {
+  private async settled(page: Page, act: () => Promise<Done>, expectsTab = false): Promise<Result> {
     const before = this.tabs.activity(page);
     const opened = this.tabs.opened;
     const done = await act();
     const navigating = () => this.tabs.activity(page).requests > before.requests;
     const started = () => navigating() || this.tabs.opened > opened || page.isClosed();
     if (!started()) await nextFrame(page);
-    await until(started, GRACE_MS);
+    // A link to another tab: its tab comes once the browser has made it, later than a frame.
+    await until(started, expectsTab ? TAB_WAIT_MS : GRACE_MS);
     if (navigating()) {
       await until(() => {
         const now = this.tabs.activity(page);
@@ -312,7 +385,10 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   private async screenshotOf(page: Page): Promise<string | undefined> {
-    const png = await page.screenshot({ type: 'png', timeout: NAVIGATION_TIMEOUT_MS }).catch(() => undefined);
+    // Fields a secret was filled into are painted over: a vision model never reads one.
+    const png = await page
+      .screenshot({ type: 'png', timeout: NAVIGATION_TIMEOUT_MS, mask: [page.locator(`[${PRIVATE}]`)] })
+      .catch(() => undefined);
     return png?.toString('base64');
   }
 }

@@ -231,13 +231,14 @@ export function scanFrame(limits: ScanLimits): FrameScan {
         const names = Array.from(el.files ?? [], (f) => f.name).join(', ');
         if (names) state += attr('files', names);
         if (!shown(el)) identity += ' hidden';
-      } else if (type === 'password') {
+      } else if (type === 'password' || el.hasAttribute('data-private')) {
+        // A password, or a field a secret was filled into: that it holds something, never what.
         if (el.value) state += ' value=•••';
       } else if (el.value) state += attr('value', el.value);
     } else if (el instanceof HTMLTextAreaElement) {
       if (el.name) identity += attr('name', el.name);
       if (el.placeholder) identity += attr('placeholder', el.placeholder);
-      if (el.value) state += attr('value', el.value);
+      if (el.value) state += el.hasAttribute('data-private') ? ' value=•••' : attr('value', el.value);
     } else if (el instanceof HTMLSelectElement) {
       if (el.name) identity += attr('name', el.name);
       if (el.multiple) identity += ' multiple';

@@ -77,6 +77,14 @@ export interface BrowserDriver {
     files: (handle: string) => Promise<RunFile | undefined>,
     options?: { detectChange?: boolean },
   ): Promise<ActionOutcome>;
+  /**
+   * Types a secret's value into field `index` of the last observation, marked private first (the
+   * recorder masks it; the element list and screenshots show only that it holds something). Its
+   * message never carries the value.
+   */
+  fillSecret(index: number, value: string): Promise<ActionOutcome>;
+  /** What element `index` is to a form: its submit button (a click submits it), a field of it (Enter submits it), or neither. */
+  formRole(index: number): Promise<'submit' | 'field' | null>;
   /** Top-level documents committed in any tab since the last call: each is a billed page. */
   takeNavigations(): string[];
   close(): Promise<void>;

@@ -37,8 +37,37 @@ export interface StepShape {
   name: string;
 }
 
-/** The step's schema for a run: attach_file only when it has files; finish's answer in the run's output schema. */
-export function stepShape(options: { outputSchema?: JsonSchema; files: boolean }): StepShape {
+/** What a run may use beyond the page, each adding its actions to the step's schema. */
+export interface StepGrants {
+  /** Handed files: attach_file. */
+  files: boolean;
+  /** Secret handles: fill_secret. */
+  secrets?: boolean;
+  /** Purchase limits (a card among the secrets): purchase. */
+  purchases?: boolean;
+  /** Integrations' tools: call_tool. */
+  tools?: boolean;
+}
+
+/** The parts of a secret fill_secret may put into a field. */
+export const SECRET_PARTS = [
+  'value',
+  'username',
+  'password',
+  'number',
+  'expiry',
+  'exp_month',
+  'exp_year',
+  'holder',
+  'cvc',
+] as const;
+export type SecretPart = (typeof SECRET_PARTS)[number];
+
+/**
+ * The step's schema for a run: attach_file only when it has files, fill_secret, purchase and
+ * call_tool only when it was granted what they use; finish's answer in the run's output schema.
+ */
+export function stepShape(options: { outputSchema?: JsonSchema } & StepGrants): StepShape {
   const answer = options.outputSchema ? strictSchema(options.outputSchema) : str('The answer to the task.', 20_000);
   const actions = [
     action('click', { index: int('Element index.') }),
@@ -53,6 +82,33 @@ export function stepShape(options: { outputSchema?: JsonSchema; files: boolean }
     action('extract', { query: str('What to read from the page.', 500) }),
     ...(options.files
       ? [action('attach_file', { index: int('The file input.'), file: str('A file handle.', 100) })]
+      : []),
+    ...(options.secrets
+      ? [
+          action('fill_secret', {
+            index: int('The field.'),
+            handle: str('A secret handle.', 64),
+            part: { type: 'string', enum: [...SECRET_PARTS] },
+          }),
+        ]
+      : []),
+    ...(options.purchases
+      ? [
+          action('purchase', {
+            merchant: str('The shop: its domain.', 200),
+            amount: { type: 'number', minimum: 0, description: 'The total, in the currency (12.50).' },
+            currency: str('ISO 4217 code, such as EUR.', 3),
+            item: str('What is bought.', 300),
+          }),
+        ]
+      : []),
+    ...(options.tools
+      ? [
+          action('call_tool', {
+            tool: str('integration.tool as listed.', 200),
+            arguments: str("The tool's arguments: a JSON object, as text.", 20_000),
+          }),
+        ]
       : []),
     action('record', { json: str('One result record: a JSON object, as text.', 20_000) }),
     action('ask', { question: str('The question for the user.', 1_000) }),
@@ -89,6 +145,15 @@ export const stepAction = z.discriminatedUnion('action', [
   z.strictObject({ action: z.literal('go_back') }),
   z.strictObject({ action: z.literal('extract'), query: text(500) }),
   z.strictObject({ action: z.literal('attach_file'), index, file: text(100) }),
+  z.strictObject({ action: z.literal('fill_secret'), index, handle: text(64).min(1), part: z.enum(SECRET_PARTS) }),
+  z.strictObject({
+    action: z.literal('purchase'),
+    merchant: text(200).min(1),
+    amount: z.number().min(0).max(1e9),
+    currency: z.string().regex(/^[A-Za-z]{3}$/),
+    item: text(300),
+  }),
+  z.strictObject({ action: z.literal('call_tool'), tool: text(200).min(1), arguments: text(20_000) }),
   z.strictObject({ action: z.literal('record'), json: text(20_000) }),
   z.strictObject({ action: z.literal('ask'), question: text(1_000).min(1) }),
   z.strictObject({ action: z.literal('finish'), success: z.boolean(), answer: z.unknown() }),
@@ -111,12 +176,15 @@ export function parseStep(output: unknown): { step: ModelStep } | { error: strin
   return { error: `${issue?.path.join('.') || 'step'}: ${issue?.message ?? 'invalid'}`.slice(0, 300) };
 }
 
-/** The browser's part of a step's action; undefined for the loop's own (record, ask, finish). */
+/** The browser's part of a step's action; undefined for the loop's own (record, ask, finish, secrets, purchases, tools). */
 export function browserAction(a: StepAction): BrowserAction | undefined {
   switch (a.action) {
     case 'record':
     case 'ask':
     case 'finish':
+    case 'fill_secret':
+    case 'purchase':
+    case 'call_tool':
       return undefined;
     case 'type':
       return { action: 'type', index: a.index, text: a.text, submit: a.submit ?? false };
@@ -150,6 +218,12 @@ export function describeAction(a: StepAction): string {
       return `extract ${JSON.stringify(a.query.slice(0, 60))}`;
     case 'attach_file':
       return `attach_file ${a.index} ${a.file}`;
+    case 'fill_secret':
+      return `fill_secret ${a.index} ${a.handle.slice(0, 64)}.${a.part}`;
+    case 'purchase':
+      return `purchase ${a.amount} ${a.currency.toUpperCase()} at ${a.merchant.slice(0, 80)}`;
+    case 'call_tool':
+      return `call_tool ${a.tool.slice(0, 100)}`;
     case 'record':
       return 'record';
     case 'ask':
@@ -176,6 +250,20 @@ export interface Memory {
   failures: number;
   /** What the run is waiting for, once said (a browser slot), so a wait is told once, not at every try. */
   waiting?: string;
+  /** The purchase declared last: waiting for a person (`asked`), or approved (its card may be filled). Minor units. */
+  purchase?: {
+    merchant: string;
+    host: string;
+    amount: number;
+    currency: string;
+    item: string;
+    state: 'asked' | 'approved';
+    askedAt: number;
+  };
+  /** What the purchases approved so far add up to, minor units. */
+  spent?: number;
+  /** An action a rule lets run only once a person approves it: asked, or approved (it passes once). */
+  approval?: { key: string; rule: string; state: 'asked' | 'approved'; askedAt: number };
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -193,6 +281,9 @@ export function readMemory(value: unknown): Memory {
     recent: Array.isArray(m.recent) ? m.recent.map(String).slice(-20) : [],
     failures: typeof m.failures === 'number' ? m.failures : 0,
     ...(typeof m.waiting === 'string' && { waiting: m.waiting }),
+    ...(m.purchase && typeof m.purchase === 'object' && { purchase: m.purchase }),
+    ...(typeof m.spent === 'number' && { spent: m.spent }),
+    ...(m.approval && typeof m.approval === 'object' && { approval: m.approval }),
   };
 }
 
@@ -204,10 +295,13 @@ export function stepMessage(input: {
   plan: string[];
   memory: Memory;
   files: { handle: string; name: string; mimeType: string }[];
+  /** What the run may use and the workspace's rules, as its policy words them (empty: nothing). */
+  grants?: string;
   page: PageState;
 }): string {
   const { memory, page } = input;
   const lines = [`Task: ${input.task}`];
+  if (input.grants) lines.push(input.grants);
   if (input.files.length > 0)
     lines.push(`Files you can attach: ${input.files.map((f) => `${f.handle} (${f.name}, ${f.mimeType})`).join('; ')}`);
   if (memory.reply)

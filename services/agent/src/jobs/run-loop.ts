@@ -14,7 +14,7 @@ import {
   priceUsage,
   recoverMetered,
 } from '@wap/billing';
-import { isApiError } from '@wap/errors';
+import { ApiError, isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser as proto } from '@wap/proto';
 import { type BrowserHosts, openOnHosts } from '@wap/rpc';
@@ -22,6 +22,7 @@ import { z } from 'zod';
 import type { BrowserDriver, RunFile } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
 import { unsealFile } from '../domain/files.js';
+import type { ActionContext } from '../domain/rules/check.js';
 import { siteOf } from '../domain/site.js';
 import {
   browserAction,
@@ -39,7 +40,16 @@ import {
 } from '../domain/step.js';
 import { looseAnswer } from '../domain/strict-schema.js';
 import { type JsonSchema, ModelError } from '../model/types.js';
-import { ClaimLost, type Fenced, type Outcome, type Reason, type RunRow, type RunStore } from '../store/runs.js';
+import {
+  APPROVED,
+  ClaimLost,
+  type Fenced,
+  type Outcome,
+  type Reason,
+  type RunRow,
+  type RunStore,
+} from '../store/runs.js';
+import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
@@ -61,11 +71,10 @@ export interface LoopDeps {
   replica: string;
   leaseMs: number;
   filesKey: string | undefined;
-  /**
-   * Checks a step's actions pass before they run, and an answer before it is returned: where the
-   * workspace's rules, secret fills and purchase caps gate a run (none yet: every action passes).
-   */
-  guards?: RunGuards;
+  /** What the run's grants and the workspace's rules are read from (none: nothing granted, no rules). */
+  policy?: PolicyDeps;
+  /** How long a run paused for an approval waits for it. */
+  approvalTimeoutMs: number;
   /** Tells the session's host a person handed the wheel back: its guard on the person's navigations ends at once. */
   releaseControl(sessionId: string): Promise<void>;
   /** Connects to the run's session and wraps it for the loop (Playwright over the host's CDP endpoint). */
@@ -84,12 +93,24 @@ function sameDocument(a: string, b: string): boolean {
   }
 }
 
-/** A refusal is told to the model as the action's result; the run goes on. */
-export interface RunGuards {
-  /** Undefined lets the action run; a string refuses it, saying why. */
-  beforeAction(run: RunRow, action: StepAction): Promise<string | undefined>;
-  /** Undefined lets the answer out; a string withholds it, saying why. */
-  beforeAnswer(run: RunRow, answer: unknown): Promise<string | undefined>;
+/** Characters of a tool's answer the model reads. */
+const MAX_TOOL_RESULT_CHARS = 8_000;
+
+/** The host of a page's URL; undefined for one without (about:blank). */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A tool's answer as text: its text parts, and a word for each other part. */
+function toolText(out: { content?: unknown; structuredContent?: unknown }): string {
+  const parts = Array.isArray(out.content) ? (out.content as { type?: string; text?: string }[]) : [];
+  const text = parts.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : `(${p.type ?? 'part'})`));
+  if (text.length === 0 && out.structuredContent !== undefined) return JSON.stringify(out.structuredContent);
+  return text.join('\n');
 }
 
 /** The run ended here (settled) or this replica let it go; either way the loop returns. */
@@ -136,6 +157,8 @@ export class RunLoop {
   private pageUrl = '';
   /** The host of the page the run is on: where a person who takes over may drive. */
   private site: string | null;
+  /** What the run may use and the rules it is held to, read at its start. */
+  private policy = RunPolicy.none();
 
   constructor(
     private readonly deps: LoopDeps,
@@ -202,6 +225,7 @@ export class RunLoop {
     if (!model)
       return this.end('failed', { code: 'capability_unavailable', message: `The model ${row.model} is not served.` });
     await this.untilReady(model);
+    if (this.deps.policy) this.policy = await RunPolicy.load(this.deps.policy, row);
     await this.openHold(row);
     const fresh = !row.sessionId;
     const opened = await this.openSession(row);
@@ -210,6 +234,11 @@ export class RunLoop {
     if (fresh) {
       await this.fenced.started(opened.sessionId);
       await this.event('summary', 'status', 'running', { status: 'running', sessionId: opened.sessionId });
+      // An integration gone or changed since the submit is told once, at the start.
+      for (const note of this.policy.notes) {
+        await this.event('summary', 'integration', `${note.code}: ${note.message}`, note);
+        this.memory.results.push(`integration unavailable (${note.code}): ${JSON.stringify(note.details)}`);
+      }
     } else await this.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
     this.resumeClock();
     if (fresh && row.startUrl) {
@@ -219,12 +248,12 @@ export class RunLoop {
         { detectChange: false },
       );
       // Said only when it failed: "navigate" among the last actions invites a small model to repeat it.
-      this.memory.results = outcome.ok ? [] : [`The start page could not be opened: ${outcome.message}`];
+      if (!outcome.ok) this.memory.results.push(`The start page could not be opened: ${outcome.message}`);
       await this.countPages();
     }
     const shape = stepShape({
       ...(row.outputSchema ? { outputSchema: row.outputSchema as Record<string, unknown> } : {}),
-      files: true,
+      ...this.policy.stepGrants(true),
     });
     for (;;) {
       await this.checkpoint();
@@ -364,6 +393,11 @@ export class RunLoop {
       const wasControl = row.pausedFor === 'control';
       while (row.status === 'paused' && !row.cancelRequested) {
         if (this.signal.aborted) throw new Stop();
+        if (row.pausedFor === 'approval' && this.approvalLapsed())
+          return this.end('failed', {
+            code: 'approval_timed_out',
+            message: `No one approved or denied within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s.`,
+          });
         await sleep(250, undefined, { signal: this.signal }).catch(() => undefined);
         row = await this.renew();
       }
@@ -381,7 +415,10 @@ export class RunLoop {
     }
     if (this.signal.aborted) throw new Stop();
     if (this.stepAbort.signal.aborted) this.stepAbort = new AbortController();
-    if (row.reply) {
+    if (row.reply && this.awaitingApproval()) {
+      await this.approved(row.reply === APPROVED);
+      await this.fenced.replyTaken();
+    } else if (row.reply) {
       this.memory.reply = { question: this.memory.reply?.question ?? row.question ?? '', answer: row.reply };
       await this.fenced.replyTaken();
     }
@@ -402,15 +439,19 @@ export class RunLoop {
     if (site !== this.site) await this.fenced.site(site);
     this.site = site;
     const files = await this.deps.store.files(row.id);
-    const text = stepMessage({
-      task: row.task,
-      step: this.steps + 1,
-      maxSteps: row.maxSteps,
-      plan: this.plan,
-      memory: this.memory,
-      files,
-      page,
-    });
+    // Every secret value out of what the model reads: the page's text may show one.
+    const text = this.policy.scrub(
+      stepMessage({
+        task: row.task,
+        step: this.steps + 1,
+        maxSteps: row.maxSteps,
+        plan: this.plan,
+        memory: this.memory,
+        files,
+        grants: this.policy.describe(),
+        page,
+      }),
+    );
     // The reply and the notes are said once.
     this.memory.reply = undefined;
     this.memory.nudge = undefined;
@@ -470,7 +511,7 @@ export class RunLoop {
         this.memory.nudge = `You did "${describeAction(action)}" ${times} times on the same page without effect. Do something else.`;
         await this.event('step', 'dead_end', `loop: ${describeAction(action)} repeated ${times} times`, { times });
       }
-      const done = await this.perform(row, action, results, i < step.actions.length - 1);
+      const done = await this.perform(row, action, results, i < step.actions.length - 1, page.url);
       if (done === 'stop') return this.afterStep();
       if (done === 'ok') achieved = true;
       if (done === 'changed') {
@@ -493,15 +534,18 @@ export class RunLoop {
     action: StepAction,
     results: string[],
     more: boolean,
+    pageUrl: string,
   ): Promise<'ok' | 'failed' | 'changed' | 'stop'> {
     const driver = this.driver as BrowserDriver;
-    const refused = await this.deps.guards?.beforeAction(row, action);
-    if (refused) {
-      results.push(`${describeAction(action)}: refused: ${refused}`.slice(0, 500));
-      await this.event('step', 'dead_end', `${describeAction(action)} refused: ${refused}`, { refused });
-      return 'failed';
-    }
+    const gated = await this.gate(action, pageUrl, results);
+    if (gated) return gated;
     switch (action.action) {
+      case 'fill_secret':
+        return this.fillSecret(row, action, results, pageUrl);
+      case 'purchase':
+        return this.purchase(row, action, results, pageUrl);
+      case 'call_tool':
+        return this.callTool(row, action, results);
       case 'record': {
         let data: unknown;
         try {
@@ -513,6 +557,7 @@ export class RunLoop {
           results.push('record: not saved, json must be a JSON object');
           return 'failed';
         }
+        if (await this.reveals(action.json, 'record', results)) return 'failed';
         const seq = await this.fenced.record(data);
         await this.event('step', 'record', `record ${seq} appended`, { seq: Number(seq) });
         results.push(`record: saved as #${seq}`);
@@ -547,6 +592,12 @@ export class RunLoop {
         if (this.current) this.current.actMs += performance.now() - acting;
         results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
         if (outcome.extracted) {
+          const extracted = this.policy.scrub(outcome.extracted);
+          if (extracted !== outcome.extracted)
+            await this.event('step', 'dead_end', 'a secret value in the extracted text was taken out', {
+              code: 'secret_in_answer',
+            });
+          outcome.extracted = extracted;
           this.memory.extracted = outcome.extracted;
           await this.event('step', 'finding', `extracted ${outcome.extracted.length} characters`, {
             query: action.action === 'extract' ? action.query : undefined,
@@ -585,13 +636,7 @@ export class RunLoop {
         return 'failed' as const;
       }
     }
-    const withheld = await this.deps.guards?.beforeAnswer(row, answer);
-    if (withheld) {
-      this.memory.nudge = `Your answer was withheld: ${withheld}`;
-      results.push('finish: the answer was withheld');
-      await this.event('step', 'dead_end', `the answer was withheld: ${withheld}`, { withheld });
-      return 'failed' as const;
-    }
+    if (await this.reveals(JSON.stringify(answer ?? null), 'finish', results)) return 'failed' as const;
     this.memory.results = results;
     await this.fenced.stepped(this.progress());
     if (action.success) await this.end('completed', null, answer);
@@ -605,6 +650,325 @@ export class RunLoop {
         answer,
       );
     return 'stop' as const;
+  }
+
+  /** What the action is to the workspace's gates: its kind and the URL it acts on. */
+  private async contextOf(action: StepAction, pageUrl: string): Promise<ActionContext | undefined> {
+    const driver = this.driver as BrowserDriver;
+    const base = { url: pageUrl, step: this.steps, runSpentCredits: Number(this.spentMc()) / 1_000 };
+    switch (action.action) {
+      case 'navigate':
+        return { ...base, kind: 'navigate', url: action.url };
+      case 'click':
+        return {
+          ...base,
+          kind: this.policy.gatesSubmits && (await driver.formRole(action.index)) === 'submit' ? 'submit' : 'click',
+        };
+      case 'type':
+        return {
+          ...base,
+          kind:
+            action.submit && this.policy.gatesSubmits && (await driver.formRole(action.index)) !== null
+              ? 'submit'
+              : 'type',
+        };
+      case 'select':
+      case 'press':
+      case 'scroll':
+      case 'extract':
+      case 'go_back':
+      case 'switch_tab':
+        return { ...base, kind: action.action };
+      case 'attach_file':
+        return { ...base, kind: 'upload' };
+      case 'fill_secret':
+        return {
+          ...base,
+          kind: 'fill_secret',
+          handle: action.handle,
+          secretDomains: this.policy.secretDomains(action.handle) ?? [],
+        };
+      case 'purchase':
+        return {
+          ...base,
+          kind: 'purchase',
+          purchase: { merchant: action.merchant, amount: action.amount, currency: action.currency.toUpperCase() },
+          runPurchases: this.memory.spent
+            ? [
+                {
+                  amount: this.memory.spent / 10 ** fractionDigits(action.currency.toUpperCase()),
+                  currency: action.currency.toUpperCase(),
+                },
+              ]
+            : [],
+        };
+      default:
+        // record, ask, finish, call_tool: the run's own, not the browser's.
+        return undefined;
+    }
+  }
+
+  /**
+   * The workspace's gates on an action: undefined lets it run; a refusal is told to the model and
+   * named in the events; a rule that asks approval pauses the run for a person.
+   */
+  private async gate(action: StepAction, pageUrl: string, results: string[]) {
+    const context = await this.contextOf(action, pageUrl);
+    if (!context) return undefined;
+    const key = describeAction(action);
+    const approved = this.memory.approval?.state === 'approved' && this.memory.approval.key === key;
+    const verdict = this.policy.check({ ...context, approved });
+    if (verdict.allowed) {
+      if (approved) this.memory.approval = undefined;
+      return undefined;
+    }
+    if (verdict.approval) {
+      this.memory.approval = { key, rule: verdict.rule, state: 'asked', askedAt: Date.now() };
+      results.push(
+        `${key}: waits for a person's approval (rule ${JSON.stringify(verdict.rule)}); do it again once approved`,
+      );
+      this.memory.results = results;
+      await this.askApproval(`Approve this action? ${key} on ${hostOf(pageUrl)}: ${verdict.why}`, {
+        rule: verdict.rule,
+        action: key,
+      });
+      return 'stop' as const;
+    }
+    results.push(`${key}: blocked by the workspace rule ${JSON.stringify(verdict.rule)}: ${verdict.why}`.slice(0, 500));
+    await this.event('step', 'blocked', `${key} blocked by a rule: ${verdict.rule}`, {
+      rule: verdict.rule,
+      why: verdict.why,
+      action: key,
+    });
+    return 'failed' as const;
+  }
+
+  /** Pauses the run until a person approves or denies (POST /v1/agent/{id}/answer with `approve`). */
+  private async askApproval(question: string, data: Record<string, unknown>): Promise<void> {
+    this.pauseClock();
+    await this.fenced.stepped(this.progress());
+    await this.fenced.asked(question, this.site, 'approval');
+    await this.event('summary', 'question', question, { question, approval: true, ...data });
+    await this.event('summary', 'status', 'paused: waiting for an approval', {
+      status: 'paused',
+      pausedFor: 'approval',
+    });
+  }
+
+  private awaitingApproval(): boolean {
+    return this.memory.purchase?.state === 'asked' || this.memory.approval?.state === 'asked';
+  }
+
+  /** Whether what the run asked approval for has waited past its time. */
+  private approvalLapsed(): boolean {
+    const asked =
+      this.memory.purchase?.state === 'asked'
+        ? this.memory.purchase.askedAt
+        : this.memory.approval?.state === 'asked'
+          ? this.memory.approval.askedAt
+          : undefined;
+    return asked !== undefined && Date.now() - asked > this.deps.approvalTimeoutMs;
+  }
+
+  /** A person's decision: an approved purchase is a record of the run and its card may be filled; a denied one ends it. */
+  private async approved(yes: boolean): Promise<void> {
+    const purchase = this.memory.purchase;
+    if (purchase?.state === 'asked') {
+      if (!yes)
+        return this.end('failed', {
+          code: 'approval_denied',
+          message: `The purchase of ${major(purchase.amount, purchase.currency)} at ${purchase.merchant} was denied.`,
+        });
+      this.memory.purchase = { ...purchase, state: 'approved' };
+      this.memory.spent = (this.memory.spent ?? 0) + purchase.amount;
+      await this.fenced.record({
+        purchase: {
+          merchant: purchase.merchant,
+          host: purchase.host,
+          item: purchase.item,
+          amount: major(purchase.amount, purchase.currency),
+          currency: purchase.currency,
+          approvedAt: new Date().toISOString(),
+        },
+      });
+      this.memory.results = [`purchase approved: fill the card (fill_secret) and complete it`];
+      return;
+    }
+    const approval = this.memory.approval;
+    if (approval?.state !== 'asked') return;
+    this.memory.approval = yes ? { ...approval, state: 'approved' } : undefined;
+    this.memory.results = [
+      yes ? `${approval.key}: approved; do it now` : `${approval.key}: denied by a person; do not do it`,
+    ];
+  }
+
+  /** Fills a part of a granted secret into a field: a single-use intent for this run, handle and host, redeemed at once. */
+  private async fillSecret(
+    row: RunRow,
+    action: Extract<StepAction, { action: 'fill_secret' }>,
+    results: string[],
+    pageUrl: string,
+  ): Promise<'ok' | 'failed'> {
+    const key = describeAction(action);
+    const refuse = async (code: string, message: string) => {
+      results.push(`${key}: not filled: ${message}`.slice(0, 500));
+      await this.event('step', 'dead_end', `${key}: ${code}`, { code, handle: action.handle });
+      return 'failed' as const;
+    };
+    const kind = this.policy.kindOf(action.handle);
+    if (kind && !PARTS[kind].includes(action.part))
+      return refuse('bad_request', `${action.handle} is a ${kind}: its parts are ${PARTS[kind].join(', ')}`);
+    if (kind === 'card' && this.memory.purchase?.state !== 'approved')
+      return refuse(
+        'no_open_purchase',
+        'a card is filled only for an approved purchase: declare it with purchase first',
+      );
+    const host = hostOf(pageUrl);
+    const intents = this.deps.policy?.intents;
+    if (!host || !intents) return refuse('run_secret_undeliverable', 'this page takes no secrets');
+    let value: string | undefined;
+    try {
+      const intent = await intents.create({ runId: row.id, handle: action.handle, host });
+      const secret = await intents.redeem(intent.id, { runId: row.id, handle: action.handle, host });
+      value = action.part === 'cvc' ? undefined : partOf(secret, action.part);
+    } catch (err) {
+      if (!isApiError(err)) throw err;
+      const why =
+        err.code === 'secret_intent_invalid'
+          ? `${action.handle} may not be filled on ${host}`
+          : err.code === 'run_secret_undeliverable'
+            ? `${action.handle} cannot be delivered (it was not granted, or was deleted)`
+            : err.message;
+      return refuse(err.code, why);
+    }
+    if (value === undefined)
+      return refuse('run_secret_undeliverable', `${action.handle} has no ${action.part} to fill`);
+    const outcome = await (this.driver as BrowserDriver).fillSecret(action.index, value);
+    if (!outcome.ok) return refuse('run_secret_undeliverable', outcome.message);
+    results.push(`${key}: filled`);
+    await this.event('step', 'secret', `filled ${action.part} of ${action.handle}`, {
+      handle: action.handle,
+      part: action.part,
+      host,
+    });
+    return 'ok';
+  }
+
+  /**
+   * A purchase the model declares before it fills a card: checked against the run's limits (a
+   * breach ends the run with its code), then a person approves it while the run waits.
+   */
+  private async purchase(
+    row: RunRow,
+    action: Extract<StepAction, { action: 'purchase' }>,
+    results: string[],
+    pageUrl: string,
+  ): Promise<'failed' | 'stop'> {
+    const limits = this.policy.grants.purchases;
+    const currency = action.currency.toUpperCase();
+    if (!limits) {
+      results.push('purchase: this run may not buy anything');
+      return 'failed';
+    }
+    if (currency !== limits.currency) {
+      results.push(`purchase: amounts are in ${limits.currency} only`);
+      return 'failed';
+    }
+    const amount = Math.round(action.amount * 10 ** fractionDigits(currency));
+    const host = hostOf(pageUrl) ?? '';
+    const merchant = action.merchant.slice(0, 200);
+    const allowed = (h: string) => limits.merchants.some((m) => h === m || h.endsWith(`.${m}`));
+    if (limits.merchants.length > 0 && !allowed(host))
+      return this.end('failed', {
+        code: 'merchant_not_allowed',
+        message: `The purchase on ${host || 'this page'} is not among the run's merchants (${limits.merchants.join(', ')}).`,
+      });
+    if (limits.perPurchaseLimit !== null && amount > limits.perPurchaseLimit)
+      return this.end('failed', {
+        code: 'per_purchase_exceeded',
+        message: `The purchase of ${major(amount, currency)} is over the limit of ${major(limits.perPurchaseLimit, currency)} a purchase.`,
+      });
+    const spent = this.memory.spent ?? 0;
+    if (spent + amount > limits.spendCap)
+      return this.end('failed', {
+        code: 'spend_cap_exceeded',
+        message: `The purchase of ${major(amount, currency)} would take the run past its spend cap of ${major(limits.spendCap, currency)} (${major(spent, currency)} spent).`,
+      });
+    this.memory.purchase = { merchant, host, amount, currency, item: action.item, state: 'asked', askedAt: Date.now() };
+    results.push(`purchase: waiting for a person to approve ${major(amount, currency)} at ${merchant}`);
+    this.memory.results = results;
+    await this.askApproval(
+      `Approve the purchase of ${action.item.slice(0, 200) || 'this order'} for ${major(amount, currency)} at ${merchant} (${host})?`,
+      { purchase: { merchant, host, amount: major(amount, currency), item: action.item.slice(0, 300) } },
+    );
+    return 'stop';
+  }
+
+  /** Calls a tool of a granted integration; its result, bounded and without secret values, is the model's to read. */
+  private async callTool(
+    row: RunRow,
+    action: Extract<StepAction, { action: 'call_tool' }>,
+    results: string[],
+  ): Promise<'ok' | 'failed'> {
+    const key = describeAction(action);
+    const tool = this.policy.tool(action.tool);
+    if (!tool) {
+      results.push(`${key}: no such tool; the tools are ${this.policy.tools.map((t) => t.name).join(', ') || 'none'}`);
+      return 'failed';
+    }
+    let args: unknown;
+    try {
+      args = JSON.parse(action.arguments || '{}');
+    } catch {
+      args = undefined;
+    }
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+      results.push(`${key}: arguments must be a JSON object`);
+      return 'failed';
+    }
+    if (await this.reveals(action.arguments, 'call_tool', results)) return 'failed';
+    const integrations = this.deps.policy?.integrations;
+    if (!integrations) return 'failed';
+    try {
+      const out = await integrations.callTool(
+        row.workspaceId,
+        row.id,
+        tool.integrationId,
+        tool.tool.name,
+        args as Record<string, unknown>,
+      );
+      const text = this.policy.scrub(toolText(out)).slice(0, MAX_TOOL_RESULT_CHARS);
+      this.memory.extracted = `${tool.name} answered${out.isError ? ' an error' : ''}:\n${text}`;
+      results.push(`${key}: ${out.isError ? 'the tool answered an error' : 'answered'}`);
+      await this.event('step', 'tool', `${tool.name} called`, { tool: tool.name, error: out.isError === true });
+      return out.isError ? 'failed' : 'ok';
+    } catch (err) {
+      if (!isApiError(err)) {
+        results.push(`${key}: the server did not answer`);
+        await this.event('step', 'dead_end', `${tool.name} failed: the server did not answer`, { tool: tool.name });
+        return 'failed';
+      }
+      const gone = err.code === 'integration_changed';
+      results.push(`${key}: ${gone ? 'the integration is gone: it was disconnected' : err.message}`.slice(0, 500));
+      await this.event(gone ? 'summary' : 'step', gone ? 'integration' : 'dead_end', `${tool.name}: ${err.code}`, {
+        code: err.code,
+        details: err.details ?? null,
+      });
+      return 'failed';
+    }
+  }
+
+  /** Whether `text` shows a secret value: then it does not leave (secret_in_answer), and the model is told. */
+  private async reveals(text: string, what: string, results: string[]): Promise<boolean> {
+    const handle = this.policy.revealed(text);
+    if (!handle) return false;
+    results.push(`${what}: refused, it would show the value of the secret ${handle}; leave secret values out`);
+    this.memory.nudge = `Never put a secret's value (${handle}) into a ${what}.`;
+    await this.event('step', 'dead_end', `${what} withheld: it would show a secret's value`, {
+      code: 'secret_in_answer',
+      handle,
+    });
+    return true;
   }
 
   private async file(runId: string, handle: string): Promise<RunFile | undefined> {
@@ -730,8 +1094,16 @@ export class RunLoop {
     this.add('context_seconds', BigInt(seconds));
   }
 
+  /** Appends an event; no secret value leaves in one. */
   private async event(level: 'summary' | 'step' | 'debug', kind: string, message: string, data?: unknown) {
-    await this.fenced.event({ level, kind, message, data });
+    const json = data === undefined ? undefined : JSON.stringify(data);
+    const scrubbed = json === undefined ? undefined : this.policy.scrub(json);
+    await this.fenced.event({
+      level,
+      kind,
+      message: this.policy.scrub(message),
+      data: scrubbed === json ? data : JSON.parse(scrubbed as string),
+    });
   }
 
   /** Settles the run: the last of its bill, its files destroyed, its browser closed. Throws Stop. */

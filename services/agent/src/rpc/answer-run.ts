@@ -5,19 +5,30 @@ import { invalid, MAX_ANSWER_CHARS, runRef } from './parse.js';
 import { toRun } from './run-view.js';
 
 /**
- * agent.AnswerRun: the answer to a paused run's question; the run resumes.
+ * agent.AnswerRun: the answer to a paused run's question, or (`approve`) a
+ * person's decision on what it asked approval for; the run resumes.
  * It carries only the answer: the loop hands it to the model as the reply to
  * its own question, quoted as data, never as instructions.
  */
 export function answerRun({ store, wake }: AgentRpcDeps) {
   return async (req: agent.AnswerRunRequest): Promise<agent.AnswerRunResponse> => {
     const ref = runRef(req);
+    if (req.approve !== undefined) {
+      // A decision, not words: the run asked a person to approve a purchase or a gated action.
+      if (req.answer.trim()) invalid('answer', 'give either an answer or approve, not both');
+      const out = await store.approve(ref.workspaceId, ref.runId, req.approve);
+      if (out === 'not_found') throw new ApiError('not_found');
+      if (out === 'no_open_purchase') throw new ApiError('no_open_purchase');
+      wake(out.id);
+      return { $typeName: 'wap.agent.v1.AnswerRunResponse', run: toRun(out, await store.files(out.id)) };
+    }
     const answer = req.answer.trim();
     if (!answer) invalid('answer', 'required');
     if (answer.length > MAX_ANSWER_CHARS) invalid('answer', `longer than ${MAX_ANSWER_CHARS} characters`);
     const out = await store.answer(ref.workspaceId, ref.runId, answer);
     if (out === 'not_found') throw new ApiError('not_found');
-    if (out === 'not_asked') invalid('answer', 'the run is not paused with a question');
+    if (out === 'not_asked')
+      invalid('answer', 'the run is not paused with a question (one paused for an approval takes approve)');
     wake(out.id);
     return { $typeName: 'wap.agent.v1.AnswerRunResponse', run: toRun(out, await store.files(out.id)) };
   };

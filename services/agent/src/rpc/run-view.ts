@@ -28,7 +28,7 @@ export function toRun(row: RunRow, files: { handle: string; name: string; mimeTy
     status: row.status,
     outcome: row.status === 'settled' ? (row.outcome ?? '') : '',
     pausedFor: row.status === 'paused' ? (row.pausedFor ?? '') : '',
-    question: row.status === 'paused' && row.pausedFor === 'question' ? (row.question ?? '') : '',
+    question: row.status === 'paused' && row.pausedFor !== 'control' ? (row.question ?? '') : '',
     answerJson: row.answer === null || row.answer === undefined ? '' : JSON.stringify(row.answer),
     ...(row.reasonCode && { reason: { code: row.reasonCode, message: row.reasonMessage ?? '' } }),
     task: row.task,

@@ -39,6 +39,10 @@ export interface Reason {
 /** What the loop keeps of a claim: the row as it was claimed. */
 export type Claimed = RunRow;
 
+/** The reply a run paused for approval reads (it asked for an approval, so it reads no words in it). */
+export const APPROVED = 'approved';
+export const DENIED = 'denied';
+
 /** Every column of a run as RunRow names it, for statements Prisma's builder cannot write (`r` is the run). */
 const RUN_COLUMNS = Prisma.raw(`r.id, r.workspace_id AS "workspaceId", r.request_id AS "requestId", r.task,
   r.start_url AS "startUrl", r.profile_id AS "profileId", r.output_schema AS "outputSchema",
@@ -253,6 +257,42 @@ export class RunStore {
     });
   }
 
+  /**
+   * A person's decision on what a run paused for approval asked (a purchase, an action a rule
+   * gates): the run resumes and reads it. `no_open_purchase` when the run waits for no approval.
+   */
+  async approve(
+    workspaceId: string,
+    runId: string,
+    approved: boolean,
+  ): Promise<RunRow | 'not_found' | 'no_open_purchase'> {
+    return this.db.$transaction(async (tx) => {
+      const [row] = await tx.$queryRaw<{ paused_for: string | null }[]>`
+        SELECT paused_for FROM agent_runs
+         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
+      if (!row) return 'not_found' as const;
+      if (row.paused_for !== 'approval') return 'no_open_purchase' as const;
+      const reply = approved ? APPROVED : DENIED;
+      await tx.agentRun.update({
+        where: { id: runId },
+        data: { status: 'running', pausedFor: null, question: null, reply },
+      });
+      await appendEvent(tx, runId, undefined, {
+        level: 'summary',
+        kind: 'answer',
+        message: approved ? 'approved' : 'denied',
+        data: { approved },
+      });
+      await appendEvent(tx, runId, undefined, {
+        level: 'summary',
+        kind: 'status',
+        message: 'running',
+        data: { status: 'running' },
+      });
+      return (await tx.agentRun.findUnique({ where: { id: runId } })) as RunRow;
+    });
+  }
+
   /** Adds a file to a run that has not ended; `ended` when it has. */
   async addFile(workspaceId: string, runId: string, file: NewFile): Promise<'ok' | 'not_found' | 'ended'> {
     return this.db.$transaction(async (tx) => {
@@ -403,9 +443,9 @@ export class Fenced {
     });
   }
 
-  /** Paused with a question for the caller. */
-  asked(question: string, site: string | null): Promise<void> {
-    return this.update({ status: 'paused', pausedFor: 'question', question, reply: null, site });
+  /** Paused with a question for the caller, or (`approval`) with a purchase or an action a person must approve. */
+  asked(question: string, site: string | null, pausedFor: 'question' | 'approval' = 'question'): Promise<void> {
+    return this.update({ status: 'paused', pausedFor, question, reply: null, site });
   }
 
   /** The answer was read: it is no longer waiting. */

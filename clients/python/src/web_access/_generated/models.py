@@ -814,7 +814,7 @@ class AgentResponseRun(Model):
     id: str
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     outcome: str | None
     """
@@ -982,7 +982,7 @@ class AgentGetResponseRun(Model):
     id: str
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     outcome: str | None
     """
@@ -1060,7 +1060,7 @@ class AgentEventsResponse(Model):
     success: Literal[True]
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     events: list[AgentEventsResponseEvent]
     next: int
@@ -1079,7 +1079,7 @@ class AgentResultsResponse(Model):
     success: Literal[True]
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     data: list[AgentResultsResponseDatum]
     next_cursor: Annotated[str | None, Field(alias="nextCursor")]
@@ -1111,7 +1111,7 @@ class AgentCancelResponseRun(Model):
     id: str
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     outcome: str | None
     """
@@ -1193,7 +1193,7 @@ class AgentControlResponseRun(Model):
     id: str
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     outcome: str | None
     """
@@ -1287,7 +1287,7 @@ class AgentAnswerResponseRun(Model):
     id: str
     status: str
     """
-    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
     """
     outcome: str | None
     """
@@ -1344,9 +1344,13 @@ class AgentAnswerResponse(Model):
 
 
 class AgentAnswerRequest(Model):
-    answer: str
+    answer: str | None = None
     """
-    The reply.
+    The reply to the run’s question.
+    """
+    approve: bool | None = None
+    """
+    For a run paused for approval: true approves, false denies.
     """
 
 

@@ -186,6 +186,7 @@ CODE_STATUS: dict[str, int] = {
     "integration_check_failed": 422,
     "internal": 500,
     "no_capacity": 503,
+    "no_open_purchase": 409,
     "not_found": 404,
     "page_lost": 422,
     "page_unreachable": 422,
@@ -1459,7 +1460,8 @@ class Agent(AgentWatch, SyncResource):
         self,
         id: str,
         *,
-        answer: str,
+        answer: str | None = None,
+        approve: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -1467,15 +1469,16 @@ class Agent(AgentWatch, SyncResource):
         idempotency_key: str | None = None,
     ) -> AgentAnswerResponse:
         """
-        Answer a paused run’s question.
+        Answer a paused run’s question, or approve what it asks.
 
-        Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.
+        Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
 
         `POST /v1/agent/{id}/answer` (operation `agent.answer`).
 
         Args:
             id: The run id.
-            answer: The reply.
+            answer: The reply to the run’s question.
+            approve: For a run paused for approval: true approves, false denies.
             timeout_seconds: Seconds each attempt may take (default: the client's).
             idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
         """
@@ -1483,7 +1486,7 @@ class Agent(AgentWatch, SyncResource):
             OPERATIONS["agent.answer"],
             path={"id": id},
             query={},
-            body={"answer": answer},
+            body={"answer": answer, "approve": approve},
             options=CallOptions(
                 extra_headers=extra_headers,
                 extra_query=extra_query,
@@ -1769,7 +1772,8 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         self,
         id: str,
         *,
-        answer: str,
+        answer: str | None = None,
+        approve: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -1777,15 +1781,16 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         idempotency_key: str | None = None,
     ) -> AgentAnswerResponse:
         """
-        Answer a paused run’s question.
+        Answer a paused run’s question, or approve what it asks.
 
-        Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.
+        Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
 
         `POST /v1/agent/{id}/answer` (operation `agent.answer`).
 
         Args:
             id: The run id.
-            answer: The reply.
+            answer: The reply to the run’s question.
+            approve: For a run paused for approval: true approves, false denies.
             timeout_seconds: Seconds each attempt may take (default: the client's).
             idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
         """
@@ -1793,7 +1798,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
             OPERATIONS["agent.answer"],
             path={"id": id},
             query={},
-            body={"answer": answer},
+            body={"answer": answer, "approve": approve},
             options=CallOptions(
                 extra_headers=extra_headers,
                 extra_query=extra_query,

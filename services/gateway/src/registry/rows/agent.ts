@@ -22,7 +22,7 @@ const fileInput = z.strictObject({
 const runStatus = z
   .enum(['queued', 'running', 'paused', 'settled'])
   .describe(
-    '`queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`) or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.',
+    '`queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.',
   );
 
 const fileObject = z.object({
@@ -39,7 +39,7 @@ export const runObject = z.object({
     .enum(['completed', 'failed', 'cancelled'])
     .nullable()
     .describe('How a settled run ended; null before. `failed` carries its `reason`.'),
-  pausedFor: z.enum(['question', 'control']).nullable(),
+  pausedFor: z.enum(['question', 'approval', 'control']).nullable(),
   question: z.string().nullable().describe('The question a paused run asks (POST /v1/agent/{id}/answer).'),
   answer: z.unknown().nullable().describe('The answer, once the run has one: in `outputSchema` when one was given.'),
   reason: z
@@ -80,7 +80,7 @@ export function toRunJson(r: agent.Run | undefined) {
     id: r?.id ?? '',
     status: (r?.status || 'queued') as z.infer<typeof runStatus>,
     outcome: (r?.outcome || null) as 'completed' | 'failed' | 'cancelled' | null,
-    pausedFor: (r?.pausedFor || null) as 'question' | 'control' | null,
+    pausedFor: (r?.pausedFor || null) as 'question' | 'approval' | 'control' | null,
     question: r?.question || null,
     answer: parseAnswer(r?.answerJson ?? ''),
     reason: r?.reason ? { code: r.reason.code, message: r.reason.message } : null,
@@ -398,18 +398,31 @@ export const agentAnswerRow = capability({
   method: 'post',
   path: '/v1/agent/{id}/answer',
   tag: 'Agent',
-  summary: 'Answer a paused run’s question',
+  summary: 'Answer a paused run’s question, or approve what it asks',
   description:
-    'Answers the question of a run paused with one; it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. Free.',
+    'Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.',
   backend: 'agent',
   bills: [],
   mcpTool: 'service_agent_answer',
-  request: { params, body: z.strictObject({ answer: z.string().min(1).max(4_000).describe('The reply.') }) },
+  request: {
+    params,
+    body: z
+      .strictObject({
+        answer: z.string().min(1).max(4_000).optional().describe('The reply to the run’s question.'),
+        approve: z.boolean().optional().describe('For a run paused for approval: true approves, false denies.'),
+      })
+      .refine((b) => (b.answer === undefined) !== (b.approve === undefined), {
+        message: 'give either answer or approve',
+      }),
+  },
   example: { answer: 'Use the billing address on file.' },
   response: z.object({ success: z.literal(true), run: runObject }),
-  errors: ['not_found'],
+  errors: ['not_found', 'no_open_purchase'],
   handler: async (ctx, { params: p, body: b }) => {
-    const out = await ctx.upstreams.agent.answerRun({ ...ref(ctx, p.id), answer: b.answer }, { signal: ctx.signal });
+    const out = await ctx.upstreams.agent.answerRun(
+      { ...ref(ctx, p.id), answer: b.answer ?? '', ...(b.approve !== undefined && { approve: b.approve }) },
+      { signal: ctx.signal },
+    );
     return { success: true as const, run: toRunJson(out.run) };
   },
 });
