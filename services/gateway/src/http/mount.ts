@@ -54,7 +54,10 @@ async function write(res: Response, answer: Answer, signal: AbortSignal): Promis
   }
 }
 
-/** REST routes from the registry, each one call of the invoke path; a known path with another method answers 405. */
+/**
+ * REST routes from the registry, each one call of the invoke path (a row's aliases too); a known
+ * path with another method answers 405.
+ */
 export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const router = express.Router({ strict: false });
   // Any JSON value is read; one that is not an object is refused by the row's schema, naming the body.
@@ -62,8 +65,6 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const methodsByPath = new Map<string, string[]>();
 
   for (const row of rows.filter((r) => surfacesOf(r).includes('rest'))) {
-    const path = expressPath(row.path);
-    methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), row.method.toUpperCase()]);
     const run: RequestHandler = async (req, res, next) => {
       const abort = new AbortController();
       // Only a client that left before its answer aborts the work (an abort also builds a DOMException).
@@ -86,8 +87,13 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
         next(err);
       }
     };
+    // An alias reads its input as the row does, so it answers exactly what the row would.
     const body = row.method === 'post' || row.method === 'put' ? [requireJsonBody, json] : [];
-    router[row.method](path, ...deps.guard, ...body, run);
+    for (const route of [row, ...(row.alsoAt ?? [])]) {
+      const path = expressPath(route.path);
+      methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);
+      router[route.method](path, ...deps.guard, ...body, run);
+    }
   }
 
   for (const [path, methods] of methodsByPath) {

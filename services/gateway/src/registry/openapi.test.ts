@@ -20,14 +20,35 @@ test('the document is valid OpenAPI 3.1', async () => {
   assert.deepEqual(doc.security, [{ ApiKeyAuth: [] }]);
 });
 
-test('its paths are exactly the registry rows, with their MCP tool names', () => {
-  const doc = openApiDocument(everything, 'http://x');
-  const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(
-      ([method, op]) => `${method.toUpperCase()} ${path} ${(op as { 'x-mcp-tool': string })['x-mcp-tool']}`,
-    ),
+type Op = { operationId: string; 'x-mcp-tool'?: string; 'x-alias-of'?: string };
+const operationsOf = (doc: ReturnType<typeof openApiDocument>) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ route: `${method.toUpperCase()} ${path}`, op: op as Op })),
   );
-  assert.deepEqual(operations.sort(), everything.map((r) => `${r.method.toUpperCase()} ${r.path} ${r.mcpTool}`).sort());
+
+test('its paths are exactly the registry rows with their MCP tool names, and their aliases without one', () => {
+  const found = operationsOf(openApiDocument(everything, 'http://x'));
+  const operations = found.map(({ route, op }) => `${route} ${op['x-mcp-tool'] ?? `alias of ${op['x-alias-of']}`}`);
+  const expected = everything.flatMap((r) => [
+    `${r.method.toUpperCase()} ${r.path} ${r.mcpTool}`,
+    ...(r.alsoAt ?? []).map((a) => `${a.method.toUpperCase()} ${a.path} alias of ${r.name}`),
+  ]);
+  assert.deepEqual(operations.sort(), expected.sort());
+  assert.ok(expected.includes('DELETE /v1/crawl/{id} alias of crawl.cancel'), 'Firecrawl’s cancel');
+  assert.equal(new Set(found.map((o) => o.op.operationId)).size, found.length, 'operationIds are unique');
+});
+
+test('an alias is its row’s operation: the same parameters, body and answers', () => {
+  const doc = openApiDocument(everything, 'http://x');
+  const paths = doc.paths as Record<string, Record<string, Record<string, unknown>>>;
+  const cancel = paths['/v1/crawl/{id}/cancel']?.post;
+  const alias = paths['/v1/crawl/{id}']?.delete;
+  assert.ok(cancel && alias);
+  assert.equal(alias.operationId, 'crawl.cancel.delete');
+  assert.match(String(alias.description), /Firecrawl-compatible form of `POST \/v1\/crawl\/\{id\}\/cancel`/);
+  for (const field of ['summary', 'tags', 'x-bills', 'parameters', 'requestBody', 'responses'])
+    assert.deepEqual(alias[field], cancel[field], field);
+  assert.deepEqual(alias['x-bills'], [], 'free, as the cancel');
 });
 
 /** The closed set, copied from the interface spec's part 7 by hand: the document is held to the spec, not to itself. */

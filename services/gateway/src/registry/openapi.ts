@@ -1,7 +1,7 @@
 import { ERRORS, type ErrorCode, errorSchema } from '@wap/errors';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
-import { type AnswerKind, answerOf, type Capability, COMMON_ERRORS, type Tag } from './types.js';
+import { type AnswerKind, aliasOperationId, answerOf, type Capability, COMMON_ERRORS, type Tag } from './types.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -255,6 +255,19 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
       }
     }
     paths[row.path] = { ...paths[row.path], [row.method]: operation };
+    // An alias is the same operation at another route: its own id and description, and no MCP tool.
+    const { 'x-mcp-tool': _tool, ...same } = operation;
+    for (const alias of row.alsoAt ?? []) {
+      paths[alias.path] = {
+        ...paths[alias.path],
+        [alias.method]: {
+          ...same,
+          operationId: aliasOperationId(row, alias),
+          description: alias.description,
+          'x-alias-of': row.name,
+        },
+      };
+    }
   }
   const tags = [...new Set<Tag>([...rows.map((r) => r.tag), ...(connect ? (['Browsers'] as const) : [])])]
     .sort()

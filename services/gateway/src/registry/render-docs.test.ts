@@ -17,7 +17,12 @@ describe('docs/api.md', () => {
       const heading = `### ${row.method.toUpperCase()} ${row.path}\n`;
       assert.equal(routes.split(heading).length, 2, heading);
       assert.equal(routes.split(`| \`${row.name}\` | \`${row.mcpTool}\` |`).length, 2, row.name);
+      for (const alias of row.alsoAt ?? []) {
+        const aliasHeading = `### ${alias.method.toUpperCase()} ${alias.path}\n`;
+        assert.equal(routes.split(aliasHeading).length, 2, aliasHeading);
+      }
     }
+    assert.match(routes, /\| \[`DELETE \/v1\/crawl\/\{id\}`\]\(#delete-v1crawlid\) \| `crawl\.cancel` \| — \| free \|/);
     assert.match(routes, /\| `crawl\.status` \| "running" \\\| "cancelled" \\\| "settled" \|/);
     assert.match(routes, /\| `limit` \| integer 1–10000 \| `100` \|/);
   });

@@ -4,7 +4,7 @@ import { ERRORS, type ErrorCode } from '@wap/errors';
 import type { z } from 'zod';
 import { buildRegistry } from './index.js';
 import { successStatus, toSchema } from './openapi.js';
-import { type Capability, COMMON_ERRORS } from './types.js';
+import { type Capability, COMMON_ERRORS, type RouteAlias } from './types.js';
 
 /** docs/api.md; the part between the markers is generated, the prose around it is not. */
 export const API_DOC_PATH = join(__dirname, '../../../../docs/api.md');
@@ -125,13 +125,24 @@ function routeErrors(row: Capability): ErrorCode[] {
 }
 
 const errorList = (codes: ErrorCode[]) => codes.map((c) => `${ERRORS[c].status} \`${c}\``).join(', ');
-const heading = (row: Capability) => `${row.method.toUpperCase()} ${row.path}`;
+const heading = (row: Pick<Capability, 'method' | 'path'>) => `${row.method.toUpperCase()} ${row.path}`;
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchor = (row: Capability) =>
+const anchor = (row: Pick<Capability, 'method' | 'path'>) =>
   `#${heading(row)
     .toLowerCase()
     .replace(/[^a-z0-9 _-]/g, '')
     .replaceAll(' ', '-')}`;
+
+/** An alias's section: what it is, and where its fields are (the row's own section). */
+const aliasSection = (row: Capability, alias: RouteAlias) => [
+  '',
+  `### ${heading(alias)}`,
+  '',
+  `**${row.summary}.** ${cell(alias.description)}`,
+  '',
+  `Its fields: see [\`${heading(row)}\`](${anchor(row)}).`,
+  '',
+];
 
 /** The generated part of docs/api.md: every route this codebase can serve, from its registry row. */
 export function renderRoutes(rows: Capability[] = buildRegistry({ configured: () => true })): string {
@@ -147,10 +158,12 @@ export function renderRoutes(rows: Capability[] = buildRegistry({ configured: ()
     '',
     '| Method and path | Capability | MCP tool | Bills | Errors beyond the common ones |',
     '|---|---|---|---|---|',
-    ...rows.map((row) => {
-      const route = `[\`${heading(row)}\`](${anchor(row)})`;
+    ...rows.flatMap((row) => {
       const bills = row.bills.length ? row.bills.map((m) => `\`${m}\``).join(', ') : 'free';
-      return `| ${route} | \`${row.name}\` | \`${row.mcpTool}\` | ${bills} | ${errorList(routeErrors(row)) || '—'} |`;
+      const line = (route: Pick<Capability, 'method' | 'path'>, tool: string) =>
+        `| [\`${heading(route)}\`](${anchor(route)}) | \`${row.name}\` | ${tool} | ${bills} | ${errorList(routeErrors(row)) || '—'} |`;
+      // An alias is the row again at another route: no MCP tool of its own.
+      return [line(row, `\`${row.mcpTool}\``), ...(row.alsoAt ?? []).map((alias) => line(alias, '—'))];
     }),
   ];
   for (const row of rows) {
@@ -164,6 +177,7 @@ export function renderRoutes(rows: Capability[] = buildRegistry({ configured: ()
       lines.push('Example request body:', '', '```json', JSON.stringify(row.example, null, 2), '```', '');
     }
     lines.push(...fieldTable(`Answer (${successStatus(row)})`, row.response, 'output'));
+    for (const alias of row.alsoAt ?? []) lines.push(...aliasSection(row, alias));
   }
   lines.push(END);
   return lines.join('\n');

@@ -67,6 +67,17 @@ export type AnswerKind =
 /** The surfaces a row can be served on; /connect is not a registry surface. */
 export type RowSurface = 'rest' | 'mcp';
 
+/** One more route a row answers at (`alsoAt`). */
+export interface RouteAlias {
+  method: 'get' | 'post' | 'put' | 'delete';
+  path: `/v1/${string}`;
+  /** What this form is and whom it is for: its description in the OpenAPI document and docs/api.md. */
+  description: string;
+}
+
+/** An alias's operation in the OpenAPI document: the row's name and the alias's method (`crawl.cancel.delete`). */
+export const aliasOperationId = (row: Capability, alias: RouteAlias) => `${row.name}.${alias.method}`;
+
 /** A redirect row's handler answers where to. */
 export interface Redirect {
   location: string;
@@ -118,6 +129,12 @@ export interface Capability<
   answer?: AnswerKind;
   /** Default: REST and MCP. */
   surfaces?: RowSurface[];
+  /**
+   * Other REST routes this capability also answers at, for clients that call it there
+   * (Firecrawl's `DELETE /v1/crawl/{id}` for crawl.cancel): the same row behind them, so the
+   * same input, handler, billing, errors and answer; no MCP tool of their own.
+   */
+  alsoAt?: RouteAlias[];
   /**
    * The call reaches pages on the open web (a scrape, a crawl, a search):
    * MCP's `openWorldHint`. Default false: it works on the workspace's own data.

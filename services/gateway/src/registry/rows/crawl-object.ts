@@ -79,6 +79,8 @@ export const pagesJson = (out: crawl.CrawlResultsResponse) => {
 export const pageJson = documentSchema.extend({ depth: z.number().int() });
 
 export const FIRECRAWL_STATUSES = ['scraping', 'completed', 'failed', 'cancelled'] as const;
+/** The top-level `status` of a crawl's answers, the field Firecrawl's clients read. */
+export const firecrawlStatusField = z.enum(FIRECRAWL_STATUSES);
 
 /** Firecrawl's name for where a crawl is, the one its clients poll for; the crawl's own state stays `crawl.status`. */
 export function firecrawlStatus(c: Pick<CrawlJson, 'status' | 'outcome'>): (typeof FIRECRAWL_STATUSES)[number] {

@@ -6,8 +6,8 @@ import { capability } from '../types.js';
 import {
   crawlLink,
   crawlObject,
-  FIRECRAWL_STATUSES,
   firecrawlStatus,
+  firecrawlStatusField,
   pageJson,
   pagesJson,
   toCrawlJson,
@@ -165,11 +165,9 @@ export const crawlGetRow = capability({
   response: z.object({
     success: z.literal(true),
     crawl: crawlObject,
-    status: z
-      .enum(FIRECRAWL_STATUSES)
-      .describe(
-        "Firecrawl's word for where the crawl is, for its clients: `scraping` while `crawl.status` is running; `completed` once settled with outcome completed or limit_reached; `cancelled` once cancelled; `failed` when settled failed or expired. The crawl's own state is `crawl.status`.",
-      ),
+    status: firecrawlStatusField.describe(
+      "Firecrawl's word for where the crawl is, for its clients: `scraping` while `crawl.status` is running; `completed` once settled with outcome completed or limit_reached; `cancelled` once cancelled; `failed` when settled failed or expired. The crawl's own state is `crawl.status`.",
+    ),
     total: z.number().int().describe('URLs fetched or still to fetch: `crawl.discovered` − `crawl.skipped`.'),
     completed: z.number().int().describe('As `crawl.completed`: pages delivered.'),
     creditsUsed: z.number().nonnegative().describe('As `crawl.usage.credits`.'),
@@ -258,15 +256,30 @@ export const crawlCancelRow = capability({
   tag: 'Crawl',
   summary: 'Cancel a crawl',
   description:
-    'Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing.',
+    'Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.',
   backend: 'crawl',
   bills: [],
   mcpTool: 'service_crawl_cancel',
+  alsoAt: [
+    {
+      method: 'delete',
+      path: '/v1/crawl/{id}',
+      description:
+        'The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.',
+    },
+  ],
   request: { params },
-  response: z.object({ success: z.literal(true), crawl: crawlObject }),
+  response: z.object({
+    success: z.literal(true),
+    crawl: crawlObject,
+    status: firecrawlStatusField.describe(
+      "Firecrawl's word for where the crawl is now, as crawl.get answers it: `cancelled`, or how a crawl that had already settled ended. The crawl's own state is `crawl.status`.",
+    ),
+  }),
   errors: ['not_found'],
   handler: async ({ principal, upstreams, signal }, { params: p }) => {
     const out = await upstreams.crawl.cancelCrawl({ workspaceId: principal.workspaceId, crawlId: p.id }, { signal });
-    return { success: true as const, crawl: toCrawlJson(out.crawl) };
+    const c = toCrawlJson(out.crawl);
+    return { success: true as const, crawl: c, status: firecrawlStatus(c) };
   },
 });
