@@ -1,5 +1,6 @@
 // The REST mount of registry rows on a real gateway (its composition root, a fresh database,
-// NATS, HTTP) with rows made for the test: a row's alias route.
+// NATS, HTTP) with rows made for the test: a row's alias route, and the idempotency key as
+// Firecrawl's clients send it (`x-idempotency-key`) beside the one we name (`Idempotency-Key`).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -139,5 +140,46 @@ describe('an alias route', () => {
       mcpTools(rows).map((t) => t.definition.name),
       ['service_test_create', 'service_test_get', 'service_test_stop'],
     );
+  });
+});
+
+describe('x-idempotency-key', () => {
+  const create = (headers: Record<string, string>, name = 'n') => send('POST', '/v1/things', headers, { name });
+
+  test('is read as Idempotency-Key when that is absent: a retry runs the work once', async () => {
+    const before = ran.create;
+    const key = `fc-${randomUUID()}`;
+    const first = await create({ 'x-idempotency-key': key });
+    const again = await create({ 'x-idempotency-key': key });
+    assert.equal(first.status, 200);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    const body = (await first.json()) as { id: string };
+    assert.deepEqual(await again.json(), body);
+    assert.equal(ran.create - before, 1);
+    // It is the same key: sent as Idempotency-Key, or as both, the retry is still the first answer.
+    const forms: Record<string, string>[] = [
+      { 'idempotency-key': key },
+      { 'idempotency-key': key, 'x-idempotency-key': key },
+    ];
+    for (const headers of forms) {
+      const retried = await create(headers);
+      assert.deepEqual(await retried.json(), body, JSON.stringify(headers));
+    }
+    assert.equal(ran.create - before, 1);
+    await refused(await create({ 'x-idempotency-key': key }, 'other'), 400, 'bad_request');
+  });
+
+  test('both headers with different keys are refused, naming the header, before any work', async () => {
+    const before = ran.create;
+    const both = { 'idempotency-key': `a-${randomUUID()}`, 'x-idempotency-key': `b-${randomUUID()}` };
+    assert.deepEqual(await refused(await create(both), 400, 'bad_request'), ['header.X-Idempotency-Key']);
+    const invalid = await create({ 'x-idempotency-key': 'two words' });
+    assert.deepEqual(await refused(invalid, 400, 'bad_request'), ['header.X-Idempotency-Key']);
+    assert.equal(ran.create, before, 'nothing ran');
+  });
+
+  test('off POST both headers are ignored, as a key always was', async () => {
+    const res = await send('GET', '/v1/things/a1', { 'idempotency-key': 'a', 'x-idempotency-key': 'b' });
+    assert.equal(res.status, 200);
   });
 });

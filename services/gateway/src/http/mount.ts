@@ -1,7 +1,8 @@
 import { ApiError } from '@wap/errors';
-import express, { type RequestHandler, type Response, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Invoker } from '../invoke/invoke.js';
 import { type Capability, surfacesOf } from '../registry/types.js';
+import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
 import type { Principal } from '../store/identity.js';
 import { JSON_BODY_TYPES, requireJsonBody } from './input.js';
 
@@ -55,6 +56,24 @@ async function write(res: Response, answer: Answer, signal: AbortSignal): Promis
 }
 
 /**
+ * The key a request gives for its retries: `Idempotency-Key`, or, when that is absent,
+ * `X-Idempotency-Key`, the name Firecrawl's clients send it under. Both with different
+ * values is refused rather than one chosen: the caller would not know which held. Only a
+ * POST row keeps answers by key; elsewhere both headers are ignored, as a key always was.
+ */
+export function idempotencyKeyOf(req: Request, row: Capability): string | undefined {
+  const key = req.header('idempotency-key');
+  if (row.method !== 'post') return key;
+  const alias = req.header('x-idempotency-key');
+  if (alias === undefined || alias === key) return key;
+  const refuse = (message: string) =>
+    new ApiError('bad_request', { issues: [{ path: 'header.X-Idempotency-Key', message }] });
+  if (key !== undefined) throw refuse('differs from Idempotency-Key: send one of them, or the same key in both');
+  if (!IDEMPOTENCY_KEY.test(alias)) throw refuse('must be 1 to 255 visible ASCII characters');
+  return alias;
+}
+
+/**
  * REST routes from the registry, each one call of the invoke path (a row's aliases too); a known
  * path with another method answers 405.
  */
@@ -78,7 +97,7 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
           surface: 'rest',
           input: { params: req.params, query: req.query, body: req.body },
           requestId: res.locals.requestId as string,
-          idempotencyKey: req.header('idempotency-key'),
+          idempotencyKey: idempotencyKeyOf(req, row),
           signal: abort.signal,
           setHeader: (name, value) => res.setHeader(name, value),
         });

@@ -249,7 +249,8 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
           name: 'Idempotency-Key',
           in: 'header',
           required: false,
-          description: 'Retries with the same key and body return the first response without repeating the work.',
+          description:
+            'Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400).',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY.source },
         });
       }
