@@ -6,6 +6,7 @@
 // docs/migrating-from-firecrawl.md.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -123,6 +124,12 @@ interface CrawlStatus {
   next?: string | null;
   data: Doc[];
   crawl?: { id: string; status: string; completed: number };
+}
+/** What cancelCrawl and cancel_crawl return: the answer of DELETE /v1/crawl/{id} as it came. */
+interface Cancelled {
+  success: boolean;
+  status: string;
+  crawl: { id: string; status: string };
 }
 interface Hit extends Doc {
   url: string;
@@ -250,7 +257,7 @@ describe('crawl', () => {
     assert.deepEqual(pyAllBill, plainBill);
   });
 
-  test('asyncCrawlUrl and checkCrawlStatus follow a crawl; cancelCrawl is refused, the cancel route stops it', async () => {
+  test('asyncCrawlUrl and checkCrawlStatus follow a crawl; cancelCrawl stops it, free', async () => {
     const url = `${slowSite.url}/`;
     const [outcome, bill] = await billOf(keys.js, async () => {
       const started = (await js().asyncCrawlUrl(url, { limit: 40, maxConcurrency: 1 })) as {
@@ -267,10 +274,13 @@ describe('crawl', () => {
       });
       assert.equal(running?.status, 'scraping');
       assert.deepEqual(running?.data, [], 'a running crawl’s pages are read from its results, not its status');
-      // Firecrawl's clients cancel with DELETE /v1/crawl/{id}; the spec's cancel is POST /v1/crawl/{id}/cancel.
-      await assert.rejects(js().cancelCrawl(started.id), /Status code: 405/);
-      const cancel = await call(fleet.gatewayUrl, 'POST', `/v1/crawl/${started.id}/cancel`, { key: keys.js });
-      assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+      // Firecrawl's clients cancel with DELETE /v1/crawl/{id}: the same call as POST /v1/crawl/{id}/cancel.
+      const cancelled = (await js().cancelCrawl(started.id)) as unknown as Cancelled;
+      assert.equal(cancelled.status, 'cancelled', JSON.stringify(cancelled));
+      assert.equal(cancelled.success, true);
+      assert.equal(cancelled.crawl.id, started.id);
+      assert.equal(cancelled.crawl.status, 'cancelled');
+      await assert.rejects(js().cancelCrawl('no-such-crawl'), /Status code: 404/);
       const crawl = await settled(started.id, keys.js);
       return { crawl, status: (await js().checkCrawlStatus(started.id)) as CrawlStatus };
     });
@@ -282,7 +292,7 @@ describe('crawl', () => {
     assert.deepEqual(bill, { page_load: outcome.crawl.completed }, 'billed for the pages it delivered, as any crawl');
   });
 
-  test('async_crawl_url and check_crawl_status follow a crawl; cancel_crawl is refused, the cancel route stops it', async () => {
+  test('async_crawl_url and check_crawl_status follow a crawl; cancel_crawl stops it, free', async () => {
     const url = `${slowSite.url}/`;
     const [outcome, bill] = await billOf(keys.py, async () => {
       const started = pyOk(
@@ -296,16 +306,63 @@ describe('crawl', () => {
       });
       assert.equal(running?.status, 'scraping');
       // `.v1` has no cancel_crawl; the class behind it does, and sends DELETE /v1/crawl/{id}.
-      const refused = await py('V1FirecrawlApp', 'cancel_crawl', [started.id]);
-      assert.equal(refused.status, 405, refused.error);
-      const cancel = await call(fleet.gatewayUrl, 'POST', `/v1/crawl/${started.id}/cancel`, { key: keys.py });
-      assert.equal(cancel.status, 200, JSON.stringify(cancel.body));
+      const cancelled = pyOk(await py<Cancelled>('V1FirecrawlApp', 'cancel_crawl', [started.id]));
+      assert.equal(cancelled.status, 'cancelled', JSON.stringify(cancelled));
+      assert.equal(cancelled.success, true);
+      assert.equal(cancelled.crawl.id, started.id);
+      const unknown = await py('V1FirecrawlApp', 'cancel_crawl', ['no-such-crawl']);
+      assert.equal(unknown.status, 404, unknown.error);
       const crawl = await settled(started.id, keys.py);
       return { crawl, status: pyOk(await py<CrawlStatus>('v1', 'check_crawl_status', [started.id])) };
     });
     assert.equal(outcome.status.status, 'cancelled');
     assert.equal(outcome.status.data.length, outcome.crawl.completed, 'the pages it reached stay readable');
     assert.deepEqual(bill, { page_load: outcome.crawl.completed }, 'billed for the pages it delivered, as any crawl');
+  });
+});
+
+describe('idempotency', () => {
+  /** Few pages of the large site: a crawl started twice would bill twice as many. */
+  const limit = 5;
+
+  test('a crawl start retried with the same key (x-idempotency-key) starts one crawl, billed once', async () => {
+    const url = `${site.url}/`;
+    const [jsRun, jsBill] = await billOf(keys.js, async () => {
+      const key = `js-${randomUUID()}`;
+      const first = (await js().asyncCrawlUrl(url, { limit }, key)) as { id: string };
+      const again = (await js().asyncCrawlUrl(url, { limit }, key)) as { id: string };
+      return { ids: [first.id, again.id], crawl: await settled(first.id, keys.js) };
+    });
+    assert.equal(jsRun.ids[1], jsRun.ids[0], 'the retry answered the first crawl');
+    assert.equal(jsRun.crawl.completed, limit);
+    assert.deepEqual(jsBill, { page_load: limit }, 'one crawl billed');
+
+    const [pyRun, pyBill] = await billOf(keys.py, async () => {
+      const key = `py-${randomUUID()}`;
+      const start = async () =>
+        pyOk(await py<{ id: string }>('v1', 'async_crawl_url', [url], { limit, idempotency_key: key })).id;
+      const ids = [await start(), await start()];
+      return { ids, crawl: await settled(String(ids[0]), keys.py) };
+    });
+    assert.equal(pyRun.ids[1], pyRun.ids[0], 'the retry answered the first crawl');
+    assert.deepEqual(pyBill, { page_load: limit }, 'one crawl billed');
+  });
+
+  test('Idempotency-Key and x-idempotency-key with different keys are refused, naming the header', async () => {
+    const [refused, bill] = await billOf(keys.http, () =>
+      call<{ code: string; details: { issues: { path: string }[] } }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+        key: keys.http,
+        body: { url: `${site.url}/`, limit },
+        headers: { 'idempotency-key': `a-${randomUUID()}`, 'x-idempotency-key': `b-${randomUUID()}` },
+      }),
+    );
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'bad_request');
+    assert.deepEqual(
+      refused.body.details.issues.map((i) => i.path),
+      ['header.X-Idempotency-Key'],
+    );
+    assert.deepEqual(bill, {}, 'no crawl started');
   });
 });
 
