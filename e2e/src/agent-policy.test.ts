@@ -81,6 +81,7 @@ function handle(req: IncomingMessage, res: ServerResponse) {
         `<h1>Desk lamp, 12.50 EUR</h1><form method=post action=/pay>
          <label>Card number <input name=number autocomplete=off></label>
          <label>Expiry <input name=expiry></label><label>Name on card <input name=holder></label>
+         <label>CVC <input name=cvc></label>
          <button>Pay</button></form>`,
       ),
     );
@@ -308,7 +309,10 @@ describe('secrets and purchases', () => {
             { action: 'fill_secret', index: indexOf(prompt, /name=expiry/), handle: 'visa', part: 'expiry' },
             { action: 'fill_secret', index: indexOf(prompt, /name=holder/), handle: 'visa', part: 'holder' },
           ]);
-        return step([{ action: 'click', index: indexOf(prompt, /Pay/) }]);
+        return step([
+          { action: 'fill_secret', index: indexOf(prompt, /name=cvc/), handle: 'visa', part: 'cvc' },
+          { action: 'click', index: indexOf(prompt, /Pay/) },
+        ]);
       }
       // A model that would put a value into its answer is refused once, then finishes without it.
       if (!leaked) {
@@ -326,7 +330,8 @@ describe('secrets and purchases', () => {
     const paused = await waitFor(apiKey, id, (r) => r.status === 'paused' || settled(r));
     assert.equal(paused.pausedFor, 'approval', JSON.stringify(paused));
     assert.match(paused.question ?? '', /12\.50 EUR/);
-    const approved = await api<{ run: Run }>(apiKey, 'POST', `/v1/agent/${id}/answer`, { approve: true });
+    // A CVC is never stored with the card: the approval brings it, for this purchase.
+    const approved = await api<{ run: Run }>(apiKey, 'POST', `/v1/agent/${id}/answer`, { approve: true, cvc: '737' });
     assert.equal(approved.status, 200, JSON.stringify(approved.body));
     const run = await waitFor(apiKey, id, settled);
     assert.equal(run.outcome, 'completed', JSON.stringify(run.reason));
@@ -339,14 +344,14 @@ describe('secrets and purchases', () => {
     );
     assert.deepEqual(
       received.find((r) => r.path === '/pay'),
-      { path: '/pay', number: CARD_DIGITS, expiry: '07/31', holder: 'Ada Lovelace' },
+      { path: '/pay', number: CARD_DIGITS, expiry: '07/31', holder: 'Ada Lovelace', cvc: '737' },
     );
     const events = await eventsOf(apiKey, id);
     assert.ok(
       events.some((e) => e.data?.code === 'secret_in_answer'),
       'the answer showing a value was withheld',
     );
-    assert.equal(events.filter((e) => e.kind === 'secret').length, 5, 'five fills');
+    assert.equal(events.filter((e) => e.kind === 'secret').length, 6, 'six fills');
     const records = await api<{ data: { record: { purchase?: { amount: string } } }[] }>(
       apiKey,
       'GET',
@@ -424,6 +429,8 @@ describe('secrets and purchases', () => {
     // An answer in words is not a decision: the run waits for one.
     const words = await api(apiKey, 'POST', `/v1/agent/${denied}/answer`, { answer: 'yes please' });
     assert.equal(words.status, 400, JSON.stringify(words.body));
+    const cvcOnDenial = await api(apiKey, 'POST', `/v1/agent/${denied}/answer`, { approve: false, cvc: '123' });
+    assert.equal(cvcOnDenial.status, 400, 'a CVC goes with an approval only');
     assert.equal((await api(apiKey, 'POST', `/v1/agent/${denied}/answer`, { approve: false })).status, 200);
     const deniedRun = await waitFor(apiKey, denied, settled);
     assert.deepEqual([deniedRun.outcome, deniedRun.reason?.code], ['failed', 'approval_denied']);

@@ -76,6 +76,7 @@ export function openAgent(
       filesKey: config.AGENT_FILES_KEY,
       policy: { secrets, intents, grants, integrations, rules },
       approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT_MS,
+      secretsKey: config.AGENT_SECRETS_KEY,
       openDriver: openSessionDriver,
       releaseControl: async (sessionId) => {
         await nats.nc.request(

@@ -110,7 +110,11 @@ export interface paths {
         get: operations["crawl.get"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Cancel a crawl
+         * @description The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
+         */
+        delete: operations["crawl.cancel.delete"];
         options?: never;
         head?: never;
         patch?: never;
@@ -147,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a crawl
-         * @description Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing.
+         * @description Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.
          */
         post: operations["crawl.cancel"];
         delete?: never;
@@ -1195,7 +1199,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1453,7 +1457,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1971,6 +1975,170 @@ export interface operations {
             };
         };
     };
+    "crawl.cancel.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The crawl id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        crawl: {
+                            id: string;
+                            /**
+                             * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled" | "settled" | (string & {});
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
+                            url: string;
+                            limit: number;
+                            /** @description URLs found and in scope (start page included). */
+                            discovered: number;
+                            /** @description Pages delivered (and billed). */
+                            completed: number;
+                            /** @description Pages that could not be fetched (not billed); see `failures`. */
+                            failed: number;
+                            /** @description URLs not fetched: robots.txt, the limit reached, or the crawl stopped. */
+                            skipped: number;
+                            /** @description What the crawl has cost so far: reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            failures: {
+                                url: string;
+                                /** @description The error code the page failed with (never billed). */
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            createdAt: string | null;
+                            finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
+                        };
+                        /**
+                         * @description Firecrawl's word for where the crawl is now, as crawl.get answers it: `cancelled`, or how a crawl that had already settled ended. The crawl's own state is `crawl.status`.
+                         * @enum {string}
+                         */
+                        status: "scraping" | "completed" | "failed" | "cancelled" | (string & {});
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The path names no route of this deployment, or an id that does not exist in the caller's workspace (ids of other workspaces answer the same, so they cannot be probed). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "crawl.results": {
         parameters: {
             query?: {
@@ -2180,6 +2348,11 @@ export interface operations {
                             /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
                             expiresAt: string | null;
                         };
+                        /**
+                         * @description Firecrawl's word for where the crawl is now, as crawl.get answers it: `cancelled`, or how a crawl that had already settled ended. The crawl's own state is `crawl.status`.
+                         * @enum {string}
+                         */
+                        status: "scraping" | "completed" | "failed" | "cancelled" | (string & {});
                     };
                 };
             };
@@ -2278,7 +2451,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2546,7 +2719,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -3434,7 +3607,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3633,7 +3806,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -3654,6 +3827,8 @@ export interface operations {
                     answer?: string;
                     /** @description For a run paused for approval: true approves, false denies. */
                     approve?: boolean;
+                    /** @description With an approved card purchase: the card’s CVC, for this purchase alone (a CVC is never stored with the card). */
+                    cvc?: string;
                 };
             };
         };
@@ -3833,7 +4008,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -5499,7 +5674,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6083,7 +6258,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6562,7 +6737,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -6982,7 +7157,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Retries with the same key and body return the first response without repeating the work. */
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
                 "Idempotency-Key"?: string;
             };
             path?: never;

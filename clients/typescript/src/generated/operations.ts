@@ -145,6 +145,13 @@ export const OPERATIONS = {
         "type": "boolean",
         "required": false,
         "description": "For a run paused for approval: true approves, false denies."
+      },
+      {
+        "name": "cvc",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "With an approved card purchase: the card’s CVC, for this purchase alone (a CVC is never stored with the card)."
       }
     ],
     "description": "Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free."
@@ -817,7 +824,34 @@ export const OPERATIONS = {
         "description": "The crawl id."
       }
     ],
-    "description": "Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing."
+    "description": "Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it."
+  },
+  "crawl.cancel.delete": {
+    "id": "crawl.cancel.delete",
+    "group": "crawl",
+    "name": "cancelDelete",
+    "tag": "Crawl",
+    "method": "DELETE",
+    "path": "/v1/crawl/{id}",
+    "pathParams": [
+      "id"
+    ],
+    "summary": "Cancel a crawl",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": false,
+    "idempotent": false,
+    "params": [
+      {
+        "name": "id",
+        "in": "path",
+        "type": "string",
+        "required": true,
+        "description": "The crawl id."
+      }
+    ],
+    "description": "The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors."
   },
   "crawl.get": {
     "id": "crawl.get",
@@ -2038,9 +2072,15 @@ export interface CrawlOperations {
   /**
    * Cancel a crawl: `POST /v1/crawl/{id}/cancel` (`crawl.cancel`).
    *
-   * Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing.
+   * Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.
    */
   cancel(id: string, options?: RequestOptions): APIPromise<operations["crawl.cancel"]['responses'][200]['content']["application/json"]>;
+  /**
+   * Cancel a crawl: `DELETE /v1/crawl/{id}` (`crawl.cancel.delete`).
+   *
+   * The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
+   */
+  cancelDelete(id: string, options?: RequestOptions): APIPromise<operations["crawl.cancel.delete"]['responses'][200]['content']["application/json"]>;
   /**
    * Status of a crawl: `GET /v1/crawl/{id}` (`crawl.get`).
    *

@@ -11,6 +11,9 @@ export type SecretValue =
   | { kind: 'login'; username: string; password: string }
   | { kind: 'env'; value: string };
 
+/** The purpose a purchase's CVC is sealed under (for its run alone) while it waits for its one fill. */
+export const CVC_PURPOSE = 'wap purchase cvc v1';
+
 /** What a handle may be: a name a task and a model can write, never a value. */
 export const HANDLE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 

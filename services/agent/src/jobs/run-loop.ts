@@ -18,11 +18,13 @@ import { ApiError, isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser as proto } from '@wap/proto';
 import { type BrowserHosts, openOnHosts } from '@wap/rpc';
+import { unsealText } from '@wap/sealed';
 import { z } from 'zod';
 import type { BrowserDriver, RunFile } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
 import { unsealFile } from '../domain/files.js';
 import type { ActionContext } from '../domain/rules/check.js';
+import { CVC_PURPOSE } from '../domain/secrets.js';
 import { siteOf } from '../domain/site.js';
 import {
   browserAction,
@@ -75,6 +77,8 @@ export interface LoopDeps {
   policy?: PolicyDeps;
   /** How long a run paused for an approval waits for it. */
   approvalTimeoutMs: number;
+  /** The key an approval's CVC is sealed with (the secrets' key); unset, no CVC is taken. */
+  secretsKey?: string;
   /** Tells the session's host a person handed the wheel back: its guard on the person's navigations ends at once. */
   releaseControl(sessionId: string): Promise<void>;
   /** Connects to the run's session and wraps it for the loop (Playwright over the host's CDP endpoint). */
@@ -159,6 +163,8 @@ export class RunLoop {
   private site: string | null;
   /** What the run may use and the rules it is held to, read at its start. */
   private policy = RunPolicy.none();
+  /** The CVC an approved card purchase brought, until its fill: this process only. */
+  private cvc: string | undefined;
 
   constructor(
     private readonly deps: LoopDeps,
@@ -416,7 +422,7 @@ export class RunLoop {
     if (this.signal.aborted) throw new Stop();
     if (this.stepAbort.signal.aborted) this.stepAbort = new AbortController();
     if (row.reply && this.awaitingApproval()) {
-      await this.approved(row.reply === APPROVED);
+      await this.approved(row.reply, row.id);
       await this.fenced.replyTaken();
     } else if (row.reply) {
       this.memory.reply = { question: this.memory.reply?.question ?? row.question ?? '', answer: row.reply };
@@ -771,7 +777,18 @@ export class RunLoop {
   }
 
   /** A person's decision: an approved purchase is a record of the run and its card may be filled; a denied one ends it. */
-  private async approved(yes: boolean): Promise<void> {
+  private async approved(reply: string, runId: string): Promise<void> {
+    const yes = reply === APPROVED || reply.startsWith(`${APPROVED}:`);
+    const sealed = reply.startsWith(`${APPROVED}:`) ? reply.slice(APPROVED.length + 1) : undefined;
+    // The CVC is opened here, kept in this process for the purchase's one fill, and never written back.
+    this.cvc = undefined;
+    if (sealed && this.deps.secretsKey) {
+      try {
+        this.cvc = unsealText(this.deps.secretsKey, CVC_PURPOSE, runId, sealed);
+      } catch {
+        this.log.warn('an approval brought a CVC that does not open');
+      }
+    }
     const purchase = this.memory.purchase;
     if (purchase?.state === 'asked') {
       if (!yes)
@@ -791,7 +808,9 @@ export class RunLoop {
           approvedAt: new Date().toISOString(),
         },
       });
-      this.memory.results = [`purchase approved: fill the card (fill_secret) and complete it`];
+      this.memory.results = [
+        `purchase approved: fill the card (fill_secret) and complete it${this.cvc ? '; the approval brought the cvc (part cvc)' : ''}`,
+      ];
       return;
     }
     const approval = this.memory.approval;
@@ -830,7 +849,7 @@ export class RunLoop {
     try {
       const intent = await intents.create({ runId: row.id, handle: action.handle, host });
       const secret = await intents.redeem(intent.id, { runId: row.id, handle: action.handle, host });
-      value = action.part === 'cvc' ? undefined : partOf(secret, action.part);
+      value = action.part === 'cvc' ? this.cvc : partOf(secret, action.part);
     } catch (err) {
       if (!isApiError(err)) throw err;
       const why =
@@ -845,6 +864,8 @@ export class RunLoop {
       return refuse('run_secret_undeliverable', `${action.handle} has no ${action.part} to fill`);
     const outcome = await (this.driver as BrowserDriver).fillSecret(action.index, value);
     if (!outcome.ok) return refuse('run_secret_undeliverable', outcome.message);
+    // A CVC serves one fill.
+    if (action.part === 'cvc') this.cvc = undefined;
     results.push(`${key}: filled`);
     await this.event('step', 'secret', `filled ${action.part} of ${action.handle}`, {
       handle: action.handle,

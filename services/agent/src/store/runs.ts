@@ -265,6 +265,8 @@ export class RunStore {
     workspaceId: string,
     runId: string,
     approved: boolean,
+    /** An approved purchase's CVC, sealed for the run: the loop opens it for its one fill. */
+    sealedCvc?: string,
   ): Promise<RunRow | 'not_found' | 'no_open_purchase'> {
     return this.db.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<{ paused_for: string | null }[]>`
@@ -272,7 +274,7 @@ export class RunStore {
          WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
       if (!row) return 'not_found' as const;
       if (row.paused_for !== 'approval') return 'no_open_purchase' as const;
-      const reply = approved ? APPROVED : DENIED;
+      const reply = approved ? (sealedCvc ? `${APPROVED}:${sealedCvc}` : APPROVED) : DENIED;
       await tx.agentRun.update({
         where: { id: runId },
         data: { status: 'running', pausedFor: null, question: null, reply },

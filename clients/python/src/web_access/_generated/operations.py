@@ -32,6 +32,7 @@ from .models import (
     AgentResultsResponseDatum,
     ConnectVersionResponse,
     ConnectVersionSlashResponse,
+    CrawlCancelDeleteResponse,
     CrawlCancelResponse,
     CrawlGetResponse,
     CrawlRequest,
@@ -106,6 +107,9 @@ OPERATIONS: dict[str, Operation] = {
     "scrape": Operation("scrape", "POST", "/v1/scrape", "json", ScrapeResponse, None),
     "crawl": Operation("crawl", "POST", "/v1/crawl", "json", CrawlResponse, None),
     "crawl.get": Operation("crawl.get", "GET", "/v1/crawl/{id}", "json", CrawlGetResponse, None),
+    "crawl.cancel.delete": Operation(
+        "crawl.cancel.delete", "DELETE", "/v1/crawl/{id}", "json", CrawlCancelDeleteResponse, None
+    ),
     "crawl.results": Operation(
         "crawl.results", "GET", "/v1/crawl/{id}/results", "json", CrawlResultsResponse, ("cursor", "nextCursor", "data")
     ),
@@ -850,6 +854,33 @@ class Crawl(CrawlWatch, SyncResource):
             options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
+    def cancel_delete(
+        self,
+        id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> CrawlCancelDeleteResponse:
+        """
+        Cancel a crawl.
+
+        The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
+
+        `DELETE /v1/crawl/{id}` (operation `crawl.cancel.delete`).
+
+        Args:
+            id: The crawl id.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._request(
+            OPERATIONS["crawl.cancel.delete"],
+            path={"id": id},
+            query={},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
     def results(
         self,
         id: str,
@@ -894,7 +925,7 @@ class Crawl(CrawlWatch, SyncResource):
         """
         Cancel a crawl.
 
-        Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing.
+        Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.
 
         `POST /v1/crawl/{id}/cancel` (operation `crawl.cancel`).
 
@@ -1027,6 +1058,33 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
+    async def cancel_delete(
+        self,
+        id: str,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> CrawlCancelDeleteResponse:
+        """
+        Cancel a crawl.
+
+        The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
+
+        `DELETE /v1/crawl/{id}` (operation `crawl.cancel.delete`).
+
+        Args:
+            id: The crawl id.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return await self._client._request(
+            OPERATIONS["crawl.cancel.delete"],
+            path={"id": id},
+            query={},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
     def results(
         self,
         id: str,
@@ -1071,7 +1129,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
         """
         Cancel a crawl.
 
-        Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing.
+        Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.
 
         `POST /v1/crawl/{id}/cancel` (operation `crawl.cancel`).
 
@@ -1462,6 +1520,7 @@ class Agent(AgentWatch, SyncResource):
         *,
         answer: str | None = None,
         approve: bool | None = None,
+        cvc: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -1479,6 +1538,7 @@ class Agent(AgentWatch, SyncResource):
             id: The run id.
             answer: The reply to the run’s question.
             approve: For a run paused for approval: true approves, false denies.
+            cvc: With an approved card purchase: the card’s CVC, for this purchase alone (a CVC is never stored with the card).
             timeout_seconds: Seconds each attempt may take (default: the client's).
             idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
         """
@@ -1486,7 +1546,7 @@ class Agent(AgentWatch, SyncResource):
             OPERATIONS["agent.answer"],
             path={"id": id},
             query={},
-            body={"answer": answer, "approve": approve},
+            body={"answer": answer, "approve": approve, "cvc": cvc},
             options=CallOptions(
                 extra_headers=extra_headers,
                 extra_query=extra_query,
@@ -1774,6 +1834,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         *,
         answer: str | None = None,
         approve: bool | None = None,
+        cvc: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_query: Mapping[str, Any] | None = None,
         extra_body: Mapping[str, Any] | None = None,
@@ -1791,6 +1852,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
             id: The run id.
             answer: The reply to the run’s question.
             approve: For a run paused for approval: true approves, false denies.
+            cvc: With an approved card purchase: the card’s CVC, for this purchase alone (a CVC is never stored with the card).
             timeout_seconds: Seconds each attempt may take (default: the client's).
             idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
         """
@@ -1798,7 +1860,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
             OPERATIONS["agent.answer"],
             path={"id": id},
             query={},
-            body={"answer": answer, "approve": approve},
+            body={"answer": answer, "approve": approve, "cvc": cvc},
             options=CallOptions(
                 extra_headers=extra_headers,
                 extra_query=extra_query,

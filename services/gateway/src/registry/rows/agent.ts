@@ -410,17 +410,30 @@ export const agentAnswerRow = capability({
       .strictObject({
         answer: z.string().min(1).max(4_000).optional().describe('The reply to the run’s question.'),
         approve: z.boolean().optional().describe('For a run paused for approval: true approves, false denies.'),
+        cvc: z
+          .string()
+          .regex(/^\d{3,4}$/)
+          .optional()
+          .describe(
+            'With an approved card purchase: the card’s CVC, for this purchase alone (a CVC is never stored with the card).',
+          ),
       })
       .refine((b) => (b.answer === undefined) !== (b.approve === undefined), {
         message: 'give either answer or approve',
-      }),
+      })
+      .refine((b) => b.cvc === undefined || b.approve === true, { message: 'cvc goes with approve: true' }),
   },
   example: { answer: 'Use the billing address on file.' },
   response: z.object({ success: z.literal(true), run: runObject }),
   errors: ['not_found', 'no_open_purchase'],
   handler: async (ctx, { params: p, body: b }) => {
     const out = await ctx.upstreams.agent.answerRun(
-      { ...ref(ctx, p.id), answer: b.answer ?? '', ...(b.approve !== undefined && { approve: b.approve }) },
+      {
+        ...ref(ctx, p.id),
+        answer: b.answer ?? '',
+        ...(b.approve !== undefined && { approve: b.approve }),
+        cvc: b.cvc ?? '',
+      },
       { signal: ctx.signal },
     );
     return { success: true as const, run: toRunJson(out.run) };
