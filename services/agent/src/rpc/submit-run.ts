@@ -36,17 +36,24 @@ export function submitRun(deps: AgentRpcDeps) {
 
     const profileId = req.profileId ? resourceId(req.profileId, 'profile_not_found') : undefined;
     const grants = await checkGrants(deps, req, task);
-    const retried = await deps.store.byRequest(req.workspaceId, req.requestId);
-    if (retried)
-      return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(retried, await deps.store.files(retried.id)) };
     const id = randomUUID();
     // The run's browser slot, under the holder its session takes it with (one lease): 429 now, as GET /connect.
     // The replica that claims the run renews it; until then it lapses by itself (SLOT_TTL_SECONDS).
-    await deps.ledger.acquireSlot({
-      workspaceId: req.workspaceId,
-      holder: `agent:${id}`,
-      ttlSeconds: SLOT_TTL_SECONDS,
-    });
+    // Asked beside the look for a retried submit, which answers its run whatever the slot said.
+    const [retried, slot] = await Promise.all([
+      deps.store.byRequest(req.workspaceId, req.requestId),
+      deps.ledger
+        .acquireSlot({ workspaceId: req.workspaceId, holder: `agent:${id}`, ttlSeconds: SLOT_TTL_SECONDS })
+        .then(
+          (lease) => ({ lease }),
+          (error: unknown) => ({ error }),
+        ),
+    ]);
+    if (retried) {
+      if ('lease' in slot) await deps.ledger.releaseSlot({ leaseId: slot.lease.leaseId }).catch(() => undefined);
+      return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(retried, await deps.store.files(retried.id)) };
+    }
+    if ('error' in slot) throw slot.error;
     const sealed = files.map((f) => ({
       handle: newFileHandle(),
       name: f.name,
