@@ -176,6 +176,8 @@ def operations() -> dict[str, Any]:
     found, missing = [], []
     for methods in document["paths"].values():
         for method, op in methods.items():
+            if "x-alias-of" in op:  # served by the method of the capability it aliases
+                continue
             group = snake(op["tags"][0])
             name = method_name(op["operationId"], group, method.upper())
             on = [getattr(getattr(c, group, None), name, None) for c in (sync, asynchronous)]

@@ -78,9 +78,11 @@ def load_document(url: str | None, path: str | None) -> dict[str, Any]:
 
 
 def operations(document: dict[str, Any]):
+    """Every operation but alias routes (`x-alias-of`): one is its capability's other address, reached by that capability's method."""
     for path, methods in document["paths"].items():
         for method, op in methods.items():
-            yield path, method, op
+            if "x-alias-of" not in op:
+                yield path, method, op
 
 
 def success(op: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:

@@ -77,11 +77,15 @@ function param(name, where, schema, required, description) {
   };
 }
 
-/** Every operation of the document as the SDK calls it. */
+/**
+ * Every operation of the document as the SDK calls it. An alias route (`x-alias-of`, a form
+ * another product's clients send) is the same capability: the SDK reaches it by its own method.
+ */
 export function operationsOf(doc) {
   const rows = [];
   for (const [route, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item)) {
+      if (op['x-alias-of']) continue;
       const [status, success] = Object.entries(op.responses).find(([s]) => /^[23]\d\d$/.test(s)) ?? [];
       if (!status) throw new Error(`${op.operationId}: no success response`);
       const media = Object.keys(success.content ?? {})[0];

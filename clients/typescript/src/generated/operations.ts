@@ -826,33 +826,6 @@ export const OPERATIONS = {
     ],
     "description": "Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it."
   },
-  "crawl.cancel.delete": {
-    "id": "crawl.cancel.delete",
-    "group": "crawl",
-    "name": "cancelDelete",
-    "tag": "Crawl",
-    "method": "DELETE",
-    "path": "/v1/crawl/{id}",
-    "pathParams": [
-      "id"
-    ],
-    "summary": "Cancel a crawl",
-    "answer": "json",
-    "status": 200,
-    "media": "application/json",
-    "hasBody": false,
-    "idempotent": false,
-    "params": [
-      {
-        "name": "id",
-        "in": "path",
-        "type": "string",
-        "required": true,
-        "description": "The crawl id."
-      }
-    ],
-    "description": "The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors."
-  },
   "crawl.get": {
     "id": "crawl.get",
     "group": "crawl",
@@ -2075,12 +2048,6 @@ export interface CrawlOperations {
    * Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.
    */
   cancel(id: string, options?: RequestOptions): APIPromise<operations["crawl.cancel"]['responses'][200]['content']["application/json"]>;
-  /**
-   * Cancel a crawl: `DELETE /v1/crawl/{id}` (`crawl.cancel.delete`).
-   *
-   * The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
-   */
-  cancelDelete(id: string, options?: RequestOptions): APIPromise<operations["crawl.cancel.delete"]['responses'][200]['content']["application/json"]>;
   /**
    * Status of a crawl: `GET /v1/crawl/{id}` (`crawl.get`).
    *

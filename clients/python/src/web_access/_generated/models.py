@@ -523,66 +523,6 @@ class CrawlGetResponse(Model):
     """
 
 
-class CrawlCancelDeleteResponseCrawlUsage(CrawlResponseCrawlUsage):
-    """
-    What the crawl has cost so far: reading it never adds to it.
-    """
-
-
-class CrawlCancelDeleteResponseCrawlFailure(CrawlResponseCrawlFailure):
-    pass
-
-
-class CrawlCancelDeleteResponseCrawl(Model):
-    id: str
-    status: str
-    """
-    `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released. One of `running`, `cancelled`, `settled`, or a value added since.
-    """
-    outcome: str | None
-    """
-    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).
-    """
-    url: str
-    limit: int
-    discovered: int
-    """
-    URLs found and in scope (start page included).
-    """
-    completed: int
-    """
-    Pages delivered (and billed).
-    """
-    failed: int
-    """
-    Pages that could not be fetched (not billed); see `failures`.
-    """
-    skipped: int
-    """
-    URLs not fetched: robots.txt, the limit reached, or the crawl stopped.
-    """
-    usage: CrawlCancelDeleteResponseCrawlUsage
-    """
-    What the crawl has cost so far: reading it never adds to it.
-    """
-    failures: list[CrawlCancelDeleteResponseCrawlFailure]
-    created_at: Annotated[str | None, Field(alias="createdAt")]
-    finished_at: Annotated[str | None, Field(alias="finishedAt")]
-    expires_at: Annotated[str | None, Field(alias="expiresAt")]
-    """
-    When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be.
-    """
-
-
-class CrawlCancelDeleteResponse(Model):
-    success: Literal[True]
-    crawl: CrawlCancelDeleteResponseCrawl
-    status: str
-    """
-    Firecrawl's word for where the crawl is now, as crawl.get answers it: `cancelled`, or how a crawl that had already settled ended. The crawl's own state is `crawl.status`. One of `scraping`, `completed`, `failed`, `cancelled`, or a value added since.
-    """
-
-
 class CrawlResultsResponseDatum(CrawlGetResponseDatum):
     pass
 

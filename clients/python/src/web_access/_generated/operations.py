@@ -32,7 +32,6 @@ from .models import (
     AgentResultsResponseDatum,
     ConnectVersionResponse,
     ConnectVersionSlashResponse,
-    CrawlCancelDeleteResponse,
     CrawlCancelResponse,
     CrawlGetResponse,
     CrawlRequest,
@@ -107,9 +106,6 @@ OPERATIONS: dict[str, Operation] = {
     "scrape": Operation("scrape", "POST", "/v1/scrape", "json", ScrapeResponse, None),
     "crawl": Operation("crawl", "POST", "/v1/crawl", "json", CrawlResponse, None),
     "crawl.get": Operation("crawl.get", "GET", "/v1/crawl/{id}", "json", CrawlGetResponse, None),
-    "crawl.cancel.delete": Operation(
-        "crawl.cancel.delete", "DELETE", "/v1/crawl/{id}", "json", CrawlCancelDeleteResponse, None
-    ),
     "crawl.results": Operation(
         "crawl.results", "GET", "/v1/crawl/{id}/results", "json", CrawlResultsResponse, ("cursor", "nextCursor", "data")
     ),
@@ -854,33 +850,6 @@ class Crawl(CrawlWatch, SyncResource):
             options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
-    def cancel_delete(
-        self,
-        id: str,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        timeout_seconds: float | None = None,
-    ) -> CrawlCancelDeleteResponse:
-        """
-        Cancel a crawl.
-
-        The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
-
-        `DELETE /v1/crawl/{id}` (operation `crawl.cancel.delete`).
-
-        Args:
-            id: The crawl id.
-            timeout_seconds: Seconds each attempt may take (default: the client's).
-        """
-        return self._client._request(
-            OPERATIONS["crawl.cancel.delete"],
-            path={"id": id},
-            query={},
-            body=None,
-            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
-        )
-
     def results(
         self,
         id: str,
@@ -1054,33 +1023,6 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             OPERATIONS["crawl.get"],
             path={"id": id},
             query={"cursor": cursor},
-            body=None,
-            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
-        )
-
-    async def cancel_delete(
-        self,
-        id: str,
-        *,
-        extra_headers: Mapping[str, str] | None = None,
-        extra_query: Mapping[str, Any] | None = None,
-        timeout_seconds: float | None = None,
-    ) -> CrawlCancelDeleteResponse:
-        """
-        Cancel a crawl.
-
-        The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.
-
-        `DELETE /v1/crawl/{id}` (operation `crawl.cancel.delete`).
-
-        Args:
-            id: The crawl id.
-            timeout_seconds: Seconds each attempt may take (default: the client's).
-        """
-        return await self._client._request(
-            OPERATIONS["crawl.cancel.delete"],
-            path={"id": id},
-            query={},
             body=None,
             options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
