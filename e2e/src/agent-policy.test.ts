@@ -146,7 +146,8 @@ before(async () => {
       AGENT_MODELS: JSON.stringify([{ name: 'scripted', kind: 'openai', baseUrl: model.url, model: 'scripted-1' }]),
       AGENT_DEFAULT_MODEL: 'scripted',
       AGENT_POLL_MS: '200',
-      AGENT_APPROVAL_TIMEOUT_MS: '4000',
+      // Long enough for a test to approve on a busy machine; short enough to watch one lapse.
+      AGENT_APPROVAL_TIMEOUT_MS: '10000',
       AGENT_INTEGRATIONS_CA_FILE: caFile,
     },
   });
