@@ -24,7 +24,8 @@ import type { BrowserDriver, RunFile } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
 import { unsealFile } from '../domain/files.js';
 import type { ActionContext } from '../domain/rules/check.js';
-import { CVC_PURPOSE } from '../domain/secrets.js';
+import { hostOf } from '../domain/rules/domains.js';
+import { CVC_PURPOSE, hostAllowed } from '../domain/secrets.js';
 import { siteOf } from '../domain/site.js';
 import {
   browserAction,
@@ -99,15 +100,6 @@ function sameDocument(a: string, b: string): boolean {
 
 /** Characters of a tool's answer the model reads. */
 const MAX_TOOL_RESULT_CHARS = 8_000;
-
-/** The host of a page's URL; undefined for one without (about:blank). */
-function hostOf(url: string): string | undefined {
-  try {
-    return new URL(url).hostname || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A tool's answer as text: its text parts, and a word for each other part. */
 function toolText(out: { content?: unknown; structuredContent?: unknown }): string {
@@ -734,7 +726,7 @@ export class RunLoop {
         `${key}: waits for a person's approval (rule ${JSON.stringify(verdict.rule)}); do it again once approved`,
       );
       this.memory.results = results;
-      await this.askApproval(`Approve this action? ${key} on ${hostOf(pageUrl)}: ${verdict.why}`, {
+      await this.askApproval(`Approve this action? ${key} on ${hostOf(pageUrl) ?? 'this page'}: ${verdict.why}`, {
         rule: verdict.rule,
         action: key,
       });
@@ -898,8 +890,7 @@ export class RunLoop {
     const amount = Math.round(action.amount * 10 ** fractionDigits(currency));
     const host = hostOf(pageUrl) ?? '';
     const merchant = action.merchant.slice(0, 200);
-    const allowed = (h: string) => limits.merchants.some((m) => h === m || h.endsWith(`.${m}`));
-    if (limits.merchants.length > 0 && !allowed(host))
+    if (limits.merchants.length > 0 && !hostAllowed(host, limits.merchants))
       return this.end('failed', {
         code: 'merchant_not_allowed',
         message: `The purchase on ${host || 'this page'} is not among the run's merchants (${limits.merchants.join(', ')}).`,

@@ -182,7 +182,7 @@ export class RunPolicy {
 
   /** Whether any gate looks at form submissions (then the loop asks the page whether a click submits one). */
   get gatesSubmits(): boolean {
-    return this.gates.some((g) => JSON.stringify(g.gate).includes('"submit"'));
+    return this.gates.some((g) => 'actions' in g.gate && g.gate.actions.includes('submit'));
   }
 
   secretDomains(handle: string): string[] | undefined {

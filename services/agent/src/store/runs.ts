@@ -231,30 +231,11 @@ export class RunStore {
 
   /** Answers a run paused with a question; `not_asked` when it is not. */
   async answer(workspaceId: string, runId: string, reply: string): Promise<RunRow | 'not_found' | 'not_asked'> {
-    return this.db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ paused_for: string | null }[]>`
-        SELECT paused_for FROM agent_runs
-         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
-      if (!row) return 'not_found' as const;
-      if (row.paused_for !== 'question') return 'not_asked' as const;
-      await tx.agentRun.update({
-        where: { id: runId },
-        data: { status: 'running', pausedFor: null, question: null, reply },
-      });
-      await appendEvent(tx, runId, undefined, {
-        level: 'summary',
-        kind: 'answer',
-        message: 'the question was answered',
-        data: { answer: reply },
-      });
-      await appendEvent(tx, runId, undefined, {
-        level: 'summary',
-        kind: 'status',
-        message: 'running',
-        data: { status: 'running' },
-      });
-      return (await tx.agentRun.findUnique({ where: { id: runId } })) as RunRow;
+    const out = await this.resume(workspaceId, runId, 'question', reply, {
+      message: 'the question was answered',
+      data: { answer: reply },
     });
+    return out === 'not_paused' ? 'not_asked' : out;
   }
 
   /**
@@ -268,23 +249,33 @@ export class RunStore {
     /** An approved purchase's CVC, sealed for the run: the loop opens it for its one fill. */
     sealedCvc?: string,
   ): Promise<RunRow | 'not_found' | 'no_open_purchase'> {
+    const reply = approved ? (sealedCvc ? `${APPROVED}:${sealedCvc}` : APPROVED) : DENIED;
+    const out = await this.resume(workspaceId, runId, 'approval', reply, {
+      message: approved ? 'approved' : 'denied',
+      data: { approved },
+    });
+    return out === 'not_paused' ? 'no_open_purchase' : out;
+  }
+
+  /** A run paused `for` this goes on running with `reply` to read, its answer event written with it. */
+  private resume(
+    workspaceId: string,
+    runId: string,
+    pausedFor: 'question' | 'approval',
+    reply: string,
+    answer: { message: string; data: unknown },
+  ): Promise<RunRow | 'not_found' | 'not_paused'> {
     return this.db.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<{ paused_for: string | null }[]>`
         SELECT paused_for FROM agent_runs
          WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
       if (!row) return 'not_found' as const;
-      if (row.paused_for !== 'approval') return 'no_open_purchase' as const;
-      const reply = approved ? (sealedCvc ? `${APPROVED}:${sealedCvc}` : APPROVED) : DENIED;
+      if (row.paused_for !== pausedFor) return 'not_paused' as const;
       await tx.agentRun.update({
         where: { id: runId },
         data: { status: 'running', pausedFor: null, question: null, reply },
       });
-      await appendEvent(tx, runId, undefined, {
-        level: 'summary',
-        kind: 'answer',
-        message: approved ? 'approved' : 'denied',
-        data: { approved },
-      });
+      await appendEvent(tx, runId, undefined, { level: 'summary', kind: 'answer', ...answer });
       await appendEvent(tx, runId, undefined, {
         level: 'summary',
         kind: 'status',
