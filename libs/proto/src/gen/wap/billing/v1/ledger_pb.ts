@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/billing/v1/ledger.proto.
  */
 export const file_wap_billing_v1_ledger: GenFile = /*@__PURE__*/
-  fileDesc("Cht3YXAvYmlsbGluZy92MS9sZWRnZXIucHJvdG8SDndhcC5iaWxsaW5nLnYxIl0KDU1ldGVyUXVhbnRpdHkSJAoFbWV0ZXIYASABKA4yFS53YXAuYmlsbGluZy52MS5NZXRlchIQCghxdWFudGl0eRgCIAEoAxIUCgxtaWxsaWNyZWRpdHMYAyABKAMiUwoMVXNhZ2VTdW1tYXJ5Ei0KBm1ldGVycxgBIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkSFAoMbWlsbGljcmVkaXRzGAIgASgDIqABChRFbnN1cmVBY2NvdW50UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSIgoEcGxhbhgCIAEoDjIULndhcC5iaWxsaW5nLnYxLlBsYW4SKwoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDSACIAQFCIQofX21vbnRobHlfYWxsb3dhbmNlX21pbGxpY3JlZGl0cyKAAQoVRW5zdXJlQWNjb3VudFJlc3BvbnNlEiIKBHBsYW4YASABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEhsKE2NvbmN1cnJlbnRfYnJvd3NlcnMYAiABKAUSJgoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDIrkBCgxHcmFudFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRInCgRraW5kGAMgASgOMhkud2FwLmJpbGxpbmcudjEuR3JhbnRLaW5kEhQKDG1pbGxpY3JlZGl0cxgEIAEoAxItCglsYXBzZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBG5vdGUYBiABKAkiIQoNR3JhbnRSZXNwb25zZRIQCghncmFudF9pZBgBIAEoCSKTAQoQQXV0aG9yaXplUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhIKCmNhcGFiaWxpdHkYAyABKAkSFAoMbWlsbGljcmVkaXRzGAQgASgDEhMKC3R0bF9zZWNvbmRzGAUgASgFEhEKCXJlZmVyZW5jZRgGIAEoCSJqChFBdXRob3JpemVSZXNwb25zZRIPCgdob2xkX2lkGAEgASgJEhQKDG1pbGxpY3JlZGl0cxgCIAEoAxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1TZXR0bGVSZXF1ZXN0Eg8KB2hvbGRfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEi0KBm1ldGVycxgDIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkiYgoOU2V0dGxlUmVzcG9uc2USKwoFdXNhZ2UYASABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSIwobaG9sZF9yZW1haW5pbmdfbWlsbGljcmVkaXRzGAIgASgDIkQKElNldHRsZUJhdGNoUmVxdWVzdBIuCgdzZXR0bGVzGAEgAygLMh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlUmVxdWVzdCJGChNTZXR0bGVCYXRjaFJlc3BvbnNlEi8KCG91dGNvbWVzGAEgAygLMh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlT3V0Y29tZSJ5Cg1TZXR0bGVPdXRjb21lEjEKB3NldHRsZWQYASABKAsyHi53YXAuYmlsbGluZy52MS5TZXR0bGVSZXNwb25zZUgAEioKBWVycm9yGAIgASgLMhkud2FwLmJpbGxpbmcudjEuQ2FsbEVycm9ySABCCQoHb3V0Y29tZSIvCglDYWxsRXJyb3ISDAoEY29kZRgBIAEoCRIUCgxkZXRhaWxzX2pzb24YAiABKAkiHgoLVm9pZFJlcXVlc3QSDwoHaG9sZF9pZBgBIAEoCSJLCgxWb2lkUmVzcG9uc2USHQoVcmVsZWFzZWRfbWlsbGljcmVkaXRzGAEgASgDEhwKFHNldHRsZWRfbWlsbGljcmVkaXRzGAIgASgDIpQBCg1DaGFyZ2VSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSEgoKY2FwYWJpbGl0eRgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSLQoGbWV0ZXJzGAUgAygLMh0ud2FwLmJpbGxpbmcudjEuTWV0ZXJRdWFudGl0eSI9Cg5DaGFyZ2VSZXNwb25zZRIrCgV1c2FnZRgBIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeSImCg5DcmVkaXRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkigQIKC0NyZWRpdEdyYW50EhAKCGdyYW50X2lkGAEgASgJEicKBGtpbmQYAiABKA4yGS53YXAuYmlsbGluZy52MS5HcmFudEtpbmQSHAoUZ3JhbnRlZF9taWxsaWNyZWRpdHMYAyABKAMSGgoSc3BlbnRfbWlsbGljcmVkaXRzGAQgASgDEh4KFnJlbWFpbmluZ19taWxsaWNyZWRpdHMYBSABKAMSLQoJbGFwc2VzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL2AgoPQ3JlZGl0c1Jlc3BvbnNlEisKBmdyYW50cxgBIAMoCzIbLndhcC5iaWxsaW5nLnYxLkNyZWRpdEdyYW50EhwKFGdyYW50ZWRfbWlsbGljcmVkaXRzGAIgASgDEhoKEnNwZW50X21pbGxpY3JlZGl0cxgDIAEoAxIeChZyZW1haW5pbmdfbWlsbGljcmVkaXRzGAQgASgDEhkKEWhlbGRfbWlsbGljcmVkaXRzGAUgASgDEiIKBHBsYW4YBiABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEh4KFmFsbG93YW5jZV9taWxsaWNyZWRpdHMYByABKAMSJAocYWxsb3dhbmNlX3NwZW50X21pbGxpY3JlZGl0cxgIIAEoAxI3ChNhbGxvd2FuY2VfcmVzZXRzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeChZhdmFpbGFibGVfbWlsbGljcmVkaXRzGAogASgDInYKDFVzYWdlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSKAoEZnJvbRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KC1VzYWdlQnVja2V0EgsKA2tleRgBIAEoCRItCgZtZXRlcnMYAiADKAsyHS53YXAuYmlsbGluZy52MS5NZXRlclF1YW50aXR5EhQKDG1pbGxpY3JlZGl0cxgDIAEoAyKdAQoNVXNhZ2VSZXNwb25zZRIrCgV0b3RhbBgBIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeRIyCg1ieV9jYXBhYmlsaXR5GAIgAygLMhsud2FwLmJpbGxpbmcudjEuVXNhZ2VCdWNrZXQSKwoGYnlfZGF5GAMgAygLMhsud2FwLmJpbGxpbmcudjEuVXNhZ2VCdWNrZXQiTwoSQWNxdWlyZVNsb3RSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZob2xkZXIYAiABKAkSEwoLdHRsX3NlY29uZHMYAyABKAUidgoTQWNxdWlyZVNsb3RSZXNwb25zZRIQCghsZWFzZV9pZBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBINCgVsaW1pdBgDIAEoBRIOCgZhY3RpdmUYBCABKAUiOQoQUmVuZXdTbG90UmVxdWVzdBIQCghsZWFzZV9pZBgBIAEoCRITCgt0dGxfc2Vjb25kcxgCIAEoBSJDChFSZW5ld1Nsb3RSZXNwb25zZRIuCgpleHBpcmVzX2F0GAEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCImChJSZWxlYXNlU2xvdFJlcXVlc3QSEAoIbGVhc2VfaWQYASABKAkiFQoTUmVsZWFzZVNsb3RSZXNwb25zZSIoChBMaXN0U2xvdHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSKPAQoKU2xvdEhvbGRlchIQCghsZWFzZV9pZBgBIAEoCRIOCgZob2xkZXIYAiABKAkSLwoLYWNxdWlyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmV4cGlyZXNfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIk8KEUxpc3RTbG90c1Jlc3BvbnNlEg0KBWxpbWl0GAEgASgFEisKB2hvbGRlcnMYAiADKAsyGi53YXAuYmlsbGluZy52MS5TbG90SG9sZGVyKlsKBFBsYW4SFAoQUExBTl9VTlNQRUNJRklFRBAAEg0KCVBMQU5fRlJFRRABEhAKDFBMQU5fQlVJTERFUhACEgwKCFBMQU5fUFJPEAMSDgoKUExBTl9TQ0FMRRAEKtsBCgVNZXRlchIVChFNRVRFUl9VTlNQRUNJRklFRBAAEhkKFU1FVEVSX0NPTlRFWFRfU0VDT05EUxABEhMKD01FVEVSX1BBR0VfTE9BRBACEhcKE01FVEVSX1NFQVJDSF9SRVNVTFQQAxIXChNNRVRFUl9BR0VOVF9TRUNPTkRTEAQSGAoUTUVURVJfTU9OSVRPUl9DSEFOR0UQBRIVChFNRVRFUl9QUk9YWV9CWVRFUxAGEhYKEk1FVEVSX0JZVEVTX0VHUkVTUxAHEhAKDE1FVEVSX1RPS0VOUxAIKnUKCUdyYW50S2luZBIaChZHUkFOVF9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWR1JBTlRfS0lORF9QUk9NT1RJT05BTBABEhYKEkdSQU5UX0tJTkRfU1RVREVOVBACEhgKFEdSQU5UX0tJTkRfUFVSQ0hBU0VEEAMymAgKDUxlZGdlclNlcnZpY2USXAoNRW5zdXJlQWNjb3VudBIkLndhcC5iaWxsaW5nLnYxLkVuc3VyZUFjY291bnRSZXF1ZXN0GiUud2FwLmJpbGxpbmcudjEuRW5zdXJlQWNjb3VudFJlc3BvbnNlEkQKBUdyYW50Ehwud2FwLmJpbGxpbmcudjEuR3JhbnRSZXF1ZXN0Gh0ud2FwLmJpbGxpbmcudjEuR3JhbnRSZXNwb25zZRJQCglBdXRob3JpemUSIC53YXAuYmlsbGluZy52MS5BdXRob3JpemVSZXF1ZXN0GiEud2FwLmJpbGxpbmcudjEuQXV0aG9yaXplUmVzcG9uc2USRwoGU2V0dGxlEh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlUmVxdWVzdBoeLndhcC5iaWxsaW5nLnYxLlNldHRsZVJlc3BvbnNlElYKC1NldHRsZUJhdGNoEiIud2FwLmJpbGxpbmcudjEuU2V0dGxlQmF0Y2hSZXF1ZXN0GiMud2FwLmJpbGxpbmcudjEuU2V0dGxlQmF0Y2hSZXNwb25zZRJBCgRWb2lkEhsud2FwLmJpbGxpbmcudjEuVm9pZFJlcXVlc3QaHC53YXAuYmlsbGluZy52MS5Wb2lkUmVzcG9uc2USRwoGQ2hhcmdlEh0ud2FwLmJpbGxpbmcudjEuQ2hhcmdlUmVxdWVzdBoeLndhcC5iaWxsaW5nLnYxLkNoYXJnZVJlc3BvbnNlEkoKB0NyZWRpdHMSHi53YXAuYmlsbGluZy52MS5DcmVkaXRzUmVxdWVzdBofLndhcC5iaWxsaW5nLnYxLkNyZWRpdHNSZXNwb25zZRJECgVVc2FnZRIcLndhcC5iaWxsaW5nLnYxLlVzYWdlUmVxdWVzdBodLndhcC5iaWxsaW5nLnYxLlVzYWdlUmVzcG9uc2USVgoLQWNxdWlyZVNsb3QSIi53YXAuYmlsbGluZy52MS5BY3F1aXJlU2xvdFJlcXVlc3QaIy53YXAuYmlsbGluZy52MS5BY3F1aXJlU2xvdFJlc3BvbnNlElAKCVJlbmV3U2xvdBIgLndhcC5iaWxsaW5nLnYxLlJlbmV3U2xvdFJlcXVlc3QaIS53YXAuYmlsbGluZy52MS5SZW5ld1Nsb3RSZXNwb25zZRJWCgtSZWxlYXNlU2xvdBIiLndhcC5iaWxsaW5nLnYxLlJlbGVhc2VTbG90UmVxdWVzdBojLndhcC5iaWxsaW5nLnYxLlJlbGVhc2VTbG90UmVzcG9uc2USUAoJTGlzdFNsb3RzEiAud2FwLmJpbGxpbmcudjEuTGlzdFNsb3RzUmVxdWVzdBohLndhcC5iaWxsaW5nLnYxLkxpc3RTbG90c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("Cht3YXAvYmlsbGluZy92MS9sZWRnZXIucHJvdG8SDndhcC5iaWxsaW5nLnYxIl0KDU1ldGVyUXVhbnRpdHkSJAoFbWV0ZXIYASABKA4yFS53YXAuYmlsbGluZy52MS5NZXRlchIQCghxdWFudGl0eRgCIAEoAxIUCgxtaWxsaWNyZWRpdHMYAyABKAMiUwoMVXNhZ2VTdW1tYXJ5Ei0KBm1ldGVycxgBIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkSFAoMbWlsbGljcmVkaXRzGAIgASgDIqABChRFbnN1cmVBY2NvdW50UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSIgoEcGxhbhgCIAEoDjIULndhcC5iaWxsaW5nLnYxLlBsYW4SKwoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDSACIAQFCIQofX21vbnRobHlfYWxsb3dhbmNlX21pbGxpY3JlZGl0cyKAAQoVRW5zdXJlQWNjb3VudFJlc3BvbnNlEiIKBHBsYW4YASABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEhsKE2NvbmN1cnJlbnRfYnJvd3NlcnMYAiABKAUSJgoebW9udGhseV9hbGxvd2FuY2VfbWlsbGljcmVkaXRzGAMgASgDIrkBCgxHcmFudFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhcKD2lkZW1wb3RlbmN5X2tleRgCIAEoCRInCgRraW5kGAMgASgOMhkud2FwLmJpbGxpbmcudjEuR3JhbnRLaW5kEhQKDG1pbGxpY3JlZGl0cxgEIAEoAxItCglsYXBzZXNfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBG5vdGUYBiABKAkiIQoNR3JhbnRSZXNwb25zZRIQCghncmFudF9pZBgBIAEoCSKTAQoQQXV0aG9yaXplUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEhIKCmNhcGFiaWxpdHkYAyABKAkSFAoMbWlsbGljcmVkaXRzGAQgASgDEhMKC3R0bF9zZWNvbmRzGAUgASgFEhEKCXJlZmVyZW5jZRgGIAEoCSJqChFBdXRob3JpemVSZXNwb25zZRIPCgdob2xkX2lkGAEgASgJEhQKDG1pbGxpY3JlZGl0cxgCIAEoAxIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJoCg1TZXR0bGVSZXF1ZXN0Eg8KB2hvbGRfaWQYASABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAIgASgJEi0KBm1ldGVycxgDIAMoCzIdLndhcC5iaWxsaW5nLnYxLk1ldGVyUXVhbnRpdHkiYgoOU2V0dGxlUmVzcG9uc2USKwoFdXNhZ2UYASABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSIwobaG9sZF9yZW1haW5pbmdfbWlsbGljcmVkaXRzGAIgASgDIkQKElNldHRsZUJhdGNoUmVxdWVzdBIuCgdzZXR0bGVzGAEgAygLMh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlUmVxdWVzdCJGChNTZXR0bGVCYXRjaFJlc3BvbnNlEi8KCG91dGNvbWVzGAEgAygLMh0ud2FwLmJpbGxpbmcudjEuU2V0dGxlT3V0Y29tZSJ5Cg1TZXR0bGVPdXRjb21lEjEKB3NldHRsZWQYASABKAsyHi53YXAuYmlsbGluZy52MS5TZXR0bGVSZXNwb25zZUgAEioKBWVycm9yGAIgASgLMhkud2FwLmJpbGxpbmcudjEuQ2FsbEVycm9ySABCCQoHb3V0Y29tZSIvCglDYWxsRXJyb3ISDAoEY29kZRgBIAEoCRIUCgxkZXRhaWxzX2pzb24YAiABKAkiHgoLVm9pZFJlcXVlc3QSDwoHaG9sZF9pZBgBIAEoCSJLCgxWb2lkUmVzcG9uc2USHQoVcmVsZWFzZWRfbWlsbGljcmVkaXRzGAEgASgDEhwKFHNldHRsZWRfbWlsbGljcmVkaXRzGAIgASgDIpQBCg1DaGFyZ2VSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIXCg9pZGVtcG90ZW5jeV9rZXkYAiABKAkSEgoKY2FwYWJpbGl0eRgDIAEoCRIRCglyZWZlcmVuY2UYBCABKAkSLQoGbWV0ZXJzGAUgAygLMh0ud2FwLmJpbGxpbmcudjEuTWV0ZXJRdWFudGl0eSI9Cg5DaGFyZ2VSZXNwb25zZRIrCgV1c2FnZRgBIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeSImCg5DcmVkaXRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkigQIKC0NyZWRpdEdyYW50EhAKCGdyYW50X2lkGAEgASgJEicKBGtpbmQYAiABKA4yGS53YXAuYmlsbGluZy52MS5HcmFudEtpbmQSHAoUZ3JhbnRlZF9taWxsaWNyZWRpdHMYAyABKAMSGgoSc3BlbnRfbWlsbGljcmVkaXRzGAQgASgDEh4KFnJlbWFpbmluZ19taWxsaWNyZWRpdHMYBSABKAMSLQoJbGFwc2VzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL2AgoPQ3JlZGl0c1Jlc3BvbnNlEisKBmdyYW50cxgBIAMoCzIbLndhcC5iaWxsaW5nLnYxLkNyZWRpdEdyYW50EhwKFGdyYW50ZWRfbWlsbGljcmVkaXRzGAIgASgDEhoKEnNwZW50X21pbGxpY3JlZGl0cxgDIAEoAxIeChZyZW1haW5pbmdfbWlsbGljcmVkaXRzGAQgASgDEhkKEWhlbGRfbWlsbGljcmVkaXRzGAUgASgDEiIKBHBsYW4YBiABKA4yFC53YXAuYmlsbGluZy52MS5QbGFuEh4KFmFsbG93YW5jZV9taWxsaWNyZWRpdHMYByABKAMSJAocYWxsb3dhbmNlX3NwZW50X21pbGxpY3JlZGl0cxgIIAEoAxI3ChNhbGxvd2FuY2VfcmVzZXRzX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeChZhdmFpbGFibGVfbWlsbGljcmVkaXRzGAogASgDInYKDFVzYWdlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSKAoEZnJvbRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KC1VzYWdlQnVja2V0EgsKA2tleRgBIAEoCRItCgZtZXRlcnMYAiADKAsyHS53YXAuYmlsbGluZy52MS5NZXRlclF1YW50aXR5EhQKDG1pbGxpY3JlZGl0cxgDIAEoAyKdAQoNVXNhZ2VSZXNwb25zZRIrCgV0b3RhbBgBIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeRIyCg1ieV9jYXBhYmlsaXR5GAIgAygLMhsud2FwLmJpbGxpbmcudjEuVXNhZ2VCdWNrZXQSKwoGYnlfZGF5GAMgAygLMhsud2FwLmJpbGxpbmcudjEuVXNhZ2VCdWNrZXQiRwoQTGlzdENhbGxzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbGltaXQYAiABKAUSDgoGY3Vyc29yGAMgASgJIpYBCgxCaWxsYWJsZUNhbGwSCgoCaWQYASABKAkSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNhcGFiaWxpdHkYAyABKAkSEQoJcmVmZXJlbmNlGAQgASgJEisKBXVzYWdlGAUgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5IlUKEUxpc3RDYWxsc1Jlc3BvbnNlEisKBWNhbGxzGAEgAygLMhwud2FwLmJpbGxpbmcudjEuQmlsbGFibGVDYWxsEhMKC25leHRfY3Vyc29yGAIgASgJIk8KEkFjcXVpcmVTbG90UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGaG9sZGVyGAIgASgJEhMKC3R0bF9zZWNvbmRzGAMgASgFInYKE0FjcXVpcmVTbG90UmVzcG9uc2USEAoIbGVhc2VfaWQYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGltaXQYAyABKAUSDgoGYWN0aXZlGAQgASgFIjkKEFJlbmV3U2xvdFJlcXVlc3QSEAoIbGVhc2VfaWQYASABKAkSEwoLdHRsX3NlY29uZHMYAiABKAUiQwoRUmVuZXdTbG90UmVzcG9uc2USLgoKZXhwaXJlc19hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJgoSUmVsZWFzZVNsb3RSZXF1ZXN0EhAKCGxlYXNlX2lkGAEgASgJIhUKE1JlbGVhc2VTbG90UmVzcG9uc2UiKAoQTGlzdFNsb3RzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkijwEKClNsb3RIb2xkZXISEAoIbGVhc2VfaWQYASABKAkSDgoGaG9sZGVyGAIgASgJEi8KC2FjcXVpcmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJPChFMaXN0U2xvdHNSZXNwb25zZRINCgVsaW1pdBgBIAEoBRIrCgdob2xkZXJzGAIgAygLMhoud2FwLmJpbGxpbmcudjEuU2xvdEhvbGRlcipbCgRQbGFuEhQKEFBMQU5fVU5TUEVDSUZJRUQQABINCglQTEFOX0ZSRUUQARIQCgxQTEFOX0JVSUxERVIQAhIMCghQTEFOX1BSTxADEg4KClBMQU5fU0NBTEUQBCrbAQoFTWV0ZXISFQoRTUVURVJfVU5TUEVDSUZJRUQQABIZChVNRVRFUl9DT05URVhUX1NFQ09ORFMQARITCg9NRVRFUl9QQUdFX0xPQUQQAhIXChNNRVRFUl9TRUFSQ0hfUkVTVUxUEAMSFwoTTUVURVJfQUdFTlRfU0VDT05EUxAEEhgKFE1FVEVSX01PTklUT1JfQ0hBTkdFEAUSFQoRTUVURVJfUFJPWFlfQllURVMQBhIWChJNRVRFUl9CWVRFU19FR1JFU1MQBxIQCgxNRVRFUl9UT0tFTlMQCCp1CglHcmFudEtpbmQSGgoWR1JBTlRfS0lORF9VTlNQRUNJRklFRBAAEhoKFkdSQU5UX0tJTkRfUFJPTU9USU9OQUwQARIWChJHUkFOVF9LSU5EX1NUVURFTlQQAhIYChRHUkFOVF9LSU5EX1BVUkNIQVNFRBADMuoICg1MZWRnZXJTZXJ2aWNlElwKDUVuc3VyZUFjY291bnQSJC53YXAuYmlsbGluZy52MS5FbnN1cmVBY2NvdW50UmVxdWVzdBolLndhcC5iaWxsaW5nLnYxLkVuc3VyZUFjY291bnRSZXNwb25zZRJECgVHcmFudBIcLndhcC5iaWxsaW5nLnYxLkdyYW50UmVxdWVzdBodLndhcC5iaWxsaW5nLnYxLkdyYW50UmVzcG9uc2USUAoJQXV0aG9yaXplEiAud2FwLmJpbGxpbmcudjEuQXV0aG9yaXplUmVxdWVzdBohLndhcC5iaWxsaW5nLnYxLkF1dGhvcml6ZVJlc3BvbnNlEkcKBlNldHRsZRIdLndhcC5iaWxsaW5nLnYxLlNldHRsZVJlcXVlc3QaHi53YXAuYmlsbGluZy52MS5TZXR0bGVSZXNwb25zZRJWCgtTZXR0bGVCYXRjaBIiLndhcC5iaWxsaW5nLnYxLlNldHRsZUJhdGNoUmVxdWVzdBojLndhcC5iaWxsaW5nLnYxLlNldHRsZUJhdGNoUmVzcG9uc2USQQoEVm9pZBIbLndhcC5iaWxsaW5nLnYxLlZvaWRSZXF1ZXN0Ghwud2FwLmJpbGxpbmcudjEuVm9pZFJlc3BvbnNlEkcKBkNoYXJnZRIdLndhcC5iaWxsaW5nLnYxLkNoYXJnZVJlcXVlc3QaHi53YXAuYmlsbGluZy52MS5DaGFyZ2VSZXNwb25zZRJKCgdDcmVkaXRzEh4ud2FwLmJpbGxpbmcudjEuQ3JlZGl0c1JlcXVlc3QaHy53YXAuYmlsbGluZy52MS5DcmVkaXRzUmVzcG9uc2USRAoFVXNhZ2USHC53YXAuYmlsbGluZy52MS5Vc2FnZVJlcXVlc3QaHS53YXAuYmlsbGluZy52MS5Vc2FnZVJlc3BvbnNlElAKCUxpc3RDYWxscxIgLndhcC5iaWxsaW5nLnYxLkxpc3RDYWxsc1JlcXVlc3QaIS53YXAuYmlsbGluZy52MS5MaXN0Q2FsbHNSZXNwb25zZRJWCgtBY3F1aXJlU2xvdBIiLndhcC5iaWxsaW5nLnYxLkFjcXVpcmVTbG90UmVxdWVzdBojLndhcC5iaWxsaW5nLnYxLkFjcXVpcmVTbG90UmVzcG9uc2USUAoJUmVuZXdTbG90EiAud2FwLmJpbGxpbmcudjEuUmVuZXdTbG90UmVxdWVzdBohLndhcC5iaWxsaW5nLnYxLlJlbmV3U2xvdFJlc3BvbnNlElYKC1JlbGVhc2VTbG90EiIud2FwLmJpbGxpbmcudjEuUmVsZWFzZVNsb3RSZXF1ZXN0GiMud2FwLmJpbGxpbmcudjEuUmVsZWFzZVNsb3RSZXNwb25zZRJQCglMaXN0U2xvdHMSIC53YXAuYmlsbGluZy52MS5MaXN0U2xvdHNSZXF1ZXN0GiEud2FwLmJpbGxpbmcudjEuTGlzdFNsb3RzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One meter's quantity, and (in responses) the millicredits it cost.
@@ -719,6 +719,108 @@ export const UsageResponseSchema: GenMessage<UsageResponse> = /*@__PURE__*/
   messageDesc(file_wap_billing_v1_ledger, 23);
 
 /**
+ * @generated from message wap.billing.v1.ListCallsRequest
+ */
+export type ListCallsRequest = Message<"wap.billing.v1.ListCallsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * 1 to 100; 0 takes the default (20).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * The previous answer's next_cursor; empty starts with the newest call.
+   *
+   * @generated from field: string cursor = 3;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message wap.billing.v1.ListCallsRequest.
+ * Use `create(ListCallsRequestSchema)` to create a new message.
+ */
+export const ListCallsRequestSchema: GenMessage<ListCallsRequest> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 24);
+
+/**
+ * One Settle or Charge call as recorded: what it was about and what it cost.
+ *
+ * @generated from message wap.billing.v1.BillableCall
+ */
+export type BillableCall = Message<"wap.billing.v1.BillableCall"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 2;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * The capability that spent it, e.g. "scrape".
+   *
+   * @generated from field: string capability = 3;
+   */
+  capability: string;
+
+  /**
+   * What the work is, as its hold or charge named it (an operation, crawl, run, session or monitor id).
+   *
+   * @generated from field: string reference = 4;
+   */
+  reference: string;
+
+  /**
+   * The same figures as the call's own answer.
+   *
+   * @generated from field: wap.billing.v1.UsageSummary usage = 5;
+   */
+  usage?: UsageSummary | undefined;
+};
+
+/**
+ * Describes the message wap.billing.v1.BillableCall.
+ * Use `create(BillableCallSchema)` to create a new message.
+ */
+export const BillableCallSchema: GenMessage<BillableCall> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 25);
+
+/**
+ * @generated from message wap.billing.v1.ListCallsResponse
+ */
+export type ListCallsResponse = Message<"wap.billing.v1.ListCallsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated wap.billing.v1.BillableCall calls = 1;
+   */
+  calls: BillableCall[];
+
+  /**
+   * Empty after the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message wap.billing.v1.ListCallsResponse.
+ * Use `create(ListCallsResponseSchema)` to create a new message.
+ */
+export const ListCallsResponseSchema: GenMessage<ListCallsResponse> = /*@__PURE__*/
+  messageDesc(file_wap_billing_v1_ledger, 26);
+
+/**
  * @generated from message wap.billing.v1.AcquireSlotRequest
  */
 export type AcquireSlotRequest = Message<"wap.billing.v1.AcquireSlotRequest"> & {
@@ -745,7 +847,7 @@ export type AcquireSlotRequest = Message<"wap.billing.v1.AcquireSlotRequest"> & 
  * Use `create(AcquireSlotRequestSchema)` to create a new message.
  */
 export const AcquireSlotRequestSchema: GenMessage<AcquireSlotRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 24);
+  messageDesc(file_wap_billing_v1_ledger, 27);
 
 /**
  * @generated from message wap.billing.v1.AcquireSlotResponse
@@ -777,7 +879,7 @@ export type AcquireSlotResponse = Message<"wap.billing.v1.AcquireSlotResponse"> 
  * Use `create(AcquireSlotResponseSchema)` to create a new message.
  */
 export const AcquireSlotResponseSchema: GenMessage<AcquireSlotResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 25);
+  messageDesc(file_wap_billing_v1_ledger, 28);
 
 /**
  * @generated from message wap.billing.v1.RenewSlotRequest
@@ -799,7 +901,7 @@ export type RenewSlotRequest = Message<"wap.billing.v1.RenewSlotRequest"> & {
  * Use `create(RenewSlotRequestSchema)` to create a new message.
  */
 export const RenewSlotRequestSchema: GenMessage<RenewSlotRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 26);
+  messageDesc(file_wap_billing_v1_ledger, 29);
 
 /**
  * @generated from message wap.billing.v1.RenewSlotResponse
@@ -816,7 +918,7 @@ export type RenewSlotResponse = Message<"wap.billing.v1.RenewSlotResponse"> & {
  * Use `create(RenewSlotResponseSchema)` to create a new message.
  */
 export const RenewSlotResponseSchema: GenMessage<RenewSlotResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 27);
+  messageDesc(file_wap_billing_v1_ledger, 30);
 
 /**
  * @generated from message wap.billing.v1.ReleaseSlotRequest
@@ -833,7 +935,7 @@ export type ReleaseSlotRequest = Message<"wap.billing.v1.ReleaseSlotRequest"> & 
  * Use `create(ReleaseSlotRequestSchema)` to create a new message.
  */
 export const ReleaseSlotRequestSchema: GenMessage<ReleaseSlotRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 28);
+  messageDesc(file_wap_billing_v1_ledger, 31);
 
 /**
  * @generated from message wap.billing.v1.ReleaseSlotResponse
@@ -846,7 +948,7 @@ export type ReleaseSlotResponse = Message<"wap.billing.v1.ReleaseSlotResponse"> 
  * Use `create(ReleaseSlotResponseSchema)` to create a new message.
  */
 export const ReleaseSlotResponseSchema: GenMessage<ReleaseSlotResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 29);
+  messageDesc(file_wap_billing_v1_ledger, 32);
 
 /**
  * @generated from message wap.billing.v1.ListSlotsRequest
@@ -863,7 +965,7 @@ export type ListSlotsRequest = Message<"wap.billing.v1.ListSlotsRequest"> & {
  * Use `create(ListSlotsRequestSchema)` to create a new message.
  */
 export const ListSlotsRequestSchema: GenMessage<ListSlotsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 30);
+  messageDesc(file_wap_billing_v1_ledger, 33);
 
 /**
  * @generated from message wap.billing.v1.SlotHolder
@@ -897,7 +999,7 @@ export type SlotHolder = Message<"wap.billing.v1.SlotHolder"> & {
  * Use `create(SlotHolderSchema)` to create a new message.
  */
 export const SlotHolderSchema: GenMessage<SlotHolder> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 31);
+  messageDesc(file_wap_billing_v1_ledger, 34);
 
 /**
  * @generated from message wap.billing.v1.ListSlotsResponse
@@ -923,7 +1025,7 @@ export type ListSlotsResponse = Message<"wap.billing.v1.ListSlotsResponse"> & {
  * Use `create(ListSlotsResponseSchema)` to create a new message.
  */
 export const ListSlotsResponseSchema: GenMessage<ListSlotsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_billing_v1_ledger, 32);
+  messageDesc(file_wap_billing_v1_ledger, 35);
 
 /**
  * @generated from enum wap.billing.v1.Plan
@@ -1143,6 +1245,16 @@ export const LedgerService: GenService<{
     methodKind: "unary";
     input: typeof UsageRequestSchema;
     output: typeof UsageResponseSchema;
+  },
+  /**
+   * The workspace's billable calls (one per Settle or Charge), newest first, a page at a time.
+   *
+   * @generated from rpc wap.billing.v1.LedgerService.ListCalls
+   */
+  listCalls: {
+    methodKind: "unary";
+    input: typeof ListCallsRequestSchema;
+    output: typeof ListCallsResponseSchema;
   },
   /**
    * Concurrent-browser slots per plan, held by a lease that lapses unless renewed.
