@@ -7,6 +7,8 @@ import { type FreshDatabase, freshServiceDatabase, type ServiceProcess, spawnSer
 
 export { freePort, infra, waitServing } from '@wap/testkit';
 
+import assert from 'node:assert/strict';
+import { type ApiError, isApiError } from '@wap/errors';
 import { createLogger } from '@wap/log';
 import { ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
@@ -23,6 +25,16 @@ export type TestDatabase = FreshDatabase;
 
 /** A new database with every migration applied, as the deploy Job would leave it. */
 export const freshDatabase = (): Promise<TestDatabase> => freshServiceDatabase(SERVICE_DIR);
+
+/** The ApiError a call was refused with; fails the test when it succeeded or failed otherwise. */
+export async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+  const err = await promise.then(
+    () => assert.fail('expected a refusal'),
+    (e: unknown) => e,
+  );
+  assert.ok(isApiError(err), String(err));
+  return err;
+}
 
 /** A clock that only moves when told to. */
 export class TestClock {

@@ -8,6 +8,7 @@ import { credits } from './credits.js';
 import type { LedgerDeps } from './deps.js';
 import { ensureAccount } from './ensure-account.js';
 import { grant } from './grant.js';
+import { listCalls } from './list-calls.js';
 import { listSlots } from './list-slots.js';
 import { releaseSlot } from './release-slot.js';
 import { renewSlot } from './renew-slot.js';
@@ -29,6 +30,7 @@ export function ledgerService(deps: LedgerDeps): ServiceImpl<(typeof ledger.Ledg
     charge: charge(deps),
     credits: credits(deps),
     usage: usage(deps),
+    listCalls: listCalls(deps),
     acquireSlot: acquireSlot(deps),
     renewSlot: renewSlot(deps),
     releaseSlot: releaseSlot(deps),

@@ -1,10 +1,11 @@
-// The read side: Credits and Usage, each from one consistent snapshot.
+// The read side: Credits, Usage and the list of calls, each from one consistent snapshot.
 
 import type { MeterName } from '@wap/billing';
 import type pg from 'pg';
 import type { AccountRow, GrantRow } from '../domain/credits.js';
 import type { ChargedRow, MeterRow } from '../domain/usage.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import type { StoredUsage } from './money.js';
 
 interface BalanceRow {
   plan: string;
@@ -15,6 +16,24 @@ interface BalanceRow {
   grants: { id: string; kind: string; amount: string; spent: string; lapsesAt: string | null; createdAt: string }[];
   held: string | null;
 }
+
+/** One Settle or Charge call as ListCalls reads it. */
+export interface CallRow {
+  id: string;
+  at: Date;
+  capability: string;
+  reference: string;
+  /** Its summary as the call answered it: the meters priced, and what it was charged. */
+  usage: StoredUsage;
+}
+
+// The summary built as the money functions build it (meters in the enum's order): one row per call, no second query.
+const CALL_COLUMNS = `r."id", r."created_at" AS "at", r."capability", r."reference",
+  json_build_object(
+    'meters', (SELECT coalesce(json_agg(json_build_object('meter', m."meter", 'quantity', m."quantity"::text,
+                                                          'mc', m."mc"::text) ORDER BY m."meter"), '[]'::json)
+                 FROM "usage_meters" m WHERE m."usage_id" = r."id"),
+    'millicredits', r."charged_mc") AS "usage"`;
 
 const UTC_DAY = `to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
@@ -106,4 +125,30 @@ export class ReadStore {
       charged: charged.map((r) => ({ capability: r.capability, day: r.day, millicredits: BigInt(r.mc) })),
     };
   }
+
+  /** The workspace's calls newest first, up to `limit`, those before `after` when given. */
+  async calls(workspaceId: string, limit: number, after?: { at: Date; id: string }): Promise<CallRow[]> {
+    return (await this.pool.query<CallRow>(callsQuery(workspaceId, limit, after))).rows;
+  }
+}
+
+/**
+ * ListCalls' statement (exported for the test that reads its plan). The row
+ * comparison after a cursor is a range on the index (workspace_id, created_at,
+ * id), read backwards: a deep page costs what the first does, with no sort.
+ */
+export function callsQuery(workspaceId: string, limit: number, after?: { at: Date; id: string }) {
+  const order = `ORDER BY r."created_at" DESC, r."id" DESC LIMIT $2`;
+  return after
+    ? {
+        name: 'ledger_calls_after',
+        text: `SELECT ${CALL_COLUMNS} FROM "usage_records" r
+                WHERE r."workspace_id" = $1 AND (r."created_at", r."id") < ($3::timestamptz, $4::uuid) ${order}`,
+        values: [workspaceId, limit, after.at, after.id],
+      }
+    : {
+        name: 'ledger_calls',
+        text: `SELECT ${CALL_COLUMNS} FROM "usage_records" r WHERE r."workspace_id" = $1 ${order}`,
+        values: [workspaceId, limit],
+      };
 }
