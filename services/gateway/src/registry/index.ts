@@ -27,7 +27,7 @@ import {
   sessionsNetworkRow,
   sessionsVerifyRow,
 } from './rows/sessions.js';
-import { usageRow } from './rows/usage.js';
+import { usageCallsRow, usageRow } from './rows/usage.js';
 import type { Capability } from './types.js';
 
 /** Every capability this codebase can serve; a row appears only when its backend is configured. */
@@ -48,6 +48,7 @@ const ALL_ROWS: Capability[] = [
   agentFilesRow,
   creditsRow,
   usageRow,
+  usageCallsRow,
   sessionsListRow,
   sessionsGetRow,
   sessionsDeleteRow,

@@ -1,8 +1,8 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { ApiError } from '@wap/errors';
+import { ApiError, isApiError } from '@wap/errors';
 import { z } from 'zod';
 import { capability } from '../types.js';
-import { toUsageObject, usageObject } from '../usage-shape.js';
+import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
 
 const DAY = 86_400_000;
 
@@ -55,6 +55,76 @@ export const usageRow = capability({
       total: toUsageObject(u.total),
       byCapability: u.byCapability.map((b) => ({ capability: b.key, ...toUsageObject(b) })),
       byDay: u.byDay.map((b) => ({ day: b.key, ...toUsageObject(b) })),
+    };
+  },
+});
+
+/** What `reference` names for each capability, as the services bill today. */
+const REFERENCE =
+  '`reference` is what the call was about, as the service that billed it named it: ' +
+  'for `scrape` and `search`, the operation id the gateway gave the request (`op_` and 32 hex digits, or `idem_` and 40 when it carried an `Idempotency-Key`, the same for its retries); it is not the `X-Request-Id` header and no answer shows it. ' +
+  'For `crawl`, the operation id of the request that started the crawl (same form) for the pages billed from its hold, and the crawl id for pages charged after that hold lapsed. ' +
+  "For `connect`, the browser session id. For `agent`, the run id; the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session id (the run's `sessionId`). " +
+  'For `monitors.check`, the monitor id. For `sessions.export` (bytes recorded at zero credits), the session id.';
+
+const call = z.object({
+  id: z.string().describe('The call’s id in the ledger.'),
+  at: z.string().describe('When it was billed (ISO 8601).'),
+  capability: z
+    .string()
+    .describe('What billed it: `scrape`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`.'),
+  reference: z.string().describe('What the call was about; see the route’s description.'),
+  usage: usageObject.describe('Exactly the `usage` object the call answered with.'),
+});
+
+export const usageCallsRow = capability({
+  name: 'usage.calls',
+  method: 'get',
+  path: '/v1/usage/calls',
+  tag: 'Usage',
+  summary: 'Recent billable calls, newest first',
+  description:
+    'Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. ' +
+    REFERENCE +
+    ' A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.',
+  backend: 'billing-ledger',
+  bills: [],
+  mcpTool: 'service_usage_calls',
+  request: {
+    query: z.strictObject({
+      limit: z.coerce.number().int().min(1).max(100).default(50).describe('Calls per answer.'),
+      cursor: z
+        .string()
+        .max(200)
+        .optional()
+        .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+    }),
+  },
+  response: z.object({
+    calls: z.array(call).describe('Newest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+  }),
+  errors: [],
+  handler: async ({ principal, upstreams, signal }, { query: q }) => {
+    const page = await upstreams.ledger
+      .listCalls({ workspaceId: principal.workspaceId, limit: q.limit, cursor: q.cursor ?? '' }, { signal })
+      .catch((err: unknown) => {
+        // The limit is checked above, so the ledger refuses only the cursor: named as the query names it.
+        if (isApiError(err) && err.code === 'bad_request')
+          throw new ApiError('bad_request', {
+            issues: [{ path: 'query.cursor', message: 'not a cursor this listing gave' }],
+          });
+        throw err;
+      });
+    return {
+      calls: page.calls.map((c) => ({
+        id: c.id,
+        at: isoTime(c.at) ?? '',
+        capability: c.capability,
+        reference: c.reference,
+        usage: toUsageObject(c.usage),
+      })),
+      nextCursor: page.nextCursor || null,
     };
   },
 });
