@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/agent/v1/agent.proto.
  */
 export const file_wap_agent_v1_agent: GenFile = /*@__PURE__*/
-  fileDesc("Chh3YXAvYWdlbnQvdjEvYWdlbnQucHJvdG8SDHdhcC5hZ2VudC52MSI7CgpGaWxlVXBsb2FkEgwKBG5hbWUYASABKAkSEQoJbWltZV90eXBlGAIgASgJEgwKBGRhdGEYAyABKAwizwIKEFN1Ym1pdFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDAoEdGFzaxgDIAEoCRIRCglzdGFydF91cmwYBCABKAkSEgoKcHJvZmlsZV9pZBgFIAEoCRIaChJvdXRwdXRfc2NoZW1hX2pzb24YBiABKAkSDQoFbW9kZWwYByABKAkSEwoLbWF4X2NyZWRpdHMYCCABKAUSEQoJbWF4X3N0ZXBzGAkgASgFEicKBWZpbGVzGAogAygLMhgud2FwLmFnZW50LnYxLkZpbGVVcGxvYWQSFgoOc2VjcmV0X2hhbmRsZXMYCyADKAkSFwoPaW50ZWdyYXRpb25faWRzGAwgAygJEi8KCXB1cmNoYXNlcxgNIAEoCzIcLndhcC5hZ2VudC52MS5QdXJjaGFzZUxpbWl0cyJkCg5QdXJjaGFzZUxpbWl0cxIRCglzcGVuZF9jYXAYASABKAUSGgoScGVyX3B1cmNoYXNlX2xpbWl0GAIgASgFEhAKCGN1cnJlbmN5GAMgASgJEhEKCW1lcmNoYW50cxgEIAMoCSIqCglSdW5SZWFzb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIsYECgNSdW4SCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSEgoKcGF1c2VkX2ZvchgEIAEoCRIQCghxdWVzdGlvbhgFIAEoCRITCgthbnN3ZXJfanNvbhgGIAEoCRInCgZyZWFzb24YByABKAsyFy53YXAuYWdlbnQudjEuUnVuUmVhc29uEgwKBHRhc2sYCCABKAkSEQoJc3RhcnRfdXJsGAkgASgJEgwKBHBsYW4YCiADKAkSEgoKc2Vzc2lvbl9pZBgLIAEoCRINCgVzdGVwcxgMIAEoBRIRCgltYXhfc3RlcHMYDSABKAUSEwoLbWF4X2NyZWRpdHMYDiABKAUSDQoFbW9kZWwYDyABKAkSKwoFdXNhZ2UYECABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSFAoMaW5wdXRfdG9rZW5zGBEgASgDEhUKDW91dHB1dF90b2tlbnMYEiABKAMSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnByb2ZpbGVfaWQYFiABKAkSJgoFZmlsZXMYFyADKAsyFy53YXAuYWdlbnQudjEuQWdlbnRGaWxlIkoKCUFnZW50RmlsZRIOCgZoYW5kbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSDAoEc2l6ZRgEIAEoAyIzChFTdWJtaXRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIjUKDUdldFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCSIwCg5HZXRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIn0KBUV2ZW50EgsKA3NlcRgBIAEoAxImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDQoFbGV2ZWwYAyABKAkSDAoEa2luZBgEIAEoCRIPCgdtZXNzYWdlGAUgASgJEhEKCWRhdGFfanNvbhgGIAEoCSJ3ChFMaXN0RXZlbnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg0KBWxldmVsGAMgASgJEg0KBWFmdGVyGAQgASgDEg0KBWxpbWl0GAUgASgFEg8KB3dhaXRfbXMYBiABKAUiVwoSTGlzdEV2ZW50c1Jlc3BvbnNlEiMKBmV2ZW50cxgBIAMoCzITLndhcC5hZ2VudC52MS5FdmVudBIMCgRuZXh0GAIgASgDEg4KBnN0YXR1cxgDIAEoCSJQCgZSZWNvcmQSCwoDc2VxGAEgASgDEiYKAmF0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIRCglkYXRhX2pzb24YAyABKAkiXQoSTGlzdFJlY29yZHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSDgoGY3Vyc29yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBSJhChNMaXN0UmVjb3Jkc1Jlc3BvbnNlEiUKB3JlY29yZHMYASADKAsyFC53YXAuYWdlbnQudjEuUmVjb3JkEhMKC25leHRfY3Vyc29yGAIgASgJEg4KBnN0YXR1cxgDIAEoCSI4ChBDYW5jZWxSdW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkiMwoRQ2FuY2VsUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEud2FwLmFnZW50LnYxLlJ1biJHChFDb250cm9sUnVuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEgwKBHRha2UYAyABKAgiQgoSQ29udHJvbFJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLndhcC5hZ2VudC52MS5SdW4SDAoEc2l0ZRgCIAEoCSJ3ChBBbnN3ZXJSdW5SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSDgoGYW5zd2VyGAMgASgJEhQKB2FwcHJvdmUYBCABKAhIAIgBARILCgNjdmMYBSABKAlCCgoIX2FwcHJvdmUiMwoRQW5zd2VyUnVuUmVzcG9uc2USHgoDcnVuGAEgASgLMhEud2FwLmFnZW50LnYxLlJ1biJeCg5BZGRGaWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEiYKBGZpbGUYAyABKAsyGC53YXAuYWdlbnQudjEuRmlsZVVwbG9hZCI4Cg9BZGRGaWxlUmVzcG9uc2USJQoEZmlsZRgBIAEoCzIXLndhcC5hZ2VudC52MS5BZ2VudEZpbGUiQQoVQ29udHJvbEFsbG93ZWRSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJIikKFkNvbnRyb2xBbGxvd2VkUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCDLYBQoMQWdlbnRTZXJ2aWNlEkwKCVN1Ym1pdFJ1bhIeLndhcC5hZ2VudC52MS5TdWJtaXRSdW5SZXF1ZXN0Gh8ud2FwLmFnZW50LnYxLlN1Ym1pdFJ1blJlc3BvbnNlEkMKBkdldFJ1bhIbLndhcC5hZ2VudC52MS5HZXRSdW5SZXF1ZXN0Ghwud2FwLmFnZW50LnYxLkdldFJ1blJlc3BvbnNlEk8KCkxpc3RFdmVudHMSHy53YXAuYWdlbnQudjEuTGlzdEV2ZW50c1JlcXVlc3QaIC53YXAuYWdlbnQudjEuTGlzdEV2ZW50c1Jlc3BvbnNlElIKC0xpc3RSZWNvcmRzEiAud2FwLmFnZW50LnYxLkxpc3RSZWNvcmRzUmVxdWVzdBohLndhcC5hZ2VudC52MS5MaXN0UmVjb3Jkc1Jlc3BvbnNlEkwKCUNhbmNlbFJ1bhIeLndhcC5hZ2VudC52MS5DYW5jZWxSdW5SZXF1ZXN0Gh8ud2FwLmFnZW50LnYxLkNhbmNlbFJ1blJlc3BvbnNlEk8KCkNvbnRyb2xSdW4SHy53YXAuYWdlbnQudjEuQ29udHJvbFJ1blJlcXVlc3QaIC53YXAuYWdlbnQudjEuQ29udHJvbFJ1blJlc3BvbnNlEkwKCUFuc3dlclJ1bhIeLndhcC5hZ2VudC52MS5BbnN3ZXJSdW5SZXF1ZXN0Gh8ud2FwLmFnZW50LnYxLkFuc3dlclJ1blJlc3BvbnNlEkYKB0FkZEZpbGUSHC53YXAuYWdlbnQudjEuQWRkRmlsZVJlcXVlc3QaHS53YXAuYWdlbnQudjEuQWRkRmlsZVJlc3BvbnNlElsKDkNvbnRyb2xBbGxvd2VkEiMud2FwLmFnZW50LnYxLkNvbnRyb2xBbGxvd2VkUmVxdWVzdBokLndhcC5hZ2VudC52MS5Db250cm9sQWxsb3dlZFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp, file_wap_billing_v1_ledger]);
+  fileDesc("Chh3YXAvYWdlbnQvdjEvYWdlbnQucHJvdG8SDHdhcC5hZ2VudC52MSI7CgpGaWxlVXBsb2FkEgwKBG5hbWUYASABKAkSEQoJbWltZV90eXBlGAIgASgJEgwKBGRhdGEYAyABKAwizwIKEFN1Ym1pdFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDAoEdGFzaxgDIAEoCRIRCglzdGFydF91cmwYBCABKAkSEgoKcHJvZmlsZV9pZBgFIAEoCRIaChJvdXRwdXRfc2NoZW1hX2pzb24YBiABKAkSDQoFbW9kZWwYByABKAkSEwoLbWF4X2NyZWRpdHMYCCABKAUSEQoJbWF4X3N0ZXBzGAkgASgFEicKBWZpbGVzGAogAygLMhgud2FwLmFnZW50LnYxLkZpbGVVcGxvYWQSFgoOc2VjcmV0X2hhbmRsZXMYCyADKAkSFwoPaW50ZWdyYXRpb25faWRzGAwgAygJEi8KCXB1cmNoYXNlcxgNIAEoCzIcLndhcC5hZ2VudC52MS5QdXJjaGFzZUxpbWl0cyJkCg5QdXJjaGFzZUxpbWl0cxIRCglzcGVuZF9jYXAYASABKAUSGgoScGVyX3B1cmNoYXNlX2xpbWl0GAIgASgFEhAKCGN1cnJlbmN5GAMgASgJEhEKCW1lcmNoYW50cxgEIAMoCSIqCglSdW5SZWFzb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIsYECgNSdW4SCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSEgoKcGF1c2VkX2ZvchgEIAEoCRIQCghxdWVzdGlvbhgFIAEoCRITCgthbnN3ZXJfanNvbhgGIAEoCRInCgZyZWFzb24YByABKAsyFy53YXAuYWdlbnQudjEuUnVuUmVhc29uEgwKBHRhc2sYCCABKAkSEQoJc3RhcnRfdXJsGAkgASgJEgwKBHBsYW4YCiADKAkSEgoKc2Vzc2lvbl9pZBgLIAEoCRINCgVzdGVwcxgMIAEoBRIRCgltYXhfc3RlcHMYDSABKAUSEwoLbWF4X2NyZWRpdHMYDiABKAUSDQoFbW9kZWwYDyABKAkSKwoFdXNhZ2UYECABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSFAoMaW5wdXRfdG9rZW5zGBEgASgDEhUKDW91dHB1dF90b2tlbnMYEiABKAMSLgoKY3JlYXRlZF9hdBgTIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgUIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYFSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCnByb2ZpbGVfaWQYFiABKAkSJgoFZmlsZXMYFyADKAsyFy53YXAuYWdlbnQudjEuQWdlbnRGaWxlIkoKCUFnZW50RmlsZRIOCgZoYW5kbGUYASABKAkSDAoEbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSDAoEc2l6ZRgEIAEoAyIzChFTdWJtaXRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIjUKDUdldFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCSIwCg5HZXRSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuIlYKD0xpc3RSdW5zUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg0KBWxpbWl0GAMgASgFEg4KBmN1cnNvchgEIAEoCSL0AgoKUnVuU3VtbWFyeRIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRISCgpwYXVzZWRfZm9yGAQgASgJEicKBnJlYXNvbhgFIAEoCzIXLndhcC5hZ2VudC52MS5SdW5SZWFzb24SDAoEdGFzaxgGIAEoCRINCgVtb2RlbBgHIAEoCRISCgpzZXNzaW9uX2lkGAggASgJEg0KBXN0ZXBzGAkgASgFEisKBXVzYWdlGAogASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5Ei4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnN0YXJ0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJPChBMaXN0UnVuc1Jlc3BvbnNlEiYKBHJ1bnMYASADKAsyGC53YXAuYWdlbnQudjEuUnVuU3VtbWFyeRITCgtuZXh0X2N1cnNvchgCIAEoCSJ9CgVFdmVudBILCgNzZXEYASABKAMSJgoCYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWxldmVsGAMgASgJEgwKBGtpbmQYBCABKAkSDwoHbWVzc2FnZRgFIAEoCRIRCglkYXRhX2pzb24YBiABKAkidwoRTGlzdEV2ZW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRINCgVsZXZlbBgDIAEoCRINCgVhZnRlchgEIAEoAxINCgVsaW1pdBgFIAEoBRIPCgd3YWl0X21zGAYgASgFIlcKEkxpc3RFdmVudHNSZXNwb25zZRIjCgZldmVudHMYASADKAsyEy53YXAuYWdlbnQudjEuRXZlbnQSDAoEbmV4dBgCIAEoAxIOCgZzdGF0dXMYAyABKAkiUAoGUmVjb3JkEgsKA3NlcRgBIAEoAxImCgJhdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZGF0YV9qc29uGAMgASgJIl0KEkxpc3RSZWNvcmRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg4KBmN1cnNvchgDIAEoCRIRCglwYWdlX3NpemUYBCABKAUiYQoTTGlzdFJlY29yZHNSZXNwb25zZRIlCgdyZWNvcmRzGAEgAygLMhQud2FwLmFnZW50LnYxLlJlY29yZBITCgtuZXh0X2N1cnNvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkiOAoQQ2FuY2VsUnVuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJIjMKEUNhbmNlbFJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLndhcC5hZ2VudC52MS5SdW4iRwoRQ29udHJvbFJ1blJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIMCgR0YWtlGAMgASgIIkIKEkNvbnRyb2xSdW5SZXNwb25zZRIeCgNydW4YASABKAsyES53YXAuYWdlbnQudjEuUnVuEgwKBHNpdGUYAiABKAkidwoQQW5zd2VyUnVuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEg4KBmFuc3dlchgDIAEoCRIUCgdhcHByb3ZlGAQgASgISACIAQESCwoDY3ZjGAUgASgJQgoKCF9hcHByb3ZlIjMKEUFuc3dlclJ1blJlc3BvbnNlEh4KA3J1bhgBIAEoCzIRLndhcC5hZ2VudC52MS5SdW4iXgoOQWRkRmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRImCgRmaWxlGAMgASgLMhgud2FwLmFnZW50LnYxLkZpbGVVcGxvYWQiOAoPQWRkRmlsZVJlc3BvbnNlEiUKBGZpbGUYASABKAsyFy53YXAuYWdlbnQudjEuQWdlbnRGaWxlIkEKFUNvbnRyb2xBbGxvd2VkUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKc2Vzc2lvbl9pZBgCIAEoCSIpChZDb250cm9sQWxsb3dlZFJlc3BvbnNlEg8KB2FsbG93ZWQYASABKAgyowYKDEFnZW50U2VydmljZRJMCglTdWJtaXRSdW4SHi53YXAuYWdlbnQudjEuU3VibWl0UnVuUmVxdWVzdBofLndhcC5hZ2VudC52MS5TdWJtaXRSdW5SZXNwb25zZRJDCgZHZXRSdW4SGy53YXAuYWdlbnQudjEuR2V0UnVuUmVxdWVzdBocLndhcC5hZ2VudC52MS5HZXRSdW5SZXNwb25zZRJJCghMaXN0UnVucxIdLndhcC5hZ2VudC52MS5MaXN0UnVuc1JlcXVlc3QaHi53YXAuYWdlbnQudjEuTGlzdFJ1bnNSZXNwb25zZRJPCgpMaXN0RXZlbnRzEh8ud2FwLmFnZW50LnYxLkxpc3RFdmVudHNSZXF1ZXN0GiAud2FwLmFnZW50LnYxLkxpc3RFdmVudHNSZXNwb25zZRJSCgtMaXN0UmVjb3JkcxIgLndhcC5hZ2VudC52MS5MaXN0UmVjb3Jkc1JlcXVlc3QaIS53YXAuYWdlbnQudjEuTGlzdFJlY29yZHNSZXNwb25zZRJMCglDYW5jZWxSdW4SHi53YXAuYWdlbnQudjEuQ2FuY2VsUnVuUmVxdWVzdBofLndhcC5hZ2VudC52MS5DYW5jZWxSdW5SZXNwb25zZRJPCgpDb250cm9sUnVuEh8ud2FwLmFnZW50LnYxLkNvbnRyb2xSdW5SZXF1ZXN0GiAud2FwLmFnZW50LnYxLkNvbnRyb2xSdW5SZXNwb25zZRJMCglBbnN3ZXJSdW4SHi53YXAuYWdlbnQudjEuQW5zd2VyUnVuUmVxdWVzdBofLndhcC5hZ2VudC52MS5BbnN3ZXJSdW5SZXNwb25zZRJGCgdBZGRGaWxlEhwud2FwLmFnZW50LnYxLkFkZEZpbGVSZXF1ZXN0Gh0ud2FwLmFnZW50LnYxLkFkZEZpbGVSZXNwb25zZRJbCg5Db250cm9sQWxsb3dlZBIjLndhcC5hZ2VudC52MS5Db250cm9sQWxsb3dlZFJlcXVlc3QaJC53YXAuYWdlbnQudjEuQ29udHJvbEFsbG93ZWRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp, file_wap_billing_v1_ledger]);
 
 /**
  * @generated from message wap.agent.v1.FileUpload
@@ -431,6 +431,151 @@ export const GetRunResponseSchema: GenMessage<GetRunResponse> = /*@__PURE__*/
   messageDesc(file_wap_agent_v1_agent, 8);
 
 /**
+ * @generated from message wap.agent.v1.ListRunsRequest
+ */
+export type ListRunsRequest = Message<"wap.agent.v1.ListRunsRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * queued, running, paused or settled; empty: every status.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * 1 to 100; 0: 20.
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+
+  /**
+   * The previous page's next_cursor; empty: the newest.
+   *
+   * @generated from field: string cursor = 4;
+   */
+  cursor: string;
+};
+
+/**
+ * Describes the message wap.agent.v1.ListRunsRequest.
+ * Use `create(ListRunsRequestSchema)` to create a new message.
+ */
+export const ListRunsRequestSchema: GenMessage<ListRunsRequest> = /*@__PURE__*/
+  messageDesc(file_wap_agent_v1_agent, 9);
+
+/**
+ * A run as a listing shows it, read from the row alone; GetRun reads the whole run.
+ *
+ * @generated from message wap.agent.v1.RunSummary
+ */
+export type RunSummary = Message<"wap.agent.v1.RunSummary"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * As Run's.
+   *
+   * @generated from field: string status = 2;
+   */
+  status: string;
+
+  /**
+   * @generated from field: string outcome = 3;
+   */
+  outcome: string;
+
+  /**
+   * @generated from field: string paused_for = 4;
+   */
+  pausedFor: string;
+
+  /**
+   * @generated from field: wap.agent.v1.RunReason reason = 5;
+   */
+  reason?: RunReason | undefined;
+
+  /**
+   * The task's first 200 characters.
+   *
+   * @generated from field: string task = 6;
+   */
+  task: string;
+
+  /**
+   * @generated from field: string model = 7;
+   */
+  model: string;
+
+  /**
+   * @generated from field: string session_id = 8;
+   */
+  sessionId: string;
+
+  /**
+   * @generated from field: int32 steps = 9;
+   */
+  steps: number;
+
+  /**
+   * @generated from field: wap.billing.v1.UsageSummary usage = 10;
+   */
+  usage?: UsageSummary | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 11;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp started_at = 12;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 13;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message wap.agent.v1.RunSummary.
+ * Use `create(RunSummarySchema)` to create a new message.
+ */
+export const RunSummarySchema: GenMessage<RunSummary> = /*@__PURE__*/
+  messageDesc(file_wap_agent_v1_agent, 10);
+
+/**
+ * @generated from message wap.agent.v1.ListRunsResponse
+ */
+export type ListRunsResponse = Message<"wap.agent.v1.ListRunsResponse"> & {
+  /**
+   * @generated from field: repeated wap.agent.v1.RunSummary runs = 1;
+   */
+  runs: RunSummary[];
+
+  /**
+   * Empty after the last page.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message wap.agent.v1.ListRunsResponse.
+ * Use `create(ListRunsResponseSchema)` to create a new message.
+ */
+export const ListRunsResponseSchema: GenMessage<ListRunsResponse> = /*@__PURE__*/
+  messageDesc(file_wap_agent_v1_agent, 11);
+
+/**
  * @generated from message wap.agent.v1.Event
  */
 export type Event = Message<"wap.agent.v1.Event"> & {
@@ -474,7 +619,7 @@ export type Event = Message<"wap.agent.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 9);
+  messageDesc(file_wap_agent_v1_agent, 12);
 
 /**
  * @generated from message wap.agent.v1.ListEventsRequest
@@ -520,7 +665,7 @@ export type ListEventsRequest = Message<"wap.agent.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 10);
+  messageDesc(file_wap_agent_v1_agent, 13);
 
 /**
  * @generated from message wap.agent.v1.ListEventsResponse
@@ -549,7 +694,7 @@ export type ListEventsResponse = Message<"wap.agent.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 11);
+  messageDesc(file_wap_agent_v1_agent, 14);
 
 /**
  * @generated from message wap.agent.v1.Record
@@ -576,7 +721,7 @@ export type Record = Message<"wap.agent.v1.Record"> & {
  * Use `create(RecordSchema)` to create a new message.
  */
 export const RecordSchema: GenMessage<Record> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 12);
+  messageDesc(file_wap_agent_v1_agent, 15);
 
 /**
  * @generated from message wap.agent.v1.ListRecordsRequest
@@ -608,7 +753,7 @@ export type ListRecordsRequest = Message<"wap.agent.v1.ListRecordsRequest"> & {
  * Use `create(ListRecordsRequestSchema)` to create a new message.
  */
 export const ListRecordsRequestSchema: GenMessage<ListRecordsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 13);
+  messageDesc(file_wap_agent_v1_agent, 16);
 
 /**
  * @generated from message wap.agent.v1.ListRecordsResponse
@@ -637,7 +782,7 @@ export type ListRecordsResponse = Message<"wap.agent.v1.ListRecordsResponse"> & 
  * Use `create(ListRecordsResponseSchema)` to create a new message.
  */
 export const ListRecordsResponseSchema: GenMessage<ListRecordsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 14);
+  messageDesc(file_wap_agent_v1_agent, 17);
 
 /**
  * @generated from message wap.agent.v1.CancelRunRequest
@@ -659,7 +804,7 @@ export type CancelRunRequest = Message<"wap.agent.v1.CancelRunRequest"> & {
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 15);
+  messageDesc(file_wap_agent_v1_agent, 18);
 
 /**
  * @generated from message wap.agent.v1.CancelRunResponse
@@ -676,7 +821,7 @@ export type CancelRunResponse = Message<"wap.agent.v1.CancelRunResponse"> & {
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 16);
+  messageDesc(file_wap_agent_v1_agent, 19);
 
 /**
  * @generated from message wap.agent.v1.ControlRunRequest
@@ -705,7 +850,7 @@ export type ControlRunRequest = Message<"wap.agent.v1.ControlRunRequest"> & {
  * Use `create(ControlRunRequestSchema)` to create a new message.
  */
 export const ControlRunRequestSchema: GenMessage<ControlRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 17);
+  messageDesc(file_wap_agent_v1_agent, 20);
 
 /**
  * @generated from message wap.agent.v1.ControlRunResponse
@@ -729,7 +874,7 @@ export type ControlRunResponse = Message<"wap.agent.v1.ControlRunResponse"> & {
  * Use `create(ControlRunResponseSchema)` to create a new message.
  */
 export const ControlRunResponseSchema: GenMessage<ControlRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 18);
+  messageDesc(file_wap_agent_v1_agent, 21);
 
 /**
  * @generated from message wap.agent.v1.AnswerRunRequest
@@ -772,7 +917,7 @@ export type AnswerRunRequest = Message<"wap.agent.v1.AnswerRunRequest"> & {
  * Use `create(AnswerRunRequestSchema)` to create a new message.
  */
 export const AnswerRunRequestSchema: GenMessage<AnswerRunRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 19);
+  messageDesc(file_wap_agent_v1_agent, 22);
 
 /**
  * @generated from message wap.agent.v1.AnswerRunResponse
@@ -789,7 +934,7 @@ export type AnswerRunResponse = Message<"wap.agent.v1.AnswerRunResponse"> & {
  * Use `create(AnswerRunResponseSchema)` to create a new message.
  */
 export const AnswerRunResponseSchema: GenMessage<AnswerRunResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 20);
+  messageDesc(file_wap_agent_v1_agent, 23);
 
 /**
  * @generated from message wap.agent.v1.AddFileRequest
@@ -816,7 +961,7 @@ export type AddFileRequest = Message<"wap.agent.v1.AddFileRequest"> & {
  * Use `create(AddFileRequestSchema)` to create a new message.
  */
 export const AddFileRequestSchema: GenMessage<AddFileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 21);
+  messageDesc(file_wap_agent_v1_agent, 24);
 
 /**
  * @generated from message wap.agent.v1.AddFileResponse
@@ -833,7 +978,7 @@ export type AddFileResponse = Message<"wap.agent.v1.AddFileResponse"> & {
  * Use `create(AddFileResponseSchema)` to create a new message.
  */
 export const AddFileResponseSchema: GenMessage<AddFileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 22);
+  messageDesc(file_wap_agent_v1_agent, 25);
 
 /**
  * @generated from message wap.agent.v1.ControlAllowedRequest
@@ -855,7 +1000,7 @@ export type ControlAllowedRequest = Message<"wap.agent.v1.ControlAllowedRequest"
  * Use `create(ControlAllowedRequestSchema)` to create a new message.
  */
 export const ControlAllowedRequestSchema: GenMessage<ControlAllowedRequest> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 23);
+  messageDesc(file_wap_agent_v1_agent, 26);
 
 /**
  * @generated from message wap.agent.v1.ControlAllowedResponse
@@ -872,7 +1017,7 @@ export type ControlAllowedResponse = Message<"wap.agent.v1.ControlAllowedRespons
  * Use `create(ControlAllowedResponseSchema)` to create a new message.
  */
 export const ControlAllowedResponseSchema: GenMessage<ControlAllowedResponse> = /*@__PURE__*/
-  messageDesc(file_wap_agent_v1_agent, 24);
+  messageDesc(file_wap_agent_v1_agent, 27);
 
 /**
  * @generated from service wap.agent.v1.AgentService
@@ -898,6 +1043,17 @@ export const AgentService: GenService<{
     methodKind: "unary";
     input: typeof GetRunRequestSchema;
     output: typeof GetRunResponseSchema;
+  },
+  /**
+   * The workspace's runs, newest first, a page at a time from an opaque cursor: a summary of each.
+   * bad_request for a cursor this listing did not give, a limit past 100 or an unknown status.
+   *
+   * @generated from rpc wap.agent.v1.AgentService.ListRuns
+   */
+  listRuns: {
+    methodKind: "unary";
+    input: typeof ListRunsRequestSchema;
+    output: typeof ListRunsResponseSchema;
   },
   /**
    * The run's events after a sequence, at a level; with wait_ms, waits up to that long for the first new one.
