@@ -17,6 +17,7 @@ import { getRun } from './get-run.js';
 import { listEvents } from './list-events.js';
 import { listIntegrations } from './list-integrations.js';
 import { listRecords } from './list-records.js';
+import { listRuns } from './list-runs.js';
 import { listSecrets } from './list-secrets.js';
 import { setRules } from './set-rules.js';
 import { submitRun } from './submit-run.js';
@@ -27,6 +28,7 @@ export function agentService(deps: AgentRpcDeps): ServiceImpl<(typeof agent.Agen
   return {
     submitRun: submitRun(deps),
     getRun: getRun(deps),
+    listRuns: listRuns(deps),
     listEvents: listEvents(deps),
     listRecords: listRecords(deps),
     cancelRun: cancelRun(deps),

@@ -5,6 +5,7 @@ import { isUuid, resourceId } from '@wap/rpc';
 import { z } from 'zod';
 import { HANDLE, normaliseHost } from '../domain/secrets.js';
 import type { PurchaseLimits } from '../store/grants.js';
+import { RUN_STATUSES, type RunStatus } from '../store/runs.js';
 
 /** The largest file a run may be handed (Browser Use Cloud's limit too). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -21,6 +22,13 @@ export function invalid(path: string, message: string): never {
 /** A run a request names: its workspace and an id that can exist (anything else is not_found). */
 export function runRef(req: { workspaceId: string; runId: string }) {
   return { workspaceId: req.workspaceId, runId: resourceId(req.runId) };
+}
+
+/** A listing's status filter: one of the run's statuses, or none (every run). */
+export function parseRunStatus(status: string): RunStatus | undefined {
+  if (!status) return undefined;
+  const known = RUN_STATUSES.find((s) => s === status);
+  return known ?? invalid('status', `one of ${RUN_STATUSES.join(', ')}`);
 }
 
 export interface ParsedFile {

@@ -30,6 +30,40 @@ export interface NewFile {
 
 export type Outcome = 'completed' | 'failed' | 'cancelled';
 
+/** The statuses a run passes through, in order. */
+export const RUN_STATUSES = ['queued', 'running', 'paused', 'settled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** How many characters of its task a listed run shows. */
+export const LISTED_TASK_CHARS = 200;
+
+/** A run as a listing reads it: the columns of a summary, its task cut short. */
+export type ListedRun = Pick<
+  RunRow,
+  | 'id'
+  | 'status'
+  | 'outcome'
+  | 'pausedFor'
+  | 'reasonCode'
+  | 'reasonMessage'
+  | 'task'
+  | 'model'
+  | 'sessionId'
+  | 'steps'
+  | 'billed'
+  | 'chargedMc'
+  | 'createdAt'
+  | 'startedAt'
+  | 'finishedAt'
+>;
+
+export interface RunListing {
+  status?: RunStatus;
+  /** The last run of the previous page: the page holds the runs older than it. */
+  after?: { createdAt: Date; id: string };
+  limit: number;
+}
+
 /** Why a run ended or stopped, as its `reason`. */
 export interface Reason {
   code: string;
@@ -111,6 +145,28 @@ export class RunStore {
   /** The workspace's run; undefined for another workspace's or none. */
   get(workspaceId: string, runId: string): Promise<RunRow | null> {
     return this.db.agentRun.findFirst({ where: { id: runId, workspaceId } });
+  }
+
+  /**
+   * The workspace's runs, newest first, from after `after`: a keyset read, so a
+   * page costs the same however deep, and a run submitted meanwhile is never
+   * read twice (it sorts before the cursor). Served by the (workspace_id,
+   * created_at, id) index, or its status twin when filtered.
+   */
+  list(workspaceId: string, q: RunListing): Promise<ListedRun[]> {
+    const status = q.status ? Prisma.sql`AND r.status = ${q.status}` : Prisma.empty;
+    const after = q.after
+      ? Prisma.sql`AND (r.created_at, r.id) < (${q.after.createdAt}::timestamptz, ${q.after.id}::uuid)`
+      : Prisma.empty;
+    return this.db.$queryRaw<ListedRun[]>`
+      SELECT r.id, r.status, r.outcome, r.paused_for AS "pausedFor", r.reason_code AS "reasonCode",
+             r.reason_message AS "reasonMessage", left(r.task, ${LISTED_TASK_CHARS}::int) AS task, r.model,
+             r.session_id AS "sessionId", r.steps, r.billed, r.charged_mc AS "chargedMc",
+             r.created_at AS "createdAt", r.started_at AS "startedAt", r.finished_at AS "finishedAt"
+        FROM agent_runs AS r
+       WHERE r.workspace_id = ${workspaceId}::uuid ${status} ${after}
+       ORDER BY r.created_at DESC, r.id DESC
+       LIMIT ${q.limit}`;
   }
 
   byId(runId: string): Promise<RunRow | null> {
