@@ -5,14 +5,23 @@ import type { PrismaClient } from '../generated/prisma/client.js';
 import { hashPassword } from '../oauth/passwords.js';
 import { OAuthStore } from '../oauth/store.js';
 import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './api-key-cache.js';
+import { ConsoleSessionStore, type Role } from './console-sessions.js';
+import type { KeyUses } from './key-uses.js';
 
 /** Who is calling: resolved from a credential on every request. */
 export interface Principal {
   workspaceId: string;
   plan: PlanName;
-  credential: { kind: 'api_key'; keyId: string } | { kind: 'oauth_token'; tokenId: string };
+  credential:
+    | { kind: 'api_key'; keyId: string }
+    | { kind: 'oauth_token'; tokenId: string }
+    /** A person signed in to the web console (docs/console.md), on the REST surface only. */
+    | { kind: 'console_session'; sessionId: string; userId: string; role: Role };
   surfaces: ReadonlySet<Surface>;
 }
+
+/** What a membership change would do to the workspace's owners, when it is refused. */
+export type MembershipChange = { done: true } | { done: false; reason: 'not_member' | 'last_owner' };
 
 export interface ApiKeyRow {
   workspaceId: string;
@@ -29,14 +38,20 @@ export class IdentityStore {
   /** OAuth clients, codes and tokens (docs/oauth.md). */
   readonly oauth: OAuthStore;
 
+  /** The web console's sign-ins (docs/console.md). */
+  readonly consoleSessions: ConsoleSessionStore;
+
   constructor(
     /** Prisma for the rest; its pool for the hot path (a lookup per request, when not cached) and the announced writes. */
     private readonly database: PooledDatabase<PrismaClient>,
     /** The gateway's; without one (the admin command) every lookup reads the database. */
     private readonly cache?: ApiKeyCache<ApiKeyRow>,
+    /** Records keys' last use (the gateway's); without it nothing is recorded. */
+    private readonly keyUses?: KeyUses,
   ) {
     this.db = database.prisma;
     this.oauth = new OAuthStore(database);
+    this.consoleSessions = new ConsoleSessionStore(database);
   }
 
   /** A local account (docs/oauth.md); the password, when given, stored as argon2id. */
@@ -63,19 +78,73 @@ export class IdentityStore {
   }
 
   /**
-   * Removes the user from the workspace. Their tokens for it stop working on
-   * the next request on every gateway (a token is checked against its
-   * membership on every request), and are revoked for good.
+   * Removes the user from the workspace. Their tokens and console sessions
+   * for it stop working on the next request on every gateway (both are read
+   * joined to their membership on every request); the tokens are revoked for
+   * good, and the sessions' rows go with the membership (ON DELETE CASCADE).
    */
   async removeMember(workspaceId: string, email: string): Promise<{ removed: boolean; tokensRevoked: number }> {
     const user = await this.db.user.findUnique({ where: { email: email.trim().toLowerCase() } });
     if (!user) return { removed: false, tokensRevoked: 0 };
     const { count } = await this.db.membership.deleteMany({ where: { workspaceId, userId: user.id } });
-    const revoked = await this.db.oAuthToken.updateMany({
-      where: { userId: user.id, workspaceId, revokedAt: null },
+    const revoked = await this.revokeTokensOf(workspaceId, user.id);
+    return { removed: count === 1, tokensRevoked: revoked };
+  }
+
+  private async revokeTokensOf(workspaceId: string, userId: string): Promise<number> {
+    const { count } = await this.db.oAuthToken.updateMany({
+      where: { userId, workspaceId, revokedAt: null },
       data: { revokedAt: new Date() },
     });
-    return { removed: count === 1, tokensRevoked: revoked.count };
+    return count;
+  }
+
+  /** The workspace's members, first added first. */
+  async listMembers(workspaceId: string) {
+    const rows = await this.db.membership.findMany({
+      where: { workspaceId },
+      include: { user: { select: { email: true } } },
+      orderBy: { createdAt: 'asc' },
+    });
+    return rows.map((m) => ({ userId: m.userId, email: m.user.email, role: m.role, addedAt: m.createdAt }));
+  }
+
+  /**
+   * Removes a member, or sets a member's role, unless the workspace would be
+   * left without an owner. The owners' rows are locked first, so two owners
+   * removing each other at once cannot both succeed. A removed member is cut
+   * off as by removeMember.
+   */
+  async changeMember(
+    workspaceId: string,
+    userId: string,
+    change: 'remove' | { role: Role },
+  ): Promise<MembershipChange> {
+    const outcome = await this.database.transaction(async (client): Promise<MembershipChange> => {
+      const owners = await client.query<{ user_id: string }>(
+        "SELECT user_id FROM memberships WHERE workspace_id = $1 AND role = 'owner' FOR UPDATE",
+        [workspaceId],
+      );
+      const target = await client.query<{ role: Role }>(
+        'SELECT role::text AS role FROM memberships WHERE workspace_id = $1 AND user_id = $2 FOR UPDATE',
+        [workspaceId, userId],
+      );
+      const role = target.rows[0]?.role;
+      if (!role) return { done: false, reason: 'not_member' };
+      const staysOwner = change !== 'remove' && change.role === 'owner';
+      if (role === 'owner' && !staysOwner && owners.rows.length <= 1) return { done: false, reason: 'last_owner' };
+      if (change === 'remove')
+        await client.query('DELETE FROM memberships WHERE workspace_id = $1 AND user_id = $2', [workspaceId, userId]);
+      else
+        await client.query('UPDATE memberships SET role = $3::"Role" WHERE workspace_id = $1 AND user_id = $2', [
+          workspaceId,
+          userId,
+          change.role,
+        ]);
+      return { done: true };
+    });
+    if (outcome.done && change === 'remove') await this.revokeTokensOf(workspaceId, userId);
+    return outcome;
   }
 
   /** Signs the user out everywhere: every OAuth token they hold is revoked. */
@@ -121,7 +190,7 @@ export class IdentityStore {
   async createApiKey(workspaceId: string, name: string, surfaces: readonly Surface[] = SURFACES) {
     if (surfaces.length === 0) throw new Error('a key must be valid on at least one surface');
     const key = mintApiKey();
-    await this.db.apiKey.create({
+    const row = await this.db.apiKey.create({
       data: {
         keyId: key.keyId,
         workspaceId,
@@ -130,7 +199,13 @@ export class IdentityStore {
         surfaces: [...new Set(surfaces)],
       },
     });
-    return { keyId: key.keyId, credential: key.credential };
+    return {
+      keyId: key.keyId,
+      credential: key.credential,
+      name: row.name,
+      surfaces: row.surfaces,
+      createdAt: row.createdAt,
+    };
   }
 
   /**
@@ -156,9 +231,19 @@ export class IdentityStore {
   async listApiKeys(workspaceId: string) {
     return this.db.apiKey.findMany({
       where: { workspaceId },
-      select: { keyId: true, name: true, surfaces: true, createdAt: true, revokedAt: true },
+      select: { keyId: true, name: true, surfaces: true, createdAt: true, lastUsedAt: true, revokedAt: true },
       orderBy: { createdAt: 'asc' },
     });
+  }
+
+  /** The key of the workspace, revoked or not; undefined for another workspace's. */
+  async findApiKey(workspaceId: string, keyId: string) {
+    return (await this.db.apiKey.findFirst({ where: { workspaceId, keyId }, select: { keyId: true } })) ?? undefined;
+  }
+
+  /** The key authenticated a request: remembered as its last use (KeyUses: a Map check here, the write later). */
+  keyUsed(keyId: string): void {
+    this.keyUses?.used(keyId);
   }
 
   /** The key's row: from the cache while it is valid, else one indexed read. */

@@ -112,3 +112,11 @@ export type SignInThrottle = Prisma.SignInThrottleModel
  * the form gives at most one answer (docs/oauth.md).
  */
 export type OAuthConsent = Prisma.OAuthConsentModel
+/**
+ * Model ConsoleSession
+ * A person signed in to the web console (docs/console.md): the cookie's
+ * SHA-256 only. The row belongs to the membership it acts under, so removing
+ * the member deletes it; it lapses 24 hours after it was last seen and 30
+ * days after it was made.
+ */
+export type ConsoleSession = Prisma.ConsoleSessionModel

@@ -409,7 +409,8 @@ export const ModelName = {
   OAuthCode: 'OAuthCode',
   OAuthToken: 'OAuthToken',
   SignInThrottle: 'SignInThrottle',
-  OAuthConsent: 'OAuthConsent'
+  OAuthConsent: 'OAuthConsent',
+  ConsoleSession: 'ConsoleSession'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -425,7 +426,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken" | "signInThrottle" | "oAuthConsent"
+    modelProps: "eventOutbox" | "eventInbox" | "workspace" | "user" | "membership" | "apiKey" | "rateWindow" | "idempotencyRecord" | "oAuthClient" | "oAuthCode" | "oAuthToken" | "signInThrottle" | "oAuthConsent" | "consoleSession"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -1391,6 +1392,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         }
       }
     }
+    ConsoleSession: {
+      payload: Prisma.$ConsoleSessionPayload<ExtArgs>
+      fields: Prisma.ConsoleSessionFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.ConsoleSessionFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.ConsoleSessionFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>
+        }
+        findFirst: {
+          args: Prisma.ConsoleSessionFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.ConsoleSessionFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>
+        }
+        findMany: {
+          args: Prisma.ConsoleSessionFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>[]
+        }
+        create: {
+          args: Prisma.ConsoleSessionCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>
+        }
+        createMany: {
+          args: Prisma.ConsoleSessionCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.ConsoleSessionCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>[]
+        }
+        delete: {
+          args: Prisma.ConsoleSessionDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>
+        }
+        update: {
+          args: Prisma.ConsoleSessionUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>
+        }
+        deleteMany: {
+          args: Prisma.ConsoleSessionDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.ConsoleSessionUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.ConsoleSessionUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>[]
+        }
+        upsert: {
+          args: Prisma.ConsoleSessionUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$ConsoleSessionPayload>
+        }
+        aggregate: {
+          args: Prisma.ConsoleSessionAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateConsoleSession>
+        }
+        groupBy: {
+          args: Prisma.ConsoleSessionGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConsoleSessionGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.ConsoleSessionCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.ConsoleSessionCountAggregateOutputType> | number
+        }
+      }
+    }
   }
 } & {
   other: {
@@ -1489,7 +1564,8 @@ export const ApiKeyScalarFieldEnum = {
   secretHash: 'secretHash',
   createdAt: 'createdAt',
   revokedAt: 'revokedAt',
-  surfaces: 'surfaces'
+  surfaces: 'surfaces',
+  lastUsedAt: 'lastUsedAt'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
@@ -1582,6 +1658,18 @@ export const OAuthConsentScalarFieldEnum = {
 } as const
 
 export type OAuthConsentScalarFieldEnum = (typeof OAuthConsentScalarFieldEnum)[keyof typeof OAuthConsentScalarFieldEnum]
+
+
+export const ConsoleSessionScalarFieldEnum = {
+  id: 'id',
+  tokenHash: 'tokenHash',
+  userId: 'userId',
+  workspaceId: 'workspaceId',
+  createdAt: 'createdAt',
+  lastSeenAt: 'lastSeenAt'
+} as const
+
+export type ConsoleSessionScalarFieldEnum = (typeof ConsoleSessionScalarFieldEnum)[keyof typeof ConsoleSessionScalarFieldEnum]
 
 
 export const SortOrder = {
@@ -1948,6 +2036,7 @@ export type GlobalOmitConfig = {
   oAuthToken?: Prisma.OAuthTokenOmit
   signInThrottle?: Prisma.SignInThrottleOmit
   oAuthConsent?: Prisma.OAuthConsentOmit
+  consoleSession?: Prisma.ConsoleSessionOmit
 }
 
 /* Types for Logging */

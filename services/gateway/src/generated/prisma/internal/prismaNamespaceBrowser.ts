@@ -63,7 +63,8 @@ export const ModelName = {
   OAuthCode: 'OAuthCode',
   OAuthToken: 'OAuthToken',
   SignInThrottle: 'SignInThrottle',
-  OAuthConsent: 'OAuthConsent'
+  OAuthConsent: 'OAuthConsent',
+  ConsoleSession: 'ConsoleSession'
 } as const
 
 export type ModelName = (typeof ModelName)[keyof typeof ModelName]
@@ -141,7 +142,8 @@ export const ApiKeyScalarFieldEnum = {
   secretHash: 'secretHash',
   createdAt: 'createdAt',
   revokedAt: 'revokedAt',
-  surfaces: 'surfaces'
+  surfaces: 'surfaces',
+  lastUsedAt: 'lastUsedAt'
 } as const
 
 export type ApiKeyScalarFieldEnum = (typeof ApiKeyScalarFieldEnum)[keyof typeof ApiKeyScalarFieldEnum]
@@ -234,6 +236,18 @@ export const OAuthConsentScalarFieldEnum = {
 } as const
 
 export type OAuthConsentScalarFieldEnum = (typeof OAuthConsentScalarFieldEnum)[keyof typeof OAuthConsentScalarFieldEnum]
+
+
+export const ConsoleSessionScalarFieldEnum = {
+  id: 'id',
+  tokenHash: 'tokenHash',
+  userId: 'userId',
+  workspaceId: 'workspaceId',
+  createdAt: 'createdAt',
+  lastSeenAt: 'lastSeenAt'
+} as const
+
+export type ConsoleSessionScalarFieldEnum = (typeof ConsoleSessionScalarFieldEnum)[keyof typeof ConsoleSessionScalarFieldEnum]
 
 
 export const SortOrder = {

@@ -32,6 +32,7 @@ export type ApiKeyMinAggregateOutputType = {
   secretHash: runtime.Bytes | null
   createdAt: Date | null
   revokedAt: Date | null
+  lastUsedAt: Date | null
 }
 
 export type ApiKeyMaxAggregateOutputType = {
@@ -42,6 +43,7 @@ export type ApiKeyMaxAggregateOutputType = {
   secretHash: runtime.Bytes | null
   createdAt: Date | null
   revokedAt: Date | null
+  lastUsedAt: Date | null
 }
 
 export type ApiKeyCountAggregateOutputType = {
@@ -53,6 +55,7 @@ export type ApiKeyCountAggregateOutputType = {
   createdAt: number
   revokedAt: number
   surfaces: number
+  lastUsedAt: number
   _all: number
 }
 
@@ -65,6 +68,7 @@ export type ApiKeyMinAggregateInputType = {
   secretHash?: true
   createdAt?: true
   revokedAt?: true
+  lastUsedAt?: true
 }
 
 export type ApiKeyMaxAggregateInputType = {
@@ -75,6 +79,7 @@ export type ApiKeyMaxAggregateInputType = {
   secretHash?: true
   createdAt?: true
   revokedAt?: true
+  lastUsedAt?: true
 }
 
 export type ApiKeyCountAggregateInputType = {
@@ -86,6 +91,7 @@ export type ApiKeyCountAggregateInputType = {
   createdAt?: true
   revokedAt?: true
   surfaces?: true
+  lastUsedAt?: true
   _all?: true
 }
 
@@ -170,6 +176,7 @@ export type ApiKeyGroupByOutputType = {
   createdAt: Date
   revokedAt: Date | null
   surfaces: $Enums.Surface[]
+  lastUsedAt: Date | null
   _count: ApiKeyCountAggregateOutputType | null
   _min: ApiKeyMinAggregateOutputType | null
   _max: ApiKeyMaxAggregateOutputType | null
@@ -202,6 +209,7 @@ export type ApiKeyWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
+  lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
 }
 
@@ -214,6 +222,7 @@ export type ApiKeyOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   surfaces?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   workspace?: Prisma.WorkspaceOrderByWithRelationInput
 }
 
@@ -229,6 +238,7 @@ export type ApiKeyWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
+  lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
 }, "id" | "keyId">
 
@@ -241,6 +251,7 @@ export type ApiKeyOrderByWithAggregationInput = {
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   surfaces?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.ApiKeyCountOrderByAggregateInput
   _max?: Prisma.ApiKeyMaxOrderByAggregateInput
   _min?: Prisma.ApiKeyMinOrderByAggregateInput
@@ -258,6 +269,7 @@ export type ApiKeyScalarWhereWithAggregatesInput = {
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
   surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
+  lastUsedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"ApiKey"> | Date | string | null
 }
 
 export type ApiKeyCreateInput = {
@@ -268,6 +280,7 @@ export type ApiKeyCreateInput = {
   createdAt?: Date | string
   revokedAt?: Date | string | null
   surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Date | string | null
   workspace: Prisma.WorkspaceCreateNestedOneWithoutApiKeysInput
 }
 
@@ -280,6 +293,7 @@ export type ApiKeyUncheckedCreateInput = {
   createdAt?: Date | string
   revokedAt?: Date | string | null
   surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Date | string | null
 }
 
 export type ApiKeyUpdateInput = {
@@ -290,6 +304,7 @@ export type ApiKeyUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutApiKeysNestedInput
 }
 
@@ -302,6 +317,7 @@ export type ApiKeyUncheckedUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ApiKeyCreateManyInput = {
@@ -313,6 +329,7 @@ export type ApiKeyCreateManyInput = {
   createdAt?: Date | string
   revokedAt?: Date | string | null
   surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Date | string | null
 }
 
 export type ApiKeyUpdateManyMutationInput = {
@@ -323,6 +340,7 @@ export type ApiKeyUpdateManyMutationInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ApiKeyUncheckedUpdateManyInput = {
@@ -334,6 +352,7 @@ export type ApiKeyUncheckedUpdateManyInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ApiKeyListRelationFilter = {
@@ -363,6 +382,7 @@ export type ApiKeyCountOrderByAggregateInput = {
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
   surfaces?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
 }
 
 export type ApiKeyMaxOrderByAggregateInput = {
@@ -373,6 +393,7 @@ export type ApiKeyMaxOrderByAggregateInput = {
   secretHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
 }
 
 export type ApiKeyMinOrderByAggregateInput = {
@@ -383,6 +404,7 @@ export type ApiKeyMinOrderByAggregateInput = {
   secretHash?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   revokedAt?: Prisma.SortOrder
+  lastUsedAt?: Prisma.SortOrder
 }
 
 export type ApiKeyCreateNestedManyWithoutWorkspaceInput = {
@@ -448,6 +470,7 @@ export type ApiKeyCreateWithoutWorkspaceInput = {
   createdAt?: Date | string
   revokedAt?: Date | string | null
   surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Date | string | null
 }
 
 export type ApiKeyUncheckedCreateWithoutWorkspaceInput = {
@@ -458,6 +481,7 @@ export type ApiKeyUncheckedCreateWithoutWorkspaceInput = {
   createdAt?: Date | string
   revokedAt?: Date | string | null
   surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Date | string | null
 }
 
 export type ApiKeyCreateOrConnectWithoutWorkspaceInput = {
@@ -498,6 +522,7 @@ export type ApiKeyScalarWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"ApiKey"> | Date | string
   revokedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
   surfaces?: Prisma.EnumSurfaceNullableListFilter<"ApiKey">
+  lastUsedAt?: Prisma.DateTimeNullableFilter<"ApiKey"> | Date | string | null
 }
 
 export type ApiKeyCreateManyWorkspaceInput = {
@@ -508,6 +533,7 @@ export type ApiKeyCreateManyWorkspaceInput = {
   createdAt?: Date | string
   revokedAt?: Date | string | null
   surfaces?: Prisma.ApiKeyCreatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Date | string | null
 }
 
 export type ApiKeyUpdateWithoutWorkspaceInput = {
@@ -518,6 +544,7 @@ export type ApiKeyUpdateWithoutWorkspaceInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ApiKeyUncheckedUpdateWithoutWorkspaceInput = {
@@ -528,6 +555,7 @@ export type ApiKeyUncheckedUpdateWithoutWorkspaceInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 export type ApiKeyUncheckedUpdateManyWithoutWorkspaceInput = {
@@ -538,6 +566,7 @@ export type ApiKeyUncheckedUpdateManyWithoutWorkspaceInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   revokedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   surfaces?: Prisma.ApiKeyUpdatesurfacesInput | $Enums.Surface[]
+  lastUsedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
 }
 
 
@@ -551,6 +580,7 @@ export type ApiKeySelect<ExtArgs extends runtime.Types.Extensions.InternalArgs =
   createdAt?: boolean
   revokedAt?: boolean
   surfaces?: boolean
+  lastUsedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -563,6 +593,7 @@ export type ApiKeySelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   revokedAt?: boolean
   surfaces?: boolean
+  lastUsedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -575,6 +606,7 @@ export type ApiKeySelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extens
   createdAt?: boolean
   revokedAt?: boolean
   surfaces?: boolean
+  lastUsedAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["apiKey"]>
 
@@ -587,9 +619,10 @@ export type ApiKeySelectScalar = {
   createdAt?: boolean
   revokedAt?: boolean
   surfaces?: boolean
+  lastUsedAt?: boolean
 }
 
-export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "keyId" | "workspaceId" | "name" | "secretHash" | "createdAt" | "revokedAt" | "surfaces", ExtArgs["result"]["apiKey"]>
+export type ApiKeyOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "keyId" | "workspaceId" | "name" | "secretHash" | "createdAt" | "revokedAt" | "surfaces" | "lastUsedAt", ExtArgs["result"]["apiKey"]>
 export type ApiKeyInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
 }
@@ -617,6 +650,10 @@ export type $ApiKeyPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs
      * Where the key is valid: a key for an agent's MCP client need not work on REST.
      */
     surfaces: $Enums.Surface[]
+    /**
+     * When the key last authenticated a request, written at most once a minute per gateway process.
+     */
+    lastUsedAt: Date | null
   }, ExtArgs["result"]["apiKey"]>
   composites: {}
 }
@@ -1049,6 +1086,7 @@ export interface ApiKeyFieldRefs {
   readonly createdAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly revokedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
   readonly surfaces: Prisma.FieldRef<"ApiKey", 'Surface[]'>
+  readonly lastUsedAt: Prisma.FieldRef<"ApiKey", 'DateTime'>
 }
     
 

@@ -176,6 +176,7 @@ export type MembershipWhereInput = {
   createdAt?: Prisma.DateTimeFilter<"Membership"> | Date | string
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  consoleSessions?: Prisma.ConsoleSessionListRelationFilter
 }
 
 export type MembershipOrderByWithRelationInput = {
@@ -185,6 +186,7 @@ export type MembershipOrderByWithRelationInput = {
   createdAt?: Prisma.SortOrder
   workspace?: Prisma.WorkspaceOrderByWithRelationInput
   user?: Prisma.UserOrderByWithRelationInput
+  consoleSessions?: Prisma.ConsoleSessionOrderByRelationAggregateInput
 }
 
 export type MembershipWhereUniqueInput = Prisma.AtLeast<{
@@ -198,6 +200,7 @@ export type MembershipWhereUniqueInput = Prisma.AtLeast<{
   createdAt?: Prisma.DateTimeFilter<"Membership"> | Date | string
   workspace?: Prisma.XOR<Prisma.WorkspaceScalarRelationFilter, Prisma.WorkspaceWhereInput>
   user?: Prisma.XOR<Prisma.UserScalarRelationFilter, Prisma.UserWhereInput>
+  consoleSessions?: Prisma.ConsoleSessionListRelationFilter
 }, "workspaceId_userId">
 
 export type MembershipOrderByWithAggregationInput = {
@@ -225,6 +228,7 @@ export type MembershipCreateInput = {
   createdAt?: Date | string
   workspace: Prisma.WorkspaceCreateNestedOneWithoutMembershipsInput
   user: Prisma.UserCreateNestedOneWithoutMembershipsInput
+  consoleSessions?: Prisma.ConsoleSessionCreateNestedManyWithoutMembershipInput
 }
 
 export type MembershipUncheckedCreateInput = {
@@ -232,6 +236,7 @@ export type MembershipUncheckedCreateInput = {
   userId: string
   role?: $Enums.Role
   createdAt?: Date | string
+  consoleSessions?: Prisma.ConsoleSessionUncheckedCreateNestedManyWithoutMembershipInput
 }
 
 export type MembershipUpdateInput = {
@@ -239,6 +244,7 @@ export type MembershipUpdateInput = {
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutMembershipsNestedInput
   user?: Prisma.UserUpdateOneRequiredWithoutMembershipsNestedInput
+  consoleSessions?: Prisma.ConsoleSessionUpdateManyWithoutMembershipNestedInput
 }
 
 export type MembershipUncheckedUpdateInput = {
@@ -246,6 +252,7 @@ export type MembershipUncheckedUpdateInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  consoleSessions?: Prisma.ConsoleSessionUncheckedUpdateManyWithoutMembershipNestedInput
 }
 
 export type MembershipCreateManyInput = {
@@ -301,6 +308,11 @@ export type MembershipMinOrderByAggregateInput = {
   userId?: Prisma.SortOrder
   role?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
+}
+
+export type MembershipScalarRelationFilter = {
+  is?: Prisma.MembershipWhereInput
+  isNot?: Prisma.MembershipWhereInput
 }
 
 export type MembershipCreateNestedManyWithoutWorkspaceInput = {
@@ -391,16 +403,32 @@ export type EnumRoleFieldUpdateOperationsInput = {
   set?: $Enums.Role
 }
 
+export type MembershipCreateNestedOneWithoutConsoleSessionsInput = {
+  create?: Prisma.XOR<Prisma.MembershipCreateWithoutConsoleSessionsInput, Prisma.MembershipUncheckedCreateWithoutConsoleSessionsInput>
+  connectOrCreate?: Prisma.MembershipCreateOrConnectWithoutConsoleSessionsInput
+  connect?: Prisma.MembershipWhereUniqueInput
+}
+
+export type MembershipUpdateOneRequiredWithoutConsoleSessionsNestedInput = {
+  create?: Prisma.XOR<Prisma.MembershipCreateWithoutConsoleSessionsInput, Prisma.MembershipUncheckedCreateWithoutConsoleSessionsInput>
+  connectOrCreate?: Prisma.MembershipCreateOrConnectWithoutConsoleSessionsInput
+  upsert?: Prisma.MembershipUpsertWithoutConsoleSessionsInput
+  connect?: Prisma.MembershipWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.MembershipUpdateToOneWithWhereWithoutConsoleSessionsInput, Prisma.MembershipUpdateWithoutConsoleSessionsInput>, Prisma.MembershipUncheckedUpdateWithoutConsoleSessionsInput>
+}
+
 export type MembershipCreateWithoutWorkspaceInput = {
   role?: $Enums.Role
   createdAt?: Date | string
   user: Prisma.UserCreateNestedOneWithoutMembershipsInput
+  consoleSessions?: Prisma.ConsoleSessionCreateNestedManyWithoutMembershipInput
 }
 
 export type MembershipUncheckedCreateWithoutWorkspaceInput = {
   userId: string
   role?: $Enums.Role
   createdAt?: Date | string
+  consoleSessions?: Prisma.ConsoleSessionUncheckedCreateNestedManyWithoutMembershipInput
 }
 
 export type MembershipCreateOrConnectWithoutWorkspaceInput = {
@@ -443,12 +471,14 @@ export type MembershipCreateWithoutUserInput = {
   role?: $Enums.Role
   createdAt?: Date | string
   workspace: Prisma.WorkspaceCreateNestedOneWithoutMembershipsInput
+  consoleSessions?: Prisma.ConsoleSessionCreateNestedManyWithoutMembershipInput
 }
 
 export type MembershipUncheckedCreateWithoutUserInput = {
   workspaceId: string
   role?: $Enums.Role
   createdAt?: Date | string
+  consoleSessions?: Prisma.ConsoleSessionUncheckedCreateNestedManyWithoutMembershipInput
 }
 
 export type MembershipCreateOrConnectWithoutUserInput = {
@@ -477,6 +507,50 @@ export type MembershipUpdateManyWithWhereWithoutUserInput = {
   data: Prisma.XOR<Prisma.MembershipUpdateManyMutationInput, Prisma.MembershipUncheckedUpdateManyWithoutUserInput>
 }
 
+export type MembershipCreateWithoutConsoleSessionsInput = {
+  role?: $Enums.Role
+  createdAt?: Date | string
+  workspace: Prisma.WorkspaceCreateNestedOneWithoutMembershipsInput
+  user: Prisma.UserCreateNestedOneWithoutMembershipsInput
+}
+
+export type MembershipUncheckedCreateWithoutConsoleSessionsInput = {
+  workspaceId: string
+  userId: string
+  role?: $Enums.Role
+  createdAt?: Date | string
+}
+
+export type MembershipCreateOrConnectWithoutConsoleSessionsInput = {
+  where: Prisma.MembershipWhereUniqueInput
+  create: Prisma.XOR<Prisma.MembershipCreateWithoutConsoleSessionsInput, Prisma.MembershipUncheckedCreateWithoutConsoleSessionsInput>
+}
+
+export type MembershipUpsertWithoutConsoleSessionsInput = {
+  update: Prisma.XOR<Prisma.MembershipUpdateWithoutConsoleSessionsInput, Prisma.MembershipUncheckedUpdateWithoutConsoleSessionsInput>
+  create: Prisma.XOR<Prisma.MembershipCreateWithoutConsoleSessionsInput, Prisma.MembershipUncheckedCreateWithoutConsoleSessionsInput>
+  where?: Prisma.MembershipWhereInput
+}
+
+export type MembershipUpdateToOneWithWhereWithoutConsoleSessionsInput = {
+  where?: Prisma.MembershipWhereInput
+  data: Prisma.XOR<Prisma.MembershipUpdateWithoutConsoleSessionsInput, Prisma.MembershipUncheckedUpdateWithoutConsoleSessionsInput>
+}
+
+export type MembershipUpdateWithoutConsoleSessionsInput = {
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutMembershipsNestedInput
+  user?: Prisma.UserUpdateOneRequiredWithoutMembershipsNestedInput
+}
+
+export type MembershipUncheckedUpdateWithoutConsoleSessionsInput = {
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  userId?: Prisma.StringFieldUpdateOperationsInput | string
+  role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+}
+
 export type MembershipCreateManyWorkspaceInput = {
   userId: string
   role?: $Enums.Role
@@ -487,12 +561,14 @@ export type MembershipUpdateWithoutWorkspaceInput = {
   role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   user?: Prisma.UserUpdateOneRequiredWithoutMembershipsNestedInput
+  consoleSessions?: Prisma.ConsoleSessionUpdateManyWithoutMembershipNestedInput
 }
 
 export type MembershipUncheckedUpdateWithoutWorkspaceInput = {
   userId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  consoleSessions?: Prisma.ConsoleSessionUncheckedUpdateManyWithoutMembershipNestedInput
 }
 
 export type MembershipUncheckedUpdateManyWithoutWorkspaceInput = {
@@ -511,12 +587,14 @@ export type MembershipUpdateWithoutUserInput = {
   role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   workspace?: Prisma.WorkspaceUpdateOneRequiredWithoutMembershipsNestedInput
+  consoleSessions?: Prisma.ConsoleSessionUpdateManyWithoutMembershipNestedInput
 }
 
 export type MembershipUncheckedUpdateWithoutUserInput = {
   workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
   role?: Prisma.EnumRoleFieldUpdateOperationsInput | $Enums.Role
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  consoleSessions?: Prisma.ConsoleSessionUncheckedUpdateManyWithoutMembershipNestedInput
 }
 
 export type MembershipUncheckedUpdateManyWithoutUserInput = {
@@ -526,6 +604,35 @@ export type MembershipUncheckedUpdateManyWithoutUserInput = {
 }
 
 
+/**
+ * Count Type MembershipCountOutputType
+ */
+
+export type MembershipCountOutputType = {
+  consoleSessions: number
+}
+
+export type MembershipCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  consoleSessions?: boolean | MembershipCountOutputTypeCountConsoleSessionsArgs
+}
+
+/**
+ * MembershipCountOutputType without action
+ */
+export type MembershipCountOutputTypeDefaultArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the MembershipCountOutputType
+   */
+  select?: Prisma.MembershipCountOutputTypeSelect<ExtArgs> | null
+}
+
+/**
+ * MembershipCountOutputType without action
+ */
+export type MembershipCountOutputTypeCountConsoleSessionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.ConsoleSessionWhereInput
+}
+
 
 export type MembershipSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   workspaceId?: boolean
@@ -534,6 +641,8 @@ export type MembershipSelect<ExtArgs extends runtime.Types.Extensions.InternalAr
   createdAt?: boolean
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  consoleSessions?: boolean | Prisma.Membership$consoleSessionsArgs<ExtArgs>
+  _count?: boolean | Prisma.MembershipCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["membership"]>
 
 export type MembershipSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -565,6 +674,8 @@ export type MembershipOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs
 export type MembershipInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
   user?: boolean | Prisma.UserDefaultArgs<ExtArgs>
+  consoleSessions?: boolean | Prisma.Membership$consoleSessionsArgs<ExtArgs>
+  _count?: boolean | Prisma.MembershipCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type MembershipIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   workspace?: boolean | Prisma.WorkspaceDefaultArgs<ExtArgs>
@@ -580,6 +691,7 @@ export type $MembershipPayload<ExtArgs extends runtime.Types.Extensions.Internal
   objects: {
     workspace: Prisma.$WorkspacePayload<ExtArgs>
     user: Prisma.$UserPayload<ExtArgs>
+    consoleSessions: Prisma.$ConsoleSessionPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     workspaceId: string
@@ -982,6 +1094,7 @@ export interface Prisma__MembershipClient<T, Null = never, ExtArgs extends runti
   readonly [Symbol.toStringTag]: "PrismaPromise"
   workspace<T extends Prisma.WorkspaceDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.WorkspaceDefaultArgs<ExtArgs>>): Prisma.Prisma__WorkspaceClient<runtime.Types.Result.GetResult<Prisma.$WorkspacePayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
   user<T extends Prisma.UserDefaultArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.UserDefaultArgs<ExtArgs>>): Prisma.Prisma__UserClient<runtime.Types.Result.GetResult<Prisma.$UserPayload<ExtArgs>, T, "findUniqueOrThrow", GlobalOmitOptions> | Null, Null, ExtArgs, GlobalOmitOptions>
+  consoleSessions<T extends Prisma.Membership$consoleSessionsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Membership$consoleSessionsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$ConsoleSessionPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -1413,6 +1526,30 @@ export type MembershipDeleteManyArgs<ExtArgs extends runtime.Types.Extensions.In
    * Limit how many Memberships to delete.
    */
   limit?: number
+}
+
+/**
+ * Membership.consoleSessions
+ */
+export type Membership$consoleSessionsArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the ConsoleSession
+   */
+  select?: Prisma.ConsoleSessionSelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the ConsoleSession
+   */
+  omit?: Prisma.ConsoleSessionOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.ConsoleSessionInclude<ExtArgs> | null
+  where?: Prisma.ConsoleSessionWhereInput
+  orderBy?: Prisma.ConsoleSessionOrderByWithRelationInput | Prisma.ConsoleSessionOrderByWithRelationInput[]
+  cursor?: Prisma.ConsoleSessionWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.ConsoleSessionScalarFieldEnum | Prisma.ConsoleSessionScalarFieldEnum[]
 }
 
 /**
