@@ -6,6 +6,7 @@ import {
   agentEventsRow,
   agentFilesRow,
   agentGetRow,
+  agentListRow,
   agentResultsRow,
   agentRow,
 } from './rows/agent.js';
@@ -39,6 +40,7 @@ const ALL_ROWS: Capability[] = [
   crawlCancelRow,
   searchRow,
   agentRow,
+  agentListRow,
   agentGetRow,
   agentEventsRow,
   agentResultsRow,

@@ -75,25 +75,53 @@ function parseAnswer(text: string): unknown {
   }
 }
 
-export function toRunJson(r: agent.Run | undefined) {
+/** A run as GET /v1/agent lists it: the run object's fields that say where it stands and what it cost. */
+const run = runObject.shape;
+export const runSummaryObject = z.object({
+  id: run.id,
+  status: run.status,
+  outcome: run.outcome,
+  pausedFor: run.pausedFor,
+  reason: run.reason,
+  task: z.string().describe('The first 200 characters of the task (GET /v1/agent/{id} has all of it).'),
+  sessionId: run.sessionId,
+  steps: run.steps,
+  model: run.model,
+  usage: run.usage,
+  createdAt: run.createdAt,
+  startedAt: run.startedAt,
+  finishedAt: run.finishedAt,
+});
+
+/** The fields a run and its summary share, as JSON (a summary's task is cut short by the service). */
+export function toRunSummaryJson(r: agent.Run | agent.RunSummary | undefined) {
   return {
     id: r?.id ?? '',
     status: (r?.status || 'queued') as z.infer<typeof runStatus>,
     outcome: (r?.outcome || null) as 'completed' | 'failed' | 'cancelled' | null,
     pausedFor: (r?.pausedFor || null) as 'question' | 'approval' | 'control' | null,
-    question: r?.question || null,
-    answer: parseAnswer(r?.answerJson ?? ''),
     reason: r?.reason ? { code: r.reason.code, message: r.reason.message } : null,
     task: r?.task ?? '',
+    sessionId: r?.sessionId || null,
+    steps: r?.steps ?? 0,
+    model: r?.model ?? '',
+    usage: toUsageObject(r?.usage),
+    createdAt: isoTime(r?.createdAt) ?? new Date(0).toISOString(),
+    startedAt: isoTime(r?.startedAt),
+    finishedAt: isoTime(r?.finishedAt),
+  };
+}
+
+export function toRunJson(r: agent.Run | undefined) {
+  return {
+    ...toRunSummaryJson(r),
+    question: r?.question || null,
+    answer: parseAnswer(r?.answerJson ?? ''),
     url: r?.startUrl || null,
     profile: r?.profileId || null,
     plan: r?.plan ?? [],
-    sessionId: r?.sessionId || null,
-    steps: r?.steps ?? 0,
     maxSteps: r?.maxSteps ?? 0,
     maxCredits: r?.maxCredits ?? 0,
-    model: r?.model ?? '',
-    usage: toUsageObject(r?.usage),
     tokens: { input: Number(r?.inputTokens ?? 0n), output: Number(r?.outputTokens ?? 0n) },
     files: (r?.files ?? []).map((f) => ({
       handle: f.handle,
@@ -101,9 +129,6 @@ export function toRunJson(r: agent.Run | undefined) {
       mimeType: f.mimeType,
       size: Number(f.size),
     })),
-    createdAt: isoTime(r?.createdAt) ?? new Date(0).toISOString(),
-    startedAt: isoTime(r?.startedAt),
-    finishedAt: isoTime(r?.finishedAt),
   };
 }
 
@@ -260,6 +285,43 @@ export const agentGetRow = capability({
   handler: async (ctx, { params: p }) => {
     const out = await ctx.upstreams.agent.getRun(ref(ctx, p.id), { signal: ctx.signal });
     return { success: true as const, run: toRunJson(out.run) };
+  },
+});
+
+export const agentListRow = capability({
+  name: 'agent.list',
+  method: 'get',
+  path: '/v1/agent',
+  tag: 'Agent',
+  summary: 'The workspace’s agent runs',
+  description:
+    "The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. Never billed.",
+  backend: 'agent',
+  bills: [],
+  mcpTool: 'service_agent_list',
+  request: {
+    query: z.strictObject({
+      status: runStatus.optional().describe('Only runs in this status.'),
+      limit: z.coerce.number().int().min(1).max(100).default(20).describe('Runs per answer.'),
+      cursor: z
+        .string()
+        .max(200)
+        .optional()
+        .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+    }),
+  },
+  response: z.object({
+    success: z.literal(true),
+    runs: z.array(runSummaryObject).describe('Newest first.'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+  }),
+  errors: [],
+  handler: async (ctx, { query: q }) => {
+    const out = await ctx.upstreams.agent.listRuns(
+      { workspaceId: ctx.principal.workspaceId, status: q.status ?? '', limit: q.limit, cursor: q.cursor ?? '' },
+      { signal: ctx.signal },
+    );
+    return { success: true as const, runs: out.runs.map(toRunSummaryJson), nextCursor: out.nextCursor || null };
   },
 });
 
