@@ -1,0 +1,42 @@
+// A list the API answers a page at a time (`nextCursor`): the first page, then more on request.
+import { useState } from 'preact/hooks';
+import { api } from './client.js';
+import { useLoad } from './use-load.js';
+
+export interface Pages<T> {
+  rows: T[] | undefined;
+  error: unknown;
+  hasMore: boolean;
+  more: () => void;
+}
+
+/** `pathOf(cursor)` names a page; `rowsOf` picks its rows. Asked again when `deps` change. */
+export function usePages<A extends { nextCursor: string | null }, T>(
+  pathOf: (cursor?: string) => string,
+  rowsOf: (answer: A) => T[],
+  deps: unknown[],
+): Pages<T> {
+  const [rows, setRows] = useState<T[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [failed, setFailed] = useState<unknown>();
+  const first = useLoad(async (signal) => {
+    const answer = await api<A>(pathOf(), { signal });
+    setRows(rowsOf(answer));
+    setCursor(answer.nextCursor);
+    return answer;
+  }, deps);
+
+  const more = async () => {
+    if (!cursor) return;
+    try {
+      const answer = await api<A>(pathOf(cursor));
+      setRows((before) => [...before, ...rowsOf(answer)]);
+      setCursor(answer.nextCursor);
+      setFailed(undefined);
+    } catch (err) {
+      setFailed(err);
+    }
+  };
+
+  return { rows: first.loading ? undefined : rows, error: first.error ?? failed, hasMore: !!cursor, more };
+}

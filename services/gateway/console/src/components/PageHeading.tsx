@@ -1,0 +1,22 @@
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+
+let firstPage = true;
+
+/**
+ * The page's one h1. It names the document, and after a navigation inside the app it takes
+ * focus, so a screen reader says where the person landed (as a full page load would).
+ */
+export function PageHeading({ children, title }: { children: ComponentChildren; title: string }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · Console`;
+    if (firstPage) firstPage = false;
+    else heading.current?.focus();
+  }, [title]);
+  return (
+    <h1 tabIndex={-1} ref={heading}>
+      {children}
+    </h1>
+  );
+}

@@ -1,0 +1,68 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api/client.js';
+import type { Run } from '../api/types.js';
+import { useAction } from '../api/use-action.js';
+import { Alert } from './Alert.js';
+import { Status } from './Status.js';
+
+interface ControlAnswer {
+  run: Run;
+  controlUrl: string | null;
+  controlExpiresAt: string | null;
+}
+
+/**
+ * Taking the wheel (the run pauses; its browser is driven in the framed control page), handing
+ * it back, and cancelling the run.
+ */
+export function RunControl({ run, onChange }: { run: Run; onChange: (run: Run) => void }) {
+  const [controlUrl, setControlUrl] = useState<string | null>(null);
+  const action = useAction();
+  const path = `/v1/agent/${encodeURIComponent(run.id)}`;
+  const settled = run.status === 'settled';
+
+  const take = () =>
+    action.run(async () => {
+      const a = await api<ControlAnswer>(`${path}/control`, { method: 'POST', body: { action: 'take' } });
+      setControlUrl(a.controlUrl);
+      onChange(a.run);
+      return 'You have the wheel: the run is paused while you drive its browser below.';
+    });
+
+  const handBack = () =>
+    action.run(async () => {
+      const a = await api<ControlAnswer>(`${path}/control`, { method: 'POST', body: { action: 'release' } });
+      setControlUrl(null);
+      onChange(a.run);
+      return 'Handed back: the run goes on from the page you left.';
+    });
+
+  const cancel = () =>
+    action.run(async () => {
+      const a = await api<{ run: Run }>(`${path}/cancel`, { method: 'POST' });
+      setControlUrl(null);
+      onChange(a.run);
+      return 'The run is cancelled.';
+    });
+
+  const driving = controlUrl !== null || run.pausedFor === 'control';
+  return (
+    <section aria-labelledby="control">
+      <h2 id="control">Control</h2>
+      <div class="actions">
+        <button type="button" onClick={take} disabled={action.busy || settled || !run.sessionId}>
+          Take control
+        </button>
+        <button type="button" onClick={handBack} disabled={action.busy || settled || !driving}>
+          Hand back
+        </button>
+        <button type="button" class="danger" onClick={cancel} disabled={action.busy || settled}>
+          Cancel run
+        </button>
+      </div>
+      <Status>{action.said}</Status>
+      <Alert error={action.error} />
+      {controlUrl && !settled && <iframe class="screen control" title="Control" src={controlUrl} />}
+    </section>
+  );
+}

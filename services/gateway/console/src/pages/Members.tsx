@@ -1,0 +1,98 @@
+import { api } from '../api/client.js';
+import { useSession } from '../api/session.js';
+import type { Member } from '../api/types.js';
+import { useAction } from '../api/use-action.js';
+import { useLoad } from '../api/use-load.js';
+import { Alert } from '../components/Alert.js';
+import { PageHeading } from '../components/PageHeading.js';
+import { Status } from '../components/Status.js';
+import { type Column, Table } from '../components/Table.js';
+import { Time } from '../components/Time.js';
+
+export function Members() {
+  const { session } = useSession();
+  const owner = session.role === 'owner';
+  const members = useLoad((signal) => api<{ members: Member[] }>('/console/api/members', { signal }), []);
+  const action = useAction();
+  const act = (what: () => Promise<string>) =>
+    action.run(async () => {
+      const said = await what();
+      members.reload();
+      return said;
+    });
+
+  const add = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const email = String(data.get('email') ?? '').trim();
+    act(async () => {
+      await api('/console/api/members', { method: 'POST', body: { email, role: data.get('role') } });
+      form.reset();
+      return `${email} is a ${data.get('role')} of ${session.workspace.name}.`;
+    });
+  };
+
+  const remove = (m: Member) =>
+    act(async () => {
+      await api(`/console/api/members/${encodeURIComponent(m.userId)}`, { method: 'DELETE' });
+      return `${m.email} was removed: their sign-ins to this workspace ended.`;
+    });
+
+  const columns: Column<Member>[] = [
+    { header: 'Email', cell: (m) => m.email },
+    { header: 'Role', cell: (m) => (m.role === 'owner' ? 'Owner' : 'Member') },
+    { header: 'Added', cell: (m) => <Time iso={m.addedAt} /> },
+  ];
+  if (owner)
+    columns.push({
+      header: 'Actions',
+      cell: (m) =>
+        m.userId === session.user.id ? (
+          'You'
+        ) : (
+          <button type="button" class="danger" onClick={() => remove(m)} disabled={action.busy}>
+            Remove {m.email}
+          </button>
+        ),
+    });
+
+  return (
+    <>
+      <PageHeading title="Members">Members</PageHeading>
+      {owner ? (
+        <section aria-labelledby="add-member">
+          <h2 id="add-member">Add a member</h2>
+          <p>The person needs an account already. Adding a member again sets their role.</p>
+          <form onSubmit={add} class="filters">
+            <label>
+              Email
+              <input name="email" type="email" required autocomplete="off" />
+            </label>
+            <label>
+              Role
+              <select name="role" defaultValue="member">
+                <option value="member">Member</option>
+                <option value="owner">Owner</option>
+              </select>
+            </label>
+            <button type="submit" class="primary" disabled={action.busy}>
+              Add member
+            </button>
+          </form>
+        </section>
+      ) : (
+        <p>Only owners of the workspace add and remove members.</p>
+      )}
+      <Alert error={action.error ?? members.error} />
+      <Status>{action.said}</Status>
+      <Table
+        caption="Members"
+        rows={members.data?.members}
+        rowKey={(m) => m.userId}
+        empty="No members."
+        columns={columns}
+      />
+    </>
+  );
+}

@@ -1,0 +1,123 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../api/client.js';
+import { useRunEvents } from '../api/run-events.js';
+import { useSession } from '../api/session.js';
+import type { Run as RunObject, RunRecord } from '../api/types.js';
+import { useLoad } from '../api/use-load.js';
+import { Alert } from '../components/Alert.js';
+import { PageHeading } from '../components/PageHeading.js';
+import { RunControl } from '../components/RunControl.js';
+import { RunEvents } from '../components/RunEvents.js';
+import { RunPause } from '../components/RunPause.js';
+import { Time } from '../components/Time.js';
+import { formatCredits } from '../lib/format.js';
+import { rememberRun } from '../lib/opened-runs.js';
+import { runState } from './Runs.js';
+
+export function Run({ id }: { id: string }) {
+  const { session } = useSession();
+  const path = `/v1/agent/${encodeURIComponent(id)}`;
+  const loaded = useLoad((signal) => api<{ run: RunObject }>(path, { signal }), [path]);
+  const records = useLoad((signal) => api<{ data: RunRecord[] }>(`${path}/results?limit=500`, { signal }), [path]);
+  // The newest run object, whichever answer brought it (a read, an answer, a take-over).
+  const [run, setRun] = useState<RunObject>();
+  useEffect(() => setRun(loaded.data?.run), [loaded.data]);
+  useEffect(() => {
+    if (loaded.data) rememberRun(session.workspace.id, id);
+  }, [loaded.data, session.workspace.id, id]);
+
+  const feed = useRunEvents(id, () => {
+    loaded.reload();
+    records.reload();
+  });
+
+  return (
+    <>
+      <PageHeading title={`Run ${id}`}>
+        Run <span class="id">{id}</span>
+      </PageHeading>
+      <Alert error={loaded.error} />
+      {run && (
+        <>
+          <Facts run={run} />
+          <RunPause run={run} onAnswered={setRun} />
+          <RunControl run={run} onChange={setRun} />
+          {run.plan.length > 0 && (
+            <section aria-labelledby="plan">
+              <h2 id="plan">Plan</h2>
+              <ol aria-label="Plan">
+                {run.plan.map((step, i) => (
+                  <li key={i}>{step}</li>
+                ))}
+              </ol>
+            </section>
+          )}
+          {run.answer !== null && run.answer !== undefined && (
+            <section aria-labelledby="answer">
+              <h2 id="answer">Answer</h2>
+              <pre class="json">{JSON.stringify(run.answer, null, 2)}</pre>
+            </section>
+          )}
+        </>
+      )}
+      <Alert error={loaded.error ? undefined : feed.error} />
+      <RunEvents events={feed.events} />
+      <section aria-labelledby="records">
+        <h2 id="records">Records</h2>
+        <Alert error={records.error} />
+        {records.data?.data.length ? (
+          <ol class="records" aria-label="Records">
+            {records.data.data.map((r) => (
+              <li key={r.seq}>
+                <Time iso={r.at} />
+                <pre class="json">{JSON.stringify(r.record, null, 2)}</pre>
+              </li>
+            ))}
+          </ol>
+        ) : (
+          <p>{records.data ? 'No records yet.' : 'Loading…'}</p>
+        )}
+      </section>
+    </>
+  );
+}
+
+function Facts({ run }: { run: RunObject }) {
+  return (
+    <dl class="facts">
+      <dt>Status</dt>
+      <dd>
+        <span class={`badge state-${run.status}`}>{runState(run)}</span>
+        {run.reason && ` — ${run.reason.message} (${run.reason.code})`}
+      </dd>
+      <dt>Task</dt>
+      <dd class="task">{run.task}</dd>
+      {run.url && (
+        <>
+          <dt>Started at</dt>
+          <dd class="url">{run.url}</dd>
+        </>
+      )}
+      <dt>Spend</dt>
+      <dd>
+        {formatCredits(run.usage.credits)} of at most {formatCredits(run.maxCredits)} credits
+      </dd>
+      <dt>Steps</dt>
+      <dd>
+        {run.steps} of at most {run.maxSteps}
+      </dd>
+      <dt>Model</dt>
+      <dd>{run.model || '—'}</dd>
+      <dt>Created</dt>
+      <dd>
+        <Time iso={run.createdAt} />
+      </dd>
+      <dt>Finished</dt>
+      <dd>
+        <Time iso={run.finishedAt} fallback="Not yet" />
+      </dd>
+      <dt>Browser session</dt>
+      <dd>{run.sessionId ? <a href={`/console/sessions/${run.sessionId}`}>{run.sessionId}</a> : 'None yet'}</dd>
+    </dl>
+  );
+}
