@@ -29,6 +29,9 @@ generate: install ## Regenerate protobuf, Prisma and the SDKs' code (committed; 
 
 build: install ## Type-check and compile every package
 	@tsc -b tsconfig.json
+	@# The web console (services/gateway/console): type-checked, then bundled into the gateway's dist.
+	@tsc -p services/gateway/console/tsconfig.json
+	@node services/gateway/node_modules/vite/bin/vite.js build --config services/gateway/console/vite.config.mts
 
 lint: build ## Lint and format-check the tree, lint the protobuf contracts and check them against the last release
 	@biome check .
