@@ -47,6 +47,12 @@ export const env = baseEnv(50050).extend({
    * the ledger (docs/decisions/0008-credits-cache.md); announcements drop it sooner.
    */
   CREDIT_VIEW_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * The web console's build (index.html and assets/, docs/console.md); by
+   * default dist/console beside the gateway's compiled code. Without one,
+   * /console answers 404 and the rest of the gateway is unchanged.
+   */
+  CONSOLE_DIR: z.string().min(1).optional(),
   /** Largest JSON body accepted, in bytes. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(1_048_576),
 });

@@ -8,6 +8,7 @@ import { BrowserHosts } from '@wap/rpc';
 import { CreditViews } from './clients/credit-views.js';
 import { type CreditsView, Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
+import { DEFAULT_CONSOLE_DIR } from './console-server/static.js';
 import { createApp } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
 import { answerParserRefusals } from './http/client-error.js';
@@ -23,6 +24,7 @@ import { ApiKeyCache } from './store/api-key-cache.js';
 import type { GatewayDatabase } from './store/database.js';
 import { IdempotencyStore } from './store/idempotency.js';
 import { type ApiKeyRow, IdentityStore } from './store/identity.js';
+import { KeyUses } from './store/key-uses.js';
 import { RateLimiter, rateLimitPool } from './store/rate-limit.js';
 
 export interface GatewayOptions {
@@ -63,7 +65,7 @@ export function openGateway(
   const limiterPool = rateLimitPool(config.DATABASE_URL);
   const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
   const idempotency = new IdempotencyStore(db.prisma);
-  const identity = new IdentityStore(db, keys);
+  const identity = new IdentityStore(db, keys, new KeyUses(db.pool, log));
   const publicUrl = config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`;
   // Replays need the recordings (session-recorder) and a key to sign their links.
   const replays =
@@ -99,6 +101,7 @@ export function openGateway(
         new CachedControlGate(options.controlGate ?? agentControlGate(upstreams), log),
       ),
     maxBodyBytes: config.MAX_BODY_BYTES,
+    consoleDir: config.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
     readiness: async (ownOnly = false) => {
       const [own, services] = await Promise.all([
         options.ownReadiness?.() ?? true,

@@ -16,7 +16,7 @@ export const general: Entries<
     status: 401,
     grpc: G.UNAUTHENTICATED,
     message: 'The request carries no valid credential.',
-    when: 'The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token.',
+    when: 'The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in.',
     details: z.strictObject({
       reason: z.enum(['missing', 'malformed', 'multiple', 'invalid', 'expired', 'revoked']).optional(),
     }),
@@ -53,9 +53,13 @@ export const general: Entries<
     status: 403,
     grpc: G.PERMISSION_DENIED,
     message: 'The credential is not valid for this surface or workspace.',
-    when: 'A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope.',
+    when: "A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`).",
     details: z.strictObject({
-      surface: z.enum(['rest', 'mcp', 'connect']).describe('The surface the credential was used on.').optional(),
+      surface: z
+        .enum(['rest', 'mcp', 'connect', 'console'])
+        .describe('The surface the credential was used on.')
+        .optional(),
+      role: z.enum(['owner']).describe('The role the action needs, which the caller does not have.').optional(),
     }),
   },
   internal: {

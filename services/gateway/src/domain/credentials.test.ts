@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { bearerFrom, hashSecret, mintApiKey, parseCredential, secretMatches } from './credentials.js';
+import { bearerFrom, cookieFrom, hashSecret, mintApiKey, parseCredential, secretMatches } from './credentials.js';
 
 test('a minted key parses back to its id and secret, and only its secret matches', () => {
   const key = mintApiKey();
@@ -42,4 +42,13 @@ test('exactly one Bearer header is a credential', () => {
   assert.deepEqual(bearerFrom(['Authorization', 'Bearer a', 'authorization', 'Bearer b']), { problem: 'multiple' });
   assert.deepEqual(bearerFrom(['Authorization', 'Bearer a, Bearer b']), { problem: 'malformed' });
   assert.deepEqual(bearerFrom(['Authorization', 'Token abc']), { problem: 'malformed' });
+});
+
+test("a cookie is read by its exact name, the first when sent twice, and not from another's value", () => {
+  const header = 'theme=dark; wap_session=abc_-123; wap_session_old=zzz; x=wap_session=evil; wap_session=second';
+  assert.equal(cookieFrom(header, 'wap_session'), 'abc_-123');
+  assert.equal(cookieFrom(header, 'wap_session_old'), 'zzz');
+  assert.equal(cookieFrom(header, 'session'), undefined);
+  assert.equal(cookieFrom(undefined, 'wap_session'), undefined);
+  assert.equal(cookieFrom('=abc; wap_session', 'wap_session'), undefined);
 });

@@ -70,3 +70,12 @@ export function bearerFrom(rawHeaders: string[]): { credential: string } | { pro
   if (!match?.[1]) return { problem: 'malformed' };
   return { credential: match[1] };
 }
+
+/** A cookie's value from a request's Cookie header, by name; the first when it is sent twice. */
+export function cookieFrom(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}

@@ -5,6 +5,7 @@ import type { Logger } from '@wap/log';
 import type { BrowserHosts } from '@wap/rpc';
 import express, { type RequestHandler } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';
+import { consoleRouter } from '../console-server/router.js';
 import type { Invoker } from '../invoke/invoke.js';
 import { mcpRouter } from '../mcp/server.js';
 import { oauthRouter, resourceMetadataUrl } from '../oauth/routes.js';
@@ -43,6 +44,8 @@ export interface AppDeps {
   maxBodyBytes: number;
   /** OAUTH_KEY: with it the gateway is the authorization server of its API (docs/oauth.md). */
   oauthKey?: string;
+  /** Where the console's build is (CONSOLE_DIR); without index.html there, /console is 404. */
+  consoleDir: string;
   /** The gateway's own readiness (database, NATS) and, unless `ownOnly`, that of every service behind it. */
   readiness(ownOnly?: boolean): Promise<{ ready: boolean; checks: Record<string, boolean> }>;
 }
@@ -125,6 +128,7 @@ export function createApp(deps: AppDeps): express.Express {
   if (deps.replays && deps.live && deps.control)
     app.use(controlRouter({ links: deps.replays, control: deps.control, upstreams: deps.upstreams, live: deps.live }));
   if (deps.upstreams.configured('monitor')) app.use(snapshotsRouter({ upstreams: deps.upstreams }));
+  app.use(consoleRouter({ identity: deps.identity, publicUrl: deps.publicUrl, log: deps.log, dir: deps.consoleDir }));
 
   app.use(
     mcpRouter({
@@ -138,7 +142,8 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.use(
     mountRegistry(deps.registry, {
-      guard: [authenticate(deps.identity, 'rest')],
+      // The console's cookie works here, on REST, and nowhere else (not /mcp, not /connect).
+      guard: [authenticate(deps.identity, 'rest', { publicUrl: deps.publicUrl })],
       invoker: deps.invoker,
       maxBodyBytes: deps.maxBodyBytes,
     }),

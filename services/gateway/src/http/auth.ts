@@ -1,6 +1,8 @@
 import { ApiError } from '@wap/errors';
 import type { RequestHandler } from 'express';
-import { bearerFrom, parseCredential, type Surface, secretMatches } from '../domain/credentials.js';
+import { SESSION_COOKIE } from '../console-server/guard.js';
+import { consolePrincipal, consoleSessionOf } from '../console-server/session-auth.js';
+import { bearerFrom, cookieFrom, parseCredential, type Surface, secretMatches } from '../domain/credentials.js';
 import type { IdentityStore, Principal } from '../store/identity.js';
 
 /** The realm named in every challenge: one protection space, the whole API. */
@@ -52,6 +54,7 @@ export async function principalOf(identity: IdentityStore, rawHeaders: string[],
     throw new ApiError('unauthorized', { reason: 'invalid' });
   }
   if (key.revoked) throw new ApiError('unauthorized', { reason: 'revoked' });
+  identity.keyUsed(parsed.keyId);
   const principal: Principal = {
     workspaceId: key.workspaceId,
     plan: key.plan,
@@ -62,14 +65,32 @@ export async function principalOf(identity: IdentityStore, rawHeaders: string[],
   return principal;
 }
 
+/** Whether the request carries an Authorization header at all (which then always wins over a cookie). */
+const hasAuthorization = (rawHeaders: string[]) => {
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]?.toLowerCase() === 'authorization') return true;
+  return false;
+};
+
 /**
  * Resolves the request's one bearer credential to a principal, or answers 401.
  * A credential valid elsewhere but not on this surface answers 403 tenant_scope.
+ * With `consoleCookie` (the REST surface: never /mcp or /connect), a request
+ * without Authorization may instead be signed in by the console's cookie
+ * (docs/console.md), a write then also needing the CSRF token and our Origin.
  */
-export function authenticate(identity: IdentityStore, surface: Surface): RequestHandler {
+export function authenticate(
+  identity: IdentityStore,
+  surface: Surface,
+  consoleCookie?: { publicUrl: string },
+): RequestHandler {
   return async (req, res, next) => {
     try {
-      res.locals.principal = await principalOf(identity, req.rawHeaders, surface);
+      res.locals.principal =
+        consoleCookie &&
+        !hasAuthorization(req.rawHeaders) &&
+        cookieFrom(req.headers.cookie, SESSION_COOKIE) !== undefined
+          ? consolePrincipal(await consoleSessionOf(identity, req, consoleCookie.publicUrl))
+          : await principalOf(identity, req.rawHeaders, surface);
       next();
     } catch (err) {
       next(err);

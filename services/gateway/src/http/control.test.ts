@@ -98,7 +98,9 @@ describe('the control link', () => {
     const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
     assert.ok(nonce, policy);
     assert.match(policy, /default-src 'none'/);
-    assert.match(policy, /frame-ancestors 'none'/);
+    // The console embeds it; no other site may.
+    assert.match(policy, /frame-ancestors 'self'(;|$)/);
+    assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN');
     assert.doesNotMatch(policy, /unsafe-inline|https:/);
     const html = await res.text();
     const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);

@@ -48,7 +48,8 @@ export function controlRouter(deps: {
           'Content-Security-Policy': controlPagePolicy(nonce),
           'Referrer-Policy': 'no-referrer',
           'X-Content-Type-Options': 'nosniff',
-          'X-Frame-Options': 'DENY',
+          // As the policy's frame-ancestors: the console (same origin) embeds it.
+          'X-Frame-Options': 'SAMEORIGIN',
         })
         .send(
           controlHtml({

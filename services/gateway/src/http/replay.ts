@@ -50,8 +50,8 @@ export function replayRouter(deps: {
           'Content-Security-Policy': replayPagePolicy(nonce),
           'Referrer-Policy': 'no-referrer',
           'X-Content-Type-Options': 'nosniff',
-          // For browsers that predate the policy's frame-ancestors.
-          'X-Frame-Options': 'DENY',
+          // For browsers that predate the policy's frame-ancestors: the console (same origin) embeds it.
+          'X-Frame-Options': 'SAMEORIGIN',
         })
         .send(
           replayHtml({

@@ -15,12 +15,10 @@ import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
-import type { Surface } from '../domain/credentials.js';
+import { cookieFrom, type Surface } from '../domain/credentials.js';
 import { textFields } from '../http/input.js';
 import { consentPage, errorPage, pagePolicy, signInPage } from './pages.js';
-import { verifyPassword } from './passwords.js';
-import { signInKeys } from './sign-in-limits.js';
-import { CONSENT_TTL_MS, type IssuedTokens, type OAuthStore } from './store.js';
+import { CONSENT_TTL_MS, type IssuedTokens, type OAuthStore, type SignInTake } from './store.js';
 
 export const SCOPE = 'api';
 const STEP_TTL = '10m';
@@ -76,14 +74,14 @@ interface AuthorizeRequest {
 const sha256 = (value: string) => createHash('sha256').update(value).digest('base64url');
 /** The consent cookie of one page (several sign-ins may be under way in one browser). */
 const consentCookie = (nonce: string) => `wap_consent_${nonce}`;
-/** A cookie the request carries, by name. */
-function cookieOf(req: Request, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
-}
+/** A sign-in the throttle held, as the Error object (the console's, and the sign-in page's to a script). */
+export const signInHeld = (take: Extract<SignInTake, { allowed: false }>) =>
+  new ApiError('concurrency_limit', {
+    kind: 'sign_in',
+    limit: take.limit,
+    active: take.failures,
+    retryAfterSeconds: take.retryAfterSeconds,
+  });
 const sameText = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 export function oauthRouter(deps: OAuthDeps): Router {
@@ -250,21 +248,16 @@ export function oauthRouter(deps: OAuthDeps): Router {
     if (!client) return void html(res, 400, errorPage('This application is not registered here.'));
     if (body.step === 'sign-in') {
       const email = body.email ?? '';
-      // Counted before the password is checked (docs/oauth.md, "Guessing passwords"); a held attempt checks nothing.
-      const keys = signInKeys(email, req.ip ?? req.socket.remoteAddress ?? '');
-      const take = await deps.store.takeSignIn(keys);
-      if (!take.allowed) {
+      const attempt = await deps.store.attemptSignIn(
+        email,
+        body.password ?? '',
+        req.ip ?? req.socket.remoteAddress ?? '',
+      );
+      if (attempt.outcome === 'held') {
+        const { take } = attempt;
         deps.log.debug({ key: take.key, retryAfterSeconds: take.retryAfterSeconds }, 'oauth: sign-in held');
         const wait = take.retryAfterSeconds;
-        if (wantsJson(req))
-          return void next(
-            new ApiError('concurrency_limit', {
-              kind: 'sign_in',
-              limit: take.limit,
-              active: take.failures,
-              retryAfterSeconds: wait,
-            }),
-          );
+        if (wantsJson(req)) return void next(signInHeld(take));
         res.set('Retry-After', String(wait));
         return void html(
           res,
@@ -272,16 +265,13 @@ export function oauthRouter(deps: OAuthDeps): Router {
           signInPage({ client: client.name, request: body.request as string, email, waitSeconds: wait }),
         );
       }
-      // The same hash whether or not the email has an account (passwords.ts): the time tells nothing.
-      const user = email ? await deps.store.userByEmail(email) : null;
-      const ok = await verifyPassword(body.password ?? '', user?.passwordHash);
-      if (!user || !ok)
+      if (attempt.outcome === 'refused')
         return void html(
           res,
           401,
           signInPage({ client: client.name, request: body.request as string, failed: true, email }),
         );
-      await deps.store.signedIn(keys);
+      const { user } = attempt;
       const workspaces = (await deps.store.memberships(user.id)).map((m) => m.workspace);
       if (workspaces.length === 0)
         return void html(res, 403, errorPage('Your account is not a member of any workspace.'));
@@ -310,7 +300,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
         wantsJson(req)
           ? next(new ApiError('bad_request', { issues: [{ path: 'request', message: issue }] }))
           : html(res, 400, errorPage(page));
-      const cookie = cookieOf(req, consentCookie(request.nonce));
+      const cookie = cookieFrom(req.headers.cookie, consentCookie(request.nonce));
       // Posted by another browser, or by another site's page (SameSite keeps the cookie from it).
       if (!cookie || !sameText(sha256(cookie), request.browser))
         return void refuse(

@@ -9,6 +9,7 @@ import type { PooledDatabase } from '@wap/db';
 import type { PlanName } from '@wap/plans';
 import { hashSecret, type Surface } from '../domain/credentials.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
+import { verifyPassword } from './passwords.js';
 import {
   heldKey,
   KNOWN_ADDRESS_MS,
@@ -16,6 +17,7 @@ import {
   SIGN_IN_POLICY,
   type SignInKey,
   type SignInKeys,
+  signInKeys,
 } from './sign-in-limits.js';
 
 export const ACCESS_TTL_MS = 3_600_000;
@@ -51,6 +53,12 @@ export interface TokenPrincipal {
 export type SignInTake =
   | { allowed: true }
   | { allowed: false; retryAfterSeconds: number; key: SignInKey; limit: number; failures: number };
+
+/** A password sign-in (OAuth's page or the console): the user, held by the throttle, or refused. */
+export type SignInAttempt =
+  | { outcome: 'signed_in'; user: { id: string; email: string } }
+  | { outcome: 'held'; take: Extract<SignInTake, { allowed: false }> }
+  | { outcome: 'refused' };
 
 /** A token's stored form (a copy Prisma takes as bytes). */
 const hashOf = (token: string) => new Uint8Array(hashSecret(token));
@@ -123,6 +131,23 @@ export class OAuthStore {
       text: 'SELECT sign_in_succeeded($1, $2)',
       values: [keys, KNOWN_ADDRESS_MS],
     });
+  }
+
+  /**
+   * Checks an email and password from `address` under the sign-in throttle
+   * (docs/oauth.md, "Guessing passwords"): counted before the password is
+   * checked, a held attempt checks nothing, and an unknown email costs the
+   * same hash as a wrong password.
+   */
+  async attemptSignIn(email: string, password: string, address: string): Promise<SignInAttempt> {
+    const keys = signInKeys(email, address);
+    const take = await this.takeSignIn(keys);
+    if (!take.allowed) return { outcome: 'held', take };
+    const user = email ? await this.userByEmail(email) : null;
+    const ok = await verifyPassword(password, user?.passwordHash);
+    if (!user || !ok) return { outcome: 'refused' };
+    await this.signedIn(keys);
+    return { outcome: 'signed_in', user: { id: user.id, email: user.email } };
   }
 
   /** A consent page shown, with its nonce; now and then, those of pages never answered are dropped. */

@@ -6,7 +6,10 @@
 import { escapeHtml } from '../http/html.js';
 import { scriptJson } from './page.js';
 
-/** Only the page's own script and style (by nonce), frames as data: images, and requests to the gateway. */
+/**
+ * Only the page's own script and style (by nonce), frames as data: images, and requests to the gateway;
+ * framed by the gateway's own pages only (the console's take-over view).
+ */
 export const controlPagePolicy = (nonce: string) =>
   [
     "default-src 'none'",
@@ -16,7 +19,7 @@ export const controlPagePolicy = (nonce: string) =>
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    "frame-ancestors 'self'",
   ].join('; ');
 
 const STYLE = `

@@ -164,7 +164,8 @@ interface PageParts {
 
 /**
  * The replay page's policy: scripts and styles only its own; the recorded page's images and fonts may load;
- * no other page may frame it (a signed link in a frame would let that page dress the replay up or click through it).
+ * only the gateway's own pages (the console) may frame it: a signed link in another site's frame would let that
+ * page dress the replay up or click through it.
  */
 export const replayPagePolicy = (nonce: string) =>
   [
@@ -177,7 +178,7 @@ export const replayPagePolicy = (nonce: string) =>
     "frame-src 'self' about: blob:",
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    "frame-ancestors 'self'",
   ].join('; ');
 
 /** The bundle's policy: nothing loads from anywhere, so it plays the same with networking off. */
