@@ -92,26 +92,30 @@ export interface NetworkRequest {
 
 export type RunStatus = 'queued' | 'running' | 'paused' | 'settled';
 
-export interface Run {
+/** A run as GET /v1/agent lists it (its task cut at 200 characters). */
+export interface RunSummary {
   id: string;
   status: RunStatus;
   outcome: 'completed' | 'failed' | 'cancelled' | null;
   pausedFor: 'question' | 'approval' | 'control' | null;
-  question: string | null;
-  answer: unknown;
   reason: { code: string; message: string } | null;
   task: string;
-  url: string | null;
-  plan: string[];
   sessionId: string | null;
   steps: number;
-  maxSteps: number;
-  maxCredits: number;
   model: string;
   usage: Usage;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+}
+
+export interface Run extends RunSummary {
+  question: string | null;
+  answer: unknown;
+  url: string | null;
+  plan: string[];
+  maxSteps: number;
+  maxCredits: number;
 }
 
 export interface RunEvent {

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { useRunEvents } from '../api/run-events.js';
-import { useSession } from '../api/session.js';
 import type { Run as RunObject, RunRecord } from '../api/types.js';
 import { useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
@@ -11,20 +10,15 @@ import { RunEvents } from '../components/RunEvents.js';
 import { RunPause } from '../components/RunPause.js';
 import { Time } from '../components/Time.js';
 import { formatCredits } from '../lib/format.js';
-import { rememberRun } from '../lib/opened-runs.js';
 import { runState } from './Runs.js';
 
 export function Run({ id }: { id: string }) {
-  const { session } = useSession();
   const path = `/v1/agent/${encodeURIComponent(id)}`;
   const loaded = useLoad((signal) => api<{ run: RunObject }>(path, { signal }), [path]);
   const records = useLoad((signal) => api<{ data: RunRecord[] }>(`${path}/results?limit=500`, { signal }), [path]);
   // The newest run object, whichever answer brought it (a read, an answer, a take-over).
   const [run, setRun] = useState<RunObject>();
   useEffect(() => setRun(loaded.data?.run), [loaded.data]);
-  useEffect(() => {
-    if (loaded.data) rememberRun(session.workspace.id, id);
-  }, [loaded.data, session.workspace.id, id]);
 
   const feed = useRunEvents(id, () => {
     loaded.reload();
