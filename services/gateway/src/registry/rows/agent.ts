@@ -3,7 +3,7 @@
 // submit bills (pages, agent minutes, browser minutes as the run uses them);
 // every other row here is free: reads, cancel, control, answer, files.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { ApiError } from '@wap/errors';
+import { ApiError, isApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
 import { z } from 'zod';
 import { capability, type HandlerContext } from '../types.js';
@@ -288,6 +288,16 @@ export const agentGetRow = capability({
   },
 });
 
+/**
+ * The service names a refused field as its request does (`cursor`); the caller
+ * sent it in the query, so the issue says `query.cursor` as the row's own checks do.
+ */
+function asQueryIssues(err: unknown): never {
+  if (!isApiError(err) || err.code !== 'bad_request') throw err;
+  const issues = (err.details?.issues ?? []) as { path: string; message: string }[];
+  throw new ApiError('bad_request', { issues: issues.map((i) => ({ ...i, path: `query.${i.path}` })) });
+}
+
 export const agentListRow = capability({
   name: 'agent.list',
   method: 'get',
@@ -295,7 +305,7 @@ export const agentListRow = capability({
   tag: 'Agent',
   summary: 'The workspace’s agent runs',
   description:
-    "The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. Never billed.",
+    "The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. A `cursor` this route did not give is 400 `bad_request` naming `query.cursor`. Never billed.",
   backend: 'agent',
   bills: [],
   mcpTool: 'service_agent_list',
@@ -317,10 +327,12 @@ export const agentListRow = capability({
   }),
   errors: [],
   handler: async (ctx, { query: q }) => {
-    const out = await ctx.upstreams.agent.listRuns(
-      { workspaceId: ctx.principal.workspaceId, status: q.status ?? '', limit: q.limit, cursor: q.cursor ?? '' },
-      { signal: ctx.signal },
-    );
+    const out = await ctx.upstreams.agent
+      .listRuns(
+        { workspaceId: ctx.principal.workspaceId, status: q.status ?? '', limit: q.limit, cursor: q.cursor ?? '' },
+        { signal: ctx.signal },
+      )
+      .catch(asQueryIssues);
     return { success: true as const, runs: out.runs.map(toRunSummaryJson), nextCursor: out.nextCursor || null };
   },
 });
