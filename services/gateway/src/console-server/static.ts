@@ -14,13 +14,17 @@ export function staticConsole(dir: string): Router {
   const router = express.Router();
   const index = path.join(dir, 'index.html');
   // Vite names each asset by its content's hash: a new build is new URLs.
-  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }));
+  router.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, redirect: false }),
+  );
   // An asset that is not there is not the app: a stale page's old hash gets 404, not index.html.
   router.use('/assets', (_req, _res, next) => next(new ApiError('not_found')));
   // Files of the build's root (a favicon): revalidated, since their names do not change.
   router.use(
     express.static(dir, {
       index: false,
+      redirect: false,
       cacheControl: false,
       setHeaders: (res, file) => res.setHeader('Cache-Control', file === index ? 'no-store' : 'no-cache'),
     }),
