@@ -137,6 +137,11 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       "Secret (32+ characters) the gateway signs its OAuth sign-in pages' state with; unset, the gateway is no authorization server (API keys only). `make up` derives one per machine.",
   },
+  CONSOLE_DIR: {
+    meaning:
+      "The web console's build (index.html and assets/), served at /console; without one, /console is 404 (docs/console.md).",
+    default: "dist/console beside the gateway's code",
+  },
   REPLAY_LINK_TTL_SECONDS: { meaning: 'How long a replay or export link is good for (60 s to 30 days).' },
   AGENT_MODELS: {
     meaning:
