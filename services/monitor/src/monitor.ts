@@ -15,6 +15,7 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import { type CrawlClient, checkRunner, HELD } from './jobs/checks.js';
 import { creditPauses } from './jobs/credit-pauses.js';
 import { deliverySender } from './jobs/deliveries.js';
+import { type MonitorDeps, monitorService } from './rpc/index.js';
 import { MonitorStore } from './store/monitors.js';
 import { PauseStore } from './store/pauses.js';
 
@@ -56,16 +57,28 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
         )
       : undefined;
   if (!runner) log.warn('BILLING_LEDGER_ADDR or CRAWL_ADDR is not set: monitors are not checked');
+  const allow = AllowList.parse(config.EGRESS_ALLOW);
   // Notifications leave through the same guard as every fetch.
-  const agent = createFetchAgent({ allow: AllowList.parse(config.EGRESS_ALLOW) });
+  const agent = createFetchAgent({ allow });
   const links = snapshotLinks(config);
+  const deps: MonitorDeps = {
+    store,
+    settings: {
+      key: config.MONITOR_KEY,
+      allow,
+      links,
+      discordOrigin: config.DISCORD_API_URL,
+      slackOrigin: config.SLACK_HOOKS_URL,
+    },
+  };
   const sender =
     config.MONITOR_KEY && links
       ? deliverySender({ db, agent, key: config.MONITOR_KEY, links, log }, config.MONITOR_POLL_MS)
       : undefined;
   return {
-    store,
-    links,
+    deps,
+    /** The MonitorService's handlers, for the gRPC server. */
+    impl: monitorService(deps),
     /** Starts what runs besides the RPCs: the checks and the notifications' sender. */
     start: async () => {
       runner?.start();

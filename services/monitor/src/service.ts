@@ -1,13 +1,11 @@
 // The monitor service: scheduled page monitors, diffs and notifications.
 import { createPrismaAdapter } from '@wap/db';
-import { AllowList } from '@wap/netguard';
 import { monitor } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { PrismaClient } from './generated/prisma/client.js';
 import { type MonitorDatabase, openMonitor } from './monitor.js';
-import { monitorService } from './rpc/index.js';
 
 export const definition: ServiceDefinition<typeof env, MonitorDatabase> = {
   name: 'monitor',
@@ -16,18 +14,7 @@ export const definition: ServiceDefinition<typeof env, MonitorDatabase> = {
   start: async ({ config, db, nats, log, server }) => {
     const service = openMonitor(config, db, nats, log);
     await service.start();
-    addService(
-      server,
-      monitor.MonitorService,
-      monitorService(db, {
-        key: config.MONITOR_KEY,
-        allow: AllowList.parse(config.EGRESS_ALLOW),
-        links: service.links,
-        discordOrigin: config.DISCORD_API_URL,
-        slackOrigin: config.SLACK_HOOKS_URL,
-      }),
-      log,
-    );
+    addService(server, monitor.MonitorService, service.impl, log);
     return { stop: service.stop };
   },
 };

@@ -14,7 +14,7 @@ import { requestFor } from '../domain/payloads.js';
 import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
 import type { Target } from '../domain/targets.js';
 import type { Delivery, PrismaClient } from '../generated/prisma/client.js';
-import { TARGET_PURPOSE } from '../rpc/index.js';
+import { TARGET_PURPOSE } from '../rpc/deps.js';
 import { MonitorStore } from '../store/monitors.js';
 
 export interface DeliveryDeps {

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import { nextCheckAt, type Schedule } from '../domain/schedule.js';
-import type { Check, Monitor, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { Check, Delivery, Monitor, Prisma, PrismaClient, Snapshot } from '../generated/prisma/client.js';
 
 export type MonitorRow = Monitor;
 export type CheckRow = Check;
@@ -165,5 +165,52 @@ export class MonitorStore {
       select: { id: true },
     });
     return before?.id;
+  }
+
+  /** Up to `take` of the workspace's monitors, newest first, after the cursor's position when given. */
+  list(workspaceId: string, take: number, after?: { at: Date; id: string }): Promise<MonitorRow[]> {
+    return this.db.monitor.findMany({
+      where: {
+        workspaceId,
+        ...(after && { OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }] }),
+      },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take,
+    });
+  }
+
+  /** The last `shown` deliveries of each monitor, newest first. */
+  async recentDeliveries(monitorIds: string[], shown: number): Promise<Map<string, Delivery[]>> {
+    const byMonitor = new Map<string, Delivery[]>();
+    if (monitorIds.length === 0) return byMonitor;
+    const ids = await this.db.$queryRaw<{ id: string }[]>`
+      SELECT d.id FROM unnest(${monitorIds}::uuid[]) AS m(id)
+       CROSS JOIN LATERAL (SELECT id FROM deliveries WHERE monitor_id = m.id
+                            ORDER BY created_at DESC LIMIT ${shown}) d`;
+    const rows = await this.db.delivery.findMany({
+      where: { id: { in: ids.map((r) => r.id) } },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    });
+    for (const row of rows) byMonitor.set(row.monitorId, [...(byMonitor.get(row.monitorId) ?? []), row]);
+    return byMonitor;
+  }
+
+  /** Deletes the workspace's monitor with its snapshots, deliveries and checks; false when it has none by that id. */
+  delete(workspaceId: string, id: string): Promise<boolean> {
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.monitor.deleteMany({ where: { id, workspaceId } });
+      if (count === 0) return false;
+      await tx.snapshot.deleteMany({ where: { monitorId: id } });
+      await tx.delivery.deleteMany({ where: { monitorId: id } });
+      await tx.check.deleteMany({ where: { monitorId: id } });
+      return true;
+    });
+  }
+
+  /** A snapshot with its monitor, while both exist. */
+  async snapshot(id: string): Promise<{ snapshot: Snapshot; monitor: MonitorRow } | undefined> {
+    const snapshot = await this.db.snapshot.findUnique({ where: { id } });
+    const monitor = snapshot && (await this.db.monitor.findUnique({ where: { id: snapshot.monitorId } }));
+    return snapshot && monitor ? { snapshot, monitor } : undefined;
   }
 }

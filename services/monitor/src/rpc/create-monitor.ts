@@ -1,0 +1,59 @@
+// CreateMonitor: the schedule, target and scrape settings checked, the plan's
+// shortest interval and monitor cap enforced, the target sealed.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { create } from '@bufbuild/protobuf';
+import { ApiError } from '@wap/errors';
+import { checkUrl } from '@wap/netguard';
+import { lowestPlanForMonitorInterval, PLANS, plans } from '@wap/plans';
+import { monitor as proto } from '@wap/proto';
+import { sealText } from '@wap/sealed';
+import { firstCheckAt, shortestGapMs } from '../domain/schedule.js';
+import { shown, toMonitor } from './convert.js';
+import { type MonitorDeps, TARGET_PURPOSE } from './deps.js';
+import { ENGINES, invalid, scheduleOf, targetOf } from './parse.js';
+
+export const createMonitor =
+  ({ store, settings }: MonitorDeps) =>
+  async (req: proto.CreateMonitorRequest): Promise<proto.CreateMonitorResponse> => {
+    if (!settings.key) throw new ApiError('capability_unavailable', { capability: 'monitors' });
+    const url = checkUrl(req.url, { allow: settings.allow }).href;
+    const schedule = scheduleOf(req.schedule);
+    const target = targetOf(req.target, settings);
+    const watch = req.watch?.kind;
+    if (watch?.case === 'selector' && !watch.value.trim()) invalid('watch.selector', 'a CSS selector');
+    const engine = req.scrape?.engine || 'auto';
+    if (!ENGINES.includes(engine)) invalid('scrape.engine', ENGINES.join(', '));
+    const waitForMs = req.scrape?.waitForMs ?? 0;
+    if (waitForMs < 0 || waitForMs > 30_000) invalid('scrape.waitForMs', 'between 0 and 30000');
+    // An older gateway names no plan: the strictest one's limits.
+    const plan = plans.toName(req.plan) ?? 'free';
+    const limits = PLANS[plan];
+    const gap = shortestGapMs(schedule);
+    if (gap < limits.monitorIntervalMs)
+      throw new ApiError('plan_required', { plan: lowestPlanForMonitorInterval(gap) ?? 'scale', current: plan });
+    const id = randomUUID();
+    const secret = target.kind === 'webhook' ? `whsec_${randomBytes(32).toString('base64')}` : undefined;
+    const now = new Date();
+    const row = await store.create(
+      {
+        id,
+        workspaceId: req.workspaceId,
+        url,
+        schedule: schedule as object,
+        watch:
+          watch?.case === 'selector'
+            ? { kind: 'selector', selector: watch.value }
+            : { kind: watch?.case === 'page' ? 'page' : 'main' },
+        scrape: { engine, headers: { ...req.scrape?.headers }, waitForMs },
+        targetKind: target.kind,
+        targetSealed: sealText(settings.key, TARGET_PURPOSE, id, target.url),
+        targetShown: shown(target.url),
+        ...(secret && { secretSealed: sealText(settings.key, TARGET_PURPOSE, `${id}:secret`, secret) }),
+        anchorAt: now,
+        createdAt: now,
+        nextCheckAt: firstCheckAt(id, schedule, now),
+      },
+      limits.monitors,
+    );
+    return create(proto.CreateMonitorResponseSchema, { monitor: toMonitor(row), webhookSecret: secret ?? '' });
+  };
