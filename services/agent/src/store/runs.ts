@@ -149,9 +149,9 @@ export class RunStore {
 
   /**
    * The workspace's runs, newest first, from after `after`: a keyset read, so a
-   * page costs the same however deep, and a run submitted meanwhile is never
-   * read twice (it sorts before the cursor). Served by the (workspace_id,
-   * created_at, id) index, or its status twin when filtered.
+   * page costs the same however deep, and runs submitted meanwhile never make
+   * a reader see a run twice or miss one (as an offset would). Served by the
+   * (workspace_id, created_at, id) index, or its status twin when filtered.
    */
   list(workspaceId: string, q: RunListing): Promise<ListedRun[]> {
     const status = q.status ? Prisma.sql`AND r.status = ${q.status}` : Prisma.empty;
