@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Fleet } from '@wap/fleet';
-import { startFleet } from '@wap/testkit';
+import { startFleet, until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { call } from './api.js';
 
@@ -29,6 +29,8 @@ let key: string;
 let otherKey: string;
 /** The three scrapes' answers, in the order they were made. */
 const scraped: Usage[] = [];
+/** Their X-Request-Id headers, in the same order. */
+const requestIds: string[] = [];
 
 before(async () => {
   // The test site on 127.0.0.2, the one loopback address the fleet's egress guard lets through.
@@ -67,7 +69,9 @@ test('each scrape is listed newest first with the usage its answer carried', asy
   // A retry with the same key is answered again, not billed again: no call of its own.
   const replay = await scrape(1, { 'Idempotency-Key': 'usage-calls-first' });
   assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-  scraped.push(first.body.usage, (await scrape(2)).body.usage, (await scrape(3)).body.usage);
+  const [second, third] = [await scrape(2), await scrape(3)];
+  scraped.push(first.body.usage, second.body.usage, third.body.usage);
+  for (const r of [first, second, third]) requestIds.push(r.headers.get('x-request-id') ?? '');
   for (const usage of scraped) assert.ok(usage.credits > 0, JSON.stringify(usage));
 
   const r = await calls();
@@ -88,11 +92,12 @@ test('each scrape is listed newest first with the usage its answer carried', asy
     [...times].sort((a, b) => b - a),
     'newest first by time',
   );
-  // The reference of a scrape is the gateway's operation id of the request (docs/api.md); a keyed one derives from the key.
-  const references = r.body.calls.map((c) => c.reference);
-  assert.match(references[2] ?? '', /^idem_[0-9a-f]{40}$/);
-  for (const reference of references.slice(0, 2)) assert.match(reference, /^op_[0-9a-f]{32}$/);
-  assert.equal(new Set(references).size, 3, 'one reference per request');
+  // A scrape is listed under the request id its answer carried (X-Request-Id).
+  assert.deepEqual(
+    r.body.calls.map((c) => c.reference),
+    [...requestIds].reverse(),
+  );
+  assert.equal(new Set(requestIds).size, 3, 'one request id per request');
 });
 
 test('pages of a cursor walk every call once, in the same order', async () => {
@@ -131,4 +136,18 @@ test('a limit out of 1..100 or a cursor the route did not give is 400 bad_reques
   const r = await calls('?cursor=not-a-cursor');
   assert.equal(r.status, 400);
   assert.deepEqual(issuePaths(r.body), ['query.cursor']);
+});
+
+test('a crawl is listed under its id', async () => {
+  const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+    key: otherKey,
+    body: { url: `${site.url}/articles/1`, limit: 1, scrapeOptions: { formats: ['markdown'] } },
+  });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  await until('the crawl billed its page', async () => {
+    const r = await calls('', otherKey);
+    return r.body.calls.some((c) => c.capability === 'crawl' && c.usage.credits > 0);
+  });
+  const crawled = (await calls('', otherKey)).body.calls.filter((c) => c.capability === 'crawl');
+  assert.ok(crawled.length > 0 && crawled.every((c) => c.reference === started.body.id), JSON.stringify(crawled));
 });

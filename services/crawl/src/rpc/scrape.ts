@@ -48,7 +48,12 @@ export function scrape(deps: ScrapeDeps) {
       ? { result: (await work()).result, usage: undefined }
       : await billed(
           deps.ledger,
-          { workspaceId: req.workspaceId, operationId: req.requestId, capability: 'scrape' },
+          {
+            workspaceId: req.workspaceId,
+            operationId: req.requestId,
+            capability: 'scrape',
+            reference: req.reference || undefined,
+          },
           onePage,
           work,
         );

@@ -26,7 +26,12 @@ export function search(deps: SearchDeps) {
     const { limit, render } = parseSearch(req);
     const { result, usage } = await billed(
       deps.ledger,
-      { workspaceId: req.workspaceId, operationId: req.requestId, capability: 'search' },
+      {
+        workspaceId: req.workspaceId,
+        operationId: req.requestId,
+        capability: 'search',
+        reference: req.reference || undefined,
+      },
       [
         { meter: 'search_result', quantity: BigInt(limit) },
         { meter: 'page_load', quantity: render ? BigInt(limit) : 0n },

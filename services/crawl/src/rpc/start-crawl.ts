@@ -18,18 +18,21 @@ export const startCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
     const { options, start, key } = parseStartCrawl(req, deps.allow);
+    // Named before the hold so its usage rows are listed under the crawl's id. A retried start
+    // gets the first attempt's hold (idempotent) and row (store.create), so the two still agree.
+    const id = randomUUID();
     const hold = await deps.ledger.authorize({
       workspaceId: req.workspaceId,
       idempotencyKey: `crawl:${req.requestId}:hold`,
       capability: 'crawl',
       millicredits: priceMeter('page_load', BigInt(options.limit)),
       ttlSeconds: Math.ceil(MAX_CRAWL_MS / 1000) + 3_600,
-      reference: req.requestId,
+      reference: id,
     });
     let row: CrawlRow;
     try {
       ({ crawl: row } = await deps.store.create({
-        id: randomUUID(),
+        id,
         workspaceId: req.workspaceId,
         requestId: req.requestId,
         start: { key, url: start.href, host: start.host, depth: 0 },

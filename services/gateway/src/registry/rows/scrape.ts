@@ -213,10 +213,16 @@ export const scrapeRow = capability({
   example: { url: 'https://example.com/blog/hello-world', formats: ['markdown', 'links'], onlyMainContent: true },
   response: z.object({ success: z.literal(true), data: documentSchema, usage: usageObject }),
   errors: ['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'quota_exceeded', 'no_capacity'],
-  handler: async ({ principal, upstreams, operationId, signal }, { body: input }) => {
+  handler: async ({ principal, upstreams, operationId, requestId, signal }, { body: input }) => {
     const { url, origin: _origin, integration: _integration, ...options } = input;
     const out = await upstreams.crawl.scrape(
-      { workspaceId: principal.workspaceId, requestId: operationId, url, options: toScrapeOptions(options) },
+      {
+        workspaceId: principal.workspaceId,
+        requestId: operationId,
+        reference: requestId,
+        url,
+        options: toScrapeOptions(options),
+      },
       { timeoutMs: options.timeout + 15_000, signal },
     );
     return {

@@ -64,7 +64,7 @@ export const searchRow = capability({
     usage: usageObject,
   }),
   errors: ['search_refused', 'quota_exceeded', 'no_capacity'],
-  handler: async ({ principal, upstreams, operationId, signal }, { body: b }) => {
+  handler: async ({ principal, upstreams, operationId, requestId, signal }, { body: b }) => {
     const render = b.scrapeOptions?.formats.length ? b.scrapeOptions : undefined;
     const timeoutMs = deadlineOf(b, render);
     const out = await upstreams.crawl
@@ -72,6 +72,7 @@ export const searchRow = capability({
         create(crawl.SearchRequestSchema, {
           workspaceId: principal.workspaceId,
           requestId: operationId,
+          reference: requestId,
           query: b.query,
           limit: b.limit,
           lang: b.lang ?? '',

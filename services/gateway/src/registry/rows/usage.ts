@@ -61,11 +61,10 @@ export const usageRow = capability({
 
 /** What `reference` names for each capability, as the services bill today. */
 const REFERENCE =
-  '`reference` is what the call was about, as the service that billed it named it: ' +
-  'for `scrape` and `search`, the operation id the gateway gave the request (`op_` and 32 hex digits, or `idem_` and 40 when it carried an `Idempotency-Key`, the same for its retries); it is not the `X-Request-Id` header and no answer shows it. ' +
-  'For `crawl`, the operation id of the request that started the crawl (same form) for the pages billed from its hold, and the crawl id for pages charged after that hold lapsed. ' +
-  "For `connect`, the browser session id. For `agent`, the run id; the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session id (the run's `sessionId`). " +
-  'For `monitors.check`, the monitor id. For `sessions.export` (bytes recorded at zero credits), the session id.';
+  '`reference` is what the call was about: ' +
+  'for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); ' +
+  'for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); ' +
+  'for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id.';
 
 const call = z.object({
   id: z.string().describe('The call’s id in the ledger.'),
