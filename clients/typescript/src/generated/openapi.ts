@@ -187,7 +187,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The workspace’s agent runs
+         * @description The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. A `cursor` this route did not give is 400 `bad_request` naming `query.cursor`. Never billed.
+         */
+        get: operations["agent.list"];
         put?: never;
         /**
          * Start a browser agent run
@@ -372,6 +376,26 @@ export interface paths {
          * @description Aggregates the usage already attached to each billable call, by meter, by capability and by UTC day, over `[from, to)`: at most 366 days; `from` not before `to` is `400 bad_request` (`details.issues[].path` `query.from`). Free; safe to poll.
          */
         get: operations["usage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recent billable calls, newest first
+         * @description Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+         */
+        get: operations["usage.calls"];
         put?: never;
         post?: never;
         delete?: never;
@@ -782,7 +806,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -802,7 +826,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -938,7 +962,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -958,7 +982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1094,7 +1118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -1114,7 +1138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1352,7 +1376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -1372,7 +1396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1691,7 +1715,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -1711,7 +1735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,7 +1917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -1904,7 +1928,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2057,7 +2081,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -2068,7 +2092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2201,7 +2225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -2212,7 +2236,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2365,7 +2389,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -2376,7 +2400,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -2640,7 +2664,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2705,6 +2729,156 @@ export interface operations {
              *
              *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
              */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "agent.list": {
+        parameters: {
+            query?: {
+                /** @description Only runs in this status. */
+                status?: "queued" | "running" | "paused" | "settled";
+                /** @description Runs per answer. */
+                limit?: number;
+                /** @description From the previous answer’s `nextCursor`; omit to start with the newest. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description Newest first. */
+                        runs: {
+                            id: string;
+                            /**
+                             * @description `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "paused" | "settled" | (string & {});
+                            /** @description How a settled run ended; null before. `failed` carries its `reason`. */
+                            outcome: ("completed" | "failed" | "cancelled") | null;
+                            pausedFor: ("question" | "approval" | "control") | null;
+                            /** @description Why a run failed or was cancelled (docs/agent.md lists the codes). */
+                            reason: {
+                                code: string;
+                                message: string;
+                            } | null;
+                            /** @description The first 200 characters of the task (GET /v1/agent/{id} has all of it). */
+                            task: string;
+                            /** @description The run's browser session: its replay and network log (GET /v1/sessions/{id}). */
+                            sessionId: string | null;
+                            steps: number;
+                            model: string;
+                            /** @description What the run has cost so far; reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null after the last. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2880,7 +3054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -2891,7 +3065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3071,7 +3245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -3082,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3214,7 +3388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -3225,7 +3399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3347,7 +3521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -3358,7 +3532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3521,7 +3695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -3532,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3716,7 +3890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -3728,7 +3902,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope.
+             * @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`).
              *
              *     `replay_control_denied`: A take-over is asked for a run that is not live or does not allow human control, or by a caller without that right.
              */
@@ -3913,7 +4087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -3924,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4071,7 +4245,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4082,7 +4256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4225,7 +4399,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4354,7 +4528,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4365,7 +4539,138 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "usage.calls": {
+        parameters: {
+            query?: {
+                /** @description Calls per answer. */
+                limit?: number;
+                /** @description From the previous answer’s `nextCursor`; omit to start with the newest. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Newest first. */
+                        calls: {
+                            /** @description The call’s id in the ledger. */
+                            id: string;
+                            /** @description When it was billed (ISO 8601). */
+                            at: string;
+                            /** @description What billed it: `scrape`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`. */
+                            capability: string;
+                            /** @description What the call was about; see the route’s description. */
+                            reference: string;
+                            /** @description Exactly the `usage` object the call answered with. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                        }[];
+                        /** @description Pass as `cursor` for the next page; null after the last. */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4527,7 +4832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4538,7 +4843,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4686,7 +4991,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4697,7 +5002,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4813,7 +5118,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4824,7 +5129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4938,7 +5243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -4949,7 +5254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5065,7 +5370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -5076,7 +5381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5231,7 +5536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -5242,7 +5547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5434,7 +5739,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -5454,7 +5759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5597,7 +5902,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -5608,7 +5913,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5749,7 +6054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -5760,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5879,7 +6184,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -5890,7 +6195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5997,7 +6302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6008,7 +6313,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +6486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6192,7 +6497,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6401,7 +6706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6422,7 +6727,7 @@ export interface operations {
                 };
             };
             /**
-             * @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope.
+             * @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`).
              *
              *     `plan_required`: The call uses a capability or option that only a higher plan includes.
              */
@@ -6532,7 +6837,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6543,7 +6848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6660,7 +6965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6671,7 +6976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6820,7 +7125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6831,7 +7136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6938,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -6949,7 +7254,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7080,7 +7385,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -7091,7 +7396,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7231,7 +7536,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -7242,7 +7547,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7349,7 +7654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -7360,7 +7665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7481,7 +7786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -7492,7 +7797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7620,7 +7925,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token. */
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
             401: {
                 headers: {
                     /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
@@ -7631,7 +7936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope. */
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
                 headers: {
                     [name: string]: unknown;

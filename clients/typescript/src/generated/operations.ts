@@ -358,6 +358,55 @@ export const OPERATIONS = {
     ],
     "description": "Status, stated plan, spend, the answer when present, the question while paused, the reason of an ending and the browser session. A plain read: safe to poll, never billed."
   },
+  "agent.list": {
+    "id": "agent.list",
+    "group": "agent",
+    "name": "list",
+    "tag": "Agent",
+    "method": "GET",
+    "path": "/v1/agent",
+    "pathParams": [],
+    "summary": "The workspace’s agent runs",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": false,
+    "idempotent": false,
+    "page": {
+      "items": "runs"
+    },
+    "params": [
+      {
+        "name": "status",
+        "in": "query",
+        "type": "string",
+        "enum": [
+          "queued",
+          "running",
+          "paused",
+          "settled"
+        ],
+        "required": false,
+        "description": "Only runs in this status."
+      },
+      {
+        "name": "limit",
+        "in": "query",
+        "type": "integer",
+        "required": false,
+        "default": 20,
+        "description": "Runs per answer."
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "type": "string",
+        "required": false,
+        "description": "From the previous answer’s `nextCursor`; omit to start with the newest."
+      }
+    ],
+    "description": "The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. A `cursor` this route did not give is 400 `bad_request` naming `query.cursor`. Never billed."
+  },
   "agent.results": {
     "id": "agent.results",
     "group": "agent",
@@ -1926,6 +1975,42 @@ export const OPERATIONS = {
       }
     ],
     "description": "Aggregates the usage already attached to each billable call, by meter, by capability and by UTC day, over `[from, to)`: at most 366 days; `from` not before `to` is `400 bad_request` (`details.issues[].path` `query.from`). Free; safe to poll."
+  },
+  "usage.calls": {
+    "id": "usage.calls",
+    "group": "usage",
+    "name": "calls",
+    "tag": "Usage",
+    "method": "GET",
+    "path": "/v1/usage/calls",
+    "pathParams": [],
+    "summary": "Recent billable calls, newest first",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": false,
+    "idempotent": false,
+    "page": {
+      "items": "calls"
+    },
+    "params": [
+      {
+        "name": "limit",
+        "in": "query",
+        "type": "integer",
+        "required": false,
+        "default": 50,
+        "description": "Calls per answer."
+      },
+      {
+        "name": "cursor",
+        "in": "query",
+        "type": "string",
+        "required": false,
+        "description": "From the previous answer’s `nextCursor`; omit to start with the newest."
+      }
+    ],
+    "description": "Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll."
   }
 } as const satisfies Record<string, OperationSpec>;
 
@@ -2006,6 +2091,14 @@ export interface AgentOperations {
    * Status, stated plan, spend, the answer when present, the question while paused, the reason of an ending and the browser session. A plain read: safe to poll, never billed.
    */
   get(id: string, options?: RequestOptions): APIPromise<operations["agent.get"]['responses'][200]['content']["application/json"]>;
+  /**
+   * The workspace’s agent runs: `GET /v1/agent` (`agent.list`).
+   *
+   * The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. A `cursor` this route did not give is 400 `bad_request` naming `query.cursor`. Never billed.
+   *
+   * Awaited: one page. Iterated (`for await`): every item of `runs`, page after page.
+   */
+  list(params?: NonNullable<operations["agent.list"]['parameters']['query']>, options?: RequestOptions): PagePromise<operations["agent.list"]['responses'][200]['content']["application/json"], operations["agent.list"]['responses'][200]['content']["application/json"]["runs"][number]>;
   /**
    * Records an agent run appended: `GET /v1/agent/{id}/results` (`agent.results`).
    *
@@ -2268,6 +2361,14 @@ export interface UsageOperations {
    * Aggregates the usage already attached to each billable call, by meter, by capability and by UTC day, over `[from, to)`: at most 366 days; `from` not before `to` is `400 bad_request` (`details.issues[].path` `query.from`). Free; safe to poll.
    */
   get(params?: NonNullable<operations["usage"]['parameters']['query']>, options?: RequestOptions): APIPromise<operations["usage"]['responses'][200]['content']["application/json"]>;
+  /**
+   * Recent billable calls, newest first: `GET /v1/usage/calls` (`usage.calls`).
+   *
+   * Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+   *
+   * Awaited: one page. Iterated (`for await`): every item of `calls`, page after page.
+   */
+  calls(params?: NonNullable<operations["usage.calls"]['parameters']['query']>, options?: RequestOptions): PagePromise<operations["usage.calls"]['responses'][200]['content']["application/json"], operations["usage.calls"]['responses'][200]['content']["application/json"]["calls"][number]>;
 }
 
 /** Every group of operations the client has, with its helpers. */

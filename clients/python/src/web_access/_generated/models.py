@@ -960,6 +960,64 @@ class AgentRequest(Model):
     """
 
 
+class AgentListResponseRunReason(AgentResponseRunReason):
+    """
+    Why a run failed or was cancelled (docs/agent.md lists the codes).
+    """
+
+
+class AgentListResponseRunUsage(AgentResponseRunUsage):
+    """
+    What the run has cost so far; reading it never adds to it.
+    """
+
+
+class AgentListResponseRun(Model):
+    id: str
+    status: str
+    """
+    `queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`. One of `queued`, `running`, `paused`, `settled`, or a value added since.
+    """
+    outcome: str | None
+    """
+    How a settled run ended; null before. `failed` carries its `reason`.
+    """
+    paused_for: Annotated[str | None, Field(alias="pausedFor")]
+    reason: AgentListResponseRunReason | None
+    """
+    Why a run failed or was cancelled (docs/agent.md lists the codes).
+    """
+    task: str
+    """
+    The first 200 characters of the task (GET /v1/agent/{id} has all of it).
+    """
+    session_id: Annotated[str | None, Field(alias="sessionId")]
+    """
+    The run's browser session: its replay and network log (GET /v1/sessions/{id}).
+    """
+    steps: int
+    model: str
+    usage: AgentListResponseRunUsage
+    """
+    What the run has cost so far; reading it never adds to it.
+    """
+    created_at: Annotated[str, Field(alias="createdAt")]
+    started_at: Annotated[str | None, Field(alias="startedAt")]
+    finished_at: Annotated[str | None, Field(alias="finishedAt")]
+
+
+class AgentListResponse(Model):
+    success: Literal[True]
+    runs: list[AgentListResponseRun]
+    """
+    Newest first.
+    """
+    next_cursor: Annotated[str | None, Field(alias="nextCursor")]
+    """
+    Pass as `cursor` for the next page; null after the last.
+    """
+
+
 class AgentGetResponseRunReason(AgentResponseRunReason):
     """
     Why a run failed or was cancelled (docs/agent.md lists the codes).
@@ -1491,6 +1549,55 @@ class UsageResponse(Model):
     by_day: Annotated[list[UsageResponseByDayItem], Field(alias="byDay")]
     """
     UTC days, oldest first.
+    """
+
+
+class UsageCallsResponseCallUsage(Model):
+    """
+    Exactly the `usage` object the call answered with.
+    """
+
+    credits: float
+    """
+    Credits charged, to three decimals.
+    """
+    meters: dict[str, int]
+    """
+    Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens).
+    """
+
+
+class UsageCallsResponseCall(Model):
+    id: str
+    """
+    The call’s id in the ledger.
+    """
+    at: str
+    """
+    When it was billed (ISO 8601).
+    """
+    capability: str
+    """
+    What billed it: `scrape`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`.
+    """
+    reference: str
+    """
+    What the call was about; see the route’s description.
+    """
+    usage: UsageCallsResponseCallUsage
+    """
+    Exactly the `usage` object the call answered with.
+    """
+
+
+class UsageCallsResponse(Model):
+    calls: list[UsageCallsResponseCall]
+    """
+    Newest first.
+    """
+    next_cursor: Annotated[str | None, Field(alias="nextCursor")]
+    """
+    Pass as `cursor` for the next page; null after the last.
     """
 
 

@@ -24,6 +24,8 @@ from .models import (
     AgentFilesRequest,
     AgentFilesResponse,
     AgentGetResponse,
+    AgentListResponse,
+    AgentListResponseRun,
     AgentRequest,
     AgentRequestFile,
     AgentRequestPurchases,
@@ -92,6 +94,8 @@ from .models import (
     SessionsNetworkItemHeader,
     SessionsNetworkItemRequest,
     SessionsVerifyResponse,
+    UsageCallsResponse,
+    UsageCallsResponseCall,
     UsageResponse,
 )
 
@@ -112,6 +116,9 @@ OPERATIONS: dict[str, Operation] = {
     "crawl.cancel": Operation("crawl.cancel", "POST", "/v1/crawl/{id}/cancel", "json", CrawlCancelResponse, None),
     "search": Operation("search", "POST", "/v1/search", "json", SearchResponse, None),
     "agent": Operation("agent", "POST", "/v1/agent", "json", AgentResponse, None),
+    "agent.list": Operation(
+        "agent.list", "GET", "/v1/agent", "json", AgentListResponse, ("cursor", "nextCursor", "runs")
+    ),
     "agent.get": Operation("agent.get", "GET", "/v1/agent/{id}", "json", AgentGetResponse, None),
     "agent.events": Operation("agent.events", "GET", "/v1/agent/{id}/events", "json", AgentEventsResponse, None),
     "agent.results": Operation(
@@ -123,6 +130,9 @@ OPERATIONS: dict[str, Operation] = {
     "agent.files": Operation("agent.files", "POST", "/v1/agent/{id}/files", "json", AgentFilesResponse, None),
     "credits": Operation("credits", "GET", "/v1/credits", "json", CreditsResponse, None),
     "usage": Operation("usage", "GET", "/v1/usage", "json", UsageResponse, None),
+    "usage.calls": Operation(
+        "usage.calls", "GET", "/v1/usage/calls", "json", UsageCallsResponse, ("cursor", "nextCursor", "calls")
+    ),
     "sessions.list": Operation(
         "sessions.list", "GET", "/v1/sessions", "json", SessionsListResponse, ("cursor", "nextCursor", "sessions")
     ),
@@ -1292,6 +1302,37 @@ class Agent(AgentWatch, SyncResource):
             ),
         )
 
+    def list(
+        self,
+        *,
+        status: Literal["queued", "running", "paused", "settled"] | str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> SyncPage[AgentListResponseRun]:
+        """
+        The workspace’s agent runs.
+
+        The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. A `cursor` this route did not give is 400 `bad_request` naming `query.cursor`. Never billed.
+
+        `GET /v1/agent` (operation `agent.list`).
+
+        Args:
+            status: Only runs in this status.
+            limit: Runs per answer.
+            cursor: From the previous answer’s `nextCursor`; omit to start with the newest.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._request(
+            OPERATIONS["agent.list"],
+            path={},
+            query={"status": status, "limit": limit, "cursor": cursor},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
     def get(
         self,
         id: str,
@@ -1604,6 +1645,37 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
                 timeout_seconds=timeout_seconds,
                 idempotency_key=idempotency_key,
             ),
+        )
+
+    def list(
+        self,
+        *,
+        status: Literal["queued", "running", "paused", "settled"] | str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> AsyncPager[AgentListResponseRun]:
+        """
+        The workspace’s agent runs.
+
+        The workspace's agent runs, newest first, a page at a time; `status` keeps the runs in one status. Each is a summary (where it stands, its task's first 200 characters, its spend and times): GET /v1/agent/{id} reads the whole run. A `cursor` this route did not give is 400 `bad_request` naming `query.cursor`. Never billed.
+
+        `GET /v1/agent` (operation `agent.list`).
+
+        Args:
+            status: Only runs in this status.
+            limit: Runs per answer.
+            cursor: From the previous answer’s `nextCursor`; omit to start with the newest.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._paged(
+            OPERATIONS["agent.list"],
+            path={},
+            query={"status": status, "limit": limit, "cursor": cursor},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
     async def get(
@@ -1939,6 +2011,35 @@ class Usage(SyncResource):
             options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
+    def calls(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> SyncPage[UsageCallsResponseCall]:
+        """
+        Recent billable calls, newest first.
+
+        Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+
+        `GET /v1/usage/calls` (operation `usage.calls`).
+
+        Args:
+            limit: Calls per answer.
+            cursor: From the previous answer’s `nextCursor`; omit to start with the newest.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._request(
+            OPERATIONS["usage.calls"],
+            path={},
+            query={"limit": limit, "cursor": cursor},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
 
 class AsyncUsage(AsyncResource):
     """Metered usage as attached to each call."""
@@ -1968,6 +2069,35 @@ class AsyncUsage(AsyncResource):
             OPERATIONS["usage"],
             path={},
             query={"from": from_, "to": to},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
+    def calls(
+        self,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> AsyncPager[UsageCallsResponseCall]:
+        """
+        Recent billable calls, newest first.
+
+        Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+
+        `GET /v1/usage/calls` (operation `usage.calls`).
+
+        Args:
+            limit: Calls per answer.
+            cursor: From the previous answer’s `nextCursor`; omit to start with the newest.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._paged(
+            OPERATIONS["usage.calls"],
+            path={},
+            query={"limit": limit, "cursor": cursor},
             body=None,
             options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
