@@ -68,6 +68,21 @@ describe('make up', () => {
     const r = await call(url, 'POST', '/v1/scrape', { key, body: { url: `https://example.com/${'a'.repeat(3_000)}` } });
     assert.equal(r.status, 413, JSON.stringify(r.body));
     assert.equal((r.body.details as { limit: number }).limit, 2048, 'the limit came from .env');
+    // The console's owner account is printed, kept in the data directory, and signs in.
+    const login = /Console:\s+(\S+)\s+\((\S+), password (\S+);/.exec(run.output());
+    assert.ok(login?.[1] && login[2] && login[3], run.output());
+    assert.equal(login[1], `${url}/console`);
+    assert.equal(readFileSync(path.join(run.dir, 'console-login'), 'utf8'), `${login[2]}\n${login[3]}\n`);
+    const page = await fetch(login[1]);
+    assert.equal(page.status, 200, 'the console is built and served');
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    const session = await fetch(`${url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: new URL(url).origin },
+      body: JSON.stringify({ email: login[2], password: login[3] }),
+    });
+    assert.equal(session.status, 200, await session.clone().text());
+    assert.equal(((await session.json()) as { role: string }).role, 'owner');
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 0);
   });

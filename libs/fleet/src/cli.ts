@@ -78,15 +78,17 @@ async function up(): Promise<void> {
   await fleet.migrate();
   await fleet.start();
   await fleet.waitReady(120_000);
-  const seed = await fleet.admin<{ apiKey: string; workspace: string; plan: string }>(
-    'seed',
-    '--key-file',
-    path.join(DATA, 'api-key'),
-  );
+  const seed = await fleet.admin<{
+    apiKey: string;
+    workspace: string;
+    plan: string;
+    login: { email: string; password: string };
+  }>('seed', '--key-file', path.join(DATA, 'api-key'), '--login-file', path.join(DATA, 'console-login'));
   console.log(`
   The fleet is up.
     Gateway:  ${fleet.gatewayUrl}
     API key:  ${seed.apiKey}   (workspace "${seed.workspace}", plan ${seed.plan}; kept in .data/api-key)
+    Console:  ${fleet.gatewayUrl}/console   (${seed.login.email}, password ${seed.login.password}; kept in .data/console-login)
     Try:      curl -H "Authorization: Bearer $(cat .data/api-key)" ${fleet.gatewayUrl}/v1/credits
     API docs: ${fleet.gatewayUrl}/docs
     Ready:    ${fleet.gatewayUrl}/readyz

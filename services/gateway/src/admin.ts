@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Until the console exists, this mints and revokes API keys and manages workspaces.
+// The operator's command: workspaces, plans, grants, the first accounts and
+// keys (people then manage keys and members in the console, docs/console.md).
 // It reads the gateway's own environment (DATABASE_URL, BILLING_LEDGER_ADDR).
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
 import { type Timestamp, timestampDate, timestampFromDate } from '@bufbuild/protobuf/wkt';
@@ -9,6 +10,7 @@ import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './domain/credentials.js';
+import { verifyPassword } from './oauth/passwords.js';
 import { openGatewayDatabase } from './store/database.js';
 import { IdentityStore } from './store/identity.js';
 
@@ -29,8 +31,10 @@ const USAGE = `usage: admin.js <command>
   user sign-out <email>                    revokes every OAuth token the user holds, on the next request
   member add <workspace> <email> [--role owner|member]
   member remove <workspace> <email>        the user's tokens for the workspace stop on the next request
-  seed --key-file FILE [--workspace NAME] [--plan PLAN]
-                                           a workspace and a working key, reused when FILE still holds one`;
+  seed --key-file FILE [--login-file FILE] [--workspace NAME] [--plan PLAN]
+                                           a workspace and a working key, reused when FILE still holds one;
+                                           with --login-file, an owner account for the console whose email
+                                           and password are kept there (0600), reused while they still sign in`;
 
 const OPTIONS = {
   plan: { type: 'string' },
@@ -41,6 +45,7 @@ const OPTIONS = {
   name: { type: 'string', default: 'admin' },
   surfaces: { type: 'string', default: SURFACES.join(',') },
   'key-file': { type: 'string' },
+  'login-file': { type: 'string' },
   'password-file': { type: 'string' },
   role: { type: 'string', default: 'member' },
   workspace: { type: 'string', default: 'local' },
@@ -215,7 +220,8 @@ async function main(args: string[]): Promise<void> {
         apiKey = (await identity.createApiKey(ws.id, 'make up')).credential;
         writeFileSync(keyFile, `${apiKey}\n`, { mode: 0o600 });
       }
-      console.log(JSON.stringify({ workspaceId: ws.id, workspace: ws.name, plan: ws.plan, apiKey }));
+      const login = opts['login-file'] ? await seedLogin(identity, ws.id, opts['login-file']) : undefined;
+      console.log(JSON.stringify({ workspaceId: ws.id, workspace: ws.name, plan: ws.plan, apiKey, login }));
     } else {
       console.error(USAGE);
       process.exitCode = 2;
@@ -223,6 +229,22 @@ async function main(args: string[]): Promise<void> {
   } finally {
     await db.$disconnect();
   }
+}
+
+/** The console's first owner: `owner@localhost` with a random password, kept in `file` and reused while it signs in. */
+async function seedLogin(identity: IdentityStore, workspaceId: string, file: string) {
+  const [savedEmail, savedPassword] = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+  const email = savedEmail?.trim() || 'owner@localhost';
+  const user = await identity.oauth.userByEmail(email);
+  let password = savedPassword?.trim() ?? '';
+  if (!user || !password || !(await verifyPassword(password, user.passwordHash))) {
+    password = randomBytes(15).toString('base64url');
+    if (user) await identity.setPassword(email, password);
+    else await identity.createUser(email, password);
+    writeFileSync(file, `${email}\n${password}\n`, { mode: 0o600 });
+  }
+  await identity.addMember(workspaceId, email, 'owner');
+  return { email, password };
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
