@@ -6398,7 +6398,7 @@ export interface operations {
             query?: {
                 /** @description Monitors per answer. */
                 limit?: number;
-                /** @description From the previous answer’s `nextCursor`. */
+                /** @description From the previous answer’s `nextCursor`; omit to start with the newest. */
                 cursor?: string;
             };
             header?: never;
@@ -6473,6 +6473,7 @@ export interface operations {
                                 nextAttemptAt: string | null;
                             }[];
                         }[];
+                        /** @description Pass as `cursor` for the next page; null after the last. */
                         nextCursor: string | null;
                     };
                 };

@@ -1157,7 +1157,7 @@ export const OPERATIONS = {
         "in": "query",
         "type": "string",
         "required": false,
-        "description": "From the previous answer’s `nextCursor`."
+        "description": "From the previous answer’s `nextCursor`; omit to start with the newest."
       }
     ],
     "description": "Newest first, a page at a time: each with its last check, when it is checked next, and its delivery log (the last ten notifications and how their sending went). Free."

@@ -2482,6 +2482,9 @@ class MonitorsListResponse(Model):
     success: Literal[True]
     monitors: list[MonitorsListResponseMonitor]
     next_cursor: Annotated[str | None, Field(alias="nextCursor")]
+    """
+    Pass as `cursor` for the next page; null after the last.
+    """
 
 
 class MonitorsDeleteResponse(ProfilesDeleteResponse):

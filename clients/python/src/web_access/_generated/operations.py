@@ -2944,7 +2944,7 @@ class Monitors(SyncResource):
 
         Args:
             limit: Monitors per answer.
-            cursor: From the previous answer’s `nextCursor`.
+            cursor: From the previous answer’s `nextCursor`; omit to start with the newest.
             timeout_seconds: Seconds each attempt may take (default: the client's).
         """
         return self._client._request(
@@ -3052,7 +3052,7 @@ class AsyncMonitors(AsyncResource):
 
         Args:
             limit: Monitors per answer.
-            cursor: From the previous answer’s `nextCursor`.
+            cursor: From the previous answer’s `nextCursor`; omit to start with the newest.
             timeout_seconds: Seconds each attempt may take (default: the client's).
         """
         return self._client._paged(

@@ -3,9 +3,10 @@
 // submit bills (pages, agent minutes, browser minutes as the run uses them);
 // every other row here is free: reads, cancel, control, answer, files.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
-import { ApiError, isApiError } from '@wap/errors';
+import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
 import { z } from 'zod';
+import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
 import { capability, type HandlerContext } from '../types.js';
 import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
 import { pageUrl } from './scrape.js';
@@ -288,16 +289,6 @@ export const agentGetRow = capability({
   },
 });
 
-/**
- * The service names a refused field as its request does (`cursor`); the caller
- * sent it in the query, so the issue says `query.cursor` as the row's own checks do.
- */
-function asQueryIssues(err: unknown): never {
-  if (!isApiError(err) || err.code !== 'bad_request') throw err;
-  const issues = (err.details?.issues ?? []) as { path: string; message: string }[];
-  throw new ApiError('bad_request', { issues: issues.map((i) => ({ ...i, path: `query.${i.path}` })) });
-}
-
 export const agentListRow = capability({
   name: 'agent.list',
   method: 'get',
@@ -312,18 +303,13 @@ export const agentListRow = capability({
   request: {
     query: z.strictObject({
       status: runStatus.optional().describe('Only runs in this status.'),
-      limit: z.coerce.number().int().min(1).max(100).default(20).describe('Runs per answer.'),
-      cursor: z
-        .string()
-        .max(200)
-        .optional()
-        .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+      ...pageQuery('Runs', 20),
     }),
   },
   response: z.object({
     success: z.literal(true),
     runs: z.array(runSummaryObject).describe('Newest first.'),
-    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+    nextCursor,
   }),
   errors: [],
   handler: async (ctx, { query: q }) => {

@@ -4,6 +4,7 @@
 import { PLAN_NAMES, PLANS, type PlanLimits, plans } from '@wap/plans';
 import type { monitor } from '@wap/proto';
 import { z } from 'zod';
+import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
 import { capability } from '../types.js';
 import { isoTime } from '../usage-shape.js';
 import { pageUrl } from './scrape.js';
@@ -224,21 +225,19 @@ export const monitorsListRow = capability({
   mcpTool: 'service_monitors_list',
   request: {
     query: z.strictObject({
-      limit: z.coerce.number().int().min(1).max(100).default(20).describe('Monitors per answer.'),
-      cursor: z.string().max(200).optional().describe('From the previous answer’s `nextCursor`.'),
+      ...pageQuery('Monitors', 20),
     }),
   },
   response: z.object({
     success: z.literal(true),
     monitors: z.array(monitorObject),
-    nextCursor: z.string().nullable(),
+    nextCursor,
   }),
   errors: [],
   handler: async ({ principal, upstreams, signal }, { query: q }) => {
-    const out = await upstreams.monitor.listMonitors(
-      { workspaceId: principal.workspaceId, limit: q.limit, cursor: q.cursor ?? '' },
-      { signal },
-    );
+    const out = await upstreams.monitor
+      .listMonitors({ workspaceId: principal.workspaceId, limit: q.limit, cursor: q.cursor ?? '' }, { signal })
+      .catch(asQueryIssues);
     return { success: true as const, monitors: out.monitors.map(toMonitorJson), nextCursor: out.nextCursor || null };
   },
 });

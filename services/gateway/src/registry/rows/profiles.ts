@@ -3,6 +3,7 @@
 // its database). Profile writes are free (spec part 8).
 import type { browser } from '@wap/proto';
 import { z } from 'zod';
+import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
 import { capability } from '../types.js';
 import { isoTime } from '../usage-shape.js';
 
@@ -97,30 +98,27 @@ export const profilesListRow = capability({
   request: {
     query: z.strictObject({
       label: z.string().max(200).optional().describe('A glob over labels, e.g. `shop-*`.'),
-      limit: z.coerce.number().int().min(1).max(100).default(20).describe('Profiles per answer.'),
-      cursor: z
-        .string()
-        .max(200)
-        .optional()
-        .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+      ...pageQuery('Profiles', 20),
     }),
   },
   response: z.object({
     success: z.literal(true),
     profiles: z.array(profileObject),
-    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+    nextCursor,
   }),
   errors: ['capability_unavailable'],
   handler: async ({ principal, upstreams, signal }, { query: q }) => {
-    const out = await upstreams.browser.listProfiles(
-      {
-        workspaceId: principal.workspaceId,
-        ...(q.label !== undefined && { labelGlob: q.label }),
-        limit: q.limit,
-        cursor: q.cursor ?? '',
-      },
-      { signal },
-    );
+    const out = await upstreams.browser
+      .listProfiles(
+        {
+          workspaceId: principal.workspaceId,
+          ...(q.label !== undefined && { labelGlob: q.label }),
+          limit: q.limit,
+          cursor: q.cursor ?? '',
+        },
+        { signal },
+      )
+      .catch(asQueryIssues);
     return {
       success: true as const,
       profiles: out.profiles.map(toProfileJson),

@@ -5,6 +5,7 @@ import { ApiError } from '@wap/errors';
 import type { sessions } from '@wap/proto';
 import { z } from 'zod';
 import type { ReplayLinks } from '../../replay/links.js';
+import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
 import { capability, type HandlerContext } from '../types.js';
 import { credits, isoTime, usageObject } from '../usage-shape.js';
 
@@ -99,12 +100,7 @@ const listQuery = z.strictObject({
   task: z.enum(SESSION_TASKS).optional().describe('Only sessions that served this kind of task.'),
   since: z.iso.datetime({ offset: true }).optional().describe('Started at or after this time (ISO 8601).'),
   until: z.iso.datetime({ offset: true }).optional().describe('Started before this time (ISO 8601).'),
-  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Sessions per answer.'),
-  cursor: z
-    .string()
-    .max(200)
-    .optional()
-    .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+  ...pageQuery('Sessions', 20),
 });
 
 export const sessionsListRow = capability({
@@ -122,23 +118,25 @@ export const sessionsListRow = capability({
   response: z.object({
     success: z.literal(true),
     sessions: z.array(sessionObject),
-    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+    nextCursor,
   }),
   errors: [],
   handler: async ({ principal, upstreams, signal, replays }, { query: q }) => {
-    const out = await upstreams.sessions.listSessions(
-      {
-        workspaceId: principal.workspaceId,
-        status: q.status ?? '',
-        outcome: q.outcome ?? '',
-        kind: q.task ?? '',
-        ...(q.since && { startedAfter: timestampFromDate(new Date(q.since)) }),
-        ...(q.until && { startedBefore: timestampFromDate(new Date(q.until)) }),
-        limit: q.limit,
-        cursor: q.cursor ?? '',
-      },
-      { signal },
-    );
+    const out = await upstreams.sessions
+      .listSessions(
+        {
+          workspaceId: principal.workspaceId,
+          status: q.status ?? '',
+          outcome: q.outcome ?? '',
+          kind: q.task ?? '',
+          ...(q.since && { startedAfter: timestampFromDate(new Date(q.since)) }),
+          ...(q.until && { startedBefore: timestampFromDate(new Date(q.until)) }),
+          limit: q.limit,
+          cursor: q.cursor ?? '',
+        },
+        { signal },
+      )
+      .catch(asQueryIssues);
     const now = Date.now();
     return {
       success: true as const,

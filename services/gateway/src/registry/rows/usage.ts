@@ -1,6 +1,7 @@
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { ApiError, isApiError } from '@wap/errors';
+import { ApiError } from '@wap/errors';
 import { z } from 'zod';
+import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
 import { capability } from '../types.js';
 import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
 
@@ -91,30 +92,18 @@ export const usageCallsRow = capability({
   mcpTool: 'service_usage_calls',
   request: {
     query: z.strictObject({
-      limit: z.coerce.number().int().min(1).max(100).default(50).describe('Calls per answer.'),
-      cursor: z
-        .string()
-        .max(200)
-        .optional()
-        .describe('From the previous answer’s `nextCursor`; omit to start with the newest.'),
+      ...pageQuery('Calls', 50),
     }),
   },
   response: z.object({
     calls: z.array(call).describe('Newest first.'),
-    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null after the last.'),
+    nextCursor,
   }),
   errors: [],
   handler: async ({ principal, upstreams, signal }, { query: q }) => {
     const page = await upstreams.ledger
       .listCalls({ workspaceId: principal.workspaceId, limit: q.limit, cursor: q.cursor ?? '' }, { signal })
-      .catch((err: unknown) => {
-        // The limit is checked above, so the ledger refuses only the cursor: named as the query names it.
-        if (isApiError(err) && err.code === 'bad_request')
-          throw new ApiError('bad_request', {
-            issues: [{ path: 'query.cursor', message: 'not a cursor this listing gave' }],
-          });
-        throw err;
-      });
+      .catch(asQueryIssues);
     return {
       calls: page.calls.map((c) => ({
         id: c.id,
