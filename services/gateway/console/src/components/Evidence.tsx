@@ -44,7 +44,7 @@ export function Evidence({ sessionId }: { sessionId: string }) {
     });
 
   return (
-    <section aria-labelledby="evidence">
+    <section>
       <h2 id="evidence">Evidence</h2>
       <div class="actions">
         <button type="button" onClick={exportBundle} disabled={action.busy}>

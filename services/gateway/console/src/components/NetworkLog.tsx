@@ -36,7 +36,7 @@ export function NetworkLog({ sessionId, refresh }: { sessionId: string; refresh:
   );
 
   return (
-    <section aria-labelledby="network">
+    <section>
       <h2 id="network">Network log</h2>
       <form
         class="filters"

@@ -46,23 +46,25 @@ export function RunControl({ run, onChange }: { run: Run; onChange: (run: Run) =
     });
 
   const driving = controlUrl !== null || run.pausedFor === 'control';
+  // A settled run has nothing left to drive; what ended it (a cancel from here) is still said.
+  if (settled) return <Status>{action.said}</Status>;
   return (
-    <section aria-labelledby="control">
+    <section>
       <h2 id="control">Control</h2>
       <div class="actions">
-        <button type="button" onClick={take} disabled={action.busy || settled || !run.sessionId}>
+        <button type="button" onClick={take} disabled={action.busy || !run.sessionId}>
           Take control
         </button>
-        <button type="button" onClick={handBack} disabled={action.busy || settled || !driving}>
+        <button type="button" onClick={handBack} disabled={action.busy || !driving}>
           Hand back
         </button>
-        <button type="button" class="danger" onClick={cancel} disabled={action.busy || settled}>
+        <button type="button" class="danger" onClick={cancel} disabled={action.busy}>
           Cancel run
         </button>
       </div>
       <Status>{action.said}</Status>
       <Alert error={action.error} />
-      {controlUrl && !settled && <iframe class="screen control" title="Control" src={controlUrl} />}
+      {controlUrl && <iframe class="screen control" title="Control" src={controlUrl} />}
     </section>
   );
 }

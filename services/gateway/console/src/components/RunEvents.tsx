@@ -4,7 +4,7 @@ import { Time } from './Time.js';
 /** The run's events, oldest first; new ones are appended as they come. */
 export function RunEvents({ events }: { events: RunEvent[] }) {
   return (
-    <section aria-labelledby="events">
+    <section>
       <h2 id="events">Events</h2>
       {events.length === 0 ? (
         <p>No events yet.</p>

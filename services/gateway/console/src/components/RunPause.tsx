@@ -31,7 +31,7 @@ export function RunPause({ run, onAnswered }: { run: Run; onAnswered: (run: Run)
   };
 
   return (
-    <section aria-labelledby="waiting" class="callout">
+    <section class="callout">
       <h2 id="waiting">{run.pausedFor === 'question' ? 'The run asks' : 'The run asks for approval'}</h2>
       {run.question && <p class="question">{run.question}</p>}
       {run.pausedFor === 'question' ? (

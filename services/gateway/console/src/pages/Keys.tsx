@@ -47,7 +47,7 @@ export function Keys() {
   return (
     <>
       <PageHeading title="API keys">API keys</PageHeading>
-      <section aria-labelledby="new-key">
+      <section>
         <h2 id="new-key">Create a key</h2>
         <form onSubmit={create} class="stack">
           <label>

@@ -61,7 +61,7 @@ export function Members() {
     <>
       <PageHeading title="Members">Members</PageHeading>
       {owner ? (
-        <section aria-labelledby="add-member">
+        <section>
           <h2 id="add-member">Add a member</h2>
           <p>The person needs an account already. Adding a member again sets their role.</p>
           <form onSubmit={add} class="filters">

@@ -79,7 +79,7 @@ export function Monitors() {
   return (
     <>
       <PageHeading title="Monitors">Monitors</PageHeading>
-      <section aria-labelledby="new-monitor">
+      <section>
         <h2 id="new-monitor">Watch a page</h2>
         <p>Each check costs 1 credit, and 1 more when the page changed. A change is sent once to your webhook.</p>
         <form onSubmit={create} class="stack">

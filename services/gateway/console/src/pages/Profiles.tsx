@@ -40,7 +40,7 @@ export function Profiles() {
   return (
     <>
       <PageHeading title="Profiles">Profiles</PageHeading>
-      <section aria-labelledby="new-profile">
+      <section>
         <h2 id="new-profile">Create a profile</h2>
         <p>
           A profile keeps a browser's logins and site data across sessions, seen from the same exit: connect with{' '}

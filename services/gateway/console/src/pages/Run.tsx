@@ -37,7 +37,7 @@ export function Run({ id }: { id: string }) {
           <RunPause run={run} onAnswered={setRun} />
           <RunControl run={run} onChange={setRun} />
           {run.plan.length > 0 && (
-            <section aria-labelledby="plan">
+            <section>
               <h2 id="plan">Plan</h2>
               <ol aria-label="Plan">
                 {run.plan.map((step, i) => (
@@ -47,7 +47,7 @@ export function Run({ id }: { id: string }) {
             </section>
           )}
           {run.answer !== null && run.answer !== undefined && (
-            <section aria-labelledby="answer">
+            <section>
               <h2 id="answer">Answer</h2>
               <pre class="json">{JSON.stringify(run.answer, null, 2)}</pre>
             </section>
@@ -56,7 +56,7 @@ export function Run({ id }: { id: string }) {
       )}
       <Alert error={loaded.error ? undefined : feed.error} />
       <RunEvents events={feed.events} />
-      <section aria-labelledby="records">
+      <section>
         <h2 id="records">Records</h2>
         <Alert error={records.error} />
         {records.data?.data.length ? (
@@ -88,7 +88,7 @@ function Facts({ run }: { run: RunObject }) {
       <dd class="task">{run.task}</dd>
       {run.url && (
         <>
-          <dt>Started at</dt>
+          <dt>Start page</dt>
           <dd class="url">{run.url}</dd>
         </>
       )}

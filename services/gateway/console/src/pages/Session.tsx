@@ -76,7 +76,7 @@ function Screen({ session }: { session: BrowserSession }) {
   const frame = shown.current;
   const live = session.status === 'live';
   return (
-    <section aria-labelledby="screen">
+    <section>
       <h2 id="screen">{live ? 'Live view' : 'Replay'}</h2>
       {frame ? (
         <iframe class="screen" title={live ? 'Live view' : 'Replay'} src={frame.url} />

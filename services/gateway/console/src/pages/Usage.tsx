@@ -19,7 +19,7 @@ export function Usage() {
       <PageHeading title="Usage and credits">Usage and credits</PageHeading>
       <Alert error={credits.error} />
       {credits.data && <Balance credits={credits.data} />}
-      <section aria-labelledby="per-day">
+      <section>
         <h2 id="per-day">Credits per day, last 30 days</h2>
         <Alert error={usage.error} />
         {usage.data ? <PerDay report={usage.data} /> : !usage.error && <p>Loading…</p>}
@@ -31,7 +31,7 @@ export function Usage() {
 
 function Balance({ credits: c }: { credits: Credits }) {
   return (
-    <section aria-labelledby="balance">
+    <section>
       <h2 id="balance" class="visually-hidden">
         Balance
       </h2>
@@ -119,7 +119,7 @@ function RecentCalls() {
     [],
   );
   return (
-    <section aria-labelledby="calls">
+    <section>
       <h2 id="calls">Recent calls</h2>
       <Alert error={calls.error} />
       <Table
