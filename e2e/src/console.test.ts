@@ -1,0 +1,538 @@
+// The web console in a real Chromium against a real fleet (docs/console.md): a person signs in
+// on the page, makes a key that works on the API and stops working once deleted, sees a scrape
+// move their usage, plays a recorded session, answers a paused agent run and drives another,
+// and is shown nothing of a workspace they do not belong to; a member who is not an owner
+// cannot manage members. Every page visited has no console error, no failed request and no
+// serious accessibility violation; on a phone, nothing sticks out sideways. Only the accessible
+// names of the console's contract are used, never its markup.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Fleet } from '@wap/fleet';
+import { startFleet, until } from '@wap/testkit';
+import { type FakeModel, modelReply, startTestSite, type TestSite } from '@wap/testsite';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { call } from './api.js';
+import { creditsIn, heading, loaded, open, PageWatch, rowOf, rowsOf, settled, signIn } from './console-page.js';
+import { asking, promptOf, type ScriptedModel, startScriptedModel, step } from './scripted-agent.js';
+
+const PASSWORD = 'correct horse battery staple';
+/** A test that hangs (a frame that never answers) fails on its own instead of holding the file. */
+const TEST_TIMEOUT_MS = 240_000;
+const tag = randomBytes(3).toString('hex');
+const OWNER = `owner-${tag}@example.test`;
+const MEMBER = `member-${tag}@example.test`;
+/** A member of both workspaces. */
+const BOTH = `both-${tag}@example.test`;
+/** What only the other workspace holds: a key of this name, a session, a run. */
+const OTHER_KEY_NAME = `zeta-elsewhere-${tag}`;
+
+let fleet: Fleet;
+let site: TestSite;
+let model: FakeModel;
+let scripts: ScriptedModel['scripts'];
+let browser: Browser;
+/** The workspace the people sign in to, and an API key of it for what the test does through the API. */
+const home = { name: `console-${tag}`, id: '', key: '', sessionId: '' };
+const other = { name: `elsewhere-${tag}`, id: '', key: '', sessionId: '', runId: '' };
+
+interface Run {
+  id: string;
+  status: string;
+  outcome: string | null;
+  pausedFor: string | null;
+  question: string | null;
+  answer: unknown;
+}
+
+before(async () => {
+  site = await startTestSite({ pages: 5, extras: false });
+  let agentEnv: Record<string, string>;
+  ({ model, scripts, env: agentEnv } = await startScriptedModel());
+  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', ...agentEnv } });
+  for (const ws of [home, other]) {
+    ({ workspaceId: ws.id } = await fleet.admin<{ workspaceId: string }>(
+      'workspace',
+      'create',
+      ws.name,
+      '--plan',
+      'pro',
+    ));
+  }
+  ({ apiKey: home.key } = await fleet.admin<{ apiKey: string }>('key', 'create', home.name, '--name', 'fixtures'));
+  ({ apiKey: other.key } = await fleet.admin<{ apiKey: string }>(
+    'key',
+    'create',
+    other.name,
+    '--name',
+    OTHER_KEY_NAME,
+  ));
+  const passwordFile = path.join(tmpdir(), `wap-console-${process.pid}`);
+  writeFileSync(passwordFile, `${PASSWORD}\n`);
+  for (const [email, role] of [
+    [OWNER, 'owner'],
+    [MEMBER, 'member'],
+  ]) {
+    await fleet.admin('user', 'create', email as string, '--password-file', passwordFile);
+    await fleet.admin('member', 'add', home.name, email as string, '--role', role as string);
+  }
+  await fleet.admin('user', 'create', BOTH, '--password-file', passwordFile);
+  for (const ws of [home, other]) await fleet.admin('member', 'add', ws.name, BOTH);
+  // A recorded session in each workspace: a page rendered in a browser is recorded.
+  [home.sessionId, other.sessionId] = await Promise.all([recordedSession(home.key, 1), recordedSession(other.key, 2)]);
+  ({ id: other.runId } = await submit(other.key, { task: `Nothing to see ${tag}`, url: `${site.url}/` }));
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+});
+
+after(async () => {
+  await browser?.close();
+  await fleet?.stop();
+  await fleet?.dropDatabases();
+  await model?.close();
+  await site?.close();
+});
+
+/** A browser-engine scrape's session, once it ended with its page stored. */
+async function recordedSession(key: string, article: number): Promise<string> {
+  const r = await call<{ data: { metadata: { sessionId?: string } } }>(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+    key,
+    body: { url: `${site.url}/articles/${article}`, engine: 'browser', formats: ['markdown'] },
+  });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  const id = r.body.data.metadata.sessionId as string;
+  await until(`session ${id} ended with its page recorded`, async () => {
+    const s = await call<{ session: { status: string; pageCount: number } }>(
+      fleet.gatewayUrl,
+      'GET',
+      `/v1/sessions/${id}`,
+      { key },
+    );
+    return s.body.session?.status === 'ended' && s.body.session.pageCount >= 1;
+  });
+  return id;
+}
+
+async function submit(key: string, body: Record<string, unknown>): Promise<{ id: string }> {
+  const r = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/agent', { key, body });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  return r.body;
+}
+
+async function runOf(id: string): Promise<Run> {
+  return (await call<{ run: Run }>(fleet.gatewayUrl, 'GET', `/v1/agent/${id}`, { key: home.key })).body.run;
+}
+
+async function waitRun(id: string, done: (run: Run) => boolean, what: string): Promise<Run> {
+  let last: Run | undefined;
+  await until(
+    `run ${id} ${what} (last: ${JSON.stringify(last)})`,
+    async () => {
+      last = await runOf(id);
+      return done(last);
+    },
+    90_000,
+  );
+  return last as Run;
+}
+
+/** A fresh browser profile (its own cookies), a page in it and the page's watch. */
+async function person(viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  return { context, page, watch: new PageWatch(page) };
+}
+
+/** A person signed in as `email`, on the Usage page. */
+async function signedIn(email = OWNER, viewport?: { width: number; height: number }) {
+  const p = await person(viewport);
+  await signIn(p.page, p.watch, `${fleet.gatewayUrl}/console/`, email, PASSWORD);
+  await heading(p.page, 'Usage and credits');
+  return p;
+}
+
+/** The Keys, Sessions and Agent runs tables' rows of the workspace shown, once its key `keyName` is listed. */
+async function shownOf(page: Page, keyName: string) {
+  await open(page, 'Keys', 'API keys');
+  await rowOf(page, 'API keys', keyName);
+  const keys = await rowsOf(page, 'API keys');
+  await open(page, 'Sessions', 'Sessions');
+  const sessions = await rowsOf(page, 'Sessions');
+  await open(page, 'Agent runs', 'Agent runs');
+  const runs = await rowsOf(page, 'Agent runs');
+  return { keys, sessions, runs };
+}
+
+/** What of the other workspace the tables show: its key, its session, its run. */
+const elsewhere = (shown: Awaited<ReturnType<typeof shownOf>>) => [
+  ...shown.keys.filter((r) => r.includes(OTHER_KEY_NAME)),
+  ...shown.sessions.filter((r) => r.includes(other.sessionId)),
+  ...shown.runs.filter((r) => r.includes(other.runId)),
+];
+
+/** Runs a person's steps, then closes their browser; what their pages showed wrong fails the test at its end. */
+async function closing(context: BrowserContext, watch: PageWatch, steps: () => Promise<void>) {
+  try {
+    await steps();
+  } catch (error) {
+    // The step that failed comes first; what the pages showed wrong before it is still worth knowing.
+    if (watch.found.length) console.error(`Also found on the pages:\n${watch.found.join('\n')}`);
+    throw error;
+  } finally {
+    await context.close();
+  }
+  watch.assertNothingFound();
+}
+
+describe('the console', () => {
+  test('a person signs in on the page, sees their workspace, and signs out', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { context, page, watch } = await person();
+    await closing(context, watch, async () => {
+      watch.provoke(401, /^\/console\/api\/session$/);
+      await page.goto(`${fleet.gatewayUrl}/console/keys`);
+      await page.waitForURL(/\/console\/sign-in/);
+      await watch.check('the sign-in page');
+
+      // A wrong password is refused in an alert, and the page stays.
+      watch.provoke(401, /^\/console\/api\/session$/);
+      await page.getByLabel('Email', { exact: true }).fill(OWNER);
+      await page.getByLabel('Password', { exact: true }).fill('not the password');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: /\S/ }).waitFor();
+      assert.match(page.url(), /\/console\/sign-in/);
+      await watch.check('the sign-in page after a wrong password');
+
+      await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const nav = page.getByRole('navigation', { name: 'Console' });
+      await nav.waitFor();
+      await nav.getByText(home.name).first().waitFor();
+      for (const link of ['Usage', 'Keys', 'Sessions', 'Agent runs', 'Monitors', 'Profiles', 'Members'])
+        assert.equal(await nav.getByRole('link', { name: link, exact: true }).count(), 1, `the link ${link}`);
+      await watch.check('the first page after signing in');
+      // Every page of the navigation opens on its heading, clean.
+      for (const [link, h1] of [
+        ['Keys', 'API keys'],
+        ['Sessions', 'Sessions'],
+        ['Agent runs', 'Agent runs'],
+        ['Monitors', 'Monitors'],
+        ['Profiles', 'Profiles'],
+        ['Members', 'Members'],
+        ['Usage', 'Usage and credits'],
+      ] as const) {
+        await open(page, link, h1);
+        await settled(page);
+        await watch.check(`the ${h1} page`);
+      }
+
+      const cookie = (await context.cookies()).find((c) => c.name === 'wap_session');
+      assert.ok(cookie?.httpOnly, 'the session cookie is HttpOnly');
+      await nav.getByRole('button', { name: 'Sign out', exact: true }).click();
+      await page.waitForURL(/\/console\/sign-in/);
+      // The cookie is dead on the server, not only dropped by the browser.
+      const replayed = await call(fleet.gatewayUrl, 'GET', '/console/api/session', {
+        headers: { cookie: `wap_session=${cookie.value}` },
+      });
+      assert.equal(replayed.status, 401, 'the signed-out session is refused');
+      // Signed out for good: a page of the console sends the person back to sign in.
+      watch.provoke(401, /^\/console\/api\/session$/);
+      await page.goto(`${fleet.gatewayUrl}/console/keys`);
+      await page.waitForURL(/\/console\/sign-in/);
+      await watch.check('the sign-in page after signing out');
+      // The tab's icon: a browser asks for it on its own (the page's icon link, else /favicon.ico), at a time of its own.
+      const icon = new URL(
+        String(await page.evaluate("document.querySelector('link[rel~=icon]')?.href ?? '/favicon.ico'")),
+        page.url(),
+      );
+      assert.equal((await fetch(icon)).status, 200, `the tab's icon ${icon.pathname} loads`);
+    });
+  });
+
+  test('a key made on the Keys page works on the API, and stops the moment it is deleted', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      await watch.check('the Usage page');
+      await open(page, 'Keys', 'API keys');
+      const name = `deploy-${tag}`;
+      await page.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
+      for (const box of ['REST API', 'MCP server'])
+        assert.equal(await page.getByRole('checkbox', { name: box }).isChecked(), true, `${box} is checked first`);
+      await page.getByRole('button', { name: 'Create key', exact: true }).click();
+      const shown = page.getByRole('textbox', { name: 'New key', exact: true });
+      await shown.waitFor();
+      const secret = await shown.inputValue();
+      assert.match(secret, /^ock_/);
+      assert.equal(await shown.isEditable(), false, 'the new key is read-only');
+      await rowOf(page, 'API keys', name);
+      await watch.check('the Keys page with a new key');
+
+      const credits = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret });
+      assert.equal(credits.status, 200, JSON.stringify(credits.body));
+
+      // Cancel keeps the key; Delete key revokes it.
+      const remove = page.getByRole('button', { name: `Delete ${name}`, exact: true });
+      await remove.click();
+      const dialog = page.getByRole('dialog');
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret })).status, 200);
+      await remove.click();
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Delete key', exact: true }).click();
+      await remove.waitFor({ state: 'detached' });
+      const after = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret });
+      assert.equal(after.status, 401, `the deleted key is refused at once: ${JSON.stringify(after.body)}`);
+      await watch.check('the Keys page after deleting a key');
+    });
+  });
+
+  test('a scrape shows in Usage: a recent call with its credits, fewer credits available', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      const available = async () => {
+        await page.getByText('Available', { exact: true }).waitFor();
+        const text = (await page.getByRole('main').textContent()) ?? '';
+        const m = /Available\s*([\d,.]+)/.exec(text);
+        assert.ok(m, `the Usage page says what is available: ${text.slice(0, 400)}`);
+        return creditsIn(m[1] as string);
+      };
+      await loaded(page, 'Recent calls');
+      const before = await available();
+      await watch.check('the Usage page');
+
+      const requestId = `console-e2e-${tag}`;
+      const r = await call<{ usage: { credits: number } }>(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+        key: home.key,
+        body: { url: `${site.url}/articles/3`, engine: 'fetch', formats: ['markdown'] },
+        headers: { 'x-request-id': requestId },
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.usage.credits, 1);
+
+      await page.reload();
+      await heading(page, 'Usage and credits');
+      const row = await rowOf(page, 'Recent calls', requestId);
+      const cells = (await row.getByRole('cell').allInnerTexts()).map((c) => c.trim());
+      assert.ok(cells.includes('scrape'), `the row names its capability: ${cells}`);
+      assert.ok(
+        cells.some((c) => creditsIn(c) === 1 && /^\d/.test(c)),
+        `the row shows its credit: ${cells}`,
+      );
+      assert.equal(await available(), before - 1, 'one credit less available');
+      assert.ok(
+        (await page.getByRole('img', { name: /^Credits per day/ }).count()) >= 1,
+        'the chart of credits per day is named',
+      );
+      await watch.check('the Usage page after a scrape');
+    });
+  });
+
+  test('a recorded session opens from the Sessions page and its replay plays', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      await open(page, 'Sessions', 'Sessions');
+      await rowOf(page, 'Sessions', home.sessionId);
+      await watch.check('the Sessions page');
+      await page
+        .getByRole('table', { name: 'Sessions' })
+        .getByRole('link', { name: home.sessionId, exact: true })
+        .click();
+      await heading(page, `Session ${home.sessionId}`);
+      assert.match(page.url(), new RegExp(`/console/sessions/${home.sessionId}$`));
+
+      const replay = page.getByTitle('Replay', { exact: true });
+      await replay.waitFor();
+      const inside = replay.contentFrame();
+      await inside.getByRole('heading', { name: `Session ${home.sessionId}` }).waitFor();
+      const pageUrl = `${site.url}/articles/1`;
+      // The player is up once the recording loaded: its timeline lists the page.
+      await inside.getByRole('button', { name: pageUrl, exact: true }).waitFor({ timeout: 20_000 });
+      assert.equal(await inside.getByText('The recording could not be loaded', { exact: false }).count(), 0);
+      const frame = await (await replay.elementHandle())?.contentFrame();
+      assert.ok(frame, 'the replay frame');
+      await frame.waitForFunction('window.wapReplay !== undefined');
+      await frame.evaluate('void window.wapReplay.player.play()');
+      await frame.waitForFunction('window.wapReplay.player.getReplayer().getCurrentTime() > 0');
+      await frame.evaluate('window.wapReplay.toEnd()');
+      // What the page showed is in the player's own frame.
+      await inside.frameLocator('iframe').getByText(site.article(1).title).first().waitFor();
+
+      // The network log holds the page, and its filter narrows it down.
+      await rowOf(page, 'Network log', pageUrl);
+      const filter = page.getByLabel('URL contains', { exact: true });
+      await filter.fill(`/nothing-like-this-${tag}`);
+      await rowOf(page, 'Network log', 'No requests match.');
+      await filter.fill('/articles/1');
+      await rowOf(page, 'Network log', pageUrl);
+      // The recorded page in the player's own frame is the test site's, not ours: only the console and the player are checked.
+      // Nor can axe run in the player's frame (sandboxed, no scripts): it is left out.
+      await watch.check('a session page with its replay', [['iframe[title="Replay"]', 'iframe']]);
+    });
+  });
+
+  test('a run paused with a question is answered on its page and goes on', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const task = `Pick a colour ${tag}`;
+    scripts.set(task, asking('Which colour do you like?'));
+    const { id } = await submit(home.key, { task, url: `${site.url}/` });
+    await waitRun(id, (r) => r.pausedFor === 'question', 'paused with its question');
+
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      await open(page, 'Agent runs', 'Agent runs');
+      await page
+        .getByRole('table', { name: 'Agent runs' })
+        .getByRole('link', { name: new RegExp(id.slice(0, 8)) })
+        .click();
+      await heading(page, `Run ${id}`);
+      await page.getByText('Which colour do you like?').first().waitFor();
+      const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
+      await events.first().waitFor();
+      const seen = await events.count();
+      await watch.check('a run paused with a question');
+
+      await page.getByRole('textbox', { name: 'Answer', exact: true }).fill('teal');
+      await page.getByRole('button', { name: 'Send answer', exact: true }).click();
+      const run = await waitRun(id, (r) => r.status === 'settled', 'settled after the answer');
+      assert.deepEqual([run.outcome, run.answer], ['completed', 'got: teal']);
+      // The page follows the run on its own: more events, and the question gone.
+      await events.nth(seen).waitFor();
+      await page.getByRole('textbox', { name: 'Answer', exact: true }).waitFor({ state: 'detached' });
+      await page.getByText('got: teal').first().waitFor();
+      await watch.check('a run answered');
+    });
+  });
+
+  test('a person takes control of a running run in the Control frame and hands it back', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const task = `Wait for a person ${tag}`;
+    scripts.set(task, (prompt) =>
+      prompt.includes('A person drove the browser')
+        ? step([{ action: 'finish', success: true, answer: 'handed back' }])
+        : modelReply.stall(),
+    );
+    const { id } = await submit(home.key, { task, url: `${site.url}/articles/2` });
+    await until('the model to be asked', async () => model.requests.some((r) => promptOf(r).includes(`Task: ${task}`)));
+
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      await page.goto(`${fleet.gatewayUrl}/console/runs/${id}`);
+      await heading(page, `Run ${id}`);
+      await page.getByRole('button', { name: 'Take control', exact: true }).click();
+      const control = page.getByTitle('Control', { exact: true });
+      await control.waitFor();
+      const inside = control.contentFrame();
+      await inside.getByRole('heading', { name: 'Browser control' }).waitFor();
+      await inside
+        .getByRole('status')
+        .filter({ hasText: 'You are driving this browser.' })
+        .waitFor({ timeout: 20_000 });
+      assert.equal((await runOf(id)).pausedFor, 'control');
+      await watch.check('a run under a person’s control');
+
+      await page.getByRole('button', { name: 'Hand back', exact: true }).click();
+      const run = await waitRun(id, (r) => r.status === 'settled', 'settled after it was handed back');
+      assert.deepEqual([run.outcome, run.answer], ['completed', 'handed back']);
+      await watch.check('a run handed back');
+    });
+  });
+
+  test('a member who is not an owner sees the members but no way to change them', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn(MEMBER);
+    await closing(context, watch, async () => {
+      await open(page, 'Members', 'Members');
+      await rowOf(page, 'Members', OWNER);
+      await rowOf(page, 'Members', MEMBER);
+      await page
+        .getByText(/only owners/i)
+        .first()
+        .waitFor();
+      assert.equal(await page.getByRole('textbox', { name: 'Email' }).count(), 0, 'no member form');
+      assert.equal(await page.getByRole('button', { name: 'Add member' }).count(), 0, 'no Add member');
+      assert.equal(await page.getByRole('button', { name: /^Remove / }).count(), 0, 'no Remove buttons');
+      await watch.check('the Members page of a member');
+    });
+  });
+
+  test("one workspace's console shows nothing of another's: keys, sessions, runs", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      const shown = await shownOf(page, 'fixtures');
+      assert.ok(
+        shown.sessions.some((r) => r.includes(home.sessionId)),
+        'its own session is listed',
+      );
+      assert.deepEqual(elsewhere(shown), [], 'nothing of the other workspace');
+      assert.ok(!(await page.content()).includes(other.sessionId), 'no trace of the other session in the page');
+      await watch.check('the pages of the first workspace');
+
+      // The other's session at its own address: a refusal, not the session.
+      watch.provoke(404, new RegExp(`/${other.sessionId}`));
+      await page.goto(`${fleet.gatewayUrl}/console/sessions/${other.sessionId}`);
+      await page.getByRole('alert').filter({ hasText: /\S/ }).waitFor();
+      assert.equal(await page.getByTitle('Replay', { exact: true }).count(), 0, 'no replay of the other');
+      await watch.check("another workspace's session page");
+    });
+  });
+
+  test('a person in both workspaces sees each one alone, switching between them', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn(BOTH);
+    await closing(context, watch, async () => {
+      const workspace = page.getByRole('navigation', { name: 'Console' }).getByRole('combobox', { name: 'Workspace' });
+      await workspace.selectOption({ label: home.name });
+      const first = await shownOf(page, 'fixtures');
+      assert.deepEqual(elsewhere(first), [], 'nothing of the other workspace');
+      await watch.check('the pages of the first workspace, switched to');
+
+      // The same pages of the other workspace show its things, and none of the first's.
+      await workspace.selectOption({ label: other.name });
+      const second = await shownOf(page, OTHER_KEY_NAME);
+      assert.ok(
+        second.sessions.some((r) => r.includes(other.sessionId)),
+        'its session is listed',
+      );
+      assert.ok(
+        second.runs.some((r) => r.includes(other.runId)),
+        'its run is listed',
+      );
+      assert.ok(!second.keys.some((r) => r.includes('fixtures')), 'no key of the first');
+      assert.ok(!second.sessions.some((r) => r.includes(home.sessionId)), 'no session of the first');
+      await watch.check('the pages of the second workspace');
+    });
+  });
+
+  test('on a phone, the pages fit the screen: only tables scroll sideways', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { context, page, watch } = await signedIn(OWNER, { width: 390, height: 844 });
+    await closing(context, watch, async () => {
+      await loaded(page, 'Recent calls');
+      await watch.checkFits('the Usage page on a phone');
+      await watch.check('the Usage page on a phone');
+      // Straight to each address: on a phone the navigation may fold into a menu.
+      for (const [route, h1, caption] of [
+        ['keys', 'API keys', 'API keys'],
+        ['sessions', 'Sessions', 'Sessions'],
+      ] as const) {
+        await page.goto(`${fleet.gatewayUrl}/console/${route}`);
+        await heading(page, h1);
+        await loaded(page, caption);
+        await watch.checkFits(`the ${h1} page on a phone`);
+        await watch.check(`the ${h1} page on a phone`);
+      }
+    });
+  });
+});
