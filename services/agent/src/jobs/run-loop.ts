@@ -14,7 +14,7 @@ import {
   priceUsage,
   recoverMetered,
 } from '@wap/billing';
-import { ApiError, isApiError } from '@wap/errors';
+import { isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser as proto } from '@wap/proto';
 import { type BrowserHosts, openOnHosts } from '@wap/rpc';
@@ -541,7 +541,7 @@ export class RunLoop {
       case 'fill_secret':
         return this.fillSecret(row, action, results, pageUrl);
       case 'purchase':
-        return this.purchase(row, action, results, pageUrl);
+        return this.purchase(action, results, pageUrl);
       case 'call_tool':
         return this.callTool(row, action, results);
       case 'record': {
@@ -872,7 +872,6 @@ export class RunLoop {
    * breach ends the run with its code), then a person approves it while the run waits.
    */
   private async purchase(
-    row: RunRow,
     action: Extract<StepAction, { action: 'purchase' }>,
     results: string[],
     pageUrl: string,
