@@ -61,7 +61,8 @@ function Shell() {
 
   const state = useMemo(() => (session ? { session, setSession } : null), [session]);
 
-  if (session === undefined) return <p class="loading">Loading…</p>;
+  // Signed in on the sign-in page: the effect above is about to leave it; nothing is loaded meanwhile.
+  if (session === undefined || (session && onSignIn)) return <p class="loading">Loading…</p>;
   if (!state) {
     return (
       <main id="main" class="sign-in-page">
@@ -92,7 +93,6 @@ function Shell() {
           <Route path="/console/monitors" component={Monitors} />
           <Route path="/console/profiles" component={Profiles} />
           <Route path="/console/members" component={Members} />
-          <Route path="/console/sign-in" component={Usage} />
           <Route default component={NotFound} />
         </Router>
       </main>

@@ -1,7 +1,35 @@
-// A session as it changes: GET /v1/sessions/{id}/live (server-sent events, one frame per change,
-// the last one `ended`). EventSource sends the session cookie on its own (same origin, a GET).
+// A session as it changes: GET /v1/sessions/{id}/live, server-sent events with one frame per
+// change, the last one `ended`. Read with fetch rather than EventSource: the stream ends on its
+// own after that frame (EventSource would connect again), and a 401 goes through the client.
 import { useEffect, useState } from 'preact/hooks';
+import { send } from './client.js';
 import type { BrowserSession } from './types.js';
+
+/** Calls `onFrame` with each `data:` frame's JSON until the stream ends or `signal` aborts it. */
+async function readEvents(path: string, signal: AbortSignal, onFrame: (data: unknown) => void): Promise<void> {
+  const res = await send(path, { signal });
+  if (!res.body) return;
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end = buffer.indexOf('\n\n');
+    while (end >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = event
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      // An `event: error` frame is the Error object: the session can no longer be followed.
+      if (data && !event.startsWith('event: error')) onFrame(JSON.parse(data));
+      end = buffer.indexOf('\n\n');
+    }
+  }
+}
 
 /** The newest state of `initial` while it is live; unchanged once it has ended. */
 export function useLiveSession(initial: BrowserSession | undefined): BrowserSession | undefined {
@@ -11,16 +39,13 @@ export function useLiveSession(initial: BrowserSession | undefined): BrowserSess
 
   useEffect(() => {
     if (!id) return;
-    const source = new EventSource(`/v1/sessions/${encodeURIComponent(id)}/live`);
-    source.onmessage = (event) => {
-      const { session } = JSON.parse(event.data) as { session: BrowserSession };
-      setLatest(session);
-      // The server ends the stream after this frame; EventSource would connect again.
-      if (session.status === 'ended') source.close();
-    };
-    // A stream that fails (the session gone, signed out) is not retried: the page still shows the last state.
-    source.onerror = () => source.close();
-    return () => source.close();
+    const abort = new AbortController();
+    readEvents(`/v1/sessions/${encodeURIComponent(id)}/live`, abort.signal, (data) =>
+      setLatest((data as { session: BrowserSession }).session),
+    ).catch(() => {
+      // The feed failing (the session deleted, the network gone) leaves the page at its last state.
+    });
+    return () => abort.abort();
   }, [id]);
 
   return latest;
