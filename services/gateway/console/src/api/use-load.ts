@@ -8,7 +8,11 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** Runs `load` when `deps` change (and on reload); an answer that arrives after a newer ask is dropped. */
+/**
+ * Runs `load` when `deps` change (and on reload). Leaving the page or changing `deps` aborts
+ * what is in flight; a reload does not (an aborted request is a failed one in the browser's
+ * eyes): the older answer is only dropped when a newer ask was made.
+ */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<unknown>();
@@ -16,25 +20,35 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   const [round, setRound] = useState(0);
   const latest = useRef(load);
   latest.current = load;
+  const asked = useRef(0);
+  const lifetime = useRef(new AbortController());
 
-  // The caller names what the load depends on (deps); `round` is a reload.
+  // The caller names what the load depends on (deps).
   useEffect(() => {
-    const abort = new AbortController();
+    const controller = new AbortController();
+    lifetime.current = controller;
+    return () => controller.abort();
+  }, deps);
+
+  // `round` is a reload.
+  useEffect(() => {
+    const { signal } = lifetime.current;
+    const ask = ++asked.current;
+    const current = () => !signal.aborted && ask === asked.current;
     setLoading(true);
-    latest.current(abort.signal).then(
+    latest.current(signal).then(
       (value) => {
-        if (abort.signal.aborted) return;
+        if (!current()) return;
         setData(value);
         setError(undefined);
         setLoading(false);
       },
       (err: unknown) => {
-        if (abort.signal.aborted) return;
+        if (!current()) return;
         setError(err);
         setLoading(false);
       },
     );
-    return () => abort.abort();
   }, [...deps, round]);
 
   const reload = useCallback(() => setRound((n) => n + 1), []);
