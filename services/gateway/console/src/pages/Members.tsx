@@ -1,4 +1,4 @@
-import { api } from '../api/client.js';
+import { type ApiFailure, api } from '../api/client.js';
 import { useSession } from '../api/session.js';
 import type { Member } from '../api/types.js';
 import { useAction } from '../api/use-action.js';
@@ -8,6 +8,13 @@ import { PageHeading } from '../components/PageHeading.js';
 import { Status } from '../components/Status.js';
 import { type Column, Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
+
+/** The API's messages are generic; what they mean here. */
+function explain(failure: ApiFailure): string | undefined {
+  if (failure.code === 'not_found') return 'No account has this email: the person needs an account first.';
+  if (failure.code === 'tenant_scope') return 'Only owners of the workspace add and remove members.';
+  return undefined;
+}
 
 export function Members() {
   const { session } = useSession();
@@ -84,7 +91,7 @@ export function Members() {
       ) : (
         <p>Only owners of the workspace add and remove members.</p>
       )}
-      <Alert error={action.error ?? members.error} />
+      <Alert error={action.error ?? members.error} explain={explain} />
       <Status>{action.said}</Status>
       <Table
         caption="Members"
