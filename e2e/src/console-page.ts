@@ -134,30 +134,47 @@ export async function assertAccessible(page: Page, where: string, exclude: Exclu
 }
 
 /**
- * Nothing sticks out of the viewport to the right (which would make the whole page scroll
- * sideways on a phone) unless it sits in a box that scrolls or clips on its own, as a table's
- * wrapper does.
+ * Nothing sticks out of the viewport to the right (the whole page would scroll sideways on a
+ * phone, or, under an overflow: hidden body, be cut off) unless it sits in a box that scrolls
+ * on its own, as a table's wrapper does.
  */
 export async function assertFitsWidth(page: Page, where: string): Promise<void> {
   // A string: this package is compiled without the DOM's types.
   const found = (await page.evaluate(`(() => {
     const width = document.documentElement.clientWidth;
+    // A box of the page's own that scrolls sideways (a table's wrapper); html and body do not count.
     const contained = (el) => {
-      for (let p = el.parentElement; p && p !== document.documentElement; p = p.parentElement) {
+      for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
         const x = getComputedStyle(p).overflowX;
-        if (x === 'auto' || x === 'scroll' || x === 'hidden' || x === 'clip') return true;
+        if (x === 'auto' || x === 'scroll') return true;
       }
       return false;
     };
     const name = (el) =>
       el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + '[' + (el.textContent || '').trim().slice(0, 40) + ']';
     const sticking = [];
+    const rightOf = new Map();
     for (const el of document.body.querySelectorAll('*')) {
       const r = el.getBoundingClientRect();
-      if (r.width <= 1 || r.height <= 1 || r.right <= width + 1) continue;
-      if (!contained(el)) sticking.push(name(el) + ' right=' + Math.round(r.right));
+      if (r.width <= 1 || r.height <= 1) continue;
+      // A box's own text runs past it (a long unbroken word) when its content is wider than the box.
+      // (SVG boxes count in their own units: their drawn box alone is what shows.)
+      const right =
+        el instanceof HTMLElement && getComputedStyle(el).overflowX === 'visible'
+          ? Math.max(r.right, r.left + el.scrollWidth)
+          : r.right;
+      if (right > width + 1 && !contained(el)) {
+        sticking.push(el);
+        rightOf.set(el, right);
+      }
     }
-    return { width, scrollWidth: document.documentElement.scrollWidth, sticking: sticking.slice(0, 8) };
+    // The innermost culprits: an element whose child already sticks out says nothing more.
+    const innermost = sticking.filter((el) => !sticking.some((other) => other !== el && el.contains(other)));
+    return {
+      width,
+      scrollWidth: document.documentElement.scrollWidth,
+      sticking: innermost.slice(0, 8).map((el) => name(el) + ' right=' + Math.round(rightOf.get(el))),
+    };
   })()`)) as { width: number; scrollWidth: number; sticking: string[] };
   assert.deepEqual(
     { scrollWidth: found.scrollWidth <= found.width, sticking: found.sticking },
