@@ -98,6 +98,23 @@ test('each scrape is listed newest first with the usage its answer carried', asy
     [...requestIds].reverse(),
   );
   assert.equal(new Set(requestIds).size, 3, 'one request id per request');
+  // The day's usage says what each meter cost, so the console draws it without a copy of the prices.
+  const usage = await call<{ byDay: { credits: number; creditsByMeter: Record<string, number> }[] }>(
+    fleet.gatewayUrl,
+    'GET',
+    '/v1/usage',
+    { key },
+  );
+  const total = scraped.reduce((sum, u) => sum + u.credits, 0);
+  // (Summed over the days, for a test that runs across midnight UTC.)
+  const days = usage.body.byDay;
+  assert.ok(
+    days.every((d) => Object.keys(d.creditsByMeter).join() === 'page_load'),
+    JSON.stringify(days),
+  );
+  const sum = (values: number[]) => Math.round(values.reduce((a, b) => a + b, 0) * 1000) / 1000;
+  assert.equal(sum(days.map((d) => d.creditsByMeter.page_load ?? 0)), total);
+  assert.equal(sum(days.map((d) => d.credits)), total);
 });
 
 test('pages of a cursor walk every call once, in the same order', async () => {

@@ -4515,6 +4515,10 @@ export interface operations {
                             };
                             /** @description YYYY-MM-DD */
                             day: string;
+                            /** @description What each meter’s quantity that day was priced at, in credits: they add up to `credits`, less any part of a call the balance could not cover (docs/billing.md). */
+                            creditsByMeter: {
+                                [key: string]: number;
+                            };
                         }[];
                     };
                 };

@@ -27,5 +27,15 @@ export function toUsageObject(summary: { meters: ledger.MeterQuantity[]; millicr
   return { credits: credits(summary?.millicredits ?? 0n), meters: quantities };
 }
 
+/** What each meter of a summary cost, in credits (meters that cost nothing are left out). */
+export function creditsByMeter(summary: { meters: ledger.MeterQuantity[] } | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of summary?.meters ?? []) {
+    const name = meters.toName(m.meter);
+    if (name && m.millicredits > 0n) out[name] = (out[name] ?? 0) + credits(m.millicredits);
+  }
+  return out;
+}
+
 export const isoTime = (ts: Parameters<typeof timestampDate>[0] | undefined): string | null =>
   ts ? timestampDate(ts).toISOString() : null;

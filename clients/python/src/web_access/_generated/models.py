@@ -1534,6 +1534,10 @@ class UsageResponseByDayItem(Model):
     """
     YYYY-MM-DD
     """
+    credits_by_meter: Annotated[dict[str, float], Field(alias="creditsByMeter")]
+    """
+    What each meter’s quantity that day was priced at, in credits: they add up to `credits`, less any part of a call the balance could not cover (docs/billing.md).
+    """
 
 
 class UsageResponse(Model):

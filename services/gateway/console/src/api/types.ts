@@ -39,7 +39,7 @@ export interface UsageReport {
   to: string;
   total: Usage;
   byCapability: (Usage & { capability: string })[];
-  byDay: (Usage & { day: string })[];
+  byDay: (Usage & { day: string; creditsByMeter: Record<string, number> })[];
 }
 
 export interface Call {

@@ -1,23 +1,16 @@
-// The meters as the console draws them. The rates are the price list's (libs/billing/src/prices.ts,
-// spec part 8) in credits per unit: /v1/usage reports a day's credits and its meter quantities, not
-// each meter's credits, so the chart splits a day's credits in proportion to what each meter is worth.
-// The shares are drawn; the day's total is the ledger's own figure.
+// The meters as the console draws them: a label each, in the order the chart stacks them.
+// What each meter cost comes from the API (`creditsByMeter` of GET /v1/usage), never from a copy of the prices.
 
-export interface MeterInfo {
-  label: string;
-  creditsPerUnit: number;
-}
-
-export const METERS: Readonly<Record<string, MeterInfo>> = {
-  context_seconds: { label: 'Browser time', creditsPerUnit: 1 / 60 },
-  page_load: { label: 'Pages', creditsPerUnit: 1 },
-  search_result: { label: 'Search results', creditsPerUnit: 5 / 10 },
-  agent_seconds: { label: 'Agent time', creditsPerUnit: 5 / 60 },
-  monitor_change: { label: 'Monitor changes', creditsPerUnit: 1 },
-  proxy_bytes: { label: 'Proxy traffic', creditsPerUnit: 2000 / 1e9 },
+export const METER_LABELS: Readonly<Record<string, string>> = {
+  context_seconds: 'Browser time',
+  page_load: 'Pages',
+  search_result: 'Search results',
+  agent_seconds: 'Agent time',
+  monitor_change: 'Monitor changes',
+  proxy_bytes: 'Proxy traffic',
 };
 
-/** The meters in the contract's order, then a bucket for credits no known meter explains. */
-export const CHART_SERIES = [...Object.keys(METERS), 'other'] as const;
+/** The meters in the chart's order, then a bucket for credits no known meter explains. */
+export const CHART_SERIES = [...Object.keys(METER_LABELS), 'other'] as const;
 
-export const seriesLabel = (series: string): string => METERS[series]?.label ?? 'Other';
+export const seriesLabel = (series: string): string => METER_LABELS[series] ?? 'Other';

@@ -1,10 +1,12 @@
 // The usage chart's numbers, apart from its drawing: one bar per UTC day of the range, split by meter.
-import { CHART_SERIES, METERS } from './meters.js';
+import { CHART_SERIES } from './meters.js';
 
 export interface DayUsage {
   day: string;
   credits: number;
   meters: Record<string, number>;
+  /** What each meter cost that day (GET /v1/usage). */
+  creditsByMeter: Record<string, number>;
 }
 
 export interface Bar {
@@ -24,13 +26,17 @@ export function daysOf(from: string, to: string): string[] {
   return days;
 }
 
-/** A day's credits split over its meters, in proportion to each meter's price × quantity. */
+/**
+ * A day's credits split over its meters by what each cost. The day's total is the ledger's charged
+ * figure, so a day with a shortfall (priced more than it could collect) is split in proportion.
+ */
 export function splitDay(usage: DayUsage | undefined): Bar['parts'] {
   if (!usage || usage.credits <= 0) return [];
+  const known = new Set<string>(CHART_SERIES);
   const worth = new Map<string, number>();
-  for (const [meter, quantity] of Object.entries(usage.meters)) {
-    const rate = METERS[meter]?.creditsPerUnit ?? 0;
-    if (rate > 0 && quantity > 0) worth.set(meter, rate * quantity);
+  for (const [meter, credits] of Object.entries(usage.creditsByMeter)) {
+    const series = known.has(meter) ? meter : 'other';
+    if (credits > 0) worth.set(series, (worth.get(series) ?? 0) + credits);
   }
   const sum = [...worth.values()].reduce((a, b) => a + b, 0);
   if (sum === 0) return [{ series: 'other', credits: usage.credits }];

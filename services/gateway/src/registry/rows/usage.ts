@@ -3,7 +3,7 @@ import { ApiError } from '@wap/errors';
 import { z } from 'zod';
 import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
 import { capability } from '../types.js';
-import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
+import { creditsByMeter, isoTime, toUsageObject, usageObject } from '../usage-shape.js';
 
 const DAY = 86_400_000;
 
@@ -20,7 +20,18 @@ const response = z.object({
   to: z.string(),
   total: usageObject.describe('Everything in the range: exactly the sum of the `usage` objects of the calls in it.'),
   byCapability: z.array(usageObject.extend({ capability: z.string() })),
-  byDay: z.array(usageObject.extend({ day: z.string().describe('YYYY-MM-DD') })).describe('UTC days, oldest first.'),
+  byDay: z
+    .array(
+      usageObject.extend({
+        day: z.string().describe('YYYY-MM-DD'),
+        creditsByMeter: z
+          .record(z.string(), z.number().nonnegative())
+          .describe(
+            'What each meter’s quantity that day was priced at, in credits: they add up to `credits`, less any part of a call the balance could not cover (docs/billing.md).',
+          ),
+      }),
+    )
+    .describe('UTC days, oldest first.'),
 });
 
 export const usageRow = capability({
@@ -55,7 +66,7 @@ export const usageRow = capability({
       to: to.toISOString(),
       total: toUsageObject(u.total),
       byCapability: u.byCapability.map((b) => ({ capability: b.key, ...toUsageObject(b) })),
-      byDay: u.byDay.map((b) => ({ day: b.key, ...toUsageObject(b) })),
+      byDay: u.byDay.map((b) => ({ day: b.key, ...toUsageObject(b), creditsByMeter: creditsByMeter(b) })),
     };
   },
 });
