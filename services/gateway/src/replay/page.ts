@@ -114,6 +114,14 @@ function wapPlay(data) {
     var width = Math.max(320, target.clientWidth || 960);
     var Player = rrwebPlayer.Player || rrwebPlayer.default || rrwebPlayer;
     player = new Player({ target: target, props: { events: tab.events, width: width, height: Math.round(width * 0.6), autoPlay: false, skipInactive: true, showController: true } });
+    // rrweb-player draws its play and full-screen buttons as bare icons and leaves its skip switch
+    // unlabelled: name them, for a screen reader and for the console's accessibility check.
+    var buttons = target.querySelectorAll('.rr-controller__btns > button');
+    buttons.forEach(function (b, i) {
+      if (!b.textContent.trim()) b.setAttribute('aria-label', i === 0 ? 'Play or pause' : 'Full screen');
+    });
+    var skip = target.querySelector('#skip');
+    if (skip) skip.setAttribute('aria-label', 'Skip inactive periods');
     var start = tab.events.length ? tab.events[0].timestamp : 0;
     list.innerHTML = '';
     tab.pages.forEach(function (page) { entry(list, page.url, '', page.at, start); });
