@@ -25,7 +25,7 @@ async function up(): Promise<void> {
       return;
     }
   }
-  // Settings for the services (README.md, Settings), validated before anything starts.
+  // Settings for the services (docs/settings.md), validated before anything starts.
   const envFile = process.env.WAP_ENV_FILE ?? path.join(ROOT, '.env');
   const env = readEnvFile(envFile, new Set(settings().map((s) => s.variable)));
   writeFileSync(PID_FILE, String(process.pid));

@@ -32,7 +32,7 @@ export function readEnvFile(file: string, known: ReadonlySet<string>): Record<st
   const problems = Object.keys(vars).flatMap((name) => {
     if (FLEET_OWNED.includes(name))
       return [`  ${name}: set by the fleet for each service; it cannot come from ${file}`];
-    if (!known.has(name)) return [`  ${name}: no service reads it (the settings are listed in README.md)`];
+    if (!known.has(name)) return [`  ${name}: no service reads it (the settings are listed in docs/settings.md)`];
     return [];
   });
   if (problems.length > 0) throw new Error(`${file}:\n${problems.join('\n')}`);

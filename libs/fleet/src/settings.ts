@@ -1,13 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FLEET_OWNED } from './env-file.js';
 import { ROOT, SERVICES, type ServiceName } from './fleet.js';
 
-/** The README's settings table sits between these markers. */
-export const README_PATH = path.join(ROOT, 'README.md');
-export const BEGIN =
-  '<!-- settings:begin (generated from each services/<name>/src/config.ts by `node libs/fleet/dist/settings.js`) -->';
-export const END = '<!-- settings:end -->';
+/** Every setting with its services, default and meaning: generated, never edited by hand. */
+export const SETTINGS_DOC = path.join(ROOT, 'docs', 'settings.md');
 
 /** What each setting means, in a sentence; `default` only where the schema's would mislead (machine-dependent). */
 export const MEANINGS: Readonly<Record<string, { meaning: string; default?: string }>> = {
@@ -242,24 +239,29 @@ export function alignedTable(header: string[], rows: string[][]): string[] {
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)];
 }
 
-/** The README's generated part: one row per variable. */
-export function renderSettings(list = settings()): string {
+/** docs/settings.md: how settings reach the services, then one row per variable. */
+export function renderSettingsDoc(list = settings()): string {
   const rows = list.map((s) => {
     const meaning = MEANINGS[s.variable]?.meaning ?? '';
     const owned = FLEET_OWNED.includes(s.variable) ? ' Set by `make up` for each service.' : '';
     return [code(s.variable), servicesCell(s), defaultCell(s), `${meaning}${owned}`];
   });
-  return [BEGIN, '', ...alignedTable(['variable', 'service(s)', 'default', 'meaning'], rows), '', END].join('\n');
-}
-
-export function renderReadme(current: string, table = renderSettings()): string {
-  const begin = current.indexOf(BEGIN);
-  const end = current.indexOf(END);
-  if (begin < 0 || end < begin) throw new Error('README.md lacks the settings markers');
-  return `${current.slice(0, begin)}${table}${current.slice(end + END.length)}`;
+  return [
+    '# Settings',
+    '',
+    '<!-- Generated from each services/<name>/src/config.ts by `node libs/fleet/dist/settings.js`: edit those, not this. -->',
+    '',
+    'Every service validates the variables it reads when it starts (its `src/config.ts`, a zod',
+    'schema): a bad or missing one is named and the service exits. With `make up`, put them in',
+    '`.env` at the repo root (README.md, "Settings"); in a cluster, in the chart\'s values',
+    '(charts/web-access/README.md).',
+    '',
+    ...alignedTable(['variable', 'service(s)', 'default', 'meaning'], rows),
+    '',
+  ].join('\n');
 }
 
 if (require.main === module) {
-  writeFileSync(README_PATH, renderReadme(readFileSync(README_PATH, 'utf8')));
-  console.log(`wrote ${README_PATH}`);
+  writeFileSync(SETTINGS_DOC, renderSettingsDoc());
+  console.log(`wrote ${SETTINGS_DOC}`);
 }
