@@ -49,42 +49,36 @@ interface Run {
 }
 
 before(async () => {
-  site = await startTestSite({ pages: 5, extras: false });
   let agentEnv: Record<string, string>;
-  ({ model, scripts, env: agentEnv } = await startScriptedModel());
+  [site, { model, scripts, env: agentEnv }] = await Promise.all([
+    startTestSite({ pages: 5, extras: false }),
+    startScriptedModel(),
+  ]);
   fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', ...agentEnv } });
-  for (const ws of [home, other]) {
-    ({ workspaceId: ws.id } = await fleet.admin<{ workspaceId: string }>(
-      'workspace',
-      'create',
-      ws.name,
-      '--plan',
-      'pro',
-    ));
-  }
-  ({ apiKey: home.key } = await fleet.admin<{ apiKey: string }>('key', 'create', home.name, '--name', 'fixtures'));
-  ({ apiKey: other.key } = await fleet.admin<{ apiKey: string }>(
-    'key',
-    'create',
-    other.name,
-    '--name',
-    OTHER_KEY_NAME,
-  ));
   const passwordFile = path.join(tmpdir(), `wap-console-${process.pid}`);
   writeFileSync(passwordFile, `${PASSWORD}\n`);
-  for (const [email, role] of [
-    [OWNER, 'owner'],
-    [MEMBER, 'member'],
-  ]) {
-    await fleet.admin('user', 'create', email as string, '--password-file', passwordFile);
-    await fleet.admin('member', 'add', home.name, email as string, '--role', role as string);
-  }
-  await fleet.admin('user', 'create', BOTH, '--password-file', passwordFile);
-  for (const ws of [home, other]) await fleet.admin('member', 'add', ws.name, BOTH);
-  // A recorded session in each workspace: a page rendered in a browser is recorded.
-  [home.sessionId, other.sessionId] = await Promise.all([recordedSession(home.key, 1), recordedSession(other.key, 2)]);
-  ({ id: other.runId } = await submit(other.key, { task: `Nothing to see ${tag}`, url: `${site.url}/` }));
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  // Each admin command is a process of its own: what does not depend on another runs at once.
+  await Promise.all([
+    ...[home, other].map(async (ws, i) => {
+      ({ workspaceId: ws.id } = await fleet.admin('workspace', 'create', ws.name, '--plan', 'pro'));
+      const keyName = i === 0 ? 'fixtures' : OTHER_KEY_NAME;
+      ({ apiKey: ws.key } = await fleet.admin('key', 'create', ws.name, '--name', keyName));
+    }),
+    ...[OWNER, MEMBER, BOTH].map((email) => fleet.admin('user', 'create', email, '--password-file', passwordFile)),
+  ]);
+  await Promise.all([
+    fleet.admin('member', 'add', home.name, OWNER, '--role', 'owner'),
+    fleet.admin('member', 'add', home.name, MEMBER, '--role', 'member'),
+    fleet.admin('member', 'add', home.name, BOTH),
+    fleet.admin('member', 'add', other.name, BOTH),
+  ]);
+  // A recorded session in each workspace (a page rendered in a browser is recorded), a run in the other.
+  [home.sessionId, other.sessionId, { id: other.runId }, browser] = await Promise.all([
+    recordedSession(home.key, 1),
+    recordedSession(other.key, 2),
+    submit(other.key, { task: `Nothing to see ${tag}`, url: `${site.url}/` }),
+    chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] }),
+  ]);
 });
 
 after(async () => {
@@ -208,6 +202,9 @@ describe('the console', () => {
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       const nav = page.getByRole('navigation', { name: 'Console' });
       await nav.waitFor();
+      // Back where the person was going.
+      await heading(page, 'API keys');
+      assert.match(page.url(), /\/console\/keys$/);
       await nav.getByText(home.name).first().waitFor();
       for (const link of ['Usage', 'Keys', 'Sessions', 'Agent runs', 'Monitors', 'Profiles', 'Members'])
         assert.equal(await nav.getByRole('link', { name: link, exact: true }).count(), 1, `the link ${link}`);
@@ -227,6 +224,11 @@ describe('the console', () => {
         await watch.check(`the ${h1} page`);
       }
 
+      // A second tab of the same browser, left on a page while the first signs out.
+      const second = await context.newPage();
+      const secondWatch = new PageWatch(second);
+      await second.goto(`${fleet.gatewayUrl}/console/sessions`);
+      await heading(second, 'Sessions');
       const cookie = (await context.cookies()).find((c) => c.name === 'wap_session');
       assert.ok(cookie?.httpOnly, 'the session cookie is HttpOnly');
       await nav.getByRole('button', { name: 'Sign out', exact: true }).click();
@@ -236,6 +238,16 @@ describe('the console', () => {
         headers: { cookie: `wap_session=${cookie.value}` },
       });
       assert.equal(replayed.status, 401, 'the signed-out session is refused');
+      // The other tab's next call is refused, and sends it to sign in.
+      secondWatch.provoke(401, /^\/console\/api\/keys$/);
+      await second
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link', { name: 'Keys', exact: true })
+        .click();
+      await second.waitForURL(/\/console\/sign-in/);
+      await second.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+      await secondWatch.check('the other tab, sent to sign in');
+      secondWatch.assertNothingFound();
       // Signed out for good: a page of the console sends the person back to sign in.
       watch.provoke(401, /^\/console\/api\/session$/);
       await page.goto(`${fleet.gatewayUrl}/console/keys`);
@@ -277,13 +289,20 @@ describe('the console', () => {
       const credits = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret });
       assert.equal(credits.status, 200, JSON.stringify(credits.body));
 
-      // Cancel keeps the key; Delete key revokes it.
+      // The dialog starts on Cancel (the safe choice): Enter there, or Escape, keeps the key; Delete key revokes it.
       const remove = page.getByRole('button', { name: `Delete ${name}`, exact: true });
-      await remove.click();
       const dialog = page.getByRole('dialog');
-      await dialog.waitFor();
-      await dialog.getByRole('button', { name: 'Cancel', exact: true }).click();
-      await dialog.waitFor({ state: 'hidden' });
+      for (const key of ['Enter', 'Escape']) {
+        await remove.click();
+        await dialog.waitFor();
+        assert.equal(
+          await page.evaluate('document.activeElement?.textContent?.trim()'),
+          'Cancel',
+          'focus starts on Cancel',
+        );
+        await page.keyboard.press(key);
+        await dialog.waitFor({ state: 'hidden' });
+      }
       assert.equal((await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret })).status, 200);
       await remove.click();
       await dialog.waitFor();
