@@ -1,4 +1,4 @@
-"""Which credential a client sends (spec 5.4), and that none is ever printed."""
+"""Which credential a client sends (docs/clients.md, "Credentials"), and that none is ever printed."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ const sameOrigin = (a: string, b: string) => {
 };
 
 /**
- * The credential, exactly as spec part 5.4 orders it: an explicit key wins; else the
+ * The credential, exactly as docs/clients.md ("Credentials") orders it: an explicit key wins; else the
  * variable SERVICE_API_KEY; else a stored CLI login (for the deployment it signed in to).
  * With none, a TypeError naming SERVICE_API_KEY, before any request.
  */

@@ -1,4 +1,4 @@
-// Where a client's credential comes from (spec part 5.4): an explicit key, else
+// Where a client's credential comes from (docs/clients.md, "Credentials"): an explicit key, else
 // SERVICE_API_KEY, else the stored CLI login; with none, a TypeError naming the variable
 // before any request. And how the login is stored, read and refreshed.
 import assert from 'node:assert/strict';

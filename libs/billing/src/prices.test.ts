@@ -8,7 +8,7 @@ test('the worked examples of docs/billing.md', () => {
   assert.equal(priceMeter('proxy_bytes', 1_500_000n), 3_000n, '1.5 MB through a residential exit = 3 credits');
 });
 
-test('each rate of spec part 8, at a quantity where it is exact', () => {
+test('each rate of the price list, at a quantity where it is exact', () => {
   assert.equal(priceMeter('context_seconds', 60n), 1_000n); // 1 credit per minute
   assert.equal(priceMeter('page_load', 1n), 1_000n); // 1 credit per page
   assert.equal(priceMeter('search_result', 10n), 5_000n); // 5 credits per 10 results

@@ -1,4 +1,4 @@
-// The price list of spec part 8 in millicredits (mc; 1 credit = 1000 mc), and
+// The price list (docs/billing.md) in millicredits (mc; 1 credit = 1000 mc), and
 // the one rounding rule: per call and per meter, mc = ceil(quantity × rate),
 // computed exactly with BigInt. docs/billing.md has the worked examples.
 
@@ -16,7 +16,7 @@ export interface Rate {
   per: bigint;
 }
 
-// Written as the spec states them, so each line can be checked against part 8.
+// Written as the price list states them, so each line can be checked against docs/billing.md.
 export const RATES: Readonly<Record<MeterName, Rate>> = {
   context_seconds: { mc: 1n * MC_PER_CREDIT, per: 60n }, // 1 credit per minute of browser time
   page_load: { mc: 1n * MC_PER_CREDIT, per: 1n }, // 1 credit per page

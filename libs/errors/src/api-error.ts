@@ -3,7 +3,7 @@ import { type ErrorCode, isErrorCode } from './codes.js';
 
 export type ErrorDetails = Readonly<Record<string, unknown>>;
 
-/** The Error object of the interface spec (part 7), as sent on the wire. */
+/** The Error object (docs/errors.md), as sent on the wire. */
 export interface ErrorBody {
   readonly code: ErrorCode;
   readonly message: string;

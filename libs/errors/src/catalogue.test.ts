@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ERROR_CODES, ERROR_GROUPS, ERRORS, errorSchema, type JsonSchema, toJsonSchema } from './index.js';
 
-// Copied by hand from the interface spec, part 7, so a drift in ERROR_CODES fails here.
+// Copied by hand from the published closed set (docs/errors.md), so a drift in ERROR_CODES fails here.
 const SPEC_CODES = `
   unauthorized bad_request not_found method_not_allowed tenant_scope internal deadline_exceeded
   cap_exceeded no_capacity quota_exceeded concurrency_limit plan_required capability_unavailable

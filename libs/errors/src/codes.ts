@@ -1,5 +1,5 @@
 /**
- * The closed set of error codes from the interface spec, part 7, in the spec's
+ * The closed set of error codes (docs/errors.md), in the API's published
  * order. Clients branch on these, so adding or renaming one is a breaking
  * change of the public API, not a refactor.
  */

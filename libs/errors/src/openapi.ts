@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from './codes.js';
 import { type JsonSchema, toJsonSchema } from './json-schema.js';
 
-/** The Error object (spec part 7). */
+/** The Error object (docs/errors.md). */
 export const errorObject = z
   .strictObject({
     code: z.enum(ERROR_CODES).describe('Stable identifier of the failure; branch on this.'),

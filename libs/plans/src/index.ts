@@ -1,7 +1,7 @@
 import { ledger } from '@wap/proto';
 import { protoNames } from './proto-names.js';
 
-/** The plans of the spec (part 8): one table every service reads. */
+/** The plans (docs/billing.md): one table every service reads. */
 export const PLAN_NAMES = ['free', 'builder', 'pro', 'scale'] as const;
 export type PlanName = (typeof PLAN_NAMES)[number];
 

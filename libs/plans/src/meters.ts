@@ -1,7 +1,7 @@
 import { ledger } from '@wap/proto';
 import { protoNames } from './proto-names.js';
 
-/** The meters of spec part 8, in the contract's order: the order usage is listed in. */
+/** The priced meters (docs/billing.md), in the order usage is listed in. */
 export const METER_NAMES = [
   'context_seconds',
   'page_load',

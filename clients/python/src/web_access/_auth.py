@@ -1,5 +1,5 @@
 """
-Which credential a client sends (spec 5.4), in the TypeScript SDK's order: an explicit key
+Which credential a client sends (docs/clients.md, "Credentials"), in the TypeScript SDK's order: an explicit key
 wins; else the environment variable SERVICE_API_KEY; else the login the CLI stored, for the
 deployment it signed in to. With none, the constructor raises TypeError naming SERVICE_API_KEY
 before any request. An empty (or blank) string counts as missing.

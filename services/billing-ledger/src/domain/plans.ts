@@ -1,4 +1,4 @@
-// The plans of spec part 8, from the one table every service reads (libs/plans),
+// The plans (docs/billing.md), from the one table every service reads (libs/plans),
 // in the ledger's unit.
 
 import { MC_PER_CREDIT } from '@wap/billing';

@@ -1,6 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** Where a credential may be used (spec part 5): API keys on both, OAuth tokens where issued. */
 /** Where a credential can be used: the REST API, or the MCP server for agents. */
 export const SURFACES = ['rest', 'mcp'] as const;
 export type Surface = (typeof SURFACES)[number];

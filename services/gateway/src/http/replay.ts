@@ -97,7 +97,7 @@ export function replayRouter(deps: {
     try {
       const { access, data } = await recorded(req);
       const bundle = Buffer.from(replayHtml({ sessionId: access.sessionId, mode: { kind: 'inline', data } }));
-      // The bytes of an export are recorded against the workspace, priced at zero (spec part 8).
+      // The bytes of an export are recorded against the workspace, priced at zero (docs/billing.md).
       if (deps.upstreams.configured('billing-ledger'))
         await deps.upstreams.ledger
           .charge({

@@ -51,7 +51,7 @@ test('an alias is its row’s operation: the same parameters, body and answers',
   assert.deepEqual(alias['x-bills'], [], 'free, as the cancel');
 });
 
-/** The closed set, copied from the interface spec's part 7 by hand: the document is held to the spec, not to itself. */
+/** The closed set, copied from the published list (docs/errors.md) by hand: the document is held to the spec, not to itself. */
 const SPEC_CODES = [
   ...['unauthorized', 'bad_request', 'not_found', 'method_not_allowed', 'tenant_scope', 'internal'],
   'deadline_exceeded',

@@ -145,7 +145,7 @@ const rateLimitHeaders = {
 
 /**
  * GET /connect and its json/version: the CDP surface, not a registry row
- * (spec part 4), documented with the session options its query takes.
+ * (docs/connect.md), documented with the session options its query takes.
  */
 function connectPaths(query: z.ZodType): Record<string, Record<string, unknown>> {
   const errors = errorResponses([

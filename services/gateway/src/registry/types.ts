@@ -7,7 +7,7 @@ import type { CreditsView, Upstreams } from '../clients/upstreams.js';
 import type { ReplayLinks } from '../replay/links.js';
 import type { Principal } from '../store/identity.js';
 
-/** The spec's capability groups (part 1). */
+/** The API's capability groups (docs/api.md): the OpenAPI tags. */
 export type Tag =
   | 'Agent'
   | 'Browsers'
@@ -25,7 +25,7 @@ export type Tag =
   | 'Usage'
   | 'Wallet';
 
-/** The spec's priced meters (part 8); `free` rows bill nothing. */
+/** The priced meters (docs/billing.md); `free` rows bill nothing. */
 export type Meter = Exclude<MeterName, 'bytes_egress' | 'tokens'>;
 
 export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'session-recorder' | 'browser-host';

@@ -1,6 +1,6 @@
 // Integrations (docs/secrets.md): MCP servers a run may call the tools of,
 // connected with a secret as their bearer token and checked on connect, served
-// by the agent service. Every row here is free (spec part 8).
+// by the agent service. Every row here is free (docs/billing.md).
 import type { integrations } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';

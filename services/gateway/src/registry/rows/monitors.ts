@@ -1,6 +1,6 @@
 // Monitors (docs/monitors.md): pages watched on a schedule, a notification on
 // real change. Creating, listing and deleting are free; the checks bill as
-// they run (monitors.check, not a registry row: spec part 8).
+// they run (monitors.check, not a registry row: docs/billing.md).
 import { PLAN_NAMES, PLANS, type PlanLimits, plans } from '@wap/plans';
 import type { monitor } from '@wap/proto';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 // Profiles (docs/profiles.md): durable browser identities with a pinned exit
 // and stored browser state, served by browser-host (any replica: they share
-// its database). Profile writes are free (spec part 8).
+// its database). Profile writes are free (docs/billing.md).
 import type { browser } from '@wap/proto';
 import { z } from 'zod';
 import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';

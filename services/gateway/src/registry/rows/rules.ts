@@ -1,6 +1,6 @@
 // Workspace rules (docs/secrets.md): plain sentences, each compiled into a
 // gate the run loop enforces or kept as prompt guidance with the reason,
-// served by the agent service. Both rows are free (spec part 8).
+// served by the agent service. Both rows are free (docs/billing.md).
 import type { rules } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';

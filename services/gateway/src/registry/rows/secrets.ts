@@ -1,6 +1,6 @@
 // Secrets (docs/secrets.md): credentials stored under handles that a run may
 // fill but nothing reads back, served by the agent service. Every row here is
-// free (spec part 8); no answer carries a value.
+// free (docs/billing.md); no answer carries a value.
 import type { secrets } from '@wap/proto';
 import { z } from 'zod';
 import { capability } from '../types.js';

@@ -491,7 +491,7 @@ export type Crawl = Message<"wap.crawl.v1.Crawl"> & {
   id: string;
 
   /**
-   * running, cancelled or settled (spec part 2); `outcome` says how a settled crawl ended.
+   * running, cancelled or settled (docs/crawl.md); `outcome` says how a settled crawl ended.
    *
    * @generated from field: string status = 2;
    */
