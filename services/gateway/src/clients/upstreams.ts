@@ -1,7 +1,6 @@
 import { agent, browser, crawl, health, integrations, ledger, monitor, rules, secrets, sessions } from '@wap/proto';
-import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
+import { type BrowserClient, type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
-import type { Backend } from '../registry/types.js';
 
 type HealthClient = ServiceClient<(typeof health.Health)['method']> & Closable;
 export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']> & Closable;
@@ -9,7 +8,8 @@ export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']
 export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 
-import type { BrowserClient } from '@wap/rpc';
+/** The services behind the gateway, each reached by a client of its own (a registry row names the one it needs). */
+export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'session-recorder' | 'browser-host';
 
 export type { BrowserClient };
 export type SessionsClient = ServiceClient<(typeof sessions.SessionService)['method']> & Closable;

@@ -3,7 +3,7 @@ import type { Logger } from '@wap/log';
 import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
 import type { CreditViews } from '../clients/credit-views.js';
-import type { CreditsView, Upstreams } from '../clients/upstreams.js';
+import type { Backend, CreditsView, Upstreams } from '../clients/upstreams.js';
 import type { ReplayLinks } from '../replay/links.js';
 import type { Principal } from '../store/identity.js';
 
@@ -27,8 +27,6 @@ export type Tag =
 
 /** The priced meters (docs/billing.md); `free` rows bill nothing. */
 export type Meter = Exclude<MeterName, 'bytes_egress' | 'tokens'>;
-
-export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'session-recorder' | 'browser-host';
 
 export interface HandlerContext {
   principal: Principal;
