@@ -39,12 +39,11 @@ let browser: Browser;
 const home = { name: `console-${tag}`, id: '', key: '', sessionId: '' };
 const other = { name: `elsewhere-${tag}`, id: '', key: '', sessionId: '', runId: '' };
 
+/** What the test reads of a run through the API. */
 interface Run {
-  id: string;
   status: string;
   outcome: string | null;
   pausedFor: string | null;
-  question: string | null;
   answer: unknown;
 }
 
@@ -121,14 +120,13 @@ async function runOf(id: string): Promise<Run> {
 
 async function waitRun(id: string, done: (run: Run) => boolean, what: string): Promise<Run> {
   let last: Run | undefined;
-  await until(
-    `run ${id} ${what} (last: ${JSON.stringify(last)})`,
-    async () => {
-      last = await runOf(id);
-      return done(last);
-    },
-    90_000,
-  );
+  const check = async () => {
+    last = await runOf(id);
+    return done(last);
+  };
+  await until(`run ${id} ${what}`, check, 90_000).catch((error: Error) => {
+    throw new Error(`${error.message} (last: ${JSON.stringify(last)})`);
+  });
   return last as Run;
 }
 
