@@ -8,8 +8,7 @@ import { type LedgerClient, type MeteredState, recoverMetered } from '@wap/billi
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
 import type { Profiles } from '../profiles/profiles.js';
-import type { SessionManager } from '../sessions/manager.js';
-import type { SessionRow, SessionStore } from '../store/sessions.js';
+import { kindOf, type SessionRow, type SessionStore } from '../store/sessions.js';
 
 /** How often a host says its sessions are alive: at most this much browser time of a killed host goes unbilled. */
 export const HEARTBEAT_MS = 2_000;
@@ -17,11 +16,17 @@ export const HEARTBEAT_MS = 2_000;
 export const LOST_AFTER_MS = 15 * HEARTBEAT_MS;
 export const SWEEP_EVERY_MS = 10_000;
 
+/** What the heartbeat needs of the host's session manager: its live sessions, and ending one. */
+export interface LiveSessions {
+  ids(): string[];
+  get(id: string): { end(outcome: 'host_lost'): Promise<unknown> } | undefined;
+}
+
 /**
  * The host's heartbeat: its live sessions' rows, and the leases of the
  * profiles they hold; a row a sweep took for lost ends its session unbilled.
  */
-export const sessionHeartbeat = (store: SessionStore, sessions: SessionManager, log: Logger, profiles?: Profiles) =>
+export const sessionHeartbeat = (store: SessionStore, sessions: LiveSessions, log: Logger, profiles?: Profiles) =>
   new PeriodicJob({ name: 'session heartbeat', intervalMs: HEARTBEAT_MS, log }, async () => {
     const ids = sessions.ids();
     await profiles
@@ -43,17 +48,19 @@ export const lostSeconds = (row: Pick<SessionRow, 'startedAt' | 'heartbeatAt'>):
 export async function recoverLost(store: SessionStore, ledger: LedgerClient, log: Logger, host?: string) {
   let ended = 0;
   for (const row of await store.lost(new Date(Date.now() - LOST_AFTER_MS), host)) {
+    // Billed as it was while it ran: an agent run's browser under the run's capability, and without
+    // browser time, which the run bills itself (agent_seconds); only what was in flight is replayed.
+    const agentRun = kindOf(row) === 'agent';
     const charge = {
       workspaceId: row.workspaceId,
       operationId: row.operationId,
-      capability: 'connect',
+      capability: agentRun ? 'agent' : 'connect',
       reference: row.id,
     };
+    const used = agentRun ? [] : [{ meter: 'context_seconds' as const, quantity: lostSeconds(row) }];
     const state = row.metering as MeteredState | null;
     // A row without a journal never held credit (its hold was refused or is lapsing by itself).
-    const chargedMc = state
-      ? await recoverMetered(ledger, charge, state, [{ meter: 'context_seconds', quantity: lostSeconds(row) }])
-      : 0n;
+    const chargedMc = state ? await recoverMetered(ledger, charge, state, used) : 0n;
     if (await store.recovered(row, Number(lostSeconds(row)), chargedMc)) {
       ended++;
       log.warn(

@@ -49,18 +49,18 @@ const announced = async (id: string) =>
   ).map((r) => ({ subject: r.subject, ...r.payload }));
 
 /** A session row as a host opens it: its hold taken on the ledger, its journal written as the hold settles. */
-async function open(host = HOST) {
+async function open(host = HOST, options: Record<string, unknown> = {}) {
   const id = randomUUID();
   const workspaceId = `ws-sessions-${id}`;
   await served.client.ensureAccount({ workspaceId, plan: ledger.Plan.FREE, monthlyAllowanceMillicredits: 100_000n });
   const operationId = `op_${id}`;
   const hold = await MeteredHold.open(
     served.client,
-    { workspaceId, operationId, capability: 'connect', reference: id },
+    { workspaceId, operationId, capability: options.task ? 'agent' : 'connect', reference: id },
     { aheadMc: 5_000n, journal: (state) => store.journal(id, state) },
   );
   const startedAt = new Date(Date.now() - 120_000);
-  await store.opened({ id, workspaceId, operationId, host, options: {}, startedAt, metering: hold.state() });
+  await store.opened({ id, workspaceId, operationId, host, options, startedAt, metering: hold.state() });
   return { id, workspaceId, hold, startedAt };
 }
 
@@ -122,6 +122,24 @@ test('a lost session is billed from its journal up to its last heartbeat, once, 
   await sweep.runOnce();
   assert.deepEqual(await spent(lost.workspaceId), { spent: 1_084n, held: 0n });
   await alive.hold.close();
+});
+
+test("a lost agent run's browser bills no browser time (the run bills its own) and replays its proxy bytes", async () => {
+  const lost = await open(HOST, { task: { kind: 'agent', runId: randomUUID() } });
+  // 1 MB of proxy traffic was being settled when the host died 65 s in.
+  lost.hold.add('proxy_bytes', 1_000_000n);
+  await lost.hold.settle();
+  const before = await spent(lost.workspaceId);
+  await lastSeen(lost.id, lost.startedAt, 65);
+  await recoverLost(store, served.client, quietLog());
+  const row = await store.get(lost.id);
+  assert.deepEqual({ status: row?.status, outcome: row?.outcome }, { status: 'ended', outcome: 'host_lost' });
+  assert.deepEqual(await spent(lost.workspaceId), { spent: before.spent, held: 0n }, 'no context_seconds charged');
+  const calls = await served.client.listCalls({ workspaceId: lost.workspaceId, limit: 10, cursor: '' });
+  assert.ok(
+    calls.calls.every((c) => c.capability === 'agent'),
+    calls.calls.map((c) => c.capability).join(),
+  );
 });
 
 test("a host restarting under the same URL finishes its previous run's sessions at once, not after the silence", async () => {

@@ -32,7 +32,7 @@ export interface SessionEndRecord {
 const TASK_KINDS: readonly string[] = ['agent', 'scrape'] satisfies SessionSnapshot['kind'][];
 
 /** What a row's session served: its options' task (an agent run, a scrape's render), else a CDP client. */
-const kindOf = (row: SessionRow): SessionSnapshot['kind'] => {
+export const kindOf = (row: Pick<SessionRow, 'options'>): SessionSnapshot['kind'] => {
   const kind = (row.options as { task?: { kind?: unknown } } | null)?.task?.kind;
   return typeof kind === 'string' && TASK_KINDS.includes(kind) ? (kind as SessionSnapshot['kind']) : 'connect';
 };
