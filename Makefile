@@ -35,6 +35,7 @@ build: install ## Type-check and compile every package
 
 lint: build ## Lint and format-check the tree, lint the protobuf contracts and check them against the last release
 	@biome check .
+	@node scripts/shape-check.mjs
 	@buf lint
 	@scripts/proto-breaking.sh
 

@@ -19,6 +19,7 @@ report() {
 trap report EXIT
 echo "== lint"
 biome check . >/dev/null || { biome check . 2>&1 | tail -40; exit 1; }
+node scripts/shape-check.mjs
 buf lint
 scripts/proto-breaking.sh
 phase lint

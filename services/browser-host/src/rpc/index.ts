@@ -4,7 +4,7 @@ import type { ServiceImpl } from '@wap/rpc';
 import type { BrowserHostDeps } from './deps.js';
 import { openSession } from './open-session.js';
 import { profileService } from './profiles.js';
-import { renderPage } from './render-page.js';
+import { renderPage } from './render.js';
 
 export type { BrowserHostDeps } from './deps.js';
 

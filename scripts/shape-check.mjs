@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+// The mechanical part of docs/service-shape.md, checked by `make lint`:
+// - one file per RPC: every rpc of the protos a service serves has
+//   `src/rpc/<kebab-name>.ts`, beside `index.ts`;
+// - the database only from `src/store/`: no Prisma call elsewhere;
+// - the environment only from `src/config.ts`: no `process.env` elsewhere.
+// Tests, benches, test-support and generated code are not checked. A file that
+// breaks a rule today for a reason is listed below with that reason; a new
+// one fails the lint. Only Node's own modules: it runs before anything is built.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+/** The protos each service serves (its service.ts registers them). */
+const SERVED = {
+  agent: ['agent/v1/agent.proto', 'agent/v1/secrets.proto', 'agent/v1/integrations.proto', 'agent/v1/rules.proto'],
+  'billing-ledger': ['billing/v1/ledger.proto'],
+  'browser-host': ['browser/v1/browser.proto'],
+  crawl: ['crawl/v1/crawl.proto'],
+  monitor: ['monitor/v1/monitor.proto'],
+  'session-recorder': ['sessions/v1/sessions.proto'],
+};
+
+/** Known exceptions, each with why; remove a line when its file is brought into shape. */
+const ALLOWED = {
+  rpcFile: {
+    // Four profile RPCs share one file (create, list, get, delete).
+    'browser-host': ['create-profile', 'list-profiles', 'get-profile', 'delete-profile'],
+  },
+  prisma: {
+    'services/gateway/src/oauth/store.ts': 'the OAuth store, kept beside its routes (docs/oauth.md)',
+    'services/monitor/src/jobs/deliveries.ts': 'the notifications sender reads and writes deliveries itself',
+    'services/monitor/src/jobs/checks.ts': 'a check writes its snapshot in its own transaction',
+    'services/session-recorder/src/rpc/list-network.ts': 'the network log query has no store yet',
+  },
+  env: {
+    'services/gateway/src/admin.ts': 'the operator command, a process of its own with the gateway environment',
+    'services/gateway/src/chart-test.ts': "`helm test`'s program, a process of its own in the test pod",
+    'services/browser-host/src/metrics-api.ts': 'the metrics API server, a process of its own',
+    'services/browser-host/src/sessions/os-users.ts': "passes PATH on to the sandboxed browser's launcher",
+    'services/agent/src/model/embedded.ts': "the model directory's default, shared with the model fetcher",
+  },
+};
+
+const PRISMA_CALL =
+  /\b(?:db|tx|prisma|this\.db|deps\.db)\s*\.\s*(?:\$queryRaw|\$queryRawUnsafe|\$executeRaw|\$executeRawUnsafe|\$transaction|\w+\s*\.\s*(?:findMany|findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow|create|createMany|update|updateMany|upsert|delete|deleteMany|count|aggregate|groupBy)\s*\()/;
+
+const kebab = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+
+function sources(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) {
+      if (entry !== 'generated' && entry !== 'bench') out.push(...sources(full));
+    } else if (
+      entry.endsWith('.ts') &&
+      !/\.(test|bench)\.ts$/.test(entry) &&
+      !entry.endsWith('.d.ts') &&
+      entry !== 'test-support.ts'
+    )
+      out.push(full);
+  }
+  return out;
+}
+
+const problems = [];
+for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
+  const src = path.join(ROOT, 'services', service, 'src');
+  if (!existsSync(src)) continue;
+  for (const proto of SERVED[service] ?? []) {
+    const text = readFileSync(path.join(ROOT, 'proto/wap', proto), 'utf8');
+    for (const [, rpc] of text.matchAll(/^\s*rpc\s+(\w+)\s*\(/gm)) {
+      const file = kebab(rpc);
+      if (existsSync(path.join(src, 'rpc', `${file}.ts`))) continue;
+      if (ALLOWED.rpcFile[service]?.includes(file)) continue;
+      problems.push(`services/${service}/src/rpc/${file}.ts: ${proto}'s ${rpc} has no file of its own`);
+    }
+  }
+  for (const file of sources(src)) {
+    const rel = path.relative(ROOT, file);
+    const text = readFileSync(file, 'utf8');
+    const inStore = rel.includes('/src/store/');
+    if (!inStore && !ALLOWED.prisma[rel] && PRISMA_CALL.test(text))
+      problems.push(`${rel}: calls the database outside src/store/`);
+    if (!rel.endsWith('/src/config.ts') && !ALLOWED.env[rel] && /\bprocess\.env\b/.test(text))
+      problems.push(`${rel}: reads process.env outside src/config.ts`);
+  }
+}
+// An allowance for a file that is gone or now in shape is stale: say so, so the list shrinks.
+for (const [rule, files] of [
+  ['prisma', ALLOWED.prisma],
+  ['env', ALLOWED.env],
+]) {
+  for (const rel of Object.keys(files)) {
+    const file = path.join(ROOT, rel);
+    const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+    const still = rule === 'prisma' ? PRISMA_CALL.test(text) : /\bprocess\.env\b/.test(text);
+    if (!still) problems.push(`scripts/shape-check.mjs: ${rel} no longer needs its ${rule} allowance; remove it`);
+  }
+}
+
+if (problems.length > 0) {
+  console.error(`shape check (docs/service-shape.md):\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
+console.log(
+  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts',
+);
