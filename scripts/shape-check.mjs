@@ -32,7 +32,6 @@ const ALLOWED = {
     'services/gateway/src/oauth/store.ts': 'the OAuth store, kept beside its routes (docs/oauth.md)',
     'services/monitor/src/jobs/deliveries.ts': 'the notifications sender reads and writes deliveries itself',
     'services/monitor/src/jobs/checks.ts': 'a check writes its snapshot in its own transaction',
-    'services/session-recorder/src/rpc/list-network.ts': 'the network log query has no store yet',
   },
   env: {
     'services/gateway/src/admin.ts': 'the operator command, a process of its own with the gateway environment',

@@ -8,7 +8,8 @@ import type { PrismaClient } from './generated/prisma/client.js';
 import { chunkConsumer } from './jobs/chunks.js';
 import { lifecycleConsumer } from './jobs/lifecycle.js';
 import { retentionJob } from './jobs/retention.js';
-import { sessionService } from './rpc/index.js';
+import { type SessionRecorderDeps, sessionService } from './rpc/index.js';
+import { NetworkLog } from './store/network.js';
 import { SessionPurge } from './store/purge.js';
 import { RecordingStore } from './store/recordings.js';
 import { SessionRows } from './store/sessions.js';
@@ -34,10 +35,11 @@ export function openSessionRecorder(
     lifecycleConsumer(nats, config.NATS_NAMESPACE, rows, log),
     chunkConsumer(nats, config.NATS_NAMESPACE, config.RECORDING_KEY, recordings, log),
   ];
+  const deps: SessionRecorderDeps = { rows, recordings, network: new NetworkLog(db), purge, purgeChunks, log };
   return {
     rows,
     recordings,
-    impl: sessionService(db, rows, recordings, { purge, purgeChunks, log }),
+    impl: sessionService(deps),
     /** Starts what runs besides the RPCs: the consumers and the retention sweep. */
     start: async () => {
       for (const consumer of consumers) await consumer.start();

@@ -1,8 +1,7 @@
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
-import type { Logger } from '@wap/log';
 import { sessions } from '@wap/proto';
-import type { SessionPurge } from '../store/purge.js';
+import type { SessionRecorderDeps } from './deps.js';
 import { sessionId } from './session-view.js';
 
 /**
@@ -11,7 +10,7 @@ import { sessionId } from './session-view.js';
  * bad_request while it runs (its browser must close first).
  */
 export const deleteSession =
-  (purge: SessionPurge, purgeChunks: (sessionId: string) => Promise<unknown>, log: Logger) =>
+  ({ purge, purgeChunks, log }: SessionRecorderDeps) =>
   async (req: sessions.DeleteSessionRequest) => {
     const id = sessionId(req.sessionId);
     const removed = await purge.deleteOne(req.workspaceId, id);

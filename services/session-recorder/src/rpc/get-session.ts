@@ -1,13 +1,13 @@
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
-import type { RecordingStore } from '../store/recordings.js';
-import type { SessionRows } from '../store/sessions.js';
+import type { SessionRecorderDeps } from './deps.js';
 import { sessionId, toSession } from './session-view.js';
 
 /** sessions.GetSession: one session of the caller's workspace; not_found for any other. */
 export const getSession =
-  (rows: SessionRows, recordings: RecordingStore) => async (req: sessions.GetSessionRequest) => {
+  ({ rows, recordings }: SessionRecorderDeps) =>
+  async (req: sessions.GetSessionRequest) => {
     const row = await rows.get(req.workspaceId, sessionId(req.sessionId));
     if (!row) throw new ApiError('not_found');
     const recording = await recordings.get(row.workspaceId, row.id);

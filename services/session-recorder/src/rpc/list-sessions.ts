@@ -2,13 +2,13 @@ import { create } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { sessions } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
-import type { RecordingStore } from '../store/recordings.js';
-import type { SessionRows } from '../store/sessions.js';
+import type { SessionRecorderDeps } from './deps.js';
 import { toSession } from './session-view.js';
 
 /** sessions.ListSessions: the workspace's sessions, newest first, a page at a time. */
 export const listSessions =
-  (rows: SessionRows, recordings: RecordingStore) => async (req: sessions.ListSessionsRequest) => {
+  ({ rows, recordings }: SessionRecorderDeps) =>
+  async (req: sessions.ListSessionsRequest) => {
     const limit = pageLimit(req.limit);
     const after = req.cursor ? decodeCursor(req.cursor) : undefined;
     const found = await rows.list({

@@ -1,10 +1,10 @@
 import { ApiError } from '@wap/errors';
 import type { sessions } from '@wap/proto';
-import type { RecordingStore } from '../store/recordings.js';
+import type { SessionRecorderDeps } from './deps.js';
 import { sessionId } from './session-view.js';
 
 /** sessions.ReadRecording: the stored chunks, in order, as stored; not_found without a recording of the workspace's. */
-export const readRecording = (recordings: RecordingStore) =>
+export const readRecording = ({ recordings }: SessionRecorderDeps) =>
   async function* (req: sessions.ReadRecordingRequest) {
     const recording = await recordings.get(req.workspaceId, sessionId(req.sessionId));
     if (!recording) throw new ApiError('not_found');
