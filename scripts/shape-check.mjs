@@ -30,8 +30,6 @@ const ALLOWED = {
   },
   prisma: {
     'services/gateway/src/oauth/store.ts': 'the OAuth store, kept beside its routes (docs/oauth.md)',
-    'services/monitor/src/jobs/deliveries.ts': 'the notifications sender reads and writes deliveries itself',
-    'services/monitor/src/jobs/checks.ts': 'a check writes its snapshot in its own transaction',
   },
   env: {
     'services/gateway/src/admin.ts': 'the operator command, a process of its own with the gateway environment',

@@ -16,6 +16,7 @@ import { type CrawlClient, checkRunner, HELD } from './jobs/checks.js';
 import { creditPauses } from './jobs/credit-pauses.js';
 import { deliverySender } from './jobs/deliveries.js';
 import { type MonitorDeps, monitorService } from './rpc/index.js';
+import { DeliveryStore } from './store/deliveries.js';
 import { MonitorStore } from './store/monitors.js';
 import { PauseStore } from './store/pauses.js';
 
@@ -48,7 +49,7 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
   const runner =
     ledger && crawlClient && pauses
       ? checkRunner(
-          { db, store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}`, pause: pauses.pause },
+          { store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}`, pause: pauses.pause },
           {
             pollMs: config.MONITOR_POLL_MS,
             concurrency: config.MONITOR_CONCURRENCY,
@@ -73,7 +74,10 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
   };
   const sender =
     config.MONITOR_KEY && links
-      ? deliverySender({ db, agent, key: config.MONITOR_KEY, links, log }, config.MONITOR_POLL_MS)
+      ? deliverySender(
+          { deliveries: new DeliveryStore(db), monitors: store, agent, key: config.MONITOR_KEY, links, log },
+          config.MONITOR_POLL_MS,
+        )
       : undefined;
   return {
     deps,

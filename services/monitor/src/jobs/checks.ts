@@ -5,7 +5,7 @@
 // in one transaction (the outbox). A workspace that cannot cover a check is
 // skipped, nothing billed, and paused (credit-pauses.ts); a fetch that fails
 // is not billed.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { billed, type LedgerClient } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
@@ -14,13 +14,11 @@ import type { Closable, ServiceClient } from '@wap/rpc';
 import { PeriodicJob } from '@wap/service';
 import { wordDiff } from '../domain/diff.js';
 import { normalize } from '../domain/normalize.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import type { Claimed, MonitorStore } from '../store/monitors.js';
 
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 
 export interface CheckDeps {
-  db: PrismaClient;
   store: MonitorStore;
   ledger: LedgerClient;
   crawl: CrawlClient;
@@ -96,42 +94,20 @@ export async function runCheck(deps: CheckDeps, claimed: Claimed): Promise<void>
         // The newest snapshot's digest came with the claim; its text is read only when it changed (for the diff).
         const first = monitor.lastSha256 === null;
         const changed = !first && monitor.lastSha256 !== sha256;
-        const last =
-          changed &&
-          (await deps.db.snapshot.findFirst({
-            where: { monitorId: monitor.id },
-            orderBy: { takenAt: 'desc' },
-            select: { text: true },
-          }));
+        const last = changed ? await deps.store.lastSnapshotText(monitor.id) : undefined;
         return {
-          result: { text, sha256, changed, first, before: last ? last.text : '' },
+          result: { text, sha256, changed, first, before: last ?? '' },
           used: changed ? HELD : HELD.slice(0, 1),
         };
       },
     );
     if (result.first || result.changed)
-      await deps.db.$transaction(async (tx) => {
-        // A monitor deleted while its page loaded keeps nothing.
-        const { count } = await tx.monitor.updateMany({
-          where: { id: monitor.id },
-          data: { lastSha256: result.sha256 },
-        });
-        if (count === 0) return;
-        const snapshotId = randomUUID();
-        await tx.snapshot.create({
-          data: {
-            id: snapshotId,
-            monitorId: monitor.id,
-            checkId: check.id,
-            text: result.text,
-            sha256: result.sha256,
-            ...(result.changed && { diff: { ...wordDiff(result.before, result.text) } }),
-          },
-        });
-        if (result.changed)
-          await tx.delivery.create({
-            data: { id: randomUUID(), monitorId: monitor.id, snapshotId, status: 'pending', nextAttempt: new Date() },
-          });
+      await deps.store.keepSnapshot({
+        monitorId: monitor.id,
+        checkId: check.id,
+        text: result.text,
+        sha256: result.sha256,
+        ...(result.changed && { diff: wordDiff(result.before, result.text) }),
       });
     await deps.store.finish(check, { status: result.changed ? 'changed' : 'ok' });
   } catch (err) {

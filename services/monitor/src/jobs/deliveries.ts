@@ -13,12 +13,14 @@ import type { SnapshotLinks } from '../domain/links.js';
 import { requestFor } from '../domain/payloads.js';
 import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
 import type { Target } from '../domain/targets.js';
-import type { Delivery, PrismaClient } from '../generated/prisma/client.js';
+import type { Delivery } from '../generated/prisma/client.js';
 import { TARGET_PURPOSE } from '../rpc/deps.js';
-import { MonitorStore } from '../store/monitors.js';
+import type { DeliveryStore } from '../store/deliveries.js';
+import type { MonitorStore } from '../store/monitors.js';
 
 export interface DeliveryDeps {
-  db: PrismaClient;
+  deliveries: DeliveryStore;
+  monitors: MonitorStore;
   agent: FetchAgent;
   key: string;
   /** Signs the links to the snapshots a notification compares. */
@@ -29,32 +31,16 @@ export interface DeliveryDeps {
 const LEASE_MS = 60_000;
 const SEND_TIMEOUT_MS = 15_000;
 
-/** Up to `limit` deliveries due now, leased to this replica (their next attempt moved past the lease). */
-function claim(db: PrismaClient, limit: number, now = new Date()): Promise<Delivery[]> {
-  return db.$transaction(async (tx) => {
-    const rows = await tx.$queryRaw<{ id: string }[]>`
-      SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt <= ${now}
-       ORDER BY next_attempt LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-    const ids = rows.map((r) => r.id);
-    if (ids.length === 0) return [];
-    await tx.delivery.updateMany({
-      where: { id: { in: ids } },
-      data: { nextAttempt: new Date(now.getTime() + LEASE_MS), leaseUntil: new Date(now.getTime() + LEASE_MS) },
-    });
-    return tx.delivery.findMany({ where: { id: { in: ids } } });
-  });
-}
-
 /** One attempt: the answer's status (0 without one) and its Retry-After. */
 async function send(deps: DeliveryDeps, delivery: Delivery) {
-  const monitor = await deps.db.monitor.findUnique({ where: { id: delivery.monitorId } });
-  const snapshot = await deps.db.snapshot.findUnique({ where: { id: delivery.snapshotId } });
-  if (!monitor || !snapshot) return { status: -1, error: 'the monitor is gone' };
+  const subject = await deps.deliveries.subject(delivery);
+  if (!subject) return { status: -1, error: 'the monitor is gone' };
+  const { monitor, snapshot } = subject;
   const target = {
     kind: monitor.targetKind,
     url: unsealText(deps.key, TARGET_PURPOSE, monitor.id, monitor.targetSealed),
   } as Target;
-  const before = await new MonitorStore(deps.db).snapshotBefore(monitor.id, snapshot.takenAt);
+  const before = await deps.monitors.snapshotBefore(monitor.id, snapshot.takenAt);
   const secret = monitor.secretSealed
     ? unsealText(deps.key, TARGET_PURPOSE, `${monitor.id}:secret`, monitor.secretSealed)
     : undefined;
@@ -96,16 +82,11 @@ export async function deliverOnce(deps: DeliveryDeps, delivery: Delivery): Promi
   const ok = outcome.status >= 200 && outcome.status < 300;
   const again = !ok && retryable(outcome.status) && attempts < MAX_ATTEMPTS;
   const wait = again ? backoffMs(attempts, retryAfterMs('retryAfter' in outcome ? outcome.retryAfter : undefined)) : 0;
-  await deps.db.delivery.update({
-    where: { id: delivery.id },
-    data: {
-      attempts,
-      log,
-      status: ok ? 'delivered' : again ? 'pending' : 'failed',
-      nextAttempt: new Date(Date.now() + wait),
-      leaseUntil: null,
-      updatedAt: new Date(),
-    },
+  await deps.deliveries.attempted(delivery.id, {
+    attempts,
+    log,
+    status: ok ? 'delivered' : again ? 'pending' : 'failed',
+    nextAttempt: new Date(Date.now() + wait),
   });
   if (!ok && !again)
     deps.log.warn({ deliveryId: delivery.id, status: outcome.status, attempts }, 'notification not delivered');
@@ -114,7 +95,7 @@ export async function deliverOnce(deps: DeliveryDeps, delivery: Delivery): Promi
 export const deliverySender = (deps: DeliveryDeps, pollMs: number) =>
   new PeriodicJob({ name: 'monitor deliveries', intervalMs: pollMs, log: deps.log, immediately: true }, async () => {
     for (;;) {
-      const claimed = await claim(deps.db, 16);
+      const claimed = await deps.deliveries.claim(16, LEASE_MS);
       if (claimed.length === 0) return;
       await Promise.all(claimed.map((d) => deliverOnce(deps, d)));
     }

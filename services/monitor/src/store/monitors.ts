@@ -213,4 +213,57 @@ export class MonitorStore {
     const monitor = snapshot && (await this.db.monitor.findUnique({ where: { id: snapshot.monitorId } }));
     return snapshot && monitor ? { snapshot, monitor } : undefined;
   }
+
+  /** The text of the monitor's newest snapshot: what a changed page is compared with. */
+  async lastSnapshotText(monitorId: string): Promise<string | undefined> {
+    const last = await this.db.snapshot.findFirst({
+      where: { monitorId },
+      orderBy: { takenAt: 'desc' },
+      select: { text: true },
+    });
+    return last?.text;
+  }
+
+  /**
+   * Keeps what a check found: the page's digest on its monitor, a snapshot, and
+   * for a change its diff and a pending notification, in one transaction. A
+   * monitor deleted while its page loaded keeps nothing.
+   */
+  keepSnapshot(found: {
+    monitorId: string;
+    checkId: string;
+    text: string;
+    sha256: string;
+    /** The words added and removed since the last snapshot; absent for a first one. */
+    diff?: object;
+  }): Promise<void> {
+    return this.db.$transaction(async (tx) => {
+      const { count } = await tx.monitor.updateMany({
+        where: { id: found.monitorId },
+        data: { lastSha256: found.sha256 },
+      });
+      if (count === 0) return;
+      const snapshotId = randomUUID();
+      await tx.snapshot.create({
+        data: {
+          id: snapshotId,
+          monitorId: found.monitorId,
+          checkId: found.checkId,
+          text: found.text,
+          sha256: found.sha256,
+          ...(found.diff && { diff: { ...found.diff } }),
+        },
+      });
+      if (found.diff)
+        await tx.delivery.create({
+          data: {
+            id: randomUUID(),
+            monitorId: found.monitorId,
+            snapshotId,
+            status: 'pending',
+            nextAttempt: new Date(),
+          },
+        });
+    });
+  }
 }
