@@ -4788,7 +4788,7 @@ export interface operations {
                                 kind: "connect" | "agent" | "scrape" | (string & {});
                                 /** @description For `agent`: the run id (GET /v1/agent/{run}). */
                                 run?: string;
-                                /** @description For `scrape`: the request id of the scrape, crawl or search whose page it rendered (billed there, not here). */
+                                /** @description For `scrape`: what the scrape, search or crawl whose page it rendered is billed under (GET /v1/usage/calls: a scrape’s or search’s request id, a crawl’s id); billed there, not here. */
                                 request?: string;
                             };
                             /** @description ISO 8601. */
@@ -4949,7 +4949,7 @@ export interface operations {
                                 kind: "connect" | "agent" | "scrape" | (string & {});
                                 /** @description For `agent`: the run id (GET /v1/agent/{run}). */
                                 run?: string;
-                                /** @description For `scrape`: the request id of the scrape, crawl or search whose page it rendered (billed there, not here). */
+                                /** @description For `scrape`: what the scrape, search or crawl whose page it rendered is billed under (GET /v1/usage/calls: a scrape’s or search’s request id, a crawl’s id); billed there, not here. */
                                 request?: string;
                             };
                             /** @description ISO 8601. */
@@ -5494,7 +5494,7 @@ export interface operations {
                                 kind: "connect" | "agent" | "scrape" | (string & {});
                                 /** @description For `agent`: the run id (GET /v1/agent/{run}). */
                                 run?: string;
-                                /** @description For `scrape`: the request id of the scrape, crawl or search whose page it rendered (billed there, not here). */
+                                /** @description For `scrape`: what the scrape, search or crawl whose page it rendered is billed under (GET /v1/usage/calls: a scrape’s or search’s request id, a crawl’s id); billed there, not here. */
                                 request?: string;
                             };
                             /** @description ISO 8601. */

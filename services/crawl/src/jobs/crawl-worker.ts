@@ -253,7 +253,7 @@ export class CrawlWorker {
         const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, {
           withLinks: true,
           slot: { workspaceId: row.workspaceId, wait: true },
-          request: { workspaceId: row.workspaceId, requestId: row.requestId },
+          request: { workspaceId: row.workspaceId, requestId: row.id },
         });
         // Politeness counts requests out to the host, not pages being stored: the host's
         // place is given up now (recorded with this worker's next takes, which need it).

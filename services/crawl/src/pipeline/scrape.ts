@@ -35,11 +35,12 @@ export interface RawPage {
 }
 
 /**
- * The request a page is loaded for (a scrape's, a crawl's, a search's operation): a page
- * rendered for it is recorded as a browser session of kind `scrape` (docs/sessions.md, "Scrapes").
+ * The request a page is loaded for: a page rendered for it is recorded as a browser session of
+ * kind `scrape` (docs/sessions.md, "Scrapes") that names it.
  */
 export interface PageRequest {
   workspaceId: string;
+  /** What its usage is listed under (GET /v1/usage/calls): a scrape's or search's request id, a crawl's id. */
   requestId: string;
 }
 

@@ -36,7 +36,7 @@ export function scrape(deps: ScrapeDeps) {
       const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
         // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
         slot: { workspaceId: req.workspaceId, wait: false },
-        request: { workspaceId: req.workspaceId, requestId: req.requestId },
+        request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
       });
       written = deps.cache
         .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })

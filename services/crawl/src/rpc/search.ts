@@ -50,7 +50,7 @@ export function search(deps: SearchDeps) {
               const { page, extracted } = await loadPage(deps, r.url, render, ctx.signal, {
                 // Results rendered at once share the plan's browsers: each waits for a slot.
                 slot: { workspaceId: req.workspaceId, wait: true },
-                request: { workspaceId: req.workspaceId, requestId: req.requestId },
+                request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
               });
               hit.document = toDocument(page, render, false, extracted);
               await deps.index

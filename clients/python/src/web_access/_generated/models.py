@@ -1620,7 +1620,7 @@ class SessionsListResponseSessionTask(Model):
     """
     request: str | None = None
     """
-    For `scrape`: the request id of the scrape, crawl or search whose page it rendered (billed there, not here).
+    For `scrape`: what the scrape, search or crawl whose page it rendered is billed under (GET /v1/usage/calls: a scrape’s or search’s request id, a crawl’s id); billed there, not here.
     """
 
 

@@ -229,8 +229,8 @@ export type RenderRequest = Message<"wap.browser.v1.RenderRequest"> & {
   fullPageScreenshot: boolean;
 
   /**
-   * The workspace and the request (the scrape's, the crawl's or the search's operation id) the page
-   * serves. With both set, on a host that records, the render is recorded as a browser session of
+   * The workspace and the request the page serves, named as its usage is listed
+   * (/v1/usage/calls): a scrape's or search's request id, a crawl's id. With both set, on a host that records, the render is recorded as a browser session of
    * kind `scrape` (docs/sessions.md, "Scrapes"), answered as `session_id`; it bills nothing itself.
    *
    * @generated from field: string workspace_id = 11;
