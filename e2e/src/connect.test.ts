@@ -852,7 +852,9 @@ describe('GET /connect', () => {
     const finalText = async (url: string, offline = false) => {
       const context = await viewer.newContext({ offline });
       const tab = await context.newPage();
-      await tab.goto(url);
+      // The player is awaited below; the load event itself is not what a viewer waits for (a starved
+      // machine once took over 30 s to fire it for the file:// bundle).
+      await tab.goto(url, { waitUntil: 'commit' });
       // Polled from here (CDP evaluates past the page's CSP; waitForFunction would eval inside it and be refused).
       await until('the player is up', async () => (await tab.evaluate('window.wapReplay !== undefined')) === true);
       await tab.evaluate('window.wapReplay.toEnd()');
