@@ -1,13 +1,8 @@
 import { type Context, context, propagation, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { AlwaysOffSampler, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
 
-let sdk: NodeSDK | undefined;
+/** What stops the running telemetry; set while it runs. */
+let running: (() => Promise<void>) | undefined;
 
 export interface TelemetrySettings {
   serviceName: string;
@@ -15,62 +10,107 @@ export interface TelemetrySettings {
   otlpEndpoint?: string;
 }
 
+// The OpenTelemetry packages are required where they are used, not imported at the top: the rpc and events
+// libs import this module for `injectContext`, and a service without an exporter never loads the SDK, its
+// exporters or the express and pg instrumentations (about 30 MB of resident memory a process; make bench's
+// idle.bench). Each require stays synchronous: the instrumentations must patch before grpc-js and http load.
+
+/** The http and grpc instrumentations every service has; probes and outbound fetches make no span. */
+function baseInstrumentations(): Instrumentation[] {
+  const { HttpInstrumentation } =
+    require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { GrpcInstrumentation } =
+    require('@opentelemetry/instrumentation-grpc') as typeof import('@opentelemetry/instrumentation-grpc');
+  return [
+    new HttpInstrumentation({
+      // Probes and Prometheus scrapes are not worth a trace each.
+      ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/metrics',
+      // Outbound HTTP goes to the web (pages, search providers, webhooks):
+      // no span, and above all no traceparent header that would leak our
+      // trace ids to third parties and mark every fetch as ours.
+      ignoreOutgoingRequestHook: () => true,
+    }),
+    new GrpcInstrumentation({ ignoreGrpcMethods: ['Watch'] }),
+    // No undici instrumentation: undici carries only outbound fetches to the
+    // web, and it injects trace headers into every request it sees.
+  ];
+}
+
 /**
- * Starts the OpenTelemetry SDK with the http and grpc instrumentations (plus
- * express and pg when spans are exported). Must run before those modules are first required, which is
+ * Starts tracing with the http and grpc instrumentations (plus express and pg
+ * when spans are exported). Must run before those modules are first required, which is
  * why services load it through `@wap/telemetry/register` as their first import.
  */
 export function startTelemetry(settings: TelemetrySettings): void {
-  if (sdk) return;
-  // Without an exporter nothing would read a span, so none is recorded: the
-  // sampler says no, yet every span still gets real ids (a non-recording span)
-  // that logs carry and gRPC metadata and NATS headers pass on, so one trace id
-  // still follows a request through the fleet. Recording spans only to drop
-  // them cost the gateway about 0.2 ms of CPU a request (make bench).
-  // With an exporter, the sampler is the SDK's default, or OTEL_TRACES_SAMPLER.
-  const spanProcessors: SpanProcessor[] = settings.otlpEndpoint
-    ? [
-        new BatchSpanProcessor({
-          exporter: new OTLPTraceExporter({ url: `${settings.otlpEndpoint.replace(/\/$/, '')}/v1/traces` }),
-        }),
-      ]
-    : [new NoopSpanProcessor()];
-  sdk = new NodeSDK({
-    serviceName: settings.serviceName,
-    spanProcessors,
-    ...(settings.otlpEndpoint ? {} : { sampler: new AlwaysOffSampler() }),
+  if (running) return;
+  running = settings.otlpEndpoint ? exporting(settings.serviceName, settings.otlpEndpoint) : idsOnly();
+}
+
+/**
+ * Without an exporter nothing would read a span, so none is recorded: the
+ * sampler says no, yet every span still gets real ids (a non-recording span)
+ * that logs carry and gRPC metadata and NATS headers pass on, so one trace id
+ * still follows a request through the fleet. Recording spans only to drop
+ * them cost the gateway about 0.2 ms of CPU a request (make bench).
+ */
+function idsOnly(): () => Promise<void> {
+  const { AlwaysOffSampler, TracerProvider } =
+    require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { AsyncLocalStorageContextManager } =
+    require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
+    require('@opentelemetry/core') as typeof import('@opentelemetry/core');
+  const { registerInstrumentations } =
+    require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
+  const unregister = registerInstrumentations({ instrumentations: baseInstrumentations() });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
+  const provider = new TracerProvider({ sampler: new AlwaysOffSampler() });
+  trace.setGlobalTracerProvider(provider);
+  return async () => {
+    unregister();
+    await provider.shutdown();
+    contextManager.disable();
+  };
+}
+
+/** Spans exported over OTLP/HTTP by the SDK, with its default sampler or OTEL_TRACES_SAMPLER. */
+function exporting(serviceName: string, endpoint: string): () => Promise<void> {
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { ExpressInstrumentation } =
+    require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
+  const { PgInstrumentation } =
+    require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const sdk = new NodeSDK({
+    serviceName,
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }) }),
+    ],
     // Metrics and logs go through their own pipelines (pino); keep the SDK to traces.
     metricReaders: [],
     instrumentations: [
-      new HttpInstrumentation({
-        // Probes and Prometheus scrapes are not worth a trace each.
-        ignoreIncomingRequestHook: (req) => req.url === '/healthz' || req.url === '/metrics',
-        // Outbound HTTP goes to the web (pages, search providers, webhooks):
-        // no span, and above all no traceparent header that would leak our
-        // trace ids to third parties and mark every fetch as ours.
-        ignoreOutgoingRequestHook: () => true,
-      }),
-      new GrpcInstrumentation({ ignoreGrpcMethods: ['Watch'] }),
+      ...baseInstrumentations(),
       // Spans that only describe work inside a service are worth making only
       // when something reads them; each costs CPU on every request (make bench).
-      ...(settings.otlpEndpoint
-        ? [
-            // One span per route handler is enough; a span per middleware layer costs more than the layer.
-            new ExpressInstrumentation({ ignoreLayersType: ['middleware' as never, 'router' as never] }),
-            new PgInstrumentation({ requireParentSpan: true }),
-          ]
-        : []),
-      // No undici instrumentation: undici carries only outbound fetches to the
-      // web, and it injects trace headers into every request it sees.
+      // One span per route handler is enough; a span per middleware layer costs more than the layer.
+      new ExpressInstrumentation({ ignoreLayersType: ['middleware' as never, 'router' as never] }),
+      new PgInstrumentation({ requireParentSpan: true }),
     ],
   });
   sdk.start();
+  return () => sdk.shutdown().catch(() => undefined);
 }
 
 export async function stopTelemetry(): Promise<void> {
-  const running = sdk;
-  sdk = undefined;
-  await running?.shutdown().catch(() => undefined);
+  const stop = running;
+  running = undefined;
+  await stop?.();
   // Let a later start install its own provider, propagator and context manager.
   trace.disable();
   propagation.disable();
