@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { localInfra } from '@wap/db';
+import { localInfra } from '@wap/db/dist/local-infra.js';
 import { readEnvFile } from './env-file.js';
 import { Fleet, ROOT, SERVICES, type ServiceName } from './fleet.js';
 import { settings } from './settings.js';
@@ -17,6 +17,38 @@ const INFRA_MARK = path.join(DATA, 'infra-started-by-up');
 /** The model agent runs get by default (docs/models.md). */
 const EMBEDDED_MODEL = 'qwen2.5-coder-1.5b';
 
+const ENV_FILE = process.env.WAP_ENV_FILE ?? path.join(ROOT, '.env');
+
+/** The fleet `make up` runs: fixed ports (each overridable), restarted when a service dies. */
+function upFleet(env: Record<string, string>): Fleet {
+  const grpcBase = Number(process.env.WAP_GRPC_BASE_PORT ?? 50050);
+  return new Fleet({
+    infra: localInfra(),
+    dbPrefix: process.env.WAP_DB_PREFIX ?? 'wap_',
+    env,
+    logDir: path.join(DATA, 'logs'),
+    ports: {
+      http: Number(process.env.WAP_HTTP_PORT ?? 8080),
+      cdp: Number(process.env.WAP_CDP_PORT ?? 9222),
+      grpc: Object.fromEntries(
+        SERVICES.map((s) => [s, s === 'gateway' ? grpcBase : grpcBase + 1 + SERVICES.indexOf(s)]),
+      ) as Record<ServiceName, number>,
+    },
+    echo: process.env.WAP_ECHO_LOGS === '1',
+    restart: true,
+  });
+}
+
+/**
+ * `up`'s first step, in a process of its own: the settings of .env (docs/settings.md), validated, then every
+ * database migrated; prints the settings as JSON, as its last line.
+ */
+async function prepare(): Promise<void> {
+  const env = readEnvFile(ENV_FILE, new Set(settings().map((s) => s.variable)));
+  await upFleet(env).migrate();
+  process.stdout.write(`\n${JSON.stringify(env)}\n`);
+}
+
 async function up(): Promise<void> {
   if (existsSync(PID_FILE)) {
     const pid = Number(readFileSync(PID_FILE, 'utf8'));
@@ -25,9 +57,20 @@ async function up(): Promise<void> {
       return;
     }
   }
-  // Settings for the services (docs/settings.md), validated before anything starts.
-  const envFile = process.env.WAP_ENV_FILE ?? path.join(ROOT, '.env');
-  const env = readEnvFile(envFile, new Set(settings().map((s) => s.variable)));
+  // Settings checked and databases migrated by a process of their own: what that loads (every service's
+  // settings schema, the migration engine) would otherwise stay resident in this one for as long as the fleet
+  // runs (make bench's idle.bench).
+  const envFile = ENV_FILE;
+  let prepared: Buffer;
+  try {
+    prepared = execFileSync(process.execPath, [__filename, 'prepare'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch {
+    process.exit(1); // the step said why on stderr
+  }
+  // Its last line is the settings; anything before it (the migrations applied) is for the person.
+  const lines = prepared.toString().trimEnd().split('\n');
+  const env = JSON.parse(lines.pop() ?? '{}') as Record<string, string>;
+  if (lines.length > 0) console.log(lines.join('\n'));
   writeFileSync(PID_FILE, String(process.pid));
   if (process.env.WAP_STOP_INFRA === '1') writeFileSync(INFRA_MARK, `${process.pid}\n`);
   // The embedded agent model (docs/models.md): fetched alongside, never waited for; runs wait for it instead.
@@ -41,23 +84,7 @@ async function up(): Promise<void> {
       .toString()
       .trim();
   }
-  const httpPort = Number(process.env.WAP_HTTP_PORT ?? 8080);
-  const grpcBase = Number(process.env.WAP_GRPC_BASE_PORT ?? 50050);
-  const fleet = new Fleet({
-    infra: localInfra(),
-    dbPrefix: process.env.WAP_DB_PREFIX ?? 'wap_',
-    env,
-    logDir: path.join(DATA, 'logs'),
-    ports: {
-      http: httpPort,
-      cdp: Number(process.env.WAP_CDP_PORT ?? 9222),
-      grpc: Object.fromEntries(
-        SERVICES.map((s) => [s, s === 'gateway' ? grpcBase : grpcBase + 1 + SERVICES.indexOf(s)]),
-      ) as Record<ServiceName, number>,
-    },
-    echo: process.env.WAP_ECHO_LOGS === '1',
-    restart: true,
-  });
+  const fleet = upFleet(env);
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -75,7 +102,6 @@ async function up(): Promise<void> {
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
 
-  await fleet.migrate();
   await fleet.start();
   await fleet.waitReady(120_000);
   const seed = await fleet.admin<{
@@ -124,6 +150,11 @@ if (command === 'up')
     process.exit(1);
   });
 else if (command === 'down') void down();
+else if (command === 'prepare')
+  void prepare().catch((err) => {
+    console.error(`make up failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
 else {
   console.error('usage: cli.js up|down');
   process.exit(2);
