@@ -76,7 +76,8 @@ spec:
           image: {{ include "web-access.image" . | quote }}
           imagePullPolicy: {{ include "web-access.imagePullPolicy" . }}
           workingDir: {{ .root.Values.image.workingDir }}
-          command: ["node", "--enable-source-maps", "services/{{ .name }}/dist/main.js"]
+          # The node flags of libs/fleet's SERVICE_NODE_FLAGS (why each: there).
+          command: ["node", "--enable-source-maps", "--max-semi-space-size=2", "services/{{ .name }}/dist/main.js"]
           ports:
             - name: grpc
               containerPort: {{ .root.Values.grpcPort }}
