@@ -58,7 +58,7 @@ down: ## Stop the fleet, and Postgres and NATS if `make up` started them
 test: build infra ## Run the whole suite (unit, then end-to-end through the fleet)
 	@scripts/test.sh
 
-bench: build infra ## Run the benchmarks (ledger settles, gateway reads, extraction F1); figures on stdout
+bench: build infra ## Run the benchmarks; each figure beside its goal (docs/benchmarks.md)
 	@scripts/bench.sh
 
 images: build ## Build the container images from Debian's packages and the build (root); prints names and sizes

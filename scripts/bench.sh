@@ -23,9 +23,17 @@ if [ ${#benches[@]} -eq 0 ]; then
   echo "no benchmarks found (run make build first)" >&2
   exit 1
 fi
+# BENCH_ONLY=<part of a path> runs only the benches whose path holds it.
+outputs=$(mktemp -d)
+trap 'rm -rf "$outputs"' EXIT
 status=0
 for bench in "${benches[@]}"; do
+  [[ -n "${BENCH_ONLY:-}" && "$bench" != *"$BENCH_ONLY"* ]] && continue
   echo "== $bench"
-  node --enable-source-maps --disable-warning=ExperimentalWarning "$bench" || { echo "bench failed: $bench" >&2; status=1; }
+  out="$outputs/$(basename "$bench").out"
+  node --enable-source-maps --disable-warning=ExperimentalWarning "$bench" | tee "$out" ||
+    { echo "bench failed: $bench" >&2; status=1; }
 done
+# Every figure with a goal, in one table.
+node scripts/bench-summary.mjs "$outputs"/*.out
 exit $status

@@ -17,7 +17,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
-import { startBenchFleet } from '@wap/testkit';
+import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { type Browser, chromium } from 'playwright-core';
 import { table } from './run-load.js';
 
@@ -284,6 +284,17 @@ async function main() {
     ]),
   );
   const round = (v?: number) => (v === undefined ? null : Number(v.toFixed(1)));
+  const goals = [
+    goal(
+      '/connect back-to-back p50, ours / Browserless',
+      (ours.b2b50 ?? Number.NaN) / (peer.b2b50 ?? Number.NaN),
+      '<=',
+      1,
+      '×',
+    ),
+    goal('CDP round trips, gateway-chosen host / direct', (ours.rtps ?? Number.NaN) / directRtps, '>=', 0.9, '×'),
+  ];
+  printGoals(goals);
   console.log(
     JSON.stringify({
       bench: 'connect',
@@ -308,6 +319,7 @@ async function main() {
           },
       direct: { rtps: round(directRtps) },
       rtpsRatio: Number(((ours.rtps ?? Number.NaN) / directRtps).toFixed(3)),
+      goals,
     }),
   );
 }

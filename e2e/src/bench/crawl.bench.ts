@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Replica } from '@wap/fleet';
-import { startBenchFleet } from '@wap/testkit';
+import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { answerParent, runInChild } from './child.js';
 import { cpuMeter, formatCpu } from './cpu.js';
@@ -347,6 +347,8 @@ async function main() {
       problems.push(`round ${i + 1}: Crawlee handled ${r.crawlee.handled}`);
   }
   for (const p of problems) console.log(`WARNING: ${p}`);
+  const goals = [goal(`${pages}-page crawl wall time, ours / Crawlee`, ratio, '<=', 0.8, '×')];
+  printGoals(goals);
   console.log(
     JSON.stringify({
       bench: 'crawl',
@@ -375,6 +377,7 @@ async function main() {
       oursWorkers: multi ? WORKERS : 1,
       oursMultiWorkerMs: multi ? Math.round(multi.ms) : null,
       multiWorkerRatio: multi ? Number((multi.ms / free.ms).toFixed(3)) : null,
+      goals,
     }),
   );
   if (problems.length > 0) process.exitCode = 1;

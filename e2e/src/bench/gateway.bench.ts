@@ -4,7 +4,7 @@
 // credit view the gateway caches until the ledger announces a change
 // (decision 0008); GET /v1/usage asks the ledger over gRPC every time, for
 // comparison. Goal (decision 0008): p99 under 20 ms at 1,000 requests/s.
-import { startBenchFleet } from '@wap/testkit';
+import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { cpuMeter, formatCpu } from './cpu.js';
 import { runLoad, startBareServer, table } from './run-load.js';
 
@@ -47,9 +47,13 @@ async function main() {
         `\nAuthenticated free reads at ${RATE} req/s for ${SECONDS} s, 50 connections, ${WORKSPACES} workspaces\n`,
       );
       console.log(table(rows));
-      console.log(
-        `\np99 ratio gateway/bare: ${(gateway.p99 / Math.max(floor.p99, 0.001)).toFixed(1)}x; goal p99 < 20 ms: ${gateway.p99 < 20 ? 'met' : 'NOT met'}`,
-      );
+      const goals = [
+        goal('free read p99, gateway / bare node:http', gateway.p99 / Math.max(floor.p99, 0.1), '<=', 3, '×'),
+        goal(`GET /v1/usage served at ${RATE} rps`, usage.requestsPerSecond, '>=', RATE * 0.98, 'rps'),
+        goal(`GET /v1/usage p99 at ${RATE} rps`, usage.p99, '<=', 50, 'ms'),
+      ];
+      console.log('');
+      printGoals(goals);
       const perRequest = Object.fromEntries(
         Object.entries(spent).map(([k, s]) => [k, Number(((s * 1000) / Math.max(gateway.total, 1)).toFixed(3))]),
       );
@@ -63,6 +67,7 @@ async function main() {
           bare: floor,
           usage,
           cpuMsPerRequest: perRequest,
+          goals,
         }),
       );
     } finally {

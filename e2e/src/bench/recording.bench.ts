@@ -23,6 +23,7 @@ import { chromiumMajor, launchSessionBrowser } from '@wap/browser-host/dist/sess
 import { replayHtml } from '@wap/gateway/dist/replay/page.js';
 import { readReplayChunks } from '@wap/gateway/dist/replay/recording.js';
 import { AllowList } from '@wap/netguard';
+import { goal, printGoals } from '@wap/testkit';
 import { startTestSite } from '@wap/testsite';
 import { chromium } from 'playwright-core';
 import { table } from './run-load.js';
@@ -152,6 +153,8 @@ async function main() {
     console.log(
       `\nrecorded is ${(slower * 100).toFixed(1)}% slower (goal: at most 10%); stored ${(perMinute / 1024).toFixed(0)} KiB a minute of the active session (${last.chunks.length} chunks, ${(bytes / 1024).toFixed(0)} KiB in ${(last.ms / 1000).toFixed(1)} s); replay time to first frame ${ms(ttff)} (the bundle, from file://)`,
     );
+    const goals = [goal('page load recorded / not recorded, default settings', slower * 100, '<=', 10, '% slower')];
+    printGoals(goals);
     console.log(
       JSON.stringify({
         bench: 'recording',
@@ -161,6 +164,7 @@ async function main() {
         slowerPct: Number((slower * 100).toFixed(1)),
         storedBytesPerMinute: Math.round(perMinute),
         replayTtffMs: Number(ttff.toFixed(0)),
+        goals,
       }),
     );
   } finally {

@@ -6,7 +6,7 @@
 // requests K at a time; the in-process side runs in a child process so that,
 // as for the fleet, the test site has the bench process to itself.
 
-import { startBenchFleet } from '@wap/testkit';
+import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { startTestSite } from '@wap/testsite';
 import { answerParent, runInChild } from './child.js';
 import { cpuMeter } from './cpu.js';
@@ -184,6 +184,11 @@ async function main() {
         .map(([label, ms]) => `${label} ${ms}`)
         .join(', ')}); in process: ${((inProcess.cpuMs ?? Number.NaN) / REQUESTS).toFixed(1)} ms`,
     );
+    const goals = [
+      goal('scrape throughput, fleet / in process', ratio, '>=', 0.5, '×'),
+      goal('fleet CPU per scraped page', fleetCpuMs, '<=', 6, 'ms'),
+    ];
+    printGoals(goals);
     for (const failure of [...viaFleet.failures, ...inProcess.failures].slice(0, 10)) console.log(`  ${failure}`);
     console.log(
       JSON.stringify({
@@ -194,6 +199,7 @@ async function main() {
         inProcess: { perSecond: round(p.perSecond), p50: round(p.p50), p99: round(p.p99), failed: p.failed },
         ratio: Number(ratio.toFixed(3)),
         cpuMsPerPage: { fleet: perPage, inProcess: round((inProcess.cpuMs ?? Number.NaN) / REQUESTS) },
+        goals,
       }),
     );
     if (f.failed > 0 || p.failed > 0) process.exitCode = 1;

@@ -1,7 +1,7 @@
 // The one test fixture: where the local Postgres and NATS are, fresh migrated
 // databases, NATS links with a namespace of their own, a private Postgres and
 // NATS a test may kill, whole fleets, services as processes, free ports and
-// waiting for a condition.
+// waiting for a condition; a bench's goals.
 import { randomBytes } from 'node:crypto';
 import { localInfra } from '@wap/db';
 import { connectNats, type NatsLink } from '@wap/events';
@@ -10,6 +10,7 @@ import { createLogger, type Logger } from '@wap/log';
 export { type FreshDatabase, freshServiceDatabase, type Infra, localInfra as infra } from '@wap/db';
 export { type Fleet, freePort, freePorts } from '@wap/fleet';
 export { readLogLines, startBenchFleet, startFleet } from './fleets.js';
+export { type Goal, goal, goalLines, printGoals } from './goals.js';
 export { PrivateInfra } from './private-infra.js';
 export { type ServiceProcess, servesAndStops, spawnService, waitServing } from './service-process.js';
 export { until } from './wait.js';

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
+import { goal, printGoals } from '@wap/testkit';
 import { freePort, freshDatabase, type LedgerClient, spawnLedger, waitServing } from '../test-support.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -156,7 +157,14 @@ async function main(): Promise<void> {
         `${SECONDS} s per scenario after ${WARMUP_SECONDS} s warm-up, ledger LOG_LEVEL=${logLevel}`,
     );
     console.log(table(results));
-    console.log(JSON.stringify({ bench: 'billing-ledger.settle', results }));
+    // The goal is the ledger's under load from many workspaces: the one-workspace scenario measures one lock.
+    const spread = results[1] as Result;
+    const goals = [
+      goal('ledger Authorize+Settle pairs/s', spread.pairs_per_s, '>=', 1500, 'pairs/s'),
+      goal('ledger Authorize or Settle p99', Math.max(spread.authorize_ms.p99, spread.settle_ms.p99), '<=', 20, 'ms'),
+    ];
+    printGoals(goals);
+    console.log(JSON.stringify({ bench: 'billing-ledger.settle', results, goals }));
   } finally {
     service.proc.kill('SIGTERM');
     await service.exited;
