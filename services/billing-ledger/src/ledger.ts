@@ -20,7 +20,7 @@ export function openLedger(
 ) {
   const deps: LedgerDeps = {
     money: new MoneyStore(db.pool, batching, changes),
-    reads: new ReadStore(db.prisma, db.pool),
+    reads: new ReadStore(db.pool),
     slots: new SlotStore(db.pool),
     clock,
   };

@@ -6,7 +6,7 @@ import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { BrowserHosts } from '@wap/rpc';
 import { CreditViews } from './clients/credit-views.js';
-import { type CreditsView, Upstreams } from './clients/upstreams.js';
+import { Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
 import { DEFAULT_CONSOLE_DIR } from './console-server/static.js';
 import { createApp } from './http/app.js';
@@ -59,7 +59,7 @@ export function openGateway(
     : undefined;
   // Any replica answers for profiles (they share a database): one that is alive, not only BROWSER_HOST_ADDR.
   if (hosts) upstreams.routeBrowser(() => hosts.any());
-  const creditViews = new CreditViews<CreditsView>(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
+  const creditViews = new CreditViews(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
     ttlMs: config.CREDIT_VIEW_TTL_MS,
   });
   const limiterPool = rateLimitPool(config.DATABASE_URL);

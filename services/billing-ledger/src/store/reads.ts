@@ -4,7 +4,6 @@ import type { MeterName } from '@wap/billing';
 import type pg from 'pg';
 import type { AccountRow, GrantRow } from '../domain/credits.js';
 import type { ChargedRow, MeterRow } from '../domain/usage.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
 import type { StoredUsage } from './money.js';
 
 interface BalanceRow {
@@ -38,10 +37,7 @@ const CALL_COLUMNS = `r."id", r."created_at" AS "at", r."capability", r."referen
 const UTC_DAY = `to_char("created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
 
 export class ReadStore {
-  constructor(
-    private readonly prisma: PrismaClient,
-    private readonly pool: pg.Pool,
-  ) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   /**
    * The account, its grants and what its live holds reserve; null without an
@@ -88,42 +84,43 @@ export class ReadStore {
     };
   }
 
-  /** Usage in [from, to), summed by capability, UTC day and meter. */
+  /**
+   * Usage in [from, to), summed by capability, UTC day and meter, and what was charged by capability and day:
+   * one statement, so one snapshot and one round trip (a usage read is answered at 1,000 a second; make bench).
+   */
   async usage(workspaceId: string, from: Date, to: Date): Promise<{ meters: MeterRow[]; charged: ChargedRow[] }> {
-    const [meters, charged] = await this.prisma.$transaction(
-      [
-        this.prisma.$queryRawUnsafe<{ capability: string; day: string; meter: string; quantity: string; mc: string }[]>(
-          `SELECT r."capability", to_char(r."created_at" AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, m."meter",
-                  sum(m."quantity")::text AS quantity, sum(m."mc")::text AS mc
-             FROM "usage_records" r JOIN "usage_meters" m ON m."usage_id" = r."id"
-            WHERE r."workspace_id" = $1 AND r."created_at" >= $2 AND r."created_at" < $3
-            GROUP BY 1, 2, 3`,
-          workspaceId,
-          from,
-          to,
-        ),
-        this.prisma.$queryRawUnsafe<{ capability: string; day: string; mc: string }[]>(
-          `SELECT "capability", ${UTC_DAY} AS day, sum("charged_mc")::text AS mc
-             FROM "usage_records"
-            WHERE "workspace_id" = $1 AND "created_at" >= $2 AND "created_at" < $3
-            GROUP BY 1, 2`,
-          workspaceId,
-          from,
-          to,
-        ),
-      ],
-      { isolationLevel: 'RepeatableRead' },
+    const { rows } = await this.pool.query<{
+      capability: string;
+      day: string;
+      meter: string | null;
+      quantity: string | null;
+      mc: string;
+    }>(
+      `WITH r AS (
+         SELECT "id", "capability", ${UTC_DAY} AS day, "charged_mc"
+           FROM "usage_records"
+          WHERE "workspace_id" = $1 AND "created_at" >= $2 AND "created_at" < $3)
+       SELECT r."capability", r.day, m."meter", sum(m."quantity")::text AS quantity, sum(m."mc")::text AS mc
+         FROM r JOIN "usage_meters" m ON m."usage_id" = r."id"
+        GROUP BY 1, 2, 3
+       UNION ALL
+       SELECT "capability", day, NULL, NULL, sum("charged_mc")::text FROM r GROUP BY 1, 2`,
+      [workspaceId, from, to],
     );
-    return {
-      meters: meters.map((r) => ({
-        capability: r.capability,
-        day: r.day,
-        meter: r.meter as MeterName,
-        quantity: BigInt(r.quantity),
-        millicredits: BigInt(r.mc),
-      })),
-      charged: charged.map((r) => ({ capability: r.capability, day: r.day, millicredits: BigInt(r.mc) })),
-    };
+    const meters: MeterRow[] = [];
+    const charged: ChargedRow[] = [];
+    for (const r of rows) {
+      if (r.meter === null) charged.push({ capability: r.capability, day: r.day, millicredits: BigInt(r.mc) });
+      else
+        meters.push({
+          capability: r.capability,
+          day: r.day,
+          meter: r.meter as MeterName,
+          quantity: BigInt(r.quantity ?? '0'),
+          millicredits: BigInt(r.mc),
+        });
+    }
+    return { meters, charged };
   }
 
   /** The workspace's calls newest first, up to `limit`, those before `after` when given. */

@@ -22,11 +22,11 @@ after(async () => {
 async function views(settings: { ttlMs?: number } = {}) {
   const subject = `test_${randomUUID().slice(0, 8)}.ledger.credits.changed`;
   const clock = { ms: Date.UTC(2026, 10, 24), advance: (ms: number) => (clock.ms += ms) };
-  const cache = new CreditViews<number>(link.nc, subject, log, { ...settings, now: () => clock.ms });
+  const cache = new CreditViews(link.nc, subject, log, { ...settings, now: () => clock.ms });
   await cache.start();
   const counted = { loads: 0 };
   const get = (workspaceId: string, validUntil?: (view: number) => number) =>
-    cache.get(workspaceId, async () => ++counted.loads, validUntil);
+    cache.get(workspaceId, 'credits', async () => ++counted.loads, validUntil);
   /**
    * As the ledger does: one message naming the workspaces. The views listen on
    * the same connection, and the server sends the message to it before it
@@ -56,18 +56,38 @@ test('a view is loaded once, then served until the ledger announces a change to 
   }
 });
 
+test("a workspace's views of each kind are kept apart and dropped together", async () => {
+  const { cache, announce } = await views();
+  try {
+    let usageLoads = 0;
+    const usage = () => cache.get('ws-k', 'usage', async () => `usage ${++usageLoads}`);
+    const credits = () => cache.get('ws-k', 'credits', async () => 1_000);
+    assert.equal(await credits(), 1_000);
+    assert.equal(await usage(), 'usage 1', 'one kind is not answered with the other');
+    assert.equal(await usage(), 'usage 1');
+    await announce('ws-k');
+    assert.equal(await usage(), 'usage 2', 'a change drops every kind of view of the workspace');
+  } finally {
+    await cache.stop();
+  }
+});
+
 test('a view loaded while its workspace changed is answered but not kept', async () => {
   const { cache, announce } = await views();
   try {
     let loads = 0;
-    const racing = await cache.get('ws-race', async () => {
+    const racing = await cache.get('ws-race', 'credits', async () => {
       loads++;
       await announce('ws-race'); // the change commits while the read is on its way back
       return 1;
     });
     assert.equal(racing, 1);
-    assert.equal(await cache.get('ws-race', async () => ++loads), 2, 'read again: the racing view was not kept');
-    assert.equal(await cache.get('ws-race', async () => ++loads), 2);
+    assert.equal(
+      await cache.get('ws-race', 'credits', async () => ++loads),
+      2,
+      'read again: the racing view was not kept',
+    );
+    assert.equal(await cache.get('ws-race', 'credits', async () => ++loads), 2);
   } finally {
     await cache.stop();
   }
@@ -113,14 +133,14 @@ test('a view expires on its own: after the time to live, and when something in i
 
 test('without NATS nothing is cached: every read asks the ledger', async () => {
   const own = await testNats('credit-views-closing', log);
-  const cache = new CreditViews<number>(own.nc, 'test.closing.ledger.credits.changed', log);
+  const cache = new CreditViews(own.nc, 'test.closing.ledger.credits.changed', log);
   await cache.start();
   let loads = 0;
-  assert.equal(await cache.get('ws-x', async () => ++loads), 1);
-  assert.equal(await cache.get('ws-x', async () => ++loads), 1);
+  assert.equal(await cache.get('ws-x', 'credits', async () => ++loads), 1);
+  assert.equal(await cache.get('ws-x', 'credits', async () => ++loads), 1);
   await own.nc.close();
   await until('the views stop listening', async () => !cache.isListening);
-  assert.equal(await cache.get('ws-x', async () => ++loads), 2);
-  assert.equal(await cache.get('ws-x', async () => ++loads), 3);
+  assert.equal(await cache.get('ws-x', 'credits', async () => ++loads), 2);
+  assert.equal(await cache.get('ws-x', 'credits', async () => ++loads), 3);
   await cache.stop();
 });

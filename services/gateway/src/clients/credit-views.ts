@@ -1,4 +1,5 @@
-// Credit views (what GET /v1/credits answers) cached per workspace
+// Views that move with a workspace's credits, cached per workspace: what
+// GET /v1/credits answers, and GET /v1/usage over its default window
 // (docs/decisions/0008-credits-cache.md). The ledger announces on NATS whose
 // credits changed once each write commits; a gateway drops those views, and
 // drops a workspace's view itself as soon as one of its requests that may move
@@ -20,17 +21,17 @@ export interface CreditViewSettings {
 
 const DEFAULTS: CreditViewSettings = { ttlMs: 5_000, maxEntries: 10_000, now: Date.now };
 
-interface Entry<V> {
+interface Entry {
   /** Moves on every change heard for the workspace; a load that saw it move is not kept. */
   generation: number;
-  view?: V;
-  expiresAt: number;
+  /** Each kind of view (`credits`, `usage`) the workspace has kept, until when. */
+  views: Map<string, { view: unknown; expiresAt: number }>;
   /** Nothing is kept before then: a request that failed may still be moving credits. */
   uncachedUntil: number;
 }
 
-export class CreditViews<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+export class CreditViews {
+  private readonly entries = new Map<string, Entry>();
   private readonly settings: CreditViewSettings;
   private subscription: Subscription | undefined;
   private listening = false;
@@ -87,22 +88,29 @@ export class CreditViews<V> {
   }
 
   /**
-   * The workspace's view: cached, else `load`'s, kept (until `validUntil` of
-   * it at the latest) only if no change was heard while it loaded.
+   * The workspace's view of `kind`: cached, else `load`'s, kept (until
+   * `validUntil` of it at the latest) only if no change was heard while it
+   * loaded. A kind always loads views of one type.
    */
-  async get(workspaceId: string, load: () => Promise<V>, validUntil: (view: V) => number = () => Infinity): Promise<V> {
+  async get<V>(
+    workspaceId: string,
+    kind: string,
+    load: () => Promise<V>,
+    validUntil: (view: V) => number = () => Infinity,
+  ): Promise<V> {
     if (!this.listening) return load();
     const now = this.settings.now();
     let entry = this.entries.get(workspaceId);
-    if (entry?.view !== undefined && now < entry.expiresAt) return entry.view;
+    const cached = entry?.views.get(kind);
+    if (cached && now < cached.expiresAt) return cached.view as V;
     if (!entry) entry = this.entry(workspaceId);
-    entry.view = undefined;
+    entry.views.delete(kind);
     const generation = entry.generation;
     const view = await load();
     const kept = this.entries.get(workspaceId) === entry && entry.generation === generation;
     if (this.listening && kept && this.settings.now() >= entry.uncachedUntil) {
-      entry.view = view;
-      entry.expiresAt = Math.min(this.settings.now() + this.settings.ttlMs, validUntil(view));
+      const expiresAt = Math.min(this.settings.now() + this.settings.ttlMs, validUntil(view));
+      entry.views.set(kind, { view, expiresAt });
     }
     return view;
   }
@@ -116,16 +124,16 @@ export class CreditViews<V> {
     const entry = this.entries.get(workspaceId) ?? (holdOffMs > 0 ? this.entry(workspaceId) : undefined);
     if (!entry) return;
     entry.generation++;
-    entry.view = undefined;
+    entry.views.clear();
     if (holdOffMs > 0) entry.uncachedUntil = Math.max(entry.uncachedUntil, this.settings.now() + holdOffMs);
   }
 
-  private entry(workspaceId: string): Entry<V> {
+  private entry(workspaceId: string): Entry {
     if (this.entries.size >= this.settings.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    const entry: Entry<V> = { generation: 0, expiresAt: 0, uncachedUntil: 0 };
+    const entry: Entry = { generation: 0, views: new Map(), uncachedUntil: 0 };
     this.entries.set(workspaceId, entry);
     return entry;
   }
@@ -149,7 +157,7 @@ export class CreditViews<V> {
   private forgetAll(): void {
     for (const entry of this.entries.values()) {
       entry.generation++;
-      entry.view = undefined;
+      entry.views.clear();
     }
   }
 

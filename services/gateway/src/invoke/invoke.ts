@@ -1,7 +1,7 @@
 import { ApiError, type ErrorCode, isApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { CreditViews } from '../clients/credit-views.js';
-import type { CreditsView, Upstreams } from '../clients/upstreams.js';
+import type { Upstreams } from '../clients/upstreams.js';
 import {
   answerOf,
   type Capability,
@@ -45,7 +45,7 @@ export interface InvokerDeps {
   limiter: RateLimiter;
   idempotency: IdempotencyStore;
   upstreams: Upstreams;
-  creditViews: CreditViews<CreditsView>;
+  creditViews: CreditViews;
   /** Signs links to session replays; absent without REPLAY_KEY. */
   replays?: ReplayLinks;
   /** The base URL clients reach this API at, for links in answers. */

@@ -3,7 +3,7 @@ import type { Logger } from '@wap/log';
 import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
 import type { CreditViews } from '../clients/credit-views.js';
-import type { Backend, CreditsView, Upstreams } from '../clients/upstreams.js';
+import type { Backend, Upstreams } from '../clients/upstreams.js';
 import type { ReplayLinks } from '../replay/links.js';
 import type { Principal } from '../store/identity.js';
 
@@ -41,7 +41,7 @@ export interface HandlerContext {
   operationId: string;
   upstreams: Upstreams;
   /** Cached credit views, dropped when the ledger announces a change (decision 0008). */
-  creditViews: CreditViews<CreditsView>;
+  creditViews: CreditViews;
   log: Logger;
   /** Aborted when the client goes away. */
   signal: AbortSignal;

@@ -59,6 +59,7 @@ export const creditsRow = capability({
   handler: async ({ principal, upstreams, creditViews }) => {
     const c = await creditViews.get(
       principal.workspaceId,
+      'credits',
       () => upstreams.ledger.credits({ workspaceId: principal.workspaceId }),
       (view) => changesBySelfAt(view, Date.now()),
     );
