@@ -1,7 +1,8 @@
 // The run's browser as the loop drives it: Playwright connected over CDP to
 // the run's browser-host session (through the host's CDP filter, as any
-// /connect client), wrapped by the page driver.
-import { chromium } from 'playwright-core';
+// /connect client), wrapped by the page driver. Playwright is loaded with the
+// first run's browser: it is about 80 MB resident, which an idle agent service
+// need not hold (make bench's idle.bench).
 import { PlaywrightDriver } from '../browser/driver.js';
 import type { BrowserDriver } from '../browser/types.js';
 
@@ -10,6 +11,7 @@ const CONNECT_TIMEOUT_MS = 30_000;
 export async function openSessionDriver(
   webSocketUrl: string,
 ): Promise<BrowserDriver & { endSession(): Promise<void> }> {
+  const { chromium } = await import('playwright-core');
   const browser = await chromium.connectOverCDP(webSocketUrl, { timeout: CONNECT_TIMEOUT_MS });
   const driver = new PlaywrightDriver(browser);
   const release = driver.close.bind(driver);

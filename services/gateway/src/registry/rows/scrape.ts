@@ -1,12 +1,7 @@
 import { create } from '@bufbuild/protobuf';
-import {
-  HEADER_NAME,
-  HEADER_VALUE,
-  HOST_NAME_TOO_LONG,
-  hostNameFits,
-  MAX_HEADER_NAME,
-  MAX_HEADER_VALUE,
-} from '@wap/fetch';
+// The header rules alone: the fetch lib's index loads undici, which the gateway never fetches with.
+import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/dist/headers.js';
+import { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
 import { browser, crawl } from '@wap/proto';
 import { z } from 'zod';
 import { firecrawlBookkeeping } from '../bookkeeping.js';
