@@ -64,3 +64,29 @@ export function formatCpu(totals: Record<string, number>): string {
     .map(([k, s]) => `${k} ${s.toFixed(2)} s`)
     .join(', ');
 }
+
+/** The machine's busy share of CPU time over `ms`, from /proc/stat (0 idle, 1 every core busy). */
+async function busyShare(ms: number): Promise<number> {
+  const read = () => {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]?.trim().split(/\s+/).slice(1).map(Number) ?? [];
+    const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0); // idle + iowait
+    return { idle, total: cpu.reduce((a, b) => a + b, 0) };
+  };
+  const before = read();
+  await new Promise((r) => setTimeout(r, ms));
+  const after = read();
+  const total = after.total - before.total;
+  return total > 0 ? 1 - (after.idle - before.idle) / total : 0;
+}
+
+/**
+ * Waits until the machine has settled (a fleet just started fills its browser pool, compiles, migrates):
+ * a figure measured while neighbours start measures the neighbours. Answers the busy share it saw last;
+ * gives up after `timeoutMs` and measures anyway.
+ */
+export async function waitForQuiet(threshold = 0.15, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let busy = await busyShare(1_000);
+  while (busy > threshold && Date.now() < deadline) busy = await busyShare(1_000);
+  return busy;
+}

@@ -5,7 +5,7 @@
 // (decision 0008); GET /v1/usage asks the ledger over gRPC every time, for
 // comparison. Goal (decision 0008): p99 under 20 ms at 1,000 requests/s.
 import { goal, printGoals, startBenchFleet } from '@wap/testkit';
-import { cpuMeter, formatCpu } from './cpu.js';
+import { cpuMeter, formatCpu, waitForQuiet } from './cpu.js';
 import { runLoad, startBareServer, table } from './run-load.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 1000);
@@ -26,6 +26,8 @@ async function main() {
     if (sample.status !== 200) throw new Error(`credits answered ${sample.status}: ${await sample.text()}`);
     const bare = await startBareServer(await sample.text(), sample.headers.get('content-type') ?? 'application/json');
     try {
+      const busy = await waitForQuiet();
+      console.log(`the machine was ${(busy * 100).toFixed(0)}% busy before the runs`);
       const warm = { rate: RATE, seconds: 3, connections: 50 };
       await runLoad({ ...warm, url: `${fleet.gatewayUrl}/v1/credits`, headers });
       await runLoad({ ...warm, url: bare.url, headers });

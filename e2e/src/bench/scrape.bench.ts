@@ -9,7 +9,7 @@
 import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { startTestSite } from '@wap/testsite';
 import { answerParent, runInChild } from './child.js';
-import { cpuMeter } from './cpu.js';
+import { cpuMeter, waitForQuiet } from './cpu.js';
 import { table } from './run-load.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -133,6 +133,7 @@ async function main() {
         if (res.status !== 200) throw new Error(`${res.status} ${body.code}`);
         return body.data?.markdown ?? '';
       };
+      await waitForQuiet();
       await drive(urlsOf(warm), titlesOf(warm), one);
       const cpu = cpuMeter();
       viaFleet = await drive(urlsOf(measured), titlesOf(measured), one);
