@@ -67,3 +67,12 @@ export const plans = protoNames<PlanName, ledger.Plan>(ledger.PlanSchema, PLAN_N
 export { GRANT_KIND_NAMES, type GrantKindName, grantKinds } from './grant-kinds.js';
 export { METER_NAMES, type MeterName, meters } from './meters.js';
 export type { ProtoNames } from './proto-names.js';
+export {
+  ENGINE_NAMES,
+  type EngineName,
+  engines,
+  FORMAT_NAMES,
+  FORMATS,
+  type FormatName,
+  formatName,
+} from './scrape-words.js';

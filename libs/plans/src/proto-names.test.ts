@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { DescEnum } from '@bufbuild/protobuf';
-import { ledger } from '@wap/proto';
-import { grantKinds, meters, plans } from './index.js';
+import { crawl, ledger } from '@wap/proto';
+import { engines, FORMAT_NAMES, FORMATS, formatName, grantKinds, meters, plans } from './index.js';
 import type { ProtoNames } from './proto-names.js';
 
 /**
@@ -29,6 +29,7 @@ const CONTRACT: [string, DescEnum, ProtoNames<string, number>, string, Record<st
     },
   ],
   ['GrantKind', ledger.GrantKindSchema, grantKinds, 'GRANT_KIND_', { promotional: 1, student: 2, purchased: 3 }],
+  ['Engine', crawl.EngineSchema, engines, 'ENGINE_', { auto: 1, fetch: 2, browser: 3 }],
 ];
 
 for (const [enumName, desc, names, prefix, table] of CONTRACT) {
@@ -55,3 +56,22 @@ for (const [enumName, desc, names, prefix, table] of CONTRACT) {
     assert.equal(names.toName(999), undefined);
   });
 }
+
+test("Format: each of Firecrawl's names maps to its contract number and back, every value of the enum named", () => {
+  // Copied by hand from proto/wap/crawl/v1/crawl.proto.
+  const contract = {
+    markdown: 1,
+    html: 2,
+    rawHtml: 3,
+    text: 4,
+    links: 5,
+    metadata: 6,
+    screenshot: 7,
+    'screenshot@fullPage': 8,
+  };
+  assert.deepEqual({ ...FORMATS }, contract);
+  for (const [name, number] of Object.entries(contract)) assert.equal(formatName(number), name);
+  assert.equal(formatName(0), undefined, 'UNSPECIFIED has no name');
+  const named = crawl.FormatSchema.values.filter((v) => v.number !== 0).map((v) => formatName(v.number));
+  assert.deepEqual(named, FORMAT_NAMES, 'every format of the contract has a name, in its order');
+});

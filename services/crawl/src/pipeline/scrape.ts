@@ -11,6 +11,7 @@ import {
 import { type FetchAgent, fetchPage, requireText } from '@wap/fetch';
 import type { Logger } from '@wap/log';
 import { type AllowList, checkUrl } from '@wap/netguard';
+import { formatName } from '@wap/plans';
 import { browser, crawl } from '@wap/proto';
 import type { Closable, ServiceClient } from '@wap/rpc';
 import { chooseEngine, looksScriptRendered } from '../domain/engine.js';
@@ -63,17 +64,6 @@ const EXTRACT_FORMATS: Partial<Record<crawl.Format, ExtractFormat>> = {
   [Format.METADATA]: 'metadata',
 };
 
-export const FORMAT_NAMES: Partial<Record<crawl.Format, string>> = {
-  [Format.MARKDOWN]: 'markdown',
-  [Format.HTML]: 'html',
-  [Format.RAW_HTML]: 'rawHtml',
-  [Format.TEXT]: 'text',
-  [Format.LINKS]: 'links',
-  [Format.METADATA]: 'metadata',
-  [Format.SCREENSHOT]: 'screenshot',
-  [Format.SCREENSHOT_FULL_PAGE]: 'screenshot@fullPage',
-};
-
 /** Markdown when nothing is asked, as Firecrawl does. */
 export const formatsOf = (options: crawl.ScrapeOptions) =>
   options.formats.length > 0 ? options.formats : [Format.MARKDOWN];
@@ -122,7 +112,7 @@ async function viaFetch(
   if (page.status >= 400) throw new ApiError('page_unreachable', { url, reason: 'http_status', status: page.status });
   requireText(
     page,
-    formatsOf(options).map((f) => FORMAT_NAMES[f] ?? 'unknown'),
+    formatsOf(options).map((f) => formatName(f) ?? 'unknown'),
   );
   return {
     finalUrl: page.finalUrl,

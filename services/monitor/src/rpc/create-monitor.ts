@@ -4,13 +4,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { checkUrl } from '@wap/netguard';
-import { lowestPlanForMonitorInterval, PLANS, plans } from '@wap/plans';
+import { ENGINE_NAMES, lowestPlanForMonitorInterval, PLANS, plans } from '@wap/plans';
 import { monitor as proto } from '@wap/proto';
 import { sealText } from '@wap/sealed';
 import { firstCheckAt, shortestGapMs } from '../domain/schedule.js';
 import { shown, toMonitor } from './convert.js';
 import { type MonitorDeps, TARGET_PURPOSE } from './deps.js';
-import { ENGINES, invalid, scheduleOf, targetOf } from './parse.js';
+import { invalid, scheduleOf, targetOf } from './parse.js';
 
 export const createMonitor =
   ({ store, settings }: MonitorDeps) =>
@@ -22,7 +22,7 @@ export const createMonitor =
     const watch = req.watch?.kind;
     if (watch?.case === 'selector' && !watch.value.trim()) invalid('watch.selector', 'a CSS selector');
     const engine = req.scrape?.engine || 'auto';
-    if (!ENGINES.includes(engine)) invalid('scrape.engine', ENGINES.join(', '));
+    if (!(ENGINE_NAMES as readonly string[]).includes(engine)) invalid('scrape.engine', ENGINE_NAMES.join(', '));
     const waitForMs = req.scrape?.waitForMs ?? 0;
     if (waitForMs < 0 || waitForMs > 30_000) invalid('scrape.waitForMs', 'between 0 and 30000');
     // An older gateway names no plan: the strictest one's limits.

@@ -6,8 +6,6 @@ import { parseInterval, type Schedule, scheduleProblem } from '../domain/schedul
 import { type Target, type TargetRules, targetProblem } from '../domain/targets.js';
 import type { MonitorSettings } from './deps.js';
 
-export const ENGINES = ['auto', 'fetch', 'browser'];
-
 export const invalid = (path: string, message: string): never => {
   throw new ApiError('bad_request', { issues: [{ path, message }] });
 };

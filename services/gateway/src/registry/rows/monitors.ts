@@ -1,7 +1,7 @@
 // Monitors (docs/monitors.md): pages watched on a schedule, a notification on
 // real change. Creating, listing and deleting are free; the checks bill as
 // they run (monitors.check, not a registry row: docs/billing.md).
-import { PLAN_NAMES, PLANS, type PlanLimits, plans } from '@wap/plans';
+import { ENGINE_NAMES, PLAN_NAMES, PLANS, type PlanLimits, plans } from '@wap/plans';
 import type { monitor } from '@wap/proto';
 import { z } from 'zod';
 import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
@@ -147,7 +147,7 @@ export const monitorsCreateRow = capability({
       notify: notifyInput,
       scrape: z
         .strictObject({
-          engine: z.enum(['auto', 'fetch', 'browser']).optional(),
+          engine: z.enum(ENGINE_NAMES).optional(),
           headers: z.record(z.string().max(256), z.string().max(4_096)).optional(),
           waitFor: z.number().int().min(0).max(30_000).optional().describe('Milliseconds to wait after load.'),
         })

@@ -2,31 +2,16 @@ import { create } from '@bufbuild/protobuf';
 // The header rules alone: the fetch lib's index loads undici, which the gateway never fetches with.
 import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/dist/headers.js';
 import { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
+import { ENGINE_NAMES, engines, FORMAT_NAMES, FORMATS, type FormatName, formatName } from '@wap/plans';
 import { browser, crawl } from '@wap/proto';
 import { z } from 'zod';
 import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
 
-const FORMATS = {
-  markdown: crawl.Format.MARKDOWN,
-  html: crawl.Format.HTML,
-  rawHtml: crawl.Format.RAW_HTML,
-  text: crawl.Format.TEXT,
-  links: crawl.Format.LINKS,
-  metadata: crawl.Format.METADATA,
-  screenshot: crawl.Format.SCREENSHOT,
-  'screenshot@fullPage': crawl.Format.SCREENSHOT_FULL_PAGE,
-} as const;
-
-type FormatName = keyof typeof FORMATS;
-const FORMAT_BY_ENUM = new Map<crawl.Format, FormatName>(
-  Object.entries(FORMATS).map(([name, value]) => [value, name as FormatName]),
-);
-
 /** Format names of enum values; markdown when none (as the pipeline does). */
 export function formatNames(formats: readonly crawl.Format[]): FormatName[] {
-  const names = formats.flatMap((f) => FORMAT_BY_ENUM.get(f) ?? []);
+  const names = formats.flatMap((f) => formatName(f) ?? []);
   return names.length > 0 ? names : ['markdown'];
 }
 
@@ -60,7 +45,7 @@ export const pageUrl = (description: string) =>
 
 export const scrapeOptions = z.strictObject({
   formats: z
-    .array(z.enum(Object.keys(FORMATS) as [keyof typeof FORMATS, ...(keyof typeof FORMATS)[]]))
+    .array(z.enum(FORMAT_NAMES as [FormatName, ...FormatName[]]))
     .max(8)
     .default(['markdown'])
     .describe(
@@ -104,10 +89,7 @@ export const scrapeOptions = z.strictObject({
     .min(0)
     .default(0)
     .describe('Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.'),
-  engine: z
-    .enum(['auto', 'fetch', 'browser'])
-    .default('auto')
-    .describe('`auto` fetches and renders only pages that need scripts.'),
+  engine: z.enum(ENGINE_NAMES).default('auto').describe('`auto` fetches and renders only pages that need scripts.'),
 });
 
 export type ScrapeOptionsInput = z.infer<typeof scrapeOptions>;
@@ -142,7 +124,7 @@ export function toScrapeOptions(o: ScrapeOptionsInput): crawl.ScrapeOptions {
     headers: o.headers ?? {},
     mobile: o.mobile,
     maxAgeMs: BigInt(o.maxAge),
-    engine: { auto: crawl.Engine.AUTO, fetch: crawl.Engine.FETCH, browser: crawl.Engine.BROWSER }[o.engine],
+    engine: engines.toEnum(o.engine),
     actions: (o.actions ?? []).map(toAction),
   });
 }
