@@ -1,5 +1,6 @@
 import { PLAN_NAMES } from '@wap/plans';
 import { z } from 'zod';
+import type { CodesOf } from '../codes.js';
 import { GRPC_STATUS as G } from '../grpc-status.js';
 import { retryAfterSeconds } from './shared.js';
 import type { Entries } from './spec.js';
@@ -9,16 +10,7 @@ import type { Entries } from './spec.js';
  * Clients handle the three differently (top up, back off, retry later), so the
  * status alone must tell them apart. See docs/decisions/0002-error-statuses.md.
  */
-export const capacity: Entries<
-  | 'cap_exceeded'
-  | 'no_capacity'
-  | 'quota_exceeded'
-  | 'concurrency_limit'
-  | 'plan_required'
-  | 'capability_unavailable'
-  | 'decode_unavailable'
-  | 'exit_unavailable'
-> = {
+export const capacity: Entries<CodesOf<'Capacity and plan'>> = {
   cap_exceeded: {
     status: 402,
     grpc: G.RESOURCE_EXHAUSTED,

@@ -1,17 +1,10 @@
 import { z } from 'zod';
+import type { CodesOf } from '../codes.js';
 import { GRPC_STATUS as G } from '../grpc-status.js';
 import { issueList } from './shared.js';
 import type { Entries } from './spec.js';
 
-export const general: Entries<
-  | 'unauthorized'
-  | 'bad_request'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'tenant_scope'
-  | 'internal'
-  | 'deadline_exceeded'
-> = {
+export const general: Entries<CodesOf<'General'>> = {
   unauthorized: {
     status: 401,
     grpc: G.UNAUTHENTICATED,
@@ -81,7 +74,7 @@ export const general: Entries<
 };
 
 // Profiles live here too: they are two codes and read like general lookups.
-export const profiles: Entries<'profile_in_use' | 'profile_not_found'> = {
+export const profiles: Entries<CodesOf<'Profiles'>> = {
   profile_in_use: {
     status: 409,
     grpc: G.ABORTED,

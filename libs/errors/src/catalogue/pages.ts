@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CodesOf } from '../codes.js';
 import { GRPC_STATUS as G } from '../grpc-status.js';
 import { issueList } from './shared.js';
 import type { Entries } from './spec.js';
@@ -8,15 +9,7 @@ import type { Entries } from './spec.js';
  * page did not, and 5xx stays reserved for our own faults (alerts, SLOs and
  * client retry policies key on it).
  */
-export const pages: Entries<
-  | 'page_unreachable'
-  | 'document_unrepresentable'
-  | 'page_lost'
-  | 'extraction_failed'
-  | 'answer_lost'
-  | 'search_refused'
-  | 'lab_arm_forbidden'
-> = {
+export const pages: Entries<CodesOf<'Pages and extraction'>> = {
   page_unreachable: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
@@ -92,7 +85,7 @@ export const pages: Entries<
   },
 };
 
-export const integrations: Entries<'integration_check_failed' | 'integration_changed'> = {
+export const integrations: Entries<CodesOf<'Integrations'>> = {
   integration_check_failed: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CodesOf } from '../codes.js';
 import { GRPC_STATUS as G } from '../grpc-status.js';
 import { noDetails } from './shared.js';
 import type { Entries } from './spec.js';
@@ -12,16 +13,7 @@ const money = {
  * answer 403, not 402: 402 is kept for our credits, and a client that tops up
  * on 402 must not do so because a merchant purchase was capped.
  */
-export const purchases: Entries<
-  | 'spend_cap_required'
-  | 'card_number_in_task'
-  | 'merchant_not_allowed'
-  | 'spend_cap_exceeded'
-  | 'per_purchase_exceeded'
-  | 'no_open_purchase'
-  | 'approval_denied'
-  | 'approval_timed_out'
-> = {
+export const purchases: Entries<CodesOf<'Purchases'>> = {
   spend_cap_required: {
     status: 422,
     grpc: G.INVALID_ARGUMENT,
@@ -93,7 +85,7 @@ export const purchases: Entries<
   },
 };
 
-export const providers: Entries<'provider_test_failed' | 'provider_cards_open'> = {
+export const providers: Entries<CodesOf<'Providers'>> = {
   provider_test_failed: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,

@@ -1,16 +1,10 @@
 import { z } from 'zod';
+import type { CodesOf } from '../codes.js';
 import { GRPC_STATUS as G } from '../grpc-status.js';
 import type { Entries } from './spec.js';
 
 // Details name a secret only by its handle: a value must never reach an error.
-export const secrets: Entries<
-  | 'secret_intent_invalid'
-  | 'secret_intent_spent'
-  | 'cvc_not_storable'
-  | 'run_secrets_limit'
-  | 'run_secret_undeliverable'
-  | 'secret_in_answer'
-> = {
+export const secrets: Entries<CodesOf<'Secrets'>> = {
   secret_intent_invalid: {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
@@ -55,7 +49,7 @@ export const secrets: Entries<
   },
 };
 
-export const replay: Entries<'replay_access_denied' | 'replay_control_denied' | 'replay_control_cross_site'> = {
+export const replay: Entries<CodesOf<'Replay'>> = {
   replay_access_denied: {
     status: 403,
     grpc: G.PERMISSION_DENIED,
