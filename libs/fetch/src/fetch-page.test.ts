@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { isApiError } from '@wap/errors';
 import { AllowList } from '@wap/netguard';
+import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import {
   createFetchAgent,
@@ -24,14 +25,8 @@ async function failure(call: Promise<unknown>): Promise<{ details: unknown; kind
   return { details: err.details, kind: err.cause.kind };
 }
 
-/** Polls `check` until it holds; throws after `timeoutMs` (a ceiling, not a pace). */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Polls `check` until it holds, every 10 ms; throws after `timeoutMs` (a ceiling, not a pace). */
+const waitFor = (what: string, check: () => boolean, timeoutMs = 30_000) => until(what, check, timeoutMs, 10);
 
 describe('fetchPage', () => {
   let site: TestSite;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { until } from '@wap/testkit';
 import { Batcher } from './batcher.js';
 
 /**
@@ -29,14 +30,8 @@ function recorder(opts: { failOdd?: boolean; throwOnce?: Error; held?: boolean }
   return { batches, send, answer };
 }
 
-/** Polls `check` until it holds; throws after `timeoutMs` (a ceiling, not a pace). */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
+/** Polls `check` until it holds, every 1 ms; throws after `timeoutMs` (a ceiling, not a pace). */
+const waitFor = (what: string, check: () => boolean, timeoutMs = 5_000) => until(what, check, timeoutMs, 1);
 
 test('calls made in one turn leave as one batch, and each gets its own answer', async () => {
   const r = recorder();

@@ -25,3 +25,11 @@ test('a check that throws counts as not yet', async () => {
   });
   assert.equal(checks, 2);
 });
+
+test('a check may answer at once, looked at as often as the pace says', async () => {
+  let checks = 0;
+  const started = Date.now();
+  await until('the fifth look', () => ++checks === 5, 5_000, 1);
+  assert.equal(checks, 5);
+  assert.ok(Date.now() - started < 1_000, 'five looks a millisecond apart, not 200 ms');
+});

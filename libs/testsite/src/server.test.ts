@@ -2,16 +2,11 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
+import { until } from '@wap/testkit';
 import { mainText, STATIC_PAGES, startTestSite, type TestSite } from './index.js';
 
-/** Polls `check` until it holds; throws after `timeoutMs` (a ceiling, not a pace). */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls `check` until it holds, every 5 ms; throws after `timeoutMs` (a ceiling, not a pace). */
+const waitFor = (what: string, check: () => boolean, timeoutMs = 30_000) => until(what, check, timeoutMs, 5);
 
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { redirect: 'manual', headers });
