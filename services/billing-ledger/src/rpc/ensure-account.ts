@@ -1,14 +1,16 @@
+import { MC_PER_CREDIT } from '@wap/billing';
+import { PLANS, type PlanName } from '@wap/plans';
 import type { ledger } from '@wap/proto';
-import { PLAN_LIMITS, type PlanName } from '../domain/plans.js';
 import { planEnum, planName } from './convert.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues, MAX_MILLICREDITS } from './parse.js';
 import { accepted } from './refusal.js';
 
+/** The account's terms on `plan` (libs/plans), in the ledger's unit. */
 const termsOf = (plan: PlanName, monthlyMc?: bigint) => ({
   plan,
-  monthlyMc: monthlyMc ?? PLAN_LIMITS[plan].monthlyAllowanceMc,
-  slots: PLAN_LIMITS[plan].concurrentBrowsers,
+  monthlyMc: monthlyMc ?? BigInt(PLANS[plan].creditsPerMonth) * MC_PER_CREDIT,
+  slots: PLANS[plan].concurrentBrowsers,
 });
 
 /**
