@@ -1,0 +1,10 @@
+import { create } from '@bufbuild/protobuf';
+import { browser as proto } from '@wap/proto';
+import { resourceId } from '@wap/rpc';
+import type { BrowserHostDeps } from './deps.js';
+import { servedProfiles, toProfile } from './profile-view.js';
+
+export const getProfile = (deps: BrowserHostDeps) => async (req: proto.GetProfileRequest) => {
+  const row = await servedProfiles(deps).get(req.workspaceId, resourceId(req.profileId, 'profile_not_found'));
+  return create(proto.GetProfileResponseSchema, { profile: toProfile(row) });
+};
