@@ -16,10 +16,13 @@ import { CrawlWorker } from './jobs/crawl-worker.js';
 import { Frontier, type FrontierMessage } from './jobs/frontier.js';
 import { warmSitemapParser } from './pipeline/site-files.js';
 import { type CrawlDeps, crawlService } from './rpc/index.js';
-import { CrawlStore } from './store/crawl-store.js';
+import { CrawlStore } from './store/crawls.js';
 import type { CrawlDatabase } from './store/database.js';
+import { HostStore } from './store/hosts.js';
 import { PageCache } from './store/page-cache.js';
+import { PageStore } from './store/pages.js';
 import { SearchIndex } from './store/search-index.js';
+import { UrlStore } from './store/urls.js';
 
 export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink, log: Logger) {
   const allow = AllowList.parse(config.EGRESS_ALLOW);
@@ -34,14 +37,19 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   const browserClient = config.BROWSER_HOST_ADDR
     ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
     : undefined;
-  const store = new CrawlStore(db);
+  const crawls = new CrawlStore(db);
+  const urls = new UrlStore(db);
+  const hosts = new HostStore(db);
+  const pages = new PageStore(db);
   const cache = new PageCache(db);
   const index = new SearchIndex(db);
   const frontier = new Frontier(new Publisher(nats.nc), config.NATS_NAMESPACE);
   const pipeline = { agent, allow, extractor, browser: browserClient, ledger: ledgerClient, log };
   const worker = new CrawlWorker({
     ...pipeline,
-    store,
+    crawls,
+    urls,
+    hosts,
     frontier,
     ackWaitMs: config.CRAWL_ACK_WAIT_MS,
     maxAttempts: config.CRAWL_MAX_ATTEMPTS,
@@ -49,7 +57,8 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   });
   const deps: CrawlDeps = {
     ...pipeline,
-    store,
+    crawls,
+    pages,
     cache,
     index,
     provider: searchProvider(config, index, log),
@@ -67,7 +76,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   });
   const jobs = [
     crawlSweeper(
-      { store, worker, frontier, log },
+      { crawls, urls, worker, frontier, log },
       {
         intervalMs: config.CRAWL_SWEEP_MS,
         idleMs: config.CRAWL_IDLE_MS,

@@ -1,6 +1,9 @@
 // Shared by the crawl's tests (not a test itself): a fresh migrated database,
-// and the service as openCrawl builds it, served in-process on a real gRPC
-// server, with the ledger served in-process too and a NATS namespace of its own.
+// the service as openCrawl builds it, served in-process on a real gRPC server,
+// with the ledger served in-process too and a NATS namespace of its own, and a
+// running crawl for the stores' tests.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import {
@@ -15,7 +18,11 @@ import { type FreshDatabase, freshServiceDatabase, infra, quietLog, testNats, un
 import { env } from './config.js';
 import { openCrawl } from './crawl-service.js';
 import { frontierStreams } from './jobs/frontier.js';
+import { CrawlStore } from './store/crawls.js';
 import { CrawlDatabase } from './store/database.js';
+import { HostStore } from './store/hosts.js';
+import { PageStore } from './store/pages.js';
+import { type NewUrl, type TakeSettings, UrlStore } from './store/urls.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 
@@ -83,3 +90,83 @@ export async function serveCrawl(settings: Record<string, string> = {}): Promise
     },
   };
 }
+
+/** The host of the stores' tests' crawls. */
+export const TEST_HOST = 'site.test';
+
+/** A URL of the test host, as a page links it (depth 1); it is its own key. */
+export const testUrl = (key: string): NewUrl => ({
+  key: `http://${TEST_HOST}/${key}`,
+  url: `http://${TEST_HOST}/${key}`,
+  host: TEST_HOST,
+  depth: 1,
+});
+
+/** What the search index keeps of a test page at `url`. */
+export const testIndexFields = (url: string) =>
+  [url, 'title', '', 'some words of text', 'en'] as [string, string, string, string, string];
+
+/** A take as a worker asks it: robots.txt allows the URL, 16 pages of a host at once. */
+export const TEST_TAKE: TakeSettings = { allowed: true, maxPerHost: 16, leaseMs: 60_000 };
+
+/**
+ * The crawl's stores on a fresh database of their own, for the stores' tests:
+ * `crawlWith` starts a crawl on them, `drop` ends it all.
+ */
+export async function freshStores() {
+  const database = await freshDatabase();
+  const db = new CrawlDatabase(database.url, 8);
+  const crawls = new CrawlStore(db);
+  const urls = new UrlStore(db);
+  const hosts = new HostStore(db);
+  return {
+    db,
+    crawls,
+    urls,
+    hosts,
+    pages: new PageStore(db),
+    /**
+     * A running crawl whose start page was taken and delivered, with `pending`
+     * URLs queued under the test host and `gapMs` between its requests.
+     */
+    async crawlWith(pending: string[], opts: { limit?: number; gapMs?: number } = {}): Promise<string> {
+      const id = randomUUID();
+      const start = testUrl('');
+      await crawls.create({
+        id,
+        workspaceId: randomUUID(),
+        requestId: randomUUID(),
+        start,
+        options: {},
+        holdId: randomUUID(),
+        limit: opts.limit ?? 1_000,
+        deadlineAt: new Date(Date.now() + 3_600_000),
+        sitemapsPending: false,
+      });
+      await hosts.ensureHost(id, TEST_HOST, null, opts.gapMs ?? 0);
+      assert.equal((await urls.take(id, start.key, TEST_TAKE)).kind, 'fetch');
+      const delivered = await urls.deliver(
+        id,
+        start.key,
+        { depth: 0, document: Buffer.from('start') },
+        pending.map(testUrl),
+        testIndexFields(start.url),
+      );
+      assert.deepEqual(delivered?.queued.map((q) => q.key).sort(), pending.map((p) => testUrl(p).key).sort());
+      return id;
+    },
+    /** Sessions of this database blocked on a lock another holds. */
+    async lockWaiters(): Promise<number> {
+      const { rows } = await db.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      );
+      return rows[0]?.n ?? 0;
+    },
+    async drop() {
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
+
+export type FreshStores = Awaited<ReturnType<typeof freshStores>>;

@@ -10,8 +10,10 @@ import { createFetchAgent } from '@wap/fetch';
 import { AllowList } from '@wap/netguard';
 import { ledger } from '@wap/proto';
 import { type FreshDatabase, quietLog, testNats, until } from '@wap/testkit';
-import { CrawlStore } from '../store/crawl-store.js';
+import { CrawlStore } from '../store/crawls.js';
 import { CrawlDatabase } from '../store/database.js';
+import { HostStore } from '../store/hosts.js';
+import { UrlStore } from '../store/urls.js';
 import { freshDatabase } from '../test-support.js';
 import { crawlSweeper } from './crawl-sweep.js';
 import { CrawlWorker } from './crawl-worker.js';
@@ -26,7 +28,9 @@ let db: CrawlDatabase;
 let ledgerDb: { url: string; drop(): Promise<void> };
 let served: Awaited<ReturnType<typeof serveLedger>>;
 let link: NatsLink;
-let store: CrawlStore;
+let crawls: CrawlStore;
+let urls: UrlStore;
+let hosts: HostStore;
 let worker: CrawlWorker;
 let frontier: Frontier;
 const agent = createFetchAgent({ allow: AllowList.parse('') });
@@ -34,7 +38,9 @@ const agent = createFetchAgent({ allow: AllowList.parse('') });
 before(async () => {
   crawlDb = await freshDatabase();
   db = new CrawlDatabase(crawlDb.url, 4);
-  store = new CrawlStore(db);
+  crawls = new CrawlStore(db);
+  urls = new UrlStore(db);
+  hosts = new HostStore(db);
   ledgerDb = await freshLedgerDatabase();
   served = await serveLedger(ledgerDb.url, () => new Date());
   link = await testNats('crawl-sweep-test', log);
@@ -45,7 +51,9 @@ before(async () => {
   worker = new CrawlWorker({
     agent,
     allow: AllowList.parse(''),
-    store,
+    crawls,
+    urls,
+    hosts,
     ledger: served.client,
     frontier,
     log,
@@ -76,7 +84,7 @@ async function runningCrawl(workspaceId: string, pending: string[], limit: numbe
     reference: id,
   });
   const start = { key: `http://${HOST}/`, url: `http://${HOST}/`, host: HOST, depth: 0 };
-  await store.create({
+  await crawls.create({
     id,
     workspaceId,
     requestId: id,
@@ -87,10 +95,10 @@ async function runningCrawl(workspaceId: string, pending: string[], limit: numbe
     deadlineAt: new Date(Date.now() + 3_600_000),
     sitemapsPending: false,
   });
-  await store.ensureHost(id, HOST, null, 0);
-  assert.equal((await store.take(id, start.key, { allowed: true, maxPerHost: 4, leaseMs: 60_000 })).kind, 'fetch');
+  await hosts.ensureHost(id, HOST, null, 0);
+  assert.equal((await urls.take(id, start.key, { allowed: true, maxPerHost: 4, leaseMs: 60_000 })).kind, 'fetch');
   const links = pending.map((p) => ({ key: `http://${HOST}/${p}`, url: `http://${HOST}/${p}`, host: HOST, depth: 1 }));
-  await store.deliver(id, start.key, { depth: 0, document: Buffer.from('start') }, links, [
+  await urls.deliver(id, start.key, { depth: 0, document: Buffer.from('start') }, links, [
     start.url,
     'title',
     '',
@@ -106,9 +114,9 @@ test('a round ends a stalled crawl as expired: its delivered page billed once, t
   const before = await served.client.credits({ workspaceId });
   await db.pool.query(`UPDATE crawls SET progress_at = now() - interval '2 minutes' WHERE id = $1`, [id]);
 
-  const round = await crawlSweeper({ store, worker, frontier, log }, SETTINGS).runOnce();
+  const round = await crawlSweeper({ crawls, urls, worker, frontier, log }, SETTINGS).runOnce();
   assert.ok(round.looked >= 1, 'the stalled crawl was looked at');
-  const row = await store.crawl(id);
+  const row = await crawls.crawl(id);
   assert.equal(row?.status, 'settled');
   assert.equal(row?.outcome, 'expired');
 
@@ -119,7 +127,7 @@ test('a round ends a stalled crawl as expired: its delivered page billed once, t
   assert.equal(before.heldMillicredits, 10_000n);
   assert.equal(spent(afterRound) - spent(before), 1_000n);
   // A second round changes nothing: the crawl is settled, the page billed once.
-  await crawlSweeper({ store, worker, frontier, log }, SETTINGS).runOnce();
+  await crawlSweeper({ crawls, urls, worker, frontier, log }, SETTINGS).runOnce();
   assert.deepEqual(await served.client.credits({ workspaceId }), afterRound);
 });
 
@@ -128,31 +136,31 @@ test('a round deletes settled crawls past their retention and keeps the recent o
   const recent = await runningCrawl(randomUUID(), [], 1);
   for (const { id } of [old, recent]) {
     await worker.finishIfDone(id);
-    assert.equal((await store.crawl(id))?.status, 'settled');
+    assert.equal((await crawls.crawl(id))?.status, 'settled');
   }
   await db.pool.query(`UPDATE crawls SET finished_at = now() - interval '2 hours' WHERE id = $1`, [old.id]);
-  const round = await crawlSweeper({ store, worker, frontier, log }, SETTINGS).runOnce();
+  const round = await crawlSweeper({ crawls, urls, worker, frontier, log }, SETTINGS).runOnce();
   assert.ok(round.purged >= 1);
-  assert.equal(await store.crawl(old.id), undefined);
-  assert.equal((await store.crawl(recent.id))?.status, 'settled');
+  assert.equal(await crawls.crawl(old.id), undefined);
+  assert.equal((await crawls.crawl(recent.id))?.status, 'settled');
 });
 
 test('started, the sweep runs its rounds on its interval and stops', async () => {
-  const job = crawlSweeper({ store, worker, frontier, log }, { ...SETTINGS, intervalMs: 50 });
+  const job = crawlSweeper({ crawls, urls, worker, frontier, log }, { ...SETTINGS, intervalMs: 50 });
   job.start();
   const settled = await runningCrawl(randomUUID(), [], 1);
   await worker.finishIfDone(settled.id);
   await db.pool.query(`UPDATE crawls SET finished_at = now() - interval '2 hours' WHERE id = $1`, [settled.id]);
   await until(
     'the started sweep purged the crawl past retention',
-    async () => !(await store.crawl(settled.id)),
+    async () => !(await crawls.crawl(settled.id)),
     10_000,
   );
   const stalled = await runningCrawl(randomUUID(), ['stuck'], 5);
   await db.pool.query(`UPDATE crawls SET progress_at = now() - interval '2 minutes' WHERE id = $1`, [stalled.id]);
   await until(
     'a later round expired the stalled crawl',
-    async () => (await store.crawl(stalled.id))?.outcome === 'expired',
+    async () => (await crawls.crawl(stalled.id))?.outcome === 'expired',
     10_000,
   );
   await job.stop();

@@ -1,10 +1,11 @@
 // Crawls that stopped moving (a lost message, a worker gone with its lease)
 // are queued again, and settled as expired past their deadline or after
 // CRAWL_STALL_MS without progress; settled crawls past their retention are
-// deleted. Every replica sweeps; the store keeps it safe (docs/crawl.md).
+// deleted. Every replica sweeps; the stores keep it safe (docs/crawl.md).
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
-import type { CrawlStore } from '../store/crawl-store.js';
+import type { CrawlStore } from '../store/crawls.js';
+import type { UrlStore } from '../store/urls.js';
 import type { CrawlWorker } from './crawl-worker.js';
 import type { Frontier } from './frontier.js';
 
@@ -26,23 +27,23 @@ export interface SweepRound {
 
 /** One round; a crawl that fails here (its ledger call, say) does not hold up the others. */
 export async function sweepCrawls(
-  deps: { store: CrawlStore; worker: CrawlWorker; frontier: Frontier; log: Logger },
+  deps: { crawls: CrawlStore; urls: UrlStore; worker: CrawlWorker; frontier: Frontier; log: Logger },
   settings: Omit<CrawlSweepSettings, 'intervalMs'>,
   now = Date.now(),
 ): Promise<SweepRound> {
-  const { store, worker, frontier, log } = deps;
-  const purged = await store.purgeSettledBefore(new Date(now - settings.retentionMs), 100);
+  const { crawls, urls, worker, frontier, log } = deps;
+  const purged = await crawls.purgeSettledBefore(new Date(now - settings.retentionMs), 100);
   if (purged > 0) log.info({ crawls: purged }, 'settled crawls past their retention deleted');
-  const stale = await store.stale(settings.idleMs, 20, settings.stallMs);
+  const stale = await crawls.stale(settings.idleMs, 20, settings.stallMs);
   let requeued = 0;
   for (const id of stale) {
     try {
       await worker.finishIfDone(id, { resume: true });
-      const urls = await store.requeue(id);
-      if (urls.length > 0) {
-        log.warn({ crawlId: id, urls: urls.length }, 'crawl made no progress; queueing its pending URLs again');
-        await frontier.publish(id, urls, `:r${now}`);
-        requeued += urls.length;
+      const pending = await urls.requeue(id);
+      if (pending.length > 0) {
+        log.warn({ crawlId: id, urls: pending.length }, 'crawl made no progress; queueing its pending URLs again');
+        await frontier.publish(id, pending, `:r${now}`);
+        requeued += pending.length;
       }
     } catch (err) {
       log.warn({ err, crawlId: id }, 'crawl sweep failed for this crawl');

@@ -18,8 +18,10 @@ import { crawl } from '@wap/proto';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/scope.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from '../pipeline/site-files.js';
-import type { CrawlRow, CrawlStore, NewUrl } from '../store/crawl-store.js';
+import type { CrawlRow, CrawlStore } from '../store/crawls.js';
+import type { HostStore } from '../store/hosts.js';
 import { indexFields } from '../store/search-index.js';
+import type { NewUrl, UrlStore } from '../store/urls.js';
 import type { Frontier, FrontierMessage } from './frontier.js';
 import { HostGates } from './host-gate.js';
 
@@ -30,7 +32,9 @@ const PAGE_FAILURES = new Set(['page_unreachable', 'document_unrepresentable', '
 const MAX_LINKS_PER_PAGE = 1_000;
 
 export interface WorkerDeps extends PipelineDeps {
-  store: CrawlStore;
+  crawls: CrawlStore;
+  urls: UrlStore;
+  hosts: HostStore;
   ledger: LedgerClient;
   frontier: Frontier;
   log: Logger;
@@ -132,7 +136,7 @@ export class CrawlWorker {
   private async planOf(crawlId: string): Promise<Plan | undefined> {
     const known = this.plans.get(crawlId);
     if (known) return known;
-    const row = await this.deps.store.crawl(crawlId);
+    const row = await this.deps.crawls.crawl(crawlId);
     return row ? this.plan(row) : undefined;
   }
 
@@ -141,7 +145,7 @@ export class CrawlWorker {
     const key = `${crawlId} ${host}`;
     const cached = this.robots.get(key);
     if (cached) return cached;
-    const stored = await this.deps.store.hostRobots(crawlId, host);
+    const stored = await this.deps.hosts.hostRobots(crawlId, host);
     return stored ? this.robotsOf(crawlId, host, stored.robots, origin) : undefined;
   }
 
@@ -169,10 +173,10 @@ export class CrawlWorker {
     leaveHost: () => void,
   ): Promise<Retry | undefined> {
     const { crawlId, urlKey: key, url, host } = delivery.data;
-    const { store } = this.deps;
+    const { crawls, urls, hosts } = this.deps;
     for (let attempt = 0; attempt < 2; attempt++) {
       const robots = plan.options.ignoreRobotsTxt ? undefined : await this.robotsFor(crawlId, host, origin);
-      const take = await store.take(crawlId, key, {
+      const take = await urls.take(crawlId, key, {
         allowed: robots?.allowed(url) ?? true,
         maxPerHost,
         leaseMs: this.leaseMs,
@@ -186,8 +190,8 @@ export class CrawlWorker {
           // Delivered before, maybe by a worker that died before queueing what it found
           // (or, for the start page, before adding what its sitemaps list).
           if (take.state === 'done') {
-            await this.deps.frontier.publish(crawlId, await store.pendingChildren(crawlId, key));
-            if (key === plan.startKey && (await store.crawl(crawlId))?.sitemapsPending)
+            await this.deps.frontier.publish(crawlId, await urls.pendingChildren(crawlId, key));
+            if (key === plan.startKey && (await crawls.crawl(crawlId))?.sitemapsPending)
               await this.addSitemapUrls(plan, key, this.sitemapsOf(plan.row, plan));
           }
           await this.finishIfDone(crawlId);
@@ -203,7 +207,7 @@ export class CrawlWorker {
             ? null
             : await fetchRobotsTxt(origin, this.deps.agent, this.stopping.signal);
           const parsed = this.robotsOf(crawlId, host, text, origin);
-          await store.ensureHost(crawlId, host, text, Math.max(plan.options.delayMs, parsed.delayMs ?? 0));
+          await hosts.ensureHost(crawlId, host, text, Math.max(plan.options.delayMs, parsed.delayMs ?? 0));
           continue;
         }
         case 'fetch':
@@ -231,12 +235,12 @@ export class CrawlWorker {
     plan: Plan,
     leaveHost: () => void,
   ): Promise<boolean> {
-    const { store, log } = this.deps;
+    const { urls, log } = this.deps;
     const row = plan.row;
     const keepalive = setInterval(
       () => {
         delivery.working();
-        store.renew(row.id, key, this.leaseMs).catch((err) => log.warn({ err }, 'lease renewal failed'));
+        urls.renew(row.id, key, this.leaseMs).catch((err) => log.warn({ err }, 'lease renewal failed'));
       },
       Math.max(this.deps.ackWaitMs / 3, 200),
     );
@@ -257,12 +261,12 @@ export class CrawlWorker {
         });
         // Politeness counts requests out to the host, not pages being stored: the host's
         // place is given up now (recorded with this worker's next takes, which need it).
-        store.downloaded(row.id, key);
+        urls.downloaded(row.id, key);
         leaveHost();
         landed = this.landedElsewhere(plan, key, depth, loaded.page.finalUrl);
-        if (landed && (await store.known(row.id, landed.key))) {
+        if (landed && (await urls.known(row.id, landed.key))) {
           // Redirected to a page this crawl has (or will have) under its own URL: not delivered twice, not billed.
-          await store.skipDuplicate(row.id, key);
+          await urls.skipDuplicate(row.id, key);
           if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           return true;
         }
@@ -271,14 +275,14 @@ export class CrawlWorker {
         links = this.discover(plan, key, depth, extracted.links, []);
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {
-          await store.fail(row.id, key, url, err.code, err.details);
+          await urls.fail(row.id, key, url, err.code, err.details);
           // A start page that fails ends the crawl: its sitemaps are not followed.
           if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           return true;
         }
         return await this.giveBack(plan, key, err, sitemaps);
       }
-      const delivered = await store
+      const delivered = await urls
         .deliver(
           row.id,
           key,
@@ -310,7 +314,7 @@ export class CrawlWorker {
    * that is stopping gives its URLs back without counting.
    */
   private async giveBack(plan: Plan, key: string, err: unknown, sitemaps?: Promise<string[]>): Promise<true> {
-    const { store, log } = this.deps;
+    const { urls, log } = this.deps;
     const stopping = this.stopping.signal.aborted;
     const maxAttempts = this.deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     const failure = stopping
@@ -323,7 +327,7 @@ export class CrawlWorker {
           },
           maxAttempts,
         };
-    const fate = await store.release(plan.row.id, key, failure);
+    const fate = await urls.release(plan.row.id, key, failure);
     if (fate !== 'failed') throw err;
     log.warn({ err, crawlId: plan.row.id, urlKey: key }, 'a URL failed every try; recorded as failed');
     if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
@@ -364,7 +368,7 @@ export class CrawlWorker {
   /** Adds what the start page's sitemaps list (its pending children from now on) and queues the new ones. */
   private async addSitemapUrls(plan: Plan, key: string, sitemaps: Promise<string[]>): Promise<void> {
     const urls = this.discover(plan, key, 0, [], await sitemaps);
-    const fresh = await this.deps.store.addUrls(plan.row.id, key, urls);
+    const fresh = await this.deps.urls.addUrls(plan.row.id, key, urls);
     remember(
       plan,
       urls.map((u) => u.key),
@@ -414,10 +418,10 @@ export class CrawlWorker {
    * the crawl closed, and the sweeper (`resume`) finishes it.
    */
   async finishIfDone(crawlId: string, { resume = false }: { resume?: boolean } = {}): Promise<void> {
-    const { store, ledger, log } = this.deps;
-    const ending = await store.endingOf(crawlId, { stallMs: this.deps.stallMs });
+    const { crawls, urls, ledger, log } = this.deps;
+    const ending = await crawls.endingOf(crawlId, { stallMs: this.deps.stallMs });
     if (!ending) return;
-    const closed = await store.close(crawlId, ending.outcome);
+    const closed = await crawls.close(crawlId, ending.outcome);
     if (!closed || (!closed.closedNow && !resume)) return; // settled meanwhile, or another is finishing it
     const billed = this.plans.get(crawlId)?.billed;
     const settles = crawlBlocks(closed.completed)
@@ -438,8 +442,8 @@ export class CrawlWorker {
       else throw result.reason;
     }
     await ledger.void({ holdId: ending.holdId });
-    if (await store.settle(crawlId))
-      log.info({ crawlId, outcome: closed.outcome, batching: store.batching }, 'crawl settled');
+    if (await crawls.settle(crawlId))
+      log.info({ crawlId, outcome: closed.outcome, batching: urls.batching }, 'crawl settled');
   }
 
   /** A block its hold no longer covers, charged to the workspace instead (at most what it has left). */

@@ -2,7 +2,7 @@
 // shares, one message per URL to fetch, named under the deployment's namespace
 // (docs/crawl.md).
 import type { ConsumerSpec, Publisher, StreamSpec } from '@wap/events';
-import type { QueuedUrl } from '../store/crawl-store.js';
+import type { QueuedUrl } from '../store/urls.js';
 
 /** The stream, its subjects and the workers' durable consumer, under a namespace. */
 export function frontierNames(namespace = '') {

@@ -10,8 +10,8 @@ export const cancelCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.CancelCrawlRequest): Promise<crawl.CancelCrawlResponse> => {
     const ref = parseCrawlRef(req);
-    if (!(await deps.store.cancel(ref.workspaceId, ref.crawlId))) throw new ApiError('not_found');
+    if (!(await deps.crawls.cancel(ref.workspaceId, ref.crawlId))) throw new ApiError('not_found');
     await deps.worker.finishIfDone(ref.crawlId);
-    const row = await foundCrawl(deps.store, ref);
+    const row = await foundCrawl(deps.crawls, ref);
     return create(crawl.CancelCrawlResponseSchema, { crawl: await toCrawl(deps, row, true) });
   };

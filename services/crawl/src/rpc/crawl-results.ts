@@ -14,10 +14,10 @@ export const crawlResults =
   (deps: CrawlDeps) =>
   async (req: crawl.CrawlResultsRequest): Promise<crawl.CrawlResultsResponse> => {
     const { ref, cursor, pageSize } = parseCrawlResults(req);
-    const row = await foundCrawl(deps.store, ref);
+    const row = await foundCrawl(deps.crawls, ref);
     // Read after the crawl: a cursor is checked against the crawl it names.
     const after = decodeCursor(cursor, row.id);
-    const pages = await deps.store.pages(row.id, after, pageSize, MAX_RESULTS_BYTES);
+    const pages = await deps.pages.delivered(row.id, after, pageSize, MAX_RESULTS_BYTES);
     const last = pages.at(-1)?.seq ?? after;
     // The row was read before the pages: a crawl already settled then has no page after `completed`.
     const ended = row.status === 'settled' && last >= row.completed;

@@ -4,7 +4,7 @@ import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { priceMeter } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import { crawl, ledger } from '@wap/proto';
-import type { CrawlRow, CrawlStore } from '../store/crawl-store.js';
+import type { CrawlRow, CrawlStore } from '../store/crawls.js';
 import type { CrawlDeps } from './deps.js';
 import { type CrawlRef, invalid } from './parse.js';
 
@@ -14,11 +14,11 @@ export const MAX_CRAWL_MS = 12 * 3_600_000;
 const MAX_FAILURES_SHOWN = 1_000;
 
 export async function toCrawl(
-  { store, retentionMs }: Pick<CrawlDeps, 'store' | 'retentionMs'>,
+  { pages, retentionMs }: Pick<CrawlDeps, 'pages' | 'retentionMs'>,
   row: CrawlRow,
   withFailures: boolean,
 ): Promise<crawl.Crawl> {
-  const failures = withFailures && row.failed > 0 ? await store.failures(row.id, MAX_FAILURES_SHOWN) : [];
+  const failures = withFailures && row.failed > 0 ? await pages.failures(row.id, MAX_FAILURES_SHOWN) : [];
   const spent = priceMeter('page_load', BigInt(row.completed));
   return create(crawl.CrawlSchema, {
     id: row.id,
@@ -64,8 +64,8 @@ export function decodeCursor(cursor: string, crawlId: string): number {
 }
 
 /** The workspace's crawl, or not_found: another workspace's crawl does not exist for this one. */
-export async function foundCrawl(store: CrawlStore, ref: CrawlRef): Promise<CrawlRow> {
-  const row = await store.get(ref.workspaceId, ref.crawlId);
+export async function foundCrawl(crawls: CrawlStore, ref: CrawlRef): Promise<CrawlRow> {
+  const row = await crawls.get(ref.workspaceId, ref.crawlId);
   if (!row) throw new ApiError('not_found');
   return row;
 }

@@ -5,14 +5,17 @@ import type { SearchProvider } from '../clients/search-providers.js';
 import type { CrawlWorker } from '../jobs/crawl-worker.js';
 import type { Frontier } from '../jobs/frontier.js';
 import type { PipelineDeps } from '../pipeline/scrape.js';
-import type { CrawlStore } from '../store/crawl-store.js';
+import type { CrawlStore } from '../store/crawls.js';
 import type { PageCache } from '../store/page-cache.js';
+import type { PageStore } from '../store/pages.js';
 import type { SearchIndex } from '../store/search-index.js';
 
 export interface CrawlDeps extends PipelineDeps {
   ledger: LedgerClient;
   log: Logger;
-  store: CrawlStore;
+  crawls: CrawlStore;
+  /** Delivered pages and failures, as CrawlResults and the crawl's view read them back. */
+  pages: PageStore;
   /** The page cache; every fetched page also goes into the workspace's built-in search index. */
   cache: PageCache;
   index: SearchIndex;

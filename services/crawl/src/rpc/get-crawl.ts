@@ -8,6 +8,6 @@ import { parseCrawlRef } from './parse.js';
 export const getCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.GetCrawlRequest): Promise<crawl.GetCrawlResponse> => {
-    const row = await foundCrawl(deps.store, parseCrawlRef(req));
+    const row = await foundCrawl(deps.crawls, parseCrawlRef(req));
     return create(crawl.GetCrawlResponseSchema, { crawl: await toCrawl(deps, row, true) });
   };

@@ -5,7 +5,7 @@ import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl } from '@wap/proto';
 import { compilePatterns, urlKey } from '../domain/scope.js';
 import { DEFAULT_MAX_PER_HOST } from '../jobs/crawl-worker.js';
-import type { CrawlRow } from '../store/crawl-store.js';
+import type { CrawlRow } from '../store/crawls.js';
 import { MAX_CRAWL_LIMIT, MAX_CRAWL_MS, toCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
@@ -19,7 +19,7 @@ export const startCrawl =
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
     const { options, start, key } = parseStartCrawl(req, deps.allow);
     // Named before the hold so its usage rows are listed under the crawl's id. A retried start
-    // gets the first attempt's hold (idempotent) and row (store.create), so the two still agree.
+    // gets the first attempt's hold (idempotent) and row (crawls.create), so the two still agree.
     const id = randomUUID();
     const hold = await deps.ledger.authorize({
       workspaceId: req.workspaceId,
@@ -31,7 +31,7 @@ export const startCrawl =
     });
     let row: CrawlRow;
     try {
-      ({ crawl: row } = await deps.store.create({
+      ({ crawl: row } = await deps.crawls.create({
         id,
         workspaceId: req.workspaceId,
         requestId: req.requestId,

@@ -1,43 +1,15 @@
-// The crawl's state in Postgres. Every step a worker takes is one short
-// transaction; locks are always taken URL row first, then host row, then the
-// crawl row (closing a crawl too), so two workers never wait on each other in a
-// circle; a take batch also frees download places it does not wait for.
+// The frontier's URLs (crawl_urls): one row per URL a crawl knows, pending,
+// then fetching under a lease, then done, failed or skipped. Every step a
+// worker takes is one short transaction; locks are always taken URL row first,
+// then host row, then the crawl row (closing a crawl too: crawls.ts), so two
+// workers never wait on each other in a circle; a take batch also frees
+// download places it does not wait for.
 import { Batcher, type BatchSettings } from '@wap/service';
 import type { PoolClient } from 'pg';
-import type { CrawlDatabase } from './database.js';
+import { type CrawlDatabase, firstRow } from './database.js';
 import type { indexFields } from './search-index.js';
 
 type IndexFields = ReturnType<typeof indexFields>;
-
-export type CrawlStatus = 'running' | 'cancelled' | 'settled';
-/** How a crawl ended; `failed`: nothing in scope was left, none of it delivered, and the start page failed. */
-export type CrawlOutcome = 'completed' | 'failed' | 'limit_reached' | 'cancelled' | 'expired';
-
-export interface CrawlRow {
-  id: string;
-  workspaceId: string;
-  /** The gateway's request id of its start: its rendered pages are recorded as sessions of it. */
-  requestId: string;
-  url: string;
-  options: unknown;
-  status: CrawlStatus;
-  outcome: CrawlOutcome | null;
-  holdId: string;
-  limit: number;
-  claimed: number;
-  completed: number;
-  failed: number;
-  skipped: number;
-  discovered: number;
-  /** The start page's sitemaps are still to be read (the crawl cannot end yet). */
-  sitemapsPending: boolean;
-  createdAt: Date;
-  finishedAt: Date | null;
-}
-
-const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", request_id AS "requestId", url, options, status, outcome, hold_id AS "holdId", "limit",
-  claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
-  finished_at AS "finishedAt"`;
 
 export interface NewUrl {
   key: string;
@@ -102,11 +74,6 @@ function takeOf(row: { kind: string; wait_ms: number; depth: number } | undefine
   }
 }
 
-async function one<T>(client: PoolClient | CrawlDatabase['pool'], sql: string, values: unknown[]) {
-  const { rows } = await client.query(sql, values);
-  return rows[0] as T | undefined;
-}
-
 /** Moves a URL out of `fetching`; false when it was not (another worker finished it, or the crawl closed). */
 async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, state: 'failed' | 'pending' | 'skipped') {
   const { rowCount } = await tx.query(
@@ -148,7 +115,7 @@ const DOWNLOADS_ALONE_MS = 50;
 
 const fulfilled = <R>(value: R): PromiseSettledResult<R> => ({ status: 'fulfilled', value });
 
-export class CrawlStore {
+export class UrlStore {
   private readonly takes: Batcher<TakeCall, Take>;
   private readonly deliveries: Batcher<DeliverCall, Delivered | undefined>;
   /** Downloads done and not yet recorded, by `crawl key`; they go with the next takes. */
@@ -174,111 +141,6 @@ export class CrawlStore {
       downloads: this.downloadsSent,
       deliveries: this.deliveries.sent,
     };
-  }
-
-  /** Creates the crawl and its start URL; a retried start (same request id) returns the first one. */
-  async create(c: {
-    id: string;
-    workspaceId: string;
-    requestId: string;
-    start: NewUrl;
-    options: unknown;
-    holdId: string;
-    limit: number;
-    deadlineAt: Date;
-    /** The crawl reads its start page's sitemaps (added after that page is delivered). */
-    sitemapsPending: boolean;
-  }): Promise<{ crawl: CrawlRow; created: boolean }> {
-    return this.db.transaction(async (tx) => {
-      const inserted = await one<CrawlRow>(
-        tx,
-        `INSERT INTO crawls (id, workspace_id, request_id, url, options, hold_id, "limit", discovered, deadline_at,
-                             sitemaps_pending)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9)
-         ON CONFLICT (workspace_id, request_id) DO NOTHING RETURNING ${CRAWL_COLUMNS}`,
-        [
-          c.id,
-          c.workspaceId,
-          c.requestId,
-          c.start.url,
-          JSON.stringify(c.options),
-          c.holdId,
-          c.limit,
-          c.deadlineAt,
-          c.sitemapsPending,
-        ],
-      );
-      if (!inserted) {
-        const first = await one<CrawlRow>(
-          tx,
-          `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE workspace_id = $1 AND request_id = $2`,
-          [c.workspaceId, c.requestId],
-        );
-        if (!first) throw new Error('crawl vanished during an idempotent start');
-        return { crawl: first, created: false };
-      }
-      await tx.query(`INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth) VALUES ($1, $2, $3, $4, $5)`, [
-        c.id,
-        c.start.key,
-        c.start.url,
-        c.start.host,
-        c.start.depth,
-      ]);
-      return { crawl: inserted, created: true };
-    });
-  }
-
-  /** A crawl of this workspace; another workspace's crawl is not found, exactly as a missing one. */
-  get(workspaceId: string, id: string): Promise<CrawlRow | undefined> {
-    return one<CrawlRow>(this.db.pool, `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1 AND workspace_id = $2`, [
-      id,
-      workspaceId,
-    ]);
-  }
-
-  async failures(crawlId: string, max: number) {
-    const { rows } = await this.db.pool.query(
-      `SELECT url, code, details FROM crawl_failures WHERE crawl_id = $1 ORDER BY created_at, url_key LIMIT $2`,
-      [crawlId, max],
-    );
-    return rows as { url: string; code: string; details: Record<string, unknown> | null }[];
-  }
-
-  /** Delivered pages after `afterSeq`, oldest first, at most `count` of them and about `maxBytes`. */
-  async pages(crawlId: string, afterSeq: number, count: number, maxBytes: number) {
-    const { rows } = await this.db.pool.query(
-      `SELECT seq, depth, document FROM crawl_pages WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
-      [crawlId, afterSeq, count],
-    );
-    const out: { seq: number; depth: number; document: Buffer }[] = [];
-    let bytes = 0;
-    for (const row of rows as { seq: number; depth: number; document: Buffer }[]) {
-      if (out.length > 0 && bytes + row.document.length > maxBytes) break;
-      bytes += row.document.length;
-      out.push(row);
-    }
-    return out;
-  }
-
-  /** Records a host's robots.txt and politeness gap; the first worker to ask wins. */
-  async ensureHost(crawlId: string, host: string, robots: string | null, gapMs: number): Promise<void> {
-    await this.db.pool.query(
-      `INSERT INTO crawl_hosts (crawl_id, host, gap_ms, robots) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-      [crawlId, host, gapMs, robots],
-    );
-  }
-
-  hostRobots(crawlId: string, host: string) {
-    return one<{ robots: string | null }>(
-      this.db.pool,
-      `SELECT robots FROM crawl_hosts WHERE crawl_id = $1 AND host = $2`,
-      [crawlId, host],
-    );
-  }
-
-  /** The crawl row by id alone (workers know crawls by id; the gateway always adds the workspace). */
-  crawl(id: string): Promise<CrawlRow | undefined> {
-    return one<CrawlRow>(this.db.pool, `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1`, [id]);
   }
 
   /**
@@ -433,7 +295,7 @@ export class CrawlStore {
    * crawl's sitemaps are no longer pending. Returns the new ones to publish.
    */
   async addUrls(crawlId: string, parentKey: string, urls: NewUrl[]): Promise<NewUrl[]> {
-    const row = await one<{ fresh: string[] }>(
+    const row = await firstRow<{ fresh: string[] }>(
       this.db.pool,
       'SELECT crawl_add_urls($1, $2, $3::text[], $4::text[], $5::text[], $6::int[]) AS fresh',
       [
@@ -486,7 +348,7 @@ export class CrawlStore {
 
   /** Whether a URL is already known to the crawl (queued, fetched, or where a redirect landed). */
   async known(crawlId: string, urlKey: string): Promise<boolean> {
-    const row = await one(this.db.pool, `SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2`, [
+    const row = await firstRow(this.db.pool, `SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND url_key = $2`, [
       crawlId,
       urlKey,
     ]);
@@ -519,7 +381,7 @@ export class CrawlStore {
     failure?: { code: string; details: unknown; maxAttempts: number },
   ): Promise<'released' | 'failed' | 'not-mine'> {
     return this.db.transaction(async (tx) => {
-      const row = await one<{ attempts: number; url: string }>(
+      const row = await firstRow<{ attempts: number; url: string }>(
         tx,
         `UPDATE crawl_urls SET state = 'pending', lease_until = NULL, attempts = attempts + $3::int
           WHERE crawl_id = $1 AND url_key = $2 AND state = 'fetching' RETURNING attempts, url`,
@@ -544,150 +406,9 @@ export class CrawlStore {
     });
   }
 
-  /** Stops a running crawl (nothing new is taken; pages in flight finish); false when this workspace has no such crawl. */
-  async cancel(workspaceId: string, id: string): Promise<boolean> {
-    const { rowCount } = await this.db.pool.query(
-      `UPDATE crawls SET status = CASE WHEN status = 'running' AND closed_at IS NULL THEN 'cancelled' ELSE status END
-        WHERE id = $1 AND workspace_id = $2`,
-      [id, workspaceId],
-    );
-    return rowCount === 1;
-  }
-
-  /**
-   * How the crawl would end now, if it can: a running crawl ends when its
-   * limit is delivered or nothing is left to fetch (failed when it delivered
-   * nothing and a page failed: the start page, whose failure ends it), and expires past its
-   * deadline or after `stallMs` without a page delivered or failed; a
-   * cancelled one ends when no page is in flight; a closed one (its ending
-   * cut short) as it was closed. Undefined while it must go on.
-   */
-  async endingOf(
-    crawlId: string,
-    { stallMs = 0 }: { stallMs?: number } = {},
-  ): Promise<{ outcome: CrawlOutcome; holdId: string; workspaceId: string } | undefined> {
-    // Every URL row is pending, fetching, or counted once in completed, failed or skipped:
-    // what is still open is a difference of counters, not a count of rows.
-    const row = await one<{
-      status: CrawlStatus;
-      outcome: CrawlOutcome | null;
-      workspaceId: string;
-      closed: boolean;
-      completed: number;
-      failed: number;
-      limit: number;
-      holdId: string;
-      open: number;
-      live: number;
-      expired: boolean;
-    }>(
-      this.db.pool,
-      `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, failed, "limit", hold_id AS "holdId",
-          (deadline_at < now()
-            OR ($2::double precision > 0 AND progress_at < now() - make_interval(secs => $2::double precision / 1000)))
-            AS expired,
-          discovered - completed - failed - skipped + sitemaps_pending::int AS open,
-          CASE WHEN status = 'cancelled' AND closed_at IS NULL THEN
-            (SELECT count(*)::int FROM crawl_urls u
-              WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) ELSE 0 END AS live
-         FROM crawls c WHERE id = $1`,
-      [crawlId, stallMs],
-    );
-    if (!row || row.status === 'settled') return undefined;
-    const ending = (outcome: CrawlOutcome) => ({ outcome, holdId: row.holdId, workspaceId: row.workspaceId });
-    if (row.closed && row.outcome) return ending(row.outcome);
-    if (row.status === 'cancelled') return row.live === 0 ? ending('cancelled') : undefined;
-    if (row.completed >= row.limit) return ending('limit_reached');
-    if (row.open === 0) return ending(row.completed === 0 && row.failed > 0 ? 'failed' : 'completed');
-    if (row.expired) return ending('expired');
-    return undefined;
-  }
-
-  /**
-   * Closes the crawl: what was never fetched is counted as skipped, a page
-   * still in flight can no longer be delivered, and nothing new is added, so
-   * `completed` is final. Answers with it, the outcome the crawl was closed
-   * with (a second close keeps the first) and whether this call closed it;
-   * undefined once settled. Locks as every step does: URL rows (in key
-   * order), then the crawl row.
-   */
-  async close(
-    crawlId: string,
-    outcome: CrawlOutcome,
-  ): Promise<{ completed: number; outcome: CrawlOutcome; closedNow: boolean } | undefined> {
-    return this.db.transaction(async (tx) => {
-      // Counted, not returned: a cancelled crawl may have tens of thousands of URLs left.
-      await tx.query(
-        `SELECT count(*) FROM (SELECT 1 FROM crawl_urls WHERE crawl_id = $1 AND state IN ('pending', 'fetching')
-                                ORDER BY url_key FOR UPDATE) locked`,
-        [crawlId],
-      );
-      // Under the crawl row's lock `completed` cannot move (a delivery counts there).
-      const row = await one<{ closed: boolean; completed: number; outcome: CrawlOutcome | null }>(
-        tx,
-        `SELECT closed_at IS NOT NULL AS closed, completed, outcome FROM crawls
-          WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
-        [crawlId],
-      );
-      if (!row) return undefined;
-      if (row.closed) return { completed: row.completed, outcome: row.outcome ?? outcome, closedNow: false };
-      // A statement of its own: it sees URLs committed since the rows above were locked.
-      const { rowCount } = await tx.query(
-        `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL, download_until = NULL
-          WHERE crawl_id = $1 AND state IN ('pending', 'fetching')`,
-        [crawlId],
-      );
-      await tx.query(
-        `UPDATE crawls SET outcome = $2, closed_at = now(), skipped = skipped + $3, claimed = completed,
-                sitemaps_pending = false
-          WHERE id = $1`,
-        [crawlId, outcome, rowCount ?? 0],
-      );
-      return { completed: row.completed, outcome, closedNow: true };
-    });
-  }
-
-  /** Marks a closed crawl settled (billed, its hold voided); false when it already was. */
-  async settle(crawlId: string): Promise<boolean> {
-    const done = await one(
-      this.db.pool,
-      `UPDATE crawls SET status = 'settled', finished_at = now()
-        WHERE id = $1 AND status <> 'settled' AND closed_at IS NOT NULL RETURNING 1`,
-      [crawlId],
-    );
-    return done !== undefined;
-  }
-
-  /** Deletes crawls settled before `before`, with their URLs, pages and failures; returns how many. */
-  async purgeSettledBefore(before: Date, max: number): Promise<number> {
-    const { rowCount } = await this.db.pool.query(
-      `DELETE FROM crawls WHERE id IN (
-         SELECT id FROM crawls WHERE status = 'settled' AND finished_at < $1 ORDER BY finished_at LIMIT $2)`,
-      [before, max],
-    );
-    return rowCount ?? 0;
-  }
-
-  /**
-   * Crawls a sweeper should look at: unsettled ones past their deadline,
-   * without progress for `stallMs` (they end), or without progress nor a
-   * requeue for `idleMs` (their messages may be lost).
-   */
-  async stale(idleMs: number, max: number, stallMs = 0): Promise<string[]> {
-    const { rows } = await this.db.pool.query(
-      `SELECT id FROM crawls WHERE status <> 'settled'
-          AND (deadline_at < now()
-            OR greatest(progress_at, requeued_at) < now() - make_interval(secs => $1::double precision / 1000)
-            OR ($3::double precision > 0 AND progress_at < now() - make_interval(secs => $3::double precision / 1000)))
-        ORDER BY greatest(progress_at, requeued_at) LIMIT $2`,
-      [idleMs, max, stallMs],
-    );
-    return (rows as { id: string }[]).map((r) => r.id);
-  }
-
   /**
    * The pending URLs of a crawl, to queue again when its messages were lost;
-   * marks the crawl as requeued (not as progress: see `stale`).
+   * marks the crawl as requeued (not as progress: see `CrawlStore.stale`).
    */
   async requeue(crawlId: string): Promise<QueuedUrl[]> {
     return this.db.transaction(async (tx) => {
