@@ -4,9 +4,7 @@ import { ledger } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { holdSweeper } from './jobs/sweeper.js';
-import { openLedger, systemClock } from './ledger.js';
-import { BalanceChanges } from './store/changes.js';
+import { openLedger } from './ledger.js';
 import { LedgerDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
@@ -15,11 +13,13 @@ export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
   openDatabase: (url) => new LedgerDatabase(url),
   start: async ({ config, db, log, server, nats }) => {
     const subject = creditsChangedSubject(config.NATS_NAMESPACE);
-    const changes = new BalanceChanges(db.pool, (ids) => nats.nc.publish(subject, JSON.stringify(ids)), log);
-    const { deps, impl } = openLedger(db, systemClock, undefined, changes);
-    addService(server, ledger.LedgerService, impl, log);
-    const sweeper = holdSweeper(deps.money, deps.clock, log, config.HOLD_SWEEP_INTERVAL);
-    sweeper.start();
-    return { stop: () => sweeper.stop() };
+    const opened = openLedger(db, {
+      announce: (ids) => nats.nc.publish(subject, JSON.stringify(ids)),
+      sweepIntervalMs: config.HOLD_SWEEP_INTERVAL,
+      log,
+    });
+    addService(server, ledger.LedgerService, opened.impl, log);
+    opened.start();
+    return { stop: opened.stop };
   },
 };

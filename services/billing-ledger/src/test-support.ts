@@ -14,7 +14,6 @@ import { ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import { openLedger } from './ledger.js';
 import type { BatcherSettings } from './store/batcher.js';
-import type { ChangeSink } from './store/changes.js';
 import { LedgerDatabase } from './store/database.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
@@ -50,6 +49,8 @@ export interface InProcessLedger {
   db: LedgerDatabase;
   address: string;
   deps: ReturnType<typeof openLedger>['deps'];
+  /** The announcements, when the ledger makes them. */
+  changes: ReturnType<typeof openLedger>['changes'];
   close(): Promise<void>;
 }
 
@@ -58,10 +59,14 @@ export async function serveLedger(
   url: string,
   clock: () => Date,
   batching?: BatcherSettings,
-  changes?: (db: LedgerDatabase) => ChangeSink,
+  announce?: (workspaceIds: string[]) => void,
 ): Promise<InProcessLedger> {
   const db = new LedgerDatabase(url);
-  const { deps, impl } = openLedger(db, clock, batching, changes?.(db));
+  const { deps, impl, changes } = openLedger(db, {
+    clock,
+    ...(batching && { batching }),
+    ...(announce && { announce }),
+  });
   const server = new grpc.Server();
   addService(server, ledger.LedgerService, impl, createLogger({ service: 'billing-ledger', level: 'warn' }));
   const port = await new Promise<number>((resolve, reject) =>
@@ -74,6 +79,7 @@ export async function serveLedger(
     db,
     address,
     deps,
+    changes,
     close: async () => {
       client.close();
       server.forceShutdown();

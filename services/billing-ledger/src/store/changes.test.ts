@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { timestampFromMs } from '@bufbuild/protobuf/wkt';
 import { ledger } from '@wap/proto';
-import { quietLog } from '@wap/testkit';
 import { freshDatabase, serveLedger, TestClock, type TestDatabase } from '../test-support.js';
-import { BalanceChanges } from './changes.js';
 
 const { Meter, Plan, GrantKind } = ledger;
 const page = (n: bigint) => [{ meter: Meter.PAGE_LOAD, quantity: n }];
-const log = quietLog('billing-ledger-test');
 const clock = new TestClock();
 let seq = 0;
 const key = () => `changes-key-${++seq}`;
@@ -16,11 +13,8 @@ const key = () => `changes-key-${++seq}`;
 /** A ledger whose announcements are collected, message by message. */
 async function announcingLedger(url: string) {
   const messages: string[][] = [];
-  let changes: BalanceChanges | undefined;
-  const server = await serveLedger(url, clock.now, undefined, (db) => {
-    changes = new BalanceChanges(db.pool, (ids) => messages.push(ids), log);
-    return changes;
-  });
+  const server = await serveLedger(url, clock.now, undefined, (ids) => messages.push(ids));
+  const changes = server.changes;
   /**
    * Once the announcements of the calls made so far are out. The ledger runs in
    * this process and tells its changes before it answers: all are told by now.
