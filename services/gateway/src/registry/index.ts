@@ -19,15 +19,10 @@ import { rulesGetRow, rulesSetRow } from './rows/rules.js';
 import { scrapeRow } from './rows/scrape.js';
 import { searchRow } from './rows/search.js';
 import { secretsCreateRow, secretsDeleteRow, secretsListRow } from './rows/secrets.js';
-import {
-  sessionsDeleteRow,
-  sessionsExportRow,
-  sessionsGetRow,
-  sessionsListRow,
-  sessionsLiveRow,
-  sessionsNetworkRow,
-  sessionsVerifyRow,
-} from './rows/sessions.js';
+import { sessionsDeleteRow, sessionsGetRow, sessionsListRow } from './rows/sessions.js';
+import { sessionsLiveRow } from './rows/sessions-live.js';
+import { sessionsNetworkRow } from './rows/sessions-network.js';
+import { sessionsExportRow, sessionsVerifyRow } from './rows/sessions-recording.js';
 import { usageCallsRow, usageRow } from './rows/usage.js';
 import type { Capability } from './types.js';
 
