@@ -1,20 +1,19 @@
 // The browser-host service: the Chromium pool, its egress proxy, and (later)
 // the CDP proxy, profiles and exits.
-import { createPrismaAdapter } from '@wap/db';
 import { sessionStreams } from '@wap/events';
 import { browser as proto } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { openBrowserHost } from './browser-host.js';
 import { env } from './config.js';
-import { PrismaClient } from './generated/prisma/client.js';
 import { hostAnnouncer } from './jobs/announce.js';
 import { sessionGauges } from './sessions/metrics.js';
+import { type BrowserHostDatabase, openBrowserHostDatabase } from './store/database.js';
 
-export const definition: ServiceDefinition<typeof env, PrismaClient> = {
+export const definition: ServiceDefinition<typeof env, BrowserHostDatabase> = {
   name: 'browser-host',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
+  openDatabase: (url) => openBrowserHostDatabase(url),
   streams: (config) => sessionStreams(config.NATS_NAMESPACE),
   start: async ({ config, log, server, db, nats, metrics }) => {
     const host = openBrowserHost(config, log, db, { link: nats, namespace: config.NATS_NAMESPACE });

@@ -11,16 +11,16 @@ import { crawl } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import type { MonitorConfig } from './config.js';
 import { SnapshotLinks } from './domain/links.js';
-import type { PrismaClient } from './generated/prisma/client.js';
 import { type CrawlClient, checkRunner, HELD } from './jobs/checks.js';
 import { creditPauses } from './jobs/credit-pauses.js';
 import { deliverySender } from './jobs/deliveries.js';
 import { type MonitorDeps, monitorService } from './rpc/index.js';
+import type { MonitorDatabase } from './store/database.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { MonitorStore } from './store/monitors.js';
 import { PauseStore } from './store/pauses.js';
 
-export type MonitorDatabase = PrismaClient;
+export type { MonitorDatabase };
 
 /** The links notifications carry to their snapshots, on the gateway's public URL; none without MONITOR_KEY. */
 export function snapshotLinks(config: MonitorConfig): SnapshotLinks | undefined {

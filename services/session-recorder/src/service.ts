@@ -1,17 +1,16 @@
 // The session-recorder service: browser session recordings, network logs and exports.
-import { createPrismaAdapter } from '@wap/db';
 import { sessionConsumers, sessionStreams } from '@wap/events';
 import { sessions } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { PrismaClient } from './generated/prisma/client.js';
 import { openSessionRecorder, type SessionRecorderDatabase } from './session-recorder.js';
+import { openSessionRecorderDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, SessionRecorderDatabase> = {
   name: 'session-recorder',
   env,
-  openDatabase: (url) => new PrismaClient({ adapter: createPrismaAdapter(url) }),
+  openDatabase: (url) => openSessionRecorderDatabase(url),
   streams: (config) => sessionStreams(config.NATS_NAMESPACE),
   consumers: (config) => sessionConsumers(config.NATS_NAMESPACE),
   start: async ({ config, db, nats, log, server }) => {

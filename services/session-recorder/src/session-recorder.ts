@@ -4,17 +4,17 @@
 import { type NatsLink, purgeSessionChunks } from '@wap/events';
 import type { Logger } from '@wap/log';
 import type { SessionRecorderConfig } from './config.js';
-import type { PrismaClient } from './generated/prisma/client.js';
 import { chunkConsumer } from './jobs/chunks.js';
 import { lifecycleConsumer } from './jobs/lifecycle.js';
 import { retentionJob } from './jobs/retention.js';
 import { type SessionRecorderDeps, sessionService } from './rpc/index.js';
+import type { SessionRecorderDatabase } from './store/database.js';
 import { NetworkLog } from './store/network.js';
 import { SessionPurge } from './store/purge.js';
 import { RecordingStore } from './store/recordings.js';
 import { SessionRows } from './store/sessions.js';
 
-export type SessionRecorderDatabase = PrismaClient;
+export type { SessionRecorderDatabase };
 
 export function openSessionRecorder(
   config: SessionRecorderConfig,

@@ -1,7 +1,6 @@
 // The operator's exits (docs/profiles.md): upstream proxies a profile's
-// traffic leaves through, each with a kind and a region. Pure, but for the
-// reachability check.
-import { connect } from 'node:net';
+// traffic leaves through, each with a kind and a region. Pure: whether an
+// exit answers is egress/exit-reachable.ts.
 import { z } from 'zod';
 
 export const EXIT_KINDS = ['residential', 'datacenter'] as const;
@@ -73,21 +72,4 @@ export function pickExit(exits: readonly Exit[], asked: ExitRequest | undefined)
       (!asked.kind || e.kind === asked.kind),
   );
   return found && { id: found.id, kind: found.kind, region: found.region };
-}
-
-/** Whether the exit's proxy accepts a TCP connection within `timeoutMs`. */
-export function exitReachable(exit: Exit, timeoutMs = 3_000): Promise<boolean> {
-  const u = new URL(exit.url);
-  const port = Number(u.port || (u.protocol === 'http:' ? 80 : 1080));
-  const host = u.hostname.replace(/^\[|\]$/g, '');
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: timeoutMs });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
 }

@@ -8,13 +8,12 @@
 // Prints a table, then one JSON line (the last line) for tools.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { createPrismaAdapter } from '@wap/db';
 import { AllowList } from '@wap/netguard';
 import { quietLog } from '@wap/testkit';
 import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
-import { PrismaClient } from '../generated/prisma/client.js';
 import { chromiumMajor, launchSessionBrowser } from '../sessions/session-browser.js';
+import { openBrowserHostDatabase } from '../store/database.js';
 import { ProfileStore } from '../store/profiles.js';
 import { freshDatabase } from '../test-support.js';
 import { type Attached, Profiles } from './profiles.js';
@@ -26,7 +25,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const database = await freshDatabase();
-  const db = new PrismaClient({ adapter: createPrismaAdapter(database.url) });
+  const db = openBrowserHostDatabase(database.url);
   const site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>'));
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   const origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`;

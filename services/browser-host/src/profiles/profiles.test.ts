@@ -10,7 +10,6 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { createPrismaAdapter } from '@wap/db';
 import { isApiError } from '@wap/errors';
 import { AllowList } from '@wap/netguard';
 import { seal, unseal } from '@wap/sealed';
@@ -20,6 +19,7 @@ import { parseExits, pickExit } from '../domain/exits.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { chromiumMajor, launchSessionBrowser } from '../sessions/session-browser.js';
+import { openBrowserHostDatabase } from '../store/database.js';
 import { ProfileStore } from '../store/profiles.js';
 import { freshDatabase } from '../test-support.js';
 import { keeps, pack, unpack } from './archive.js';
@@ -34,7 +34,7 @@ let origin: string;
 
 before(async () => {
   database = await freshDatabase();
-  db = new PrismaClient({ adapter: createPrismaAdapter(database.url) });
+  db = openBrowserHostDatabase(database.url);
   store = new ProfileStore(db);
   // A site that logs in: a cookie from the server, localStorage and IndexedDB from the page.
   site = createServer((req, res) => {

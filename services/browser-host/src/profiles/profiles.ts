@@ -5,7 +5,8 @@
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { seal, unseal } from '@wap/sealed';
-import { DIRECT, type Exit, type ExitRequest, exitReachable, type PinnedExit, pickExit } from '../domain/exits.js';
+import { DIRECT, type Exit, type ExitRequest, type PinnedExit, pickExit } from '../domain/exits.js';
+import { exitReachable } from '../egress/exit-reachable.js';
 import type { ProfileFilter, ProfileRow, ProfileStore } from '../store/profiles.js';
 import { pack, unpack } from './archive.js';
 

@@ -10,7 +10,6 @@ import { after, before, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { create } from '@bufbuild/protobuf';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { createPrismaAdapter } from '@wap/db';
 import {
   chunkMacValid,
   chunkMetaOf,
@@ -25,6 +24,7 @@ import type { CallContext } from '@wap/rpc';
 import { type FreshDatabase, quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
 import { openBrowserHost } from '../browser-host.js';
 import { PrismaClient } from '../generated/prisma/client.js';
+import { openBrowserHostDatabase } from '../store/database.js';
 import { freshDatabase } from '../test-support.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
@@ -48,7 +48,7 @@ const PAGES: Record<string, string> = {
 before(async () => {
   [nats, database] = await Promise.all([testNats('render-recording-test'), freshDatabase()]);
   await ensureStreams(nats.nc, sessionStreams(namespace));
-  db = new PrismaClient({ adapter: createPrismaAdapter(database.url) });
+  db = openBrowserHostDatabase(database.url);
   site = createServer((req, res) => {
     if (req.url === '/dot.svg')
       return res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>');

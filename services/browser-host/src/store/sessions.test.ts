@@ -9,13 +9,13 @@ import {
   type InProcessLedger,
   serveLedger,
 } from '@wap/billing-ledger/dist/test-support.js';
-import { createPrismaAdapter } from '@wap/db';
 import type { SessionSnapshot } from '@wap/events';
 import { ledger } from '@wap/proto';
 import { type FreshDatabase, quietLog } from '@wap/testkit';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { lostSessionSweeper, recoverLost } from '../jobs/lost-sessions.js';
 import { freshDatabase } from '../test-support.js';
+import { openBrowserHostDatabase } from './database.js';
 import { SessionStore } from './sessions.js';
 
 let database: FreshDatabase;
@@ -27,7 +27,7 @@ let store: SessionStore;
 before(async () => {
   [database, ledgerDatabase] = await Promise.all([freshDatabase(), freshLedgerDatabase()]);
   served = await serveLedger(ledgerDatabase.url, () => new Date());
-  db = new PrismaClient({ adapter: createPrismaAdapter(database.url) });
+  db = openBrowserHostDatabase(database.url);
   store = new SessionStore(db, LIFECYCLE);
 });
 after(async () => {

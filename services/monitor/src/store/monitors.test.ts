@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { createPrismaAdapter } from '@wap/db';
 import { isApiError } from '@wap/errors';
 import type { FreshDatabase } from '@wap/testkit';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { freshDatabase } from '../test-support.js';
+import { openMonitorDatabase } from './database.js';
 import { MonitorStore } from './monitors.js';
 import { PauseStore } from './pauses.js';
 
@@ -18,7 +18,7 @@ const clients: PrismaClient[] = [];
 
 before(async () => {
   database = await freshDatabase();
-  for (let i = 0; i < 2; i++) clients.push(new PrismaClient({ adapter: createPrismaAdapter(database.url) }));
+  for (let i = 0; i < 2; i++) clients.push(openMonitorDatabase(database.url));
 });
 after(async () => {
   await Promise.all(clients.map((c) => c.$disconnect()));
