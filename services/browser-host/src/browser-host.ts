@@ -5,11 +5,12 @@ import { type LedgerClient, ledgerClient } from '@wap/billing';
 import { type NatsLink, OutboxRelay, Publisher, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
+import type { Registry } from '@wap/service';
 import type { Browser } from 'puppeteer-core';
 import type { BrowserHostConfig } from './config.js';
 import { parseExits } from './domain/exits.js';
 import { EgressProxy } from './egress/proxy.js';
-import type { PrismaClient } from './generated/prisma/client.js';
+import { hostAnnouncer } from './jobs/announce.js';
 import { lostSessionSweeper, sessionHeartbeat } from './jobs/lost-sessions.js';
 import { BrowserPool } from './pool/pool.js';
 import { Profiles } from './profiles/profiles.js';
@@ -17,51 +18,31 @@ import { chunkSink } from './recording/recording.js';
 import { type BrowserHostDeps, browserService } from './rpc/index.js';
 import { CdpServer } from './sessions/cdp-server.js';
 import { SessionManager } from './sessions/manager.js';
+import { sessionGauges } from './sessions/metrics.js';
 import { OsUsers } from './sessions/os-users.js';
 import type { Session } from './sessions/session.js';
+import type { BrowserHostDatabase } from './store/database.js';
 import { ProfileStore } from './store/profiles.js';
 import { SessionStore } from './store/sessions.js';
 
-export type BrowserHostSettings = Pick<
-  BrowserHostConfig,
-  'CHROMIUM_PATH' | 'BROWSER_POOL_SIZE' | 'PAGES_PER_BROWSER' | 'RECYCLE_AFTER_PAGES' | 'EGRESS_ALLOW'
-> &
-  Partial<
-    Pick<
-      BrowserHostConfig,
-      | 'BILLING_LEDGER_ADDR'
-      | 'CDP_HOST'
-      | 'CDP_PORT'
-      | 'CDP_PUBLIC_URL'
-      | 'SESSION_CAPACITY'
-      | 'SESSION_UIDS'
-      | 'SESSION_WARM'
-      | 'SESSION_DRAIN_SECONDS'
-      | 'SHUTDOWN_TIMEOUT'
-      | 'RECORDING_KEY'
-      | 'SCREENCAST_INTERVAL_MS'
-      | 'PROFILE_KEY'
-      | 'PROFILE_MAX_BYTES'
-      | 'PROFILE_LEASE_TTL_SECONDS'
-      | 'EXITS'
-    >
-  >;
-
 /**
  * `db`: the host's database (session rows); tests of the render pool go without one.
- * `nats`: where session snapshots are relayed from the outbox for the session-recorder.
+ * `nats`: where session snapshots are relayed from the outbox for the session-recorder, and where the host
+ * announces itself to the gateways when it offers sessions.
+ * `metrics`: where the session gauges are registered; tests go without.
  */
 export function openBrowserHost(
-  config: BrowserHostSettings,
+  config: BrowserHostConfig,
   log: Logger,
-  db?: PrismaClient,
+  db?: BrowserHostDatabase,
   nats?: { link: NatsLink; namespace: string },
+  metrics?: Registry,
 ) {
   const allow = AllowList.parse(config.EGRESS_ALLOW);
   if (!allow.empty) log.warn({ allow: allow.cidrs }, 'egress allow-list is set: for local test sites only');
   const egress = new EgressProxy(allow);
   // Each browser's own OS user where the host runs as root (docs/connect.md, "Isolation").
-  const users = OsUsers.start(config.SESSION_UIDS ?? 'off', config.CHROMIUM_PATH, log);
+  const users = OsUsers.start(config.SESSION_UIDS, config.CHROMIUM_PATH, log);
   const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
     ? ledgerClient(config.BILLING_LEDGER_ADDR)
     : undefined;
@@ -93,8 +74,8 @@ export function openBrowserHost(
           new ProfileStore(db),
           {
             key: config.PROFILE_KEY,
-            maxBytes: config.PROFILE_MAX_BYTES ?? 104_857_600,
-            leaseTtlSeconds: config.PROFILE_LEASE_TTL_SECONDS ?? 30,
+            maxBytes: config.PROFILE_MAX_BYTES,
+            leaseTtlSeconds: config.PROFILE_LEASE_TTL_SECONDS,
             exits,
           },
           log,
@@ -105,8 +86,8 @@ export function openBrowserHost(
     executablePath: config.CHROMIUM_PATH,
     allow,
     ...(users && { users }),
-    capacity: config.SESSION_CAPACITY ?? 8,
-    warm: ledger ? (config.SESSION_WARM ?? 1) : 0,
+    capacity: config.SESSION_CAPACITY,
+    warm: ledger ? config.SESSION_WARM : 0,
     ledger,
     log,
     store,
@@ -117,6 +98,18 @@ export function openBrowserHost(
   const cdp = new CdpServer(sessions, log);
   const jobs =
     store && ledger ? [sessionHeartbeat(store, sessions, log, profiles), lostSessionSweeper(store, ledger, log)] : [];
+  if (metrics) sessionGauges(metrics, sessions);
+  // Announced only when sessions are offered (a ledger to bill them); stopped first on the way out.
+  const announcer =
+    nats && ledger
+      ? hostAnnouncer(
+          nats.link,
+          nats.namespace,
+          config.GRPC_PUBLIC_ADDR ?? `${config.GRPC_HOST}:${config.GRPC_PORT}`,
+          sessions,
+          log,
+        )
+      : undefined;
   const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp, profiles };
   return {
     deps,
@@ -125,16 +118,19 @@ export function openBrowserHost(
     /** Opens the egress proxy and the CDP endpoint, and warms session browsers; render browsers start on first use. */
     start: async () => {
       await egress.start();
-      await cdp.listen(config.CDP_HOST ?? '127.0.0.1', config.CDP_PORT ?? 0, config.CDP_PUBLIC_URL);
+      await cdp.listen(config.CDP_HOST, config.CDP_PORT, config.CDP_PUBLIC_URL);
       await sessions.start(cdp.publicUrl);
       for (const job of jobs) job.start();
       relay?.start();
     },
+    /** Tells the gateways this host takes sessions: once its handlers are registered (a no-op without a ledger). */
+    announce: () => announcer?.start(),
     healthy: () => pool.healthy(),
     stop: async () => {
+      await announcer?.stop();
       // The heartbeat and sweep run on while sessions drain: they are still this host's.
       // Within the shutdown deadline, with 5 s left to end and bill what outlives the drain.
-      const drainMs = Math.min((config.SESSION_DRAIN_SECONDS ?? 0) * 1000, (config.SHUTDOWN_TIMEOUT ?? 0) - 5_000);
+      const drainMs = Math.min(config.SESSION_DRAIN_SECONDS * 1000, config.SHUTDOWN_TIMEOUT - 5_000);
       await sessions.stop(Math.max(0, drainMs));
       await Promise.all(jobs.map((job) => job.stop()));
       // After the sessions ended, so their last snapshots go out before the host does.

@@ -6,8 +6,6 @@ import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { openBrowserHost } from './browser-host.js';
 import { env } from './config.js';
-import { hostAnnouncer } from './jobs/announce.js';
-import { sessionGauges } from './sessions/metrics.js';
 import { type BrowserHostDatabase, openBrowserHostDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, BrowserHostDatabase> = {
@@ -16,27 +14,13 @@ export const definition: ServiceDefinition<typeof env, BrowserHostDatabase> = {
   openDatabase: (url) => openBrowserHostDatabase(url),
   streams: (config) => sessionStreams(config.NATS_NAMESPACE),
   start: async ({ config, log, server, db, nats, metrics }) => {
-    const host = openBrowserHost(config, log, db, { link: nats, namespace: config.NATS_NAMESPACE });
+    const host = openBrowserHost(config, log, db, { link: nats, namespace: config.NATS_NAMESPACE }, metrics);
     await host.start();
     addService(server, proto.BrowserService, host.impl, log);
-    sessionGauges(metrics, host.deps.sessions);
-    // Announced only when sessions are offered (a ledger to bill them); stopped first on the way out.
-    const announcer = config.BILLING_LEDGER_ADDR
-      ? hostAnnouncer(
-          nats,
-          config.NATS_NAMESPACE,
-          config.GRPC_PUBLIC_ADDR ?? `${config.GRPC_HOST}:${config.GRPC_PORT}`,
-          host.deps.sessions,
-          log,
-        )
-      : undefined;
-    announcer?.start();
+    host.announce();
     return {
       probes: [{ name: 'chromium', check: host.healthy }],
-      stop: async () => {
-        await announcer?.stop();
-        await host.stop();
-      },
+      stop: host.stop,
     };
   },
 };

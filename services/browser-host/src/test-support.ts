@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { browser as proto } from '@wap/proto';
 import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
 import { openBrowserHost } from './browser-host.js';
+import { type BrowserHostConfig, env } from './config.js';
 import { render } from './render.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
@@ -16,6 +17,15 @@ export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(
 /** The service as its own process: the shared runtime (runService) around service.ts and openBrowserHost. */
 export const spawnBrowserHost = (databaseUrl: string, port: number, env: Record<string, string> = {}): ServiceProcess =>
   spawnService('browser-host', databaseUrl, port, env);
+
+/**
+ * The host's settings as config.ts reads an environment that sets nothing of its own (its defaults, so a test
+ * runs what production runs), with CDP on a free port, then `overrides`.
+ */
+export function testHostConfig(overrides: Partial<BrowserHostConfig> = {}): BrowserHostConfig {
+  const parsed = env.parse({ DATABASE_URL: 'postgresql://127.0.0.1/unused', NATS_URL: 'nats://127.0.0.1:4222' });
+  return { ...parsed, CDP_PORT: 0, ...overrides };
+}
 
 export interface TestHost {
   host: ReturnType<typeof openBrowserHost>;
@@ -31,13 +41,13 @@ export async function startTestHost(site: RequestListener, recycleAfterPages = 1
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const host = openBrowserHost(
-    {
-      CHROMIUM_PATH: '/usr/bin/chromium',
+    testHostConfig({
       BROWSER_POOL_SIZE: 1,
       PAGES_PER_BROWSER: 2,
       RECYCLE_AFTER_PAGES: recycleAfterPages,
       EGRESS_ALLOW: '127.0.0.0/8',
-    },
+      SESSION_UIDS: 'off',
+    }),
     quietLog(),
   );
   await host.start();

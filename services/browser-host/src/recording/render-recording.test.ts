@@ -25,7 +25,7 @@ import { type FreshDatabase, quietLog, testNats, uniqueNamespace, until } from '
 import { openBrowserHost } from '../browser-host.js';
 import { PrismaClient } from '../generated/prisma/client.js';
 import { openBrowserHostDatabase } from '../store/database.js';
-import { freshDatabase } from '../test-support.js';
+import { freshDatabase, testHostConfig } from '../test-support.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
 const namespace = uniqueNamespace('render_recording');
@@ -58,16 +58,14 @@ before(async () => {
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
   host = openBrowserHost(
-    {
-      CHROMIUM_PATH: '/usr/bin/chromium',
+    testHostConfig({
       BROWSER_POOL_SIZE: 1,
       PAGES_PER_BROWSER: 2,
       RECYCLE_AFTER_PAGES: 50,
       EGRESS_ALLOW: '127.0.0.0/8',
-      CDP_PORT: 0,
       SESSION_UIDS: 'off',
       RECORDING_KEY: KEY,
-    },
+    }),
     quietLog(),
     db,
     { link: nats, namespace },
