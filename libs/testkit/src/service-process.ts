@@ -9,6 +9,7 @@ import { localInfra } from '@wap/db';
 import { ROOT } from '@wap/fleet';
 import { health } from '@wap/proto';
 import { createClient } from '@wap/rpc';
+import { uniqueNamespace } from './namespace.js';
 import { until } from './wait.js';
 
 export interface ServiceProcess {
@@ -20,7 +21,11 @@ export interface ServiceProcess {
   address: string;
 }
 
-/** Starts services/<service>/dist/main.js on `port` against `databaseUrl` and the local NATS. */
+/**
+ * Starts services/<service>/dist/main.js on `port` against `databaseUrl` and the local NATS, in a NATS namespace
+ * of its own unless `env` names one: two services declaring the same stream from two test files at once can
+ * leave JetStream unable to create a consumer (seen in CI: a SESSIONS consumer retried for 30 s).
+ */
 export function spawnService(
   service: string,
   databaseUrl: string,
@@ -42,6 +47,7 @@ export function spawnService(
         NATS_URL: localInfra().natsUrl,
         GRPC_PORT: String(port),
         LOG_LEVEL: 'warn',
+        NATS_NAMESPACE: uniqueNamespace(service.replace(/-/g, '_')),
         ...env,
       },
       stdio: ['ignore', fd, fd],
