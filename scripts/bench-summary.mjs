@@ -2,6 +2,7 @@
 // line) in one table, each figure beside its goal and whether it is met.
 //   node scripts/bench-summary.mjs <bench output file>...
 import { readFileSync } from 'node:fs';
+import { opSign, shown } from '../libs/testkit/dist/goals.js';
 
 const rows = [];
 for (const file of process.argv.slice(2)) {
@@ -15,13 +16,11 @@ for (const file of process.argv.slice(2)) {
   for (const g of last.goals ?? []) rows.push({ bench: last.bench, ...g });
 }
 if (rows.length === 0) process.exit(0);
-const shown = (v, unit) =>
-  `${typeof v === 'number' ? Number(v.toPrecision(4)) : 'not measured'}${unit === '×' ? '×' : ` ${unit}`}`;
 const cells = rows.map((r) => [
   r.bench,
   r.figure,
   shown(r.measured, r.unit),
-  `${r.op === '>=' ? '≥' : '≤'} ${shown(r.target, r.unit)}`,
+  `${opSign(r.op)} ${shown(r.target, r.unit)}`,
   r.met ? 'met' : 'NOT met',
 ]);
 const header = ['bench', 'figure', 'measured', 'goal', ''];

@@ -20,14 +20,18 @@ export function goal(figure: string, measured: number, op: Goal['op'], target: n
   return { figure, measured: Number(measured.toFixed(3)), op, target, unit, met };
 }
 
-const shown = (value: number, unit: string) =>
+/** A figure as people read it: four significant digits and its unit (`×` joined on). */
+export const shown = (value: number, unit: string) =>
   `${Number.isFinite(value) ? Number(value.toPrecision(4)) : 'not measured'}${unit === '×' ? '×' : ` ${unit}`}`;
+
+/** The comparison as printed. */
+export const opSign = (op: Goal['op']) => (op === '>=' ? '≥' : '≤');
 
 /** One line per goal: the figure, what was measured, the goal, met or NOT met. */
 export function goalLines(goals: Goal[]): string[] {
   return goals.map(
     (g) =>
-      `goal: ${g.figure}: ${shown(g.measured, g.unit)} (goal ${g.op === '>=' ? '≥' : '≤'} ${shown(g.target, g.unit)}): ${g.met ? 'met' : 'NOT met'}`,
+      `goal: ${g.figure}: ${shown(g.measured, g.unit)} (goal ${opSign(g.op)} ${shown(g.target, g.unit)}): ${g.met ? 'met' : 'NOT met'}`,
   );
 }
 
