@@ -101,6 +101,10 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
     meaning:
       "A recorded page's screencast (canvas and video in the replay, and the live view) keeps a JPEG frame this often at most, only when the page changed; 0 turns it off.",
   },
+  SCREENCAST: {
+    meaning:
+      'When a recorded page runs its screencast: needed (while it shows a canvas, video or plugin, or someone watches live) or always (every page, all the time: more evidence, more CPU and bytes).',
+  },
   PROFILE_KEY: {
     meaning:
       "Secret (32+ characters) profiles' stored browser states are sealed under (AES-256-GCM, a key per profile); unset, profiles are not offered. `make up` derives one per machine.",

@@ -93,6 +93,7 @@ export function openBrowserHost(
     store,
     recordings,
     screencastIntervalMs: config.SCREENCAST_INTERVAL_MS,
+    screencastAlways: config.SCREENCAST === 'always',
     ...(profiles && { profiles }),
   });
   const cdp = new CdpServer(sessions, log);

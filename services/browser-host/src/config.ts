@@ -66,6 +66,13 @@ export const env = baseEnv(50056).extend({
    */
   SCREENCAST_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /**
+   * When a recorded page runs its screencast: `needed`, while it shows what
+   * rrweb cannot replay or someone watches live; `always`, every page all the
+   * time (frames as evidence of every page, at about 55 ms of browser CPU a
+   * page and ten times the stored bytes; docs/sessions.md).
+   */
+  SCREENCAST: z.enum(['needed', 'always']).default('needed'),
+  /**
    * The fleet's secret profiles' stored states are sealed under
    * (docs/profiles.md); the same on every replica. Unset, profiles are not offered.
    */

@@ -8,7 +8,7 @@
 // host's sessions, emulating nothing; a new page waits for them only as long
 // as it takes to enable the Network domain.
 import type { Browser, CDPSession } from 'puppeteer-core';
-import { type ScreenFrame, startScreencast } from './screencast.js';
+import type { Screencasts } from './screencasts.js';
 
 /** One request, as the network log serves it. */
 export interface NetworkRow {
@@ -194,8 +194,8 @@ export class NetworkCapture {
        * once, as the page is attached, with its browser context (a pool browser's render is one context).
        */
       tabOf: (targetId: string, browserContextId: string) => number;
-      /** Each page's screencast, a frame per interval at most; none when absent. */
-      screencast?: { intervalMs: number; emit: (frame: ScreenFrame) => void };
+      /** Where each page is handed for its screencast (recording/screencasts.ts); none when absent. */
+      screencasts?: Screencasts;
     },
   ) {}
 
@@ -234,6 +234,12 @@ export class NetworkCapture {
         this.watch(session, e.targetInfo.targetId, e.targetInfo.browserContextId ?? '');
       if (e.waitingForDebugger) session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
     });
+    root.on('Target.detachedFromTarget', (p: unknown) => {
+      const page = this.pages.get((p as { sessionId: string }).sessionId);
+      if (!page) return;
+      this.pages.delete(page.cdp.id());
+      this.options.screencasts?.remove(page.tab, page.cdp);
+    });
     await root.send('Target.setAutoAttach', {
       autoAttach: true,
       waitForDebuggerOnStart: true,
@@ -243,6 +249,8 @@ export class NetworkCapture {
   }
 
   private root: CDPSession | undefined;
+  /** The pages attached, by their CDP session id. */
+  private readonly pages = new Map<string, { tab: number; cdp: CDPSession }>();
 
   /** Folds the requests of one page; Network.enable goes out before the page is let go. */
   private watch(cdp: CDPSession, targetId: string, browserContextId: string): void {
@@ -366,8 +374,8 @@ export class NetworkCapture {
       finish(e.requestId, e.timestamp, { error: e.canceled ? 'canceled' : e.errorText });
     });
     cdp.send('Network.enable').catch(() => undefined);
-    const screen = this.options.screencast;
-    if (screen) startScreencast(cdp, tab, screen.intervalMs, screen.emit);
+    this.pages.set(cdp.id(), { tab, cdp });
+    this.options.screencasts?.add(tab, cdp);
   }
 
   /** Stops listening; rows of requests still open are dropped (the page is going away with them). */

@@ -19,6 +19,7 @@ import {
 } from '@wap/events';
 import { AllowList } from '@wap/netguard';
 import { quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
+import type { Page } from 'puppeteer-core';
 import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
@@ -94,7 +95,7 @@ async function chunks(sessionId: string): Promise<Chunk[]> {
 }
 
 async function recordedSession(
-  drive: (b: SessionBrowser, sessionId: string) => Promise<void>,
+  drive: (b: SessionBrowser, sessionId: string, recording: SessionRecording) => Promise<void>,
   capture?: { screencastIntervalMs: number },
 ) {
   const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
@@ -109,7 +110,7 @@ async function recordedSession(
   b.recordTo(recording);
   if (capture) await b.captureNetwork(recording, { bodies: false, ...capture });
   try {
-    await drive(b, sessionId);
+    await drive(b, sessionId, recording);
   } finally {
     // As a session ends: every frame hands over what it holds, then the browser closes.
     await b.flushRecording();
@@ -208,23 +209,34 @@ test("a client's new browser context is recorded too, and a page cannot post int
   assert.ok(!all.includes('FORGED-EVENT'), 'nothing the page posted is in the recording');
 });
 
-test("a page's rrweb events, network rows and screencast frames name the same tab; frames go live, and the latest answers", async () => {
-  const live: ScreenFrame[] = [];
+test("a page's screencast runs while it shows a canvas or someone watches; frames, events and rows name one tab", async () => {
+  /** Frames as they went live, each with whether a live view had asked before it came. */
+  const live: (ScreenFrame & { asked: boolean })[] = [];
+  let asked = false;
   const names = sessionStreamNames(namespace);
   let latest: ScreenFrame[] = [];
+  const tabs = { checkout: 0, second: 0 };
   const { chunks: recorded } = await recordedSession(
-    async (b, sessionId) => {
+    async (b, sessionId, recording) => {
       const sub = nats.nc.subscribe(names.liveFrames(sessionId), {
         callback: (_err, msg) => {
-          live.push(msg.json<ScreenFrame>());
+          live.push({ ...msg.json<ScreenFrame>(), asked });
         },
       });
+      const tabOfPage = async (page: Page) => {
+        const cdp = await page.createCDPSession();
+        const { targetInfo } = await cdp.send('Target.getTargetInfo');
+        await cdp.detach();
+        return recording.tabOf(targetInfo.targetId);
+      };
       try {
         const first = await b.browser.newPage();
         await first.goto(`http://127.0.0.1:${port}/checkout`);
+        tabs.checkout = await tabOfPage(first);
         const second = await b.browser.newPage();
         await second.goto(`http://localhost:${port}/second`);
-        // What rrweb cannot see: a canvas drawn by script.
+        tabs.second = await tabOfPage(second);
+        // What rrweb cannot see: a canvas drawn by script. Its page's screencast starts unasked.
         await second.evaluate(() => {
           const canvas = document.createElement('canvas');
           document.body.prepend(canvas);
@@ -232,7 +244,11 @@ test("a page's rrweb events, network rows and screencast frames name the same ta
           g.fillStyle = '#e00';
           g.fillRect(0, 0, 300, 150);
         });
-        await until('frames of both pages arrive live', async () => new Set(live.map((f) => f.tab)).size >= 2);
+        await until('the canvas page sends frames live, unasked', async () => live.some((f) => f.tab === tabs.second));
+        // A live view opens: every page's screencast runs, the plain page's too.
+        asked = true;
+        await nats.nc.request(names.liveLatest(sessionId), '', { timeout: 5_000 });
+        await until('the plain page sends frames once watched', async () => live.some((f) => f.tab === tabs.checkout));
         const answer = await nats.nc.request(names.liveLatest(sessionId), '', { timeout: 5_000 });
         latest = answer.json<ScreenFrame[]>();
         await until('both documents and their requests are recorded', async () => {
@@ -251,6 +267,11 @@ test("a page's rrweb events, network rows and screencast frames name the same ta
     },
     { screencastIntervalMs: 200 },
   );
+  assert.deepEqual(
+    [...new Set(live.filter((f) => !f.asked).map((f) => f.tab))],
+    [tabs.second],
+    'before anyone watched, only the page with a canvas had a screencast',
+  );
   const tabOf = (kind: string, path: string) => {
     const of = recorded.filter((c) => c.kind === kind);
     if (kind === 'rrweb')
@@ -266,10 +287,10 @@ test("a page's rrweb events, network rows and screencast frames name the same ta
   const checkout = tabOf('rrweb', '/checkout');
   const second = tabOf('rrweb', '/second');
   assert.ok(checkout && second && checkout !== second, 'two tabs in the replay');
+  assert.deepEqual([checkout, second], [tabs.checkout, tabs.second], 'the replay numbers the tabs as the host does');
   assert.equal(tabOf('network', '/checkout'), checkout, 'the network log numbers the first page as the replay does');
   assert.equal(tabOf('network', '/second'), second, 'and the second');
   const stored = recorded.filter((c) => c.kind === 'screencast').flatMap((c) => c.batches as unknown as ScreenFrame[]);
-  // (The browser's first blank page has frames of its own, under its own tab.)
   for (const tab of [checkout, second])
     assert.ok(
       stored.some((f) => f.tab === tab),

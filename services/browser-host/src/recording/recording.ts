@@ -10,13 +10,17 @@ import type { Browser } from 'puppeteer-core';
 import { LiveControl, type TabDirectory } from '../control/live-control.js';
 import type { NetworkRow } from './network.js';
 import type { ScreenFrame } from './screencast.js';
+import { type Screencasts, showsMedia } from './screencasts.js';
 
 /** Where chunks go: JetStream, signed with the fleet's recording key; and screencast frames, live. */
 export interface ChunkSink {
   publish(meta: ChunkMeta, body: Uint8Array): Promise<void>;
   /** A running session's frame for whoever watches it live (core NATS: nobody watching, nothing kept). */
   live?(sessionId: string, frame: ScreenFrame): void;
-  /** Answers a live view's ask for the latest frame of each tab, until the returned stop is called. */
+  /**
+   * Answers a live view's ask for the latest frame of each tab (an ask with no reply subject only says
+   * the view is still open), until the returned stop is called. Each ask calls `latest`.
+   */
   serveLatest?(sessionId: string, latest: () => ScreenFrame[]): () => void;
   /** Dispatches a person's input to the session's browser (control/), until the returned stop is called. */
   serveControl?(sessionId: string, tabs: TabDirectory, log: Logger): () => Promise<void>;
@@ -43,9 +47,11 @@ export function chunkSink(
         nc.publish(names.liveFrames(sessionId), JSON.stringify(frame));
       },
       serveLatest(sessionId: string, latest: () => ScreenFrame[]) {
+        // An ask without a reply subject is a live view saying it still watches: nothing to answer.
         const sub = nc.subscribe(names.liveLatest(sessionId), {
           callback: (_err, msg) => {
-            msg.respond(JSON.stringify(latest()));
+            const frames = latest();
+            if (msg.reply) msg.respond(JSON.stringify(frames));
           },
         });
         return () => sub.unsubscribe();
@@ -134,7 +140,12 @@ export class SessionRecording {
     private readonly log: Logger,
     { live = true }: { live?: boolean } = {},
   ) {
-    this.stopServing = live ? sink.serveLatest?.(sessionId, () => [...this.latest.values()]) : undefined;
+    this.stopServing = live
+      ? sink.serveLatest?.(sessionId, () => {
+          this.screencasts?.watch();
+          return [...this.latest.values()];
+        })
+      : undefined;
     this.stopControl = live ? sink.serveControl?.(sessionId, this, log) : undefined;
   }
 
@@ -158,15 +169,28 @@ export class SessionRecording {
     return tab;
   }
 
+  /** The session's pages' screencasts, told what each page's events show and when someone watches. */
+  private screencasts: Screencasts | undefined;
+
+  /** Runs each page's screencast while it shows what rrweb cannot see, or while someone watches live. */
+  screenWith(screencasts: Screencasts): void {
+    this.screencasts = screencasts;
+  }
+
   /** A body the extension posted; a malformed one is dropped (only the session's own extension can post). */
   accept(body: Buffer): void {
     const batch = parseBatch(body);
-    if (batch) this.acceptBatch(batch, body.length);
+    if (!batch) return;
+    const seen = this.acceptBatch(batch, body.length);
+    if (!seen || !this.screencasts) return;
+    // A new document starts over; until then, what one batch showed stays shown.
+    const shows = showsMedia(body);
+    if (seen.pages > 0 || shows) this.screencasts.media(seen.tab, shows);
   }
 
-  /** A batch the extension posted, read already (`bytes`: its body's size). */
-  acceptBatch(batch: PostedBatch, bytes: number): void {
-    if (this.closed || batch.events.length === 0) return;
+  /** A batch the extension posted, read already (`bytes`: its body's size): its tab and how many documents it starts. */
+  acceptBatch(batch: PostedBatch, bytes: number): { tab: number; pages: number } | undefined {
+    if (this.closed || batch.events.length === 0) return undefined;
     const tab = batch.target ? this.tabOf(batch.target) : this.number(`chrome:${batch.tab}`);
     const pages = batch.events.filter((e) => (e as { type?: unknown }).type === RRWEB_META).length;
     this.pending.push({ tab, events: batch.events });
@@ -174,6 +198,7 @@ export class SessionRecording {
     this.pendingPages += pages;
     this.pages += pages;
     this.soon();
+    return { tab, pages };
   }
 
   /** A request of the session's network log (recording/network.ts): it goes in a `network` chunk. */
@@ -249,6 +274,7 @@ export class SessionRecording {
   async close(): Promise<void> {
     const last = this.flush();
     this.closed = true;
+    this.screencasts?.close();
     this.stopServing?.();
     await this.stopControl?.();
     let timer: NodeJS.Timeout | undefined;

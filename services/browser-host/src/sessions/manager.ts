@@ -38,6 +38,8 @@ export interface SessionManagerSettings {
   recordings?: ChunkSink;
   /** A recorded page's screencast takes a frame this often at most; 0: none. */
   screencastIntervalMs?: number;
+  /** Every recorded page runs its screencast, not only while needed (recording/screencasts.ts). */
+  screencastAlways?: boolean;
   /** Profiles sessions may attach (docs/profiles.md); without it a profile asked for is capability_unavailable. */
   profiles?: Profiles;
 }
@@ -240,6 +242,7 @@ export class SessionManager {
           .captureNetwork(session.recording, {
             bodies: settings.networkBodies,
             screencastIntervalMs: this.settings.screencastIntervalMs ?? 0,
+            screencastAlways: this.settings.screencastAlways ?? false,
           })
           .catch((err) => log.warn({ err, sessionId: id }, 'network log not started'));
       }

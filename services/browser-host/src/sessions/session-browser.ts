@@ -16,6 +16,7 @@ import type { Attached } from '../profiles/profiles.js';
 import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '../recording/extension.js';
 import { NetworkCapture } from '../recording/network.js';
 import type { SessionRecording } from '../recording/recording.js';
+import { Screencasts } from '../recording/screencasts.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
 import { launchAs, type OsUser, type OsUsers } from './os-users.js';
 
@@ -31,11 +32,14 @@ export interface SessionBrowser {
   recordTo(recording: SessionRecording): void;
   /** Has the extension send what it holds (before the browser closes); nothing when it is not recording. */
   flushRecording(): Promise<void>;
-  /** Folds every page's requests into network log rows for `recording` from now on (recording/network.ts). */
-  /** The host's own CDP sessions on every page: the network log, and the screencast when its interval is above 0. */
+  /**
+   * Folds every page's requests into network log rows for `recording` from now on (recording/network.ts):
+   * the host's own CDP sessions on every page. With them, when the interval is above 0, the
+   * screencast of a page that shows what rrweb cannot see or while someone watches (recording/screencasts.ts).
+   */
   captureNetwork(
     recording: SessionRecording,
-    options: { bodies: boolean; screencastIntervalMs: number },
+    options: { bodies: boolean; screencastIntervalMs: number; screencastAlways?: boolean },
   ): Promise<void>;
   /**
    * Closes Chromium and removes its user-data dir. With a profile attached,
@@ -179,15 +183,18 @@ export async function launchSessionBrowser(
         const worker = await target?.worker().catch(() => null);
         await worker?.evaluate('self.wapFlush && self.wapFlush()').catch(() => undefined);
       },
-      captureNetwork: async (r, { bodies, screencastIntervalMs }) => {
+      captureNetwork: async (r, { bodies, screencastIntervalMs, screencastAlways = false }) => {
         if (!browser) return;
+        const screencasts =
+          screencastIntervalMs > 0
+            ? new Screencasts(screencastIntervalMs, (frame) => r.acceptFrame(frame), { always: screencastAlways })
+            : undefined;
+        if (screencasts) r.screenWith(screencasts);
         network = new NetworkCapture(browser, (row) => r.acceptNetwork(row), {
           bodies,
           addressOf: (host) => egress.addressOf(host),
           tabOf: (targetId) => r.tabOf(targetId),
-          ...(screencastIntervalMs > 0 && {
-            screencast: { intervalMs: screencastIntervalMs, emit: (frame) => r.acceptFrame(frame) },
-          }),
+          ...(screencasts && { screencasts }),
         });
         await network.start();
       },

@@ -24,6 +24,8 @@ import { readReplay } from '../replay/recording.js';
 
 /** How often the live view looks at whether its session still runs. */
 export const LIVE_STATUS_MS = 2_000;
+/** How often an open live view tells the session's host it still watches (the host holds on for 30 s). */
+const LIVE_WATCH_MS = 10_000;
 
 export function replayRouter(deps: {
   links: ReplayLinks;
@@ -153,6 +155,8 @@ export async function serveLive(
   if (first !== 'live') return void res.end();
   const stop = deps.live.watch(access.sessionId, (frame) => send('frame', frame));
   for (const frame of await deps.live.latest(access.sessionId)) send('frame', frame);
+  // The host keeps the pages' screencast running for 30 s after each ask; say so well within it.
+  const watching = setInterval(() => deps.live.stillWatching(access.sessionId), LIVE_WATCH_MS);
   const timer = setInterval(() => {
     status()
       .then((now) => {
@@ -164,6 +168,7 @@ export async function serveLive(
   }, LIVE_STATUS_MS);
   const done = () => {
     clearInterval(timer);
+    clearInterval(watching);
     stop();
     res.end();
   };

@@ -52,7 +52,18 @@ export class LiveFrames {
     return () => sub.unsubscribe();
   }
 
-  /** The latest frame of each tab, from the session's host; none when it does not answer (ended, or no frame yet). */
+  /**
+   * Tells the session's host a live view is still open, so its pages keep their screencast (the host
+   * runs a page's screencast for a while after each ask, docs/sessions.md): an ask with nothing to answer.
+   */
+  stillWatching(sessionId: string): void {
+    this.nc.publish(this.names.liveLatest(sessionId));
+  }
+
+  /**
+   * The latest frame of each tab, from the session's host; none when it does not answer (ended, or no frame yet).
+   * The ask starts the screencast of pages that had none: their first frames follow on `watch`.
+   */
   async latest(sessionId: string): Promise<LiveFrame[]> {
     try {
       const answer = await this.nc.request(this.names.liveLatest(sessionId), '', { timeout: LATEST_TIMEOUT_MS });
