@@ -3,11 +3,6 @@ Names, labels and the small lookups every template shares. The per-service
 resources are in _service.tpl and _migration.tpl.
 */}}
 
-{{/* The seven services, in the order they start (the gateway last: it fronts the rest). */}}
-{{- define "web-access.serviceNames" -}}
-billing-ledger crawl agent monitor session-recorder browser-host gateway
-{{- end }}
-
 {{- define "web-access.name" -}}
 {{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
 {{- end }}
@@ -66,12 +61,17 @@ app.kubernetes.io/component: {{ .name }}
 The services a service dials, each given as <NAME>_ADDR when enabled: the
 gateway fronts them all, crawl bills and renders, the agent holds and settles
 its runs on the ledger and drives browsers, browser-host bills sessions.
+libs/fleet/src/services.test.ts checks these lists against the services' list
+and the addresses each service's config.ts reads.
 */}}
 {{- define "web-access.upstreams" -}}
-{{- if eq . "gateway" }}billing-ledger crawl agent monitor session-recorder browser-host
-{{- else if has . (list "crawl" "agent") }}billing-ledger browser-host
-{{- else if eq . "browser-host" }}billing-ledger
-{{- end }}
+{{- $dials := dict
+  "gateway" "billing-ledger crawl agent monitor session-recorder browser-host"
+  "crawl" "billing-ledger browser-host"
+  "agent" "billing-ledger browser-host"
+  "browser-host" "billing-ledger"
+}}
+{{- get $dials . }}
 {{- end }}
 
 {{/*

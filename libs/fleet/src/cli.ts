@@ -6,7 +6,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { localInfra } from '@wap/db/dist/local-infra.js';
 import { readEnvFile } from './env-file.js';
-import { Fleet, ROOT, SERVICES, type ServiceName } from './fleet.js';
+import { Fleet, ROOT } from './fleet.js';
+import { SERVICE_TABLE, type ServiceName, serviceInfo } from './services.js';
 import { settings } from './settings.js';
 
 const DATA = process.env.WAP_DATA_DIR ?? path.join(ROOT, '.data');
@@ -21,7 +22,9 @@ const ENV_FILE = process.env.WAP_ENV_FILE ?? path.join(ROOT, '.env');
 
 /** The fleet `make up` runs: fixed ports (each overridable), restarted when a service dies. */
 function upFleet(env: Record<string, string>): Fleet {
-  const grpcBase = Number(process.env.WAP_GRPC_BASE_PORT ?? 50050);
+  // WAP_GRPC_BASE_PORT is the gateway's; every service keeps its default port's distance from the gateway's.
+  const gatewayDefault = serviceInfo('gateway').grpcPort;
+  const grpcShift = Number(process.env.WAP_GRPC_BASE_PORT ?? gatewayDefault) - gatewayDefault;
   return new Fleet({
     infra: localInfra(),
     dbPrefix: process.env.WAP_DB_PREFIX ?? 'wap_',
@@ -30,9 +33,10 @@ function upFleet(env: Record<string, string>): Fleet {
     ports: {
       http: Number(process.env.WAP_HTTP_PORT ?? 8080),
       cdp: Number(process.env.WAP_CDP_PORT ?? 9222),
-      grpc: Object.fromEntries(
-        SERVICES.map((s) => [s, s === 'gateway' ? grpcBase : grpcBase + 1 + SERVICES.indexOf(s)]),
-      ) as Record<ServiceName, number>,
+      grpc: Object.fromEntries(SERVICE_TABLE.map((s) => [s.name, s.grpcPort + grpcShift])) as Record<
+        ServiceName,
+        number
+      >,
     },
     echo: process.env.WAP_ECHO_LOGS === '1',
     restart: true,

@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { SERVICES } from './fleet.js';
-
-const envName = (service: string) => service.toUpperCase().replaceAll('-', '_');
+import { SERVICE_TABLE } from './services.js';
 
 /**
  * Variables the fleet sets for each service itself (its database, ports,
@@ -17,7 +15,7 @@ export const FLEET_OWNED: readonly string[] = [
   'HTTP_PORT',
   'CDP_PORT',
   'OTEL_SERVICE_NAME',
-  ...SERVICES.map((s) => `${envName(s)}_ADDR`),
+  ...SERVICE_TABLE.map((s) => s.address),
 ];
 
 /**

@@ -8,18 +8,7 @@ import type { Infra } from '@wap/db';
 // Only the names: the driver and the migration engine are loaded by the steps that use them (a supervisor that
 // only starts services keeps neither resident).
 import { databaseUrlFor } from '@wap/db/dist/names.js';
-
-/** The seven services, in the order they start (the gateway last: it fronts the rest). */
-export const SERVICES = [
-  'billing-ledger',
-  'crawl',
-  'agent',
-  'monitor',
-  'session-recorder',
-  'browser-host',
-  'gateway',
-] as const;
-export type ServiceName = (typeof SERVICES)[number];
+import { packageDir, SERVICE_TABLE, SERVICES, type ServiceName } from './services.js';
 
 /**
  * How every service process runs, here and in the chart's pods (charts/web-access/templates/_workload.tpl):
@@ -59,8 +48,6 @@ export async function freePorts(n: number): Promise<number[]> {
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return ports;
 }
-
-const envName = (service: ServiceName) => service.toUpperCase().replaceAll('-', '_');
 
 export interface FleetSettings {
   infra: Infra;
@@ -143,7 +130,7 @@ export class Fleet {
     for (const service of SERVICES) {
       await ensureDatabase(this.settings.infra.adminUrl, this.databaseName(service));
       await applyMigrations({
-        migrationsDir: path.join(ROOT, 'services', service, 'prisma', 'migrations'),
+        migrationsDir: path.join(ROOT, packageDir(service), 'prisma', 'migrations'),
         databaseUrl: this.databaseUrl(service),
       });
     }
@@ -163,7 +150,7 @@ export class Fleet {
   }
 
   serviceEnv(service: ServiceName): Record<string, string> {
-    const upstreams = Object.fromEntries(SERVICES.map((s) => [`${envName(s)}_ADDR`, this.grpcAddress(s)]));
+    const upstreams = Object.fromEntries(SERVICE_TABLE.map((s) => [s.address, this.grpcAddress(s.name)]));
     return {
       ...upstreams,
       OTEL_SERVICE_NAME: service,
@@ -262,7 +249,7 @@ export class Fleet {
         ...SERVICE_NODE_FLAGS,
         // WAP_CPU_PROF_DIR: every service writes a V8 CPU profile there when it stops (profiling a bench).
         ...(process.env.WAP_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.WAP_CPU_PROF_DIR}`] : []),
-        path.join(ROOT, 'services', service, 'dist', 'main.js'),
+        path.join(ROOT, packageDir(service), 'dist', 'main.js'),
       ],
       {
         cwd: ROOT,

@@ -6,6 +6,14 @@ export {
   freePorts,
   type Replica,
   ROOT,
-  SERVICES,
-  type ServiceName,
 } from './fleet.js';
+export {
+  BACKENDS,
+  type Backend,
+  packageDir,
+  SERVICE_TABLE,
+  SERVICES,
+  type ServiceInfo,
+  type ServiceName,
+  serviceInfo,
+} from './services.js';

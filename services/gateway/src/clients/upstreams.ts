@@ -1,3 +1,6 @@
+// The services behind the gateway (a registry row names the one it needs) and the variables of their addresses
+// come from the platform's list, libs/fleet/src/services.ts: that file alone, none of the fleet's supervisor.
+import { BACKENDS, type Backend } from '@wap/fleet/dist/services.js';
 import { agent, browser, crawl, health, integrations, ledger, monitor, rules, secrets, sessions } from '@wap/proto';
 import { type BrowserClient, type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
@@ -8,10 +11,7 @@ export type LedgerClient = ServiceClient<(typeof ledger.LedgerService)['method']
 export type CreditsView = Awaited<ReturnType<LedgerClient['credits']>>;
 export type CrawlClient = ServiceClient<(typeof crawl.CrawlService)['method']> & Closable;
 
-/** The services behind the gateway, each reached by a client of its own (a registry row names the one it needs). */
-export type Backend = 'billing-ledger' | 'crawl' | 'agent' | 'monitor' | 'session-recorder' | 'browser-host';
-
-export type { BrowserClient };
+export type { Backend, BrowserClient };
 export type SessionsClient = ServiceClient<(typeof sessions.SessionService)['method']> & Closable;
 export type MonitorClient = ServiceClient<(typeof monitor.MonitorService)['method']> & Closable;
 export type AgentClient = ServiceClient<(typeof agent.AgentService)['method']> & Closable;
@@ -34,15 +34,12 @@ export class Upstreams {
   private readonly rulesClient: RulesClient | undefined;
 
   constructor(config: GatewayConfig) {
-    const addresses: Record<Backend, string | undefined> = {
-      'billing-ledger': config.BILLING_LEDGER_ADDR,
-      crawl: config.CRAWL_ADDR,
-      agent: config.AGENT_ADDR,
-      monitor: config.MONITOR_ADDR,
-      'session-recorder': config.SESSION_RECORDER_ADDR,
-      'browser-host': config.BROWSER_HOST_ADDR,
-    };
-    for (const [name, address] of Object.entries(addresses) as [Backend, string | undefined][]) {
+    const addresses = Object.fromEntries(BACKENDS.map((b) => [b.name, config[b.address]])) as Record<
+      Backend,
+      string | undefined
+    >;
+    for (const { name } of BACKENDS) {
+      const address = addresses[name];
       if (!address) continue;
       const client = createClient(health.Health, address);
       this.health.set(name, client);
