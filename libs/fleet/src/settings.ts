@@ -38,7 +38,8 @@ export const MEANINGS: Readonly<Record<string, { meaning: string; default?: stri
   },
   MAX_BODY_BYTES: { meaning: 'Largest JSON request body; a larger one is 413 bad_request.' },
   CREDIT_VIEW_TTL_MS: {
-    meaning: "Longest a credit view is served from the gateway's memory; ledger announcements drop it sooner.",
+    meaning:
+      "Longest a workspace's ledger views (its credits, its usage over the default window) are served from the gateway's memory; ledger announcements drop them sooner.",
   },
   STRICT_CONTRACTS: {
     meaning:

@@ -43,8 +43,9 @@ export const env = baseEnv(50050).extend({
    */
   STRICT_CONTRACTS: z.stringbool().default(false),
   /**
-   * The longest a workspace's credit view is served from memory without asking
-   * the ledger (docs/decisions/0008-credits-cache.md); announcements drop it sooner.
+   * The longest a workspace's ledger views (its credits, its usage over the
+   * default window) are served from memory without asking the ledger
+   * (docs/decisions/0008-credits-cache.md); announcements drop them sooner.
    */
   CREDIT_VIEW_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /**

@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { BrowserHosts } from '@wap/rpc';
-import { CreditViews } from './clients/credit-views.js';
+import { LedgerViews } from './clients/ledger-views.js';
 import { Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
 import { DEFAULT_CONSOLE_DIR } from './console-server/static.js';
@@ -59,7 +59,7 @@ export function openGateway(
     : undefined;
   // Any replica answers for profiles (they share a database): one that is alive, not only BROWSER_HOST_ADDR.
   if (hosts) upstreams.routeBrowser(() => hosts.any());
-  const creditViews = new CreditViews(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
+  const ledgerViews = new LedgerViews(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
     ttlMs: config.CREDIT_VIEW_TTL_MS,
   });
   const limiterPool = rateLimitPool(config.DATABASE_URL);
@@ -79,7 +79,7 @@ export function openGateway(
     limiter: new RateLimiter(limiterPool),
     idempotency,
     upstreams,
-    creditViews,
+    ledgerViews,
     strictContracts: config.STRICT_CONTRACTS,
   });
   const app = createApp({
@@ -121,7 +121,7 @@ export function openGateway(
     upstreams,
     /** Starts the caches and jobs and listens on HTTP_HOST:HTTP_PORT; answers the bound address. */
     start: async (): Promise<{ url: string; server: Server }> => {
-      await creditViews.start();
+      await ledgerViews.start();
       hosts?.start();
       keys.start();
       // Normally listening within milliseconds; if not, requests read the database until it is.
@@ -154,7 +154,7 @@ export function openGateway(
       }
       hosts?.stop();
       upstreams.close();
-      await Promise.all([limiterPool.end(), keys.stop(), creditViews.stop()]);
+      await Promise.all([limiterPool.end(), keys.stop(), ledgerViews.stop()]);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { ApiError, type ErrorCode, isApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import type { CreditViews } from '../clients/credit-views.js';
+import type { LedgerViews } from '../clients/ledger-views.js';
 import type { Upstreams } from '../clients/upstreams.js';
 import {
   answerOf,
@@ -45,7 +45,7 @@ export interface InvokerDeps {
   limiter: RateLimiter;
   idempotency: IdempotencyStore;
   upstreams: Upstreams;
-  creditViews: CreditViews;
+  ledgerViews: LedgerViews;
   /** Signs links to session replays; absent without REPLAY_KEY. */
   replays?: ReplayLinks;
   /** The base URL clients reach this API at, for links in answers. */
@@ -63,7 +63,7 @@ const isAsyncIterable = (value: unknown): value is AsyncIterable<unknown> =>
 
 /**
  * The one path from a caller to a registry row, knowing nothing of HTTP:
- * the rate limit, input parsing, idempotency, the handler, the credit views,
+ * the rate limit, input parsing, idempotency, the handler, the ledger views,
  * the answer's shape and the error contract all happen here, so REST and MCP
  * cannot drift apart.
  */
@@ -104,7 +104,7 @@ export class Invoker {
       requestId: call.requestId,
       operationId,
       upstreams: this.deps.upstreams,
-      creditViews: this.deps.creditViews,
+      ledgerViews: this.deps.ledgerViews,
       log: this.deps.log,
       signal: call.signal,
       replays: this.deps.replays,
@@ -114,7 +114,7 @@ export class Invoker {
     const movesCredits = row.bills.length > 0 || row.method !== 'get';
     try {
       const result = await row.handler(ctx, input as never);
-      if (movesCredits) this.deps.creditViews.changed(principal.workspaceId, 0);
+      if (movesCredits) this.deps.ledgerViews.changed(principal.workspaceId, 0);
       const answer = this.shape(row, result);
       if (key !== undefined && answer.kind === 'json')
         await this.deps.idempotency.keep(principal.workspaceId, key, answer);
@@ -122,7 +122,7 @@ export class Invoker {
     } catch (err) {
       // A call that failed here (a deadline, a caller gone) may still be billed or released behind
       // us: for a while nothing of the workspace is cached, until the ledger's announcement.
-      if (movesCredits) this.deps.creditViews.changed(principal.workspaceId, 5_000);
+      if (movesCredits) this.deps.ledgerViews.changed(principal.workspaceId, 5_000);
       const error = this.checkedError(row, err);
       if (key !== undefined) {
         if (error.status < 500)

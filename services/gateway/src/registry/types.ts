@@ -2,7 +2,7 @@ import type { ErrorCode } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
-import type { CreditViews } from '../clients/credit-views.js';
+import type { LedgerViews } from '../clients/ledger-views.js';
 import type { Backend, Upstreams } from '../clients/upstreams.js';
 import type { ReplayLinks } from '../replay/links.js';
 import type { Principal } from '../store/identity.js';
@@ -40,8 +40,8 @@ export interface HandlerContext {
    */
   operationId: string;
   upstreams: Upstreams;
-  /** Cached credit views, dropped when the ledger announces a change (decision 0008). */
-  creditViews: CreditViews;
+  /** The ledger's answers kept per workspace (credits, usage), dropped when it announces a change (decision 0008). */
+  ledgerViews: LedgerViews;
   log: Logger;
   /** Aborted when the client goes away. */
   signal: AbortSignal;

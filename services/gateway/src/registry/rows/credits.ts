@@ -56,8 +56,8 @@ export const creditsRow = capability({
   request: {},
   response,
   errors: [],
-  handler: async ({ principal, upstreams, creditViews }) => {
-    const c = await creditViews.get(
+  handler: async ({ principal, upstreams, ledgerViews }) => {
+    const c = await ledgerViews.get(
       principal.workspaceId,
       'credits',
       () => upstreams.ledger.credits({ workspaceId: principal.workspaceId }),

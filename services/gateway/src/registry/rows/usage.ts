@@ -48,7 +48,7 @@ export const usageRow = capability({
   request: { query },
   response,
   errors: [],
-  handler: async ({ principal, upstreams, creditViews }, { query }) => {
+  handler: async ({ principal, upstreams, ledgerViews }, { query }) => {
     const window = () => {
       const to = query.to ? new Date(query.to) : new Date();
       const from = query.from ? new Date(query.from) : new Date(to.getTime() - 30 * DAY);
@@ -79,7 +79,7 @@ export const usageRow = capability({
     // The last 30 days, the read a dashboard polls, moves only when the workspace's usage settles, which the
     // ledger announces as a credits change: kept beside the credits view (its `to` says when it was read).
     if (query.from || query.to) return load();
-    return creditViews.get(principal.workspaceId, 'usage', load);
+    return ledgerViews.get(principal.workspaceId, 'usage', load);
   },
 });
 

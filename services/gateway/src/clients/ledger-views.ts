@@ -1,6 +1,6 @@
-// Views that move with a workspace's credits, cached per workspace: what
-// GET /v1/credits answers, and GET /v1/usage over its default window
-// (docs/decisions/0008-credits-cache.md). The ledger announces on NATS whose
+// The ledger's answers that move with a workspace's credits, kept per
+// workspace: what GET /v1/credits answers, and GET /v1/usage over its default
+// window (docs/decisions/0008-credits-cache.md). The ledger announces on NATS whose
 // credits changed once each write commits; a gateway drops those views, and
 // drops a workspace's view itself as soon as one of its requests that may move
 // credits (billed, or any write) ends here. A view also expires on its own: after `ttlMs`, and when something in
@@ -11,7 +11,7 @@ import type { Logger } from '@wap/log';
 type NatsConnection = NatsLink['nc'];
 type Subscription = ReturnType<NatsConnection['subscribe']>;
 
-export interface CreditViewSettings {
+export interface LedgerViewSettings {
   /** The longest a view is served without the ledger being asked again. */
   ttlMs: number;
   maxEntries: number;
@@ -19,7 +19,7 @@ export interface CreditViewSettings {
   now: () => number;
 }
 
-const DEFAULTS: CreditViewSettings = { ttlMs: 5_000, maxEntries: 10_000, now: Date.now };
+const DEFAULTS: LedgerViewSettings = { ttlMs: 5_000, maxEntries: 10_000, now: Date.now };
 
 interface Entry {
   /** Moves on every change heard for the workspace; a load that saw it move is not kept. */
@@ -30,9 +30,9 @@ interface Entry {
   uncachedUntil: number;
 }
 
-export class CreditViews {
+export class LedgerViews {
   private readonly entries = new Map<string, Entry>();
-  private readonly settings: CreditViewSettings;
+  private readonly settings: LedgerViewSettings;
   private subscription: Subscription | undefined;
   private listening = false;
   private watching = true;
@@ -43,7 +43,7 @@ export class CreditViews {
     private readonly nc: NatsConnection,
     private readonly subject: string,
     private readonly log: Logger,
-    settings: Partial<CreditViewSettings> = {},
+    settings: Partial<LedgerViewSettings> = {},
   ) {
     this.settings = { ...DEFAULTS, ...settings };
   }
@@ -54,7 +54,7 @@ export class CreditViews {
       callback: (err, message) => {
         if (err) {
           // The subscription is over (a permission, say): nothing can be trusted any more.
-          this.log.warn({ err }, 'credit views: subscription failed; every read asks the ledger');
+          this.log.warn({ err }, 'ledger views: subscription failed; every read asks the ledger');
           this.listening = false;
           this.forgetAll();
           return;
@@ -63,7 +63,7 @@ export class CreditViews {
           const ids = message.json<unknown>();
           if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') this.changed(id);
         } catch {
-          this.log.warn('credit views: an announcement that is not a list of workspace ids; all views dropped');
+          this.log.warn('ledger views: an announcement that is not a list of workspace ids; all views dropped');
           this.forgetAll();
         }
       },
@@ -144,7 +144,7 @@ export class CreditViews {
     try {
       await this.nc.flush();
     } catch (err) {
-      this.log.warn({ err }, 'credit views: not listening yet; every read asks the ledger');
+      this.log.warn({ err }, 'ledger views: not listening yet; every read asks the ledger');
       return;
     }
     const subscribed = this.subscription !== undefined && !this.subscription.isClosed();
@@ -167,7 +167,7 @@ export class CreditViews {
       if (!this.watching) break;
       if (status.type === 'disconnect' || status.type === 'staleConnection' || status.type === 'close') {
         if (this.listening)
-          this.log.warn({ nats: status.type }, 'credit views: not listening; every read asks the ledger');
+          this.log.warn({ nats: status.type }, 'ledger views: not listening; every read asks the ledger');
         this.disconnects++;
         this.listening = false;
         this.forgetAll();

@@ -3,13 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { NatsLink } from '@wap/events';
 import { quietLog, testNats, until } from '@wap/testkit';
-import { CreditViews } from './credit-views.js';
+import { LedgerViews } from './ledger-views.js';
 
 const log = quietLog('gateway-test');
 let link: NatsLink;
 
 before(async () => {
-  link = await testNats('credit-views-test', log);
+  link = await testNats('ledger-views-test', log);
 });
 after(async () => {
   await link.drain();
@@ -22,7 +22,7 @@ after(async () => {
 async function views(settings: { ttlMs?: number } = {}) {
   const subject = `test_${randomUUID().slice(0, 8)}.ledger.credits.changed`;
   const clock = { ms: Date.UTC(2026, 10, 24), advance: (ms: number) => (clock.ms += ms) };
-  const cache = new CreditViews(link.nc, subject, log, { ...settings, now: () => clock.ms });
+  const cache = new LedgerViews(link.nc, subject, log, { ...settings, now: () => clock.ms });
   await cache.start();
   const counted = { loads: 0 };
   const get = (workspaceId: string, validUntil?: (view: number) => number) =>
@@ -132,8 +132,8 @@ test('a view expires on its own: after the time to live, and when something in i
 });
 
 test('without NATS nothing is cached: every read asks the ledger', async () => {
-  const own = await testNats('credit-views-closing', log);
-  const cache = new CreditViews(own.nc, 'test.closing.ledger.credits.changed', log);
+  const own = await testNats('ledger-views-closing', log);
+  const cache = new LedgerViews(own.nc, 'test.closing.ledger.credits.changed', log);
   await cache.start();
   let loads = 0;
   assert.equal(await cache.get('ws-x', 'credits', async () => ++loads), 1);
