@@ -1,6 +1,6 @@
 // What a crawl's pages came to, as read back: the documents delivered
-// (crawl_pages, written by the delivery) and the pages that failed
-// (crawl_failures, written as a URL fails); both in urls.ts.
+// (crawl_pages, written by the delivery: deliveries.ts) and the pages that
+// failed (crawl_failures, written as a URL fails: urls.ts).
 import type { CrawlDatabase } from './database.js';
 
 export class PageStore {

@@ -2,14 +2,15 @@
 // then fetching under a lease, then done, failed or skipped. Every step a
 // worker takes is one short transaction; locks are always taken URL row first,
 // then host row, then the crawl row (closing a crawl too: crawls.ts), so two
-// workers never wait on each other in a circle; a take batch also frees
-// download places it does not wait for.
+// workers never wait on each other in a circle. Takes and deliveries go in
+// batches (a batch of deliveries: deliveries.ts); a take batch also records the
+// worker's finished downloads (downloads-done.ts), freeing their places in
+// their hosts without waiting for rows another transaction holds.
 import { Batcher, type BatchSettings } from '@wap/service';
 import type { PoolClient } from 'pg';
 import { type CrawlDatabase, firstRow } from './database.js';
-import type { indexFields } from './search-index.js';
-
-type IndexFields = ReturnType<typeof indexFields>;
+import { type Delivered, type Delivery, deliverMany, type IndexFields } from './deliveries.js';
+import { DownloadsDone } from './downloads-done.js';
 
 export interface NewUrl {
   key: string;
@@ -40,12 +41,6 @@ export interface QueuedUrl {
   key: string;
   url: string;
   host: string;
-}
-
-/** Where each document ends in their concatenation. */
-function documentEnds(lengths: number[]): number[] {
-  let end = 0;
-  return lengths.map((n) => (end += n));
 }
 
 /** A row of `crawl_take_many` as a Take. */
@@ -89,46 +84,27 @@ interface TakeCall {
   settings: TakeSettings;
 }
 
-interface DeliverCall {
-  crawlId: string;
-  urlKey: string;
-  page: { depth: number; document: Uint8Array };
-  links: NewUrl[];
-  indexed: IndexFields;
-  landed?: NewUrl;
-}
-
-export interface Delivered {
-  seq: number;
-  queued: NewUrl[];
-  mayHaveEnded: boolean;
-}
-
 /**
  * How a worker's steps are grouped: one batch of each kind out at a time, the
  * steps made meanwhile leave together when it answers (docs/decisions/0006, 10).
  */
 export const STEP_BATCHING: BatchSettings = { maxInFlight: 1, maxBatch: 64 };
 
-/** How long a finished download waits for a take to carry it before it is recorded alone. */
-const DOWNLOADS_ALONE_MS = 50;
-
 const fulfilled = <R>(value: R): PromiseSettledResult<R> => ({ status: 'fulfilled', value });
 
 export class UrlStore {
   private readonly takes: Batcher<TakeCall, Take>;
-  private readonly deliveries: Batcher<DeliverCall, Delivered | undefined>;
-  /** Downloads done and not yet recorded, by `crawl key`; they go with the next takes. */
-  private readonly downloadsDone = new Map<string, { crawlId: string; urlKey: string }>();
-  private downloadsTimer: NodeJS.Timeout | undefined;
-  private readonly downloadsSent = { withTakes: 0, alone: 0 };
+  private readonly deliveries: Batcher<Delivery, Delivered | undefined>;
+  /** Downloads done and not yet recorded; they go with the next takes. */
+  private readonly downloads: DownloadsDone;
 
   constructor(
     private readonly db: CrawlDatabase,
     batching: BatchSettings = STEP_BATCHING,
   ) {
     this.takes = new Batcher((calls) => this.takeMany(calls), batching);
-    this.deliveries = new Batcher((calls) => this.deliverMany(calls), batching);
+    this.deliveries = new Batcher((calls) => deliverMany(db, calls), batching);
+    this.downloads = new DownloadsDone(db);
   }
 
   /** How many takes got each answer, for the logs. */
@@ -138,7 +114,7 @@ export class UrlStore {
   get batching() {
     return {
       takes: { ...this.takes.sent, answers: this.takeAnswers },
-      downloads: this.downloadsSent,
+      downloads: this.downloads.sent,
       deliveries: this.deliveries.sent,
     };
   }
@@ -155,9 +131,8 @@ export class UrlStore {
   }
 
   private async takeMany(calls: TakeCall[]): Promise<PromiseSettledResult<Take>[]> {
-    const downloaded = this.takeDownloadsDone();
-    const { rows } = await this.db.pool
-      .query<{ i: number; kind: string; wait_ms: number; depth: number }>(
+    const { rows } = await this.downloads.carry((downloaded) =>
+      this.db.pool.query<{ i: number; kind: string; wait_ms: number; depth: number }>(
         `SELECT i, kind, wait_ms, depth
            FROM crawl_take_many($1::uuid[], $2::text[], $3::boolean[], $4::int[], $5, $6::uuid[], $7::text[])`,
         [
@@ -169,12 +144,8 @@ export class UrlStore {
           downloaded.map((d) => d.crawlId),
           downloaded.map((d) => d.urlKey),
         ],
-      )
-      .catch((err: unknown) => {
-        this.putBackDownloadsDone(downloaded);
-        throw err;
-      });
-    this.downloadsSent.withTakes += downloaded.length;
+      ),
+    );
     const answers = new Map(rows.map((r) => [r.i, r]));
     for (const r of rows) this.takeAnswers[r.kind] = (this.takeAnswers[r.kind] ?? 0) + 1;
     return calls.map((_, i) => {
@@ -205,88 +176,13 @@ export class UrlStore {
     return this.deliveries.call({ crawlId, urlKey, page, links, indexed, landed });
   }
 
-  private async deliverMany(calls: DeliverCall[]): Promise<PromiseSettledResult<Delivered | undefined>[]> {
-    const links = calls.flatMap((c, i) => c.links.map((l) => ({ page: i + 1, ...l })));
-    const field = (n: number) => calls.map((c) => c.indexed[n]);
-    const { rows } = await this.db.pool.query<{
-      i: number;
-      seq: number | null;
-      queued: string[] | null;
-      open: number | null;
-      at_limit: boolean | null;
-    }>(
-      `SELECT i, seq, queued, open, at_limit
-         FROM crawl_deliver_many($1::uuid[], $2::text[], $3::int[], $4::bytea, $5::int[], $6::text[], $7::text[],
-                                 $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[],
-                                 $14::int[], $15::text[], $16::text[], $17::text[], $18::int[])`,
-      [
-        calls.map((c) => c.crawlId),
-        calls.map((c) => c.urlKey),
-        calls.map((c) => c.page.depth),
-        Buffer.concat(calls.map((c) => c.page.document)),
-        documentEnds(calls.map((c) => c.page.document.byteLength)),
-        field(0),
-        field(1),
-        field(2),
-        field(3),
-        field(4),
-        calls.map((c) => c.landed?.key ?? null),
-        calls.map((c) => c.landed?.url ?? null),
-        calls.map((c) => c.landed?.host ?? null),
-        links.map((l) => l.page),
-        links.map((l) => l.key),
-        links.map((l) => l.url),
-        links.map((l) => l.host),
-        links.map((l) => l.depth),
-      ],
-    );
-    const answers = new Map(rows.map((r) => [r.i, r]));
-    return calls.map((call, i) => {
-      const row = answers.get(i + 1);
-      if (!row || row.seq === null) return fulfilled(undefined); // another worker delivered it first
-      const fresh = new Set(row.queued ?? []);
-      return fulfilled({
-        seq: row.seq,
-        queued: call.links.filter((l) => fresh.has(l.key)),
-        mayHaveEnded: row.at_limit === true || row.open === 0,
-      });
-    });
-  }
-
   /**
    * The URL's request to its host is done: its place in the host's
-   * concurrency is free. Recorded with this worker's next takes (those are
-   * what need the place), or on its own after `DOWNLOADS_ALONE_MS` when no
-   * take comes. (A delivery frees the place too, but only once it commits:
-   * the record still goes with the next takes, which must not wait for it.)
-   * Other workers see the place free that much later, which only makes the
-   * crawl politer.
+   * concurrency is free. Recorded with this worker's next takes, or on its
+   * own when no take comes (downloads-done.ts).
    */
   downloaded(crawlId: string, urlKey: string): void {
-    this.downloadsDone.set(`${crawlId} ${urlKey}`, { crawlId, urlKey });
-    this.downloadsTimer ??= setTimeout(() => {
-      this.downloadsTimer = undefined;
-      const alone = this.takeDownloadsDone();
-      if (alone.length === 0) return;
-      this.downloadsSent.alone += alone.length;
-      this.db.pool
-        .query('SELECT crawl_downloaded_alone($1::uuid[], $2::text[])', [
-          alone.map((d) => d.crawlId),
-          alone.map((d) => d.urlKey),
-        ])
-        .catch(() => undefined); // the places lapse with the leases
-    }, DOWNLOADS_ALONE_MS);
-    this.downloadsTimer.unref();
-  }
-
-  private takeDownloadsDone() {
-    const all = [...this.downloadsDone.values()];
-    this.downloadsDone.clear();
-    return all;
-  }
-
-  private putBackDownloadsDone(downloads: { crawlId: string; urlKey: string }[]) {
-    for (const d of downloads) this.downloadsDone.set(`${d.crawlId} ${d.urlKey}`, d);
+    this.downloads.add(crawlId, urlKey);
   }
 
   /**
