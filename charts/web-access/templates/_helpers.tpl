@@ -60,7 +60,8 @@ app.kubernetes.io/component: {{ .name }}
 {{/*
 The services a service dials, each given as <NAME>_ADDR when enabled: the
 gateway fronts them all, crawl bills and renders, the agent holds and settles
-its runs on the ledger and drives browsers, browser-host bills sessions.
+its runs on the ledger and drives browsers, the monitor fetches each check
+through crawl and bills it, browser-host bills sessions.
 libs/fleet/src/services.test.ts checks these lists against the services' list
 and the addresses each service's config.ts reads.
 */}}
@@ -69,6 +70,7 @@ and the addresses each service's config.ts reads.
   "gateway" "billing-ledger crawl agent monitor session-recorder browser-host"
   "crawl" "billing-ledger browser-host"
   "agent" "billing-ledger browser-host"
+  "monitor" "billing-ledger crawl"
   "browser-host" "billing-ledger"
 }}
 {{- get $dials . }}

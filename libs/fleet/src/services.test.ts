@@ -12,15 +12,6 @@ import { serviceSchemas, settings } from './settings.js';
 const CHART = path.join(ROOT, 'charts/web-access');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 
-/**
- * Services whose addresses a service's config.ts reads but the chart does not give it, each
- * line with why; remove one when the chart gives them.
- */
-const CHART_WITHHOLDS: Partial<Record<ServiceName, ServiceName[]>> = {
-  // Never given so far: in a cluster monitors are not checked ("unset, monitors are not checked").
-  monitor: ['billing-ledger', 'crawl'],
-};
-
 /** Names in `found` the list lacks, and names of the list `found` lacks, said in `where`'s words. */
 function sameNames(where: string, found: Iterable<string>, expected: Iterable<string> = SERVICES): void {
   const have = new Set(found);
@@ -136,13 +127,7 @@ describe('the Helm chart follows the services list', () => {
     for (const s of SERVICE_TABLE) {
       const shape = schemas.get(s.name)?.shape ?? {};
       const given = dials.get(s.name) ?? [];
-      const withheld = CHART_WITHHOLDS[s.name] ?? [];
-      for (const name of withheld)
-        assert.ok(
-          SERVICE_TABLE.some((t) => t.name === name && t.address in shape) && !given.includes(name),
-          `CHART_WITHHOLDS: the chart gives ${s.name} ${name}'s address now, or its config no longer reads it; remove it`,
-        );
-      const wanted = SERVICE_TABLE.filter((t) => t.address in shape && !withheld.includes(t.name)).map((t) => t.name);
+      const wanted = SERVICE_TABLE.filter((t) => t.address in shape).map((t) => t.name);
       assert.deepEqual(
         [...given].sort(),
         wanted.sort(),
