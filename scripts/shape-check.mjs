@@ -3,7 +3,9 @@
 // - one file per RPC: every rpc of the protos a service serves has
 //   `src/rpc/<kebab-name>.ts`, beside `index.ts`;
 // - the database only from `src/store/`: no Prisma call elsewhere;
-// - the environment only from `src/config.ts`: no `process.env` elsewhere.
+// - the environment only from `src/config.ts`: no `process.env` elsewhere;
+// - a setting's meaning is its `.describe()` (docs/settings.md is made of them),
+//   never a doc comment above it as well.
 // Tests, benches, test-support and generated code are not checked. A file that
 // breaks a rule today for a reason is listed below with that reason; a new
 // one fails the lint. Only Node's own modules: it runs before anything is built.
@@ -40,6 +42,9 @@ const ALLOWED = {
 const PRISMA_CALL =
   /\b(?:db|tx|prisma|this\.db|deps\.db)\s*\.\s*(?:\$queryRaw|\$queryRawUnsafe|\$executeRaw|\$executeRawUnsafe|\$transaction|\w+\s*\.\s*(?:findMany|findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow|create|createMany|update|updateMany|upsert|delete|deleteMany|count|aggregate|groupBy)\s*\()/;
 
+/** A doc comment right above a setting (an upper-case field) of the env schema. */
+const COMMENTED_SETTING = /\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*\n\s*([A-Z][A-Z0-9_]*):/g;
+
 const kebab = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
 function sources(dir) {
@@ -72,6 +77,9 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
       problems.push(`services/${service}/src/rpc/${file}.ts: ${proto}'s ${rpc} has no file of its own`);
     }
   }
+  const config = path.join(src, 'config.ts');
+  for (const [, variable] of existsSync(config) ? readFileSync(config, 'utf8').matchAll(COMMENTED_SETTING) : [])
+    problems.push(`services/${service}/src/config.ts: ${variable}'s meaning goes in its .describe(), not a comment`);
   for (const file of sources(src)) {
     const rel = path.relative(ROOT, file);
     const text = readFileSync(file, 'utf8');
@@ -100,5 +108,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts',
+  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts, described',
 );

@@ -1,23 +1,31 @@
 import { z } from 'zod';
 import { duration, logLevel, port, url } from './fields.js';
 
+// Each field's .describe() is its meaning in docs/settings.md (libs/fleet writes it from the schemas).
 function sharedShape(grpcPort: number) {
   return {
-    LOG_LEVEL: logLevel().default('info'),
-    NATS_URL: url({ protocols: ['nats:', 'tls:'] }),
-    // Each service has its own default so all six can run on one machine.
-    GRPC_PORT: port().prefault(String(grpcPort)),
-    // Time to drain in-flight RPCs and consumers after SIGTERM; kept well under
-    // Kubernetes' default 30s grace period so we exit before SIGKILL.
-    SHUTDOWN_TIMEOUT: duration().prefault('10s'),
-    // Read by the OpenTelemetry SDK itself; validated here so a typo fails at
-    // start instead of silently dropping every trace. Unset: no export.
-    OTEL_EXPORTER_OTLP_ENDPOINT: url({ protocols: ['http:', 'https:'] }).optional(),
+    LOG_LEVEL: logLevel().default('info').describe('fatal, error, warn, info, debug, trace or silent.'),
+    NATS_URL: url({ protocols: ['nats:', 'tls:'] }).describe('NATS JetStream (nats:// or tls://).'),
+    GRPC_PORT: port()
+      .prefault(String(grpcPort))
+      .describe(
+        'Port of the gRPC server (and its health service); each service has its own default, so all can run on one machine.',
+      ),
+    SHUTDOWN_TIMEOUT: duration()
+      .prefault('10s')
+      .describe(
+        "Time to drain in-flight work after SIGTERM; the default stays well under Kubernetes' 30 s grace period, so the service exits before SIGKILL.",
+      ),
+    OTEL_EXPORTER_OTLP_ENDPOINT: url({ protocols: ['http:', 'https:'] })
+      .optional()
+      .describe(
+        'OTLP/HTTP collector for traces, read by the OpenTelemetry SDK (checked here, so a typo fails at start); unset, nothing is exported.',
+      ),
   };
 }
 
 const databaseShape = {
-  DATABASE_URL: url({ protocols: ['postgresql:', 'postgres:'] }),
+  DATABASE_URL: url({ protocols: ['postgresql:', 'postgres:'] }).describe("The service's own Postgres database."),
 };
 
 type SharedShape = ReturnType<typeof sharedShape>;

@@ -1,23 +1,75 @@
 import { port, serviceEnv } from '@wap/config';
 import { z } from 'zod';
 
+// Each field's .describe() is its meaning in docs/settings.md (libs/fleet writes it from the schemas).
+
 /** Variables every service reads; each service extends this with its own. */
 export const baseEnv = (grpcPort: number) =>
   serviceEnv({ grpcPort, database: true }).extend({
-    /** The service's name on its traces; read by the telemetry preload before config loads. */
-    OTEL_SERVICE_NAME: z.string().optional(),
-    /** 127.0.0.1 on a laptop; 0.0.0.0 in a cluster. */
-    GRPC_HOST: z.string().default('127.0.0.1'),
-    /** Port of GET /metrics for Prometheus, on GRPC_HOST; unset, metrics are not served. */
-    METRICS_PORT: port().optional(),
-    /**
-     * Prefix of every JetStream stream and subject the service declares, so
-     * several deployments (or test fleets) can share one NATS server.
-     */
+    OTEL_SERVICE_NAME: z
+      .string()
+      .optional()
+      .describe('The service name on traces (read by the telemetry preload, before the rest).'),
+    GRPC_HOST: z
+      .string()
+      .default('127.0.0.1')
+      .describe('Where the gRPC server listens: 127.0.0.1 on a laptop, 0.0.0.0 in a cluster.'),
+    METRICS_PORT: port()
+      .optional()
+      .describe('Port of GET /metrics (Prometheus text format) on GRPC_HOST; unset, metrics are not served.'),
     NATS_NAMESPACE: z
       .string()
       .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')
-      .default(''),
+      .default('')
+      .describe('Prefix of every stream and subject, so deployments (or test fleets) can share one NATS.'),
   });
 
 export type BaseEnv = z.infer<ReturnType<typeof baseEnv>>;
+
+/**
+ * Variables several services read, but not all: declared here so each has one
+ * meaning. A service takes the ones it reads, `.optional()` where it runs
+ * without one.
+ */
+export const sharedEnv = {
+  HTTP_PORT: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(65535)
+    .default(8080)
+    .describe('Port of the public HTTP API (`make up`: WAP_HTTP_PORT).'),
+  PUBLIC_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "Base URL clients use (behind an ingress): named in the OpenAPI servers, and the base of monitors' snapshot links; unset, the gateway's own http://HTTP_HOST:HTTP_PORT (127.0.0.1 for monitors).",
+    ),
+  BILLING_LEDGER_ADDR: z
+    .string()
+    .describe(
+      'gRPC target of the ledger; unset, the gateway does not serve its routes, browser-host offers no sessions and monitors are not checked.',
+    ),
+  CRAWL_ADDR: z
+    .string()
+    .describe('gRPC target of crawl; unset, scrape, crawl and search are not served, and monitors are not checked.'),
+  BROWSER_HOST_ADDR: z
+    .string()
+    .describe(
+      'gRPC target of browser-host, used until hosts announce themselves; unset, crawl fetches without a browser.',
+    ),
+  EGRESS_ALLOW: z
+    .string()
+    .default('')
+    .describe(
+      'CIDR ranges let through the egress guard, comma-separated (127.0.0.0/8 to scrape a local site). Empty: private, loopback and metadata addresses are refused.',
+    ),
+  RECORDING_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      'Shared secret (32+ characters) browser hosts sign recording chunks with and session-recorder checks; unset, sessions are not recorded. `make up` derives one per machine.',
+    ),
+};

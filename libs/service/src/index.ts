@@ -10,7 +10,7 @@ import type { BaseEnv } from './env.js';
 import { type MetricsServer, processMetrics, Registry, serveMetrics } from './metrics.js';
 
 export { Batcher, type BatchSettings, type SendBatch } from './batcher.js';
-export { type BaseEnv, baseEnv } from './env.js';
+export { type BaseEnv, baseEnv, sharedEnv } from './env.js';
 export { type JobSettings, PeriodicJob } from './job.js';
 export {
   CONTROL_REFUSALS,

@@ -1,40 +1,51 @@
 import { port, url } from '@wap/config';
-import { baseEnv } from '@wap/service';
+import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 import { parseExits } from './domain/exits.js';
 import { parseUidRange } from './sessions/os-users.js';
 
+/** Every variable the service reads; each .describe() is its meaning in docs/settings.md. */
 export const env = baseEnv(50056).extend({
-  /** Debian's Chromium; never a downloaded browser. */
-  CHROMIUM_PATH: z.string().default('/usr/bin/chromium'),
-  /** Chromium processes kept running. */
-  BROWSER_POOL_SIZE: z.coerce.number().int().min(1).max(64).default(2),
-  /** Pages rendered at once in one Chromium. */
-  PAGES_PER_BROWSER: z.coerce.number().int().min(1).max(32).default(4),
-  /** A Chromium is replaced after this many pages, to bound leaks. */
-  RECYCLE_AFTER_PAGES: z.coerce.number().int().min(1).default(200),
-  /**
-   * CIDR ranges the egress guard lets through, for local test sites only.
-   * Empty in production: private, loopback and metadata addresses are refused.
-   */
-  EGRESS_ALLOW: z.string().default(''),
-  /** The ledger that holds the slots and credits of CDP sessions; unset, sessions are not offered. */
-  BILLING_LEDGER_ADDR: z.string().optional(),
-  /** Where clients' CDP WebSockets arrive (the tickets the gateway hands out name it). */
-  CDP_HOST: z.string().default('127.0.0.1'),
-  CDP_PORT: port().prefault('9222'),
-  /** How clients reach CDP_PORT (ws:// or wss://, behind an ingress); default ws://CDP_HOST:CDP_PORT. */
-  CDP_PUBLIC_URL: url({ protocols: ['ws:', 'wss:'] }).optional(),
-  /** How gateways reach this host's gRPC (announced with its capacity); default GRPC_HOST:GRPC_PORT. */
-  GRPC_PUBLIC_ADDR: z.string().optional(),
-  /** Live CDP sessions this host takes; past it a connect answers no_capacity. */
-  SESSION_CAPACITY: z.coerce.number().int().min(1).max(256).default(8),
-  /**
-   * The uids session browsers run as, one each, when the host runs as root
-   * ("first-last", bare uids with no passwd entry), so the kernel keeps each
-   * session out of the others' files and the host's; "off": all run as the
-   * host's own user (docs/connect.md, "Isolation").
-   */
+  CHROMIUM_PATH: z.string().default('/usr/bin/chromium').describe("Debian's Chromium; never a downloaded browser."),
+  BROWSER_POOL_SIZE: z.coerce.number().int().min(1).max(64).default(2).describe('Chromium processes kept running.'),
+  PAGES_PER_BROWSER: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(32)
+    .default(4)
+    .describe('Pages rendered at once in one Chromium.'),
+  RECYCLE_AFTER_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(200)
+    .describe('A Chromium is replaced after this many pages, to bound leaks.'),
+  EGRESS_ALLOW: sharedEnv.EGRESS_ALLOW,
+  BILLING_LEDGER_ADDR: sharedEnv.BILLING_LEDGER_ADDR.optional(),
+  CDP_HOST: z
+    .string()
+    .default('127.0.0.1')
+    .describe(
+      "Where clients' CDP WebSockets arrive (the tickets the gateway hands out name it): 127.0.0.1 on a laptop, 0.0.0.0 in a cluster.",
+    ),
+  CDP_PORT: port()
+    .prefault('9222')
+    .describe('Port of the CDP endpoint GET /connect sends clients to (`make up`: WAP_CDP_PORT).'),
+  CDP_PUBLIC_URL: url({ protocols: ['ws:', 'wss:'] })
+    .optional()
+    .describe('How clients reach the CDP port (ws:// or wss://, behind an ingress); default ws://CDP_HOST:CDP_PORT.'),
+  GRPC_PUBLIC_ADDR: z
+    .string()
+    .optional()
+    .describe("How gateways reach this browser host's gRPC (announced with its room); default GRPC_HOST:GRPC_PORT."),
+  SESSION_CAPACITY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(8)
+    .describe('Live CDP sessions one browser-host takes; past it a connect is 503 no_capacity.'),
   SESSION_UIDS: z
     .string()
     .default('200000-209999')
@@ -45,47 +56,67 @@ export const env = baseEnv(50056).extend({
       } catch {
         return false;
       }
-    }, 'a range "first-last" of uids of 1000 or more, or "off"'),
-  /** Session browsers kept launched and unused, so a connect does not wait for a launch. */
-  SESSION_WARM: z.coerce.number().int().min(0).max(32).default(1),
-  /**
-   * On SIGTERM, how long live sessions may run on before they are ended
-   * (host_stopped); no new session comes meanwhile. Capped at
-   * SHUTDOWN_TIMEOUT less 5 s (to end and bill the rest). 0: at once.
-   */
-  SESSION_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(0),
-  /**
-   * The fleet's shared secret for recording chunks (docs/sessions.md): this host
-   * signs them, session-recorder checks them. Unset, sessions are not recorded.
-   */
-  RECORDING_KEY: z.string().min(32).optional(),
-  /**
-   * A recorded page's screencast (what rrweb cannot see: canvas, video; and
-   * the live view) takes a JPEG frame this often at most, and only when the
-   * page changed. 0: no screencast.
-   */
-  SCREENCAST_INTERVAL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
-  /**
-   * When a recorded page runs its screencast: `needed`, while it shows what
-   * rrweb cannot replay or someone watches live; `always`, every page all the
-   * time (frames as evidence of every page, at about 55 ms of browser CPU a
-   * page and ten times the stored bytes; docs/sessions.md).
-   */
-  SCREENCAST: z.enum(['needed', 'always']).default('needed'),
-  /**
-   * The fleet's secret profiles' stored states are sealed under
-   * (docs/profiles.md); the same on every replica. Unset, profiles are not offered.
-   */
-  PROFILE_KEY: z.string().min(32).optional(),
-  /** The most one profile's state may take stored (compressed, sealed); a bigger one is not saved. */
-  PROFILE_MAX_BYTES: z.coerce.number().int().min(1_048_576).max(1_000_000_000).default(104_857_600),
-  /** How long a profile's lease outlives its host's last heartbeat (a host killed with -9 lets go within it). */
-  PROFILE_LEASE_TTL_SECONDS: z.coerce.number().int().min(5).max(600).default(30),
-  /**
-   * The exits profiles pin (docs/profiles.md): a JSON array of
-   * { id, kind: residential|datacenter, region, url } (url: http:// or
-   * socks5:// upstream proxy); the same on every replica. Empty: every profile is direct.
-   */
+    }, 'a range "first-last" of uids of 1000 or more, or "off"')
+    .describe(
+      "The uids session browsers run as, one each, when browser-host runs as root (bare uids, no passwd entry needed), so the kernel keeps each session out of the others' files and the host's; off: all run as the host's user (docs/connect.md, \"Isolation\").",
+    ),
+  SESSION_WARM: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(32)
+    .default(1)
+    .describe('Session browsers kept launched and unused, so a connect does not wait for a launch.'),
+  SESSION_DRAIN_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(0)
+    .describe(
+      'On SIGTERM, how long live CDP sessions run on (no new ones come) before they end as host_stopped; capped at SHUTDOWN_TIMEOUT less 5 s (to end and bill the rest). 0: at once.',
+    ),
+  RECORDING_KEY: sharedEnv.RECORDING_KEY,
+  SCREENCAST_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(60_000)
+    .default(1_000)
+    .describe(
+      "A recorded page's screencast (canvas and video in the replay, and the live view) keeps a JPEG frame this often at most, only when the page changed; 0 turns it off.",
+    ),
+  SCREENCAST: z
+    .enum(['needed', 'always'])
+    .default('needed')
+    .describe(
+      'When a recorded page runs its screencast: needed (while it shows a canvas, video or plugin, or someone watches live) or always (every page all the time: frames as evidence of every page, for about 55 ms of browser CPU a page and ten times the stored bytes; docs/sessions.md).',
+    ),
+  PROFILE_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "Secret (32+ characters) profiles' stored browser states are sealed under (AES-256-GCM, a key per profile; docs/profiles.md); unset, profiles are not offered. `make up` derives one per machine.",
+    ),
+  PROFILE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_048_576)
+    .max(1_000_000_000)
+    .default(104_857_600)
+    .describe(
+      "The most one profile's state may take stored (compressed, sealed); a bigger one is not saved (the last good stays).",
+    ),
+  PROFILE_LEASE_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(5)
+    .max(600)
+    .default(30)
+    .describe(
+      "How long a profile stays held after its host's last heartbeat (a killed host's profile frees within it).",
+    ),
   EXITS: z
     .string()
     .default('')
@@ -98,7 +129,10 @@ export const env = baseEnv(50056).extend({
           message: err instanceof SyntaxError ? 'not JSON' : String((err as Error).message),
         });
       }
-    }),
+    })
+    .describe(
+      'JSON array of exits profiles pin (docs/profiles.md): {id, kind: residential or datacenter, region, url (http:// or socks5:// proxy)}. Empty: profiles go direct.',
+    ),
 });
 
 export type BrowserHostConfig = z.infer<typeof env>;

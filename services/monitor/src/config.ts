@@ -1,47 +1,55 @@
-import { baseEnv } from '@wap/service';
+import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 
-/** Every variable the service reads. */
+/** Every variable the service reads; each .describe() is its meaning in docs/settings.md. */
 export const env = baseEnv(50054).extend({
-  /**
-   * Seals what a monitor keeps that is a credential: its target URL (a
-   * Discord or Slack webhook URL carries its token) and a webhook's signing
-   * secret (docs/monitors.md). Unset, monitors cannot be created.
-   */
-  MONITOR_KEY: z.string().min(32).optional(),
-  /**
-   * CIDR ranges a monitor's target may be on besides public addresses, for
-   * local test stand-ins only. Empty in production.
-   */
-  EGRESS_ALLOW: z.string().default(''),
-  /**
-   * Where Discord's webhook paths are served besides discord.com: changed
-   * only for a local stand-in (tests). Monitors' Discord URLs must be on one
-   * of the two.
-   */
-  DISCORD_API_URL: z.string().url().optional(),
-  /** Where Slack's incoming-webhook paths are served besides hooks.slack.com: a local stand-in only (tests). */
-  SLACK_HOOKS_URL: z.string().url().optional(),
-  /**
-   * The gateway's public base URL, where notifications link to the snapshots
-   * they compare; unset, http://127.0.0.1:HTTP_PORT as the gateway's own.
-   */
-  PUBLIC_URL: z.string().url().optional(),
-  HTTP_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  /** The ledger each check holds and settles with; unset, monitors are not checked. */
-  BILLING_LEDGER_ADDR: z.string().optional(),
-  /** crawl, whose Scrape fetches each check's page; unset, monitors are not checked. */
-  CRAWL_ADDR: z.string().optional(),
-  /** How often a replica looks for due checks. */
-  MONITOR_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1_000),
-  /**
-   * How long a claimed check stays a replica's without renewal (renewed every
-   * third of it while it runs): a replica that dies has its checks taken over
-   * within this.
-   */
-  MONITOR_CHECK_LEASE_MS: z.coerce.number().int().min(1_000).max(600_000).default(15_000),
-  /** Checks one replica runs at once. */
-  MONITOR_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  MONITOR_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "Secret (32+ characters) the monitor service seals monitors' target URLs (a Discord or Slack webhook URL carries its token) and webhook signing secrets with; unset, monitors cannot be created. `make up` derives one per machine.",
+    ),
+  EGRESS_ALLOW: sharedEnv.EGRESS_ALLOW,
+  DISCORD_API_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe(
+      "Another origin for Discord's webhook paths; changed only for a local stand-in (monitors' Discord URLs must be on it or discord.com).",
+    ),
+  SLACK_HOOKS_URL: z
+    .string()
+    .url()
+    .optional()
+    .describe("Another origin for Slack's incoming-webhook paths; changed only for a local stand-in."),
+  PUBLIC_URL: sharedEnv.PUBLIC_URL,
+  HTTP_PORT: sharedEnv.HTTP_PORT,
+  BILLING_LEDGER_ADDR: sharedEnv.BILLING_LEDGER_ADDR.optional(),
+  CRAWL_ADDR: sharedEnv.CRAWL_ADDR.optional(),
+  MONITOR_POLL_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(60_000)
+    .default(1_000)
+    .describe('How often a monitor replica looks for due checks.'),
+  MONITOR_CHECK_LEASE_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(600_000)
+    .default(15_000)
+    .describe(
+      "How long a claimed check stays a replica's unrenewed (renewed every third of it while it runs): a dead replica's checks are taken over within it.",
+    ),
+  MONITOR_CONCURRENCY: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(16)
+    .describe('Checks one monitor replica runs at once.'),
 });
 
 export type MonitorConfig = z.infer<typeof env>;
