@@ -56,18 +56,38 @@ describe('duration', () => {
     assert.equal(duration().parse('30s'), 30_000);
     assert.equal(duration().parse('5m'), 300_000);
     assert.equal(duration().parse('1h'), 3_600_000);
+    assert.equal(duration().parse('7d'), 604_800_000);
+    assert.equal(duration().parse('2 days'), 172_800_000);
     assert.equal(duration().parse('1.5s'), 1_500);
     assert.equal(duration().parse('250'), 250);
     assert.equal(duration().parse('0'), 0);
   });
 
   it('rejects the rest', () => {
-    for (const raw of ['-5s', '5 minutes', 's', '5d', 'abc', '1e9']) {
+    for (const raw of ['-5s', '5 fortnights', 's', '5x', 'abc', '1e9', ' ']) {
       assert.match(
         reasonOf(duration(), raw),
-        /^expected a duration such as 500ms, 30s, 5m or a number of milliseconds, got /,
+        /^expected a duration such as 500ms, 30s, 5m, 7d or a number of milliseconds, got /,
       );
     }
+  });
+
+  it('keeps within its bounds, naming them', () => {
+    const lease = duration({ min: '1s', max: '10m' });
+    assert.equal(lease.parse('1s'), 1_000);
+    assert.equal(lease.parse('10m'), 600_000);
+    for (const raw of ['999ms', '11m', 'soon']) {
+      assert.equal(
+        reasonOf(lease, raw),
+        `expected a duration from 1s to 10m (500ms, 30s, 5m, 7d or a number of milliseconds), got ${JSON.stringify(raw)}`,
+      );
+    }
+    assert.match(reasonOf(duration({ min: '1d' }), '23h'), /^expected a duration of at least 1d \(/);
+    assert.match(reasonOf(duration({ max: '1m' }), '61s'), /^expected a duration of at most 1m \(/);
+  });
+
+  it('refuses bounds that are not durations', () => {
+    assert.throws(() => duration({ min: 'a second' }), /not a duration: "a second"/);
   });
 });
 

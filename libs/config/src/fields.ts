@@ -1,3 +1,4 @@
+import ms from 'ms';
 import { z } from 'zod';
 
 /**
@@ -36,9 +37,20 @@ export function url(options: { protocols?: readonly string[] } = {}) {
   );
 }
 
-/** "500ms", "30s", "5m", "1h" or a bare number of milliseconds; yields milliseconds. */
-export function duration() {
-  return parsed('a duration such as 500ms, 30s, 5m or a number of milliseconds', parseDuration);
+/**
+ * A duration as vercel's `ms` reads it ("500ms", "30s", "5m", "1h", "7d", or a
+ * bare number of milliseconds); yields milliseconds. `min` and `max`, written
+ * the same way, bound it.
+ */
+export function duration(bounds: { min?: string; max?: string } = {}) {
+  const min = bounds.min === undefined ? 0 : durationOf(bounds.min);
+  const max = bounds.max === undefined ? Number.MAX_SAFE_INTEGER : durationOf(bounds.max);
+  const range = rangeOf(bounds);
+  const forms = '500ms, 30s, 5m, 7d or a number of milliseconds';
+  return parsed(range ? `a duration ${range} (${forms})` : `a duration such as ${forms}`, (raw) => {
+    const value = parseDuration(raw);
+    return value !== undefined && value >= min && value <= max ? value : undefined;
+  });
 }
 
 export function bool() {
@@ -81,14 +93,22 @@ const BOOLEANS = new Map([
   ['no', false],
 ]);
 
-const MS_PER_UNIT = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;
-
 function parseDuration(raw: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(raw);
-  if (!match?.[1]) return undefined;
-  const unit = (match[2] ?? 'ms') as keyof typeof MS_PER_UNIT;
-  const ms = Math.round(Number(match[1]) * MS_PER_UNIT[unit]);
-  return Number.isSafeInteger(ms) ? ms : undefined;
+  if (raw === '') return undefined; // ms throws on an empty string
+  const value = Math.round(ms(raw as ms.StringValue));
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+function rangeOf({ min, max }: { min?: string; max?: string }): string {
+  if (min !== undefined && max !== undefined) return `from ${min} to ${max}`;
+  if (min !== undefined) return `of at least ${min}`;
+  return max !== undefined ? `of at most ${max}` : '';
+}
+
+function durationOf(written: string): number {
+  const value = parseDuration(written);
+  if (value === undefined) throw new Error(`not a duration: ${JSON.stringify(written)}`);
+  return value;
 }
 
 function toPort(raw: string): number | undefined {

@@ -11,4 +11,5 @@ export {
   url,
 } from './fields.js';
 export { ConfigError, type ConfigProblem, type Env, loadConfig } from './load.js';
+export { RENAMED_SETTINGS, renamedReason } from './renamed.js';
 export { serviceEnv } from './service-env.js';

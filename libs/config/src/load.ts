@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { RENAMED_SETTINGS, renamedReason } from './renamed.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -24,7 +25,8 @@ export class ConfigError extends Error {
 /**
  * Validates the variables `schema` names. An empty or blank value counts as
  * unset: `FOO=` in a .env file or a Helm value rendered as "" means "not
- * configured", and must fall back to the default or fail as missing.
+ * configured", and must fall back to the default or fail as missing. The old
+ * name of a setting `schema` reads is refused, naming the new one.
  */
 export function loadConfig<S extends z.ZodObject<z.core.$ZodShape, z.core.$ZodObjectConfig>>(
   schema: S,
@@ -35,16 +37,27 @@ export function loadConfig<S extends z.ZodObject<z.core.$ZodShape, z.core.$ZodOb
     const value = env[name];
     if (value !== undefined && value.trim() !== '') input[name] = value;
   }
+  const renamed: ConfigProblem[] = [];
+  for (const [variable, value] of Object.entries(env)) {
+    const now = RENAMED_SETTINGS[variable];
+    const reason =
+      now !== undefined && now in schema.shape && value?.trim() ? renamedReason(variable, value) : undefined;
+    if (reason !== undefined) renamed.push({ variable, reason });
+  }
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success && renamed.length === 0) return result.data;
+  throw new ConfigError([...renamed, ...(result.success ? [] : problemsOf(result.error, input))]);
+}
 
+/** One problem per variable, its reasons joined. */
+function problemsOf(error: z.ZodError, input: Record<string, string>): ConfigProblem[] {
   const reasons = new Map<string, string[]>();
-  for (const issue of result.error.issues) {
+  for (const issue of error.issues) {
     const variable = issue.path.map(String).join('.') || '(environment)';
     const missing = issue.code === 'invalid_type' && issue.path.length === 1 && !(variable in input);
     const list = reasons.get(variable) ?? [];
     list.push(missing ? 'required, not set' : issue.message);
     reasons.set(variable, list);
   }
-  throw new ConfigError([...reasons].map(([variable, list]) => ({ variable, reason: list.join('; ') })));
+  return [...reasons].map(([variable, list]) => ({ variable, reason: list.join('; ') }));
 }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
+import { renamedReason } from '@wap/config';
 import { SERVICE_TABLE } from './services.js';
 
 /**
@@ -22,7 +23,7 @@ export const FLEET_OWNED: readonly string[] = [
  * The settings of a `.env` file (dotenv syntax, as `node --env-file` reads
  * it) for the services `make up` starts; none when the file does not exist.
  * `known` names every variable some service reads: a name outside it is a
- * typo or a setting no service has, and is refused rather than ignored.
+ * typo, an old name or a setting no service has, and is refused rather than ignored.
  */
 export function readEnvFile(file: string, known: ReadonlySet<string>): Record<string, string> {
   if (!existsSync(file)) return {};
@@ -30,8 +31,9 @@ export function readEnvFile(file: string, known: ReadonlySet<string>): Record<st
   const problems = Object.keys(vars).flatMap((name) => {
     if (FLEET_OWNED.includes(name))
       return [`  ${name}: set by the fleet for each service; it cannot come from ${file}`];
-    if (!known.has(name)) return [`  ${name}: no service reads it (the settings are listed in docs/settings.md)`];
-    return [];
+    if (known.has(name)) return [];
+    const renamed = renamedReason(name, vars[name] ?? '');
+    return [`  ${name}: ${renamed ?? 'no service reads it (the settings are listed in docs/settings.md)'}`];
   });
   if (problems.length > 0) throw new Error(`${file}:\n${problems.join('\n')}`);
   return vars;
