@@ -145,9 +145,9 @@ before(async () => {
       SESSION_WARM: '1',
       AGENT_MODELS: JSON.stringify([{ name: 'scripted', kind: 'openai', baseUrl: model.url, model: 'scripted-1' }]),
       AGENT_DEFAULT_MODEL: 'scripted',
-      AGENT_POLL_MS: '200',
+      AGENT_POLL: '200ms',
       // Long enough for a test to approve on a busy machine; short enough to watch one lapse.
-      AGENT_APPROVAL_TIMEOUT_MS: '10000',
+      AGENT_APPROVAL_TIMEOUT: '10s',
       AGENT_INTEGRATIONS_CA_FILE: caFile,
     },
   });

@@ -154,9 +154,9 @@ before(async () => {
         { name: 'claude', kind: 'anthropic', baseUrl: claude.url, model: 'claude-test', apiKey: 'sk-ant-test' },
       ]),
       AGENT_DEFAULT_MODEL: 'scripted',
-      AGENT_POLL_MS: '200',
+      AGENT_POLL: '200ms',
       // A killed replica's runs are taken over within this.
-      AGENT_LEASE_MS: '3000',
+      AGENT_LEASE: '3s',
     },
   });
 });

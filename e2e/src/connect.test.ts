@@ -583,7 +583,7 @@ describe('GET /connect', () => {
     const replicaPort = String(await freePort());
     const replica = await fleet.replica('browser-host', 'browser-host-3', {
       CDP_PORT: replicaPort,
-      SESSION_DRAIN_SECONDS: '40',
+      SESSION_DRAIN: '40s',
       SHUTDOWN_TIMEOUT: '60s',
     });
     const { apiKey } = await workspace('pro');

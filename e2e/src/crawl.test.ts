@@ -18,9 +18,9 @@ before(async () => {
       // The allow-list lets the fleet reach the loopback test sites; production never sets it.
       EGRESS_ALLOW: '127.0.0.0/8',
       // Short enough that a killed worker's pages come back within the test.
-      CRAWL_ACK_WAIT_MS: '2000',
-      CRAWL_SWEEP_MS: '500',
-      CRAWL_IDLE_MS: '5000',
+      CRAWL_ACK_WAIT: '2s',
+      CRAWL_SWEEP: '500ms',
+      CRAWL_IDLE: '5s',
       CRAWL_CONCURRENCY: '24',
       // Pages extracted on a worker thread, as on machines with more than two cores (scrape tests cover the other way).
       EXTRACT_THREADS: '1',
@@ -620,7 +620,7 @@ describe('keys a client sets', () => {
 describe('retention', () => {
   test('a settled crawl and its pages are deleted after the retention time, then answer 404', async () => {
     await fleet.stopOne('crawl');
-    fleet.startOne('crawl', { CRAWL_RETENTION_MS: '3000' });
+    fleet.startOne('crawl', { CRAWL_RETENTION: '3s' });
     try {
       await fleet.waitReady(60_000);
       const s = await site({ pages: 2, extras: false });

@@ -161,7 +161,7 @@ describe('monitors', () => {
 /** A fleet whose monitors check pages on 127.0.0.2, polling every 200 ms, and its monitor database. */
 async function checkingFleet(env: Record<string, string> = {}) {
   const local = await startFleet({
-    env: { LOG_LEVEL: 'info', EGRESS_ALLOW: '127.0.0.2/32', MONITOR_POLL_MS: '200', ...env },
+    env: { LOG_LEVEL: 'info', EGRESS_ALLOW: '127.0.0.2/32', MONITOR_POLL: '200ms', ...env },
   });
   const db = new pg.Client({ connectionString: local.databaseUrl('monitor') });
   await db.connect();
@@ -650,7 +650,7 @@ describe('monitor schedule', () => {
     );
     // Short leases so the killed replica's checks are taken over within the test's wait.
     const { local, db, due, checked, putOff, checksOf, close } = await checkingFleet({
-      MONITOR_CHECK_LEASE_MS: '3000',
+      MONITOR_CHECK_LEASE: '3s',
     });
     const second = await local.replica('monitor', 'monitor-2');
     let killed = false;

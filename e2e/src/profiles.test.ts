@@ -93,7 +93,7 @@ before(async () => {
       EGRESS_ALLOW: '127.0.0.0/8',
       SESSION_WARM: '0',
       SESSION_CAPACITY: '16',
-      PROFILE_LEASE_TTL_SECONDS: '6',
+      PROFILE_LEASE_TTL: '6s',
       EXITS: JSON.stringify(exits),
     },
   });

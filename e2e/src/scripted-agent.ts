@@ -43,7 +43,7 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
   const env = {
     AGENT_MODELS: JSON.stringify([{ name: 'scripted', kind: 'openai', baseUrl: model.url, model: 'scripted-1' }]),
     AGENT_DEFAULT_MODEL: 'scripted',
-    AGENT_POLL_MS: '200',
+    AGENT_POLL: '200ms',
   };
   return { model, scripts, env };
 }

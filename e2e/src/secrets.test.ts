@@ -54,7 +54,7 @@ before(async () => {
       EGRESS_ALLOW: '127.0.0.0/8',
       AGENT_MODELS: JSON.stringify([{ name: 'scripted', kind: 'openai', baseUrl: model.url, model: 'scripted-1' }]),
       AGENT_DEFAULT_MODEL: 'scripted',
-      AGENT_POLL_MS: '200',
+      AGENT_POLL: '200ms',
       AGENT_RUN_SECRETS_LIMIT: '3',
       AGENT_INTEGRATIONS_CA_FILE: caFile,
     },

@@ -18,6 +18,7 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { env as browserHostEnv } from '@wap/browser-host/dist/config.js';
 import { browserFace } from '@wap/browser-host/dist/domain/browser-face.js';
 import { sessionSettings } from '@wap/browser-host/dist/domain/session-options.js';
 import { SessionRecording } from '@wap/browser-host/dist/recording/recording.js';
@@ -99,8 +100,10 @@ async function walker(mode: Mode): Promise<Walker> {
     : undefined;
   if (recording) {
     launched.recordTo(recording);
-    // The host's default screencast, unless the run says otherwise.
-    const screencastIntervalMs = Number(process.env.SCREENCAST_INTERVAL_MS ?? 1_000);
+    // The host's screencast, read as the host reads it: its default unless the run says otherwise.
+    const screencastIntervalMs = browserHostEnv.shape.SCREENCAST_INTERVAL.parse(
+      process.env.SCREENCAST_INTERVAL || undefined,
+    );
     await launched.captureNetwork(recording, { bodies: false, screencastIntervalMs });
   }
   // The live view asks as it opens and says it still watches every 10 s (the gateway's LIVE_WATCH_MS).

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { RENAMED_SETTINGS } from '@wap/config';
 import { FLEET_OWNED } from './env-file.js';
 import { renderSettingsDoc, SETTINGS_DOC, settings } from './settings.js';
 
@@ -27,6 +28,14 @@ describe('the settings table (docs/settings.md)', () => {
       ['agent' as const, { shape: { EGRESS_ALLOW: field('Where runs may go.') } }],
     ]);
     assert.throws(() => settings(schemas), /^Error: EGRESS_ALLOW: agent describes it otherwise than crawl$/);
+  });
+
+  it('renames old names to settings a service reads, and no service reads an old name', () => {
+    const names = settings().map((s) => s.variable);
+    for (const [old, now] of Object.entries(RENAMED_SETTINGS)) {
+      assert.ok(names.includes(now), `${old} is renamed ${now}, which no service reads`);
+      assert.ok(!names.includes(old), `${old} is still read`);
+    }
   });
 
   it('knows the settings a developer sets most', () => {

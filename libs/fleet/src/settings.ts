@@ -113,6 +113,10 @@ export function renderSettingsDoc(list = settings()): string {
     '`.env` at the repo root (README.md, "Settings"); in a cluster, in the chart\'s values',
     '(charts/web-access/README.md).',
     '',
+    'A duration is written `500ms`, `30s`, `5m`, `1h` or `7d` (a bare number is milliseconds).',
+    'Durations once carried their unit in their name (`CRAWL_ACK_WAIT_MS=30000`): a service',
+    'given an old name refuses to start, naming the new one (`CRAWL_ACK_WAIT=30s`).',
+    '',
     ...alignedTable(['variable', 'service(s)', 'default', 'meaning'], rows),
     '',
   ].join('\n');

@@ -75,7 +75,7 @@ export function openAgent(
       log,
       filesKey: config.AGENT_FILES_KEY,
       policy: { secrets, intents, grants, integrations, rules },
-      approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT_MS,
+      approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT,
       secretsKey: config.AGENT_SECRETS_KEY,
       openDriver: openSessionDriver,
       releaseControl: async (sessionId) => {
@@ -90,8 +90,8 @@ export function openAgent(
     },
     {
       concurrency: config.AGENT_CONCURRENCY,
-      pollMs: config.AGENT_POLL_MS,
-      leaseMs: config.AGENT_LEASE_MS,
+      pollMs: config.AGENT_POLL,
+      leaseMs: config.AGENT_LEASE,
       namespace: config.NATS_NAMESPACE,
     },
     log,

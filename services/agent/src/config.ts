@@ -1,3 +1,4 @@
+import { duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 
@@ -68,28 +69,16 @@ export const env = baseEnv(50053).extend({
     .max(256)
     .default(4)
     .describe('Runs one agent replica drives at once, paused ones included.'),
-  AGENT_LEASE_MS: z.coerce
-    .number()
-    .int()
-    .min(500)
-    .max(600_000)
-    .default(15_000)
+  AGENT_LEASE: duration({ min: '500ms', max: '10m' })
+    .prefault('15s')
     .describe(
       "How long a replica's claim on a run lasts from its last renewal (renewed every third of it); a run's claim not renewed for this long is taken over.",
     ),
-  AGENT_APPROVAL_TIMEOUT_MS: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .max(7 * 24 * 3_600_000)
-    .default(15 * 60_000)
+  AGENT_APPROVAL_TIMEOUT: duration({ min: '1s', max: '7d' })
+    .prefault('15m')
     .describe("How long a run paused for a purchase's approval waits before it ends with approval_timed_out."),
-  AGENT_POLL_MS: z.coerce
-    .number()
-    .int()
-    .min(50)
-    .max(60_000)
-    .default(1_000)
+  AGENT_POLL: duration({ min: '50ms', max: '1m' })
+    .prefault('1s')
     .describe('How often an idle agent replica looks for queued runs (a submit also wakes it).'),
   AGENT_DEFAULT_MAX_CREDITS: z.coerce
     .number()

@@ -75,7 +75,7 @@ export function openBrowserHost(
           {
             key: config.PROFILE_KEY,
             maxBytes: config.PROFILE_MAX_BYTES,
-            leaseTtlSeconds: config.PROFILE_LEASE_TTL_SECONDS,
+            leaseTtlMs: config.PROFILE_LEASE_TTL,
             exits,
           },
           log,
@@ -92,7 +92,7 @@ export function openBrowserHost(
     log,
     store,
     recordings,
-    screencastIntervalMs: config.SCREENCAST_INTERVAL_MS,
+    screencastIntervalMs: config.SCREENCAST_INTERVAL,
     screencastAlways: config.SCREENCAST === 'always',
     ...(profiles && { profiles }),
   });
@@ -131,7 +131,7 @@ export function openBrowserHost(
       await announcer?.stop();
       // The heartbeat and sweep run on while sessions drain: they are still this host's.
       // Within the shutdown deadline, with 5 s left to end and bill what outlives the drain.
-      const drainMs = Math.min(config.SESSION_DRAIN_SECONDS * 1000, config.SHUTDOWN_TIMEOUT - 5_000);
+      const drainMs = Math.min(config.SESSION_DRAIN, config.SHUTDOWN_TIMEOUT - 5_000);
       await sessions.stop(Math.max(0, drainMs));
       await Promise.all(jobs.map((job) => job.stop()));
       // After the sessions ended, so their last snapshots go out before the host does.

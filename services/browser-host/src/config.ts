@@ -1,4 +1,4 @@
-import { port, url } from '@wap/config';
+import { duration, port, url } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 import { parseExits } from './domain/exits.js';
@@ -67,22 +67,14 @@ export const env = baseEnv(50056).extend({
     .max(32)
     .default(1)
     .describe('Session browsers kept launched and unused, so a connect does not wait for a launch.'),
-  SESSION_DRAIN_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(86_400)
-    .default(0)
+  SESSION_DRAIN: duration({ max: '1d' })
+    .prefault('0')
     .describe(
       'On SIGTERM, how long live CDP sessions run on (no new ones come) before they end as host_stopped; capped at SHUTDOWN_TIMEOUT less 5 s (to end and bill the rest). 0: at once.',
     ),
   RECORDING_KEY: sharedEnv.RECORDING_KEY,
-  SCREENCAST_INTERVAL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(60_000)
-    .default(1_000)
+  SCREENCAST_INTERVAL: duration({ max: '1m' })
+    .prefault('1s')
     .describe(
       "A recorded page's screencast (canvas and video in the replay, and the live view) keeps a JPEG frame this often at most, only when the page changed; 0 turns it off.",
     ),
@@ -108,12 +100,8 @@ export const env = baseEnv(50056).extend({
     .describe(
       "The most one profile's state may take stored (compressed, sealed); a bigger one is not saved (the last good stays).",
     ),
-  PROFILE_LEASE_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(5)
-    .max(600)
-    .default(30)
+  PROFILE_LEASE_TTL: duration({ min: '5s', max: '10m' })
+    .prefault('30s')
     .describe(
       "How long a profile stays held after its host's last heartbeat (a killed host's profile frees within it).",
     ),

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 
@@ -26,29 +27,17 @@ export const env = baseEnv(50052).extend({
     .max(256)
     .default(16)
     .describe('Frontier messages one crawl process handles at once.'),
-  CRAWL_ACK_WAIT_MS: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .default(30_000)
+  CRAWL_ACK_WAIT: duration({ min: '1s' })
+    .prefault('30s')
     .describe('A frontier message not acked in this time (its worker died) goes to another worker.'),
-  CRAWL_SWEEP_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .default(10_000)
+  CRAWL_SWEEP: duration({ min: '100ms' })
+    .prefault('10s')
     .describe('How often a worker looks for crawls that stopped moving.'),
-  CRAWL_IDLE_MS: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .default(120_000)
+  CRAWL_IDLE: duration({ min: '1s' })
+    .prefault('2m')
     .describe('A crawl with no page delivered or failed for this long has its pending URLs queued again.'),
-  CRAWL_STALL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(30 * 60_000)
+  CRAWL_STALL: duration()
+    .prefault('30m')
     .describe(
       'A crawl with no page delivered or failed for this long ends as expired, its hold voided (0: only its 12-hour deadline ends it).',
     ),
@@ -61,17 +50,11 @@ export const env = baseEnv(50052).extend({
     .describe(
       "Tries of a URL whose failure is not the page's own (the browser host, the ledger or the database failing) before it is recorded failed (dead-lettered).",
     ),
-  CRAWL_RETENTION_MS: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .default(7 * 86_400_000)
+  CRAWL_RETENTION: duration({ min: '1s' })
+    .prefault('7d')
     .describe('How long a settled crawl and its pages are kept (then 404).'),
-  PAGE_CACHE_SWEEP_MS: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .default(3_600_000)
+  PAGE_CACHE_SWEEP: duration({ min: '1s' })
+    .prefault('1h')
     .describe("How often cached pages older than a week are deleted (a cached page only serves a request's maxAge)."),
   SEARCH_PROVIDER: z
     .enum(['builtin', 'searxng', 'brave'])

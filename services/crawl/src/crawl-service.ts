@@ -51,9 +51,9 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     urls,
     hosts,
     frontier,
-    ackWaitMs: config.CRAWL_ACK_WAIT_MS,
+    ackWaitMs: config.CRAWL_ACK_WAIT,
     maxAttempts: config.CRAWL_MAX_ATTEMPTS,
-    stallMs: config.CRAWL_STALL_MS,
+    stallMs: config.CRAWL_STALL,
   });
   const deps: CrawlDeps = {
     ...pipeline,
@@ -64,7 +64,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     provider: searchProvider(config, index, log),
     frontier,
     worker,
-    retentionMs: config.CRAWL_RETENTION_MS,
+    retentionMs: config.CRAWL_RETENTION,
   };
   const consumer = new Consumer<FrontierMessage>(nats.nc, {
     stream: frontier.stream,
@@ -78,13 +78,13 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     crawlSweeper(
       { crawls, urls, worker, frontier, log },
       {
-        intervalMs: config.CRAWL_SWEEP_MS,
-        idleMs: config.CRAWL_IDLE_MS,
-        stallMs: config.CRAWL_STALL_MS,
-        retentionMs: config.CRAWL_RETENTION_MS,
+        intervalMs: config.CRAWL_SWEEP,
+        idleMs: config.CRAWL_IDLE,
+        stallMs: config.CRAWL_STALL,
+        retentionMs: config.CRAWL_RETENTION,
       },
     ),
-    cacheSweeper(cache, log, { intervalMs: config.PAGE_CACHE_SWEEP_MS }),
+    cacheSweeper(cache, log, { intervalMs: config.PAGE_CACHE_SWEEP }),
   ];
   return {
     deps,

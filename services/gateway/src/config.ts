@@ -1,3 +1,4 @@
+import { duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 
@@ -29,24 +30,17 @@ export const env = baseEnv(50050).extend({
     .describe(
       "Secret (32+ characters) the gateway signs its OAuth sign-in pages' state with (docs/oauth.md); unset, the gateway is no authorization server (API keys only). `make up` derives one per machine.",
     ),
-  REPLAY_LINK_TTL_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(30 * 86_400)
-    .default(86_400)
-    .describe('How long a replay or export link is good for (60 s to 30 days).'),
+  REPLAY_LINK_TTL: duration({ min: '1m', max: '30d' })
+    .prefault('1d')
+    .describe('How long a replay or export link is good for (1m to 30d).'),
   STRICT_CONTRACTS: z
     .stringbool()
     .default(false)
     .describe(
       "Tests: an answer that breaks its row's response schema, or an error code the row does not declare, is a 500 (otherwise only logged).",
     ),
-  CREDIT_VIEW_TTL_MS: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(5_000)
+  CREDIT_VIEW_TTL: duration()
+    .prefault('5s')
     .describe(
       "Longest a workspace's ledger views (its credits, its usage over the default window) are served from the gateway's memory (docs/decisions/0008-credits-cache.md); ledger announcements drop them sooner.",
     ),

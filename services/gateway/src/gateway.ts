@@ -60,7 +60,7 @@ export function openGateway(
   // Any replica answers for profiles (they share a database): one that is alive, not only BROWSER_HOST_ADDR.
   if (hosts) upstreams.routeBrowser(() => hosts.any());
   const ledgerViews = new LedgerViews(nats.nc, creditsChangedSubject(config.NATS_NAMESPACE), log, {
-    ttlMs: config.CREDIT_VIEW_TTL_MS,
+    ttlMs: config.CREDIT_VIEW_TTL,
   });
   const limiterPool = rateLimitPool(config.DATABASE_URL);
   const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
@@ -70,7 +70,7 @@ export function openGateway(
   // Replays need the recordings (session-recorder) and a key to sign their links.
   const replays =
     config.REPLAY_KEY && upstreams.configured('session-recorder')
-      ? new ReplayLinks(config.REPLAY_KEY, publicUrl, config.REPLAY_LINK_TTL_SECONDS)
+      ? new ReplayLinks(config.REPLAY_KEY, publicUrl, config.REPLAY_LINK_TTL)
       : undefined;
   const invoker = new Invoker({
     replays,

@@ -1,3 +1,4 @@
+import { duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 
@@ -27,19 +28,11 @@ export const env = baseEnv(50054).extend({
   HTTP_PORT: sharedEnv.HTTP_PORT,
   BILLING_LEDGER_ADDR: sharedEnv.BILLING_LEDGER_ADDR.optional(),
   CRAWL_ADDR: sharedEnv.CRAWL_ADDR.optional(),
-  MONITOR_POLL_MS: z.coerce
-    .number()
-    .int()
-    .min(100)
-    .max(60_000)
-    .default(1_000)
+  MONITOR_POLL: duration({ min: '100ms', max: '1m' })
+    .prefault('1s')
     .describe('How often a monitor replica looks for due checks.'),
-  MONITOR_CHECK_LEASE_MS: z.coerce
-    .number()
-    .int()
-    .min(1_000)
-    .max(600_000)
-    .default(15_000)
+  MONITOR_CHECK_LEASE: duration({ min: '1s', max: '10m' })
+    .prefault('15s')
     .describe(
       "How long a claimed check stays a replica's unrenewed (renewed every third of it while it runs): a dead replica's checks are taken over within it.",
     ),

@@ -44,16 +44,16 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
         checkHoldMc: priceUsage(HELD).millicredits,
         announcements: { nc: nats.nc, subject: creditsChangedSubject(config.NATS_NAMESPACE) },
       },
-      config.MONITOR_POLL_MS,
+      config.MONITOR_POLL,
     );
   const runner =
     ledger && crawlClient && pauses
       ? checkRunner(
           { store, ledger, crawl: crawlClient, log, replica: `${hostname()}:${process.pid}`, pause: pauses.pause },
           {
-            pollMs: config.MONITOR_POLL_MS,
+            pollMs: config.MONITOR_POLL,
             concurrency: config.MONITOR_CONCURRENCY,
-            leaseMs: config.MONITOR_CHECK_LEASE_MS,
+            leaseMs: config.MONITOR_CHECK_LEASE,
           },
         )
       : undefined;
@@ -76,7 +76,7 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
     config.MONITOR_KEY && links
       ? deliverySender(
           { deliveries: new DeliveryStore(db), monitors: store, agent, key: config.MONITOR_KEY, links, log },
-          config.MONITOR_POLL_MS,
+          config.MONITOR_POLL,
         )
       : undefined;
   return {

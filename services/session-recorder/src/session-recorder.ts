@@ -29,7 +29,7 @@ export function openSessionRecorder(
   const purgeChunks = (sessionId: string) => purgeSessionChunks(nats.nc, config.NATS_NAMESPACE, sessionId);
   const retention = retentionJob(
     { purge, purgeChunks, log },
-    { retentionDays: config.RECORDING_RETENTION_DAYS, intervalMs: config.RECORDING_SWEEP_MS },
+    { retentionMs: config.RECORDING_RETENTION, intervalMs: config.RECORDING_SWEEP },
   );
   const consumers = [
     lifecycleConsumer(nats, config.NATS_NAMESPACE, rows, log),

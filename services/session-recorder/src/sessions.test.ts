@@ -37,7 +37,7 @@ before(async () => {
     NATS_NAMESPACE: namespace,
     RECORDING_KEY: KEY,
     // Sweeps every second; the retention stays 30 days, so only sessions dated back in a test go.
-    RECORDING_SWEEP_MS: '1000',
+    RECORDING_SWEEP: '1s',
   });
   await waitServing(recorder.address);
   client = createClient(sessions.SessionService, recorder.address);

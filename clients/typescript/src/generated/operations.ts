@@ -1662,7 +1662,7 @@ export const OPERATIONS = {
         "description": "The session id."
       }
     ],
-    "description": "Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION_DAYS` (30 by default) have passed since they ended. Never billed."
+    "description": "Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION` (30 days by default) has passed since they ended. Never billed."
   },
   "sessions.export": {
     "id": "sessions.export",
@@ -2306,7 +2306,7 @@ export interface SessionsOperations {
   /**
    * Delete a session and its recording: `DELETE /v1/sessions/{id}` (`sessions.delete`).
    *
-   * Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION_DAYS` (30 by default) have passed since they ended. Never billed.
+   * Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION` (30 days by default) has passed since they ended. Never billed.
    */
   delete(id: string, options?: RequestOptions): APIPromise<operations["sessions.delete"]['responses'][200]['content']["application/json"]>;
   /**

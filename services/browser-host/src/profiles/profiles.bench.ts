@@ -31,7 +31,7 @@ async function main() {
   const origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
   const profiles = new Profiles(
     new ProfileStore(db),
-    { key: 'the-profile-key-of-this-bench-0123456789', maxBytes: 200 * 1024 * 1024, leaseTtlSeconds: 30, exits: [] },
+    { key: 'the-profile-key-of-this-bench-0123456789', maxBytes: 200 * 1024 * 1024, leaseTtlMs: 30_000, exits: [] },
     quietLog(),
   );
   const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));

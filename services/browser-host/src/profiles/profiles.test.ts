@@ -63,7 +63,7 @@ after(async () => {
 });
 
 const profiles = (exits = '[]', maxBytes = 50 * 1024 * 1024) =>
-  new Profiles(store, { key: KEY, maxBytes, leaseTtlSeconds: 30, exits: parseExits(exits) }, quietLog());
+  new Profiles(store, { key: KEY, maxBytes, leaseTtlMs: 30_000, exits: parseExits(exits) }, quietLog());
 
 const holder = () => ({ sessionId: randomUUID(), host: 'ws://127.0.0.1:9/' });
 

@@ -18,8 +18,8 @@ export interface ProfileSettings {
   key: string;
   /** The most a state may take stored (PROFILE_MAX_BYTES). */
   maxBytes: number;
-  /** How long a lease lasts without renewal (PROFILE_LEASE_TTL_SECONDS). */
-  leaseTtlSeconds: number;
+  /** How long a lease lasts without renewal (PROFILE_LEASE_TTL). */
+  leaseTtlMs: number;
   exits: readonly Exit[];
 }
 
@@ -76,7 +76,7 @@ export class Profiles {
    * answer: never a fall back to direct).
    */
   async attach(workspaceId: string, id: string, holder: { sessionId: string; host: string }): Promise<Attached> {
-    const taken = await this.store.acquire(workspaceId, id, holder, this.settings.leaseTtlSeconds);
+    const taken = await this.store.acquire(workspaceId, id, holder, this.settings.leaseTtlMs);
     if (taken === 'not_found') throw new ApiError('profile_not_found');
     if (taken === 'in_use') throw new ApiError('profile_in_use');
     const profile = taken;
@@ -124,6 +124,6 @@ export class Profiles {
 
   /** Keeps the leases of these live sessions (the host's heartbeat). */
   renew(sessionIds: readonly string[]): Promise<void> {
-    return this.store.renew(sessionIds, this.settings.leaseTtlSeconds);
+    return this.store.renew(sessionIds, this.settings.leaseTtlMs);
   }
 }

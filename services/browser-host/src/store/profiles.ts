@@ -99,12 +99,12 @@ export class ProfileStore {
     workspaceId: string,
     id: string,
     holder: { sessionId: string; host: string },
-    ttlSeconds: number,
+    ttlMs: number,
   ): Promise<ProfileRow | 'not_found' | 'in_use'> {
     const [row] = await this.db.$queryRaw<{ id: string }[]>`
       UPDATE profiles
          SET lease_session = ${holder.sessionId}::uuid, lease_host = ${holder.host},
-             lease_expires_at = now() + make_interval(secs => ${ttlSeconds}), last_used_at = now()
+             lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000}), last_used_at = now()
        WHERE id = ${id}::uuid AND workspace_id = ${workspaceId}
          AND (lease_session IS NULL OR lease_expires_at <= now())
        RETURNING id`;
@@ -113,10 +113,10 @@ export class ProfileStore {
   }
 
   /** Moves the leases these sessions hold TTL into the future (their host's heartbeat). */
-  async renew(sessionIds: readonly string[], ttlSeconds: number): Promise<void> {
+  async renew(sessionIds: readonly string[], ttlMs: number): Promise<void> {
     if (sessionIds.length === 0) return;
     await this.db.$executeRaw`
-      UPDATE profiles SET lease_expires_at = now() + make_interval(secs => ${ttlSeconds})
+      UPDATE profiles SET lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
        WHERE lease_session = ANY(${[...sessionIds]}::uuid[])`;
   }
 

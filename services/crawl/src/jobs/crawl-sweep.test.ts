@@ -45,7 +45,7 @@ before(async () => {
   served = await serveLedger(ledgerDb.url, () => new Date());
   link = await testNats('crawl-sweep-test', log);
   const namespace = `sweep_${randomUUID().slice(0, 8)}_`;
-  const { streams, consumers } = frontierStreams({ NATS_NAMESPACE: namespace, CRAWL_ACK_WAIT_MS: 30_000 });
+  const { streams, consumers } = frontierStreams({ NATS_NAMESPACE: namespace, CRAWL_ACK_WAIT: 30_000 });
   await ensureStreams(link.nc, streams, consumers);
   frontier = new Frontier(new Publisher(link.nc), namespace);
   worker = new CrawlWorker({

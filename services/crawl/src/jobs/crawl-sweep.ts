@@ -1,6 +1,6 @@
 // Crawls that stopped moving (a lost message, a worker gone with its lease)
 // are queued again, and settled as expired past their deadline or after
-// CRAWL_STALL_MS without progress; settled crawls past their retention are
+// CRAWL_STALL without progress; settled crawls past their retention are
 // deleted. Every replica sweeps; the stores keep it safe (docs/crawl.md).
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';

@@ -15,14 +15,14 @@ export function frontierNames(namespace = '') {
 }
 
 /** What the service declares before it starts: the work queue, kept a day at most, and its consumer. */
-export function frontierStreams(config: { NATS_NAMESPACE: string; CRAWL_ACK_WAIT_MS: number }) {
+export function frontierStreams(config: { NATS_NAMESPACE: string; CRAWL_ACK_WAIT: number }) {
   const names = frontierNames(config.NATS_NAMESPACE);
   const streams: StreamSpec[] = [
     { name: names.stream, subjects: [names.subjects], retention: 'workqueue', maxAgeMs: 24 * 3_600_000 },
   ];
   // Never dead-lettered by JetStream: politeness waits are redeliveries too; crawl_urls.attempts bounds a URL's tries.
   const consumers: ConsumerSpec[] = [
-    { stream: names.stream, name: names.consumer, ackWaitMs: config.CRAWL_ACK_WAIT_MS, maxDeliver: -1 },
+    { stream: names.stream, name: names.consumer, ackWaitMs: config.CRAWL_ACK_WAIT, maxDeliver: -1 },
   ];
   return { streams, consumers };
 }

@@ -22,6 +22,6 @@ export interface CrawlDeps extends PipelineDeps {
   provider: SearchProvider;
   frontier: Frontier;
   worker: CrawlWorker;
-  /** How long a crawl and its pages are kept after it ended (CRAWL_RETENTION_MS). */
+  /** How long a crawl and its pages are kept after it ended (CRAWL_RETENTION). */
   retentionMs: number;
 }

@@ -51,7 +51,7 @@ after(async () => {
 });
 
 /** The links the gateway signs: the same key, so these are the gateway's own. */
-const links = () => new ReplayLinks(KEY, url, 3_600);
+const links = () => new ReplayLinks(KEY, url, 3_600_000);
 
 /** A control link of a session taken over, on example.com, as the agent rows mint it. */
 function controlled(site = 'example.com') {

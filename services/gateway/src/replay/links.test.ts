@@ -5,7 +5,7 @@ import { ReplayLinks } from './links.js';
 
 const KEY = 'a-replay-key-of-at-least-thirty-two-characters';
 const SESSION = '6f1c1f5e-2c55-4d0e-9a34-2f4f0c1b8e11';
-const links = new ReplayLinks(KEY, 'https://api.example.com/', 3_600);
+const links = new ReplayLinks(KEY, 'https://api.example.com/', 3_600_000);
 const queryOf = (url: string) => Object.fromEntries(new URL(url).searchParams);
 
 const denied = (fn: () => unknown) =>
@@ -31,7 +31,7 @@ test('a link changed in its workspace, expiry, signature or session, or signed w
   denied(() => links.check(SESSION, { ...good, sig: `${good.sig}A` }, now));
   denied(() => links.check('7f1c1f5e-2c55-4d0e-9a34-2f4f0c1b8e11', good, now));
   denied(() => links.check(SESSION, { w: 'ws_1', exp: good.exp }, now));
-  const other = new ReplayLinks(`${KEY}-rotated`, 'https://api.example.com', 3_600);
+  const other = new ReplayLinks(`${KEY}-rotated`, 'https://api.example.com', 3_600_000);
   denied(() => other.check(SESSION, good, now));
 });
 

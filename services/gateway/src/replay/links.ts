@@ -45,9 +45,14 @@ export class ReplayLinks {
   constructor(
     private readonly key: string,
     private readonly publicUrl: string,
-    /** How long a link is good for, in seconds. */
-    readonly ttlSeconds: number,
+    /** How long a link is good for (REPLAY_LINK_TTL). */
+    private readonly ttlMs: number,
   ) {}
+
+  /** When a link made at `now` expires, in Unix seconds. */
+  expires(now = Date.now()): number {
+    return Math.floor((now + this.ttlMs) / 1000);
+  }
 
   private signature(access: ReplayAccess): Buffer {
     return createHmac('sha256', this.key)
@@ -55,9 +60,9 @@ export class ReplayLinks {
       .digest();
   }
 
-  /** The query string of a link to `sessionId` of `workspaceId`, good for ttlSeconds from `now`. */
+  /** The query string of a link to `sessionId` of `workspaceId`, good until `expires(now)`. */
   query(workspaceId: string, sessionId: string, now = Date.now()): string {
-    const expires = Math.floor(now / 1000) + this.ttlSeconds;
+    const expires = this.expires(now);
     const sig = this.signature({ workspaceId, sessionId, expires }).toString('base64url');
     return new URLSearchParams({ w: workspaceId, exp: String(expires), sig }).toString();
   }

@@ -1,4 +1,4 @@
-// Sessions past RECORDING_RETENTION_DAYS are deleted for good: their rows,
+// Sessions past RECORDING_RETENTION are deleted for good: their rows,
 // recordings, network logs and whatever of their chunks the stream still
 // holds (docs/sessions.md). Every replica sweeps; the deletes make it safe.
 import type { Logger } from '@wap/log';
@@ -6,7 +6,7 @@ import { PeriodicJob } from '@wap/service';
 import type { SessionPurge } from '../store/purge.js';
 
 export interface RetentionSettings {
-  retentionDays: number;
+  retentionMs: number;
   intervalMs: number;
 }
 
@@ -22,8 +22,8 @@ export interface RetentionDeps {
 }
 
 /** One round: answers how many sessions it deleted. */
-export async function sweepRetention(deps: RetentionDeps, retentionDays: number, now = Date.now()): Promise<number> {
-  const cutoff = new Date(now - retentionDays * 86_400_000);
+export async function sweepRetention(deps: RetentionDeps, retentionMs: number, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - retentionMs);
   let deleted = 0;
   while (deleted < ROUND_MAX) {
     const ids = await deps.purge.expire(cutoff, BATCH);
@@ -31,11 +31,11 @@ export async function sweepRetention(deps: RetentionDeps, retentionDays: number,
     deleted += ids.length;
     if (ids.length < BATCH) break;
   }
-  if (deleted > 0) deps.log.info({ sessions: deleted, retentionDays }, 'sessions past their retention deleted');
+  if (deleted > 0) deps.log.info({ sessions: deleted, retentionMs }, 'sessions past their retention deleted');
   return deleted;
 }
 
-export const retentionJob = (deps: RetentionDeps, { retentionDays, intervalMs }: RetentionSettings) =>
+export const retentionJob = (deps: RetentionDeps, { retentionMs, intervalMs }: RetentionSettings) =>
   new PeriodicJob({ name: 'recording retention', intervalMs, log: deps.log, immediately: true }, () =>
-    sweepRetention(deps, retentionDays),
+    sweepRetention(deps, retentionMs),
   );

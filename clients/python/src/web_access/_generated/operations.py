@@ -2195,7 +2195,7 @@ class Sessions(SyncResource):
         """
         Delete a session and its recording.
 
-        Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION_DAYS` (30 by default) have passed since they ended. Never billed.
+        Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION` (30 days by default) has passed since they ended. Never billed.
 
         `DELETE /v1/sessions/{id}` (operation `sessions.delete`).
 
@@ -2455,7 +2455,7 @@ class AsyncSessions(AsyncResource):
         """
         Delete a session and its recording.
 
-        Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION_DAYS` (30 by default) have passed since they ended. Never billed.
+        Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION` (30 days by default) has passed since they ended. Never billed.
 
         `DELETE /v1/sessions/{id}` (operation `sessions.delete`).
 

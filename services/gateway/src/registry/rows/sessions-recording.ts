@@ -78,7 +78,7 @@ export const sessionsExportRow = capability({
         url: replays.url(principal.workspaceId, out.session.id, '/bundle', now),
         filename: `session-${out.session.id}.html`,
         contentType: 'text/html' as const,
-        expiresAt: new Date(Math.floor(now / 1000) * 1000 + replays.ttlSeconds * 1000).toISOString(),
+        expiresAt: new Date(replays.expires(now) * 1000).toISOString(),
       },
     };
   },

@@ -89,7 +89,7 @@ export const sessionsDeleteRow = capability({
   tag: 'Sessions',
   summary: 'Delete a session and its recording',
   description:
-    'Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION_DAYS` (30 by default) have passed since they ended. Never billed.',
+    'Deletes an ended session for good: its recording (replay links and exports stop working), its network log and every stored byte of it; then the session answers not_found. A running session is refused with bad_request: close its browser first. Sessions are also deleted on their own once `RECORDING_RETENTION` (30 days by default) has passed since they ended. Never billed.',
   backend: 'session-recorder',
   bills: [],
   mcpTool: 'service_sessions_delete',

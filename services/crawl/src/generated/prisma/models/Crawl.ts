@@ -1552,7 +1552,7 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     finishedAt: Date | null
     /**
      * The last time a page was delivered or failed; a crawl that stops moving is swept,
-     * and one that made none for `CRAWL_STALL_MS` is settled as expired.
+     * and one that made none for `CRAWL_STALL` is settled as expired.
      */
     progressAt: Date
     /**
