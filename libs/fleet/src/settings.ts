@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FLEET_OWNED } from './env-file.js';
-import { ROOT, SERVICES, type ServiceName } from './fleet.js';
+import { ROOT } from './fleet.js';
+import { packageDir, SERVICES, type ServiceName } from './services.js';
 
 /** Every setting with its services, default and meaning: generated, never edited by hand. */
 export const SETTINGS_DOC = path.join(ROOT, 'docs', 'settings.md');
@@ -28,7 +29,7 @@ interface ZodLike {
 
 /** Each service's environment schema: the `env` its config.ts exports (built, under dist/). */
 export function serviceSchemas(): Map<ServiceName, ZodLike> {
-  return new Map(SERVICES.map((s) => [s, require(path.join(ROOT, 'services', s, 'dist', 'config.js')).env as ZodLike]));
+  return new Map(SERVICES.map((s) => [s, require(path.join(ROOT, packageDir(s), 'dist', 'config.js')).env as ZodLike]));
 }
 
 function defaultOf(field: Field): string | undefined {
