@@ -42,7 +42,8 @@ aside { background: #fff; border-radius: 6px; padding: 12px; overflow: auto; max
 aside h2 { font-size: 13px; margin: 0 0 8px; text-transform: uppercase; letter-spacing: .04em; opacity: .7; }
 aside ol { margin: 0; padding-left: 20px; }
 aside li { margin: 4px 0; word-break: break-all; }
-aside button { all: unset; cursor: pointer; color: #2456c7; }
+aside button { all: unset; display: block; cursor: pointer; color: #2456c7; }
+aside button:focus-visible { outline: 2px solid #2456c7; outline-offset: 2px; }
 #tabs { margin-bottom: 12px; }
 #status { padding: 20px; }
 #live { background: #fff; border-radius: 6px; padding: 12px; margin-bottom: 16px; }
@@ -50,6 +51,13 @@ aside button { all: unset; cursor: pointer; color: #2456c7; }
 #live img, #screen { display: block; max-width: 100%; border: 1px solid #d8dbe2; }
 #screen-switch { display: inline-block; margin: 0 0 8px; }
 aside small { opacity: .7; }
+/* The rules above that set display would otherwise show what the script hides. */
+[hidden] { display: none !important; }
+/* A narrow frame (a phone): the timeline goes under the player rather than squeezing it. */
+@media (max-width: 720px) {
+  main { grid-template-columns: minmax(0, 1fr); padding: 12px; }
+  aside { max-height: none; }
+}
 `;
 
 /**
@@ -111,9 +119,12 @@ function wapPlay(data) {
     screen.hidden = true;
     screenSwitch.hidden = tab.frames.length === 0;
     screenToggle.checked = false;
-    var width = Math.max(320, target.clientWidth || 960);
+    var width = Math.max(280, target.clientWidth || 960);
+    // The player fits the window's height (the console frames this page), so its controls (80 px) stay in view.
+    var room = window.innerHeight - target.getBoundingClientRect().top - 80 - 16;
+    var height = Math.max(180, Math.min(Math.round(width * 0.6), room));
     var Player = rrwebPlayer.Player || rrwebPlayer.default || rrwebPlayer;
-    player = new Player({ target: target, props: { events: tab.events, width: width, height: Math.round(width * 0.6), autoPlay: false, skipInactive: true, showController: true } });
+    player = new Player({ target: target, props: { events: tab.events, width: width, height: height, autoPlay: false, skipInactive: true, showController: true } });
     // rrweb-player draws its play and full-screen buttons as bare icons and leaves its skip switch
     // unlabelled: name them, for a screen reader and for the console's accessibility check.
     var buttons = target.querySelectorAll('.rr-controller__btns > button');
