@@ -98,7 +98,7 @@ export function Keys() {
                 </>
               ) : (
                 <button type="button" class="danger" onClick={() => setDoomed(k)}>
-                  Delete {k.name}
+                  Delete<span class="visually-hidden"> {k.name}</span>
                 </button>
               ),
           },

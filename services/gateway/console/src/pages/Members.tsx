@@ -59,7 +59,7 @@ export function Members() {
           'You'
         ) : (
           <button type="button" class="danger" onClick={() => remove(m)} disabled={action.busy}>
-            Remove {m.email}
+            Remove<span class="visually-hidden"> {m.email}</span>
           </button>
         ),
     });

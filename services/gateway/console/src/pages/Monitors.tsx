@@ -127,7 +127,7 @@ export function Monitors() {
             header: 'Actions',
             cell: (m) => (
               <button type="button" class="danger" onClick={() => setDoomed(m)}>
-                Delete {m.url}
+                Delete<span class="visually-hidden"> {m.url}</span>
               </button>
             ),
           },

@@ -75,7 +75,7 @@ export function Profiles() {
             header: 'Actions',
             cell: (p) => (
               <button type="button" class="danger" onClick={() => setDoomed(p)}>
-                Delete {p.label}
+                Delete<span class="visually-hidden"> {p.label}</span>
               </button>
             ),
           },
