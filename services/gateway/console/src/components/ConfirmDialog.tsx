@@ -7,6 +7,8 @@ interface Props {
   title: string;
   children?: ComponentChildren;
   confirmLabel: string;
+  /** The safe choice's label, when "Cancel" would read as the action itself ("Cancel run"). */
+  dismissLabel?: string;
   onConfirm: () => void;
   onCancel: () => void;
   busy?: boolean;
@@ -14,10 +16,19 @@ interface Props {
 
 /**
  * A destructive action asked once more, in a native modal <dialog>: the page behind is inert,
- * Escape closes it, focus starts on Cancel (the safe choice) and returns to the button that
+ * Escape closes it, focus starts on the safe choice (Cancel) and returns to the button that
  * opened it.
  */
-export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, onCancel, busy }: Props) {
+export function ConfirmDialog({
+  open,
+  title,
+  children,
+  confirmLabel,
+  dismissLabel = 'Cancel',
+  onConfirm,
+  onCancel,
+  busy,
+}: Props) {
   const dialog = useRef<HTMLDialogElement>(null);
   const cancel = useRef<HTMLButtonElement>(null);
   const opener = useRef<Element | null>(null);
@@ -35,13 +46,21 @@ export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, 
     }
   }, [open]);
 
+  // Unmounted while open (what it asked about went away: a run that settled), focus still goes
+  // back, once the page has changed.
+  useEffect(
+    () => () => {
+      const back = opener.current;
+      if (back) queueMicrotask(() => focusBack(back));
+    },
+    [],
+  );
+
   // Whatever closed it (Escape, a button, the page changing), focus goes back where it was.
   const restore = () => {
     const back = opener.current;
     opener.current = null;
-    // The opener may be gone with its row (a deleted key): the page's heading is the next place.
-    const target = back instanceof HTMLElement && back.isConnected ? back : document.querySelector<HTMLElement>('h1');
-    target?.focus();
+    focusBack(back);
     if (open) onCancel();
   };
 
@@ -54,9 +73,16 @@ export function ConfirmDialog({ open, title, children, confirmLabel, onConfirm, 
           {confirmLabel}
         </button>
         <button type="button" ref={cancel} onClick={onCancel}>
-          Cancel
+          {dismissLabel}
         </button>
       </div>
     </dialog>
   );
+}
+
+/** Focus on the element that opened a dialog, or on the page's heading when that is gone (a deleted key's row). */
+function focusBack(opener: Element | null): void {
+  const target =
+    opener instanceof HTMLElement && opener.isConnected ? opener : document.querySelector<HTMLElement>('h1');
+  target?.focus();
 }

@@ -1,9 +1,11 @@
+import { useState } from 'preact/hooks';
 import { type ApiFailure, api } from '../api/client.js';
 import { useSession } from '../api/session.js';
 import type { Member } from '../api/types.js';
 import { useAction } from '../api/use-action.js';
 import { useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
+import { ConfirmDialog } from '../components/ConfirmDialog.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { Status } from '../components/Status.js';
 import { type Column, Table } from '../components/Table.js';
@@ -40,11 +42,15 @@ export function Members() {
     });
   };
 
-  const remove = (m: Member) =>
-    act(async () => {
+  // Removing someone signs them out at once: asked once more, as deleting a key is.
+  const [doomed, setDoomed] = useState<Member>();
+  const remove = async (m: Member) => {
+    await act(async () => {
       await api(`/console/api/members/${encodeURIComponent(m.userId)}`, { method: 'DELETE' });
       return `${m.email} was removed: their sign-ins to this workspace ended.`;
     });
+    setDoomed(undefined);
+  };
 
   const columns: Column<Member>[] = [
     { header: 'Email', cell: (m) => m.email },
@@ -58,7 +64,7 @@ export function Members() {
         m.userId === session.user.id ? (
           'You'
         ) : (
-          <button type="button" class="danger" onClick={() => remove(m)} disabled={action.busy}>
+          <button type="button" class="danger" onClick={() => setDoomed(m)} disabled={action.busy}>
             Remove<span class="visually-hidden"> {m.email}</span>
           </button>
         ),
@@ -100,6 +106,16 @@ export function Members() {
         empty="No members."
         columns={columns}
       />
+      <ConfirmDialog
+        open={!!doomed}
+        title={`Remove ${doomed?.email ?? ''} from ${session.workspace.name}?`}
+        confirmLabel="Remove member"
+        onConfirm={() => doomed && remove(doomed)}
+        onCancel={() => setDoomed(undefined)}
+        busy={action.busy}
+      >
+        <p>Their sign-ins and tokens for this workspace stop working at once. You can add them again later.</p>
+      </ConfirmDialog>
     </>
   );
 }
