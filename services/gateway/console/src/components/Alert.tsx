@@ -2,16 +2,19 @@ import { ApiFailure } from '../api/client.js';
 
 interface Props {
   error: unknown;
-  /** What the failure means on this page, said after the API's own message. */
+  /**
+   * What the failure means on this page, said instead of the API's own message: that one is
+   * written for a developer ("The request carries no valid credential").
+   */
   explain?: (failure: ApiFailure) => string | undefined;
 }
 
-/** What went wrong, read out at once: the API's message, and the fields a bad request names. */
+/** What went wrong, read out at once: the page's words or the API's message, and the fields a bad request names. */
 export function Alert({ error, explain }: Props) {
   if (!error) return null;
   const message =
     error instanceof ApiFailure
-      ? error.message
+      ? (explain?.(error) ?? error.message)
       : error instanceof Error && error.name !== 'AbortError'
         ? 'The console could not reach the server. Check your connection and try again.'
         : null;
@@ -20,7 +23,6 @@ export function Alert({ error, explain }: Props) {
   return (
     <div role="alert" class="alert">
       <p>{message}</p>
-      {error instanceof ApiFailure && explain?.(error) && <p>{explain(error)}</p>}
       {issues.length > 0 && (
         <ul>
           {issues.map((issue) => (

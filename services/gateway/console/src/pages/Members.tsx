@@ -13,7 +13,10 @@ import { Time } from '../components/Time.js';
 
 /** The API's messages are generic; what they mean here. */
 function explain(failure: ApiFailure): string | undefined {
-  if (failure.code === 'not_found') return 'No account has this email: the person needs an account first.';
+  if (failure.code === 'not_found')
+    return failure.details?.resource === 'user'
+      ? 'No account has this email: the person needs an account first.'
+      : 'They are no longer a member of this workspace.';
   if (failure.code === 'tenant_scope') return 'Only owners of the workspace add and remove members.';
   return undefined;
 }
