@@ -38,5 +38,7 @@ export function usePages<A extends { nextCursor: string | null }, T>(
     }
   };
 
-  return { rows: first.loading ? undefined : rows, error: first.error ?? failed, hasMore: !!cursor, more };
+  // A first page that failed has no rows to show, not an empty list.
+  const shown = first.loading || first.error ? undefined : rows;
+  return { rows: shown, error: first.error ?? failed, hasMore: !!cursor, more };
 }

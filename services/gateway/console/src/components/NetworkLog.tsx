@@ -74,6 +74,7 @@ export function NetworkLog({ sessionId, refresh }: { sessionId: string; refresh:
       <Table
         caption="Network log"
         rows={log.loading && !log.data ? undefined : log.data}
+        error={log.error}
         rowKey={(r) => r.id}
         empty="No requests match."
         columns={[

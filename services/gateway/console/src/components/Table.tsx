@@ -15,13 +15,15 @@ interface Props<T> {
   rowKey: (row: T) => string;
   /** Said in the table's place when there are no rows. */
   empty: string;
+  /** Why `rows` never came (the page's alert says it): the table then says so rather than "Loading…". */
+  error?: unknown;
 }
 
 /**
  * A captioned table in a wrapper that scrolls sideways on a narrow screen; the wrapper
  * can take focus (and is named by the caption) so a keyboard can scroll it.
  */
-export function Table<T>({ caption, columns, rows, rowKey, empty }: Props<T>) {
+export function Table<T>({ caption, columns, rows, rowKey, empty, error }: Props<T>) {
   const id = useId();
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls must be reachable by keyboard to scroll it
@@ -57,7 +59,7 @@ export function Table<T>({ caption, columns, rows, rowKey, empty }: Props<T>) {
           {!rows && (
             <tr>
               <td colSpan={columns.length} class="empty">
-                Loading…
+                {error ? 'Not loaded: see the message above.' : 'Loading…'}
               </td>
             </tr>
           )}

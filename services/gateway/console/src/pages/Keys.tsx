@@ -82,6 +82,7 @@ export function Keys() {
       <Table
         caption="API keys"
         rows={keys.data?.keys}
+        error={keys.error}
         rowKey={(k) => k.id}
         empty="No keys yet."
         columns={[

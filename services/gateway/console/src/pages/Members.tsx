@@ -105,6 +105,7 @@ export function Members() {
       <Table
         caption="Members"
         rows={members.data?.members}
+        error={members.error}
         rowKey={(m) => m.userId}
         empty="No members."
         columns={columns}

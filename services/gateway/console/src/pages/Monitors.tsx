@@ -115,6 +115,7 @@ export function Monitors() {
       <Table
         caption="Monitors"
         rows={monitors.data?.monitors}
+        error={monitors.error}
         rowKey={(m) => m.id}
         empty="No monitors yet."
         columns={[

@@ -61,6 +61,7 @@ export function Profiles() {
       <Table
         caption="Profiles"
         rows={profiles.data?.profiles}
+        error={profiles.error}
         rowKey={(p) => p.id}
         empty="No profiles yet."
         columns={[

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { useRunEvents } from '../api/run-events.js';
 import type { Run as RunObject, RunRecord } from '../api/types.js';
-import { useLoad } from '../api/use-load.js';
+import { type Loaded, useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { RunControl } from '../components/RunControl.js';
@@ -31,6 +31,8 @@ export function Run({ id }: { id: string }) {
         Run <span class="id">{id}</span>
       </PageHeading>
       <Alert error={loaded.error} />
+      {!run && !loaded.error && <p>Loading…</p>}
+      {/* Until the run is read (or when it cannot be: its alert says why), nothing of it is shown. */}
       {run && (
         <>
           <Facts run={run} />
@@ -52,27 +54,37 @@ export function Run({ id }: { id: string }) {
               <pre class="json">{JSON.stringify(run.answer, null, 2)}</pre>
             </section>
           )}
+          <Alert error={feed.error} />
+          <RunEvents events={feed.events} />
+          <Records records={records} settled={run.status === 'settled'} />
         </>
       )}
-      <Alert error={loaded.error ? undefined : feed.error} />
-      <RunEvents events={feed.events} />
-      <section>
-        <h2 id="records">Records</h2>
-        <Alert error={records.error} />
-        {records.data?.data.length ? (
-          <ol class="records" aria-label="Records">
-            {records.data.data.map((r) => (
-              <li key={r.seq}>
-                <Time iso={r.at} />
-                <pre class="json">{JSON.stringify(r.record, null, 2)}</pre>
-              </li>
-            ))}
-          </ol>
-        ) : (
-          <p>{records.data ? 'No records yet.' : 'Loading…'}</p>
-        )}
-      </section>
     </>
+  );
+}
+
+/** What the run appended, each record with its time; "yet" only while the run can still append. */
+function Records({ records, settled }: { records: Loaded<{ data: RunRecord[] }>; settled: boolean }) {
+  const rows = records.data?.data;
+  return (
+    <section>
+      <h2 id="records">Records</h2>
+      <Alert error={records.error} />
+      {rows?.length ? (
+        <ol class="records" aria-label="Records">
+          {rows.map((r) => (
+            <li key={r.seq}>
+              <Time iso={r.at} />
+              <pre class="json">{JSON.stringify(r.record, null, 2)}</pre>
+            </li>
+          ))}
+        </ol>
+      ) : rows ? (
+        <p>{settled ? 'The run appended no records.' : 'No records yet.'}</p>
+      ) : (
+        !records.error && <p>Loading…</p>
+      )}
+    </section>
   );
 }
 

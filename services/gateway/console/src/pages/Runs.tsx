@@ -56,6 +56,7 @@ export function Runs() {
       <Table
         caption="Agent runs"
         rows={runs.rows}
+        error={runs.error}
         rowKey={(r) => r.id}
         empty="No runs match."
         columns={[

@@ -23,6 +23,7 @@ export function SessionPage({ id }: { id: string }) {
         Session <span class="id">{id}</span>
       </PageHeading>
       <Alert error={loaded.error} />
+      {!session && !loaded.error && <p>Loading…</p>}
       {session && (
         <>
           <Facts session={session} />

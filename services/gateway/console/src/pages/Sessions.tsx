@@ -68,6 +68,7 @@ export function Sessions() {
       <Table
         caption="Sessions"
         rows={sessions.rows}
+        error={sessions.error}
         rowKey={(s) => s.id}
         empty="No sessions match."
         columns={[

@@ -125,6 +125,7 @@ function RecentCalls() {
       <Table
         caption="Recent calls"
         rows={calls.rows}
+        error={calls.error}
         rowKey={(c) => c.id}
         empty="No billable calls yet."
         columns={[
