@@ -76,7 +76,7 @@ export function NetworkLog({ sessionId, refresh }: { sessionId: string; refresh:
         rows={log.loading && !log.data ? undefined : log.data}
         error={log.error}
         rowKey={(r) => r.id}
-        empty="No requests match."
+        empty={url || status || type ? 'No requests match.' : 'No requests were recorded.'}
         columns={[
           { header: 'Tab', cell: (r) => r.tab, numeric: true },
           { header: 'Method', cell: (r) => r.method },

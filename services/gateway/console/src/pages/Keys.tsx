@@ -84,7 +84,7 @@ export function Keys() {
         rows={keys.data?.keys}
         error={keys.error}
         rowKey={(k) => k.id}
-        empty="No keys yet."
+        empty="No keys yet: create one above to call the API or use the MCP server."
         columns={[
           { header: 'Name', cell: (k) => k.name },
           { header: 'Works on', cell: (k) => k.surfaces.map((s) => SURFACE_NAMES[s]).join(', ') },

@@ -117,7 +117,7 @@ export function Monitors() {
         rows={monitors.data?.monitors}
         error={monitors.error}
         rowKey={(m) => m.id}
-        empty="No monitors yet."
+        empty="No monitors yet: watch a page with the form above."
         columns={[
           { header: 'URL', cell: (m) => <span class="url">{m.url}</span> },
           { header: 'Schedule', cell: scheduleOf },

@@ -63,7 +63,7 @@ export function Profiles() {
         rows={profiles.data?.profiles}
         error={profiles.error}
         rowKey={(p) => p.id}
-        empty="No profiles yet."
+        empty="No profiles yet: create one above to keep a browser's logins between sessions."
         columns={[
           { header: 'Name', cell: (p) => p.label },
           { header: 'Id', cell: (p) => <code>{p.id}</code> },

@@ -58,7 +58,7 @@ export function Runs() {
         rows={runs.rows}
         error={runs.error}
         rowKey={(r) => r.id}
-        empty="No runs match."
+        empty={status ? 'No runs have this status.' : 'No agent runs yet: start one through the API (POST /v1/agent).'}
         columns={[
           { header: 'Run', cell: (r) => <a href={`/console/runs/${r.id}`}>{r.id}</a> },
           { header: 'Status', cell: runState },

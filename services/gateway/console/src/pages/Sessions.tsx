@@ -70,7 +70,11 @@ export function Sessions() {
         rows={sessions.rows}
         error={sessions.error}
         rowKey={(s) => s.id}
-        empty="No sessions match."
+        empty={
+          status || task
+            ? 'No sessions match these filters.'
+            : 'No sessions yet. One starts when a client connects to /connect, an agent run starts, or a scrape renders a page in a browser.'
+        }
         columns={[
           { header: 'Session', cell: (s) => <a href={`/console/sessions/${s.id}`}>{s.id}</a> },
           { header: 'Status', cell: statusOf },
