@@ -27,6 +27,26 @@ export function formatDateTime(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
+/** To the second, with the time zone: a tooltip's precision. */
+export function formatFullDateTime(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
+}
+
+/**
+ * How long ago (or how soon) `iso` is from `now`, as the locale says it ("3 minutes ago", "in 1 hour",
+ * "yesterday"); a week or more away, the date itself, where "5 weeks ago" would say less.
+ */
+export function formatRelative(iso: string, now: number): string {
+  const seconds = (Date.parse(iso) - now) / 1000;
+  const away = Math.abs(seconds);
+  const say = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  if (away < 45) return say.format(0, 'second');
+  if (away < 45 * 60) return say.format(Math.round(seconds / 60), 'minute');
+  if (away < 22 * 3600) return say.format(Math.round(seconds / 3600), 'hour');
+  if (away < 7 * 86_400) return say.format(Math.round(seconds / 86_400), 'day');
+  return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+}
+
 /** A UTC day (YYYY-MM-DD) as the locale writes a short date. */
 export function formatDay(day: string, style: 'short' | 'long' = 'short'): string {
   const date = new Date(`${day}T00:00:00Z`);

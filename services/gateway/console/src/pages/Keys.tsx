@@ -88,14 +88,14 @@ export function Keys() {
         columns={[
           { header: 'Name', cell: (k) => k.name },
           { header: 'Works on', cell: (k) => k.surfaces.map((s) => SURFACE_NAMES[s]).join(', ') },
-          { header: 'Created', cell: (k) => <Time iso={k.createdAt} /> },
-          { header: 'Last used', cell: (k) => <Time iso={k.lastUsedAt} fallback="Never" /> },
+          { header: 'Created', cell: (k) => <Time iso={k.createdAt} relative /> },
+          { header: 'Last used', cell: (k) => <Time iso={k.lastUsedAt} fallback="Never" relative /> },
           {
             header: 'State',
             cell: (k) =>
               k.revokedAt ? (
                 <>
-                  Deleted <Time iso={k.revokedAt} />
+                  Deleted <Time iso={k.revokedAt} relative />
                 </>
               ) : (
                 <button type="button" class="danger" onClick={() => setDoomed(k)}>

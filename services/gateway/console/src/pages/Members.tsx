@@ -58,7 +58,7 @@ export function Members() {
   const columns: Column<Member>[] = [
     { header: 'Email', cell: (m) => m.email },
     { header: 'Role', cell: (m) => (m.role === 'owner' ? 'Owner' : 'Member') },
-    { header: 'Added', cell: (m) => <Time iso={m.addedAt} /> },
+    { header: 'Added', cell: (m) => <Time iso={m.addedAt} relative /> },
   ];
   if (owner)
     columns.push({

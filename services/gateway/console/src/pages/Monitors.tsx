@@ -21,7 +21,7 @@ function lastCheckOf(m: Monitor) {
   const what = c.status === 'failed' ? `failed${c.errorCode ? ` (${c.errorCode})` : ''}` : c.status;
   return (
     <>
-      <Time iso={c.at} />: {what}
+      <Time iso={c.at} relative />: {what}
       {m.skippedReason === 'credits' && <> — checks are skipped until credits are available</>}
     </>
   );
@@ -34,7 +34,7 @@ function deliveriesOf(m: Monitor) {
     <ul class="plain">
       {m.deliveries.slice(0, 3).map((d) => (
         <li key={d.at}>
-          <Time iso={d.at} />: {d.status}
+          <Time iso={d.at} relative />: {d.status}
           {d.lastStatus ? `, HTTP ${d.lastStatus}` : ''}
           {d.lastError ? `, ${d.lastError}` : ''} ({d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'})
         </li>
@@ -122,7 +122,7 @@ export function Monitors() {
           { header: 'URL', cell: (m) => <span class="url">{m.url}</span> },
           { header: 'Schedule', cell: scheduleOf },
           { header: 'Last check', cell: lastCheckOf },
-          { header: 'Next check', cell: (m) => <Time iso={m.nextCheckAt} /> },
+          { header: 'Next check', cell: (m) => <Time iso={m.nextCheckAt} relative /> },
           { header: 'Deliveries', cell: deliveriesOf },
           {
             header: 'Actions',

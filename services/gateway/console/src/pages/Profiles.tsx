@@ -68,8 +68,8 @@ export function Profiles() {
           { header: 'Name', cell: (p) => p.label },
           { header: 'Id', cell: (p) => <code>{p.id}</code> },
           { header: 'Exit', cell: (p) => `${p.exit.id}${p.exit.region ? ` (${p.exit.region})` : ''}` },
-          { header: 'Created', cell: (p) => <Time iso={p.createdAt} /> },
-          { header: 'Last used', cell: (p) => <Time iso={p.lastUsedAt} fallback="Never" /> },
+          { header: 'Created', cell: (p) => <Time iso={p.createdAt} relative /> },
+          { header: 'Last used', cell: (p) => <Time iso={p.lastUsedAt} fallback="Never" relative /> },
           { header: 'Stored', cell: (p) => formatBytes(p.storageBytes), numeric: true },
           { header: 'In use', cell: (p) => (p.inUse ? 'Yes' : 'No') },
           {

@@ -63,7 +63,7 @@ export function Runs() {
           { header: 'Run', cell: (r) => <a href={`/console/runs/${r.id}`}>{r.id}</a> },
           { header: 'Status', cell: runState },
           { header: 'Task', cell: (r) => <span class="clip">{r.task}</span> },
-          { header: 'Created', cell: (r) => <Time iso={r.createdAt} /> },
+          { header: 'Created', cell: (r) => <Time iso={r.createdAt} relative /> },
           { header: 'Steps', cell: (r) => r.steps, numeric: true },
           { header: 'Credits', cell: (r) => formatCredits(r.usage.credits), numeric: true },
         ]}

@@ -79,7 +79,7 @@ export function Sessions() {
           { header: 'Session', cell: (s) => <a href={`/console/sessions/${s.id}`}>{s.id}</a> },
           { header: 'Status', cell: statusOf },
           { header: 'Task', cell: taskOf },
-          { header: 'Started', cell: (s) => <Time iso={s.startedAt} /> },
+          { header: 'Started', cell: (s) => <Time iso={s.startedAt} relative /> },
           { header: 'Duration', cell: (s) => formatDuration(s.durationSeconds), numeric: true },
           { header: 'Pages', cell: (s) => s.pageCount, numeric: true },
           { header: 'Credits', cell: (s) => formatCredits(s.usage.credits), numeric: true },
