@@ -60,7 +60,14 @@ export function Runs() {
         rowKey={(r) => r.id}
         empty={status ? 'No runs have this status.' : 'No agent runs yet: start one through the API (POST /v1/agent).'}
         columns={[
-          { header: 'Run', cell: (r) => <a href={`/console/runs/${r.id}`}>{r.id}</a> },
+          {
+            header: 'Run',
+            cell: (r) => (
+              <a class="short-id" href={`/console/runs/${r.id}`} title={r.id}>
+                {r.id}
+              </a>
+            ),
+          },
           { header: 'Status', cell: runState },
           { header: 'Task', cell: (r) => <span class="clip">{r.task}</span> },
           { header: 'Created', cell: (r) => <Time iso={r.createdAt} relative /> },

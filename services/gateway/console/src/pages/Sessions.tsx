@@ -20,7 +20,10 @@ export function taskOf(s: BrowserSession) {
   if (s.task.kind === 'agent' && s.task.run)
     return (
       <>
-        Agent run <a href={`/console/runs/${s.task.run}`}>{s.task.run}</a>
+        Agent run{' '}
+        <a class="short-id" href={`/console/runs/${s.task.run}`} title={s.task.run}>
+          {s.task.run}
+        </a>
       </>
     );
   return TASKS[s.task.kind] ?? s.task.kind;
@@ -76,7 +79,14 @@ export function Sessions() {
             : 'No sessions yet. One starts when a client connects to /connect, an agent run starts, or a scrape renders a page in a browser.'
         }
         columns={[
-          { header: 'Session', cell: (s) => <a href={`/console/sessions/${s.id}`}>{s.id}</a> },
+          {
+            header: 'Session',
+            cell: (s) => (
+              <a class="short-id" href={`/console/sessions/${s.id}`} title={s.id}>
+                {s.id}
+              </a>
+            ),
+          },
           { header: 'Status', cell: statusOf },
           { header: 'Task', cell: taskOf },
           { header: 'Started', cell: (s) => <Time iso={s.startedAt} relative /> },
