@@ -10,7 +10,7 @@ import { RunEvents } from '../components/RunEvents.js';
 import { RunPause } from '../components/RunPause.js';
 import { Time } from '../components/Time.js';
 import { formatCredits } from '../lib/format.js';
-import { runState } from './Runs.js';
+import { RunBadge } from './Runs.js';
 
 export function Run({ id }: { id: string }) {
   const path = `/v1/agent/${encodeURIComponent(id)}`;
@@ -93,7 +93,7 @@ function Facts({ run }: { run: RunObject }) {
     <dl class="facts">
       <dt>Status</dt>
       <dd>
-        <span class={`badge state-${run.status}`}>{runState(run)}</span>
+        <RunBadge run={run} />
         {run.reason && ` — ${run.reason.message} (${run.reason.code})`}
       </dd>
       <dt>Task</dt>

@@ -9,10 +9,21 @@ import { Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
 import { formatCredits } from '../lib/format.js';
 
-export function runState(run: RunSummary): string {
+function runState(run: RunSummary): string {
   if (run.status === 'settled') return run.outcome ?? 'settled';
   if (run.status === 'paused') return `paused (${run.pausedFor ?? 'waiting'})`;
   return run.status;
+}
+
+/** The run's state as a badge whose colour says at a glance how it went (its words say the same). */
+export function RunBadge({ run }: { run: RunSummary }) {
+  const tone =
+    run.status === 'settled'
+      ? { completed: 'ok', failed: 'bad', cancelled: 'plain' }[run.outcome ?? 'cancelled']
+      : run.status === 'paused'
+        ? 'wait'
+        : 'busy';
+  return <span class={`badge tone-${tone}`}>{runState(run)}</span>;
 }
 
 export function Runs() {
@@ -68,7 +79,7 @@ export function Runs() {
               </a>
             ),
           },
-          { header: 'Status', cell: runState },
+          { header: 'Status', cell: (r) => <RunBadge run={r} /> },
           { header: 'Task', cell: (r) => <span class="clip">{r.task}</span> },
           { header: 'Created', cell: (r) => <Time iso={r.createdAt} relative /> },
           { header: 'Steps', cell: (r) => r.steps, numeric: true },

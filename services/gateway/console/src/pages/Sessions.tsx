@@ -29,8 +29,9 @@ export function taskOf(s: BrowserSession) {
   return TASKS[s.task.kind] ?? s.task.kind;
 }
 
-export function statusOf(s: BrowserSession): string {
-  return s.status === 'live' ? 'Live' : `Ended (${(s.outcome ?? 'closed').replace(/_/g, ' ')})`;
+export function statusOf(s: BrowserSession) {
+  const words = s.status === 'live' ? 'Live' : `Ended (${(s.outcome ?? 'closed').replace(/_/g, ' ')})`;
+  return <span class={`badge tone-${s.status === 'live' ? 'busy' : 'plain'}`}>{words}</span>;
 }
 
 export function Sessions() {
