@@ -32,6 +32,11 @@ export function formatFullDateTime(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'long' });
 }
 
+/** The time of day to the second: events of one run, whose date the page already says. */
+export function formatClock(iso: string): string {
+  return new Date(iso).toLocaleTimeString(undefined, { timeStyle: 'medium' });
+}
+
 /**
  * How long ago (or how soon) `iso` is from `now`, as the locale says it ("3 minutes ago", "in 1 hour",
  * "yesterday"); a week or more away, the date itself, where "5 weeks ago" would say less.

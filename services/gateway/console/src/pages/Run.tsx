@@ -51,7 +51,7 @@ export function Run({ id }: { id: string }) {
           {run.answer !== null && run.answer !== undefined && (
             <section>
               <h2 id="answer">Answer</h2>
-              <pre class="json">{JSON.stringify(run.answer, null, 2)}</pre>
+              <Answer answer={run.answer} />
             </section>
           )}
           <Alert error={feed.error} />
@@ -61,6 +61,12 @@ export function Run({ id }: { id: string }) {
       )}
     </>
   );
+}
+
+/** A text answer reads as text; anything else as the JSON the API gives. */
+function Answer({ answer }: { answer: unknown }) {
+  if (typeof answer === 'string') return <p class="answer">{answer}</p>;
+  return <pre class="json">{JSON.stringify(answer, null, 2)}</pre>;
 }
 
 /** What the run appended, each record with its time; "yet" only while the run can still append. */
