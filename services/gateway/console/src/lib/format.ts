@@ -52,6 +52,24 @@ export function formatRelative(iso: string, now: number): string {
   return new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
 }
 
+/** The units an interval is said in, largest first. */
+const INTERVAL_UNITS: [string, number][] = [
+  ['day', 86_400],
+  ['hour', 3600],
+  ['minute', 60],
+  ['second', 1],
+];
+
+/** A monitor's interval as the API gives it (`60m`, `1440m`) in words, in its largest whole unit: "every hour", "every day". */
+export function formatInterval(every: string): string {
+  const match = /^(\d+)([smhd])$/.exec(every);
+  if (!match) return `every ${every}`;
+  const seconds = Number(match[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as 's' | 'm' | 'h' | 'd'];
+  const [unit, size] = INTERVAL_UNITS.find(([, unitSeconds]) => seconds % unitSeconds === 0) ?? ['second', 1];
+  const count = seconds / size;
+  return count === 1 ? `every ${unit}` : `every ${count} ${unit}s`;
+}
+
 /** A UTC day (YYYY-MM-DD) as the locale writes a short date. */
 export function formatDay(day: string, style: 'short' | 'long' = 'short'): string {
   const date = new Date(`${day}T00:00:00Z`);

@@ -10,9 +10,12 @@ import { Secret } from '../components/Secret.js';
 import { Status } from '../components/Status.js';
 import { Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
+import { formatInterval } from '../lib/format.js';
 
 function scheduleOf(m: Monitor): string {
-  return 'every' in m.schedule ? `Every ${m.schedule.every}` : `${m.schedule.cron} (${m.schedule.timezone || 'UTC'})`;
+  if (!('every' in m.schedule)) return `${m.schedule.cron} (${m.schedule.timezone || 'UTC'})`;
+  const words = formatInterval(m.schedule.every);
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function lastCheckOf(m: Monitor) {
