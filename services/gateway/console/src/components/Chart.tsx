@@ -1,19 +1,27 @@
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { formatCredits, formatDay } from '../lib/format.js';
 import { CHART_SERIES, seriesLabel } from '../lib/meters.js';
 import { type Bar, niceMax } from '../lib/usage-chart.js';
 
-const WIDTH = 720;
+/** The width drawn before the figure is measured. */
+const FIRST_WIDTH = 720;
 const HEIGHT = 260;
-const PAD = { top: 12, right: 8, bottom: 28, left: 48 };
+/** Room on the right for the last day's label, centred under its bar. */
+const PAD = { top: 12, right: 24, bottom: 28, left: 48 };
+/** About the width a day's label takes, so labels never touch. */
+const LABEL_PX = 90;
 
 /**
- * Credits per day as stacked bars, one colour per meter, drawn as inline SVG. The SVG is one
+ * Credits per day as stacked bars, one colour per meter, drawn as inline SVG at the width of
+ * its figure (one unit a pixel), so its labels keep their size on a phone. The SVG is one
  * image to assistive technology (role img and a summary as its name); the table below it
- * carries every figure.
+ * carries every figure, and each bar's tooltip its day's.
  */
 export function Chart({ bars }: { bars: Bar[] }) {
+  const figure = useRef<HTMLElement>(null);
+  const width = useWidth(figure);
   const max = niceMax(Math.max(0, ...bars.map((b) => b.total)));
-  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotW = width - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, bars.length);
   const barW = Math.max(2, slot * 0.7);
@@ -24,14 +32,14 @@ export function Chart({ bars }: { bars: Bar[] }) {
   const label = `Credits per day by meter, ${first ? formatDay(first, 'long') : ''} to ${last ? formatDay(last, 'long') : ''}: ${formatCredits(total)} credits in all. The table below has every figure.`;
   const used = CHART_SERIES.filter((s) => bars.some((b) => b.parts.some((p) => p.series === s)));
   const ticks = [0, max / 2, max];
-  const labelEvery = Math.ceil(bars.length / 6);
+  const labelEvery = Math.max(1, Math.ceil(bars.length / Math.max(2, Math.floor(plotW / LABEL_PX))));
 
   return (
-    <figure class="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={label} preserveAspectRatio="xMidYMid meet">
+    <figure class="chart" ref={figure}>
+      <svg viewBox={`0 0 ${width} ${HEIGHT}`} width={width} height={HEIGHT} role="img" aria-label={label}>
         {ticks.map((t) => (
           <g key={t} class="axis">
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={y(t)} y2={y(t)} />
+            <line x1={PAD.left} x2={width - PAD.right} y1={y(t)} y2={y(t)} />
             <text x={PAD.left - 6} y={y(t) + 4} text-anchor="end">
               {formatCredits(t)}
             </text>
@@ -42,6 +50,7 @@ export function Chart({ bars }: { bars: Bar[] }) {
           let top = 0;
           return (
             <g key={bar.day}>
+              <title>{tooltipOf(bar)}</title>
               {bar.parts.map((part) => {
                 const y1 = y(top + part.credits);
                 const h = y(top) - y1;
@@ -57,7 +66,7 @@ export function Chart({ bars }: { bars: Bar[] }) {
                   />
                 );
               })}
-              {i % labelEvery === 0 && (
+              {(bars.length - 1 - i) % labelEvery === 0 && (
                 <text class="day" x={x + barW / 2} y={HEIGHT - 8} text-anchor="middle">
                   {formatDay(bar.day)}
                 </text>
@@ -82,4 +91,26 @@ export function Chart({ bars }: { bars: Bar[] }) {
       </figcaption>
     </figure>
   );
+}
+
+/** A bar's day and figures, shown when the pointer rests on it. */
+function tooltipOf(bar: Bar): string {
+  const parts = bar.parts.map((p) => `${seriesLabel(p.series)} ${formatCredits(Math.round(p.credits * 1000) / 1000)}`);
+  return `${formatDay(bar.day, 'long')}: ${formatCredits(bar.total)} credits${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
+/** The element's width in pixels, followed as the window changes. */
+function useWidth(element: { current: HTMLElement | null }): number {
+  const [width, setWidth] = useState(FIRST_WIDTH);
+  useLayoutEffect(() => {
+    const el = element.current;
+    if (!el) return;
+    const observer = new ResizeObserver(([entry]) => {
+      const measured = Math.floor(entry?.contentRect.width ?? 0);
+      if (measured > 0) setWidth(measured);
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [element]);
+  return width;
 }
