@@ -21,7 +21,7 @@ function sectionOf(path: string): string {
   return `/console/${first}`;
 }
 
-/** The top navigation: the pages, the workspace (a switch when there are several) and signing out. */
+/** The top navigation: the workspace (a switch when there are several), signing out, and the pages. */
 export function Nav() {
   const { path, route } = useLocation();
   const { session, setSession } = useSession();
@@ -57,6 +57,27 @@ export function Nav() {
         <a class="brand" href="/console/usage">
           Console
         </a>
+        {session.workspaces.length > 1 ? (
+          <label class="inline">
+            <span class="visually-hidden">Workspace</span>
+            <select value={session.workspace.id} onChange={(e) => switchTo(e.currentTarget.value)}>
+              {session.workspaces.map((w) => (
+                <option key={w.id} value={w.id}>
+                  {w.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <span class="workspace">{session.workspace.name}</span>
+        )}
+        <div class="who">
+          <span class="email">{session.user.email}</span>
+          <button type="button" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+        {/* The pages on a row of their own under the workspace and the person, at any width. */}
         <ul class="links">
           {LINKS.map((link) => (
             <li key={link.href}>
@@ -66,26 +87,6 @@ export function Nav() {
             </li>
           ))}
         </ul>
-        <div class="who">
-          {session.workspaces.length > 1 ? (
-            <label class="inline">
-              <span class="visually-hidden">Workspace</span>
-              <select value={session.workspace.id} onChange={(e) => switchTo(e.currentTarget.value)}>
-                {session.workspaces.map((w) => (
-                  <option key={w.id} value={w.id}>
-                    {w.name}
-                  </option>
-                ))}
-              </select>
-            </label>
-          ) : (
-            <span class="workspace">{session.workspace.name}</span>
-          )}
-          <span class="email">{session.user.email}</span>
-          <button type="button" onClick={signOut}>
-            Sign out
-          </button>
-        </div>
       </nav>
       <Alert error={error} />
     </header>
