@@ -386,9 +386,12 @@ describe('the console', () => {
       assert.equal(await inside.getByText('The recording could not be loaded', { exact: false }).count(), 0);
       const frame = await (await replay.elementHandle())?.contentFrame();
       assert.ok(frame, 'the replay frame');
-      await frame.waitForFunction('window.wapReplay !== undefined');
+      // Polled from here (CDP evaluates past the page's CSP; waitForFunction would eval inside it and be
+      // refused whenever its first look is not already true).
+      const holds = (expression: string) => async () => (await frame.evaluate(expression)) === true;
+      await until('the player is up', holds('window.wapReplay !== undefined'));
       await frame.evaluate('void window.wapReplay.player.play()');
-      await frame.waitForFunction('window.wapReplay.player.getReplayer().getCurrentTime() > 0');
+      await until('the replay plays', holds('window.wapReplay.player.getReplayer().getCurrentTime() > 0'));
       await frame.evaluate('window.wapReplay.toEnd()');
       // What the page showed is in the player's own frame.
       await inside.frameLocator('iframe').getByText(site.article(1).title).first().waitFor();
