@@ -1,5 +1,5 @@
-// What the tests of GET /connect and of the sessions it opens share (connect.test.ts,
-// sessions.test.ts, connect-faults.test.ts): the site their browsers visit, and the
+// What the tests of GET /connect and of the sessions it opens share (connect.suite.ts,
+// sessions.suite.ts, connect-faults.test.ts): the site their browsers visit, and the
 // workspaces they make, every key kept to look for in the fleet's logs once the tests are done.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { SERVICES } from '@wap/fleet';
 import { readLogLines, until } from '@wap/testkit';
 import { fleet, sharedFleet } from './shared-fleet.js';
 
-before(() => sharedFleet());
+before(() => sharedFleet('plain'));
 
 test('readiness reports all seven services healthy', async () => {
   const res = await fetch(`${fleet.gatewayUrl}/readyz`);

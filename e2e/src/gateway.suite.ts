@@ -9,7 +9,7 @@ let key: string;
 let keyId: string;
 
 before(async () => {
-  await sharedFleet();
+  await sharedFleet('plain');
   ({ apiKey: key, keyId } = await fleet.workspace('pro'));
 });
 

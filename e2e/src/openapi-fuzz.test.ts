@@ -132,7 +132,7 @@ test('schemathesis finds no server error and no answer outside the OpenAPI docum
       '--request-timeout',
       '60',
       '--no-color',
-      // Every valid call opens a real browser session (a Chromium, a slot, a hold): connect.test.ts
+      // Every valid call opens a real browser session (a Chromium, a slot, a hold): connect.suite.ts
       // covers its inputs, answers and limits; fuzzing it would only queue browsers.
       '--exclude-path-regex',
       '^/connect',

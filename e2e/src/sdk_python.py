@@ -1,5 +1,5 @@
 """
-The Python SDK (clients/python) driven against a fleet for e2e/src/sdk-python.test.ts: one
+The Python SDK (clients/python) driven against a fleet for e2e/src/sdk-python.suite.ts: one
 scenario a run, called as its users call it, what it saw printed as one JSON object on stdout.
 `web_access` is imported from the built wheel (PYTHONPATH); the key and the deployment come
 from SERVICE_API_KEY and SERVICE_BASE_URL, the test site from SITE_URL.

@@ -1,25 +1,72 @@
-// The fleet of the suites that need no setting of their own, started once for
-// shared-fleet.test.ts, which runs those suites one after the other against it.
+// Fleets shared by the end-to-end suites whose settings agree: a fleet takes 10 to 25 s to start
+// on two cores, and most suites need nothing of their own but workspaces and keys, which each
+// makes for itself. A runner file imports the suites of one fleet, which run one after the other,
+// never side by side; each suite's hooks are inside its own describe (gateway's and fleet's
+// aside), so it sets up just before its tests and tears down just after them.
+//
+// - plain (shared-fleet.test.ts): the defaults, logging at debug (the trace test follows
+//   /readyz's health checks, which log their successes at debug). Suites: gateway, and fleet
+//   last (its final test stops every service).
+// - browsers (shared-fleet-browsers.test.ts): egress to all of loopback, a warm browser and room
+//   for 32 (sessions tests leave waiting for their tickets, 30 s each, meet no other test), and
+//   a scripted model as the default model, where each suite sets the scripts of its own tasks.
+//   Suites: connect, sessions, browser-isolation, agent-list, cli, console, sdk-typescript,
+//   sdk-python.
+//
+// The other files start fleets of their own, because they stop, kill or restart the fleet's
+// services, read or count what the whole fleet did, or need settings no other suite would run
+// under:
+// - agent.test.ts kills the agent service; connect-faults.test.ts kills browser-host and
+//   session-recorder and runs second hosts; crawl.test.ts stops crawl and starts it with other
+//   settings; profiles.test.ts kills browser-host (and leases profiles for 6 s, through exits of
+//   its own); hostile-input.test.ts kills browser-host, then reads the gateway's whole log for
+//   an error.
+// - resilience.test.ts stops its own Postgres and NATS; make-up.test.ts runs `make up`.
+// - openapi-fuzz.test.ts fuzzes every route, its services kept on loopback by a hook of its own;
+//   agent-policy.test.ts reads every NATS message and row for a secret (its approvals time out
+//   in 10 s; it trusts its MCP server's CA); secrets.test.ts lets a run have 3 secrets and reads
+//   the agent's and gateway's whole logs; agent-embedded.test.ts runs the embedded model without
+//   a warm browser; firecrawl-sdk.test.ts searches through a SearXNG stand-in.
 import { after } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFleet } from '@wap/testkit';
+import { type ScriptedModel, startScriptedModel } from './scripted-agent.js';
+
+export type SharedFleetKind = 'plain' | 'browsers';
 
 export let fleet: Fleet;
-let starting: Promise<Fleet> | undefined;
+/** The browsers fleet's default model: each suite scripts its own tasks (a task without a script finishes at once). */
+export let scripted: ScriptedModel;
+
+let starting: { kind: SharedFleetKind; fleet: Promise<Fleet> } | undefined;
+
+/** Each fleet's settings, made as it starts. */
+const SETTINGS: Record<SharedFleetKind, () => Promise<Record<string, string>>> = {
+  plain: async () => ({ LOG_LEVEL: 'debug' }),
+  browsers: async () => {
+    scripted = await startScriptedModel();
+    return { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '32', ...scripted.env };
+  },
+};
 
 /**
- * Starts the fleet on the first call; each suite's `before` awaits it (hooks at
- * the top of a file run as they are declared, side by side, so one suite's
- * cannot wait for another's).
+ * Starts the `kind` fleet on the first call and answers it to every later one; each suite's
+ * `before` awaits it. One shared fleet a process: a runner imports the suites of one kind.
  */
-export function sharedFleet(): Promise<Fleet> {
-  // At debug: the trace test follows /readyz's health checks, which log their successes at debug.
-  starting ??= startFleet({ env: { LOG_LEVEL: 'debug' } }).then((started) => (fleet = started));
-  return starting;
+export function sharedFleet(kind: SharedFleetKind): Promise<Fleet> {
+  if (starting && starting.kind !== kind) throw new Error(`this file shares the ${starting.kind} fleet, not ${kind}`);
+  starting ??= {
+    kind,
+    fleet: SETTINGS[kind]()
+      .then((env) => startFleet({ env }))
+      .then((started) => (fleet = started)),
+  };
+  return starting.fleet;
 }
 
 after(async () => {
-  await starting?.catch(() => undefined); // a suite that failed first must not leave a fleet starting
+  await starting?.fleet.catch(() => undefined); // a suite that failed first must not leave a fleet starting
   await fleet?.stop();
   await fleet?.dropDatabases();
+  await scripted?.model.close();
 });

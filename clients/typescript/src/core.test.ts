@@ -1,6 +1,6 @@
 // The core's behaviour on the wire, against a scripted loopback HTTP server: what is retried
 // and how long it waits, the timeout per attempt beside a caller's signal, errors by status,
-// pages, streams and raw answers. The real gateway's side is in e2e/src/sdk-typescript.test.ts.
+// pages, streams and raw answers. The real gateway's side is in e2e/src/sdk-typescript.suite.ts.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, test } from 'node:test';

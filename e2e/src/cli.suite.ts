@@ -11,23 +11,20 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSy
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
-import { type FakeModel, startTestSite, type TestSite } from '@wap/testsite';
+import { until } from '@wap/testkit';
+import { startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, chromium } from 'playwright-core';
 import { call } from './api.js';
-import { asking, type ScriptedModel, startScriptedModel } from './scripted-agent.js';
+import { asking, type ScriptedModel } from './scripted-agent.js';
+import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 const CLI = path.resolve(__dirname, '../../clients/cli/dist/cli.js');
 const EMAIL = 'cli-user@example.test';
 const PASSWORD = 'correct horse battery staple';
 
-let fleet: Fleet;
 let browser: Browser;
 let site: TestSite;
-let model: FakeModel;
 let scripts: ScriptedModel['scripts'];
-let agentEnv: Record<string, string>;
 let workspaceId: string;
 /** The workspace the login signs in to, and an API key of it; another workspace's key. */
 let loginKey: string;
@@ -35,33 +32,6 @@ let otherKey: string;
 /** The CLI's config folder (XDG_CONFIG_HOME) and HOME for this file. */
 const home = mkdtempSync(path.join(tmpdir(), 'wap-cli-'));
 const loginFile = path.join(home, 'web-access', 'login.json');
-
-before(async () => {
-  site = await startTestSite({ pages: 20, extras: false });
-  ({ model, scripts, env: agentEnv } = await startScriptedModel());
-  fleet = await startFleet({
-    env: {
-      EGRESS_ALLOW: '127.0.0.0/8',
-      ...agentEnv,
-    },
-  });
-  const name = `cli-${Date.now()}`;
-  ({ workspaceId } = await fleet.admin<{ workspaceId: string }>('workspace', 'create', name, '--plan', 'pro'));
-  ({ apiKey: loginKey } = await fleet.admin<{ apiKey: string }>('key', 'create', name));
-  ({ apiKey: otherKey } = await fleet.workspace('free'));
-  const pw = path.join(home, 'pw');
-  writeFileSync(pw, `${PASSWORD}\n`);
-  await fleet.admin('user', 'create', EMAIL, '--password-file', pw);
-  await fleet.admin('member', 'add', name, EMAIL);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-});
-after(async () => {
-  await browser?.close();
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  await model?.close();
-  await site?.close();
-});
 
 interface Ran {
   code: number | null;
@@ -130,6 +100,26 @@ const creditsWith = async (credential: string) =>
   (await call<{ available: number; code?: string }>(fleet.gatewayUrl, 'GET', '/v1/credits', { key: credential })).body;
 
 describe('wap', () => {
+  before(async () => {
+    site = await startTestSite({ pages: 20, extras: false });
+    await sharedFleet('browsers');
+    ({ scripts } = scripted);
+    const name = `cli-${Date.now()}`;
+    ({ workspaceId } = await fleet.admin<{ workspaceId: string }>('workspace', 'create', name, '--plan', 'pro'));
+    ({ apiKey: loginKey } = await fleet.admin<{ apiKey: string }>('key', 'create', name));
+    ({ apiKey: otherKey } = await fleet.workspace('free'));
+    const pw = path.join(home, 'pw');
+    writeFileSync(pw, `${PASSWORD}\n`);
+    await fleet.admin('user', 'create', EMAIL, '--password-file', pw);
+    await fleet.admin('member', 'add', name, EMAIL);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
   test('login follows the printed address through the real sign-in pages and stores the tokens 0600', async () => {
     const child = start(['login', '--no-browser', '--json']);
     child.stdin.end();

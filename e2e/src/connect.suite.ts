@@ -2,32 +2,18 @@
 // drive a browser-host Chromium with an API key, both URL forms; tickets,
 // slots, what a session may reach and who sees its slots behave as
 // docs/connect.md says. What fails around a session is connect-faults.test.ts;
-// what a session leaves on record, sessions.test.ts.
+// what a session leaves on record, sessions.suite.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { call, upgrade } from './api.js';
 import { auth, type ConnectSite, startConnectSite, workspaces } from './connect-fixtures.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
 let site: ConnectSite;
 let siteUrl: string;
-
-before(async () => {
-  site = await startConnectSite();
-  siteUrl = site.url;
-  // Room for the sessions tests leave waiting for their tickets (30 s each), so no test meets another's.
-  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '32' } });
-});
-
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  site?.server.close();
-});
 
 const wsBase = () => fleet.gatewayUrl.replace(/^http/, 'ws');
 const { workspace, assertNoKeyLogged } = workspaces(() => fleet);
@@ -56,6 +42,14 @@ async function drive(page: {
 }
 
 describe('GET /connect', () => {
+  before(async () => {
+    site = await startConnectSite();
+    siteUrl = site.url;
+    await sharedFleet('browsers');
+  });
+
+  after(() => site?.server.close());
+
   test('Playwright connectOverCDP with the http URL drives the browser', async () => {
     const { apiKey } = await workspace('free');
     const browser = await chromium.connectOverCDP(`${fleet.gatewayUrl}/connect`, { headers: auth(apiKey) });

@@ -12,12 +12,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { call } from './api.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
-import { asking, type ScriptedModel, startScriptedModel, step } from './scripted-agent.js';
+import { asking, type ScriptedModel, step } from './scripted-agent.js';
+import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PYTHON = path.join(ROOT, '.tools/python-sdk/bin/python');
@@ -25,10 +25,8 @@ const SCENARIOS = path.join(ROOT, 'e2e/src/sdk_python.py');
 const SDK = path.join(ROOT, 'clients/python');
 const run = promisify(execFile);
 
-let fleet: Fleet;
 let site: TestSite;
 let slowSite: TestSite;
-let scripted: ScriptedModel;
 let proxy: FaultProxy;
 let key: string;
 /** The wheel `python -m build` made: what `pip install web-access-sdk` would install. */
@@ -47,37 +45,6 @@ function script(scripts: ScriptedModel['scripts']) {
     prompt.includes('record: saved') ? finish('recorded') : step([{ action: 'record', json: '{"finding":1}' }]),
   );
 }
-
-before(async () => {
-  site = await startTestSite({ pages: 30, extras: false });
-  // Each page late: a crawl of it is still running when its first pages are read.
-  slowSite = await startTestSite({ pages: 30, extras: false, latencyMs: 700 });
-  scripted = await startScriptedModel();
-  script(scripted.scripts);
-  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', ...scripted.env } });
-  ({ apiKey: key } = await fleet.workspace('pro'));
-  proxy = await startFaultProxy(fleet.gatewayUrl);
-  // Built offline as it would be published: the sdist, then the wheel from the sdist.
-  const out = mkdtempSync(path.join(tmpdir(), 'wap-sdk-python-'));
-  execFileSync(PYTHON, ['-m', 'build', '--no-isolation', '--outdir', out, SDK], { stdio: 'pipe' });
-  const built = readdirSync(out);
-  assert.ok(
-    built.some((f) => f === 'web_access_sdk-0.1.0.tar.gz'),
-    `no sdist in ${built}`,
-  );
-  const wheelFile = built.find((f) => f.endsWith('-py3-none-any.whl'));
-  assert.ok(wheelFile, `no wheel in ${built}`);
-  wheel = path.join(out, wheelFile);
-  configHome = mkdtempSync(path.join(tmpdir(), 'wap-sdk-python-config-'));
-});
-after(async () => {
-  await proxy?.close();
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  await site?.close();
-  await slowSite?.close();
-  await scripted?.model.close();
-});
 
 /**
  * One scenario in its own Python process: its JSON, after asserting it exited 0. The key and
@@ -113,6 +80,34 @@ const billed = async () =>
     .meters;
 
 describe('the Python SDK', () => {
+  before(async () => {
+    site = await startTestSite({ pages: 30, extras: false });
+    // Each page late: a crawl of it is still running when its first pages are read.
+    slowSite = await startTestSite({ pages: 30, extras: false, latencyMs: 700 });
+    await sharedFleet('browsers');
+    script(scripted.scripts);
+    ({ apiKey: key } = await fleet.workspace('pro'));
+    proxy = await startFaultProxy(fleet.gatewayUrl);
+    // Built offline as it would be published: the sdist, then the wheel from the sdist.
+    const out = mkdtempSync(path.join(tmpdir(), 'wap-sdk-python-'));
+    execFileSync(PYTHON, ['-m', 'build', '--no-isolation', '--outdir', out, SDK], { stdio: 'pipe' });
+    const built = readdirSync(out);
+    assert.ok(
+      built.some((f) => f === 'web_access_sdk-0.1.0.tar.gz'),
+      `no sdist in ${built}`,
+    );
+    const wheelFile = built.find((f) => f.endsWith('-py3-none-any.whl'));
+    assert.ok(wheelFile, `no wheel in ${built}`);
+    wheel = path.join(out, wheelFile);
+    configHome = mkdtempSync(path.join(tmpdir(), 'wap-sdk-python-config-'));
+  });
+
+  after(async () => {
+    await proxy?.close();
+    await site?.close();
+    await slowSite?.close();
+  });
+
   test('is imported from the wheel and has a method for every operation the fleet serves', async () => {
     const { module } = await py<{ module: string }>('scrape');
     assert.ok(module.startsWith(wheel), `imported from ${module}`);

@@ -9,33 +9,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { call } from './api.js';
 import { auth, type ConnectSite, startConnectSite, workspaces } from './connect-fixtures.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
 let site: ConnectSite;
 let siteUrl: string;
-
-before(async () => {
-  site = await startConnectSite();
-  siteUrl = site.url;
-  // Room for the sessions tests leave waiting for their tickets (30 s each), so no test meets another's.
-  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '32' } });
-});
-
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  site?.server.close();
-});
 
 const { workspace, assertNoKeyLogged } = workspaces(() => fleet);
 
 describe('sessions on record', () => {
+  before(async () => {
+    site = await startConnectSite();
+    siteUrl = site.url;
+    await sharedFleet('browsers');
+  });
+
+  after(() => site?.server.close());
+
   test('a session is listed, read and followed live through /v1/sessions with its outcome and usage, in its workspace only', async () => {
     const { apiKey } = await workspace('free');
     const other = await workspace('free');

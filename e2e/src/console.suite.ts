@@ -11,13 +11,13 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import { type FakeModel, modelReply, startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { availableCredits, call } from './api.js';
 import { creditsIn, heading, loaded, open, PageWatch, rowOf, rowsOf, settled, signIn } from './console-page.js';
-import { asking, promptOf, type ScriptedModel, startScriptedModel, step } from './scripted-agent.js';
+import { asking, promptOf, type ScriptedModel, step } from './scripted-agent.js';
+import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 const PASSWORD = 'correct horse battery staple';
 /** A test that hangs (a frame that never answers) fails on its own instead of holding the file. */
@@ -30,7 +30,6 @@ const BOTH = `both-${tag}@example.test`;
 /** What only the other workspace holds: a key of this name, a session, a run. */
 const OTHER_KEY_NAME = `zeta-elsewhere-${tag}`;
 
-let fleet: Fleet;
 let site: TestSite;
 let model: FakeModel;
 let scripts: ScriptedModel['scripts'];
@@ -46,47 +45,6 @@ interface Run {
   pausedFor: string | null;
   answer: unknown;
 }
-
-before(async () => {
-  let agentEnv: Record<string, string>;
-  [site, { model, scripts, env: agentEnv }] = await Promise.all([
-    startTestSite({ pages: 5, extras: false }),
-    startScriptedModel(),
-  ]);
-  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', ...agentEnv } });
-  const passwordFile = path.join(tmpdir(), `wap-console-${process.pid}`);
-  writeFileSync(passwordFile, `${PASSWORD}\n`);
-  // Each admin command is a process of its own: what does not depend on another runs at once.
-  await Promise.all([
-    ...[home, other].map(async (ws, i) => {
-      ({ workspaceId: ws.id } = await fleet.admin('workspace', 'create', ws.name, '--plan', 'pro'));
-      const keyName = i === 0 ? 'fixtures' : OTHER_KEY_NAME;
-      ({ apiKey: ws.key } = await fleet.admin('key', 'create', ws.name, '--name', keyName));
-    }),
-    ...[OWNER, MEMBER, BOTH].map((email) => fleet.admin('user', 'create', email, '--password-file', passwordFile)),
-  ]);
-  await Promise.all([
-    fleet.admin('member', 'add', home.name, OWNER, '--role', 'owner'),
-    fleet.admin('member', 'add', home.name, MEMBER, '--role', 'member'),
-    fleet.admin('member', 'add', home.name, BOTH),
-    fleet.admin('member', 'add', other.name, BOTH),
-  ]);
-  // A recorded session in each workspace (a page rendered in a browser is recorded), a run in the other.
-  [home.sessionId, other.sessionId, { id: other.runId }, browser] = await Promise.all([
-    recordedSession(home.key, 1),
-    recordedSession(other.key, 2),
-    submit(other.key, { task: `Nothing to see ${tag}`, url: `${site.url}/` }),
-    chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] }),
-  ]);
-});
-
-after(async () => {
-  await browser?.close();
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  await model?.close();
-  await site?.close();
-});
 
 /** A browser-engine scrape's session, once it ended with its page stored. */
 async function recordedSession(key: string, article: number): Promise<string> {
@@ -179,6 +137,40 @@ async function closing(context: BrowserContext, watch: PageWatch, steps: () => P
 }
 
 describe('the console', () => {
+  before(async () => {
+    [site] = await Promise.all([startTestSite({ pages: 5, extras: false }), sharedFleet('browsers')]);
+    ({ model, scripts } = scripted);
+    const passwordFile = path.join(tmpdir(), `wap-console-${process.pid}`);
+    writeFileSync(passwordFile, `${PASSWORD}\n`);
+    // Each admin command is a process of its own: what does not depend on another runs at once.
+    await Promise.all([
+      ...[home, other].map(async (ws, i) => {
+        ({ workspaceId: ws.id } = await fleet.admin('workspace', 'create', ws.name, '--plan', 'pro'));
+        const keyName = i === 0 ? 'fixtures' : OTHER_KEY_NAME;
+        ({ apiKey: ws.key } = await fleet.admin('key', 'create', ws.name, '--name', keyName));
+      }),
+      ...[OWNER, MEMBER, BOTH].map((email) => fleet.admin('user', 'create', email, '--password-file', passwordFile)),
+    ]);
+    await Promise.all([
+      fleet.admin('member', 'add', home.name, OWNER, '--role', 'owner'),
+      fleet.admin('member', 'add', home.name, MEMBER, '--role', 'member'),
+      fleet.admin('member', 'add', home.name, BOTH),
+      fleet.admin('member', 'add', other.name, BOTH),
+    ]);
+    // A recorded session in each workspace (a page rendered in a browser is recorded), a run in the other.
+    [home.sessionId, other.sessionId, { id: other.runId }, browser] = await Promise.all([
+      recordedSession(home.key, 1),
+      recordedSession(other.key, 2),
+      submit(other.key, { task: `Nothing to see ${tag}`, url: `${site.url}/` }),
+      chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] }),
+    ]);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+  });
+
   test('a person signs in on the page, sees their workspace, and signs out', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { context, page, watch } = await person();
     await closing(context, watch, async () => {

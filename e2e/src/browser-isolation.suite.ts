@@ -6,13 +6,12 @@ import assert from 'node:assert/strict';
 import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 import { RawWebSocket } from './raw-websocket.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
 let site: Server;
 let siteUrl: string;
 let stun: UdpSocket;
@@ -27,29 +26,6 @@ const done = () => { if (pc.iceGatheringState === 'complete') { const p = docume
 pc.onicegatheringstatechange = done;
 pc.createOffer().then((o) => pc.setLocalDescription(o)).then(done);
 </script>`;
-
-before(async () => {
-  stun = createSocket('udp4');
-  stun.on('message', () => {
-    stunPackets++;
-  });
-  await new Promise<void>((r) => stun.bind(0, '127.0.0.2', r));
-  stunPort = stun.address().port;
-  site = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(req.url === '/rtc' ? RTC_PAGE(stunPort) : '<!doctype html><title>page</title><p>a page</p>');
-  });
-  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
-  fleet = await startFleet({ env: { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '16' } });
-});
-
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  site?.close();
-  stun?.close();
-});
 
 const auth = (apiKey: string) => ({ Authorization: `Bearer ${apiKey}` });
 
@@ -72,6 +48,27 @@ const readSession = async (apiKey: string, sessionId: string) =>
     .session;
 
 describe('the CDP endpoint under attack', () => {
+  before(async () => {
+    stun = createSocket('udp4');
+    stun.on('message', () => {
+      stunPackets++;
+    });
+    await new Promise<void>((r) => stun.bind(0, '127.0.0.2', r));
+    stunPort = stun.address().port;
+    site = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(req.url === '/rtc' ? RTC_PAGE(stunPort) : '<!doctype html><title>page</title><p>a page</p>');
+    });
+    await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+    siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+    await sharedFleet('browsers');
+  });
+
+  after(async () => {
+    site?.close();
+    stun?.close();
+  });
+
   test('a continuation frame with no message open, or text only Chromium would read, closes the connection unread', async () => {
     const { apiKey } = await fleet.workspace('pro');
     const { sessionId, url } = await open(apiKey, '?idleTimeout=120');
