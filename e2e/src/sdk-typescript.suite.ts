@@ -216,12 +216,18 @@ describe('the TypeScript SDK', () => {
         60_000,
       );
       const frames: { type?: string; request?: { url?: string } }[] = [];
-      for await (const frame of await client.sessions.network(sessionId)) frames.push(frame as (typeof frames)[number]);
+      const requested = () =>
+        frames.some((f) => f.type === 'request' && String(f.request?.url).includes('/articles/3'));
+      // The session's end and its network log's chunks reach the recorder by two streams: the log may take its
+      // rows a moment after the session reads ended. Read until they are in (the asserts say what was not).
+      await until('the page is in the network log', async () => {
+        frames.length = 0;
+        for await (const frame of await client.sessions.network(sessionId))
+          frames.push(frame as (typeof frames)[number]);
+        return requested();
+      }).catch(() => undefined);
       assert.equal(frames[0]?.type, 'header');
-      assert.ok(
-        frames.some((f) => f.type === 'request' && String(f.request?.url).includes('/articles/3')),
-        JSON.stringify(frames.slice(0, 3)),
-      );
+      assert.ok(requested(), JSON.stringify(frames.slice(0, 3)));
       const live: { session: { status: string } }[] = [];
       for await (const frame of await client.sessions.live(sessionId)) live.push(frame);
       assert.equal(live.at(-1)?.session.status, 'ended');
