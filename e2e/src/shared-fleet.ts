@@ -7,6 +7,11 @@
 // - plain (shared-fleet.test.ts): the defaults, logging at debug (the trace test follows
 //   /readyz's health checks, which log their successes at debug). Suites: gateway, and fleet
 //   last (its final test stops every service).
+// - site (shared-fleet-site.test.ts): egress to 127.0.0.2 alone, where each suite's test site
+//   listens (every other loopback address, `localhost` included, stays refused, as in
+//   production); credit views kept ten minutes (scrape: a change that shows sooner was
+//   announced by the ledger); monitors polled every 200 ms. Suites: scrape, scrape-recording,
+//   usage-calls, mcp, monitor-checks.
 // - browsers (shared-fleet-browsers.test.ts): egress to all of loopback, a warm browser and room
 //   for 32 (sessions tests leave waiting for their tickets, 30 s each, meet no other test), and
 //   a scripted model as the default model, where each suite sets the scripts of its own tasks.
@@ -27,12 +32,14 @@
 //   in 10 s; it trusts its MCP server's CA); secrets.test.ts lets a run have 3 secrets and reads
 //   the agent's and gateway's whole logs; agent-embedded.test.ts runs the embedded model without
 //   a warm browser; firecrawl-sdk.test.ts searches through a SearXNG stand-in.
+// - monitors.test.ts: notifications to its Discord and Slack stand-ins; 200 monitors on two
+//   replicas with short leases, one killed, every unfinished check of the fleet counted.
 import { after } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFleet } from '@wap/testkit';
 import { type ScriptedModel, startScriptedModel } from './scripted-agent.js';
 
-export type SharedFleetKind = 'plain' | 'browsers';
+export type SharedFleetKind = 'plain' | 'site' | 'browsers';
 
 export let fleet: Fleet;
 /** The browsers fleet's default model: each suite scripts its own tasks (a task without a script finishes at once). */
@@ -43,6 +50,7 @@ let starting: { kind: SharedFleetKind; fleet: Promise<Fleet> } | undefined;
 /** Each fleet's settings, made as it starts. */
 const SETTINGS: Record<SharedFleetKind, () => Promise<Record<string, string>>> = {
   plain: async () => ({ LOG_LEVEL: 'debug' }),
+  site: async () => ({ EGRESS_ALLOW: '127.0.0.2/32', CREDIT_VIEW_TTL: '10m', MONITOR_POLL: '200ms' }),
   browsers: async () => {
     scripted = await startScriptedModel();
     return { EGRESS_ALLOW: '127.0.0.0/8', SESSION_WARM: '1', SESSION_CAPACITY: '32', ...scripted.env };

@@ -5,27 +5,14 @@
 // bills nothing itself, and replays the page. A fetched page has no session.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import pg from 'pg';
 import { call } from './api.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
 let site: TestSite;
 let key: string;
-
-before(async () => {
-  // The site on 127.0.0.2, the one loopback address the fleet's egress lets through.
-  site = await startTestSite({ pages: 10, host: '127.0.0.2' });
-  fleet = await startFleet({ env: { SHUTDOWN_TIMEOUT: '10s', EGRESS_ALLOW: '127.0.0.2/32' } });
-  ({ apiKey: key } = await fleet.workspace('pro'));
-});
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  await site?.close();
-});
 
 interface ScrapeReply {
   data: { markdown?: string; metadata: { engine?: string; sessionId?: string; url?: string } };
@@ -88,6 +75,17 @@ async function query<T extends pg.QueryResultRow>(
 }
 
 describe('scrapes rendered in a browser are recorded', () => {
+  before(async () => {
+    // The site on 127.0.0.2, the one loopback address the fleet's egress lets through.
+    site = await startTestSite({ pages: 10, host: '127.0.0.2' });
+    await sharedFleet('site');
+    ({ apiKey: key } = await fleet.workspace('pro'));
+  });
+
+  after(async () => {
+    await site?.close();
+  });
+
   test('a browser-engine scrape answers its session: kind scrape, the charged request, a replay of the page', async () => {
     const article = site.article(2);
     const url = `${site.url}/articles/2`;

@@ -11,25 +11,13 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Fleet } from '@wap/fleet';
-import { startFleet, until } from '@wap/testkit';
+import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
 
-let fleet: Fleet;
 let site: TestSite;
 let key: string;
-
-before(async () => {
-  site = await startTestSite({ pages: 6, host: '127.0.0.2' });
-  fleet = await startFleet({ env: { LOG_LEVEL: 'info', EGRESS_ALLOW: '127.0.0.2/32' } });
-  ({ apiKey: key } = await fleet.workspace('pro'));
-});
-after(async () => {
-  await fleet?.stop();
-  await fleet?.dropDatabases();
-  await site?.close();
-});
 
 /** A connected MCP client with `apiKey` as its bearer credential. */
 async function connect(apiKey: string | undefined) {
@@ -50,6 +38,16 @@ const errorOf = (answer: unknown) => {
 };
 
 describe('MCP at /mcp', () => {
+  before(async () => {
+    site = await startTestSite({ pages: 6, host: '127.0.0.2' });
+    await sharedFleet('site');
+    ({ apiKey: key } = await fleet.workspace('pro'));
+  });
+
+  after(async () => {
+    await site?.close();
+  });
+
   test('the tools are the registry rows, with their schemas and annotations', async () => {
     const client = await connect(key);
     try {
