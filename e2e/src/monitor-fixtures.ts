@@ -1,7 +1,7 @@
-// What the monitor tests share (monitor-checks.suite.ts, monitors.test.ts): a
-// monitor as the API answers it, the monitor database's clock moved by hand,
-// fleets of their own whose monitors check pages on 127.0.0.2, and pages there
-// that change between checks.
+// What the monitor tests share (monitor-routes.suite.ts, monitor-checks.suite.ts,
+// monitors.test.ts): a monitor as the API answers it, the monitor database's clock
+// moved by hand, fleets of their own whose monitors check pages on 127.0.0.2, and
+// pages there that change between checks.
 import { createServer } from 'node:http';
 import type { Fleet } from '@wap/fleet';
 import { startFleet, until } from '@wap/testkit';

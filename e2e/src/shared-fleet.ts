@@ -5,8 +5,9 @@
 // aside), so it sets up just before its tests and tears down just after them.
 //
 // - plain (shared-fleet.test.ts): the defaults, logging at debug (the trace test follows
-//   /readyz's health checks, which log their successes at debug). Suites: gateway, and fleet
-//   last (its final test stops every service).
+//   /readyz's health checks, which log their successes at debug), and a console build folder
+//   of its own, where console-api.suite.ts writes a build of its own. Suites: gateway, oauth,
+//   console-api, monitor-routes, and fleet last (its final test stops every service).
 // - site (shared-fleet-site.test.ts): egress to 127.0.0.2 alone, where each suite's test site
 //   listens (every other loopback address, `localhost` included, stays refused, as in
 //   production); credit views kept ten minutes (scrape: a change that shows sooner was
@@ -34,6 +35,9 @@
 //   a warm browser; firecrawl-sdk.test.ts searches through a SearXNG stand-in.
 // - monitors.test.ts: notifications to its Discord and Slack stand-ins; 200 monitors on two
 //   replicas with short leases, one killed, every unfinished check of the fleet counted.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after } from 'node:test';
 import type { Fleet } from '@wap/fleet';
 import { startFleet } from '@wap/testkit';
@@ -42,6 +46,8 @@ import { type ScriptedModel, startScriptedModel } from './scripted-agent.js';
 export type SharedFleetKind = 'plain' | 'site' | 'browsers';
 
 export let fleet: Fleet;
+/** The plain fleet's CONSOLE_DIR: the console API's suite writes a build of its own there. */
+export let consoleDir: string;
 /** The browsers fleet's default model: each suite scripts its own tasks (a task without a script finishes at once). */
 export let scripted: ScriptedModel;
 
@@ -49,7 +55,10 @@ let starting: { kind: SharedFleetKind; fleet: Promise<Fleet> } | undefined;
 
 /** Each fleet's settings, made as it starts. */
 const SETTINGS: Record<SharedFleetKind, () => Promise<Record<string, string>>> = {
-  plain: async () => ({ LOG_LEVEL: 'debug' }),
+  plain: async () => {
+    consoleDir = mkdtempSync(path.join(tmpdir(), 'wap-console-'));
+    return { LOG_LEVEL: 'debug', CONSOLE_DIR: consoleDir };
+  },
   site: async () => ({ EGRESS_ALLOW: '127.0.0.2/32', CREDIT_VIEW_TTL: '10m', MONITOR_POLL: '200ms' }),
   browsers: async () => {
     scripted = await startScriptedModel();
@@ -77,4 +86,5 @@ after(async () => {
   await fleet?.stop();
   await fleet?.dropDatabases();
   await scripted?.model.close();
+  if (consoleDir) rmSync(consoleDir, { recursive: true, force: true });
 });
