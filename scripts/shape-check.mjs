@@ -33,7 +33,7 @@ const ALLOWED = {
   env: {
     'services/gateway/src/admin.ts': 'the operator command, a process of its own with the gateway environment',
     'services/gateway/src/chart-test.ts': "`helm test`'s program, a process of its own in the test pod",
-    'services/browser-host/src/metrics-api.ts': 'the metrics API server, a process of its own',
+    'services/browser-host/src/autoscale/metrics-api.ts': 'the metrics API server, a process of its own',
     'services/browser-host/src/sessions/os-users.ts': "passes PATH on to the sandboxed browser's launcher",
     'services/agent/src/model/embedded.ts': "the model directory's default, shared with the model fetcher",
   },

@@ -7,7 +7,7 @@ import type { browser as proto } from '@wap/proto';
 import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
 import { openBrowserHost } from './browser-host.js';
 import { type BrowserHostConfig, env } from './config.js';
-import { render } from './render.js';
+import { render } from './sessions/render.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 

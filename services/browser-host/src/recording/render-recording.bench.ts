@@ -18,8 +18,8 @@ import { browser as proto } from '@wap/proto';
 import { quietLog } from '@wap/testkit';
 import { EgressProxy } from '../egress/proxy.js';
 import { BrowserPool } from '../pool/pool.js';
-import { render } from '../render.js';
 import { SessionManager } from '../sessions/manager.js';
+import { render } from '../sessions/render.js';
 import type { RenderSession } from '../sessions/render-session.js';
 
 const ROUNDS = Number(process.env.BENCH_RENDERS ?? 30);

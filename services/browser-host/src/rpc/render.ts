@@ -2,7 +2,7 @@ import { ApiError } from '@wap/errors';
 import { checkUrl } from '@wap/netguard';
 import type { browser as proto } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
-import { headerIssues, render } from '../render.js';
+import { headerIssues, render } from '../sessions/render.js';
 import type { BrowserHostDeps } from './deps.js';
 
 /**

@@ -2,8 +2,8 @@ import { ApiError } from '@wap/errors';
 import { browserIdentity, versionOf } from '@wap/fetch';
 import { browser as proto } from '@wap/proto';
 import type { Browser, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
-import type { EgressProxy, EgressTally } from './egress/proxy.js';
-import type { RenderSession } from './sessions/render-session.js';
+import type { EgressProxy, EgressTally } from '../egress/proxy.js';
+import type { RenderSession } from './render-session.js';
 
 const DESKTOP = {
   viewport: { width: 1366, height: 900, deviceScaleFactor: 1, isMobile: false, hasTouch: false },

@@ -26,7 +26,7 @@ import {
   resourceList,
   route,
   status,
-} from './autoscale/custom-metrics.js';
+} from './custom-metrics.js';
 
 const env = z
   .object({

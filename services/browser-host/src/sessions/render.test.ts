@@ -5,10 +5,10 @@ import { isApiError } from '@wap/errors';
 import { AllowList } from '@wap/netguard';
 import { browser as proto } from '@wap/proto';
 import { freePort, until } from '@wap/testkit';
-import { EgressProxy } from './egress/proxy.js';
-import type { BrowserPool } from './pool/pool.js';
+import { EgressProxy } from '../egress/proxy.js';
+import type { BrowserPool } from '../pool/pool.js';
+import { startTestHost, type TestHost } from '../test-support.js';
 import { render } from './render.js';
-import { startTestHost, type TestHost } from './test-support.js';
 
 const PAGES: Record<string, string> = {
   '/static': '<html><head><title>Static</title></head><body><p>Plain words.</p></body></html>',
