@@ -32,7 +32,7 @@ test('one trace id crosses from the gateway to every service', async () => {
   assert.equal(ledgerLine?.rpc, '/grpc.health.v1.Health/Check');
 });
 
-test('an unknown route answers the spec Error object', async () => {
+test('an unknown route answers the Error object of docs/errors.md', async () => {
   const res = await fetch(`${fleet.gatewayUrl}/v1/nothing-here`);
   assert.equal(res.status, 404);
   assert.deepEqual(await res.json(), {

@@ -1,7 +1,7 @@
 // Input no well-behaved client sends, through a real fleet's gateway: bytes
 // Node's HTTP parser refuses, JSON nested past reason, bodies that do not
 // decode as their Content-Encoding says, host names DNS cannot carry. Each is
-// answered with a 4xx and the spec's Error object: never a 500, never an
+// answered with a 4xx and the Error object (docs/errors.md): never a 500, never an
 // empty body, never a stack trace. Also here: the replay page refuses to be
 // framed, and a followed network log of a lost browser says so.
 import assert from 'node:assert/strict';
@@ -42,7 +42,7 @@ after(async () => {
   site?.close();
 });
 
-/** The spec's Error object and nothing else: a code of the closed set, its fixed message, no stack. */
+/** The Error object (docs/errors.md) and nothing else: a code of the closed set, its fixed message, no stack. */
 function assertError(body: unknown, code: ErrorCode): { issues?: { path: string; message: string }[] } {
   const b = body as { code?: string; message?: string; details?: Record<string, unknown> };
   assert.equal(b.code, code, JSON.stringify(body));

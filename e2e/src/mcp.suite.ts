@@ -1,7 +1,7 @@
 // The MCP server at /mcp through the real fleet, driven by the official MCP
 // SDK's client over Streamable HTTP as an AI agent would: the tools are the
 // registry's rows with their schemas, a scrape bills as on REST, a crawl is
-// started and paged, and every failure is the spec's Error object.
+// started and paged, and every failure is the Error object (docs/errors.md).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';

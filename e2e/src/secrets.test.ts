@@ -1,6 +1,6 @@
 // Secrets, purchases at submit, integrations and rules through the fleet
 // (docs/secrets.md): every code these routes and a submit can raise, as the
-// spec's Error object; one workspace never sees another's; the routes are
+// Error object (docs/errors.md); one workspace never sees another's; the routes are
 // free; and no stored value shows up in an answer, a log line or a prompt.
 // The integration is a real MCP server (the official SDK's McpServer) over
 // HTTPS from a CA made for this test, which the agent is told to trust.
@@ -71,7 +71,7 @@ after(async () => {
 const api = <T = Record<string, unknown>>(method: string, p: string, key: string, body?: unknown) =>
   call<T>(fleet.gatewayUrl, method, p, { key, body });
 
-/** The spec's Error object: the code, its fixed message, details as given (none when `details` is null). */
+/** The Error object (docs/errors.md): the code, its fixed message, details as given (none when `details` is null). */
 function assertError(reply: Reply, status: number, code: ErrorCode, details?: Record<string, unknown> | null) {
   assert.equal(reply.status, status, JSON.stringify(reply.body));
   const body = reply.body as { code?: string; message?: string; details?: unknown };

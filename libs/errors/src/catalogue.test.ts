@@ -24,13 +24,13 @@ const SPEC_CODES = `
 const GRPC_NUMBERS = new Set([3, 4, 5, 6, 7, 8, 9, 10, 12, 13, 14, 15, 16]);
 
 describe('error codes', () => {
-  it("are exactly the spec's 45, unique and in its order", () => {
+  it('are exactly the 45 of docs/errors.md, unique and in its order', () => {
     assert.equal(SPEC_CODES.length, 45);
     assert.equal(new Set(ERROR_CODES).size, 45);
     assert.deepEqual([...ERROR_CODES], SPEC_CODES);
   });
 
-  it('are grouped as the spec groups them, each once', () => {
+  it('are grouped as docs/errors.md groups them, each once', () => {
     assert.deepEqual(
       ERROR_GROUPS.flatMap((g) => g.codes),
       [...ERROR_CODES],

@@ -8,7 +8,7 @@ const spec = (plan: PlanLimits) => ({
   requestsPerMinute: plan.requestsPerMinute,
 });
 
-test('the four plans carry the spec figures', () => {
+test('the four plans carry the figures of docs/billing.md', () => {
   assert.deepEqual(spec(PLANS.free), { creditsPerMonth: 1000, concurrentBrowsers: 2, requestsPerMinute: 120 });
   assert.deepEqual(spec(PLANS.builder), { creditsPerMonth: 10000, concurrentBrowsers: 5, requestsPerMinute: 300 });
   assert.deepEqual(spec(PLANS.pro), { creditsPerMonth: 50000, concurrentBrowsers: 25, requestsPerMinute: 1500 });

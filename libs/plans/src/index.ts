@@ -10,9 +10,10 @@ export interface PlanLimits {
   concurrentBrowsers: number;
   requestsPerMinute: number;
   /**
-   * Monitors a workspace may keep (ours: the spec has no figure). Checks run
-   * whether anyone watches or not, so the count, not the credits alone, bounds
-   * the load a workspace puts on the schedule (docs/monitors.md).
+   * Monitors a workspace may keep (ours, not one of the plan figures in
+   * docs/billing.md). Checks run whether anyone watches or not, so the count,
+   * not the credits alone, bounds the load a workspace puts on the schedule
+   * (docs/monitors.md).
    */
   monitors: number;
   /** The shortest time between two checks of one monitor, interval or cron (ours too: docs/monitors.md). */

@@ -1,4 +1,4 @@
-// Input checks the handlers share; each answers the spec's bad_request with the field named.
+// Input checks the handlers share; each answers bad_request with the field named.
 import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
 import { isUuid, resourceId } from '@wap/rpc';

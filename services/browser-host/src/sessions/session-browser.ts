@@ -157,7 +157,7 @@ export async function launchSessionBrowser(
       handleSIGTERM: false,
       handleSIGHUP: false,
     });
-    // The spec has no downloads: a page that starts one gets nothing on disk.
+    // The API has no downloads (docs/agent.md, Files): a page that starts one gets nothing on disk.
     const cdp = await browser.target().createCDPSession();
     await cdp.send('Browser.setDownloadBehavior', { behavior: 'deny' });
     const info = await cdp.send('Browser.getVersion');

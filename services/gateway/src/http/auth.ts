@@ -14,7 +14,7 @@ export const REALM = 'api';
  * no error code (section 3.1). A header that is not one `Bearer <credential>`:
  * `invalid_request`. A credential that is not valid (unknown, wrong secret,
  * expired, revoked): `invalid_token`. The status stays 401 for all three, as
- * the spec's closed set has it; clients branch on the body's `code`.
+ * docs/errors.md has it; clients branch on the body's `code`.
  */
 export function bearerChallenge(reason: unknown, resourceMetadata?: string): string {
   // Where an OAuth client finds how to get a token for this resource (RFC 9728 section 5.1).

@@ -2,7 +2,7 @@
 // HTTP/1.1 (a method it does not know, a raw non-ASCII byte in the path or
 // query), headers past the size limit, a request too slow to arrive, an
 // expectation it cannot meet. Left to Node, each is a bare status with an
-// empty body; here each is the spec's Error object, as every other failure is.
+// empty body; here each is the Error object (docs/errors.md), as every other failure is.
 import { maxHeaderSize, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, toErrorBody } from '@wap/errors';

@@ -10,7 +10,7 @@
 //   (Playwright's ws URL form, Puppeteer's browserWSEndpoint).
 // - plain GET /connect   302 to the host's own json/version with the ticket.
 //
-// Failures answer before any upgrade, as the spec's Error object.
+// Failures answer before any upgrade, as the Error object (docs/errors.md).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { create } from '@bufbuild/protobuf';

@@ -3,7 +3,7 @@ import type { Logger } from '@wap/log';
 import type { ErrorRequestHandler } from 'express';
 import { bearerChallenge } from './auth.js';
 
-/** body-parser's and the router's errors about the request itself, as the spec's Error object. */
+/** body-parser's and the router's errors about the request itself, as the Error object (docs/errors.md). */
 function fromRequestError(err: {
   type?: string;
   limit?: number;

@@ -40,7 +40,7 @@ const INSTRUCTIONS =
   'Error object ({ code, message, details }). Long work (a crawl) answers an id at once: read its status and results ' +
   'with their own tools, paging with the cursor they give.';
 
-/** The tool result of a failed call: the spec's Error object, as text and as structured content. */
+/** The tool result of a failed call: the Error object (docs/errors.md), as text and as structured content. */
 function errorResult(err: unknown): CallToolResult {
   const body = toErrorBody(isApiError(err) ? err : new ApiError('internal'));
   return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: { ...body } };

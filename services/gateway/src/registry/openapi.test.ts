@@ -51,7 +51,7 @@ test('an alias is its row’s operation: the same parameters, body and answers',
   assert.deepEqual(alias['x-bills'], [], 'free, as the cancel');
 });
 
-/** The closed set, copied from the published list (docs/errors.md) by hand: the document is held to the spec, not to itself. */
+/** The closed set, copied from the published list (docs/errors.md) by hand: the document is held to that list, not to itself. */
 const SPEC_CODES = [
   ...['unauthorized', 'bad_request', 'not_found', 'method_not_allowed', 'tenant_scope', 'internal'],
   'deadline_exceeded',
@@ -69,7 +69,7 @@ const SPEC_CODES = [
   ...['provider_test_failed', 'provider_cards_open'],
 ];
 
-test("the Error schema's code is the spec's closed enum of 45 codes", () => {
+test("the Error schema's code is the closed enum of the 45 codes of docs/errors.md", () => {
   const doc = openApiDocument(everything, 'http://x');
   const error = doc.components.schemas.Error as { properties: { code: { enum: string[] } }; required: string[] };
   assert.equal(SPEC_CODES.length, 45);
@@ -125,7 +125,7 @@ test('a streamed answer is documented with the media type it is sent as', () => 
   assert.deepEqual(Object.keys(responsesOf('/v1/sessions/{id}')['200']?.content ?? {}), ['application/json']);
 });
 
-test("sessions.network documents every error status of the spec's detailed entry", () => {
+test('sessions.network documents every error status decision 0002 lists for it', () => {
   // 431 aside: the HTTP parser's answer to oversized headers, documented on every operation.
   const statuses = Object.keys(responsesOf('/v1/sessions/{id}/network')).filter((s) => s !== '200' && s !== '431');
   assert.deepEqual(statuses, ['400', '401', '402', '403', '404', '408', '422', '429', '500', '503']);

@@ -100,7 +100,7 @@ export interface Capability<
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
 > {
-  /** Dotted name in the spec's words: `crawl.results`. */
+  /** Dotted name, as docs/api.md's route table lists it: `crawl.results`. */
   name: string;
   method: 'get' | 'post' | 'put' | 'delete';
   /** OpenAPI form: `/v1/crawl/{id}/results`. */
