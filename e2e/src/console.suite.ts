@@ -273,7 +273,16 @@ describe('the console', () => {
       await page.getByRole('button', { name: 'Copy', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
       assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'Copy puts the key on the clipboard');
-      await rowOf(page, 'API keys', name);
+      // The list shows the key's id (what comes before the dot), to copy as well.
+      const keyId = secret.slice('ock_'.length, secret.indexOf('.'));
+      await rowOf(page, 'API keys', keyId);
+      await page.getByRole('button', { name: `Copy id of ${name}`, exact: true }).click();
+      await page.getByRole('button', { name: `Copied id of ${name}`, exact: true }).waitFor();
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        keyId,
+        "Copy puts the key's id on the clipboard",
+      );
       await watch.check('the Keys page with a new key');
 
       const credits = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret });
@@ -301,6 +310,41 @@ describe('the console', () => {
       const after = await call(fleet.gatewayUrl, 'GET', '/v1/credits', { key: secret });
       assert.equal(after.status, 401, `the deleted key is refused at once: ${JSON.stringify(after.body)}`);
       await watch.check('the Keys page after deleting a key');
+    });
+  });
+
+  test('a profile made on the Profiles page shows its id, and Copy puts it on the clipboard', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await open(page, 'Profiles', 'Profiles');
+      const label = `login-${tag}`;
+      await page.getByRole('textbox', { name: 'Name', exact: true }).fill(label);
+      await page.getByRole('button', { name: 'Create profile', exact: true }).click();
+      await rowOf(page, 'Profiles', label);
+      const listed = await call<{ profiles: { id: string }[] }>(
+        fleet.gatewayUrl,
+        'GET',
+        `/v1/profiles?label=${label}`,
+        {
+          key: home.key,
+        },
+      );
+      const id = listed.body.profiles[0]?.id;
+      assert.ok(id, JSON.stringify(listed.body));
+      await rowOf(page, 'Profiles', id);
+      await page.getByRole('button', { name: `Copy id of ${label}`, exact: true }).click();
+      // Said on the button and read out.
+      await page.getByRole('button', { name: `Copied id of ${label}`, exact: true }).waitFor();
+      await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        id,
+        "Copy puts the profile's id on the clipboard",
+      );
+      await watch.check('the Profiles page with a profile copied');
     });
   });
 
@@ -415,6 +459,14 @@ describe('the console', () => {
         .getByRole('link', { name: new RegExp(id.slice(0, 8)) })
         .click();
       await heading(page, `Run ${id}`);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.getByRole('button', { name: 'Copy run id', exact: true }).click();
+      await page.getByRole('button', { name: 'Copied run id', exact: true }).waitFor();
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        id,
+        "Copy puts the run's id on the clipboard",
+      );
       await page.getByText('Which colour do you like?').first().waitFor();
       const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
       await events.first().waitFor();

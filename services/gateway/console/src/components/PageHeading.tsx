@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { Copy } from './Copy.js';
 
 let firstPage = true;
 
@@ -18,5 +19,17 @@ export function PageHeading({ children, title }: { children: ComponentChildren; 
     <h1 tabIndex={-1} ref={heading}>
       {children}
     </h1>
+  );
+}
+
+/** The heading of one resource's page ("Run <id>"), with the Copy button of its id beside it. */
+export function IdHeading({ kind, id }: { kind: 'Run' | 'Session'; id: string }) {
+  return (
+    <div class="title">
+      <PageHeading title={`${kind} ${id}`}>
+        {kind} <span class="id">{id}</span>
+      </PageHeading>
+      <Copy value={id} what={`${kind.toLowerCase()} id`} />
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { useAction } from '../api/use-action.js';
 import { useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { Secret } from '../components/Secret.js';
 import { Status } from '../components/Status.js';
@@ -87,6 +88,7 @@ export function Keys() {
         empty="No keys yet: create one above to call the API or use the MCP server."
         columns={[
           { header: 'Name', cell: (k) => k.name },
+          { header: 'Id', cell: (k) => <CopyId id={k.id} what={`id of ${k.name}`} /> },
           { header: 'Works on', cell: (k) => k.surfaces.map((s) => SURFACE_NAMES[s]).join(', ') },
           { header: 'Created', cell: (k) => <Time iso={k.createdAt} relative /> },
           { header: 'Last used', cell: (k) => <Time iso={k.lastUsedAt} fallback="Never" relative /> },

@@ -5,6 +5,7 @@ import { useAction } from '../api/use-action.js';
 import { useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { Status } from '../components/Status.js';
 import { Table } from '../components/Table.js';
@@ -66,7 +67,7 @@ export function Profiles() {
         empty="No profiles yet: create one above to keep a browser's logins between sessions."
         columns={[
           { header: 'Name', cell: (p) => p.label },
-          { header: 'Id', cell: (p) => <code>{p.id}</code> },
+          { header: 'Id', cell: (p) => <CopyId id={p.id} what={`id of ${p.label}`} /> },
           { header: 'Exit', cell: (p) => `${p.exit.id}${p.exit.region ? ` (${p.exit.region})` : ''}` },
           { header: 'Created', cell: (p) => <Time iso={p.createdAt} relative /> },
           { header: 'Last used', cell: (p) => <Time iso={p.lastUsedAt} fallback="Never" relative /> },

@@ -4,7 +4,7 @@ import { useRunEvents } from '../api/run-events.js';
 import type { Run as RunObject, RunRecord } from '../api/types.js';
 import { type Loaded, useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
-import { PageHeading } from '../components/PageHeading.js';
+import { IdHeading } from '../components/PageHeading.js';
 import { RunControl } from '../components/RunControl.js';
 import { RunEvents } from '../components/RunEvents.js';
 import { RunPause } from '../components/RunPause.js';
@@ -27,9 +27,7 @@ export function Run({ id }: { id: string }) {
 
   return (
     <>
-      <PageHeading title={`Run ${id}`}>
-        Run <span class="id">{id}</span>
-      </PageHeading>
+      <IdHeading kind="Run" id={id} />
       <Alert error={loaded.error} />
       {!run && !loaded.error && <p>Loading…</p>}
       {/* Until the run is read (or when it cannot be: its alert says why), nothing of it is shown. */}

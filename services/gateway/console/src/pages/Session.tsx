@@ -6,7 +6,7 @@ import { useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
 import { Evidence } from '../components/Evidence.js';
 import { NetworkLog } from '../components/NetworkLog.js';
-import { PageHeading } from '../components/PageHeading.js';
+import { IdHeading } from '../components/PageHeading.js';
 import { Time } from '../components/Time.js';
 import { formatBytes, formatCredits, formatDuration } from '../lib/format.js';
 import { statusOf, taskOf } from './Sessions.js';
@@ -19,9 +19,7 @@ export function SessionPage({ id }: { id: string }) {
   const session = useLiveSession(loaded.data?.session);
   return (
     <>
-      <PageHeading title={`Session ${id}`}>
-        Session <span class="id">{id}</span>
-      </PageHeading>
+      <IdHeading kind="Session" id={id} />
       <Alert error={loaded.error} />
       {!session && !loaded.error && <p>Loading…</p>}
       {session && (
