@@ -388,6 +388,12 @@ describe('the console', () => {
         `the row shows its credit: ${cells}`,
       );
       assert.equal(await available(), before - 1, 'one credit less available');
+      // The console has no page of a scrape: its request id is plain text, to copy and quote.
+      assert.equal(await row.getByRole('link').count(), 0, "a scrape's row links nowhere");
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await row.getByRole('button', { name: `Copy request id ${requestId}`, exact: true }).click();
+      await row.getByRole('button', { name: `Copied request id ${requestId}`, exact: true }).waitFor();
+      assert.equal(await page.evaluate('navigator.clipboard.readText()'), requestId, 'Copy puts the request id there');
       // The chart of credits per day, named for a screen reader.
       await page
         .getByRole('img', { name: /^Credits per day/ })
@@ -482,6 +488,19 @@ describe('the console', () => {
       await page.getByRole('textbox', { name: 'Answer', exact: true }).waitFor({ state: 'detached' });
       await page.getByText('got: teal').first().waitFor();
       await watch.check('a run answered');
+
+      // The run's call in Usage leads to the run's page.
+      await until('the run to be listed among the calls', async () => {
+        const calls = await call<{ calls: { reference: string }[] }>(fleet.gatewayUrl, 'GET', '/v1/usage/calls', {
+          key: home.key,
+        });
+        return calls.body.calls.some((c) => c.reference === id);
+      });
+      await open(page, 'Usage', 'Usage and credits');
+      const row = await rowOf(page, 'Recent calls', id);
+      await row.getByRole('link', { name: id, exact: true }).click();
+      await heading(page, `Run ${id}`);
+      await watch.check("a run's page opened from its call");
     });
   });
 

@@ -4,6 +4,7 @@ import { useLoad } from '../api/use-load.js';
 import { usePages } from '../api/use-pages.js';
 import { Alert } from '../components/Alert.js';
 import { Chart } from '../components/Chart.js';
+import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { type Column, Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
@@ -105,11 +106,30 @@ function PerDay({ report }: { report: UsageReport }) {
   );
 }
 
-/** Where a call's reference leads in the console, when it names something the console shows. */
+/** The console's page of what a call is about, by capability: a run's, a session's. */
+const PAGE_OF: Readonly<Record<string, string>> = {
+  agent: '/console/runs/',
+  connect: '/console/sessions/',
+  'sessions.export': '/console/sessions/',
+};
+
+/** What the reference of a call the console has no page for is (GET /v1/usage/calls). */
+const REFERENCE_OF: Readonly<Record<string, string>> = {
+  scrape: 'request id',
+  search: 'request id',
+  crawl: 'crawl id',
+  'monitors.check': 'monitor id',
+};
+
+/**
+ * A call's reference: a link to its page when the console has one; else the id itself, plainly
+ * text, with a Copy button to quote it to support or find it through the API.
+ */
 function referenceOf(call: Call) {
-  if (call.capability === 'agent') return <a href={`/console/runs/${call.reference}`}>{call.reference}</a>;
-  if (call.capability === 'connect') return <a href={`/console/sessions/${call.reference}`}>{call.reference}</a>;
-  return <code>{call.reference}</code>;
+  const page = PAGE_OF[call.capability];
+  if (page) return <a href={`${page}${encodeURIComponent(call.reference)}`}>{call.reference}</a>;
+  const what = REFERENCE_OF[call.capability] ?? 'reference';
+  return <CopyId id={call.reference} what={`${what} ${call.reference}`} />;
 }
 
 function RecentCalls() {
