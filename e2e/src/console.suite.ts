@@ -627,7 +627,18 @@ describe('the console', () => {
   test('on a phone, the pages fit the screen: only tables scroll sideways', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { context, page, watch } = await signedIn(OWNER, { width: 390, height: 844 });
     await closing(context, watch, async () => {
-      await loaded(page, 'Recent calls');
+      const calls = await loaded(page, 'Recent calls');
+      // Each call fits the screen, its credits in view without scrolling the table sideways.
+      const width = page.viewportSize()?.width ?? 0;
+      const inView = (box: { x: number; width: number } | null) => !!box && box.x >= 0 && box.x + box.width <= width;
+      const columns = (await calls.getByRole('columnheader').allInnerTexts()).map((h) => h.trim());
+      assert.ok(columns.includes('Credits'), `a Credits column: ${columns}`);
+      const scrape = await rowOf(page, 'Recent calls', 'scrape');
+      const credits = scrape.getByRole('cell').nth(columns.indexOf('Credits'));
+      assert.match((await credits.textContent()) ?? '', /\d/, 'the Credits cell says a number');
+      const box = await credits.boundingBox();
+      assert.ok(inView(box), `the Credits cell lies within ${width} px: ${JSON.stringify(box)}`);
+      assert.ok(inView(await calls.boundingBox()), 'the Recent calls table is no wider than the phone');
       await watch.checkFits('the Usage page on a phone');
       await watch.check('the Usage page on a phone');
       // Straight to each address: on a phone the navigation may fold into a menu.

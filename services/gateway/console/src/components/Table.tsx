@@ -17,17 +17,22 @@ interface Props<T> {
   empty: string;
   /** Why `rows` never came (the page's alert says it): the table then says so rather than "Loading…". */
   error?: unknown;
+  /**
+   * On a phone, each row is a block of lines, a column's name and its value on each, rather
+   * than a row too wide for the screen: for a table with few rows a person reads one at a time.
+   */
+  stacked?: boolean;
 }
 
 /**
  * A captioned table in a wrapper that scrolls sideways on a narrow screen; the wrapper
  * can take focus (and is named by the caption) so a keyboard can scroll it.
  */
-export function Table<T>({ caption, columns, rows, rowKey, empty, error }: Props<T>) {
+export function Table<T>({ caption, columns, rows, rowKey, empty, error, stacked }: Props<T>) {
   const id = useId();
   return (
     // biome-ignore lint/a11y/noNoninteractiveTabindex: a region that scrolls must be reachable by keyboard to scroll it
-    <section class="table-wrap" aria-labelledby={id} tabIndex={0}>
+    <section class={stacked ? 'table-wrap stacked' : 'table-wrap'} aria-labelledby={id} tabIndex={0}>
       <table>
         <caption id={id}>{caption}</caption>
         <thead>
@@ -44,7 +49,17 @@ export function Table<T>({ caption, columns, rows, rowKey, empty, error }: Props
             <tr key={rowKey(row)}>
               {columns.map((c) => (
                 <td key={c.header} class={c.numeric ? 'num' : undefined}>
-                  {c.cell(row)}
+                  {stacked ? (
+                    <>
+                      {/* For the eye only: a screen reader has the column's header. */}
+                      <span class="cell-label" aria-hidden="true">
+                        {c.header}
+                      </span>
+                      <span>{c.cell(row)}</span>
+                    </>
+                  ) : (
+                    c.cell(row)
+                  )}
                 </td>
               ))}
             </tr>

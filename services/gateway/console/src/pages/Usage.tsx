@@ -148,6 +148,7 @@ function RecentCalls() {
         error={calls.error}
         rowKey={(c) => c.id}
         empty="No billable calls yet."
+        stacked
         columns={[
           { header: 'Time', cell: (c) => <Time iso={c.at} /> },
           { header: 'Capability', cell: (c) => c.capability },
