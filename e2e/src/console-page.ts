@@ -11,9 +11,12 @@ export interface Problem {
   text: string;
 }
 
-/** A refusal the test provokes on purpose: its status on a path (its console line "Failed to load resource" too). */
+/**
+ * A failure the test provokes on purpose on a path (its console line "Failed to load resource" too):
+ * a refusal's status, or `network` for a request made to fail before any answer.
+ */
 interface Provoked {
-  status: number;
+  status: number | 'network';
   path: RegExp;
 }
 
@@ -42,14 +45,17 @@ export class PageWatch {
 
   private isProvoked(text: string, url: string): boolean {
     const path = url ? new URL(url).pathname : '';
-    const status = Number(/status of (\d+)/.exec(text)?.[1]);
-    return this.provoked.some((p) => p.status === status && p.path.test(path));
+    const status = /status of (\d+)/.exec(text)?.[1];
+    const failure = status ? Number(status) : /net::ERR_/.test(text) ? 'network' : undefined;
+    return this.provoked.some((p) => p.status === failure && p.path.test(path));
   }
 
   private onFailed(request: Request) {
     const error = request.failure()?.errorText ?? '';
     // Cancelled on purpose (an AbortController, EventSource.close(), a page or frame left): not a failure.
     if (error === 'net::ERR_ABORTED') return;
+    const path = new URL(request.url()).pathname;
+    if (this.provoked.some((p) => p.status === 'network' && p.path.test(path))) return;
     this.problems.push({ kind: 'requestfailed', text: `${request.method()} ${request.url()}: ${error}` });
   }
 
@@ -63,8 +69,8 @@ export class PageWatch {
     });
   }
 
-  /** The test provokes this refusal on purpose (a wrong password, another workspace's id...). */
-  provoke(status: number, path: RegExp): void {
+  /** The test provokes this failure on purpose (a wrong password, another workspace's id, a request aborted...). */
+  provoke(status: number | 'network', path: RegExp): void {
     this.provoked.push({ status, path });
   }
 

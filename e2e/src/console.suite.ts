@@ -403,6 +403,40 @@ describe('the console', () => {
     });
   });
 
+  test('a list that could not be loaded says so, and Try again loads it', { timeout: TEST_TIMEOUT_MS }, async () => {
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      // Each page's first ask for its list fails before any answer, as when the network drops for a moment.
+      for (const [link, h1, caption, path, shown] of [
+        ['Keys', 'API keys', 'API keys', /^\/console\/api\/keys$/, 'fixtures'],
+        ['Sessions', 'Sessions', 'Sessions', /^\/v1\/sessions$/, home.sessionId],
+        ['Usage', 'Usage and credits', 'Recent calls', /^\/v1\/usage\/calls$/, 'scrape'],
+      ] as const) {
+        watch.provoke('network', path);
+        await page.route(
+          (url) => path.test(url.pathname),
+          (route) => route.abort(),
+          { times: 1 },
+        );
+        await open(page, link, h1);
+        const alert = page.getByRole('alert').filter({ hasText: 'could not reach the server' });
+        await alert.waitFor();
+        await rowOf(page, caption, 'Not loaded');
+        await watch.check(`the ${h1} page that could not load`);
+
+        await alert.getByRole('button', { name: 'Try again', exact: true }).click();
+        await rowOf(page, caption, shown);
+        await alert.waitFor({ state: 'detached' });
+        assert.equal(
+          await page.evaluate('document.activeElement?.tagName'),
+          'H1',
+          'focus leaves the gone button for the heading',
+        );
+        await watch.check(`the ${h1} page loaded on a second try`);
+      }
+    });
+  });
+
   test('a recorded session opens from the Sessions page and its replay plays', {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {

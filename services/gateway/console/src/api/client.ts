@@ -77,6 +77,14 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
   return (await res.json()) as T;
 }
 
+/**
+ * Whether asking again may get another answer: the server was not reached, failed, was too
+ * busy or too slow. A refusal (not found, no access, a bad request) would be the same again.
+ */
+export function worthRetrying(error: unknown): boolean {
+  return !(error instanceof ApiFailure) || error.status >= 500 || error.status === 408 || error.status === 429;
+}
+
 /** A query string from the defined, non-empty values. */
 export function query(params: Record<string, string | number | boolean | undefined>): string {
   const q = new URLSearchParams();

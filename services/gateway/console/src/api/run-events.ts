@@ -1,7 +1,7 @@
 // A run's events as they happen: GET /v1/agent/{id}/events long-polled (`wait`), from the first,
 // until the run is settled and every event is read.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiFailure, api, query } from './client.js';
+import { api, query, worthRetrying } from './client.js';
 import type { RunEvent, RunStatus } from './types.js';
 
 interface EventsPage {
@@ -50,7 +50,7 @@ export function useRunEvents(id: string, onNews: () => void): RunFeed {
           if (signal.aborted) return;
           setError(err);
           // A run that does not exist, or a session that ended, will not get better by asking again.
-          if (err instanceof ApiFailure && err.status < 500 && err.status !== 408 && err.status !== 429) return;
+          if (!worthRetrying(err)) return;
           await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         }
       }

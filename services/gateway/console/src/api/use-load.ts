@@ -9,9 +9,10 @@ export interface Loaded<T> {
 }
 
 /**
- * Runs `load` when `deps` change (and on reload). Leaving the page or changing `deps` aborts
- * what is in flight; a reload does not (an aborted request is a failed one in the browser's
- * eyes): the older answer is only dropped when a newer ask was made.
+ * Runs `load` when `deps` change (and on reload); while it runs, an earlier failure is no
+ * longer said (a page with nothing loaded yet says "Loading…" again). Leaving the page or
+ * changing `deps` aborts what is in flight; a reload does not (an aborted request is a failed
+ * one in the browser's eyes): the older answer is only dropped when a newer ask was made.
  */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [data, setData] = useState<T>();
@@ -36,6 +37,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     const ask = ++asked.current;
     const current = () => !signal.aborted && ask === asked.current;
     setLoading(true);
+    setError(undefined);
     latest.current(signal).then(
       (value) => {
         if (!current()) return;

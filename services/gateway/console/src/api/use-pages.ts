@@ -8,6 +8,8 @@ export interface Pages<T> {
   error: unknown;
   hasMore: boolean;
   more: () => void;
+  /** Asks again for the page that failed: the first, or the next. */
+  retry: () => void;
 }
 
 /** `pathOf(cursor)` names a page; `rowsOf` picks its rows. Asked again when `deps` change. */
@@ -28,6 +30,7 @@ export function usePages<A extends { nextCursor: string | null }, T>(
 
   const more = async () => {
     if (!cursor) return;
+    setFailed(undefined);
     try {
       const answer = await api<A>(pathOf(cursor));
       setRows((before) => [...before, ...rowsOf(answer)]);
@@ -40,5 +43,6 @@ export function usePages<A extends { nextCursor: string | null }, T>(
 
   // A first page that failed has no rows to show, not an empty list.
   const shown = first.loading || first.error ? undefined : rows;
-  return { rows: shown, error: first.error ?? failed, hasMore: !!cursor, more };
+  const retry = () => (first.error ? first.reload() : more());
+  return { rows: shown, error: first.error ?? failed, hasMore: !!cursor, more, retry };
 }

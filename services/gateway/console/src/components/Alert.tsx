@@ -1,4 +1,5 @@
-import { ApiFailure } from '../api/client.js';
+import { useLayoutEffect, useRef } from 'preact/hooks';
+import { ApiFailure, worthRetrying } from '../api/client.js';
 
 interface Props {
   error: unknown;
@@ -7,10 +8,15 @@ interface Props {
    * written for a developer ("The request carries no valid credential").
    */
   explain?: (failure: ApiFailure) => string | undefined;
+  /** Loads again what failed to load: offered as "Try again" when asking again may help. */
+  retry?: () => void;
 }
 
-/** What went wrong, read out at once: the page's words or the API's message, and the fields a bad request names. */
-export function Alert({ error, explain }: Props) {
+/**
+ * What went wrong, read out at once: the page's words or the API's message, the fields a bad
+ * request names, and, for a failed load, a way to try again.
+ */
+export function Alert({ error, explain, retry }: Props) {
   if (!error) return null;
   const message =
     error instanceof ApiFailure
@@ -31,7 +37,29 @@ export function Alert({ error, explain }: Props) {
         </ul>
       )}
       {error instanceof ApiFailure && retryAfter(error)}
+      {retry && worthRetrying(error) && <TryAgain retry={retry} />}
     </div>
+  );
+}
+
+/**
+ * The button goes with the alert as the load starts again; focus it held moves to the page's
+ * heading, rather than to the start of the document. (A layout effect: its cleanup runs while
+ * the button is still in the page, a passive one's only after it left.)
+ */
+function TryAgain({ retry }: { retry: () => void }) {
+  const button = useRef<HTMLButtonElement>(null);
+  useLayoutEffect(
+    () => () => {
+      if (button.current && button.current === document.activeElement)
+        queueMicrotask(() => document.querySelector<HTMLElement>('h1')?.focus());
+    },
+    [],
+  );
+  return (
+    <button type="button" ref={button} onClick={retry}>
+      Try again
+    </button>
   );
 }
 

@@ -70,7 +70,7 @@ export function NetworkLog({ sessionId, refresh }: { sessionId: string; refresh:
         </label>
         <button type="submit">Filter</button>
       </form>
-      <Alert error={log.error} />
+      <Alert error={log.error} retry={log.reload} />
       <Table
         caption="Network log"
         rows={log.loading && !log.data ? undefined : log.data}

@@ -78,7 +78,8 @@ export function Keys() {
           />
         )}
       </section>
-      <Alert error={action.error ?? keys.error} />
+      <Alert error={action.error} />
+      <Alert error={keys.error} retry={keys.reload} />
       <Status>{action.said}</Status>
       <Table
         caption="API keys"

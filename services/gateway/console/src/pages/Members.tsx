@@ -100,7 +100,8 @@ export function Members() {
       ) : (
         <p>Only owners of the workspace add and remove members.</p>
       )}
-      <Alert error={action.error ?? members.error} explain={explain} />
+      <Alert error={action.error} explain={explain} />
+      <Alert error={members.error} retry={members.reload} />
       <Status>{action.said}</Status>
       <Table
         caption="Members"

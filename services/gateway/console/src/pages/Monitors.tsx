@@ -113,7 +113,8 @@ export function Monitors() {
           />
         )}
       </section>
-      <Alert error={action.error ?? monitors.error} />
+      <Alert error={action.error} />
+      <Alert error={monitors.error} retry={monitors.reload} />
       <Status>{action.said}</Status>
       <Table
         caption="Monitors"

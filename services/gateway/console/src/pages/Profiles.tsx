@@ -57,7 +57,8 @@ export function Profiles() {
           </button>
         </form>
       </section>
-      <Alert error={action.error ?? profiles.error} />
+      <Alert error={action.error} />
+      <Alert error={profiles.error} retry={profiles.reload} />
       <Status>{action.said}</Status>
       <Table
         caption="Profiles"

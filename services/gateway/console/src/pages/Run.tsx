@@ -28,7 +28,7 @@ export function Run({ id }: { id: string }) {
   return (
     <>
       <IdHeading kind="Run" id={id} />
-      <Alert error={loaded.error} />
+      <Alert error={loaded.error} retry={loaded.reload} />
       {!run && !loaded.error && <p>Loading…</p>}
       {/* Until the run is read (or when it cannot be: its alert says why), nothing of it is shown. */}
       {run && (
@@ -73,7 +73,7 @@ function Records({ records, settled }: { records: Loaded<{ data: RunRecord[] }>;
   return (
     <section>
       <h2 id="records">Records</h2>
-      <Alert error={records.error} />
+      <Alert error={records.error} retry={records.reload} />
       {rows?.length ? (
         <ol class="records" aria-label="Records">
           {rows.map((r) => (

@@ -63,7 +63,7 @@ export function Runs() {
           <button type="submit">Open run</button>
         </form>
       </div>
-      <Alert error={runs.error} />
+      <Alert error={runs.error} retry={runs.retry} />
       <Table
         caption="Agent runs"
         rows={runs.rows}

@@ -20,7 +20,7 @@ export function SessionPage({ id }: { id: string }) {
   return (
     <>
       <IdHeading kind="Session" id={id} />
-      <Alert error={loaded.error} />
+      <Alert error={loaded.error} retry={loaded.reload} />
       {!session && !loaded.error && <p>Loading…</p>}
       {session && (
         <>

@@ -68,7 +68,7 @@ export function Sessions() {
           </select>
         </label>
       </form>
-      <Alert error={sessions.error} />
+      <Alert error={sessions.error} retry={sessions.retry} />
       <Table
         caption="Sessions"
         rows={sessions.rows}

@@ -18,11 +18,11 @@ export function Usage() {
   return (
     <>
       <PageHeading title="Usage and credits">Usage and credits</PageHeading>
-      <Alert error={credits.error} />
+      <Alert error={credits.error} retry={credits.reload} />
       {credits.data && <Balance credits={credits.data} />}
       <section>
         <h2 id="per-day">Credits per day, last 30 days</h2>
-        <Alert error={usage.error} />
+        <Alert error={usage.error} retry={usage.reload} />
         {usage.data ? <PerDay report={usage.data} /> : !usage.error && <p>Loading…</p>}
       </section>
       <RecentCalls />
@@ -141,7 +141,7 @@ function RecentCalls() {
   return (
     <section>
       <h2 id="calls">Recent calls</h2>
-      <Alert error={calls.error} />
+      <Alert error={calls.error} retry={calls.retry} />
       <Table
         caption="Recent calls"
         rows={calls.rows}
