@@ -177,6 +177,9 @@ describe('the console', () => {
       watch.provoke(401, /^\/console\/api\/session$/);
       await page.goto(`${fleet.gatewayUrl}/console/keys`);
       await page.waitForURL(/\/console\/sign-in/);
+      // The page names the product, in its heading and the tab's title.
+      await heading(page, 'Sign in to Web Access');
+      assert.equal(await page.title(), 'Sign in · Web Access');
       await watch.check('the sign-in page');
 
       // A wrong password is refused in an alert, and the page stays.
@@ -195,6 +198,8 @@ describe('the console', () => {
       // Back where the person was going.
       await heading(page, 'API keys');
       assert.match(page.url(), /\/console\/keys$/);
+      assert.equal(await page.title(), 'API keys · Web Access');
+      await nav.getByRole('link', { name: 'Web Access', exact: true }).waitFor();
       await nav.getByText(home.name).first().waitFor();
       for (const link of ['Usage', 'Keys', 'Sessions', 'Agent runs', 'Monitors', 'Profiles', 'Members'])
         assert.equal(await nav.getByRole('link', { name: link, exact: true }).count(), 1, `the link ${link}`);

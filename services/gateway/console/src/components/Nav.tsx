@@ -3,6 +3,7 @@ import { useLocation } from 'preact-iso';
 import { api, setCsrfToken } from '../api/client.js';
 import { useSession } from '../api/session.js';
 import type { Session } from '../api/types.js';
+import { PRODUCT } from '../lib/product.js';
 import { Alert } from './Alert.js';
 
 const LINKS = [
@@ -55,7 +56,7 @@ export function Nav() {
     <header class="top">
       <nav aria-label="Console">
         <a class="brand" href="/console/usage">
-          Console
+          {PRODUCT}
         </a>
         {session.workspaces.length > 1 ? (
           <label class="inline">

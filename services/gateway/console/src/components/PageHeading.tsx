@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
+import { PRODUCT } from '../lib/product.js';
 import { Copy } from './Copy.js';
 
 let firstPage = true;
@@ -11,7 +12,7 @@ let firstPage = true;
 export function PageHeading({ children, title }: { children: ComponentChildren; title: string }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    document.title = `${title} · Console`;
+    document.title = `${title} · ${PRODUCT}`;
     if (firstPage) firstPage = false;
     else heading.current?.focus();
   }, [title]);

@@ -3,6 +3,7 @@ import { type ApiFailure, api } from '../api/client.js';
 import type { Session } from '../api/types.js';
 import { Alert } from '../components/Alert.js';
 import { PageHeading } from '../components/PageHeading.js';
+import { PRODUCT } from '../lib/product.js';
 
 /** A refusal in words a person acts on; the API's message is generic. */
 function explain(failure: ApiFailure): string | undefined {
@@ -37,7 +38,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
 
   return (
     <div class="sign-in">
-      <PageHeading title="Sign in">Sign in to the console</PageHeading>
+      <PageHeading title="Sign in">Sign in to {PRODUCT}</PageHeading>
       <form onSubmit={submit} class="stack">
         <label>
           Email
