@@ -101,6 +101,10 @@ describe('the control link', () => {
     // The console embeds it; no other site may.
     assert.match(policy, /frame-ancestors 'self'(;|$)/);
     assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN');
+    // The link's signature is in its URL: never cached, never sent on as a referrer.
+    assert.equal(res.headers.get('cache-control'), 'private, no-store');
+    assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.doesNotMatch(policy, /unsafe-inline|https:/);
     const html = await res.text();
     const scripts = [...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);

@@ -9,7 +9,6 @@
 // link), the control gate (403 replay_control_denied), the batch itself
 // (400), and each navigation's site (403 replay_control_cross_site, never
 // forwarded); then it goes to the session's host, which checks it again.
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import { controlBatch, MAX_INSERT_CHARS, refusedHost, sameSite } from '@wap/service';
 import express, { type Request, Router } from 'express';
@@ -20,7 +19,7 @@ import { controlHtml, controlPagePolicy } from '../replay/control-page.js';
 import type { ControlAccess, ReplayLinks } from '../replay/links.js';
 import type { LiveFrames } from '../replay/live.js';
 import { JSON_BODY_TYPES, requireJsonBody } from './input.js';
-import { serveLive } from './replay.js';
+import { linkQuery, sendLinkedPage, serveLive } from './replay.js';
 
 /** A batch's body, at most: 64 actions, a paste among them. */
 const MAX_BATCH_BYTES = 64 * 1024;
@@ -39,28 +38,18 @@ export function controlRouter(deps: {
   router.get('/replay/:id/control', (req, res, next) => {
     try {
       const a = access(req);
-      const nonce = randomBytes(16).toString('base64');
-      const query = new URL(req.originalUrl, 'http://gateway').search;
-      res
-        .type('html')
-        .set({
-          'Cache-Control': 'private, no-store',
-          'Content-Security-Policy': controlPagePolicy(nonce),
-          'Referrer-Policy': 'no-referrer',
-          'X-Content-Type-Options': 'nosniff',
-          // As the policy's frame-ancestors: the console (same origin) embeds it.
-          'X-Frame-Options': 'SAMEORIGIN',
-        })
-        .send(
-          controlHtml({
-            sessionId: a.sessionId,
-            site: a.site,
-            liveUrl: `/replay/${a.sessionId}/control/live${query}`,
-            inputUrl: `/replay/${a.sessionId}/control/input${query}`,
-            nonce,
-            maxPaste: MAX_INSERT_CHARS,
-          }),
-        );
+      const query = linkQuery(req);
+      sendLinkedPage(res, (nonce) => ({
+        policy: controlPagePolicy(nonce),
+        html: controlHtml({
+          sessionId: a.sessionId,
+          site: a.site,
+          liveUrl: `/replay/${a.sessionId}/control/live${query}`,
+          inputUrl: `/replay/${a.sessionId}/control/input${query}`,
+          nonce,
+          maxPaste: MAX_INSERT_CHARS,
+        }),
+      }));
     } catch (err) {
       next(err);
     }

@@ -27,6 +27,28 @@ export const LIVE_STATUS_MS = 2_000;
 /** How often an open live view tells the session's host it still watches (the host holds on for 30 s). */
 const LIVE_WATCH_MS = 10_000;
 
+/** The signature a link carries, as a query, for the URLs the page it opens asks. */
+export const linkQuery = (req: Request): string => new URL(req.originalUrl, 'http://gateway').search;
+
+/**
+ * A page a signed link opens: scripts allowed by a nonce of its own, kept out of caches and
+ * referrers, and framed by the console alone (X-Frame-Options for browsers that predate the
+ * policy's frame-ancestors).
+ */
+export function sendLinkedPage(res: Response, page: (nonce: string) => { policy: string; html: string }): void {
+  const { policy, html } = page(randomBytes(16).toString('base64'));
+  res
+    .type('html')
+    .set({
+      'Cache-Control': 'private, no-store',
+      'Content-Security-Policy': policy,
+      'Referrer-Policy': 'no-referrer',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'SAMEORIGIN',
+    })
+    .send(html);
+}
+
 export function replayRouter(deps: {
   links: ReplayLinks;
   upstreams: Upstreams;
@@ -43,30 +65,20 @@ export function replayRouter(deps: {
   router.get('/replay/:id', (req, res, next) => {
     try {
       const access = deps.links.check(String(req.params.id).toLowerCase(), req.query);
-      const nonce = randomBytes(16).toString('base64');
-      const query = new URL(req.originalUrl, 'http://gateway').search;
-      res
-        .type('html')
-        .set({
-          'Cache-Control': 'private, no-store',
-          'Content-Security-Policy': replayPagePolicy(nonce),
-          'Referrer-Policy': 'no-referrer',
-          'X-Content-Type-Options': 'nosniff',
-          // For browsers that predate the policy's frame-ancestors: the console (same origin) embeds it.
-          'X-Frame-Options': 'SAMEORIGIN',
-        })
-        .send(
-          replayHtml({
-            sessionId: access.sessionId,
-            mode: {
-              kind: 'linked',
-              eventsUrl: `/replay/${access.sessionId}/events${query}`,
-              ...(deps.live && { liveUrl: `/replay/${access.sessionId}/live${query}` }),
-              assetsBase: '/replay/assets',
-              nonce,
-            },
-          }),
-        );
+      const query = linkQuery(req);
+      sendLinkedPage(res, (nonce) => ({
+        policy: replayPagePolicy(nonce),
+        html: replayHtml({
+          sessionId: access.sessionId,
+          mode: {
+            kind: 'linked',
+            eventsUrl: `/replay/${access.sessionId}/events${query}`,
+            ...(deps.live && { liveUrl: `/replay/${access.sessionId}/live${query}` }),
+            assetsBase: '/replay/assets',
+            nonce,
+          },
+        }),
+      }));
     } catch (err) {
       next(err);
     }
