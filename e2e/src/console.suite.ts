@@ -448,7 +448,15 @@ describe('the console', () => {
     const { context, page, watch } = await signedIn();
     await closing(context, watch, async () => {
       await open(page, 'Sessions', 'Sessions');
-      await rowOf(page, 'Sessions', home.sessionId);
+      const row = await rowOf(page, 'Sessions', home.sessionId);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await row.getByRole('button', { name: `Copy session id ${home.sessionId}`, exact: true }).click();
+      await row.getByRole('button', { name: `Copied session id ${home.sessionId}`, exact: true }).waitFor();
+      assert.equal(
+        await page.evaluate('navigator.clipboard.readText()'),
+        home.sessionId,
+        "a row's Copy puts its session's id on the clipboard",
+      );
       await watch.check('the Sessions page');
       await page
         .getByRole('table', { name: 'Sessions' })
@@ -499,12 +507,17 @@ describe('the console', () => {
     const { context, page, watch } = await signedIn();
     await closing(context, watch, async () => {
       await open(page, 'Agent runs', 'Agent runs');
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      // Each row has a Copy of its own, named by its run.
+      const listed = await rowOf(page, 'Agent runs', id);
+      await listed.getByRole('button', { name: `Copy run id ${id}`, exact: true }).click();
+      await listed.getByRole('button', { name: `Copied run id ${id}`, exact: true }).waitFor();
+      assert.equal(await page.evaluate('navigator.clipboard.readText()'), id, "a row's Copy puts its run's id there");
       await page
         .getByRole('table', { name: 'Agent runs' })
         .getByRole('link', { name: new RegExp(id.slice(0, 8)) })
         .click();
       await heading(page, `Run ${id}`);
-      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
       await page.getByRole('button', { name: 'Copy run id', exact: true }).click();
       await page.getByRole('button', { name: 'Copied run id', exact: true }).waitFor();
       assert.equal(
@@ -663,6 +676,32 @@ describe('the console', () => {
     });
   });
 
+  // After the scrape's test: the monitor's checks spend the workspace's credits.
+  test('a monitor made through the API shows its id on the Monitors page, and Copy puts it on the clipboard', {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const url = `${site.url}/articles/4`;
+    const made = await call<{ monitor: { id: string } }>(fleet.gatewayUrl, 'POST', '/v1/monitors', {
+      key: home.key,
+      body: { url, schedule: { every: '1h' }, notify: { webhook: 'https://example.com/hooks/monitor' } },
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const { id } = made.body.monitor;
+
+    const { context, page, watch } = await signedIn();
+    await closing(context, watch, async () => {
+      await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+      await open(page, 'Monitors', 'Monitors');
+      // The id its checks are listed by in Usage: shortened on screen, whole in its tooltip.
+      const row = await rowOf(page, 'Monitors', id);
+      await row.getByTitle(id, { exact: true }).waitFor();
+      await row.getByRole('button', { name: `Copy id of ${url}`, exact: true }).click();
+      await row.getByRole('button', { name: `Copied id of ${url}`, exact: true }).waitFor();
+      assert.equal(await page.evaluate('navigator.clipboard.readText()'), id, "Copy puts the monitor's id there");
+      await watch.check('the Monitors page with a monitor copied');
+    });
+  });
+
   test('on a phone, the pages fit the screen: only tables scroll sideways', { timeout: TEST_TIMEOUT_MS }, async () => {
     const { context, page, watch } = await signedIn(OWNER, { width: 390, height: 844 });
     await closing(context, watch, async () => {
@@ -684,6 +723,8 @@ describe('the console', () => {
       for (const [route, h1, caption] of [
         ['keys', 'API keys', 'API keys'],
         ['sessions', 'Sessions', 'Sessions'],
+        ['runs', 'Agent runs', 'Agent runs'],
+        ['monitors', 'Monitors', 'Monitors'],
         [`sessions/${home.sessionId}`, `Session ${home.sessionId}`, 'Network log'],
       ] as [string, string, string][]) {
         await page.goto(`${fleet.gatewayUrl}/console/${route}`);

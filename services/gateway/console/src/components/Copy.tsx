@@ -48,11 +48,22 @@ export function Copy({ value, what }: { value: string; what?: string }) {
   );
 }
 
-/** An id in full, as code, with its Copy button: to paste into a call or quote to support. */
-export function CopyId({ id, what }: { id: string; what: string }) {
+/**
+ * An id with its Copy button: to paste into a call or quote to support. In full, as code; in a
+ * list, `short` shows its first characters (the whole id is still its text and its tooltip),
+ * and `href` links it to its page.
+ */
+export function CopyId({ id, what, short, href }: { id: string; what: string; short?: boolean; href?: string }) {
+  const shown = short ? { class: 'short-id', title: id } : {};
   return (
     <span class="copy-id">
-      <code>{id}</code>
+      {href ? (
+        <a href={href} {...shown}>
+          {id}
+        </a>
+      ) : (
+        <code {...shown}>{id}</code>
+      )}
       <Copy value={id} what={what} />
     </span>
   );

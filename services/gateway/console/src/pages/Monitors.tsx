@@ -5,6 +5,7 @@ import { useAction } from '../api/use-action.js';
 import { useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
 import { ConfirmDialog } from '../components/ConfirmDialog.js';
+import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { Secret } from '../components/Secret.js';
 import { Status } from '../components/Status.js';
@@ -124,6 +125,8 @@ export function Monitors() {
         empty="No monitors yet: watch a page with the form above."
         columns={[
           { header: 'URL', cell: (m) => <span class="url">{m.url}</span> },
+          // The id a monitor's checks are listed by in Usage's recent calls.
+          { header: 'Id', cell: (m) => <CopyId id={m.id} what={`id of ${m.url}`} short /> },
           { header: 'Schedule', cell: scheduleOf },
           { header: 'Last check', cell: lastCheckOf },
           { header: 'Next check', cell: (m) => <Time iso={m.nextCheckAt} relative /> },

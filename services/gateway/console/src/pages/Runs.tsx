@@ -4,6 +4,7 @@ import { query } from '../api/client.js';
 import type { RunSummary } from '../api/types.js';
 import { usePages } from '../api/use-pages.js';
 import { Alert } from '../components/Alert.js';
+import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
@@ -73,11 +74,7 @@ export function Runs() {
         columns={[
           {
             header: 'Run',
-            cell: (r) => (
-              <a class="short-id" href={`/console/runs/${r.id}`} title={r.id}>
-                {r.id}
-              </a>
-            ),
+            cell: (r) => <CopyId id={r.id} what={`run id ${r.id}`} short href={`/console/runs/${r.id}`} />,
           },
           { header: 'Status', cell: (r) => <RunBadge run={r} /> },
           { header: 'Task', cell: (r) => <span class="clip">{r.task}</span> },

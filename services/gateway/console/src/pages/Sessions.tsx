@@ -3,6 +3,7 @@ import { query } from '../api/client.js';
 import type { BrowserSession } from '../api/types.js';
 import { usePages } from '../api/use-pages.js';
 import { Alert } from '../components/Alert.js';
+import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
 import { Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
@@ -82,11 +83,7 @@ export function Sessions() {
         columns={[
           {
             header: 'Session',
-            cell: (s) => (
-              <a class="short-id" href={`/console/sessions/${s.id}`} title={s.id}>
-                {s.id}
-              </a>
-            ),
+            cell: (s) => <CopyId id={s.id} what={`session id ${s.id}`} short href={`/console/sessions/${s.id}`} />,
           },
           { header: 'Status', cell: statusOf },
           { header: 'Task', cell: taskOf },
