@@ -15,6 +15,7 @@ import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, chromium } from 'playwright-core';
 import { call } from './api.js';
+import { collectOutput, type Ran } from './child-output.js';
 import { asking, type ScriptedModel } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
@@ -32,12 +33,6 @@ let otherKey: string;
 /** The CLI's config folder (XDG_CONFIG_HOME) and HOME for this file. */
 const home = mkdtempSync(path.join(tmpdir(), 'wap-cli-'));
 const loginFile = path.join(home, 'web-access', 'login.json');
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** `wap` as a person's shell starts it: no credential in the environment unless given, the config under `home`. */
 function start(
@@ -58,16 +53,7 @@ function start(
       ...env,
     },
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString();
-  });
-  const result = new Promise<Ran>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-  return Object.assign(child, { result, err: () => stderr });
+  return Object.assign(child, collectOutput(child));
 }
 const wap = (args: string[], env: Record<string, string> = {}) => {
   const child = start(args, env);

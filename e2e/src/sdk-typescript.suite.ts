@@ -22,6 +22,7 @@ import {
   type OperationSpec,
   WaitTimeoutError,
 } from '../../clients/typescript/dist/index.js';
+import { collectOutput } from './child-output.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { asking, type ScriptedModel, step } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
@@ -320,16 +321,5 @@ describe('the TypeScript SDK', () => {
 });
 
 function runNode(file: string, cwd: string, env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return collectOutput(spawn(process.execPath, [file], { cwd, env: { ...process.env, ...env } })).result;
 }
