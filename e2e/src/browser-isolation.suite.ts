@@ -110,6 +110,47 @@ describe('the CDP endpoint under attack', () => {
     }
   });
 
+  test('what would make Chromium connect by itself, open a port or tell the host apart is refused', async () => {
+    const { apiKey } = await fleet.workspace('free');
+    // A DevTools discovery bait on the host's loopback: Chromium would ask it for /json/version.
+    const asked: string[] = [];
+    const bait = createServer((req, res) => {
+      asked.push(req.url ?? '');
+      res.end('[]');
+    });
+    await new Promise<void>((r) => bait.listen(0, '127.0.0.1', r));
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: `${fleet.gatewayUrl.replace(/^http/, 'ws')}/connect`,
+      headers: auth(apiKey),
+    });
+    try {
+      const cdp = await browser.target().createCDPSession();
+      const refused = async (method: string, params: object) =>
+        // biome-ignore lint/suspicious/noExplicitAny: any method, as a client library would send it
+        (cdp.send as any)(method, params).then(
+          () => 'answered',
+          (err: Error) => err.message,
+        );
+      const port = (bait.address() as { port: number }).port;
+      for (const [method, params] of [
+        ['Target.setRemoteLocations', { locations: [{ host: '127.0.0.1', port }] }],
+        ['Tethering.bind', { port: 0 }],
+        ['SystemInfo.getProcessInfo', {}],
+        ['SystemInfo.getInfo', {}],
+      ] as const)
+        assert.match(await refused(method, params), /Refused by the browser host: notAllowed/, method);
+      // Discovery on, as a client may: with no remote locations, Chromium asks nothing of the bait.
+      await cdp.send('Target.setDiscoverTargets', { discover: true });
+      const page = await browser.newPage();
+      await page.goto(`${siteUrl}/page`);
+      assert.equal(await page.title(), 'page');
+      assert.deepEqual(asked, []);
+    } finally {
+      await browser.close();
+      bait.close();
+    }
+  });
+
   test('the recorder extension is out of sight: no target, no attach, no context, no script', async () => {
     const { apiKey } = await fleet.workspace('pro');
     const browser = await puppeteer.connect({

@@ -34,8 +34,21 @@ test('navigation to anything but the web is refused; the web passes', () => {
     }).kind,
     'refuse',
   );
-  for (const method of ['Target.exposeDevToolsProtocol', 'Target.sendMessageToTarget', 'Extensions.loadUnpacked'])
+  for (const method of [
+    'Target.exposeDevToolsProtocol',
+    'Target.sendMessageToTarget',
+    'Extensions.loadUnpacked',
+    // Chromium would connect to these itself, around the egress proxy.
+    'Target.setRemoteLocations',
+    // A listening port on the host's loopback.
+    'Tethering.bind',
+    'Tethering.unbind',
+    // The host's process ids, GPU and driver.
+    'SystemInfo.getProcessInfo',
+    'SystemInfo.getInfo',
+  ])
     assert.equal(ruleFor({ method, params: {} }).kind, 'refuse', method);
+  assert.equal(ruleFor({ method: 'Target.setDiscoverTargets', params: { discover: true } }).kind, 'pass');
   assert.equal(
     ruleFor({ method: 'Target.setAutoAttach', params: { autoAttach: true, flatten: false } }).kind,
     'refuse',

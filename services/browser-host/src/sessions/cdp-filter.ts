@@ -14,7 +14,10 @@
 //   (host paths), Extensions.*, PWA.*, Target.exposeDevToolsProtocol (an
 //   unfiltered CDP inside a page), Target.sendMessageToTarget and non-flat
 //   attaching (messages inside messages), Browser.getBrowserCommandLine and
-//   Browser.executeBrowserCommand are refused.
+//   Browser.executeBrowserCommand are refused; so are Target.setRemoteLocations
+//   (Chromium would connect to any host and port it names), Tethering.* (a
+//   listening port on the host) and SystemInfo.getInfo / getProcessInfo (the
+//   host's GPU, driver and process ids).
 // - Browser.setDownloadBehavior / Page.setDownloadBehavior become `deny`.
 // - Target.createBrowserContext loses proxyServer/proxyBypassList.
 // - Browser.close ends the session (the host closes the browser itself, so
@@ -145,10 +148,15 @@ export function ruleFor(command: { method: string; params?: Json; sessionId?: st
     case 'Browser.crash':
     case 'Browser.crashGpuProcess':
     case 'ServiceWorker.stopAllWorkers':
+    // The host's process ids, its GPU and driver: nothing a page's client needs, much an attacker wants.
+    case 'SystemInfo.getProcessInfo':
+    case 'SystemInfo.getInfo':
+    // Discovery of remote targets makes Chromium itself connect to any host and port it is given.
+    case 'Target.setRemoteLocations':
       return { kind: 'refuse', reason: 'notAllowed' };
   }
-  if (method.startsWith('Extensions.') || method.startsWith('PWA.') || method.startsWith('Cast.'))
-    return { kind: 'refuse', reason: 'notAllowed' };
+  // Tethering.bind opens a listening port on the host's loopback.
+  if (/^(Extensions|PWA|Cast|Tethering)\./.test(method)) return { kind: 'refuse', reason: 'notAllowed' };
   return { kind: 'pass' };
 }
 
