@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local Postgres and NATS JetStream on loopback, data under .data/ (git-ignored).
 #   infra.sh install   apt-get the Debian packages that are missing (postgresql, nats-server, chromium,
-#                      chromium-l10n, python3-venv)
+#                      chromium-l10n, socat, iproute2, python3-venv)
 #   infra.sh start     start whichever of the two is not running; records what it started
 #   infra.sh stop      stop what `start` started (and nothing else)
 #   infra.sh status    exit 0 when both answer
@@ -27,6 +27,10 @@ install() {
   command -v chromium >/dev/null || missing+=(chromium)
   # Chromium's UI locales: without them a session asking for de-DE still formats numbers and dates as en-US.
   [ -f /usr/lib/chromium/locales/de.pak ] || missing+=(chromium-l10n)
+  # A session browser's network namespace reaches its egress proxy through socat (docs/connect.md, "Isolation");
+  # ip (iproute2) brings up its loopback.
+  command -v socat >/dev/null || missing+=(socat)
+  [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || [ -x /bin/ip ] || missing+=(iproute2)
   # The virtualenv scripts/toolchain.sh puts schemathesis in; Debian's python3 makes one only with this.
   python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
   [ ${#missing[@]} -eq 0 ] && return 0

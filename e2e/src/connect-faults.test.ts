@@ -15,6 +15,7 @@ import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 import { auth, type ConnectSite, startConnectSite, workspaces } from './connect-fixtures.js';
+import { sessionChromium } from './session-chromium.js';
 
 let fleet: Fleet;
 let site: ConnectSite;
@@ -39,14 +40,17 @@ const { workspace, assertNoKeyLogged } = workspaces(() => fleet);
 describe('a session whose browser, client, host or recorder fails', () => {
   test('a Chromium killed mid-session ends its session and frees its slot at once', async () => {
     const { apiKey, workspaceId } = await workspace('free');
-    const first = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    // A viewport no other session has: the test finds the first one's Chromium by it.
+    const first = await puppeteer.connect({
+      browserWSEndpoint: `${wsBase()}/connect?viewportWidth=1112`,
+      headers: auth(apiKey),
+    });
     const second = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
-    const cdp = await first.target().createCDPSession();
-    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-    const pid = processInfo.find((p) => p.type === 'browser')?.id;
+    const pid = sessionChromium(1112);
     assert.ok(pid, 'the browser process');
     process.kill(pid, 'SIGKILL');
     try {
+      await until("the first client's connection goes with its Chromium", async () => !first.connected);
       await until(
         'a slot frees',
         async () => (await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey })).status === 200,
@@ -139,12 +143,11 @@ describe('a session whose browser, client, host or recorder fails', () => {
   test('a browser-host killed 65 s into a session: its bill is finished once, its slot comes back, its Chromium ends', async () => {
     const { apiKey, workspaceId } = await workspace('free');
     const browsers = [
-      await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) }),
+      await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect?viewportWidth=1113`, headers: auth(apiKey) }),
       await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) }),
     ];
-    const cdp = await (browsers[0] as Awaited<ReturnType<typeof puppeteer.connect>>).target().createCDPSession();
-    const pid = (await cdp.send('SystemInfo.getProcessInfo')).processInfo.find((p) => p.type === 'browser')
-      ?.id as number;
+    const pid = sessionChromium(1113) as number;
+    assert.ok(pid, "the first session's Chromium");
     const hostDb = new pg.Client({ connectionString: fleet.databaseUrl('browser-host') });
     const ledgerDb = new pg.Client({ connectionString: fleet.databaseUrl('billing-ledger') });
     await Promise.all([hostDb.connect(), ledgerDb.connect()]);

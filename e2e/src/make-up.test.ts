@@ -7,6 +7,7 @@ import { until } from '@wap/testkit';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 import { makeUp, upAndReady } from './make-up-run.js';
+import { ancestorWith, sessionChromium } from './session-chromium.js';
 
 const runs: Awaited<ReturnType<typeof makeUp>>[] = [];
 after(async () => {
@@ -61,14 +62,15 @@ describe('make up', () => {
     const run = await makeUp('');
     runs.push(run);
     const { url, key } = await upAndReady(run);
+    // A viewport no other session has: the test finds its Chromium by it.
     const browser = await puppeteer.connect({
-      browserWSEndpoint: `${url.replace(/^http/, 'ws')}/connect`,
+      browserWSEndpoint: `${url.replace(/^http/, 'ws')}/connect?viewportWidth=1111`,
       headers: { Authorization: `Bearer ${key}` },
     });
-    const cdp = await browser.target().createCDPSession();
-    const chromium = (await cdp.send('SystemInfo.getProcessInfo')).processInfo.find((p) => p.type === 'browser')?.id;
-    // The browser host is Chromium's parent (field 4 of /proc/<pid>/stat).
-    const host = Number(readFileSync(`/proc/${chromium}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+    const chromium = sessionChromium(1111);
+    assert.ok(chromium, "the session's Chromium");
+    const host = ancestorWith(chromium, 'browser-host');
+    assert.ok(host, 'the browser host that started it');
     type Session = {
       id: string;
       status: string;

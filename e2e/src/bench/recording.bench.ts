@@ -23,6 +23,7 @@ import { browserFace } from '@wap/browser-host/dist/domain/browser-face.js';
 import { sessionSettings } from '@wap/browser-host/dist/domain/session-options.js';
 import { SessionRecording } from '@wap/browser-host/dist/recording/recording.js';
 import { chromiumMajor, launchSessionBrowser } from '@wap/browser-host/dist/sessions/session-browser.js';
+import { serveUnfiltered } from '@wap/browser-host/dist/test-support.js';
 import { replayHtml } from '@wap/gateway/dist/replay/page.js';
 import { readReplayChunks } from '@wap/gateway/dist/replay/recording.js';
 import { AllowList } from '@wap/netguard';
@@ -109,12 +110,12 @@ async function walker(mode: Mode): Promise<Walker> {
   // The live view asks as it opens and says it still watches every 10 s (the gateway's LIVE_WATCH_MS).
   if (mode === 'watched') ask?.();
   const watching = mode === 'watched' ? setInterval(() => ask?.(), 10_000) : undefined;
-  const browser = await chromium.connectOverCDP(launched.endpoint.href);
+  const served = await serveUnfiltered(launched);
+  const browser = await chromium.connectOverCDP(served.url);
   const context = browser.contexts()[0] ?? (await browser.newContext());
   const page = await context.newPage();
   let walkingMs = 0;
-  const pid = launched.browser.process()?.pid;
-  if (!pid) throw new Error('the session browser has no process of its own');
+  const pid = launched.pid;
   return {
     async walk(urls) {
       const loads: number[] = [];
@@ -135,6 +136,7 @@ async function walker(mode: Mode): Promise<Walker> {
     async close() {
       clearInterval(watching);
       await browser.close().catch(() => undefined);
+      served.close();
       await launched.flushRecording();
       await recording?.close();
       await launched.close();

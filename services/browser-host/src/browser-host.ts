@@ -86,6 +86,7 @@ export function openBrowserHost(
     executablePath: config.CHROMIUM_PATH,
     allow,
     ...(users && { users }),
+    walls: config.SESSION_NETWORK === 'walled',
     capacity: config.SESSION_CAPACITY,
     warm: ledger ? config.SESSION_WARM : 0,
     ledger,

@@ -60,6 +60,12 @@ export const env = baseEnv(50056).extend({
     .describe(
       "The uids session browsers run as, one each, when browser-host runs as root (bare uids, no passwd entry needed), so the kernel keeps each session out of the others' files and the host's; off: all run as the host's user (docs/connect.md, \"Isolation\").",
     ),
+  SESSION_NETWORK: z
+    .enum(['walled', 'shared'])
+    .default('walled')
+    .describe(
+      'walled: each session browser runs in a network namespace of its own whose one way out is its egress proxy, when browser-host runs as root and unshare, ip and socat are installed (else it says so at start and runs shared); shared: session browsers use the host\'s network, held by their proxy settings and the CDP filter alone (docs/connect.md, "Isolation").',
+    ),
   SESSION_WARM: z.coerce
     .number()
     .int()

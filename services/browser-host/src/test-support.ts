@@ -5,9 +5,11 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import path from 'node:path';
 import type { browser as proto } from '@wap/proto';
 import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
+import { WebSocketServer } from 'ws';
 import { openBrowserHost } from './browser-host.js';
 import { type BrowserHostConfig, env } from './config.js';
 import { render } from './sessions/render.js';
+import type { SessionBrowser } from './sessions/session-browser.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 
@@ -61,4 +63,27 @@ export async function startTestHost(site: RequestListener, recycleAfterPages = 1
       server.close();
     },
   };
+}
+
+/**
+ * A session browser served unfiltered on a WebSocket of its own on loopback, for a tool that takes only
+ * a URL (Playwright's connectOverCDP in a bench): each WebSocket is a connection of its own on the
+ * browser's pipe. Never for a client: the host's CDP endpoint (cdp-server.ts) is the one that filters.
+ */
+export async function serveUnfiltered(browser: SessionBrowser): Promise<{ url: string; close(): void }> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
+  wss.on('connection', (ws) => {
+    const early: string[] = [];
+    ws.on('message', (data) => early.push(data.toString()));
+    void browser.openChannel().then((channel) => {
+      channel.onmessage = (text) => ws.send(text);
+      channel.onclose = () => ws.close();
+      ws.removeAllListeners('message');
+      ws.on('message', (data) => channel.send(data.toString()));
+      ws.on('close', () => channel.close());
+      for (const text of early.splice(0)) channel.send(text);
+    });
+  });
+  await new Promise<void>((resolve) => wss.once('listening', resolve));
+  return { url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/`, close: () => wss.close() };
 }

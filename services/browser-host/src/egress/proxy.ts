@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, chownSync } from 'node:fs';
 import { Agent, type AgentOptions, type IncomingMessage } from 'node:http';
-import { isIP, type Socket } from 'node:net';
+import { createServer as createNetServer, isIP, type Server as NetServer, type Socket } from 'node:net';
 import { type AllowList, classifyAddress, guardedLookup, isBlockedAddress, isBlockedAddressError } from '@wap/netguard';
 import { RequestError, Server } from 'proxy-chain';
 import { loopbackPeerUid } from './peer-uid.js';
@@ -118,6 +119,9 @@ export class EgressProxy {
   private readonly server: Server;
   /** Whether each client connection is the expected user's, asked of the kernel once per connection. */
   private readonly peers = new WeakMap<Socket, boolean>();
+  private readonly socketPath: string | undefined;
+  private readonly socketUid: number | undefined;
+  private unix: NetServer | undefined;
 
   /**
    * `owner`: the proxy serves one browser alone (a CDP session, whose pages the
@@ -141,8 +145,16 @@ export class EgressProxy {
        * connection another user opened is refused, whatever it sends.
        */
       peerUid?: number;
+      /**
+       * A Unix socket it listens on as well (sessions/network-wall.ts): the
+       * one way out of a walled browser's network namespace, given to that
+       * browser's user (`peerUid`) alone.
+       */
+      socket?: string;
     } = {},
   ) {
+    this.socketPath = options.socket;
+    this.socketUid = options.peerUid;
     if (options.owner)
       this.tenants.set('', { password: '', tally: { bytes: 0, blocked: [], failed: [] }, connections: new Set() });
     this.server = new Server({
@@ -254,6 +266,22 @@ export class EgressProxy {
 
   async start(): Promise<void> {
     await this.server.listen();
+    const socketPath = this.socketPath;
+    if (socketPath === undefined) return;
+    // Its connections are its browser's: the socket's mode lets no other user open it.
+    const unix = createNetServer((connection) => {
+      this.peers.set(connection, true);
+      // proxy-chain drops a connection without a remote address, as a Unix socket's is.
+      Object.defineProperty(connection, 'remoteAddress', { value: 'unix' });
+      this.server.server.emit('connection', connection);
+    });
+    this.unix = unix;
+    await new Promise<void>((resolve, reject) => {
+      unix.once('error', reject);
+      unix.listen(socketPath, () => resolve());
+    });
+    chmodSync(socketPath, 0o600);
+    if (this.socketUid !== undefined) chownSync(socketPath, this.socketUid, this.socketUid);
   }
 
   get url(): string {
@@ -295,6 +323,7 @@ export class EgressProxy {
   }
 
   async stop(): Promise<void> {
+    this.unix?.close();
     await this.server.close(true);
   }
 }

@@ -144,6 +144,8 @@ export class BrowserPool {
       env: launch.env,
       userDataDir,
       headless: true,
+      // CDP on its pipe: a render browser listens on no port another browser could be told to reach.
+      pipe: true,
       protocolTimeout: 60_000,
       handleSIGINT: false,
       handleSIGTERM: false,

@@ -53,7 +53,7 @@ async function faceOf(options: Parameters<typeof sessionSettings>[0]) {
     browserFace(sessionSettings(options), major),
   );
   // A client of its own, as a CDP client would connect: the host's puppeteer emulates nothing.
-  const client = await puppeteer.connect({ browserWSEndpoint: launched.endpoint.href, defaultViewport: null });
+  const client = await puppeteer.connect({ transport: await launched.openChannel(), defaultViewport: null });
   try {
     const page = (await client.pages())[0] ?? (await client.newPage());
     seen.length = 0;

@@ -1,7 +1,8 @@
 // Where clients drive their sessions: the host's CDP endpoint. A WebSocket
 // upgrade on /devtools/browser/<session>?ticket=... with the session's
-// single-use ticket is joined to that session's Chromium. The host ends both
-// WebSockets itself: it reads the client's messages whole, passes each through
+// single-use ticket is joined to that session's Chromium, as a connection of
+// its own on the browser's pipe (cdp-hub.ts). The host ends the client's
+// WebSocket itself: it reads the client's messages whole, passes each through
 // the host's rules (cdp-filter.ts) and sends Chromium only what it parsed,
 // anew; Chromium's messages go back less what the filter hides. Nothing of the
 // client's request reaches Chromium: not its handshake, nor Authorization,
@@ -13,6 +14,7 @@ import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { WebSocket, WebSocketServer } from 'ws';
 import { CdpFilter } from './cdp-filter.js';
+import type { CdpChannel } from './cdp-hub.js';
 import type { SessionManager } from './manager.js';
 import type { Session } from './session.js';
 
@@ -25,7 +27,6 @@ const PING_INTERVAL_MS = 15_000;
 const CLOSE_GRACE_MS = 2_000;
 /** The largest message a client may send (a script, a document) and Chromium may (a screenshot, a body). */
 const CLIENT_MAX_MESSAGE = 64 * 1024 * 1024;
-const BROWSER_MAX_MESSAGE = 512 * 1024 * 1024;
 /** Characters queued towards one side before the other is paused. */
 const HIGH_WATER = 8 * 1024 * 1024;
 
@@ -119,22 +120,17 @@ export class CdpServer {
       return;
     }
     // The host's own connection to Chromium: the client's request (its headers, its handshake) never reaches it.
-    const upstream = new WebSocket(session.browser.endpoint, {
-      perMessageDeflate: false,
-      maxPayload: BROWSER_MAX_MESSAGE,
-      handshakeTimeout: 10_000,
-    });
-    const opened = () => {
-      upstream.off('error', failed);
-      this.wss.handleUpgrade(req, socket, head, (client) => this.join(session, client, upstream));
-    };
-    const failed = (err: Error) => {
-      upstream.off('open', opened);
-      this.log.warn({ err, sessionId: session.id }, "session browser's CDP endpoint unreachable");
-      refuse(socket, new ApiError('no_capacity', { retryAfterSeconds: 2 }));
-    };
-    upstream.once('open', opened);
-    upstream.once('error', failed);
+    session.browser.openChannel().then(
+      (upstream) => {
+        // A client gone before its upgrade completes takes its connection to the browser with it.
+        socket.once('close', () => upstream.close());
+        this.wss.handleUpgrade(req, socket, head, (client) => this.join(session, client, upstream));
+      },
+      (err: unknown) => {
+        this.log.warn({ err, sessionId: session.id }, "session browser's CDP unreachable");
+        refuse(socket, new ApiError('no_capacity', { retryAfterSeconds: 2 }));
+      },
+    );
   }
 
   /**
@@ -143,7 +139,7 @@ export class CdpServer {
    * filter's hiding of the recorder. The client's end in any form (a close
    * frame, a FIN, a reset, a missed pong) detaches it.
    */
-  private join(session: Session, client: WebSocket, upstream: WebSocket): void {
+  private join(session: Session, client: WebSocket, upstream: CdpChannel): void {
     const detach = session.attach();
     this.clients.add(client);
     const sessionId = session.id;
@@ -162,7 +158,7 @@ export class CdpServer {
         // A client that does not answer the close is not waited for.
         setTimeout(() => client.terminate(), CLOSE_GRACE_MS).unref();
       } else client.terminate();
-      upstream.terminate();
+      upstream.close();
       detach();
     };
     const raw = (client as unknown as { _socket?: Socket })._socket;
@@ -181,7 +177,8 @@ export class CdpServer {
     client.on('pong', () => {
       answered = true;
     });
-    const send = relay(client, upstream);
+    // Towards Chromium the pipe takes what it is given; towards a slow client, Chromium's messages wait.
+    const send = (text: string) => upstream.send(text);
     const reply = relay(upstream, client);
     client.on('message', (data, isBinary) => {
       if (isBinary) return close(1003, 'CDP messages are text');
@@ -196,23 +193,22 @@ export class CdpServer {
         close(verdict.code, verdict.reason);
       }
     });
-    upstream.on('message', (data) => {
-      const { toClient, toBrowser } = filter.fromBrowser(data.toString());
+    upstream.onmessage = (text) => {
+      const { toClient, toBrowser } = filter.fromBrowser(text);
       if (toClient !== undefined) reply(toClient);
-      for (const text of toBrowser) send(text);
-    });
+      for (const own of toBrowser) send(own);
+    };
     // Chromium's end going away while the session lives is Chromium gone: the session ends as crashed, before
     // this client's detach could end it as closed.
-    upstream.on('close', () => {
+    upstream.onclose = () => {
       if (!done && !session.ended) void session.end('crashed');
+      close();
+    };
+    client.on('close', () => close());
+    client.on('error', (err) => {
+      this.log.debug({ err, sessionId }, 'CDP connection error');
+      close();
     });
-    for (const ws of [client, upstream]) {
-      ws.on('close', () => close());
-      ws.on('error', (err) => {
-        this.log.debug({ err, sessionId }, 'CDP connection error');
-        close();
-      });
-    }
     this.log.debug({ sessionId }, 'client attached');
   }
 
@@ -225,17 +221,24 @@ export class CdpServer {
 
 /**
  * Sends on `to`, pausing `from` while `to` has more than it can take at once
- * (a screenshot stream to a slow client), so neither side's queue grows unbounded.
+ * (a screenshot stream to a slow client), so its queue does not grow unbounded.
  */
-function relay(from: WebSocket, to: WebSocket): (text: string) => void {
+function relay(from: CdpChannel, to: WebSocket): (text: string) => void {
   let queued = 0;
+  let paused = false;
   return (text) => {
     if (to.readyState !== WebSocket.OPEN) return;
     queued += text.length;
-    if (queued > HIGH_WATER) from.pause();
+    if (queued > HIGH_WATER && !paused) {
+      paused = true;
+      from.pause();
+    }
     to.send(text, () => {
       queued -= text.length;
-      if (queued <= HIGH_WATER && from.isPaused) from.resume();
+      if (queued <= HIGH_WATER && paused) {
+        paused = false;
+        from.resume();
+      }
     });
   };
 }

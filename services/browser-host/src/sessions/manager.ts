@@ -15,6 +15,7 @@ import type { Attached, Profiles } from '../profiles/profiles.js';
 import type { PoolRecorder } from '../recording/pool-recorder.js';
 import { type ChunkSink, SessionRecording } from '../recording/recording.js';
 import type { SessionStore } from '../store/sessions.js';
+import { NetworkWalls } from './network-wall.js';
 import { endOrphans } from './orphans.js';
 import type { OsUsers } from './os-users.js';
 import { RenderSession } from './render-session.js';
@@ -26,6 +27,8 @@ export interface SessionManagerSettings {
   allow: AllowList;
   /** The OS users session browsers run as, one each, when the host can give them (os-users.ts). */
   users?: OsUsers;
+  /** Whether session browsers get networks of their own where the host can build them (network-wall.ts). */
+  walls?: boolean;
   /** Live sessions this host takes; past it a connect answers no_capacity. */
   capacity: number;
   /** Session browsers kept launched and unused. */
@@ -56,6 +59,7 @@ export class SessionManager {
   private host = '';
   /** The installed Chromium's major version, for the user agent of stealth sessions; read at start. */
   private chromium = 0;
+  private walls: NetworkWalls | undefined;
 
   constructor(private readonly settings: SessionManagerSettings) {}
 
@@ -73,6 +77,7 @@ export class SessionManager {
       record: !!this.settings.recordings,
       ...(profile && { profile }),
       ...(this.settings.users && { users: this.settings.users }),
+      ...(this.walls && { walls: this.walls }),
     });
   }
 
@@ -84,6 +89,7 @@ export class SessionManager {
   async start(host: string): Promise<void> {
     this.host = host;
     this.chromium = chromiumMajor(this.settings.executablePath);
+    if (this.settings.walls) this.walls = await NetworkWalls.start(this.settings.log);
     const ended = await endOrphans();
     if (ended > 0) this.settings.log.warn({ browsers: ended }, 'session browsers of a killed host ended');
     const { store, ledger, log } = this.settings;

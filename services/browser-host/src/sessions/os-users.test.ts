@@ -40,7 +40,7 @@ const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/
 
 /** What a page of `browser` shows at a file:// URL, driven with no filter in between (an error page for none). */
 async function readFile(browser: SessionBrowser, file: string): Promise<string> {
-  const direct = await puppeteer.connect({ browserWSEndpoint: browser.endpoint.href });
+  const direct = await puppeteer.connect({ transport: await browser.openChannel() });
   try {
     const page = await direct.newPage();
     const cdp = await page.createCDPSession();
@@ -73,7 +73,7 @@ test("each session's Chromium runs as a user of its own and reads neither anothe
     [0, 1].map(() => launchSessionBrowser(CHROMIUM, allow, face, { users: users as OsUsers })),
   );
   browsers.push(a as SessionBrowser, b as SessionBrowser);
-  const pids = [a, b].map((s) => s?.browser.process()?.pid as number);
+  const pids = [a, b].map((s) => s?.pid as number);
   const uids = pids.map(uidOf);
   for (const uid of uids) assert.ok(uid >= 200_000 && uid <= 209_999, `runs as ${uid}`);
   assert.notEqual(uids[0], uids[1], 'two sessions, two users');
@@ -94,7 +94,7 @@ test("each session's Chromium runs as a user of its own and reads neither anothe
   const site = createServer((_req, res) => res.end('<p>through a proxy</p>'));
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   const siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}/`;
-  const direct = await puppeteer.connect({ browserWSEndpoint: (a as SessionBrowser).endpoint.href });
+  const direct = await puppeteer.connect({ transport: await (a as SessionBrowser).openChannel() });
   try {
     const own = await (await direct.newPage()).goto(siteUrl);
     assert.equal(own?.status(), 200, "A's own proxy takes it out");

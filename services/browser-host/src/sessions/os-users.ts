@@ -123,15 +123,7 @@ export class OsUsers {
       return undefined;
     }
     // Root's alone: a lock dir another user made could hand out uids under it. Other hosts here share it.
-    const rootsAlone = () => {
-      const made = lstatSync(LOCKS, { throwIfNoEntry: false });
-      return !!made && made.isDirectory() && made.uid === 0 && (made.mode & 0o777) === 0o700;
-    };
-    if (!rootsAlone()) {
-      rmSync(LOCKS, { recursive: true, force: true });
-      mkdirSync(LOCKS, { mode: 0o700 });
-      if (!rootsAlone()) throw new Error(`${LOCKS} is not root's alone`);
-    }
+    rootsAlone(LOCKS);
     const users = new OsUsers(range, chromium);
     // Written whole, then renamed: another host here may be starting Chromium through it.
     const next = `${users.wrapper}.${process.pid}`;
@@ -216,6 +208,18 @@ export class OsUsers {
       }
     }
   }
+}
+
+/** Makes `dir` a directory root alone may enter, unless it is one already (other hosts here share it). */
+export function rootsAlone(dir: string): void {
+  const ok = () => {
+    const made = lstatSync(dir, { throwIfNoEntry: false });
+    return !!made && made.isDirectory() && made.uid === 0 && (made.mode & 0o777) === 0o700;
+  };
+  if (ok()) return;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { mode: 0o700 });
+  if (!ok()) throw new Error(`${dir} is not root's alone`);
 }
 
 const exists = (file: string): boolean => lstatSync(file, { throwIfNoEntry: false }) !== undefined;

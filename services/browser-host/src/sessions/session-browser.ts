@@ -1,12 +1,16 @@
 // One Chromium for one CDP session: its own user-data dir (nothing of an
 // earlier session), its own egress proxy (the guard, and the session's byte
-// count), downloads denied, CDP on loopback for the host's proxy to reach,
-// the face its session asked for (domain/browser-face.ts); and, when
-// sessions are recorded, the recorder extension (docs/sessions.md),
-// whose posts its egress proxy hands to the session's recording.
+// count) and, where the host can build one, a network of its own whose one
+// way out is that proxy (network-wall.ts); downloads denied, CDP on its pipe
+// alone (chromium.ts), the face its session asked for
+// (domain/browser-face.ts); and, when sessions are recorded, the recorder
+// extension (docs/sessions.md), whose posts its egress proxy hands to the
+// session's recording.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { BrowserFace } from '../domain/browser-face.js';
@@ -17,14 +21,24 @@ import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '
 import { NetworkCapture } from '../recording/network.js';
 import type { SessionRecording } from '../recording/recording.js';
 import { Screencasts } from '../recording/screencasts.js';
+import type { CdpChannel } from './cdp-hub.js';
+import { type PipedChromium, spawnChromium } from './chromium.js';
+import { type NetworkWalls, WALLED_PROXY } from './network-wall.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
 import { launchAs, type OsUser, type OsUsers } from './os-users.js';
+
+/** How long a closing Chromium is given to exit before it is killed. */
+const EXIT_GRACE_MS = 10_000;
 
 export interface SessionBrowser {
   browser: Browser;
   egress: EgressProxy;
-  /** Chromium's own browser endpoint on loopback, ws://127.0.0.1:<port>/devtools/browser/<id>. */
-  endpoint: URL;
+  /** A connection of its own to the browser, as a client's (cdp-hub.ts): what the host's CDP endpoint joins a client to. */
+  openChannel(): Promise<CdpChannel>;
+  /** The process the host started for it (Chromium, or the wall it runs in). */
+  pid: number;
+  /** Whether its network is walled (network-wall.ts). */
+  walled: boolean;
   /** The recorder extension's targets (its worker): never shown to a client (cdp-filter.ts). */
   hiddenTargets(): ReadonlySet<string>;
   version: { browser: string; protocol: string; userAgent: string };
@@ -50,6 +64,8 @@ export interface SessionBrowser {
 }
 
 /** The major version of the Chromium at `executablePath` (`chromium --version`: "Chromium 156.0.8078.79 built on ..."). */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 export function chromiumMajor(executablePath: string): number {
   const printed = execFileSync(executablePath, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   const major = Number(/(\d+)\.\d+\.\d+/.exec(printed)?.[1]);
@@ -71,10 +87,13 @@ export async function launchSessionBrowser(
   executablePath: string,
   allow: AllowList,
   face: BrowserFace,
-  options: { record?: boolean; profile?: Attached; users?: OsUsers } = {},
+  options: { record?: boolean; profile?: Attached; users?: OsUsers; walls?: NetworkWalls } = {},
 ): Promise<SessionBrowser> {
   const userDataDir = mkdtempSync(SESSION_DIR_PREFIX);
-  const { profile } = options;
+  const { profile, walls } = options;
+  // The walled browser's way to its proxy: a socket in a dir of its user's, beside its user-data dir.
+  const socketDir = walls ? mkdtempSync(path.join(tmpdir(), 'wap-egress-')) : undefined;
+  const socket = socketDir && path.join(socketDir, 'proxy.sock');
   let user: OsUser | undefined;
   let extension: ReturnType<typeof writeRecorderExtension> | undefined;
   try {
@@ -84,10 +103,12 @@ export async function launchSessionBrowser(
     // Its own OS user where the host can give it one: its dir is that user's alone (os-users.ts).
     user = options.users?.take();
     user?.own(userDataDir);
+    if (socketDir) user?.own(socketDir);
   } catch (err) {
     user?.release();
     await profile?.release(undefined).catch(() => undefined);
     await rm(userDataDir, { recursive: true, force: true });
+    if (socketDir) await rm(socketDir, { recursive: true, force: true });
     throw err;
   }
   let recording: SessionRecording | undefined;
@@ -95,6 +116,7 @@ export async function launchSessionBrowser(
     owner: true,
     // Its own browser's user alone: another session's browser naming this proxy is refused by the kernel's account.
     ...(user && { peerUid: user.uid }),
+    ...(socket && { socket }),
     ...(profile?.exit && { upstream: profile.exit.url }),
     ...(extension && {
       recording: {
@@ -106,19 +128,22 @@ export async function launchSessionBrowser(
     }),
   });
   await egress.start();
+  let chromium: PipedChromium | undefined;
   let browser: Browser | undefined;
   let network: NetworkCapture | undefined;
   let released = false;
   const close = async ({ keepState = false }: { keepState?: boolean } = {}) => {
     await network?.stop();
-    const clean = await (browser?.close() ?? Promise.resolve()).then(
-      () => true,
-      () => {
-        browser?.process()?.kill('SIGKILL');
-        return false;
-      },
-    );
+    // Asked to close, Chromium exits without answering: its exit is the answer waited for.
+    void browser?.close().catch(() => undefined);
+    const clean =
+      !!browser &&
+      !!chromium &&
+      (await Promise.race([chromium.exited.then(() => true), sleep(EXIT_GRACE_MS).then(() => false)]));
+    if (!clean) chromium?.kill();
+    await chromium?.exited;
     await egress.stop().catch(() => undefined);
+    if (socketDir) await rm(socketDir, { recursive: true, force: true });
     try {
       if (profile && !released) {
         released = true;
@@ -130,18 +155,12 @@ export async function launchSessionBrowser(
     }
   };
   try {
-    const launch = launchAs(user, executablePath, userDataDir, CHROMIUM_ARGS, face.env);
-    browser = await puppeteer.launch({
-      executablePath: launch.executablePath,
+    chromium = await spawnChromium({
       userDataDir,
-      headless: true,
-      pipe: false,
       args: [
-        ...launch.args,
-        '--remote-debugging-address=127.0.0.1',
-        '--remote-debugging-port=0',
+        ...CHROMIUM_ARGS,
         // Every request leaves through the egress proxy, loopback included (Chromium bypasses it for loopback by default).
-        `--proxy-server=${egress.url}`,
+        `--proxy-server=${socket ? WALLED_PROXY : egress.url}`,
         '--proxy-bypass-list=<-loopback>',
         // Cookies encrypted with Chromium's fixed key, not a keyring's: a profile's state opens on any host.
         '--password-store=basic',
@@ -149,13 +168,17 @@ export async function launchSessionBrowser(
         ...(extension?.args ?? []),
       ],
       ignoreDefaultArgs: face.ignoreDefaultArgs,
-      env: launch.env,
+      command: (argv) => {
+        const launch = launchAs(user, executablePath, userDataDir, argv, face.env);
+        return walls && socket ? walls.wrap(launch, socket, user?.uid) : launch;
+      },
+    });
+    const hub = chromium.hub;
+    browser = await puppeteer.connect({
+      transport: await hub.open(),
       // The window is the viewport (face.args): no per-page emulation the client did not ask for.
       defaultViewport: null,
       protocolTimeout: 30_000,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
     });
     // The API has no downloads (docs/agent.md, Files): a page that starts one gets nothing on disk.
     const cdp = await browser.target().createCDPSession();
@@ -164,7 +187,9 @@ export async function launchSessionBrowser(
     return {
       browser,
       egress,
-      endpoint: new URL(browser.wsEndpoint()),
+      openChannel: () => hub.open(),
+      pid: chromium.pid,
+      walled: socket !== undefined,
       hiddenTargets: () => hiddenTargets(browser as Browser),
       version: { browser: info.product, protocol: info.protocolVersion, userAgent: info.userAgent },
       recordTo: (r) => {
