@@ -119,3 +119,31 @@ test('a scrape is billed one page, and nothing when its caller bills the page it
   assert.equal(own.usage, undefined, 'no usage: nothing was charged here');
   assert.deepEqual(await spent(workspaceId), mid, 'the balance did not move');
 });
+
+test('a crawl whose start page robots.txt forbids ends failed, saying so, and bills nothing', async () => {
+  const forbidding = await startTestSite({ pages: 3, extras: false, disallow: ['/'] });
+  try {
+    const workspaceId = await workspace();
+    const before = await spent(workspaceId);
+    const start = `${forbidding.url}/`;
+    const { crawl: started } = await served.client.startCrawl({
+      workspaceId,
+      requestId: randomUUID(),
+      url: start,
+      options: { limit: 10, maxDepth: 2 },
+    });
+    assert.ok(started);
+    const done = await settled(workspaceId, started.id);
+    assert.equal(done.outcome, 'failed');
+    assert.deepEqual([done.completed, done.failed, done.skipped], [0, 1, 0]);
+    assert.deepEqual(
+      done.failures.map((f) => ({ url: f.url, code: f.code, details: f.details })),
+      [{ url: start, code: 'page_unreachable', details: { url: start, reason: 'blocked' } }],
+    );
+    assert.equal(forbidding.stats.count('/'), 0, 'the start page is never fetched');
+    assert.equal(done.usage?.millicredits, 0n);
+    assert.deepEqual(await spent(workspaceId), { spent: before.spent, held: 0n }, 'nothing billed, nothing held');
+  } finally {
+    await forbidding.close();
+  }
+});

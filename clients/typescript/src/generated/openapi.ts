@@ -1669,7 +1669,7 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "running" | "cancelled" | "settled" | (string & {});
-                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
                             outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
                             url: string;
                             limit: number;
@@ -1840,7 +1840,7 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "running" | "cancelled" | "settled" | (string & {});
-                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
                             outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
                             url: string;
                             limit: number;
@@ -2030,7 +2030,7 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "running" | "cancelled" | "settled" | (string & {});
-                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
                             outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
                             url: string;
                             limit: number;
@@ -2338,7 +2338,7 @@ export interface operations {
                              * @enum {string}
                              */
                             status: "running" | "cancelled" | "settled" | (string & {});
-                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
                             outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
                             url: string;
                             limit: number;

@@ -30,7 +30,7 @@ export const pages: Entries<CodesOf<'Pages and extraction'>> = {
           'too_many_redirects',
         ])
         .describe(
-          '`blocked`: the site refused access; `private_address`: the URL or a redirect leads to a loopback, private, link-local or metadata address, which is never fetched.',
+          "`blocked`: the site refused access (a crawl's start page its robots.txt forbids is never fetched: blocked too); `private_address`: the URL or a redirect leads to a loopback, private, link-local or metadata address, which is never fetched.",
         ),
       status: z.int().nonnegative().describe("The site's HTTP status, when reason is http_status.").optional(),
     }),

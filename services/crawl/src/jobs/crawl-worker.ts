@@ -176,11 +176,10 @@ export class CrawlWorker {
     const { crawls, urls, hosts } = this.deps;
     for (let attempt = 0; attempt < 2; attempt++) {
       const robots = plan.options.ignoreRobotsTxt ? undefined : await this.robotsFor(crawlId, host, origin);
-      const take = await urls.take(crawlId, key, {
-        allowed: robots?.allowed(url) ?? true,
-        maxPerHost,
-        leaseMs: this.leaseMs,
-      });
+      const allowed = robots?.allowed(url) ?? true;
+      // A start page robots.txt forbids fails the crawl: nothing in it can be crawled, and it says why.
+      if (!allowed && key === plan.startKey && (await this.refuseStart(plan, key, url))) return undefined;
+      const take = await urls.take(crawlId, key, { allowed, maxPerHost, leaseMs: this.leaseMs });
       switch (take.kind) {
         case 'gone':
           return undefined;
@@ -198,7 +197,7 @@ export class CrawlWorker {
           return undefined;
         case 'stopped':
         case 'skip':
-          // A start page robots.txt forbids ends the crawl: its sitemaps are not followed.
+          // A start page skipped ends the crawl: its sitemaps are not followed.
           if (take.kind === 'skip' && key === plan.startKey) await this.addSitemapUrls(plan, key, Promise.resolve([]));
           await this.finishIfDone(crawlId);
           return undefined;
@@ -216,6 +215,21 @@ export class CrawlWorker {
       }
     }
     return { retryInMs: 100 };
+  }
+
+  /**
+   * Fails the start page, which robots.txt forbids, as a page the site refused
+   * (page_unreachable, reason blocked: never fetched, never billed); its
+   * sitemaps are not followed, so the crawl ends failed. False when the page
+   * was not waiting to be taken (the take then says what became of it).
+   */
+  private async refuseStart(plan: Plan, key: string, url: string): Promise<boolean> {
+    const crawlId = plan.row.id;
+    const details = { url, reason: 'blocked' };
+    if (!(await this.deps.urls.failUnfetched(crawlId, key, url, 'page_unreachable', details))) return false;
+    await this.addSitemapUrls(plan, key, Promise.resolve([]));
+    await this.finishIfDone(crawlId);
+    return true;
   }
 
   /**

@@ -78,6 +78,33 @@ async function leaveFetching(tx: PoolClient, crawlId: string, urlKey: string, st
   return rowCount === 1;
 }
 
+/**
+ * Records a URL's failure (its code and details, never billed) and counts it on
+ * the crawl; `claims` is what it gives back of the crawl's claimed pages (1 when
+ * its fetch held a claim).
+ */
+async function recordFailure(
+  tx: PoolClient,
+  failure: { crawlId: string; urlKey: string; url: string; code: string; details: unknown },
+  claims: number,
+) {
+  await tx.query(
+    `INSERT INTO crawl_failures (crawl_id, url_key, url, code, details) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT DO NOTHING`,
+    [
+      failure.crawlId,
+      failure.urlKey,
+      failure.url,
+      failure.code,
+      failure.details === undefined ? null : JSON.stringify(failure.details),
+    ],
+  );
+  await tx.query(`UPDATE crawls SET failed = failed + 1, claimed = claimed - $2, progress_at = now() WHERE id = $1`, [
+    failure.crawlId,
+    claims,
+  ]);
+}
+
 interface TakeCall {
   crawlId: string;
   urlKey: string;
@@ -220,16 +247,41 @@ export class UrlStore {
   async fail(crawlId: string, urlKey: string, url: string, code: string, details: unknown): Promise<void> {
     await this.db.transaction(async (tx) => {
       const mine = await leaveFetching(tx, crawlId, urlKey, 'failed');
-      if (!mine) return;
-      await tx.query(
-        `INSERT INTO crawl_failures (crawl_id, url_key, url, code, details) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT DO NOTHING`,
-        [crawlId, urlKey, url, code, details === undefined ? null : JSON.stringify(details)],
+      if (mine) await recordFailure(tx, { crawlId, urlKey, url, code, details }, 1);
+    });
+  }
+
+  /**
+   * Fails a URL that was never fetched (a start page robots.txt forbids):
+   * recorded with its code, as a page that failed is, and never billed. False
+   * when the URL is not waiting to be taken (it ended, or another worker holds
+   * it) or the crawl no longer runs: the take says what became of it.
+   */
+  async failUnfetched(crawlId: string, urlKey: string, url: string, code: string, details: unknown): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      // URL row first, then the crawl row, as every step locks them.
+      const row = await firstRow<{ takeover: boolean }>(
+        tx,
+        `SELECT state = 'fetching' AS takeover FROM crawl_urls
+          WHERE crawl_id = $1 AND url_key = $2 AND (state = 'pending' OR (state = 'fetching' AND lease_until <= now()))
+            FOR UPDATE`,
+        [crawlId, urlKey],
       );
-      await tx.query(
-        `UPDATE crawls SET failed = failed + 1, claimed = claimed - 1, progress_at = now() WHERE id = $1`,
+      if (!row) return false;
+      const running = await firstRow(
+        tx,
+        `SELECT 1 FROM crawls WHERE id = $1 AND status = 'running' AND closed_at IS NULL FOR UPDATE`,
         [crawlId],
       );
+      if (!running) return false;
+      await tx.query(
+        `UPDATE crawl_urls SET state = 'failed', lease_until = NULL, download_until = NULL
+          WHERE crawl_id = $1 AND url_key = $2`,
+        [crawlId, urlKey],
+      );
+      // A lapsed fetch's claim still counted (crawl_take's takeover): it is given back.
+      await recordFailure(tx, { crawlId, urlKey, url, code, details }, row.takeover ? 1 : 0);
+      return true;
     });
   }
 
@@ -289,15 +341,7 @@ export class UrlStore {
         return 'released';
       }
       await tx.query(`UPDATE crawl_urls SET state = 'failed' WHERE crawl_id = $1 AND url_key = $2`, [crawlId, urlKey]);
-      await tx.query(
-        `INSERT INTO crawl_failures (crawl_id, url_key, url, code, details) VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT DO NOTHING`,
-        [crawlId, urlKey, row.url, failure.code, JSON.stringify(failure.details ?? {})],
-      );
-      await tx.query(
-        `UPDATE crawls SET failed = failed + 1, claimed = claimed - 1, progress_at = now() WHERE id = $1`,
-        [crawlId],
-      );
+      await recordFailure(tx, { crawlId, urlKey, url: row.url, code: failure.code, details: failure.details ?? {} }, 1);
       return 'failed';
     });
   }

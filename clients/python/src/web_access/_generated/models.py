@@ -219,7 +219,7 @@ class CrawlResponseCrawl(Model):
     """
     outcome: str | None
     """
-    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).
+    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed).
     """
     url: str
     limit: int
@@ -439,7 +439,7 @@ class CrawlGetResponseCrawl(Model):
     """
     outcome: str | None
     """
-    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).
+    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed).
     """
     url: str
     limit: int
@@ -555,7 +555,7 @@ class CrawlCancelResponseCrawl(Model):
     """
     outcome: str | None
     """
-    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).
+    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed).
     """
     url: str
     limit: int

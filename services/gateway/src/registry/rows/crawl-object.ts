@@ -22,7 +22,7 @@ export const crawlObject = z.object({
     .enum(['completed', 'failed', 'limit_reached', 'cancelled', 'expired'])
     .nullable()
     .describe(
-      'How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, so nothing was crawled (its failure is in `failures`, nothing is billed).',
+      'How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed).',
     ),
   url: z.string(),
   limit: z.number().int(),
