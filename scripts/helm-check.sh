@@ -144,6 +144,10 @@ expect 4 '- host: "web-access-browser-host-' "an Ingress rule per browser-host p
 expect 1 'value: "wss://$(POD_NAME).browsers.example.com"' "each host's CDP URL from its pod name"
 expect 1 "name: wap_browser_sessions_busy_ratio" "the HPA on the busy ratio"
 expect 1 "nginx.ingress.kubernetes.io/proxy-read-timeout: \"21600\"" "long WebSocket timeouts on the hosts' Ingress"
+# The gateway's Ingress: the API, the console, its sign-in, replays and snapshots (ci/lint-values.yaml's host).
+for prefix in /v1 /mcp /connect /console /oauth /.well-known /replay /snapshots; do
+  expect 1 "- path: $prefix" "$prefix routed to the gateway"
+done
 # NetworkPolicies (the six services enabled there): gRPC from the release's pods only, HTTP from
 # the ingress controller's namespace, metrics from the monitoring one (and the release's pods).
 expect 6 "policyTypes: [Ingress]" "a NetworkPolicy per service, on what comes in"

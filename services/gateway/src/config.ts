@@ -1,4 +1,4 @@
-import { duration } from '@wap/config';
+import { csv, duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 
@@ -16,6 +16,24 @@ export const env = baseEnv(50050).extend({
     .describe('gRPC target of session-recorder; unset, its routes are not served.'),
   BROWSER_HOST_ADDR: sharedEnv.BROWSER_HOST_ADDR.optional(),
   PUBLIC_URL: sharedEnv.PUBLIC_URL,
+  TRUSTED_PROXIES: csv()
+    .pipe(
+      z.array(
+        z.union([z.cidrv4(), z.cidrv6(), z.ipv4(), z.ipv6()], {
+          error: 'a CIDR range (10.0.0.0/8, fd00::/8) or one address',
+        }),
+      ),
+    )
+    .prefault('')
+    .describe(
+      "Reverse proxies in front of the gateway (the ingress controller's pods): CIDRs or addresses, comma-separated. A request from one counts as the right-most address in TRUSTED_PROXY_HEADER that is no trusted proxy (sign-ins are throttled by it: docs/oauth.md). Empty: its peer.",
+    ),
+  TRUSTED_PROXY_HEADER: z
+    .enum(['x-forwarded-for', 'forwarded'])
+    .default('x-forwarded-for')
+    .describe(
+      "The header the trusted proxies append the client's address to: `x-forwarded-for` (ingress-nginx, most load balancers) or `forwarded` (RFC 7239). The other is never read: a proxy passes on the one it does not write as the client sent it.",
+    ),
   REPLAY_KEY: z
     .string()
     .min(32)

@@ -11,6 +11,7 @@ import type { GatewayConfig } from './config.js';
 import { DEFAULT_CONSOLE_DIR } from './console-server/static.js';
 import { createApp } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
+import { clientAddressOf } from './http/client-address.js';
 import { answerParserRefusals } from './http/client-error.js';
 import { connectUpgrade } from './http/connect.js';
 import { Invoker } from './invoke/invoke.js';
@@ -45,6 +46,16 @@ function agentControlGate(upstreams: Upstreams): ControlGate {
   };
 }
 
+/**
+ * The URL clients use, as one spelling: the scheme and host in lower case and
+ * no trailing slash, so whatever compares it (the cookies' Secure, the OAuth
+ * issuer, an Origin) reads `HTTPS://Api.Example.com/` as https://api.example.com.
+ */
+export function publicUrlOf(config: Pick<GatewayConfig, 'PUBLIC_URL' | 'HTTP_HOST' | 'HTTP_PORT'>): string {
+  if (!config.PUBLIC_URL) return `http://${config.HTTP_HOST}:${config.HTTP_PORT}`;
+  return new URL(config.PUBLIC_URL).href.replace(/\/+$/, '');
+}
+
 export function openGateway(
   config: GatewayConfig,
   db: GatewayDatabase,
@@ -66,7 +77,7 @@ export function openGateway(
   const keys = new ApiKeyCache<ApiKeyRow>(config.DATABASE_URL, log);
   const idempotency = new IdempotencyStore(db.prisma);
   const identity = new IdentityStore(db, keys, new KeyUses(db.pool, log));
-  const publicUrl = config.PUBLIC_URL ?? `http://${config.HTTP_HOST}:${config.HTTP_PORT}`;
+  const publicUrl = publicUrlOf(config);
   // Replays need the recordings (session-recorder) and a key to sign their links.
   const replays =
     config.REPLAY_KEY && upstreams.configured('session-recorder')
@@ -101,6 +112,7 @@ export function openGateway(
         new CachedControlGate(options.controlGate ?? agentControlGate(upstreams), log),
       ),
     maxBodyBytes: config.MAX_BODY_BYTES,
+    clientAddress: clientAddressOf(config.TRUSTED_PROXIES, config.TRUSTED_PROXY_HEADER),
     consoleDir: config.CONSOLE_DIR ?? DEFAULT_CONSOLE_DIR,
     readiness: async (ownOnly = false) => {
       const [own, services] = await Promise.all([

@@ -1,7 +1,11 @@
 // Shared by the gateway's tests (not a test itself): a fresh migrated database,
-// opened the way the service opens it.
+// opened the way the service opens it, and a gateway served on it.
 import path from 'node:path';
-import { type FreshDatabase, freshServiceDatabase } from '@wap/testkit';
+import { loadConfig } from '@wap/config';
+import type { NatsLink } from '@wap/events';
+import { type FreshDatabase, freshServiceDatabase, infra, quietLog, uniqueNamespace } from '@wap/testkit';
+import { env } from './config.js';
+import { type GatewayOptions, openGateway } from './gateway.js';
 import { type GatewayDatabase, openGatewayDatabase } from './store/database.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
@@ -24,4 +28,27 @@ export async function freshDatabase(connections = 6): Promise<TestDatabase> {
       await database.drop();
     },
   };
+}
+
+/**
+ * A gateway wired by the service's own composition root on `database`,
+ * listening on a free port of 127.0.0.1; `settings` are environment variables,
+ * as the fleet would pass them. Stop it with `stop()`.
+ */
+export async function startGateway(
+  database: TestDatabase,
+  link: NatsLink,
+  settings: Record<string, string> = {},
+  options: GatewayOptions = {},
+) {
+  const config = loadConfig(env, {
+    DATABASE_URL: database.url,
+    NATS_URL: infra().natsUrl,
+    NATS_NAMESPACE: uniqueNamespace('gateway'),
+    HTTP_PORT: '0',
+    ...settings,
+  });
+  const gateway = openGateway(config, database.db, link, quietLog('gateway-test'), options);
+  const { url } = await gateway.start();
+  return { ...gateway, url };
 }

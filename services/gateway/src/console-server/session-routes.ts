@@ -5,6 +5,7 @@ import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
+import type { ClientAddress } from '../http/client-address.js';
 import { requireJsonBody } from '../http/input.js';
 import { parsePart } from '../invoke/input.js';
 import { signInHeld } from '../oauth/routes.js';
@@ -16,6 +17,8 @@ import { consoleSessionOf, type SignedIn } from './session-auth.js';
 export interface ConsoleApiDeps {
   identity: IdentityStore;
   publicUrl: string;
+  /** The address a sign-in is throttled by. */
+  clientAddress: ClientAddress;
   log: Logger;
 }
 
@@ -60,11 +63,7 @@ export function sessionRoutes(deps: ConsoleApiDeps): Router {
     if (origin !== undefined && !isOwnOrigin(origin, req.headers.host, deps.publicUrl))
       throw new ApiError('tenant_scope', { surface: 'console' });
     const body = parsePart(signIn, req.body, 'body');
-    const attempt = await deps.identity.oauth.attemptSignIn(
-      body.email,
-      body.password,
-      req.ip ?? req.socket.remoteAddress ?? '',
-    );
+    const attempt = await deps.identity.oauth.attemptSignIn(body.email, body.password, deps.clientAddress(req));
     if (attempt.outcome === 'held') {
       deps.log.debug({ key: attempt.take.key }, 'console: sign-in held');
       throw signInHeld(attempt.take);

@@ -16,6 +16,7 @@ import type { ReplayLinks } from '../replay/links.js';
 import type { LiveFrames } from '../replay/live.js';
 import type { IdentityStore, Principal } from '../store/identity.js';
 import { authenticate } from './auth.js';
+import type { ClientAddress } from './client-address.js';
 import { connectQuery, connectRouter } from './connect.js';
 import { controlRouter } from './control.js';
 import { docsRouter } from './docs.js';
@@ -42,6 +43,8 @@ export interface AppDeps {
   /** Human control of running sessions through control links (docs/sessions.md, "Human control"). */
   control?: HumanControl;
   maxBodyBytes: number;
+  /** The address a request is throttled by: its peer, or what a trusted proxy says (TRUSTED_PROXIES). */
+  clientAddress: ClientAddress;
   /** OAUTH_KEY: with it the gateway is the authorization server of its API (docs/oauth.md). */
   oauthKey?: string;
   /** Where the console's build is (CONSOLE_DIR); without index.html there, /console is 404. */
@@ -121,14 +124,30 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(docsRouter());
   if (deps.oauthKey)
-    app.use(oauthRouter({ store: deps.identity.oauth, publicUrl: deps.publicUrl, key: deps.oauthKey, log: deps.log }));
+    app.use(
+      oauthRouter({
+        store: deps.identity.oauth,
+        publicUrl: deps.publicUrl,
+        key: deps.oauthKey,
+        clientAddress: deps.clientAddress,
+        log: deps.log,
+      }),
+    );
   app.use(connectRouter({ identity: deps.identity, upstreams: deps.upstreams, hosts: deps.hosts, log: deps.log }));
   if (deps.replays)
     app.use(replayRouter({ links: deps.replays, upstreams: deps.upstreams, live: deps.live, log: deps.log }));
   if (deps.replays && deps.live && deps.control)
     app.use(controlRouter({ links: deps.replays, control: deps.control, upstreams: deps.upstreams, live: deps.live }));
   if (deps.upstreams.configured('monitor')) app.use(snapshotsRouter({ upstreams: deps.upstreams }));
-  app.use(consoleRouter({ identity: deps.identity, publicUrl: deps.publicUrl, log: deps.log, dir: deps.consoleDir }));
+  app.use(
+    consoleRouter({
+      identity: deps.identity,
+      publicUrl: deps.publicUrl,
+      clientAddress: deps.clientAddress,
+      log: deps.log,
+      dir: deps.consoleDir,
+    }),
+  );
 
   app.use(
     mcpRouter({

@@ -16,6 +16,7 @@ import type { Logger } from '@wap/log';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 import { cookieFrom, type Surface } from '../domain/credentials.js';
+import type { ClientAddress } from '../http/client-address.js';
 import { textFields } from '../http/input.js';
 import { consentPage, errorPage, pagePolicy, signInPage } from './pages.js';
 import { CONSENT_TTL_MS, type IssuedTokens, type OAuthStore, type SignInTake } from './store.js';
@@ -28,6 +29,8 @@ export interface OAuthDeps {
   /** The gateway's public URL: the issuer, and the base of the resources. */
   publicUrl: string;
   key: string;
+  /** The address a sign-in is throttled by. */
+  clientAddress: ClientAddress;
   log: Logger;
 }
 
@@ -248,11 +251,7 @@ export function oauthRouter(deps: OAuthDeps): Router {
     if (!client) return void html(res, 400, errorPage('This application is not registered here.'));
     if (body.step === 'sign-in') {
       const email = body.email ?? '';
-      const attempt = await deps.store.attemptSignIn(
-        email,
-        body.password ?? '',
-        req.ip ?? req.socket.remoteAddress ?? '',
-      );
+      const attempt = await deps.store.attemptSignIn(email, body.password ?? '', deps.clientAddress(req));
       if (attempt.outcome === 'held') {
         const { take } = attempt;
         deps.log.debug({ key: take.key, retryAfterSeconds: take.retryAfterSeconds }, 'oauth: sign-in held');
