@@ -12,7 +12,7 @@
 //   listens (every other loopback address, `localhost` included, stays refused, as in
 //   production); credit views kept ten minutes (scrape: a change that shows sooner was
 //   announced by the ledger); monitors polled every 200 ms. Suites: scrape, scrape-recording,
-//   usage-calls, mcp, monitor-checks.
+//   usage-calls, mcp, monitor-checks, monitor-plans.
 // - browsers (shared-fleet-browsers.test.ts): egress to all of loopback, a warm browser and room
 //   for 32 (sessions tests leave waiting for their tickets, 30 s each, meet no other test), and
 //   a scripted model as the default model, where each suite sets the scripts of its own tasks.

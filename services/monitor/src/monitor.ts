@@ -14,11 +14,13 @@ import { SnapshotLinks } from './domain/links.js';
 import { type CrawlClient, checkRunner, HELD } from './jobs/checks.js';
 import { creditPauses } from './jobs/credit-pauses.js';
 import { deliverySender } from './jobs/deliveries.js';
+import { planCaps } from './jobs/plan-caps.js';
 import { type MonitorDeps, monitorService } from './rpc/index.js';
 import type { MonitorDatabase } from './store/database.js';
 import { DeliveryStore } from './store/deliveries.js';
 import { MonitorStore } from './store/monitors.js';
 import { PauseStore } from './store/pauses.js';
+import { PlanCapStore } from './store/plan-caps.js';
 
 export type { MonitorDatabase };
 
@@ -34,18 +36,15 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
   const crawlClient: CrawlClient | undefined = config.CRAWL_ADDR
     ? createClient(crawl.CrawlService, config.CRAWL_ADDR, { defaultTimeoutMs: 90_000 })
     : undefined;
+  const announcements = { nc: nats.nc, subject: creditsChangedSubject(config.NATS_NAMESPACE) };
   const pauses =
     ledger &&
     creditPauses(
-      {
-        pauses: new PauseStore(db),
-        ledger,
-        log,
-        checkHoldMc: priceUsage(HELD).millicredits,
-        announcements: { nc: nats.nc, subject: creditsChangedSubject(config.NATS_NAMESPACE) },
-      },
+      { pauses: new PauseStore(db), ledger, log, checkHoldMc: priceUsage(HELD).millicredits, announcements },
       config.MONITOR_POLL,
     );
+  // Without the ledger nothing is checked, past a plan's cap or not.
+  const caps = ledger && planCaps({ caps: new PlanCapStore(db), ledger, log, announcements });
   const runner =
     ledger && crawlClient && pauses
       ? checkRunner(
@@ -64,6 +63,7 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
   const links = snapshotLinks(config);
   const deps: MonitorDeps = {
     store,
+    ...(caps && { deleted: caps.changed }),
     settings: {
       key: config.MONITOR_KEY,
       allow,
@@ -83,15 +83,16 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
     deps,
     /** The MonitorService's handlers, for the gRPC server. */
     impl: monitorService(deps),
-    /** Starts what runs besides the RPCs: the checks and the notifications' sender. */
+    /** Starts what runs besides the RPCs: the checks, the pauses (credits, plans) and the notifications' sender. */
     start: async () => {
       runner?.start();
       pauses?.start();
+      caps?.start();
       sender?.start();
     },
     /** Stops taking work and waits for the pass in flight. */
     stop: async () => {
-      await Promise.all([runner?.stop(), pauses?.stop(), sender?.stop()]);
+      await Promise.all([runner?.stop(), pauses?.stop(), caps?.stop(), sender?.stop()]);
       await agent.close();
       ledger?.close();
       crawlClient?.close();

@@ -6460,8 +6460,8 @@ export interface operations {
                                 changed: boolean;
                                 errorCode: string | null;
                             } | null;
-                            /** @description Why checks are skipped now; null while they run. */
-                            skippedReason: "credits" | null;
+                            /** @description Why checks are skipped now: `credits`, the workspace cannot pay for one; `plan`, the workspace keeps more monitors than its plan allows and this one, among the newest, waits (kept) until there is room. Null while they run. */
+                            skippedReason: ("credits" | "plan") | null;
                             /** @description The delivery log: the last ten notifications, newest first. */
                             deliveries: {
                                 /** @description When the change was found. */
@@ -6680,8 +6680,8 @@ export interface operations {
                                 changed: boolean;
                                 errorCode: string | null;
                             } | null;
-                            /** @description Why checks are skipped now; null while they run. */
-                            skippedReason: "credits" | null;
+                            /** @description Why checks are skipped now: `credits`, the workspace cannot pay for one; `plan`, the workspace keeps more monitors than its plan allows and this one, among the newest, waits (kept) until there is room. Null while they run. */
+                            skippedReason: ("credits" | "plan") | null;
                             /** @description The delivery log: the last ten notifications, newest first. */
                             deliveries: {
                                 /** @description When the change was found. */

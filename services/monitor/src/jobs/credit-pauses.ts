@@ -6,13 +6,11 @@
 // as the workspace can cover one.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import type { LedgerClient } from '@wap/billing';
-import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
 import { nextProbeAt } from '../domain/pause.js';
 import type { DueProbe, PauseStore } from '../store/pauses.js';
-
-type Subscription = ReturnType<NatsLink['nc']['subscribe']>;
+import { type Announcements, announcedWorkspaces } from './announced.js';
 
 export interface CreditPauseDeps {
   pauses: PauseStore;
@@ -21,7 +19,7 @@ export interface CreditPauseDeps {
   /** The millicredits one check holds: what a workspace needs before its checks resume. */
   checkHoldMc: bigint;
   /** Where the ledger announces whose credits changed; without it, only the looks on the schedule resume checks. */
-  announcements?: { nc: NatsLink['nc']; subject: string };
+  announcements?: Announcements;
 }
 
 /** Pauses looked at in one go. */
@@ -57,43 +55,24 @@ export function creditPauses(deps: CreditPauseDeps, pollMs: number) {
     }
   });
 
-  let subscription: Subscription | undefined;
-  const announced = new Set<string>();
-  let gathering: NodeJS.Timeout | undefined;
-  const lookSoon = async () => {
-    gathering = undefined;
-    const ids = [...announced];
-    announced.clear();
-    if ((await pauses.probeSoon(ids)) > 0) job.nudge();
-  };
+  const announced = announcedWorkspaces(
+    deps.announcements,
+    { queue: 'monitor-credit-pauses', gatherMs: GATHER_MS, log, otherwise: 'pauses end on schedule' },
+    async (ids) => {
+      // The pauses of those workspaces are looked at by whichever replica takes them.
+      if ((await pauses.probeSoon(ids)) > 0) job.nudge();
+    },
+  );
 
   return {
     /** A check of the workspace was refused for credits. */
     pause: (workspaceId: string) => pauses.pause(workspaceId, nextProbeAt(new Date(), 0)),
     start: () => {
       job.start();
-      const a = deps.announcements;
-      if (!a) return;
-      // One replica hears each announcement: the pause it names is looked at by whichever takes it.
-      subscription = a.nc.subscribe(a.subject, {
-        queue: 'monitor-credit-pauses',
-        callback: (err, message) => {
-          if (err) return log.warn({ err }, 'credit announcements: subscription failed; pauses end on schedule');
-          try {
-            const ids = message.json<unknown>();
-            if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') announced.add(id);
-          } catch {
-            return;
-          }
-          gathering ??= setTimeout(() => {
-            lookSoon().catch((e: unknown) => log.warn({ err: e }, 'announced credits not looked at'));
-          }, GATHER_MS);
-        },
-      });
+      announced.start();
     },
     stop: async () => {
-      subscription?.unsubscribe();
-      clearTimeout(gathering);
+      await announced.stop();
       await job.stop();
     },
   };

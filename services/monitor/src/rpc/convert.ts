@@ -61,7 +61,8 @@ export function toMonitor(row: Monitor, deliveries: Delivery[] = []): proto.Moni
         errorCode: row.lastErrorCode ?? '',
       },
     }),
-    skippedReason: row.skippedReason ?? '',
+    // Past the plan's cap it waits for room whatever its credits say.
+    skippedReason: row.planPausedAt ? 'plan' : (row.skippedReason ?? ''),
     deliveries: deliveries.map(toDelivery),
   });
 }

@@ -17,6 +17,8 @@ export interface MonitorSettings {
 export interface MonitorDeps {
   store: MonitorStore;
   settings: MonitorSettings;
+  /** Told that a monitor of the workspace was deleted: one paused past its plan's cap may fit now. */
+  deleted?: (workspaceId: string) => void;
 }
 
 /** What sealed target URLs and secrets are: the key derivation's purpose. */

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { isApiError } from '@wap/errors';
 import type { FreshDatabase } from '@wap/testkit';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { freshDatabase } from '../test-support.js';
+import { freshDatabase, monitorRow } from '../test-support.js';
 import { openMonitorDatabase } from './database.js';
 import { MonitorStore } from './monitors.js';
 import { PauseStore } from './pauses.js';
@@ -25,25 +25,10 @@ after(async () => {
   await database?.drop();
 });
 
-/** An hourly monitor's row, due at `dueAt`. */
-const monitorData = (workspaceId: string, dueAt: Date, path: string) => ({
-  id: randomUUID(),
-  workspaceId,
-  url: `http://127.0.0.1/${path}`,
-  schedule: { kind: 'every', ms: 3_600_000 },
-  watch: { kind: 'main' },
-  scrape: {},
-  targetKind: 'webhook',
-  targetSealed: 'x',
-  targetShown: 'https://example.com/…',
-  anchorAt: new Date(dueAt.getTime() - 3_600_000),
-  nextCheckAt: dueAt,
-});
-
 async function dueMonitors(n: number, workspaceId: string, dueAt: Date) {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const data = monitorData(workspaceId, dueAt, String(i));
+    const data = monitorRow(workspaceId, dueAt, String(i));
     ids.push(data.id);
     await (clients[0] as PrismaClient).monitor.create({ data });
   }
@@ -131,10 +116,10 @@ test('a workspace paused for credits is not claimed, its monitors wait for the l
   );
   assert.ok(((await store.nextDueAt()) ?? at(Infinity)) > at(120_000), 'nor waited for');
   // A monitor made meanwhile waits with the others; the cap counts it.
-  const made = await store.create({ ...monitorData(broke, now, 'new'), anchorAt: now }, 3);
+  const made = await store.create({ ...monitorRow(broke, now, 'new'), anchorAt: now }, 3);
   assert.deepEqual([made.nextCheckAt.getTime(), made.skippedReason], [at(60_000).getTime(), 'credits']);
   await assert.rejects(
-    store.create(monitorData(broke, now, 'one-more'), 3),
+    store.create(monitorRow(broke, now, 'one-more'), 3),
     (err) => isApiError(err) && err.code === 'cap_exceeded',
   );
   // The ledger announced its credits changed: looked at by one replica, at once.

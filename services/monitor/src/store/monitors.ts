@@ -3,7 +3,8 @@
 // check row written in the same transaction, so any number of replicas share
 // the work and none takes what another holds; a check whose replica died
 // (its lease lapsed unfinished) is taken again. A paused workspace's monitors
-// are never claimed (store/pauses.ts).
+// are never claimed (store/pauses.ts), nor those past its plan's cap
+// (store/plan-caps.ts).
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '@wap/errors';
 import { nextCheckAt, type Schedule } from '../domain/schedule.js';
@@ -41,7 +42,7 @@ export class MonitorStore {
                created_at AS "createdAt", anchor_at AS "anchorAt", next_check_at AS "nextCheckAt",
                skipped_reason AS "skippedReason", last_check_at AS "lastCheckAt", last_status AS "lastStatus",
                last_changed AS "lastChanged", last_error_code AS "lastErrorCode", last_sha256 AS "lastSha256"
-          FROM monitors WHERE next_check_at <= ${now}
+          FROM monitors WHERE next_check_at <= ${now} AND plan_paused_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM workspace_pauses p WHERE p.workspace_id = monitors.workspace_id)
          ORDER BY next_check_at LIMIT ${limit}
            FOR UPDATE SKIP LOCKED`;
@@ -100,11 +101,12 @@ export class MonitorStore {
     return out;
   }
 
-  /** When the next monitor falls due, if any does (a paused workspace's are not due). */
+  /** When the next monitor falls due, if any does (a paused workspace's, and those past its plan, are not due). */
   async nextDueAt(): Promise<Date | undefined> {
     const [first] = await this.db.$queryRaw<{ at: Date }[]>`
       SELECT next_check_at AS at FROM monitors
-       WHERE NOT EXISTS (SELECT 1 FROM workspace_pauses p WHERE p.workspace_id = monitors.workspace_id)
+       WHERE plan_paused_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM workspace_pauses p WHERE p.workspace_id = monitors.workspace_id)
        ORDER BY next_check_at LIMIT 1`;
     return first?.at;
   }

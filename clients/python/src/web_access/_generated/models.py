@@ -2298,7 +2298,7 @@ class MonitorsCreateResponseMonitor(Model):
     """
     skipped_reason: Annotated[str | None, Field(alias="skippedReason")]
     """
-    Why checks are skipped now; null while they run.
+    Why checks are skipped now: `credits`, the workspace cannot pay for one; `plan`, the workspace keeps more monitors than its plan allows and this one, among the newest, waits (kept) until there is room. Null while they run.
     """
     deliveries: list[MonitorsCreateResponseMonitorDelivery]
     """
@@ -2474,7 +2474,7 @@ class MonitorsListResponseMonitor(Model):
     """
     skipped_reason: Annotated[str | None, Field(alias="skippedReason")]
     """
-    Why checks are skipped now; null while they run.
+    Why checks are skipped now: `credits`, the workspace cannot pay for one; `plan`, the workspace keeps more monitors than its plan allows and this one, among the newest, waits (kept) until there is room. Null while they run.
     """
     deliveries: list[MonitorsListResponseMonitorDelivery]
     """

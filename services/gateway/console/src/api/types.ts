@@ -145,7 +145,7 @@ export interface Monitor {
     changed: boolean;
     errorCode: string | null;
   } | null;
-  skippedReason: 'credits' | null;
+  skippedReason: 'credits' | 'plan' | null;
   deliveries: {
     at: string;
     status: 'pending' | 'delivered' | 'failed';

@@ -19,14 +19,21 @@ function scheduleOf(m: Monitor): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
+/** Why a monitor is not checked now, when it is not. */
+const SKIPPED: Record<NonNullable<Monitor['skippedReason']>, string> = {
+  credits: 'checks are skipped until credits are available',
+  plan: 'paused: the plan keeps fewer monitors; it resumes when there is room',
+};
+
 function lastCheckOf(m: Monitor) {
-  if (!m.lastCheck) return 'Not checked yet';
+  const skipped = m.skippedReason && <> — {SKIPPED[m.skippedReason]}</>;
+  if (!m.lastCheck) return <>Not checked yet{skipped}</>;
   const c = m.lastCheck;
   const what = c.status === 'failed' ? `failed${c.errorCode ? ` (${c.errorCode})` : ''}` : c.status;
   return (
     <>
       <Time iso={c.at} relative />: {what}
-      {m.skippedReason === 'credits' && <> — checks are skipped until credits are available</>}
+      {skipped}
     </>
   );
 }

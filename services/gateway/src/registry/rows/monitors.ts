@@ -68,7 +68,12 @@ const monitorObject = z.object({
     })
     .nullable()
     .describe('Null before the first check.'),
-  skippedReason: z.enum(['credits']).nullable().describe('Why checks are skipped now; null while they run.'),
+  skippedReason: z
+    .enum(['credits', 'plan'])
+    .nullable()
+    .describe(
+      'Why checks are skipped now: `credits`, the workspace cannot pay for one; `plan`, the workspace keeps more monitors than its plan allows and this one, among the newest, waits (kept) until there is room. Null while they run.',
+    ),
   deliveries: z
     .array(
       z.object({
@@ -82,6 +87,10 @@ const monitorObject = z.object({
     )
     .describe('The delivery log: the last ten notifications, newest first.'),
 });
+
+/** Why the monitor service says checks are skipped, as the API names it; empty (or unknown) is none. */
+const skippedReason = (reason: string): 'credits' | 'plan' | null =>
+  reason === 'credits' || reason === 'plan' ? reason : null;
 
 function toMonitorJson(m: monitor.Monitor | undefined) {
   if (!m) throw new Error('the monitor service answered no monitor');
@@ -116,7 +125,7 @@ function toMonitorJson(m: monitor.Monitor | undefined) {
           errorCode: m.lastCheck.errorCode || null,
         }
       : null,
-    skippedReason: m.skippedReason === 'credits' ? ('credits' as const) : null,
+    skippedReason: skippedReason(m.skippedReason),
     deliveries: m.deliveries.map((d) => ({
       at: isoTime(d.at) ?? '',
       status: d.status as 'pending' | 'delivered' | 'failed',

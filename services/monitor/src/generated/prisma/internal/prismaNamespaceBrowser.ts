@@ -112,6 +112,7 @@ export const MonitorScalarFieldEnum = {
   anchorAt: 'anchorAt',
   nextCheckAt: 'nextCheckAt',
   skippedReason: 'skippedReason',
+  planPausedAt: 'planPausedAt',
   lastCheckAt: 'lastCheckAt',
   lastStatus: 'lastStatus',
   lastChanged: 'lastChanged',

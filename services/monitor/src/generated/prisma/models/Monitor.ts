@@ -38,6 +38,7 @@ export type MonitorMinAggregateOutputType = {
   anchorAt: Date | null
   nextCheckAt: Date | null
   skippedReason: string | null
+  planPausedAt: Date | null
   lastCheckAt: Date | null
   lastStatus: string | null
   lastChanged: boolean | null
@@ -57,6 +58,7 @@ export type MonitorMaxAggregateOutputType = {
   anchorAt: Date | null
   nextCheckAt: Date | null
   skippedReason: string | null
+  planPausedAt: Date | null
   lastCheckAt: Date | null
   lastStatus: string | null
   lastChanged: boolean | null
@@ -79,6 +81,7 @@ export type MonitorCountAggregateOutputType = {
   anchorAt: number
   nextCheckAt: number
   skippedReason: number
+  planPausedAt: number
   lastCheckAt: number
   lastStatus: number
   lastChanged: number
@@ -100,6 +103,7 @@ export type MonitorMinAggregateInputType = {
   anchorAt?: true
   nextCheckAt?: true
   skippedReason?: true
+  planPausedAt?: true
   lastCheckAt?: true
   lastStatus?: true
   lastChanged?: true
@@ -119,6 +123,7 @@ export type MonitorMaxAggregateInputType = {
   anchorAt?: true
   nextCheckAt?: true
   skippedReason?: true
+  planPausedAt?: true
   lastCheckAt?: true
   lastStatus?: true
   lastChanged?: true
@@ -141,6 +146,7 @@ export type MonitorCountAggregateInputType = {
   anchorAt?: true
   nextCheckAt?: true
   skippedReason?: true
+  planPausedAt?: true
   lastCheckAt?: true
   lastStatus?: true
   lastChanged?: true
@@ -236,6 +242,7 @@ export type MonitorGroupByOutputType = {
   anchorAt: Date
   nextCheckAt: Date
   skippedReason: string | null
+  planPausedAt: Date | null
   lastCheckAt: Date | null
   lastStatus: string | null
   lastChanged: boolean
@@ -279,6 +286,7 @@ export type MonitorWhereInput = {
   anchorAt?: Prisma.DateTimeFilter<"Monitor"> | Date | string
   nextCheckAt?: Prisma.DateTimeFilter<"Monitor"> | Date | string
   skippedReason?: Prisma.StringNullableFilter<"Monitor"> | string | null
+  planPausedAt?: Prisma.DateTimeNullableFilter<"Monitor"> | Date | string | null
   lastCheckAt?: Prisma.DateTimeNullableFilter<"Monitor"> | Date | string | null
   lastStatus?: Prisma.StringNullableFilter<"Monitor"> | string | null
   lastChanged?: Prisma.BoolFilter<"Monitor"> | boolean
@@ -301,6 +309,7 @@ export type MonitorOrderByWithRelationInput = {
   anchorAt?: Prisma.SortOrder
   nextCheckAt?: Prisma.SortOrder
   skippedReason?: Prisma.SortOrderInput | Prisma.SortOrder
+  planPausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lastCheckAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lastStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
@@ -326,6 +335,7 @@ export type MonitorWhereUniqueInput = Prisma.AtLeast<{
   anchorAt?: Prisma.DateTimeFilter<"Monitor"> | Date | string
   nextCheckAt?: Prisma.DateTimeFilter<"Monitor"> | Date | string
   skippedReason?: Prisma.StringNullableFilter<"Monitor"> | string | null
+  planPausedAt?: Prisma.DateTimeNullableFilter<"Monitor"> | Date | string | null
   lastCheckAt?: Prisma.DateTimeNullableFilter<"Monitor"> | Date | string | null
   lastStatus?: Prisma.StringNullableFilter<"Monitor"> | string | null
   lastChanged?: Prisma.BoolFilter<"Monitor"> | boolean
@@ -348,6 +358,7 @@ export type MonitorOrderByWithAggregationInput = {
   anchorAt?: Prisma.SortOrder
   nextCheckAt?: Prisma.SortOrder
   skippedReason?: Prisma.SortOrderInput | Prisma.SortOrder
+  planPausedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lastCheckAt?: Prisma.SortOrderInput | Prisma.SortOrder
   lastStatus?: Prisma.SortOrderInput | Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
@@ -376,6 +387,7 @@ export type MonitorScalarWhereWithAggregatesInput = {
   anchorAt?: Prisma.DateTimeWithAggregatesFilter<"Monitor"> | Date | string
   nextCheckAt?: Prisma.DateTimeWithAggregatesFilter<"Monitor"> | Date | string
   skippedReason?: Prisma.StringNullableWithAggregatesFilter<"Monitor"> | string | null
+  planPausedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Monitor"> | Date | string | null
   lastCheckAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Monitor"> | Date | string | null
   lastStatus?: Prisma.StringNullableWithAggregatesFilter<"Monitor"> | string | null
   lastChanged?: Prisma.BoolWithAggregatesFilter<"Monitor"> | boolean
@@ -398,6 +410,7 @@ export type MonitorCreateInput = {
   anchorAt?: Date | string
   nextCheckAt: Date | string
   skippedReason?: string | null
+  planPausedAt?: Date | string | null
   lastCheckAt?: Date | string | null
   lastStatus?: string | null
   lastChanged?: boolean
@@ -420,6 +433,7 @@ export type MonitorUncheckedCreateInput = {
   anchorAt?: Date | string
   nextCheckAt: Date | string
   skippedReason?: string | null
+  planPausedAt?: Date | string | null
   lastCheckAt?: Date | string | null
   lastStatus?: string | null
   lastChanged?: boolean
@@ -442,6 +456,7 @@ export type MonitorUpdateInput = {
   anchorAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   nextCheckAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   skippedReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  planPausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastCheckAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -464,6 +479,7 @@ export type MonitorUncheckedUpdateInput = {
   anchorAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   nextCheckAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   skippedReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  planPausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastCheckAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -486,6 +502,7 @@ export type MonitorCreateManyInput = {
   anchorAt?: Date | string
   nextCheckAt: Date | string
   skippedReason?: string | null
+  planPausedAt?: Date | string | null
   lastCheckAt?: Date | string | null
   lastStatus?: string | null
   lastChanged?: boolean
@@ -508,6 +525,7 @@ export type MonitorUpdateManyMutationInput = {
   anchorAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   nextCheckAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   skippedReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  planPausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastCheckAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -530,6 +548,7 @@ export type MonitorUncheckedUpdateManyInput = {
   anchorAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   nextCheckAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   skippedReason?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  planPausedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastCheckAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   lastStatus?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   lastChanged?: Prisma.BoolFieldUpdateOperationsInput | boolean
@@ -552,6 +571,7 @@ export type MonitorCountOrderByAggregateInput = {
   anchorAt?: Prisma.SortOrder
   nextCheckAt?: Prisma.SortOrder
   skippedReason?: Prisma.SortOrder
+  planPausedAt?: Prisma.SortOrder
   lastCheckAt?: Prisma.SortOrder
   lastStatus?: Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
@@ -571,6 +591,7 @@ export type MonitorMaxOrderByAggregateInput = {
   anchorAt?: Prisma.SortOrder
   nextCheckAt?: Prisma.SortOrder
   skippedReason?: Prisma.SortOrder
+  planPausedAt?: Prisma.SortOrder
   lastCheckAt?: Prisma.SortOrder
   lastStatus?: Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
@@ -590,6 +611,7 @@ export type MonitorMinOrderByAggregateInput = {
   anchorAt?: Prisma.SortOrder
   nextCheckAt?: Prisma.SortOrder
   skippedReason?: Prisma.SortOrder
+  planPausedAt?: Prisma.SortOrder
   lastCheckAt?: Prisma.SortOrder
   lastStatus?: Prisma.SortOrder
   lastChanged?: Prisma.SortOrder
@@ -622,6 +644,7 @@ export type MonitorSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs 
   anchorAt?: boolean
   nextCheckAt?: boolean
   skippedReason?: boolean
+  planPausedAt?: boolean
   lastCheckAt?: boolean
   lastStatus?: boolean
   lastChanged?: boolean
@@ -644,6 +667,7 @@ export type MonitorSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exten
   anchorAt?: boolean
   nextCheckAt?: boolean
   skippedReason?: boolean
+  planPausedAt?: boolean
   lastCheckAt?: boolean
   lastStatus?: boolean
   lastChanged?: boolean
@@ -666,6 +690,7 @@ export type MonitorSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exten
   anchorAt?: boolean
   nextCheckAt?: boolean
   skippedReason?: boolean
+  planPausedAt?: boolean
   lastCheckAt?: boolean
   lastStatus?: boolean
   lastChanged?: boolean
@@ -688,6 +713,7 @@ export type MonitorSelectScalar = {
   anchorAt?: boolean
   nextCheckAt?: boolean
   skippedReason?: boolean
+  planPausedAt?: boolean
   lastCheckAt?: boolean
   lastStatus?: boolean
   lastChanged?: boolean
@@ -695,7 +721,7 @@ export type MonitorSelectScalar = {
   lastSha256?: boolean
 }
 
-export type MonitorOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "url" | "schedule" | "watch" | "scrape" | "targetKind" | "targetSealed" | "targetShown" | "secretSealed" | "createdAt" | "anchorAt" | "nextCheckAt" | "skippedReason" | "lastCheckAt" | "lastStatus" | "lastChanged" | "lastErrorCode" | "lastSha256", ExtArgs["result"]["monitor"]>
+export type MonitorOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "url" | "schedule" | "watch" | "scrape" | "targetKind" | "targetSealed" | "targetShown" | "secretSealed" | "createdAt" | "anchorAt" | "nextCheckAt" | "skippedReason" | "planPausedAt" | "lastCheckAt" | "lastStatus" | "lastChanged" | "lastErrorCode" | "lastSha256", ExtArgs["result"]["monitor"]>
 
 export type $MonitorPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   name: "Monitor"
@@ -742,6 +768,12 @@ export type $MonitorPayload<ExtArgs extends runtime.Types.Extensions.InternalArg
      * Why checks are skipped now (credits); null while they run.
      */
     skippedReason: string | null
+    /**
+     * Since when it is paused because its workspace keeps more monitors than its
+     * plan allows (it is among the newest past the cap): kept, never claimed;
+     * null while the plan keeps it (docs/monitors.md, "Limits per plan").
+     */
+    planPausedAt: Date | null
     lastCheckAt: Date | null
     lastStatus: string | null
     lastChanged: boolean
@@ -1187,6 +1219,7 @@ export interface MonitorFieldRefs {
   readonly anchorAt: Prisma.FieldRef<"Monitor", 'DateTime'>
   readonly nextCheckAt: Prisma.FieldRef<"Monitor", 'DateTime'>
   readonly skippedReason: Prisma.FieldRef<"Monitor", 'String'>
+  readonly planPausedAt: Prisma.FieldRef<"Monitor", 'DateTime'>
   readonly lastCheckAt: Prisma.FieldRef<"Monitor", 'DateTime'>
   readonly lastStatus: Prisma.FieldRef<"Monitor", 'String'>
   readonly lastChanged: Prisma.FieldRef<"Monitor", 'Boolean'>

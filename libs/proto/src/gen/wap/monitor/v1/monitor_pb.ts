@@ -330,7 +330,7 @@ export type Monitor = Message<"wap.monitor.v1.Monitor"> & {
   lastCheck?: LastCheck | undefined;
 
   /**
-   * Why checks are skipped now (`credits`); empty when they run.
+   * Why checks are skipped now (`credits`, or `plan`: past the plan's cap of monitors); empty when they run.
    *
    * @generated from field: string skipped_reason = 12;
    */
