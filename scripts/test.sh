@@ -52,5 +52,7 @@ echo "== Python SDK unit tests"
 .tools/python-sdk/bin/python -m pytest -q clients/python
 phase python
 echo "== end-to-end tests"
-node --test --enable-source-maps --disable-warning=ExperimentalWarning --test-concurrency=1 --test-reporter=spec "${e2e[@]}"
+# One file at a time, each under a time budget (TEST_FILE_TIMEOUT, 15m): a file that hangs is
+# stopped with every process it started and named, and the run goes on to the next.
+scripts/test-files.sh "${e2e[@]}"
 phase e2e

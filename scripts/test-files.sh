@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Runs node test files one after the other, each under a time budget: a file still running after
+# TEST_FILE_TIMEOUT (15m unless set; `timeout`'s durations) is stopped with its whole process group
+# (SIGTERM, then SIGKILL 30 s later), named, and counted as a failed test, so a file that hangs
+# (a test that never ends, a handle that keeps its process alive) costs its budget, not CI's limit.
+# Prints each file's spec output without its closing counts (scripts/test-reporter.mjs), then one
+# closing summary of all the files in the spec reporter's shape (ℹ tests N ... ℹ duration_ms N);
+# exits 1 when a test or a file failed.
+#   scripts/test-files.sh <file.test.js>...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+budget=${TEST_FILE_TIMEOUT:-15m}
+dir=$(mktemp -d)
+running=
+cleanup() {
+  if [ -n "$running" ]; then kill -TERM -- "-$running" 2>/dev/null || true; fi
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+# Interrupted (Ctrl-C, a cancelled job): the file's process group is not the terminal's, so
+# cleanup stops it.
+trap 'exit 130' INT TERM
+
+failed=()
+n=0
+for file in "$@"; do
+  n=$((n + 1))
+  # timeout puts the file's runner in a process group of its own and signals the whole group.
+  WAP_TEST_COUNTS="$dir/$n.json" timeout --kill-after=30s "$budget" node --test --enable-source-maps \
+    --disable-warning=ExperimentalWarning --test-reporter=./scripts/test-reporter.mjs "$file" &
+  running=$!
+  code=0
+  wait "$running" || code=$?
+  running=
+  echo "$code" >"$dir/$n.exit"
+  if [ "$code" = 124 ] || [ "$code" = 137 ]; then
+    echo "✖ $file did not finish within $budget: stopped, with every process it started"
+    failed+=("$file (did not finish within $budget)")
+  elif [ "$code" != 0 ]; then
+    failed+=("$file")
+  fi
+done
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo
+  echo "✖ failing files:"
+  printf '  %s\n' "${failed[@]}"
+fi
+# One closing summary, as node's runner closes a run: a file that failed with no test counted
+# failed (stopped, or ended before its counts) counts as one failed test.
+node -e '
+  const { existsSync, readFileSync } = require("node:fs");
+  const [dir, files] = [process.argv[1], Number(process.argv[2])];
+  const sum = {};
+  for (let n = 1; n <= files; n++) {
+    const json = `${dir}/${n}.json`;
+    const counts = existsSync(json) ? JSON.parse(readFileSync(json, "utf8")) : {};
+    if (readFileSync(`${dir}/${n}.exit`, "utf8").trim() !== "0" && !(counts.fail > 0)) {
+      counts.tests = (counts.tests ?? 0) + 1;
+      counts.fail = 1;
+    }
+    for (const [key, value] of Object.entries(counts)) sum[key] = (sum[key] ?? 0) + value;
+  }
+  for (const key of ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo", "duration_ms"])
+    console.log(`ℹ ${key} ${key === "duration_ms" ? +(sum[key] ?? 0).toFixed(6) : (sum[key] ?? 0)}`);
+' "$dir" "$n"
+[ "${#failed[@]}" = 0 ]
