@@ -58,7 +58,7 @@ describe('PlaywrightDriver', () => {
       const field = indexOf(state, 'type=email');
       assert.equal(await driver.formRole(field), 'field');
       assert.equal(await driver.formRole(indexOf(state, 'Sign in</button>')), 'submit');
-      const filled = await driver.fillSecret(field, 'ada-secret@example.org');
+      const filled = await driver.fillSecret(field, 'ada-secret@example.org', ['127.0.0.1']);
       assert.equal(filled.ok, true, filled.message);
       assert.doesNotMatch(filled.message, /ada-secret/);
       const after = await driver.observe({ screenshot: true });
@@ -71,7 +71,7 @@ describe('PlaywrightDriver', () => {
         return [input.value, input.hasAttribute('data-private')];
       });
       assert.deepEqual(value, ['ada-secret@example.org', true]);
-      const refused = await driver.fillSecret(indexOf(after, 'Sign in</button>'), 'x');
+      const refused = await driver.fillSecret(indexOf(after, 'Sign in</button>'), 'x', ['127.0.0.1']);
       assert.equal(refused.ok, false);
     } finally {
       await driver.close();
@@ -129,6 +129,42 @@ describe('PlaywrightDriver', () => {
       const clicked = await driver.act({ action: 'click', index: indexOf(state, 'Inner button') }, noFiles);
       assert.deepEqual([clicked.ok, clicked.pageChanged], [true, false]);
       assert.match((await driver.observe()).elements, /^ {2}inner clicked$/m);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it("names the host of a field's frame and of every frame above it, and fills it only while they stay", async () => {
+    const { driver, page } = await open('/nested-field');
+    try {
+      const inner = () => page.frames().find((f) => f.parentFrame()?.url().startsWith(other.origin));
+      await until('the frames load', async () => (await inner()?.$('input[name=user]')) != null, 10_000);
+      const state = await driver.observe();
+      const field = indexOf(state, 'name=user');
+      // The field is the site's own, but it sits in a frame of the other host: every frame counts.
+      const chain = ['127.0.0.1', 'other.test', '127.0.0.1'];
+      assert.deepEqual(await driver.frameHosts(field), chain);
+      assert.deepEqual(await driver.frameHosts(999), 'no element [999] in the last observation (it has 1 to 1)');
+      const elsewhere = await driver.fillSecret(field, 'ada', ['127.0.0.1']);
+      assert.equal(elsewhere.ok, false, 'frames other than the ones checked are not filled');
+      assert.equal(await inner()?.$eval('input[name=user]', (el) => (el as HTMLInputElement).value), '');
+      const filled = await driver.fillSecret(field, 'ada', chain);
+      assert.equal(filled.ok, true, filled.message);
+      assert.equal(await inner()?.$eval('input[name=user]', (el) => (el as HTMLInputElement).value), 'ada');
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('names the other host for a field in its frame, and the page alone for a field of the page', async () => {
+    const { driver, page } = await open('/framed-field');
+    try {
+      const frame = () => page.frames().find((f) => f.url().startsWith(other.origin));
+      await until('the frame loads', async () => (await frame()?.$('input[name=user]')) != null, 10_000);
+      const state = await driver.observe();
+      assert.deepEqual(await driver.frameHosts(indexOf(state, 'name=user')), ['other.test', '127.0.0.1']);
+      await page.goto(`${site.origin}/field`);
+      assert.deepEqual(await driver.frameHosts(indexOf(await driver.observe(), 'name=user')), ['127.0.0.1']);
     } finally {
       await driver.close();
     }

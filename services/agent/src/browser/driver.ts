@@ -3,7 +3,8 @@
 // model's actions carried out on exactly the elements that list showed.
 import { createHash } from 'node:crypto';
 import { extract as extractPage } from '@wap/extract';
-import type { Browser, ElementHandle, Page } from 'playwright-core';
+import type { Browser, ElementHandle, Frame, Page } from 'playwright-core';
+import { hostOf } from '../domain/rules/domains.js';
 import {
   ACTION_TIMEOUT_MS,
   attachFile,
@@ -89,6 +90,23 @@ const FILLABLE = ['text', 'password', 'email', 'tel', 'number', 'search', 'url',
 
 const sameKeys = (a: string[], b: string[]): boolean => a.length === b.length && a.every((key, i) => key === b[i]);
 
+/**
+ * The hosts of the frame showing `element` and of every frame above it, innermost first, as the
+ * browser reports their URLs (a page cannot rewrite them); a string when one has no host of its own
+ * (about:blank, srcdoc, data: or blob: take their origin from elsewhere, which a URL does not say).
+ */
+async function frameHostsOf(element: ElementHandle<Element>): Promise<string[] | string> {
+  const own = await within(element.ownerFrame(), ACTION_TIMEOUT_MS, 'the page');
+  if (!own) return 'in no frame';
+  const hosts: string[] = [];
+  for (let frame: Frame | null = own; frame; frame = frame.parentFrame()) {
+    const host = hostOf(frame.url());
+    if (!host) return `in a frame without a host of its own (${plain(frame.url(), 60)})`;
+    hosts.push(host);
+  }
+  return hosts;
+}
+
 export class PlaywrightDriver implements BrowserDriver {
   private readonly tabs: Tabs;
   private readonly extractor: Extractor;
@@ -146,12 +164,26 @@ export class PlaywrightDriver implements BrowserDriver {
     return outcome;
   }
 
-  async fillSecret(index: number, value: string): Promise<ActionOutcome> {
+  async frameHosts(index: number): Promise<string[] | string> {
+    const found = await this.resolve(index);
+    if (!('element' in found)) return found.message;
+    try {
+      return await frameHostsOf(found.element);
+    } finally {
+      await found.element.dispose().catch(() => {});
+    }
+  }
+
+  async fillSecret(index: number, value: string, hosts: string[]): Promise<ActionOutcome> {
     const page = await this.tabs.active();
     let result: Result;
     try {
-      result = await this.onElement(index, (element) =>
-        this.settled(page, async () => {
+      result = await this.onElement(index, async (element) => {
+        // The frames were checked against the secret's domains: a frame that navigated since is not filled.
+        const now = await frameHostsOf(element);
+        if (typeof now === 'string' || !sameKeys(now, hosts))
+          return { ok: false, message: `[${index}] is in frames that changed since they were checked: observe again` };
+        return this.settled(page, async () => {
           const kind = await within(
             element.evaluate(
               (el, { attribute, fillable }) => {
@@ -169,8 +201,8 @@ export class PlaywrightDriver implements BrowserDriver {
           if (kind !== 'ok') return { ok: false, message: `[${index}] is ${kind}: a secret goes into a text field` };
           await element.fill(value, { timeout: ACTION_TIMEOUT_MS });
           return { ok: true, message: `filled [${index}]` };
-        }),
-      );
+        });
+      });
     } catch (error) {
       // Playwright's message may quote what it typed: say only what failed.
       result = {
@@ -279,6 +311,17 @@ export class PlaywrightDriver implements BrowserDriver {
     index: number,
     act: (element: ElementHandle<Element>) => Promise<Done | Result>,
   ): Promise<Result> {
+    const found = await this.resolve(index);
+    if (!('element' in found)) return found;
+    try {
+      return { acted: true, ...(await act(found.element)) };
+    } finally {
+      await found.element.dispose().catch(() => {});
+    }
+  }
+
+  /** Element `index` of the last observation, still in its page (the caller disposes of it), or why not. */
+  private async resolve(index: number): Promise<{ element: ElementHandle<Element> } | Result> {
     const last = this.last;
     if (!last || !Number.isInteger(index) || index < 1 || index > last.targets.length) {
       const known = last?.targets.length ? ` (it has 1 to ${last.targets.length})` : '';
@@ -305,11 +348,7 @@ export class PlaywrightDriver implements BrowserDriver {
       await found.dispose().catch(() => {});
       return { ok: false, message: `[${index}] is gone: the page changed since it was observed`, acted: true };
     }
-    try {
-      return { acted: true, ...(await act(element)) };
-    } finally {
-      await element.dispose().catch(() => {});
-    }
+    return { element };
   }
 
   /** Runs an action, then waits for what it set off: a navigation to its new document, a new tab. */

@@ -10,7 +10,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-type Pages = Record<string, (other: string) => string>;
+/** Each page of one origin, given the other origin (the pages frame each other's). */
+type Pages = Record<string, (peer: string) => string>;
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
@@ -25,7 +26,16 @@ const filler = (n: number) =>
       'while the market square fills with traders selling bread, cheese and woollen goods to visitors.</p>',
   ).join('');
 
+/** A sign-in field, for the pages that put one in a frame of another host. */
+const FIELD = page('Field', '<label>User <input name=user placeholder=User></label>');
+
 const SITE: Pages = {
+  '/field': () => FIELD,
+  '/framed-field': (other) =>
+    page('Framed', `<p>Sign in below</p><iframe title="Sign-in" src="${other}/field"></iframe>`),
+  // The site's own field, in a frame of the other host: the other host's page sees what goes in.
+  '/nested-field': (other) =>
+    page('Nested', `<p>Sign in below</p><iframe title="Partner" src="${other}/middle"></iframe>`),
   '/form': () =>
     page(
       'Sign in',
@@ -109,12 +119,14 @@ const OTHER: Pages = {
       'Inner',
       `<p id=state>inner waiting</p><button onclick="state.textContent = 'inner clicked'">Inner button</button>`,
     ),
+  '/field': () => FIELD,
+  '/middle': (site) => page('Middle', `<iframe title="Sign-in" src="${site}/field"></iframe>`),
 };
 
 /** The Chromium flag that sends other.test to loopback. */
 export const OTHER_HOST_RULE = '--host-resolver-rules=MAP other.test 127.0.0.1';
 
-async function serve(name: string, pages: Pages, other: string): Promise<TestServer> {
+async function serve(name: string, pages: Pages, peer: () => string): Promise<TestServer> {
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     const render = pages[path] ?? (path.startsWith('/tabs/') ? pages['/tabs'] : undefined);
@@ -122,7 +134,7 @@ async function serve(name: string, pages: Pages, other: string): Promise<TestSer
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(render(other));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(render(peer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -138,7 +150,9 @@ async function serve(name: string, pages: Pages, other: string): Promise<TestSer
 
 /** The two origins: the site's pages, and the other site's frame. */
 export async function serveTestPages(): Promise<{ site: TestServer; other: TestServer }> {
-  const other = await serve('other.test', OTHER, '');
-  const site = await serve('127.0.0.1', SITE, other.origin);
+  let siteOrigin = '';
+  const other = await serve('other.test', OTHER, () => siteOrigin);
+  const site = await serve('127.0.0.1', SITE, () => other.origin);
+  siteOrigin = site.origin;
   return { site, other };
 }

@@ -78,11 +78,19 @@ export interface BrowserDriver {
     options?: { detectChange?: boolean },
   ): Promise<ActionOutcome>;
   /**
-   * Types a secret's value into field `index` of the last observation, marked private first (the
-   * recorder masks it; the element list and screenshots show only that it holds something). Its
-   * message never carries the value.
+   * The hosts of the frame that shows element `index` of the last observation and of every frame
+   * above it, innermost first (the page's own host last): where a value typed into it would go. A
+   * string says why there are none (no such element; a frame without a host of its own, such as
+   * about:blank).
    */
-  fillSecret(index: number, value: string): Promise<ActionOutcome>;
+  frameHosts(index: number): Promise<string[] | string>;
+  /**
+   * Types a secret's value into field `index` of the last observation, marked private first (the
+   * recorder masks it; the element list and screenshots show only that it holds something), only
+   * while its frames are still on `hosts` (what frameHosts answered). Its message never carries
+   * the value.
+   */
+  fillSecret(index: number, value: string, hosts: string[]): Promise<ActionOutcome>;
   /** What element `index` is to a form: its submit button (a click submits it), a field of it (Enter submits it), or neither. */
   formRole(index: number): Promise<'submit' | 'field' | null>;
   /** Top-level documents committed in any tab since the last call: each is a billed page. */

@@ -834,9 +834,21 @@ export class RunLoop {
         'no_open_purchase',
         'a card is filled only for an approved purchase: declare it with purchase first',
       );
-    const host = hostOf(pageUrl);
     const intents = this.deps.policy?.intents;
-    if (!host || !intents) return refuse('run_secret_undeliverable', 'this page takes no secrets');
+    if (!hostOf(pageUrl) || !intents) return refuse('run_secret_undeliverable', 'this page takes no secrets');
+    const driver = this.driver as BrowserDriver;
+    // A field in a frame goes to that frame's site: every frame from the field's up to the page's
+    // own must be on the secret's domains, not only the page the model sees.
+    const frames = await driver.frameHosts(action.index);
+    if (typeof frames === 'string') return refuse('run_secret_undeliverable', `[${action.index}] is ${frames}`);
+    const foreign = this.policy.foreignFrame(action.handle, frames);
+    if (foreign)
+      return refuse(
+        'run_secret_undeliverable',
+        `[${action.index}] is in a frame of ${foreign}, which is not among ${action.handle}'s domains`,
+      );
+    // The page's own host is the intent's: outside the secret's domains, the intent is refused.
+    const host = frames.at(-1) as string;
     let value: string | undefined;
     try {
       const intent = await intents.create({ runId: row.id, handle: action.handle, host });
@@ -854,7 +866,7 @@ export class RunLoop {
     }
     if (value === undefined)
       return refuse('run_secret_undeliverable', `${action.handle} has no ${action.part} to fill`);
-    const outcome = await (this.driver as BrowserDriver).fillSecret(action.index, value);
+    const outcome = await driver.fillSecret(action.index, value, frames);
     if (!outcome.ok) return refuse('run_secret_undeliverable', outcome.message);
     // A CVC serves one fill.
     if (action.part === 'cvc') this.cvc = undefined;

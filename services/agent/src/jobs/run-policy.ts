@@ -9,7 +9,7 @@ import type { ApiError } from '@wap/errors';
 import { type ActionContext, checkAction, gatesOf, type RuleGate, type Verdict } from '../domain/rules/check.js';
 import type { CompiledRule } from '../domain/rules/compile.js';
 import { rulesPrompt } from '../domain/rules/guidance.js';
-import { reveals, type SecretValue } from '../domain/secrets.js';
+import { hostAllowed, reveals, type SecretValue } from '../domain/secrets.js';
 import type { SecretPart, StepGrants } from '../domain/step.js';
 import type { Integrations } from '../integrations/integrations.js';
 import type { GrantStore, RunGrants } from '../store/grants.js';
@@ -187,6 +187,15 @@ export class RunPolicy {
 
   secretDomains(handle: string): string[] | undefined {
     return this.domains.get(handle);
+  }
+
+  /**
+   * The first frame below the page (hosts innermost first, the page's own last, as the driver's
+   * frameHosts answers them) that is not on `handle`'s domains: what a fill there would reach.
+   */
+  foreignFrame(handle: string, frames: string[]): string | undefined {
+    const domains = this.secretDomains(handle) ?? [];
+    return frames.slice(0, -1).find((host) => !hostAllowed(host, domains));
   }
 
   kindOf(handle: string): SecretValue['kind'] | undefined {
