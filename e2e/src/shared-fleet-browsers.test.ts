@@ -1,11 +1,12 @@
 // One fleet whose browsers may reach all of loopback and whose default model is scripted, for the
-// suites of GET /connect and its sessions, the browser's isolation, agent runs listed, a secret and
-// the frames of a page, the CLI, the console and the two SDKs (shared-fleet.ts says why these share
-// one and others do not).
+// suites of GET /connect and its sessions, the browser's isolation, agent runs listed, what an
+// agent submit refuses, a secret and the frames of a page, the CLI, the console and the two SDKs
+// (shared-fleet.ts says why these share one and others do not).
 import './connect.suite.js';
 import './sessions.suite.js';
 import './browser-isolation.suite.js';
 import './agent-list.suite.js';
+import './agent-submit.suite.js';
 import './secret-frames.suite.js';
 import './cli.suite.js';
 import './console.suite.js';

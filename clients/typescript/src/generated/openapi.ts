@@ -2932,7 +2932,7 @@ export interface operations {
                      * @description A profile (POST /v1/profiles) whose cookies and exit the run uses: a login kept across runs.
                      */
                     profile?: string;
-                    /** @description A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. */
+                    /** @description A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. It must be one a model can write an answer in: no `$ref` to a schema it is part of (recursion), nothing inside more than 10 objects or arrays, 200 properties at most in all; another is 400 `bad_request` naming `outputSchema`. */
                     outputSchema?: {
                         [key: string]: unknown;
                     };
@@ -2964,7 +2964,7 @@ export interface operations {
                         spendCap?: number;
                         /** @description The most one purchase may cost, minor units. */
                         perPurchaseLimit?: number;
-                        /** @description ISO 4217, e.g. EUR. */
+                        /** @description An ISO 4217 code of money in use, upper case, e.g. EUR (`ZZZ`, `XXX` or `XAU` are refused). */
                         currency: string;
                         /** @description Hosts the run may buy from (each covering its subdomains); without it, any. */
                         merchants?: string[];

@@ -51,7 +51,7 @@ export const OPERATIONS = {
         "in": "body",
         "type": "object",
         "required": false,
-        "description": "A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not."
+        "description": "A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. It must be one a model can write an answer in: no `$ref` to a schema it is part of (recursion), nothing inside more than 10 objects or arrays, 200 properties at most in all; another is 400 `bad_request` naming `outputSchema`."
       },
       {
         "name": "model",

@@ -3,6 +3,8 @@ import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
 import { isUuid, resourceId } from '@wap/rpc';
 import { z } from 'zod';
+import { isCurrency } from '../domain/currencies.js';
+import { outputSchemaProblem } from '../domain/output-schema.js';
 import { HANDLE, normaliseHost } from '../domain/secrets.js';
 import type { PurchaseLimits } from '../store/grants.js';
 import { RUN_STATUSES, type RunStatus } from '../store/runs.js';
@@ -70,6 +72,9 @@ export function parseOutputSchema(text: string): Record<string, unknown> | undef
   }
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     invalid('outputSchema', 'a JSON Schema object');
+  // Before zod reads it: a schema that refers to itself would have it recurse.
+  const problem = outputSchemaProblem(schema as Record<string, unknown>);
+  if (problem) invalid('outputSchema', `not a schema a model can answer in: ${problem}`);
   try {
     z.fromJSONSchema(schema as never);
   } catch (err) {
@@ -110,7 +115,7 @@ export function parsePurchases(p: agent.PurchaseLimits | undefined): PurchaseLim
   if (p.spendCap === 0) throw new ApiError('spend_cap_required', { field: 'purchases.spendCap' });
   if (p.perPurchaseLimit < 0) invalid('purchases.perPurchaseLimit', 'minor units of the currency');
   if (p.perPurchaseLimit > p.spendCap) invalid('purchases.perPurchaseLimit', 'larger than the spend cap');
-  if (!/^[A-Z]{3}$/.test(p.currency)) invalid('purchases.currency', 'an ISO 4217 code such as EUR');
+  if (!isCurrency(p.currency)) invalid('purchases.currency', 'an ISO 4217 currency code such as EUR');
   if (p.merchants.length > MAX_MERCHANTS) invalid('purchases.merchants', `at most ${MAX_MERCHANTS}`);
   const merchants = p.merchants.map(
     (m, i) => normaliseHost(m) ?? invalid(`purchases.merchants.${i}`, 'a host name such as shop.example.com'),

@@ -905,7 +905,7 @@ class AgentRequestPurchases(Model):
     """
     currency: str
     """
-    ISO 4217, e.g. EUR.
+    An ISO 4217 code of money in use, upper case, e.g. EUR (`ZZZ`, `XXX` or `XAU` are refused).
     """
     merchants: list[str] | None = None
     """
@@ -928,7 +928,7 @@ class AgentRequest(Model):
     """
     output_schema: Annotated[dict[str, Any] | None, Field(alias="outputSchema")] = None
     """
-    A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not.
+    A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. It must be one a model can write an answer in: no `$ref` to a schema it is part of (recursion), nothing inside more than 10 objects or arrays, 200 properties at most in all; another is 400 `bad_request` naming `outputSchema`.
     """
     model: str | None = None
     """

@@ -1265,7 +1265,7 @@ class Agent(AgentWatch, SyncResource):
             task: What to do, in natural language.
             url: Where the run starts (http or https); without it, the model navigates first.
             profile: A profile (POST /v1/profiles) whose cookies and exit the run uses: a login kept across runs.
-            output_schema: A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not.
+            output_schema: A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. It must be one a model can write an answer in: no `$ref` to a schema it is part of (recursion), nothing inside more than 10 objects or arrays, 200 properties at most in all; another is 400 `bad_request` naming `outputSchema`.
             model: A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.
             max_credits: The spend cap, credits (default 100): the run stops before another step would pass it.
             max_steps: The step cap (default 50).
@@ -1610,7 +1610,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
             task: What to do, in natural language.
             url: Where the run starts (http or https); without it, the model navigates first.
             profile: A profile (POST /v1/profiles) whose cookies and exit the run uses: a login kept across runs.
-            output_schema: A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not.
+            output_schema: A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. It must be one a model can write an answer in: no `$ref` to a schema it is part of (recursion), nothing inside more than 10 objects or arrays, 200 properties at most in all; another is 400 `bad_request` naming `outputSchema`.
             model: A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.
             max_credits: The spend cap, credits (default 100): the run stops before another step would pass it.
             max_steps: The step cap (default 50).

@@ -3,13 +3,12 @@
 // model or read back from storage is either one of these shapes exactly or
 // nothing. `canonicalGate` orders its lists, so equal rules are equal values.
 import { z } from 'zod';
+import { isCurrency } from '../currencies.js';
 import { isDomainPattern } from './domains.js';
 
 /** Actions a gate may forbid or hold for approval; the dispatcher names them (check.ts). */
 export const GATED_ACTIONS = ['download', 'fill_secret', 'purchase', 'submit', 'upload'] as const;
 export type GatedAction = (typeof GATED_ACTIONS)[number];
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 const domain = z.string().max(253).refine(isDomainPattern, 'a domain such as example.com or *.example.com');
 const domains = z.array(domain).min(1).max(50);
@@ -18,7 +17,7 @@ const amount = z.number().min(0).max(1e9);
 const currency = z
   .string()
   .regex(/^[A-Z]{3}$/)
-  .refine((c) => CURRENCIES.has(c), 'an ISO 4217 currency code');
+  .refine(isCurrency, 'an ISO 4217 currency code');
 
 /** A merchant's name as gates hold it and purchases are matched: "Macy's" → "macys", "Best  Buy" → "best buy". */
 export const merchantName = (name: string): string =>

@@ -2,6 +2,7 @@
 // dash and space, bounded), with its domains, amounts, counts and secret
 // handles taken out and put back as placeholders, which the sentence forms
 // (forms.ts) match as words: `only visit ⟨d0⟩ and ⟨d1⟩`.
+import { isCurrency } from '../currencies.js';
 import { domainPatternOf } from './domains.js';
 import type { Money } from './gate.js';
 
@@ -57,7 +58,6 @@ const AMBIGUOUS: Record<string, string> = {
   '¥': '¥ may be yen or yuan: write JPY or CNY',
   franc: 'francs may be Swiss or another franc: write CHF or the code',
 };
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 /** Codes also read in lowercase ("50 usd"); others only in capitals, so "50 all" is not Albanian lek. */
 const LOWER_CODES =
   'usd|eur|gbp|jpy|chf|cad|aud|cny|inr|sek|nok|dkk|pln|czk|nzd|sgd|hkd|brl|mxn|zar|krw|huf|ron|try|ils|aed';
@@ -139,12 +139,12 @@ export function readSentence(sentence: string): { reading: Reading } | { problem
       return put(r.money, 'm', currency ? { amount: amountOf(n), currency } : { why: AMBIGUOUS[symbol]! });
     })
     .replace(PREFIX_CODE, (written, code: string, n: string) =>
-      CURRENCIES.has(code) ? put(r.money, 'm', { amount: amountOf(n), currency: code }) : written,
+      isCurrency(code) ? put(r.money, 'm', { amount: amountOf(n), currency: code }) : written,
     )
     .replace(SUFFIX_CODE, (written, n: string, unit: string) => {
       const currency = unit in SYMBOLS ? SYMBOLS[unit] : unit.toUpperCase();
       if (currency === undefined) return put(r.money, 'm', { why: AMBIGUOUS[unit]! });
-      return CURRENCIES.has(currency) ? put(r.money, 'm', { amount: amountOf(n), currency }) : written;
+      return isCurrency(currency) ? put(r.money, 'm', { amount: amountOf(n), currency }) : written;
     })
     .replace(SUFFIX_WORD, (_, n: string, unit: string) => {
       const word = unit

@@ -143,7 +143,9 @@ const body = z.strictObject({
   outputSchema: z
     .record(z.string(), z.unknown())
     .optional()
-    .describe('A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not.'),
+    .describe(
+      'A JSON Schema the answer must satisfy; the run cannot finish with an answer that does not. It must be one a model can write an answer in: no `$ref` to a schema it is part of (recursion), nothing inside more than 10 objects or arrays, 200 properties at most in all; another is 400 `bad_request` naming `outputSchema`.',
+    ),
   model: z
     .string()
     .max(64)
@@ -192,7 +194,10 @@ const body = z.strictObject({
         .max(2_147_483_647)
         .optional()
         .describe('The most one purchase may cost, minor units.'),
-      currency: z.string().length(3).describe('ISO 4217, e.g. EUR.'),
+      currency: z
+        .string()
+        .length(3)
+        .describe('An ISO 4217 code of money in use, upper case, e.g. EUR (`ZZZ`, `XXX` or `XAU` are refused).'),
       merchants: z
         .array(z.string().min(1).max(253))
         .max(50)
