@@ -1,11 +1,24 @@
 // What POST /v1/agent takes and refuses, through the fleet (docs/agent.md, docs/secrets.md):
 // a purchase currency that is no ISO 4217 code and an output schema no model can answer in
-// are 400 bad_request naming the field, before anything is held: no run, no credit.
-// The runs are the browsers fleet's, its scripted model finishing at once.
+// are 400 bad_request naming the field, before anything is held: no run, no credit. Files up
+// to the documented 10 MB go with a submit and to a run, as base64 JSON or multipart/form-data,
+// while every other route keeps the 1 MiB body limit. The runs are the browsers fleet's, its
+// scripted model finishing at once, or asking a question to keep a run open.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { availableCredits, call, type Reply } from './api.js';
-import { fleet, sharedFleet } from './shared-fleet.js';
+import { asking } from './scripted-agent.js';
+import { fleet, scripted, sharedFleet } from './shared-fleet.js';
+
+interface RunFile {
+  name: string;
+  mimeType: string;
+  size: number;
+}
+interface Run {
+  maxSteps: number;
+  files: RunFile[];
+}
 
 /** The paths a bad_request's issues name. */
 function refusedAt(reply: Reply): string[] {
@@ -73,5 +86,108 @@ describe('POST /v1/agent: what a submit refuses before it holds anything', () =>
       outputSchema: nested(10),
     });
     assert.equal(taken.status, 202, JSON.stringify(taken.body));
+  });
+});
+
+describe('agent files: the body limits agree with the files a run takes', () => {
+  let key: string;
+  const MB = 1024 * 1024;
+  /** What the agent routes take: the 1 MiB default, plus the base64 of 10 MB of files. */
+  const FILES_LIMIT = MB + Math.ceil((10 * MB) / 3) * 4;
+  const bytes = (n: number, seed: number) => Buffer.alloc(n, seed);
+  const json = (name: string, data: Buffer) => ({ name, mimeType: 'application/pdf', data: data.toString('base64') });
+  /** A multipart body sent as a browser's form would send it. */
+  const multipart = (path: string, form: FormData) =>
+    fetch(`${fleet.gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+
+  /** A run that waits for an answer: its files stay until it ends. */
+  async function waitingRun(extra: Record<string, unknown> = {}): Promise<Reply<{ id: string; run: Run }>> {
+    const task = `Wait for a file ${Math.random()}`;
+    scripted.scripts.set(task, asking('Which file?'));
+    return call<{ id: string; run: Run }>(fleet.gatewayUrl, 'POST', '/v1/agent', { key, body: { task, ...extra } });
+  }
+
+  before(async () => {
+    await sharedFleet('browsers');
+    ({ apiKey: key } = await fleet.workspace('pro'));
+  });
+
+  test('a 2 MB file goes with a submit, and a 10 MB one to a run, as JSON', async () => {
+    const submitted = await waitingRun({ files: [json('report.pdf', bytes(2 * MB, 1))] });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body).slice(0, 300));
+    assert.deepEqual(
+      submitted.body.run.files.map((f) => [f.name, f.size]),
+      [['report.pdf', 2 * MB]],
+    );
+    const added = await call<{ file: RunFile }>(fleet.gatewayUrl, 'POST', `/v1/agent/${submitted.body.id}/files`, {
+      key,
+      body: json('scan.pdf', bytes(10 * MB, 2)),
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body).slice(0, 300));
+    assert.equal(added.body.file.size, 10 * MB);
+    await call(fleet.gatewayUrl, 'POST', `/v1/agent/${submitted.body.id}/cancel`, { key });
+  });
+
+  test('files come as multipart/form-data too, each a part, the other fields as JSON in a body part', async () => {
+    const task = `Wait for a file ${Math.random()}`;
+    scripted.scripts.set(task, asking('Which file?'));
+    const form = new FormData();
+    form.append('body', JSON.stringify({ task, maxSteps: 5 }));
+    form.append('files', new Blob([bytes(3 * MB, 3)], { type: 'text/csv' }), 'orders.csv');
+    form.append('files', new Blob([bytes(1_000, 4)], { type: 'image/png' }), 'logo.png');
+    const submitted = await multipart('/v1/agent', form);
+    const run = (await submitted.json()) as { id: string; run: Run };
+    assert.equal(submitted.status, 202, JSON.stringify(run).slice(0, 300));
+    assert.equal(run.run.maxSteps, 5);
+    assert.deepEqual(
+      run.run.files.map((f) => [f.name, f.mimeType, f.size]),
+      [
+        ['orders.csv', 'text/csv', 3 * MB],
+        ['logo.png', 'image/png', 1_000],
+      ],
+    );
+    const one = new FormData();
+    one.append('file', new Blob([bytes(10 * MB, 5)], { type: 'application/pdf' }), 'contract.pdf');
+    const added = await multipart(`/v1/agent/${run.id}/files`, one);
+    const file = ((await added.json()) as { file: RunFile }).file;
+    assert.equal(added.status, 201);
+    assert.deepEqual([file.name, file.mimeType, file.size], ['contract.pdf', 'application/pdf', 10 * MB]);
+
+    // Past a file's limit, the part is named.
+    const big = new FormData();
+    big.append('file', new Blob([bytes(10 * MB + 1, 6)]), 'big.bin');
+    const refused = await multipart(`/v1/agent/${run.id}/files`, big);
+    const body = (await refused.json()) as Record<string, unknown>;
+    assert.deepEqual(refusedAt({ status: refused.status, headers: refused.headers, body }), ['body.file.data']);
+    await call(fleet.gatewayUrl, 'POST', `/v1/agent/${run.id}/cancel`, { key });
+  });
+
+  test('a body past the route’s limit is 413 bad_request with the limit; other routes keep 1 MiB', async () => {
+    const over = await call(fleet.gatewayUrl, 'POST', '/v1/agent', {
+      key,
+      body: { task: 'Too much', files: [json('a.bin', bytes(6 * MB, 7)), json('b.bin', bytes(6 * MB, 8))] },
+    });
+    assert.deepEqual([over.status, over.body.code, over.body.details], [413, 'bad_request', { limit: FILES_LIMIT }]);
+    const secret = await call(fleet.gatewayUrl, 'POST', '/v1/secrets', {
+      key,
+      body: { handle: 'big', kind: 'env', value: 'x'.repeat(2 * MB), domains: ['example.com'] },
+    });
+    assert.deepEqual([secret.status, secret.body.code, secret.body.details], [413, 'bad_request', { limit: MB }]);
+    const runs = await call<{ runs: unknown[] }>(fleet.gatewayUrl, 'GET', '/v1/agent', { key });
+    assert.equal(runs.body.runs.length, 2, 'only the runs the earlier tests made');
+  });
+
+  test('the OpenAPI document offers multipart/form-data on the two routes with files, and only there', async () => {
+    const doc = await call<{ paths: Record<string, Record<string, { requestBody?: { content: object } }>> }>(
+      fleet.gatewayUrl,
+      'GET',
+      '/v1/openapi.json',
+    );
+    const multipartAt = Object.entries(doc.body.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) =>
+        op.requestBody && 'multipart/form-data' in op.requestBody.content ? [`${method} ${path}`] : [],
+      ),
+    );
+    assert.deepEqual(multipartAt.sort(), ['post /v1/agent', 'post /v1/agent/{id}/files']);
   });
 });

@@ -72,7 +72,9 @@ export const env = baseEnv(50050).extend({
     .int()
     .positive()
     .default(1_048_576)
-    .describe('Largest JSON request body; a larger one is 413 bad_request.'),
+    .describe(
+      'Largest request body, JSON, of REST and MCP; a larger one is 413 bad_request. A REST route whose body carries files (POST /v1/agent and /v1/agent/{id}/files) takes the base64 of its files on top.',
+    ),
 });
 
 export type GatewayConfig = z.infer<typeof env>;

@@ -335,7 +335,7 @@ export interface paths {
         put?: never;
         /**
          * Hand a file to a run
-         * @description Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
+         * @description Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action: 10 MB at most, 20 files a run. As JSON (the bytes base64) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type). The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
          */
         post: operations["agent.files"];
         delete?: never;
@@ -797,7 +797,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -953,7 +953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1109,7 +1109,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1367,7 +1367,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1706,7 +1706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1908,7 +1908,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2072,7 +2072,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2216,7 +2216,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2380,7 +2380,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2635,7 +2635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2807,7 +2807,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2899,6 +2899,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description JSON, the files' bytes base64, or multipart/form-data, each file a part of its own (read as a stream). Files: 20 at most, 10485760 bytes each, 10485760 in all; the body may be larger than MAX_BODY_BYTES (1 MiB by default) by their base64, 13981016 bytes. A larger one is 413 `bad_request` with `details.limit`. */
         requestBody: {
             content: {
                 /**
@@ -2942,7 +2943,7 @@ export interface operations {
                     maxCredits?: number;
                     /** @description The step cap (default 50). */
                     maxSteps?: number;
-                    /** @description Files handed over with the task (more can follow: POST /v1/agent/{id}/files). */
+                    /** @description Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`. */
                     files?: {
                         /** @description The file name the page sees, e.g. `resume.pdf`. */
                         name: string;
@@ -2950,7 +2951,7 @@ export interface operations {
                         mimeType?: string;
                         /**
                          * Format: base64
-                         * @description Its bytes, base64; 10 MB at most.
+                         * @description Its bytes, base64; 10 MB (10,485,760 bytes) at most.
                          */
                         data: string;
                     }[];
@@ -2969,6 +2970,12 @@ export interface operations {
                         /** @description Hosts the run may buy from (each covering its subdomains); without it, any. */
                         merchants?: string[];
                     };
+                };
+                "multipart/form-data": {
+                    /** @description The body's other fields as a JSON object, as the JSON form has them, without `files`. */
+                    body: string;
+                    /** @description 20 files at most. */
+                    files?: string[];
                 };
             };
         };
@@ -3045,7 +3052,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3236,7 +3243,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3379,7 +3386,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3512,7 +3519,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3686,7 +3693,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3881,7 +3888,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4078,7 +4085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4191,6 +4198,7 @@ export interface operations {
             };
             cookie?: never;
         };
+        /** @description JSON, the files' bytes base64, or multipart/form-data, each file a part of its own (read as a stream). Files: 1 at most, 10485760 bytes each, 10485760 in all; the body may be larger than MAX_BODY_BYTES (1 MiB by default) by their base64, 13981016 bytes. A larger one is 413 `bad_request` with `details.limit`. */
         requestBody: {
             content: {
                 /**
@@ -4207,9 +4215,18 @@ export interface operations {
                     mimeType?: string;
                     /**
                      * Format: base64
-                     * @description Its bytes, base64; 10 MB at most.
+                     * @description Its bytes, base64; 10 MB (10,485,760 bytes) at most.
                      */
                     data: string;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description A file: its part's filename is the file's name, its Content-Type the file's media type; 10485760 bytes at most.
+                     */
+                    file: string;
+                    /** @description Optional: `{ name, mimeType }` as a JSON object, to name the file otherwise than its part does. */
+                    body?: string;
                 };
             };
         };
@@ -4236,7 +4253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4379,7 +4396,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4523,7 +4540,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4654,7 +4671,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4827,7 +4844,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4986,7 +5003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5113,7 +5130,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +5255,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5365,7 +5382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5531,7 +5548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5734,7 +5751,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5897,7 +5914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6049,7 +6066,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6179,7 +6196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6297,7 +6314,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6482,7 +6499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6702,7 +6719,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6833,7 +6850,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6961,7 +6978,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7121,7 +7138,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7239,7 +7256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7381,7 +7398,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7532,7 +7549,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7650,7 +7667,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7782,7 +7799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7921,7 +7938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
             400: {
                 headers: {
                     [name: string]: unknown;

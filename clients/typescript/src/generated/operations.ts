@@ -80,7 +80,7 @@ export const OPERATIONS = {
         "type": "array",
         "items": "object",
         "required": false,
-        "description": "Files handed over with the task (more can follow: POST /v1/agent/{id}/files)."
+        "description": "Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`."
       },
       {
         "name": "secrets",
@@ -326,10 +326,10 @@ export const OPERATIONS = {
         "in": "body",
         "type": "string",
         "required": true,
-        "description": "Its bytes, base64; 10 MB at most."
+        "description": "Its bytes, base64; 10 MB (10,485,760 bytes) at most."
       }
     ],
-    "description": "Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free."
+    "description": "Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action: 10 MB at most, 20 files a run. As JSON (the bytes base64) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type). The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free."
   },
   "agent.get": {
     "id": "agent.get",
@@ -2082,7 +2082,7 @@ export interface AgentOperations {
   /**
    * Hand a file to a run: `POST /v1/agent/{id}/files` (`agent.files`).
    *
-   * Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
+   * Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action: 10 MB at most, 20 files a run. As JSON (the bytes base64) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type). The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
    */
   files(id: string, params: operations["agent.files"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent.files"]['responses'][201]['content']["application/json"]>;
   /**

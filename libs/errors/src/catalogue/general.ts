@@ -19,7 +19,7 @@ export const general: Entries<CodesOf<'General'>> = {
     alsoStatuses: [413, 415, 417, 431],
     grpc: G.INVALID_ARGUMENT,
     message: 'The request is malformed or fails validation.',
-    when: 'The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit, 415 when it is not sent as `application/json`, 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads.',
+    when: 'The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads.',
     details: z.xor([
       z.strictObject({ issues: issueList }),
       z.strictObject({ limit: z.int().nonnegative().describe('Largest accepted body, in bytes.') }),

@@ -13,6 +13,11 @@ import { RUN_STATUSES, type RunStatus } from '../store/runs.js';
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** Files one run may hold. */
 export const MAX_FILES = 20;
+/**
+ * The bytes of all the files one submit carries: its request is one gRPC message (16 MiB at
+ * most); more files go one at a time to AddFile.
+ */
+export const MAX_SUBMIT_FILE_BYTES = MAX_FILE_BYTES;
 export const MAX_TASK_CHARS = 20_000;
 export const MAX_ANSWER_CHARS = 4_000;
 export const MAX_SCHEMA_CHARS = 32_768;

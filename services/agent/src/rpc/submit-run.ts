@@ -7,7 +7,7 @@ import { resourceId } from '@wap/rpc';
 import { newFileHandle, sealFile } from '../domain/files.js';
 import { grantsNothing } from '../store/grants.js';
 import type { AgentRpcDeps } from './deps.js';
-import { invalid, MAX_FILES, MAX_TASK_CHARS, parseFile, parseOutputSchema } from './parse.js';
+import { invalid, MAX_FILES, MAX_SUBMIT_FILE_BYTES, MAX_TASK_CHARS, parseFile, parseOutputSchema } from './parse.js';
 import { toRun } from './run-view.js';
 import { checkGrants } from './submit-checks.js';
 
@@ -31,6 +31,8 @@ export function submitRun(deps: AgentRpcDeps) {
     if (req.maxSteps < 0) invalid('maxSteps', 'must be positive');
     if (req.files.length > MAX_FILES) invalid('files', `at most ${MAX_FILES}`);
     const files = req.files.map((f, i) => parseFile(f, `files.${i}`));
+    if (files.reduce((bytes, f) => bytes + f.data.length, 0) > MAX_SUBMIT_FILE_BYTES)
+      invalid('files', `more than ${MAX_SUBMIT_FILE_BYTES} bytes in all: hand more with POST /v1/agent/{id}/files`);
     const key = deps.config.AGENT_FILES_KEY;
     if (files.length > 0 && !key) throw new ApiError('capability_unavailable', { capability: 'agent.files' });
 

@@ -1,10 +1,11 @@
 import { ApiError } from '@wap/errors';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Invoker } from '../invoke/invoke.js';
-import { type Capability, surfacesOf } from '../registry/types.js';
+import { bodyLimitOf, type Capability, surfacesOf } from '../registry/types.js';
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
 import type { Principal } from '../store/identity.js';
-import { JSON_BODY_TYPES, requireJsonBody } from './input.js';
+import { JSON_BODY_TYPES, requireBodyOf, requireJsonBody } from './input.js';
+import { MULTIPART_BODY_TYPES, multipartBody } from './multipart.js';
 
 /** Express path syntax from the OpenAPI form: `/v1/crawl/{id}` → `/v1/crawl/:id`. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -13,7 +14,22 @@ export interface MountDeps {
   /** Runs before every capability: authentication. */
   guard: RequestHandler[];
   invoker: Invoker;
+  /** The largest body of a row without files (a row with files takes theirs on top: bodyLimitOf). */
   maxBodyBytes: number;
+}
+
+/** The parsers of a row's body: JSON within its limit, and multipart too for a row with files. */
+function bodyParsers(row: Capability, maxBodyBytes: number): RequestHandler[] {
+  if (row.method !== 'post' && row.method !== 'put') return [];
+  // Any JSON value is read; one that is not an object is refused by the row's schema, naming the body.
+  const json = (limit: number) => express.json({ limit, type: JSON_BODY_TYPES, strict: false });
+  if (!row.files) return [requireJsonBody, json(maxBodyBytes)];
+  const limit = bodyLimitOf(row, maxBodyBytes);
+  return [
+    requireBodyOf([...JSON_BODY_TYPES, ...MULTIPART_BODY_TYPES], 'application/json or multipart/form-data'),
+    json(limit),
+    multipartBody(row.files, limit, maxBodyBytes),
+  ];
 }
 
 /** Writes an answer as HTTP: JSON with its status, NDJSON lines, server-sent events, or a redirect. */
@@ -79,8 +95,6 @@ export function idempotencyKeyOf(req: Request, row: Capability): string | undefi
  */
 export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const router = express.Router({ strict: false });
-  // Any JSON value is read; one that is not an object is refused by the row's schema, naming the body.
-  const json = express.json({ limit: deps.maxBodyBytes, type: JSON_BODY_TYPES, strict: false });
   const methodsByPath = new Map<string, string[]>();
 
   for (const row of rows.filter((r) => surfacesOf(r).includes('rest'))) {
@@ -107,7 +121,7 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
       }
     };
     // An alias reads its input as the row does, so it answers exactly what the row would.
-    const body = row.method === 'post' || row.method === 'put' ? [requireJsonBody, json] : [];
+    const body = bodyParsers(row, deps.maxBodyBytes);
     for (const route of [row, ...(row.alsoAt ?? [])]) {
       const path = expressPath(route.path);
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);

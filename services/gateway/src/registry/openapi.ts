@@ -1,7 +1,16 @@
 import { ERRORS, type ErrorCode, errorSchema } from '@wap/errors';
 import { z } from 'zod';
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
-import { type AnswerKind, aliasOperationId, answerOf, type Capability, COMMON_ERRORS, type Tag } from './types.js';
+import {
+  type AnswerKind,
+  aliasOperationId,
+  answerOf,
+  base64Length,
+  type Capability,
+  COMMON_ERRORS,
+  type FileUpload,
+  type Tag,
+} from './types.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -97,6 +106,37 @@ const PARSER_REFUSALS = {
     content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
   },
 };
+
+/** The multipart/form-data form of a body that carries files (http/multipart.ts reads it). */
+function multipartSchema(files: FileUpload): JsonSchema {
+  const file = {
+    type: 'string',
+    format: 'binary',
+    description: `A file: its part's filename is the file's name, its Content-Type the file's media type; ${files.fileBytes} bytes at most.`,
+  };
+  const body = {
+    type: 'string',
+    contentMediaType: 'application/json',
+    description:
+      files.field === 'files'
+        ? "The body's other fields as a JSON object, as the JSON form has them, without `files`."
+        : 'Optional: `{ name, mimeType }` as a JSON object, to name the file otherwise than its part does.',
+  };
+  return files.field === 'files'
+    ? {
+        type: 'object',
+        properties: {
+          body,
+          files: { type: 'array', maxItems: files.most, items: file, description: `${files.most} files at most.` },
+        },
+        required: ['body'],
+      }
+    : { type: 'object', properties: { file, body }, required: ['file'] };
+}
+
+/** What a body that carries files may be, for its request body's description. */
+const filesNote = (files: FileUpload) =>
+  `JSON, the files' bytes base64, or multipart/form-data, each file a part of its own (read as a stream). Files: ${files.most} at most, ${files.fileBytes} bytes each, ${files.totalBytes} in all; the body may be larger than MAX_BODY_BYTES (1 MiB by default) by their base64, ${base64Length(files.totalBytes)} bytes. A larger one is 413 \`bad_request\` with \`details.limit\`.`;
 
 /** Error responses grouped by status, each listing the codes it can carry. */
 function errorResponses(codes: ErrorCode[]) {
@@ -237,11 +277,20 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
     if (row.request.body) {
       operation.requestBody = {
         required: true,
+        ...(row.files ? { description: filesNote(row.files) } : {}),
         content: {
           'application/json': {
             schema: toSchema(row.request.body, 'input'),
             ...(row.example === undefined ? {} : { example: row.example }),
           },
+          ...(row.files
+            ? {
+                'multipart/form-data': {
+                  schema: multipartSchema(row.files),
+                  encoding: { body: { contentType: 'application/json' } },
+                },
+              }
+            : {}),
         },
       };
       if (row.method === 'post') {

@@ -76,6 +76,34 @@ export interface RouteAlias {
 /** An alias's operation in the OpenAPI document: the row's name and the alias's method (`crawl.cancel.delete`). */
 export const aliasOperationId = (row: Capability, alias: RouteAlias) => `${row.name}.${alias.method}`;
 
+/**
+ * The files a row's body carries (docs/api.md, "Requests"). Its JSON body may be larger than
+ * MAX_BODY_BYTES by the base64 of `totalBytes`; and it may come as multipart/form-data instead,
+ * each file a part named `field` (its filename the file's name, its Content-Type its media type)
+ * and the body's other fields as JSON in a part named `body`, read as a stream within the same
+ * limits.
+ */
+export interface FileUpload {
+  /**
+   * The file parts' name, and where the JSON body holds the files: `files`, an array of
+   * `{ name, mimeType, data }` (data base64); `file`, the body itself one such object.
+   */
+  field: 'files' | 'file';
+  /** Files one body may carry. */
+  most: number;
+  /** Bytes of one file, decoded. */
+  fileBytes: number;
+  /** Bytes of all the files of one body, decoded. */
+  totalBytes: number;
+}
+
+/** Bytes of `bytes` written as base64 (with padding). */
+export const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4;
+
+/** The largest body a row takes, JSON or multipart: the default, plus what its files may add as base64. */
+export const bodyLimitOf = (row: Capability, maxBodyBytes: number): number =>
+  maxBodyBytes + (row.files ? base64Length(row.files.totalBytes) : 0);
+
 /** A redirect row's handler answers where to. */
 export interface Redirect {
   location: string;
@@ -115,6 +143,8 @@ export interface Capability<
   /** `service_<group>_<verb>` */
   mcpTool: `service_${string}`;
   request: { params?: P; query?: Q; body?: B };
+  /** The files its body carries: a larger body, and multipart/form-data as well as JSON. */
+  files?: FileUpload;
   /**
    * A valid request body, shown on `/docs` and in the OpenAPI document
    * (required when the row has a body; examples.test.ts parses it with `body`).

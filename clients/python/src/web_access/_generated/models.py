@@ -886,7 +886,7 @@ class AgentRequestFile(Model):
     """
     data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
     """
-    Its bytes, base64; 10 MB at most.
+    Its bytes, base64; 10 MB (10,485,760 bytes) at most.
     """
 
 
@@ -944,7 +944,7 @@ class AgentRequest(Model):
     """
     files: list[AgentRequestFile] | None = None
     """
-    Files handed over with the task (more can follow: POST /v1/agent/{id}/files).
+    Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`.
     """
     secrets: list[str] | None = None
     """

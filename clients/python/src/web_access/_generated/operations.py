@@ -1269,7 +1269,7 @@ class Agent(AgentWatch, SyncResource):
             model: A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.
             max_credits: The spend cap, credits (default 100): the run stops before another step would pass it.
             max_steps: The step cap (default 50).
-            files: Files handed over with the task (more can follow: POST /v1/agent/{id}/files).
+            files: Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`.
             secrets: Handles of secrets (POST /v1/secrets) the run may fill, on their domains only; 10 at most by default (run_secrets_limit). The model sees handles, never values.
             integrations: Ids of integrations (POST /v1/integrations) whose tools the run may call; no other is reachable.
             purchases: Limits on what the run buys with a card: a run that names a card secret needs `spendCap`.
@@ -1552,7 +1552,7 @@ class Agent(AgentWatch, SyncResource):
         """
         Hand a file to a run.
 
-        Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
+        Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action: 10 MB at most, 20 files a run. As JSON (the bytes base64) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type). The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
 
         `POST /v1/agent/{id}/files` (operation `agent.files`).
 
@@ -1614,7 +1614,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
             model: A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.
             max_credits: The spend cap, credits (default 100): the run stops before another step would pass it.
             max_steps: The step cap (default 50).
-            files: Files handed over with the task (more can follow: POST /v1/agent/{id}/files).
+            files: Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`.
             secrets: Handles of secrets (POST /v1/secrets) the run may fill, on their domains only; 10 at most by default (run_secrets_limit). The model sees handles, never values.
             integrations: Ids of integrations (POST /v1/integrations) whose tools the run may call; no other is reachable.
             purchases: Limits on what the run buys with a card: a run that names a card secret needs `spendCap`.
@@ -1897,7 +1897,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         """
         Hand a file to a run.
 
-        Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
+        Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action: 10 MB at most, 20 files a run. As JSON (the bytes base64) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type). The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.
 
         `POST /v1/agent/{id}/files` (operation `agent.files`).
 

@@ -4,134 +4,30 @@
 // every other row here is free: reads, cancel, control, answer, files.
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { ApiError } from '@wap/errors';
-import type { agent } from '@wap/proto';
 import { z } from 'zod';
 import { asQueryIssues, nextCursor, pageQuery } from '../paging.js';
-import { capability, type HandlerContext } from '../types.js';
-import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
+import { base64Length, capability, type FileUpload, type HandlerContext } from '../types.js';
+import { fileObject, runObject, runStatus, runSummaryObject, toRunJson, toRunSummaryJson } from './agent-object.js';
 import { pageUrl } from './scrape.js';
 
-/** Bytes of one file, base64 in JSON (10 MB once decoded). */
-const MAX_FILE_BASE64 = Math.ceil((10 * 1024 * 1024) / 3) * 4;
+/** The largest file a run takes (the agent service's own limit), and the most a submit carries. */
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
+const MAX_SUBMIT_FILES = 20;
+
+/** A submit's files: 10 MB in all (one request, one message to the agent service); more by the files route. */
+const submitFiles: FileUpload = {
+  field: 'files',
+  most: MAX_SUBMIT_FILES,
+  fileBytes: MAX_FILE_BYTES,
+  totalBytes: MAX_FILE_BYTES,
+};
+const oneFile: FileUpload = { field: 'file', most: 1, fileBytes: MAX_FILE_BYTES, totalBytes: MAX_FILE_BYTES };
 
 const fileInput = z.strictObject({
   name: z.string().min(1).max(255).describe('The file name the page sees, e.g. `resume.pdf`.'),
   mimeType: z.string().max(255).optional().describe('Its media type (default application/octet-stream).'),
-  data: z.base64().max(MAX_FILE_BASE64).describe('Its bytes, base64; 10 MB at most.'),
+  data: z.base64().max(base64Length(MAX_FILE_BYTES)).describe('Its bytes, base64; 10 MB (10,485,760 bytes) at most.'),
 });
-
-const runStatus = z
-  .enum(['queued', 'running', 'paused', 'settled'])
-  .describe(
-    '`queued`: waiting for a replica and a browser; `running`; `paused`: waiting for an answer (`pausedFor: question`), for a person to approve a purchase or an action a rule gates (`pausedFor: approval`), or driven by a person (`pausedFor: control`), unbilled; `settled`: final, see `outcome`.',
-  );
-
-const fileObject = z.object({
-  handle: z.string().describe('What the run names the file by (its `attach_file` action).'),
-  name: z.string(),
-  mimeType: z.string(),
-  size: z.number().int(),
-});
-
-export const runObject = z.object({
-  id: z.string(),
-  status: runStatus,
-  outcome: z
-    .enum(['completed', 'failed', 'cancelled'])
-    .nullable()
-    .describe('How a settled run ended; null before. `failed` carries its `reason`.'),
-  pausedFor: z.enum(['question', 'approval', 'control']).nullable(),
-  question: z.string().nullable().describe('The question a paused run asks (POST /v1/agent/{id}/answer).'),
-  answer: z.unknown().nullable().describe('The answer, once the run has one: in `outputSchema` when one was given.'),
-  reason: z
-    .object({ code: z.string(), message: z.string() })
-    .nullable()
-    .describe('Why a run failed or was cancelled (docs/agent.md lists the codes).'),
-  task: z.string(),
-  url: z.string().nullable(),
-  profile: z.string().nullable(),
-  plan: z.array(z.string()).describe('The plan the run stated last.'),
-  sessionId: z
-    .string()
-    .nullable()
-    .describe("The run's browser session: its replay and network log (GET /v1/sessions/{id})."),
-  steps: z.number().int(),
-  maxSteps: z.number().int(),
-  maxCredits: z.number().int(),
-  model: z.string(),
-  usage: usageObject.describe('What the run has cost so far; reading it never adds to it.'),
-  tokens: z.object({ input: z.number().int(), output: z.number().int() }).describe('Model tokens (priced at zero).'),
-  files: z.array(fileObject).describe('Files the run holds now; destroyed when it ends.'),
-  createdAt: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-});
-
-function parseAnswer(text: string): unknown {
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/** A run as GET /v1/agent lists it: the run object's fields that say where it stands and what it cost. */
-const run = runObject.shape;
-export const runSummaryObject = z.object({
-  id: run.id,
-  status: run.status,
-  outcome: run.outcome,
-  pausedFor: run.pausedFor,
-  reason: run.reason,
-  task: z.string().describe('The first 200 characters of the task (GET /v1/agent/{id} has all of it).'),
-  sessionId: run.sessionId,
-  steps: run.steps,
-  model: run.model,
-  usage: run.usage,
-  createdAt: run.createdAt,
-  startedAt: run.startedAt,
-  finishedAt: run.finishedAt,
-});
-
-/** The fields a run and its summary share, as JSON (a summary's task is cut short by the service). */
-export function toRunSummaryJson(r: agent.Run | agent.RunSummary | undefined) {
-  return {
-    id: r?.id ?? '',
-    status: (r?.status || 'queued') as z.infer<typeof runStatus>,
-    outcome: (r?.outcome || null) as 'completed' | 'failed' | 'cancelled' | null,
-    pausedFor: (r?.pausedFor || null) as 'question' | 'approval' | 'control' | null,
-    reason: r?.reason ? { code: r.reason.code, message: r.reason.message } : null,
-    task: r?.task ?? '',
-    sessionId: r?.sessionId || null,
-    steps: r?.steps ?? 0,
-    model: r?.model ?? '',
-    usage: toUsageObject(r?.usage),
-    createdAt: isoTime(r?.createdAt) ?? new Date(0).toISOString(),
-    startedAt: isoTime(r?.startedAt),
-    finishedAt: isoTime(r?.finishedAt),
-  };
-}
-
-export function toRunJson(r: agent.Run | undefined) {
-  return {
-    ...toRunSummaryJson(r),
-    question: r?.question || null,
-    answer: parseAnswer(r?.answerJson ?? ''),
-    url: r?.startUrl || null,
-    profile: r?.profileId || null,
-    plan: r?.plan ?? [],
-    maxSteps: r?.maxSteps ?? 0,
-    maxCredits: r?.maxCredits ?? 0,
-    tokens: { input: Number(r?.inputTokens ?? 0n), output: Number(r?.outputTokens ?? 0n) },
-    files: (r?.files ?? []).map((f) => ({
-      handle: f.handle,
-      name: f.name,
-      mimeType: f.mimeType,
-      size: Number(f.size),
-    })),
-  };
-}
 
 const body = z.strictObject({
   task: z.string().min(1).max(20_000).describe('What to do, in natural language.'),
@@ -163,9 +59,11 @@ const body = z.strictObject({
   maxSteps: z.number().int().min(1).max(1_000).optional().describe('The step cap (default 50).'),
   files: z
     .array(fileInput)
-    .max(20)
+    .max(MAX_SUBMIT_FILES)
     .optional()
-    .describe('Files handed over with the task (more can follow: POST /v1/agent/{id}/files).'),
+    .describe(
+      'Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`.',
+    ),
   secrets: z
     .array(z.string().min(1).max(64))
     .max(100)
@@ -225,6 +123,7 @@ export const agentRow = capability({
   bills: ['page_load', 'agent_seconds', 'context_seconds', 'proxy_bytes'],
   mcpTool: 'service_agent_start',
   request: { body },
+  files: submitFiles,
   example: {
     task: 'Find the price of the cheapest plan and return it',
     url: 'https://example.com/pricing',
@@ -512,11 +411,12 @@ export const agentFilesRow = capability({
   tag: 'Agent',
   summary: 'Hand a file to a run',
   description:
-    'Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action. The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.',
+    'Hands a file to a run that has not ended (right after submit, before its first step, or mid-run) and answers its handle, which the run uses with its `attach_file` action: 10 MB at most, 20 files a run. As JSON (the bytes base64) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type). The bytes are sent once, stored encrypted, usable by that run only, and destroyed when it ends, however it ends. Files a page offers for download are never fetchable. Free.',
   backend: 'agent',
   bills: [],
   mcpTool: 'service_agent_files',
   request: { params, body: fileInput },
+  files: oneFile,
   example: { name: 'notes.txt', mimeType: 'text/plain', data: 'aGVsbG8=' },
   answer: { kind: 'json', status: 201 },
   response: z.object({ success: z.literal(true), file: fileObject }),
