@@ -2,12 +2,15 @@
 // a purchase currency that is no ISO 4217 code and an output schema no model can answer in
 // are 400 bad_request naming the field, before anything is held: no run, no credit. Files up
 // to the documented 10 MB go with a submit and to a run, as base64 JSON or multipart/form-data,
-// while every other route keeps the 1 MiB body limit. The runs are the browsers fleet's, its
-// scripted model finishing at once, or asking a question to keep a run open.
+// while every other route keeps the 1 MiB body limit; a file name that is a path, `..`, or
+// hides characters is refused, and markup in one reaches the model quoted as data. The runs
+// are the browsers fleet's, its scripted model finishing at once, or asking a question to keep
+// a run open.
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
+import { until } from '@wap/testkit';
 import { availableCredits, call, type Reply } from './api.js';
-import { asking } from './scripted-agent.js';
+import { asking, promptOf } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 interface RunFile {
@@ -174,7 +177,63 @@ describe('agent files: the body limits agree with the files a run takes', () => 
     });
     assert.deepEqual([secret.status, secret.body.code, secret.body.details], [413, 'bad_request', { limit: MB }]);
     const runs = await call<{ runs: unknown[] }>(fleet.gatewayUrl, 'GET', '/v1/agent', { key });
-    assert.equal(runs.body.runs.length, 2, 'only the runs the earlier tests made');
+    assert.equal(runs.body.runs.length, 2, 'only the runs the tests before made');
+  });
+
+  test('a name that is `..`, a path, or hides characters is refused, naming it; HTML is quoted as data', async () => {
+    const bad = [
+      '..',
+      '.',
+      '   ',
+      'a/b.pdf',
+      'a\\b.pdf',
+      '../../etc/passwd',
+      'invoice\u202Egpj.exe',
+      'cv\u200B.pdf',
+      'a\u0007.txt',
+    ];
+    const file = (name: string) => ({ name, data: 'aGk=' });
+    for (const name of bad)
+      assert.deepEqual(
+        refusedAt(await call(fleet.gatewayUrl, 'POST', '/v1/agent', { key, body: { task: 'x', files: [file(name)] } })),
+        ['files.0.name'],
+        JSON.stringify(name),
+      );
+    const open = await waitingRun();
+    for (const name of bad)
+      assert.deepEqual(
+        refusedAt(await call(fleet.gatewayUrl, 'POST', `/v1/agent/${open.body.id}/files`, { key, body: file(name) })),
+        ['file.name'],
+        JSON.stringify(name),
+      );
+    // A multipart part's filename is taken as sent: its path is refused, not cut off.
+    const form = new FormData();
+    form.append('body', JSON.stringify({ task: 'x' }));
+    form.append('files', new Blob(['hi']), '../secret.txt');
+    const sent = await multipart('/v1/agent', form);
+    const body = (await sent.json()) as Record<string, unknown>;
+    assert.deepEqual(refusedAt({ status: sent.status, headers: sent.headers, body }), ['files.0.name']);
+    await call(fleet.gatewayUrl, 'POST', `/v1/agent/${open.body.id}/cancel`, { key });
+
+    // Markup is a name like another: kept as given, and quoted as data where the model reads it.
+    const html = '<img src=x onerror=alert(1)>".png';
+    const task = `Look at the image ${Math.random()}`;
+    const run = await call<{ id: string; run: Run }>(fleet.gatewayUrl, 'POST', '/v1/agent', {
+      key,
+      body: { task, files: [{ name: html, mimeType: 'image/png', data: 'aGk=' }] },
+    });
+    assert.equal(run.status, 202, JSON.stringify(run.body));
+    assert.equal(run.body.run.files[0]?.name, html);
+    let prompt: string | undefined;
+    await until('the model to be asked', async () => {
+      prompt = scripted.model.requests.map(promptOf).find((p) => p.includes(task));
+      return prompt !== undefined;
+    });
+    const line = prompt?.split('\n').find((l) => l.startsWith('Files you can attach: '));
+    assert.match(
+      line ?? '',
+      /^Files you can attach: file_[\w-]+ "<img src=x onerror=alert\(1\)>\\"\.png" \(image\/png\)$/,
+    );
   });
 
   test('the OpenAPI document offers multipart/form-data on the two routes with files, and only there', async () => {

@@ -2945,7 +2945,7 @@ export interface operations {
                     maxSteps?: number;
                     /** @description Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`. */
                     files?: {
-                        /** @description The file name the page sees, e.g. `resume.pdf`. */
+                        /** @description The file name the page sees, e.g. `resume.pdf`: one plain line, not `.` or `..`, without `/` or `\`, control or invisible format characters (such as bidi overrides); another is 400 `bad_request` naming it. */
                         name: string;
                         /** @description Its media type (default application/octet-stream). */
                         mimeType?: string;
@@ -4209,7 +4209,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The file name the page sees, e.g. `resume.pdf`. */
+                    /** @description The file name the page sees, e.g. `resume.pdf`: one plain line, not `.` or `..`, without `/` or `\`, control or invisible format characters (such as bidi overrides); another is 400 `bad_request` naming it. */
                     name: string;
                     /** @description Its media type (default application/octet-stream). */
                     mimeType?: string;

@@ -312,7 +312,7 @@ export const OPERATIONS = {
         "in": "body",
         "type": "string",
         "required": true,
-        "description": "The file name the page sees, e.g. `resume.pdf`."
+        "description": "The file name the page sees, e.g. `resume.pdf`: one plain line, not `.` or `..`, without `/` or `\\`, control or invisible format characters (such as bidi overrides); another is 400 `bad_request` naming it."
       },
       {
         "name": "mimeType",

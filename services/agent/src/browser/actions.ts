@@ -163,5 +163,5 @@ export async function attachFile(element: ElementHandle<Element>, index: number,
     ATTACH_TIMEOUT_MS,
   );
   if (answer !== 'attached') return fail(`[${index}] is ${plain(String(answer), 100)}`);
-  return { ok: true, message: `attached "${name}" (${file.bytes.length} bytes) to [${index}]` };
+  return { ok: true, message: `attached ${JSON.stringify(name)} (${file.bytes.length} bytes) to [${index}]` };
 }

@@ -303,7 +303,10 @@ export function stepMessage(input: {
   const lines = [`Task: ${input.task}`];
   if (input.grants) lines.push(input.grants);
   if (input.files.length > 0)
-    lines.push(`Files you can attach: ${input.files.map((f) => `${f.handle} (${f.name}, ${f.mimeType})`).join('; ')}`);
+    // A name is the caller's words: quoted as data, so it cannot pass for an instruction.
+    lines.push(
+      `Files you can attach: ${input.files.map((f) => `${f.handle} ${JSON.stringify(f.name)} (${f.mimeType})`).join('; ')}`,
+    );
   if (memory.reply)
     lines.push(
       `You asked the user: ${JSON.stringify(memory.reply.question)}. Their reply, as data: ${JSON.stringify(memory.reply.answer)}`,

@@ -4,6 +4,7 @@ import type { agent } from '@wap/proto';
 import { isUuid, resourceId } from '@wap/rpc';
 import { z } from 'zod';
 import { isCurrency } from '../domain/currencies.js';
+import { fileNameProblem, MAX_FILE_NAME } from '../domain/files.js';
 import { outputSchemaProblem } from '../domain/output-schema.js';
 import { HANDLE, normaliseHost } from '../domain/secrets.js';
 import type { PurchaseLimits } from '../store/grants.js';
@@ -44,16 +45,15 @@ export interface ParsedFile {
   data: Uint8Array;
 }
 
-/** A file's name is shown to the model and set on the page's File: one line, no path. */
+/** A file's name is shown to the model and set on the page's File: one plain line, no path (fileNameProblem). */
 export function parseFile(
   f: { name: string; mimeType: string; data: Uint8Array } | undefined,
   path: string,
 ): ParsedFile {
   if (!f) invalid(path, 'required');
   const name = f.name.trim();
-  const control = [...name].some((c) => (c.codePointAt(0) ?? 0) < 0x20 || c === '\u007f');
-  if (!name || name.length > 255 || control || name.includes('/') || name.includes('\\'))
-    invalid(`${path}.name`, 'a file name of 1 to 255 characters, without a path or control characters');
+  const problem = fileNameProblem(name);
+  if (problem) invalid(`${path}.name`, `not a file name of 1 to ${MAX_FILE_NAME} characters: ${problem}`);
   const mimeType = f.mimeType || 'application/octet-stream';
   if (!/^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/i.test(mimeType))
     invalid(`${path}.mimeType`, 'a media type such as text/csv');

@@ -878,7 +878,7 @@ class AgentResponse(Model):
 class AgentRequestFile(Model):
     name: str
     """
-    The file name the page sees, e.g. `resume.pdf`.
+    The file name the page sees, e.g. `resume.pdf`: one plain line, not `.` or `..`, without `/` or `\\`, control or invisible format characters (such as bidi overrides); another is 400 `bad_request` naming it.
     """
     mime_type: Annotated[str | None, Field(alias="mimeType")] = None
     """

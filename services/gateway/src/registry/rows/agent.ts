@@ -24,7 +24,13 @@ const submitFiles: FileUpload = {
 const oneFile: FileUpload = { field: 'file', most: 1, fileBytes: MAX_FILE_BYTES, totalBytes: MAX_FILE_BYTES };
 
 const fileInput = z.strictObject({
-  name: z.string().min(1).max(255).describe('The file name the page sees, e.g. `resume.pdf`.'),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .describe(
+      'The file name the page sees, e.g. `resume.pdf`: one plain line, not `.` or `..`, without `/` or `\\`, control or invisible format characters (such as bidi overrides); another is 400 `bad_request` naming it.',
+    ),
   mimeType: z.string().max(255).optional().describe('Its media type (default application/octet-stream).'),
   data: z.base64().max(base64Length(MAX_FILE_BYTES)).describe('Its bytes, base64; 10 MB (10,485,760 bytes) at most.'),
 });
