@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
-# The services as libs/fleet/src/services.ts lists them (its services.test.ts checks this line).
+# The services as libs/config/src/services.ts lists them (its services.test.ts checks this line).
 SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-host
 
 .PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench images cluster cluster-down test-k8s clean

@@ -204,7 +204,7 @@ node libs/db/dist/cli.js generate "$dir"
 pnpm install --reporter=silent
 cat <<EOF
 $dir is made. Still to do by hand:
-  - add its line to libs/fleet/src/services.ts (its port: $port), the one list of the services
+  - add its line to libs/config/src/services.ts (its port: $port), the one list of the services
   - add it to SERVICES in the Makefile, and a --refresh line under 'generate' while it is a skeleton
   - add it to tsconfig.json's references and to the Helm chart (templates/$name.yaml, its values block
     and schema, and web-access.upstreams when it dials other services)

@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { SERVICE_TABLE, type ServiceName, serviceInfo } from '@wap/config';
 import { localInfra } from '@wap/db/dist/local-infra.js';
 import { readEnvFile } from './env-file.js';
 import { Fleet, ROOT } from './fleet.js';
-import { SERVICE_TABLE, type ServiceName, serviceInfo } from './services.js';
 import { settings } from './settings.js';
 
 const DATA = process.env.WAP_DATA_DIR ?? path.join(ROOT, '.data');

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { renamedReason } from '@wap/config';
-import { SERVICE_TABLE } from './services.js';
+import { renamedReason, SERVICE_TABLE } from '@wap/config';
 
 /**
  * Variables the fleet sets for each service itself (its database, ports,

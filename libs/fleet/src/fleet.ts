@@ -4,11 +4,11 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { packageDir, SERVICE_TABLE, SERVICES, type ServiceName } from '@wap/config';
 import type { Infra } from '@wap/db';
 // Only the names: the driver and the migration engine are loaded by the steps that use them (a supervisor that
 // only starts services keeps neither resident).
 import { databaseUrlFor } from '@wap/db/dist/names.js';
-import { packageDir, SERVICE_TABLE, SERVICES, type ServiceName } from './services.js';
 
 /**
  * How every service process runs, here and in the chart's pods (charts/web-access/templates/_workload.tpl):

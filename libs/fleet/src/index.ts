@@ -1,12 +1,3 @@
-export { type Infra, localInfra } from '@wap/db';
-export {
-  Fleet,
-  type FleetSettings,
-  freePort,
-  freePorts,
-  type Replica,
-  ROOT,
-} from './fleet.js';
 export {
   BACKENDS,
   type Backend,
@@ -16,4 +7,13 @@ export {
   type ServiceInfo,
   type ServiceName,
   serviceInfo,
-} from './services.js';
+} from '@wap/config';
+export { type Infra, localInfra } from '@wap/db';
+export {
+  Fleet,
+  type FleetSettings,
+  freePort,
+  freePorts,
+  type Replica,
+  ROOT,
+} from './fleet.js';

@@ -1,12 +1,12 @@
 // What cannot import the services' list follows it: the Makefile, tsconfig.json's references,
 // services/ itself, the Helm chart, and each service's config.ts. A failure names the file
-// and what it lacks or has too many of; libs/fleet/src/services.ts is the one to believe.
+// and what it lacks or has too many of; libs/config/src/services.ts is the one to believe.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { BACKENDS, packageDir, SERVICE_TABLE, SERVICES, type ServiceName } from '@wap/config';
 import { ROOT } from './fleet.js';
-import { BACKENDS, packageDir, SERVICE_TABLE, SERVICES, type ServiceName } from './services.js';
 import { serviceSchemas, settings } from './settings.js';
 
 const CHART = path.join(ROOT, 'charts/web-access');
@@ -26,7 +26,7 @@ function sameNames(where: string, found: Iterable<string>, expected: Iterable<st
 /** A service's key in the chart's values: billing-ledger -> billingLedger (web-access.valuesKey). */
 const valuesKey = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-describe('the services list (libs/fleet/src/services.ts)', () => {
+describe('the services list (libs/config/src/services.ts)', () => {
   it("names each service's address variable as the chart builds it", () => {
     for (const s of SERVICE_TABLE) {
       const address = `${s.name.toUpperCase().replaceAll('-', '_')}_ADDR`;

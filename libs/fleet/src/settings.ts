@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { packageDir, SERVICES, type ServiceName } from '@wap/config';
 import { FLEET_OWNED } from './env-file.js';
 import { ROOT } from './fleet.js';
-import { packageDir, SERVICES, type ServiceName } from './services.js';
 
 /** Every setting with its services, default and meaning: generated, never edited by hand. */
 export const SETTINGS_DOC = path.join(ROOT, 'docs', 'settings.md');

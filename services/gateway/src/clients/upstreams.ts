@@ -1,6 +1,6 @@
 // The services behind the gateway (a registry row names the one it needs) and the variables of their addresses
-// come from the platform's list, libs/fleet/src/services.ts: that file alone, none of the fleet's supervisor.
-import { BACKENDS, type Backend } from '@wap/fleet/dist/services.js';
+// come from the platform's list of services (@wap/config's services.ts), a contract every service may read.
+import { BACKENDS, type Backend } from '@wap/config';
 import { agent, browser, crawl, health, integrations, ledger, monitor, rules, secrets, sessions } from '@wap/proto';
 import { type BrowserClient, type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';

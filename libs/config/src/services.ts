@@ -1,8 +1,8 @@
-// The platform's services, listed once. The fleet starts them from this list and
-// the gateway takes its backends from it; what cannot import TypeScript (the
-// Makefile, tsconfig.json's references, the Helm chart) is checked against it by
-// services.test.ts. No imports: the gateway loads this file at start, and nothing
-// else of libs/fleet.
+// The platform's services, listed once: a contract every service may read (the
+// gateway takes its backends from it), and the list the dev fleet (libs/fleet)
+// starts. What cannot import TypeScript (the Makefile, tsconfig.json's
+// references, the Helm chart) is checked against it by libs/fleet's
+// services.test.ts.
 
 /**
  * Every service, in the order the fleet starts them (the gateway last: it fronts the rest):
