@@ -5,7 +5,10 @@
 // - the database only from `src/store/`: no Prisma call elsewhere;
 // - the environment only from `src/config.ts`: no `process.env` elsewhere;
 // - a setting's meaning is its `.describe()` (docs/settings.md is made of them),
-//   never a doc comment above it as well.
+//   never a doc comment above it as well;
+// - a package is imported by the names it exports, never by a path into its
+//   `dist/` (tests and benches included): what another package may use is in
+//   its package.json's `exports`.
 // Tests, benches, test-support and generated code are not checked. A file that
 // breaks a rule today for a reason is listed below with that reason; a new
 // one fails the lint. Only Node's own modules: it runs before anything is built.
@@ -90,6 +93,23 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
       problems.push(`${rel}: reads process.env outside src/config.ts`);
   }
 }
+/** Every hand-written TypeScript file under `dir`, tests and benches included. */
+function allSources(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    if (entry === 'node_modules' || entry === 'dist' || entry === 'generated' || entry.startsWith('.')) continue;
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...allSources(full));
+    else if (/\.m?tsx?$/.test(entry) && !entry.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+for (const top of ['libs', 'services', 'clients', 'e2e']) {
+  for (const file of allSources(path.join(ROOT, top))) {
+    for (const [, spec] of readFileSync(file, 'utf8').matchAll(/from '(@wap\/[a-z-]+\/dist\/[^']*)'/g))
+      problems.push(`${path.relative(ROOT, file)}: imports ${spec}; import what its package exports instead`);
+  }
+}
 // An allowance for a file that is gone or now in shape is stale: say so, so the list shrinks.
 for (const [rule, files] of [
   ['prisma', ALLOWED.prisma],
@@ -108,5 +128,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts, described',
+  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/',
 );

@@ -10,13 +10,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type EvalCase, score } from '@wap/extract/dist/eval/score.js';
 import {
   describeStructure,
+  type EvalCase,
   type StructureCase,
   type StructureOutput,
+  score,
   scoreStructure,
-} from '@wap/extract/dist/eval/structure-score.js';
+} from '@wap/extract/eval';
 import { ROOT } from '@wap/fleet';
 import { startBenchFleet } from '@wap/testkit';
 

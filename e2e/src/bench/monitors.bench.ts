@@ -11,7 +11,7 @@
 //   BENCH_MONITORS=2000 for a shorter run
 import { createServer } from 'node:http';
 import { availableParallelism } from 'node:os';
-import { jitterMs } from '@wap/monitor/dist/domain/schedule.js';
+import { jitterMs } from '@wap/monitor/domain/schedule';
 import { startBenchFleet } from '@wap/testkit';
 import pg from 'pg';
 import { cpuMeter, formatCpu } from './cpu.js';

@@ -18,14 +18,16 @@
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { env as browserHostEnv } from '@wap/browser-host/dist/config.js';
-import { browserFace } from '@wap/browser-host/dist/domain/browser-face.js';
-import { sessionSettings } from '@wap/browser-host/dist/domain/session-options.js';
-import { SessionRecording } from '@wap/browser-host/dist/recording/recording.js';
-import { chromiumMajor, launchSessionBrowser } from '@wap/browser-host/dist/sessions/session-browser.js';
-import { serveUnfiltered } from '@wap/browser-host/dist/test-support.js';
-import { replayHtml } from '@wap/gateway/dist/replay/page.js';
-import { readReplayChunks } from '@wap/gateway/dist/replay/recording.js';
+import {
+  browserFace,
+  env as browserHostEnv,
+  chromiumMajor,
+  launchSessionBrowser,
+  SessionRecording,
+  serveUnfiltered,
+  sessionSettings,
+} from '@wap/browser-host/test-support';
+import { readReplayChunks, replayHtml } from '@wap/gateway/test-support';
 import { AllowList } from '@wap/netguard';
 import { goal, printGoals } from '@wap/testkit';
 import { startTestSite } from '@wap/testsite';

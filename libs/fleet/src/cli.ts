@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVICE_TABLE, type ServiceName, serviceInfo } from '@wap/config';
-import { localInfra } from '@wap/db/dist/local-infra.js';
+import { localInfra } from '@wap/db/local-infra';
 import { readEnvFile } from './env-file.js';
 import { Fleet, ROOT } from './fleet.js';
 import { settings } from './settings.js';

@@ -8,7 +8,7 @@ import { packageDir, SERVICE_TABLE, SERVICES, type ServiceName } from '@wap/conf
 import type { Infra } from '@wap/db';
 // Only the names: the driver and the migration engine are loaded by the steps that use them (a supervisor that
 // only starts services keeps neither resident).
-import { databaseUrlFor } from '@wap/db/dist/names.js';
+import { databaseUrlFor } from '@wap/db/names';
 
 /**
  * How every service process runs, here and in the chart's pods (charts/web-access/templates/_workload.tpl):

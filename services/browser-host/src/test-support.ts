@@ -13,6 +13,13 @@ import type { SessionBrowser } from './sessions/session-browser.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 
+// What another package's tests and benches drive a session browser with (`@wap/browser-host/test-support`).
+export { env } from './config.js';
+export { browserFace } from './domain/browser-face.js';
+export { sessionSettings } from './domain/session-options.js';
+export { SessionRecording } from './recording/recording.js';
+export { chromiumMajor, launchSessionBrowser } from './sessions/session-browser.js';
+
 /** A new database with every migration applied, as the deploy Job would leave it. */
 export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(SERVICE_DIR);
 

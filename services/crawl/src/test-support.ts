@@ -10,7 +10,7 @@ import {
   freshDatabase as freshLedgerDatabase,
   type InProcessLedger,
   serveLedger,
-} from '@wap/billing-ledger/dist/test-support.js';
+} from '@wap/billing-ledger/test-support';
 import { ensureStreams } from '@wap/events';
 import { crawl } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';

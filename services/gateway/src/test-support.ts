@@ -10,6 +10,10 @@ import { type GatewayDatabase, openGatewayDatabase } from './store/database.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 
+// The replay page and its reader, for the recording bench (`@wap/gateway/test-support`).
+export { replayHtml } from './replay/page.js';
+export { readReplayChunks } from './replay/recording.js';
+
 export interface TestDatabase extends FreshDatabase {
   db: GatewayDatabase;
   /** Disconnects, then drops the database. */

@@ -12,7 +12,7 @@ import {
   freshDatabase as freshLedgerDatabase,
   type InProcessLedger,
   serveLedger,
-} from '@wap/billing-ledger/dist/test-support.js';
+} from '@wap/billing-ledger/test-support';
 import { sessionStreams } from '@wap/events';
 import { browser, ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';

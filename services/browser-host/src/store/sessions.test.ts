@@ -8,7 +8,7 @@ import {
   freshDatabase as freshLedgerDatabase,
   type InProcessLedger,
   serveLedger,
-} from '@wap/billing-ledger/dist/test-support.js';
+} from '@wap/billing-ledger/test-support';
 import type { SessionSnapshot } from '@wap/events';
 import { ledger } from '@wap/proto';
 import { type FreshDatabase, quietLog } from '@wap/testkit';

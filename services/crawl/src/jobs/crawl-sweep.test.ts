@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { freshDatabase as freshLedgerDatabase, serveLedger } from '@wap/billing-ledger/dist/test-support.js';
+import { freshDatabase as freshLedgerDatabase, serveLedger } from '@wap/billing-ledger/test-support';
 import { ensureStreams, type NatsLink, Publisher } from '@wap/events';
 import { createFetchAgent } from '@wap/fetch';
 import { AllowList } from '@wap/netguard';

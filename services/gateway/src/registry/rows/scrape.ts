@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 // The header rules alone: the fetch lib's index loads undici, which the gateway never fetches with.
-import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/dist/headers.js';
+import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/headers';
 import { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
 import { ENGINE_NAMES, engines, FORMAT_NAMES, FORMATS, type FormatName, formatName } from '@wap/plans';
 import { browser, crawl } from '@wap/proto';
