@@ -14,6 +14,12 @@ export async function kubectl(...args: string[]): Promise<string> {
   return stdout;
 }
 
+/** kubectl in the test namespace; what it printed on both streams (the API server's warnings are on stderr). */
+export async function kubectlWithWarnings(...args: string[]): Promise<string> {
+  const { stdout, stderr } = await run('kubectl', ['-n', NAMESPACE, ...args], { maxBuffer: 32 << 20 });
+  return `${stdout}${stderr}`;
+}
+
 /** kubectl apply of a manifest given as text. */
 export function apply(manifest: string): string {
   return execFileSync('kubectl', ['-n', NAMESPACE, 'apply', '-f', '-'], {
