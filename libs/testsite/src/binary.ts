@@ -1,4 +1,5 @@
 import { crc32, deflateSync } from 'node:zlib';
+import { writePdf } from '@wap/documents/fixtures';
 
 /** A valid 16x16 RGB PNG: a diagonal gradient, so viewers and sniffers accept it. */
 export function png(): Buffer {
@@ -32,33 +33,11 @@ function chunk(type: string, data: Buffer): Buffer {
 /** A one-page PDF with real structure and the binary marker line real PDFs carry. */
 export function pdf(): Buffer {
   const text = 'BT /F1 18 Tf 72 720 Td (Annual report of the county archive) Tj ET';
-  const objects = [
+  return writePdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     `<< /Length ${text.length} >>\nstream\n${text}\nendstream`,
     '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n%'), Buffer.from([0xe2, 0xe3, 0xcf, 0xd3, 0x0a])];
-  let offset = parts.reduce((n, b) => n + b.length, 0);
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    const obj = Buffer.from(`${i + 1} 0 obj\n${body}\nendobj\n`, 'latin1');
-    offsets.push(offset);
-    offset += obj.length;
-    parts.push(obj);
-  });
-  const xref = [
-    'xref',
-    `0 ${objects.length + 1}`,
-    '0000000000 65535 f ',
-    ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `),
-    'trailer',
-    `<< /Size ${objects.length + 1} /Root 1 0 R >>`,
-    'startxref',
-    String(offset),
-    '%%EOF\n',
-  ].join('\n');
-  parts.push(Buffer.from(xref, 'latin1'));
-  return Buffer.concat(parts);
+  ]);
 }

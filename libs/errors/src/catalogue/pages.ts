@@ -39,10 +39,16 @@ export const pages: Entries<CodesOf<'Pages and extraction'>> = {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
     message: 'The document cannot be returned in the requested formats.',
-    when: 'The fetched content, for example a binary file, has no representation in any of the formats asked for.',
+    when: 'The fetched content, for example a binary file, has no representation in any of the formats asked for; or a document (PDF, DOCX, XLSX, CSV) could not be read: password-protected, broken beyond repair, or unpacking past the size and memory limits (docs/api.md, "Documents").',
     details: z.strictObject({
       formats: z.array(z.string()).describe('The formats asked for.'),
       contentType: z.string().optional(),
+      reason: z
+        .enum(['encrypted', 'malformed', 'too_large', 'unsupported'])
+        .optional()
+        .describe(
+          'Why a document could not be read: `encrypted` (a password is needed), `malformed` (not a readable document of its type), `too_large` (it unpacks past the limits), `unsupported` (a kind of document not read).',
+        ),
     }),
   },
   page_lost: {
