@@ -191,6 +191,21 @@ describe('fetchPage', () => {
     assert.equal(page.headers['content-encoding'], 'br');
   });
 
+  it('caps a body by its type when asked: a document may be larger than a page', async () => {
+    const url = `${site.url}/files/report.pdf`;
+    await assert.rejects(
+      fetchPage(url, { agent, maxBytes: 100 }),
+      (e) => isApiError(e) && e.details?.reason === 'too_large',
+    );
+    const forPdf = (type: string) => (type.startsWith('application/pdf') ? 1024 * 1024 : undefined);
+    const pdf = await fetchPage(url, { agent, maxBytes: 100, maxBytesFor: forPdf });
+    assert.ok(pdf.bytes.length > 100);
+    await assert.rejects(
+      fetchPage(`${site.url}/articles/1`, { agent, maxBytes: 100, maxBytesFor: forPdf }),
+      (e) => isApiError(e) && e.details?.reason === 'too_large',
+    );
+  });
+
   it('returns binary bodies as bytes only, and requireText refuses them', async () => {
     const pdf = await fetchPage(`${site.url}/files/report.pdf`, { agent });
     assert.equal(pdf.body, undefined);

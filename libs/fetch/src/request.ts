@@ -26,6 +26,8 @@ export interface RequestOptions {
   bodyTimeoutMs?: number;
   /** Cap on the body, on the wire and once decompressed. Default 10 MiB. */
   maxBytes?: number;
+  /** A cap of its own for a body of this Content-Type (a PDF may be larger than a page); `maxBytes` when undefined. */
+  maxBytesFor?: (contentType: string) => number | undefined;
   /** Redirects followed before giving up. Default 10. */
   maxRedirects?: number;
   /** Extra request headers; they win over the defaults except those the engine must own. */
@@ -123,13 +125,18 @@ export async function request(input: string | URL, options: RequestOptions, acce
         continue;
       }
       const headersMs = performance.now() - t0;
+      const cap = options.maxBytesFor?.(header(res.headers, 'content-type') ?? '') ?? maxBytes;
       const declared = Number(header(res.headers, 'content-length') ?? Number.NaN);
-      if (declared > maxBytes) {
-        res.body.destroy();
-        throw tooLarge(maxBytes);
+      if (declared > cap) {
+        // undici's body answers a destroy before reading with an abort error of its own; the size is the reason.
+        res.body.on('error', () => {});
+        try {
+          res.body.destroy();
+        } catch {}
+        throw tooLarge(cap);
       }
-      const raw = await readCapped(res.body, maxBytes);
-      const bytes = await decodeContent(raw, header(res.headers, 'content-encoding'), maxBytes);
+      const raw = await readCapped(res.body, cap);
+      const bytes = await decodeContent(raw, header(res.headers, 'content-encoding'), cap);
       return {
         finalUrl: url.href,
         status: res.statusCode,
