@@ -26,7 +26,11 @@ export const NO_USAGE: ledger.UsageSummary = { $typeName: 'wap.billing.v1.UsageS
 /**
  * Per-unit work (a page, a search): holds the most the work may cost, runs
  * it, settles what it says it used, and voids the rest whatever happens, so
- * work that fails is never billed. A retried operation is billed once.
+ * work that fails is never billed. A retried operation is billed once. Work
+ * that turns out to have used more than was held (a PDF of many pages, where
+ * one page was held) is held again for what it used before it settles: when
+ * the balance cannot hold that, the answer is `quota_exceeded` and nothing is
+ * billed.
  */
 export async function billed<T>(
   client: LedgerClient,
@@ -36,24 +40,32 @@ export async function billed<T>(
   ttlSeconds = 300,
 ): Promise<{ result: T; usage: ledger.UsageSummary }> {
   const prefix = `${charge.capability}:${charge.operationId}`;
-  const hold = await client.authorize({
-    workspaceId: charge.workspaceId,
-    idempotencyKey: `${prefix}:hold`,
-    capability: charge.capability,
-    millicredits: priceUsage(most).millicredits,
-    ttlSeconds,
-    reference: charge.reference ?? charge.operationId,
-  });
+  const authorize = (key: string, millicredits: bigint) =>
+    client.authorize({
+      workspaceId: charge.workspaceId,
+      idempotencyKey: key,
+      capability: charge.capability,
+      millicredits,
+      ttlSeconds,
+      reference: charge.reference ?? charge.operationId,
+    });
+  const held = priceUsage(most).millicredits;
+  let holdId = (await authorize(`${prefix}:hold`, held)).holdId;
   let resolved = false;
   try {
     const { result, used } = await work();
     const settles = toMeters(used);
     if (settles.length === 0) return { result, usage: NO_USAGE };
-    const settled = await client.settle({ holdId: hold.holdId, idempotencyKey: `${prefix}:settle`, meters: settles });
+    const price = priceUsage(used).millicredits;
+    if (price > held) {
+      await client.void({ holdId });
+      holdId = (await authorize(`${prefix}:hold:${price}`, price)).holdId;
+    }
+    const settled = await client.settle({ holdId, idempotencyKey: `${prefix}:settle`, meters: settles });
     // A settle that used the whole hold resolved it; only a remainder needs releasing.
     resolved = settled.holdRemainingMillicredits === 0n;
     return { result, usage: settled.usage ?? NO_USAGE };
   } finally {
-    if (!resolved) await client.void({ holdId: hold.holdId }).catch(() => undefined); // the hold also lapses by itself
+    if (!resolved) await client.void({ holdId }).catch(() => undefined); // the hold also lapses by itself
   }
 }

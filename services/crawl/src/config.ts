@@ -20,6 +20,39 @@ export const env = baseEnv(50052).extend({
       description: 'Threads that extract pages off the event loop; 0 extracts on it.',
       shownDefault: 'cores - 1 (0 on 2 cores or fewer)',
     }),
+  DOCUMENT_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(1)
+    .describe('Documents (PDF, DOCX, XLSX, CSV) read at once, each on a thread of its own (docs/api.md, "Documents").'),
+  DOCUMENT_MEMORY_MB: z.coerce
+    .number()
+    .int()
+    .min(64)
+    .max(16_384)
+    .default(512)
+    .describe(
+      'Memory (MB, heap and unpacked buffers) one document may take while it is read; past it the document is refused as too_large.',
+    ),
+  DOCUMENT_MAX_MB: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_024)
+    .default(50)
+    .describe('The largest document fetched (MB); a larger one is page_unreachable, reason too_large.'),
+  DOCUMENT_MAX_PAGES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(1_000)
+    .describe("The most pages of a PDF read (and billed), whatever the request's maxPages."),
+  DOCUMENT_IDLE: duration({ min: '1s' })
+    .prefault('5m')
+    .describe('A document thread idle this long ends; the next document starts (and warms) a new one.'),
   CRAWL_CONCURRENCY: z.coerce
     .number()
     .int()

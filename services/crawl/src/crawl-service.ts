@@ -1,6 +1,8 @@
 // Builds the crawl service from its config, database and NATS link: the one
 // place the pipeline, stores, clients, frontier, worker, handlers and jobs are
 // wired, shared by service.ts and the tests.
+
+import { DocumentPool } from '@wap/documents';
 import { Consumer, type NatsLink, Publisher } from '@wap/events';
 import { ExtractPool, warmUp } from '@wap/extract';
 import { createFetchAgent } from '@wap/fetch';
@@ -33,6 +35,12 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   warmSitemapParser();
   log.debug({ warmMs: Math.round(warmMs) }, 'extraction warmed up');
   const extractor = config.EXTRACT_THREADS > 0 ? new ExtractPool({ threads: config.EXTRACT_THREADS }) : undefined;
+  // Documents always go to threads of their own: bounded in time and memory, never on the event loop.
+  const documents = new DocumentPool({
+    threads: config.DOCUMENT_THREADS,
+    memoryBytes: config.DOCUMENT_MEMORY_MB * 2 ** 20,
+    idleMs: config.DOCUMENT_IDLE,
+  });
   const ledgerClient = createClient(ledger.LedgerService, config.BILLING_LEDGER_ADDR);
   const browserClient = config.BROWSER_HOST_ADDR
     ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
@@ -44,7 +52,17 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   const cache = new PageCache(db);
   const index = new SearchIndex(db);
   const frontier = new Frontier(new Publisher(nats.nc), config.NATS_NAMESPACE);
-  const pipeline = { agent, allow, extractor, browser: browserClient, ledger: ledgerClient, log };
+  const pipeline = {
+    agent,
+    allow,
+    extractor,
+    browser: browserClient,
+    ledger: ledgerClient,
+    log,
+    documents,
+    documentMaxBytes: config.DOCUMENT_MAX_MB * 2 ** 20,
+    documentMaxPages: config.DOCUMENT_MAX_PAGES,
+  };
   const worker = new CrawlWorker({
     ...pipeline,
     crawls,
@@ -103,6 +121,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
       browserClient?.close();
       await agent.close();
       await extractor?.close();
+      await documents.close();
     },
   };
 }

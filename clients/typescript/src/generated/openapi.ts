@@ -1316,6 +1316,15 @@ export interface operations {
                      * @enum {string}
                      */
                     engine?: "auto" | "fetch" | "browser";
+                    /** @description How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read. */
+                    parsers?: ("pdf" | {
+                        /** @constant */
+                        type: "pdf";
+                        /** @description Read (and bill) at most this many pages of a PDF, the first ones. */
+                        maxPages?: number;
+                    })[];
+                    /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
+                    parsePDF?: boolean;
                     /**
                      * Format: uri
                      * @description The page to scrape (http or https).
@@ -1349,7 +1358,7 @@ export interface operations {
                             links?: string[];
                             /** @description A data: URL of the PNG. */
                             screenshot?: string;
-                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). */
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
                             metadata?: {
                                 [key: string]: unknown;
                             };
@@ -1417,7 +1426,7 @@ export interface operations {
             /**
              * @description `page_unreachable`: Fetching the URL failed before a usable response: DNS, connection, TLS, the site's own timeout, an error status, or the site blocking access.
              *
-             *     `document_unrepresentable`: The fetched content, for example a binary file, has no representation in any of the formats asked for.
+             *     `document_unrepresentable`: The fetched content, for example a binary file, has no representation in any of the formats asked for; or a document (PDF, DOCX, XLSX, CSV) could not be read: password-protected, broken beyond repair, or unpacking past the size and memory limits (docs/api.md, "Documents").
              *
              *     `extraction_failed`: The extraction did not produce data that matches the requested schema.
              */
@@ -1638,6 +1647,15 @@ export interface operations {
                          * @enum {string}
                          */
                         engine?: "auto" | "fetch" | "browser";
+                        /** @description How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read. */
+                        parsers?: ("pdf" | {
+                            /** @constant */
+                            type: "pdf";
+                            /** @description Read (and bill) at most this many pages of a PDF, the first ones. */
+                            maxPages?: number;
+                        })[];
+                        /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
+                        parsePDF?: boolean;
                     };
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
                     origin?: string;
@@ -1896,7 +1914,7 @@ export interface operations {
                             links?: string[];
                             /** @description A data: URL of the PNG. */
                             screenshot?: string;
-                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). */
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
                             metadata?: {
                                 [key: string]: unknown;
                             };
@@ -2205,7 +2223,7 @@ export interface operations {
                             links?: string[];
                             /** @description A data: URL of the PNG. */
                             screenshot?: string;
-                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). */
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
                             metadata?: {
                                 [key: string]: unknown;
                             };
@@ -2579,6 +2597,15 @@ export interface operations {
                          * @enum {string}
                          */
                         engine?: "auto" | "fetch" | "browser";
+                        /** @description How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read. */
+                        parsers?: ("pdf" | {
+                            /** @constant */
+                            type: "pdf";
+                            /** @description Read (and bill) at most this many pages of a PDF, the first ones. */
+                            maxPages?: number;
+                        })[];
+                        /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
+                        parsePDF?: boolean;
                     };
                     /** @description Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top. */
                     timeout?: number;
@@ -2610,7 +2637,7 @@ export interface operations {
                             links?: string[];
                             /** @description A data: URL of the PNG. */
                             screenshot?: string;
-                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). */
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
                             metadata?: {
                                 [key: string]: unknown;
                             };

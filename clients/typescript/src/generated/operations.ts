@@ -1444,6 +1444,21 @@ export const OPERATIONS = {
         "description": "`auto` fetches and renders only pages that need scripts."
       },
       {
+        "name": "parsers",
+        "in": "body",
+        "type": "array",
+        "items": "json",
+        "required": false,
+        "description": "How documents are read, as Firecrawl has it. Default `[\"pdf\"]`: a PDF is read into the formats, 1 credit per page read; `[{ \"type\": \"pdf\", \"maxPages\": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read."
+      },
+      {
+        "name": "parsePDF",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "description": "Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent."
+      },
+      {
         "name": "url",
         "in": "body",
         "type": "string",

@@ -1,5 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import type { LedgerClient } from '@wap/billing';
+import { type DocumentKind, DocumentPool } from '@wap/documents';
 import { ApiError } from '@wap/errors';
 import {
   type Format as ExtractFormat,
@@ -16,6 +17,7 @@ import { browser, crawl } from '@wap/proto';
 import type { Closable, ServiceClient } from '@wap/rpc';
 import { chooseEngine, looksScriptRendered } from '../domain/engine.js';
 import { type SlotRequest, withBrowserSlot } from './browser-slots.js';
+import { asDocument, documentCap, type ReadDocument, readFetched } from './documents.js';
 
 export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
 
@@ -33,6 +35,10 @@ export interface RawPage {
   blocked?: string[];
   /** The browser session that recorded its render (browser engine, on a host that records): its replay. */
   sessionId?: string;
+  /** A document (PDF, DOCX, XLSX, CSV) rather than a page: its kind and bytes. Never cached. */
+  document?: { kind: DocumentKind; bytes: Uint8Array };
+  /** `html` holds the document's own bytes in base64 (a PDF asked with `parsers: []`). */
+  rawBase64?: boolean;
 }
 
 /**
@@ -54,7 +60,19 @@ export interface PipelineDeps {
   /** The ledger that leases browser slots: a render asked with a `slot` holds one while it runs. */
   ledger?: LedgerClient;
   log?: Pick<Logger, 'warn'>;
+  /** The document threads; without them, one shared thread of the defaults (tests, benches). */
+  documents?: DocumentPool;
+  /** The largest document fetched (bytes); pages keep the fetch lib's own cap. */
+  documentMaxBytes?: number;
+  /** The most pages of a PDF read, whatever the request asks. */
+  documentMaxPages?: number;
 }
+
+export const DEFAULT_DOCUMENT_MAX_BYTES = 50 * 1024 * 1024;
+
+let sharedDocuments: DocumentPool | undefined;
+const documentsOf = (deps: PipelineDeps) =>
+  deps.documents ?? (sharedDocuments ??= new DocumentPool({ threads: 1, memoryBytes: 512 * 1024 * 1024 }));
 
 const EXTRACT_FORMATS: Partial<Record<crawl.Format, ExtractFormat>> = {
   [Format.MARKDOWN]: 'markdown',
@@ -108,8 +126,19 @@ async function viaFetch(
     timeoutMs: options.timeoutMs > 0 ? options.timeoutMs : 30_000,
     headers: options.headers,
     mobile: options.mobile,
+    maxBytesFor: documentCap(deps.documentMaxBytes ?? DEFAULT_DOCUMENT_MAX_BYTES),
   });
   if (page.status >= 400) throw new ApiError('page_unreachable', { url, reason: 'http_status', status: page.status });
+  const kind = asDocument(page.contentType, page.finalUrl, page.bytes);
+  if (kind)
+    return {
+      finalUrl: page.finalUrl,
+      status: page.status,
+      html: '',
+      contentType: page.contentType,
+      engine: 'fetch',
+      document: { kind, bytes: page.bytes },
+    };
   requireText(
     page,
     formatsOf(options).map((f) => formatName(f) ?? 'unknown'),
@@ -175,7 +204,31 @@ async function viaBrowser(
 /** A loaded page and its extraction (formats asked, text and metadata, links when asked for). */
 export interface LoadedPage {
   page: RawPage;
-  extracted: ExtractResult;
+  /** A document's carries the pages it bills. */
+  extracted: ExtractResult | ReadDocument;
+}
+
+/** Reads a fetched document within what is left of the page's time; a PDF asked unread keeps its bytes. */
+async function readDocumentPage(
+  deps: PipelineDeps,
+  page: RawPage & { document: NonNullable<RawPage['document']> },
+  options: crawl.ScrapeOptions,
+  signal: AbortSignal,
+  deadline: number,
+  maxPages?: () => Promise<number | undefined>,
+): Promise<LoadedPage> {
+  const extracted = await readFetched(documentsOf(deps), {
+    ...page.document,
+    url: page.finalUrl,
+    contentType: page.contentType,
+    formats: formatsOf(options).map((f) => formatName(f) ?? 'unknown'),
+    options,
+    maxPages: Math.min((await maxPages?.()) ?? Number.POSITIVE_INFINITY, deps.documentMaxPages ?? 1_000),
+    timeoutMs: deadline - Date.now(),
+    signal,
+  });
+  if (!extracted.rawBase64) return { page, extracted };
+  return { page: { ...page, html: Buffer.from(page.document.bytes).toString('base64'), rawBase64: true }, extracted };
 }
 
 /**
@@ -189,17 +242,37 @@ export async function loadPage(
   url: string,
   options: crawl.ScrapeOptions,
   signal: AbortSignal,
-  { withLinks = false, slot, request }: { withLinks?: boolean; slot?: SlotRequest; request?: PageRequest } = {},
+  {
+    withLinks = false,
+    slot,
+    request,
+    maxPages,
+  }: {
+    withLinks?: boolean;
+    slot?: SlotRequest;
+    request?: PageRequest;
+    /** The most pages a document may bill here (a crawl's pages left); asked only for a document. */
+    maxPages?: () => Promise<number | undefined>;
+  } = {},
 ): Promise<LoadedPage> {
   const target = checkUrl(url, { allow: deps.allow }).href;
+  const deadline = Date.now() + (options.timeoutMs > 0 ? options.timeoutMs : 30_000);
   const choice = chooseEngine(options, deps.browser !== undefined);
+  const fetched = async () => {
+    const page = await viaFetch(deps, target, options, signal);
+    if (page.document)
+      return readDocumentPage(deps, { ...page, document: page.document }, options, signal, deadline, maxPages);
+    return { page, extracted: await analyseOff(deps, page, options, withLinks) };
+  };
   const rendered = async () => {
     const page = await viaBrowser(deps, target, options, signal, slot, request);
+    // A browser shows a document in a viewer of its own: the document itself is fetched and read.
+    if (asDocument(page.contentType, page.finalUrl, new Uint8Array())) return fetched();
     return { page, extracted: await analyseOff(deps, page, options, withLinks) };
   };
   if (choice === 'browser') return rendered();
-  const page = await viaFetch(deps, target, options, signal);
-  const extracted = await analyseOff(deps, page, options, withLinks);
+  const { page, extracted } = await fetched();
+  if (page.document) return { page, extracted };
   if (
     choice === 'fetch-then-decide' &&
     /html/i.test(page.contentType) &&
@@ -216,12 +289,15 @@ function refusedWarnings(blocked: readonly string[] = []): string[] {
   return unique.length > 10 ? [...shown, `and ${unique.length - 10} more refused requests`] : shown;
 }
 
+const rawOf = (page: RawPage) =>
+  page.document && !page.rawBase64 ? Buffer.from(page.document.bytes).toString('base64') : page.html;
+
 /** The requested formats of a loaded page, with its metadata always. */
 export function toDocument(
   page: RawPage,
   options: crawl.ScrapeOptions,
   cached: boolean,
-  extracted: ExtractResult = analyse(page, options),
+  extracted: ExtractResult | ReadDocument = analyse(page, options),
 ): crawl.Document {
   const formats = new Set(formatsOf(options));
   const metadata = {
@@ -235,7 +311,10 @@ export function toDocument(
     url: page.finalUrl,
     markdown: formats.has(Format.MARKDOWN) ? extracted.markdown : '',
     html: formats.has(Format.HTML) ? extracted.html : '',
-    rawHtml: formats.has(Format.RAW_HTML) ? page.html : '',
+    // A document's raw form is its own bytes, base64: when asked for, and always for a PDF left unread.
+    rawHtml: page.rawBase64 || formats.has(Format.RAW_HTML) ? rawOf(page) : '',
+    rawBase64: Boolean(page.rawBase64 || (page.document && formats.has(Format.RAW_HTML))),
+    pages: 'pages' in extracted ? extracted.pages : 1,
     text: formats.has(Format.TEXT) ? extracted.text : '',
     links: formats.has(Format.LINKS) ? extracted.links : [],
     // Title, description, language and source URL come with every page, asked for or not (as Firecrawl's do).

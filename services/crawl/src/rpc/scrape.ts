@@ -13,8 +13,9 @@ const wantsScreenshot = (options: crawl.ScrapeOptions) =>
   formatsOf(options).some((f) => f === crawl.Format.SCREENSHOT || f === crawl.Format.SCREENSHOT_FULL_PAGE);
 
 /**
- * crawl.Scrape: one URL, held and settled as one page load. A page that could
- * not be fetched or turned into the asked formats voids the hold: not billed.
+ * crawl.Scrape: one URL, held as one page load and settled as what it read (a
+ * PDF's pages). A page that could not be fetched or turned into the asked
+ * formats voids the hold: not billed.
  */
 export function scrape(deps: ScrapeDeps) {
   return async (req: crawl.ScrapeRequest, ctx: CallContext): Promise<crawl.ScrapeResponse> => {
@@ -38,10 +39,17 @@ export function scrape(deps: ScrapeDeps) {
         slot: { workspaceId: req.workspaceId, wait: false },
         request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
       });
-      written = deps.cache
-        .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
-        .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
-      return { result: toDocument(page, options, false, extracted), used: onePage };
+      // A document is not kept as a page copy: the cache holds HTML.
+      if (!page.document)
+        written = deps.cache
+          .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
+          .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
+      const document = toDocument(page, options, false, extracted);
+      // A PDF bills the pages it read (docs/billing.md, "Documents"); anything else one page.
+      return {
+        result: document,
+        used: [{ meter: 'page_load' as const, quantity: BigInt(Math.max(1, document.pages)) }],
+      };
     };
     // A caller that bills the page itself (a monitor's check) gets the page unbilled here.
     const { result, usage } = req.billedByCaller

@@ -49,7 +49,7 @@ class ScrapeResponseData(Model):
     """
     metadata: dict[str, Any] | None = None
     """
-    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy).
+    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
     """
     warnings: list[str] | None = None
 
@@ -103,6 +103,14 @@ class ScrapeRequestActionsScroll(Model):
     type: Literal["scroll"]
     direction: Literal["up", "down"] | None = "down"
     selector: str | None = None
+
+
+class ScrapeRequestParsersPdf(Model):
+    type: Literal["pdf"]
+    max_pages: Annotated[int | None, Field(alias="maxPages")] = None
+    """
+    Read (and bill) at most this many pages of a PDF, the first ones.
+    """
 
 
 class ScrapeRequest(Model):
@@ -172,6 +180,14 @@ class ScrapeRequest(Model):
     engine: Literal["auto", "fetch", "browser"] | None = "auto"
     """
     `auto` fetches and renders only pages that need scripts.
+    """
+    parsers: list[Literal["pdf"] | ScrapeRequestParsersPdf] | None = None
+    """
+    How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+    """
+    parse_pdf: Annotated[bool | None, Field(alias="parsePDF")] = None
+    """
+    Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
     """
     url: str
     """
@@ -282,6 +298,10 @@ class CrawlRequestScrapeOptionsActionsScroll(ScrapeRequestActionsScroll):
     pass
 
 
+class CrawlRequestScrapeOptionsParsersPdf(ScrapeRequestParsersPdf):
+    pass
+
+
 class CrawlRequestScrapeOptions(Model):
     """
     How each page is scraped (as for POST /v1/scrape).
@@ -353,6 +373,14 @@ class CrawlRequestScrapeOptions(Model):
     engine: Literal["auto", "fetch", "browser"] | None = "auto"
     """
     `auto` fetches and renders only pages that need scripts.
+    """
+    parsers: list[Literal["pdf"] | CrawlRequestScrapeOptionsParsersPdf] | None = None
+    """
+    How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+    """
+    parse_pdf: Annotated[bool | None, Field(alias="parsePDF")] = None
+    """
+    Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
     """
 
 
@@ -484,7 +512,7 @@ class CrawlGetResponseDatum(Model):
     """
     metadata: dict[str, Any] | None = None
     """
-    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy).
+    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
     """
     warnings: list[str] | None = None
     depth: int
@@ -609,7 +637,7 @@ class SearchResponseDatum(Model):
     """
     metadata: dict[str, Any] | None = None
     """
-    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy).
+    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
     """
     warnings: list[str] | None = None
     url: str
@@ -657,6 +685,10 @@ class SearchRequestScrapeOptionsActionsPress(ScrapeRequestActionsPress):
 
 
 class SearchRequestScrapeOptionsActionsScroll(ScrapeRequestActionsScroll):
+    pass
+
+
+class SearchRequestScrapeOptionsParsersPdf(ScrapeRequestParsersPdf):
     pass
 
 
@@ -731,6 +763,14 @@ class SearchRequestScrapeOptions(Model):
     engine: Literal["auto", "fetch", "browser"] | None = "auto"
     """
     `auto` fetches and renders only pages that need scripts.
+    """
+    parsers: list[Literal["pdf"] | SearchRequestScrapeOptionsParsersPdf] | None = None
+    """
+    How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+    """
+    parse_pdf: Annotated[bool | None, Field(alias="parsePDF")] = None
+    """
+    Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
     """
 
 

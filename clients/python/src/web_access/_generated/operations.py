@@ -74,6 +74,7 @@ from .models import (
     ScrapeRequestActionsScroll,
     ScrapeRequestActionsWait,
     ScrapeRequestActionsWrite,
+    ScrapeRequestParsersPdf,
     ScrapeResponse,
     SearchRequest,
     SearchRequestScrapeOptions,
@@ -592,6 +593,8 @@ class Scrape(SyncResource):
         ) = None,
         max_age: int | None = None,
         engine: Literal["auto", "fetch", "browser"] | None = None,
+        parsers: builtins.list[Literal["pdf"] | ScrapeRequestParsersPdf | builtins.dict[str, Any]] | None = None,
+        parse_pdf: bool | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -620,6 +623,8 @@ class Scrape(SyncResource):
             actions: Steps run in a browser before capture.
             max_age: Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.
             engine: `auto` fetches and renders only pages that need scripts.
+            parsers: How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+            parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -642,6 +647,8 @@ class Scrape(SyncResource):
                 "actions": actions,
                 "maxAge": max_age,
                 "engine": engine,
+                "parsers": parsers,
+                "parsePDF": parse_pdf,
                 "origin": origin,
                 "integration": integration,
             },
@@ -688,6 +695,8 @@ class AsyncScrape(AsyncResource):
         ) = None,
         max_age: int | None = None,
         engine: Literal["auto", "fetch", "browser"] | None = None,
+        parsers: builtins.list[Literal["pdf"] | ScrapeRequestParsersPdf | builtins.dict[str, Any]] | None = None,
+        parse_pdf: bool | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -716,6 +725,8 @@ class AsyncScrape(AsyncResource):
             actions: Steps run in a browser before capture.
             max_age: Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.
             engine: `auto` fetches and renders only pages that need scripts.
+            parsers: How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+            parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -738,6 +749,8 @@ class AsyncScrape(AsyncResource):
                 "actions": actions,
                 "maxAge": max_age,
                 "engine": engine,
+                "parsers": parsers,
+                "parsePDF": parse_pdf,
                 "origin": origin,
                 "integration": integration,
             },

@@ -90,6 +90,31 @@ export const scrapeOptions = z.strictObject({
     .default(0)
     .describe('Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.'),
   engine: z.enum(ENGINE_NAMES).default('auto').describe('`auto` fetches and renders only pages that need scripts.'),
+  parsers: z
+    .array(
+      z.union([
+        z.literal('pdf'),
+        z.strictObject({
+          type: z.literal('pdf'),
+          maxPages: z
+            .number()
+            .int()
+            .min(1)
+            .max(10_000)
+            .optional()
+            .describe('Read (and bill) at most this many pages of a PDF, the first ones.'),
+        }),
+      ]),
+    )
+    .max(1)
+    .optional()
+    .describe(
+      'How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.',
+    ),
+  parsePDF: z
+    .boolean()
+    .optional()
+    .describe("Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent."),
 });
 
 export type ScrapeOptionsInput = z.infer<typeof scrapeOptions>;
@@ -113,8 +138,16 @@ function toAction(a: z.infer<typeof action>): browser.Action {
   }
 }
 
+/** `parsers` (or v1's `parsePDF`) as the pipeline takes it: whether a PDF is read, and its page cap. */
+function pdfParsing(o: ScrapeOptionsInput): { parsePdf?: boolean; maxPages: number } {
+  if (o.parsers === undefined) return { ...(o.parsePDF !== undefined && { parsePdf: o.parsePDF }), maxPages: 0 };
+  const pdf = o.parsers[0];
+  return { parsePdf: pdf !== undefined, maxPages: typeof pdf === 'object' ? (pdf.maxPages ?? 0) : 0 };
+}
+
 export function toScrapeOptions(o: ScrapeOptionsInput): crawl.ScrapeOptions {
   return create(crawl.ScrapeOptionsSchema, {
+    ...pdfParsing(o),
     formats: o.formats.map((f) => FORMATS[f]),
     onlyMainContent: o.onlyMainContent,
     includeTags: o.includeTags ?? [],
@@ -140,7 +173,7 @@ export const documentSchema = z.object({
     .record(z.string(), z.unknown())
     .optional()
     .describe(
-      "The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy).",
+      "The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.",
     ),
   warnings: z.array(z.string()).optional(),
 });
@@ -150,7 +183,8 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
   return {
     ...(asked.has('markdown') ? { markdown: doc?.markdown ?? '' } : {}),
     ...(asked.has('html') ? { html: doc?.html ?? '' } : {}),
-    ...(asked.has('rawHtml') ? { rawHtml: doc?.rawHtml ?? '' } : {}),
+    // A PDF left unread (`parsers: []`) answers its bytes here, asked for or not.
+    ...(asked.has('rawHtml') || doc?.rawBase64 ? { rawHtml: doc?.rawHtml ?? '' } : {}),
     ...(asked.has('text') ? { text: doc?.text ?? '' } : {}),
     ...(asked.has('links') ? { links: doc?.links ?? [] } : {}),
     ...((asked.has('screenshot') || asked.has('screenshot@fullPage')) && doc?.screenshot.length

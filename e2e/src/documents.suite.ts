@@ -1,0 +1,244 @@
+// Documents through the gateway, as a Firecrawl user scrapes and crawls them: PDFs printed
+// by Chromium, DOCX and XLSX written by their libraries, hostile documents made here, all
+// served from a site on 127.0.0.2, the one loopback address the 'site' fleet lets out to.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import {
+  bombPdf,
+  docx,
+  encryptedPdf,
+  garbagePdf,
+  type Printer,
+  scriptedPdf,
+  startPrinter,
+  xlsx,
+} from '@wap/documents/fixtures';
+import { until } from '@wap/testkit';
+import { availableCredits, call } from './api.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
+
+type Answer = {
+  data: {
+    markdown?: string;
+    rawHtml?: string;
+    links?: string[];
+    metadata: Record<string, unknown>;
+    warnings?: string[];
+  };
+  usage: { credits: number; meters: Record<string, number> };
+  code?: string;
+  details?: Record<string, unknown>;
+};
+
+const PDF = 'application/pdf';
+let key: string;
+let server: Server;
+let base: string;
+let printer: Printer;
+let scriptHits = 0;
+const files = new Map<string, { type: string; body: Buffer }>();
+
+const scrape = (body: Record<string, unknown>) =>
+  call<Answer>(fleet.gatewayUrl, 'POST', '/v1/scrape', { key, body, timeoutMs: 90_000 });
+const credits = () => availableCredits(fleet.gatewayUrl, key);
+
+const REPORT = [1, 2, 3]
+  .map(
+    (n) =>
+      `<h1>Chapter ${n} of the report</h1><p>The archive's ${n === 1 ? 'first' : 'next'} chapter tells how the records were kept, in a paragraph long enough to wrap over several printed lines of the page.</p>` +
+      (n === 2
+        ? '<table style="border-collapse:collapse"><tr><th style="border:1px solid;padding:5px">Year</th><th style="border:1px solid;padding:5px">Visitors</th></tr><tr><td style="border:1px solid;padding:5px">2023</td><td style="border:1px solid;padding:5px">1,610</td></tr><tr><td style="border:1px solid;padding:5px">2024</td><td style="border:1px solid;padding:5px">1,702</td></tr></table>'
+        : ''),
+  )
+  .join('<div style="break-after:page"></div>');
+
+describe('documents: PDF, DOCX, XLSX and CSV', () => {
+  before(async () => {
+    printer = await startPrinter();
+    files.set('/report.pdf', {
+      type: PDF,
+      body: await printer.print(`<!doctype html><title>The archive report</title><body>${REPORT}</body>`),
+    });
+    files.set('/minutes.docx', {
+      type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      body: docx([{ heading: 1, text: 'Minutes of the board' }, { text: 'The board met on Tuesday.' }], {
+        title: 'Board minutes',
+        author: 'The clerk',
+      }),
+    });
+    files.set('/figures.xlsx', {
+      type: 'application/octet-stream',
+      body: await xlsx({
+        Visitors: [
+          ['Year', 'Visitors'],
+          [2024, 1702],
+        ],
+      }),
+    });
+    files.set('/list.csv', { type: 'text/csv', body: Buffer.from('Name,Role\nAda,Chair\n') });
+    files.set('/encrypted.pdf', { type: PDF, body: encryptedPdf() });
+    files.set('/garbage.pdf', { type: PDF, body: garbagePdf() });
+    files.set('/bomb.pdf', { type: PDF, body: await bombPdf(2048) });
+    files.set('/site/', {
+      type: 'text/html',
+      body: Buffer.from(
+        '<!doctype html><title>Archive</title><main><h1>Archive</h1><p>Read the <a href="/report.pdf">report</a> and the <a href="/minutes.docx">minutes</a>.</p></main>',
+      ),
+    });
+    server = createServer((req, res) => {
+      const path = req.url ?? '';
+      if (path === '/hit') {
+        scriptHits++;
+        return void res.end('ran');
+      }
+      if (path === '/script.pdf')
+        return void res.writeHead(200, { 'content-type': PDF }).end(scriptedPdf(`${base}/hit`));
+      if (path === '/huge.pdf') {
+        // Says it is 2 GB: refused on its Content-Length, before any of it is read.
+        res.writeHead(200, { 'content-type': PDF, 'content-length': String(2 * 1024 ** 3) });
+        return void res.write(Buffer.from('%PDF-1.7\n'));
+      }
+      if (path === '/endless.pdf') {
+        // No length: the body is read up to the cap, then the download is dropped.
+        res.writeHead(200, { 'content-type': PDF });
+        const chunk = Buffer.alloc(1024 * 1024, 0x20);
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) {}
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        res.write('%PDF-1.7\n');
+        return void pump();
+      }
+      const file = files.get(path);
+      if (!file) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length }).end(file.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
+    base = `http://127.0.0.2:${(server.address() as AddressInfo).port}`;
+    await sharedFleet('site');
+    ({ apiKey: key } = await fleet.workspace('pro'));
+  });
+
+  after(async () => {
+    server?.closeAllConnections();
+    server?.close();
+    await printer?.close();
+  });
+
+  test('a PDF reads as markdown with its metadata, billed one credit per page', async () => {
+    const before = await credits();
+    const r = await scrape({ url: `${base}/report.pdf`, formats: ['markdown', 'links'] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const md = r.body.data.markdown ?? '';
+    for (const n of [1, 2, 3]) assert.match(md, new RegExp(`^# Chapter ${n} of the report$`, 'm'));
+    assert.match(md, /^\| Year \| Visitors \|\n\| --- \| --- \|\n\| 2023 \| 1,610 \|\n\| 2024 \| 1,702 \|$/m);
+    assert.match(md, /tells how the records were kept, in a paragraph long enough to wrap over several printed lines/);
+    const meta = r.body.data.metadata;
+    assert.equal(meta.title, 'The archive report');
+    assert.equal(meta.numPages, 3);
+    assert.equal(meta.parsedPages, 3);
+    assert.equal(meta.contentType, PDF);
+    assert.equal(meta.engine, 'fetch', 'a PDF is fetched, never rendered');
+    assert.deepEqual(r.body.usage, { credits: 3, meters: { page_load: 3 } });
+    await until('the credits show the 3 pages', async () => (await credits()) === before - 3, 10_000);
+  });
+
+  test('maxPages reads and bills the first pages only', async () => {
+    const r = await scrape({ url: `${base}/report.pdf`, parsers: [{ type: 'pdf', maxPages: 2 }] });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.body.data.markdown ?? '', /Chapter 2/);
+    assert.doesNotMatch(r.body.data.markdown ?? '', /Chapter 3/);
+    assert.equal(r.body.data.metadata.parsedPages, 2);
+    assert.equal(r.body.data.metadata.numPages, 3);
+    assert.deepEqual(r.body.usage, { credits: 2, meters: { page_load: 2 } });
+  });
+
+  test('parsers: [] answers the PDF itself, base64 in rawHtml, for one credit', async () => {
+    for (const body of [{ parsers: [] }, { parsePDF: false }]) {
+      const r = await scrape({ url: `${base}/report.pdf`, ...body });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(
+        Buffer.from(r.body.data.rawHtml ?? '', 'base64'),
+        files.get('/report.pdf')?.body,
+        'the bytes as served',
+      );
+      assert.equal(r.body.data.metadata.contentType, PDF);
+      assert.deepEqual(r.body.usage, { credits: 1, meters: { page_load: 1 } });
+    }
+  });
+
+  test('a parser that is not pdf is a 400 naming it', async () => {
+    const r = await scrape({ url: `${base}/report.pdf`, parsers: ['docx'] });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.code, 'bad_request');
+    assert.match(JSON.stringify(r.body.details), /body\.parsers\.0/);
+  });
+
+  test('DOCX, XLSX and CSV read as markdown, one credit each', async () => {
+    const word = await scrape({ url: `${base}/minutes.docx` });
+    assert.equal(word.status, 200, JSON.stringify(word.body));
+    assert.match(word.body.data.markdown ?? '', /^# Minutes of the board$/m);
+    assert.equal(word.body.data.metadata.author, 'The clerk');
+    assert.deepEqual(word.body.usage, { credits: 1, meters: { page_load: 1 } });
+    const sheet = await scrape({ url: `${base}/figures.xlsx` });
+    assert.equal(sheet.status, 200, JSON.stringify(sheet.body));
+    assert.match(
+      sheet.body.data.markdown ?? '',
+      /## Visitors\n\n\| Year \| Visitors \|\n\| --- \| --- \|\n\| 2024 \| 1702 \|/,
+    );
+    const csv = await scrape({ url: `${base}/list.csv` });
+    assert.equal(csv.status, 200, JSON.stringify(csv.body));
+    assert.equal(csv.body.data.markdown, '| Name | Role |\n| --- | --- |\n| Ada | Chair |');
+  });
+
+  for (const [path, code, reason] of [
+    ['/encrypted.pdf', 'document_unrepresentable', 'encrypted'],
+    ['/garbage.pdf', 'document_unrepresentable', 'malformed'],
+    ['/bomb.pdf', 'document_unrepresentable', 'too_large'],
+    ['/huge.pdf', 'page_unreachable', 'too_large'],
+    ['/endless.pdf', 'page_unreachable', 'too_large'],
+  ] as const)
+    test(`${path.slice(1)}: 422 ${code} (${reason}), not billed`, async () => {
+      const before = await credits();
+      const started = Date.now();
+      const r = await scrape({ url: `${base}${path}` });
+      assert.equal(r.status, 422, JSON.stringify(r.body));
+      assert.equal(r.body.code, code);
+      assert.equal(r.body.details?.reason, reason);
+      assert.ok(Date.now() - started < 45_000, `answered in ${Date.now() - started} ms`);
+      assert.equal(await credits(), before);
+    });
+
+  test('a PDF with JavaScript is read, and its script never runs', async () => {
+    const r = await scrape({ url: `${base}/script.pdf` });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.body.data.markdown ?? '', /A form with a script/);
+    assert.deepEqual(r.body.data.warnings, ['the document carries JavaScript; it was not run']);
+    assert.equal(scriptHits, 0);
+  });
+
+  test('a crawl follows links to documents and delivers them like pages', async () => {
+    const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { url: `${base}/site/`, limit: 10, sitemap: 'skip' },
+    });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    type Crawl = { status: string; data: { markdown?: string; metadata: Record<string, unknown> }[] };
+    let crawl: Crawl | undefined;
+    await until(
+      'the crawl completes',
+      async () => {
+        crawl = (await call<Crawl>(fleet.gatewayUrl, 'GET', `/v1/crawl/${started.body.id}`, { key })).body;
+        return crawl.status === 'completed';
+      },
+      60_000,
+    );
+    const byUrl = new Map(crawl?.data.map((d) => [String(d.metadata.url).replace(base, ''), d]));
+    assert.deepEqual([...byUrl.keys()].sort(), ['/minutes.docx', '/report.pdf', '/site/']);
+    assert.match(byUrl.get('/report.pdf')?.markdown ?? '', /^# Chapter 3 of the report$/m);
+    assert.equal(byUrl.get('/report.pdf')?.metadata.numPages, 3);
+    assert.match(byUrl.get('/minutes.docx')?.markdown ?? '', /^# Minutes of the board$/m);
+  });
+});
