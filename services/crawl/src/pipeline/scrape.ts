@@ -71,8 +71,11 @@ export interface PipelineDeps {
 export const DEFAULT_DOCUMENT_MAX_BYTES = 50 * 1024 * 1024;
 
 let sharedDocuments: DocumentPool | undefined;
-const documentsOf = (deps: PipelineDeps) =>
-  deps.documents ?? (sharedDocuments ??= new DocumentPool({ threads: 1, memoryBytes: 512 * 1024 * 1024 }));
+function documentsOf(deps: PipelineDeps): DocumentPool {
+  if (deps.documents) return deps.documents;
+  sharedDocuments ??= new DocumentPool({ threads: 1, memoryBytes: 512 * 1024 * 1024 });
+  return sharedDocuments;
+}
 
 const EXTRACT_FORMATS: Partial<Record<crawl.Format, ExtractFormat>> = {
   [Format.MARKDOWN]: 'markdown',
