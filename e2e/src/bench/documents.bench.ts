@@ -95,7 +95,10 @@ function markdownTables(markdown: string): string[][][] {
       .split(/(?<!\\)\|/)
       .map((c) => c.trim());
     if (cells.every((c) => /^-+$/.test(c))) continue;
-    if (!current) tables.push((current = []));
+    if (!current) {
+      current = [];
+      tables.push(current);
+    }
     current.push(cells);
   }
   return tables;
