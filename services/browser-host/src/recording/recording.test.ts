@@ -3,28 +3,13 @@
 // compressed chunks, with passwords and fields marked sensitive masked in the
 // page. Real Chromium, real NATS, a loopback site on two origins.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
-import { gunzipSync } from 'node:zlib';
-import { jetstreamManager } from '@nats-io/jetstream';
-import {
-  chunkMacValid,
-  chunkMetaOf,
-  ensureStreams,
-  type NatsLink,
-  Publisher,
-  sessionStreamNames,
-  sessionStreams,
-} from '@wap/events';
-import { AllowList } from '@wap/netguard';
-import { quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
+import { ensureStreams, type NatsLink, sessionStreamNames, sessionStreams } from '@wap/events';
+import { testNats, uniqueNamespace, until } from '@wap/testkit';
 import type { Page } from 'puppeteer-core';
-import { browserFace } from '../domain/browser-face.js';
-import { sessionSettings } from '../domain/session-options.js';
-import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
-import { chunkSink, SessionRecording } from './recording.js';
 import type { ScreenFrame } from './screencast.js';
+import { recordings } from './test-support.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
 const namespace = uniqueNamespace('recording');
@@ -51,6 +36,7 @@ before(async () => {
     else if (req.url === '/never')
       return; // an image that never comes: the page's load never fires
     else if (req.url === '/loading') res.end('<!doctype html><h1>Still loading</h1><img src="/never">');
+    else if (req.url === '/scripted') res.end(SCRIPTED);
     else res.end(PAGE(`http://localhost:${port}/frame`));
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
@@ -61,64 +47,7 @@ after(async () => {
   site?.close();
 });
 
-interface Chunk {
-  seq: number;
-  kind: string;
-  pages: number;
-  macValid: boolean;
-  batches: { tab: number; events: { type: number }[] }[];
-  text: string;
-}
-
-/** The session's chunks as the stream holds them (the stream is this file's alone), in order. */
-async function chunks(sessionId: string): Promise<Chunk[]> {
-  const jsm = await jetstreamManager(nats.nc);
-  const names = sessionStreamNames(namespace);
-  const { state } = await jsm.streams.info(names.stream);
-  const out: Chunk[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const msg = await jsm.streams.getMessage(names.stream, { seq }).catch(() => undefined);
-    if (!msg || msg.subject !== names.chunks(sessionId)) continue;
-    const meta = chunkMetaOf((name) => msg.header.get(name) || undefined);
-    assert.ok(meta, 'every chunk says what it is');
-    const text = gunzipSync(msg.data).toString('utf8');
-    out.push({
-      seq: meta.seq,
-      kind: meta.kind,
-      pages: meta.pages,
-      macValid: chunkMacValid(KEY, meta, msg.data, msg.header.get('Wap-Mac')),
-      batches: JSON.parse(text),
-      text,
-    });
-  }
-  return out;
-}
-
-async function recordedSession(
-  drive: (b: SessionBrowser, sessionId: string, recording: SessionRecording) => Promise<void>,
-  capture?: { screencastIntervalMs: number },
-) {
-  const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
-  const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), face, { record: true });
-  const sessionId = randomUUID();
-  const recording = new SessionRecording(
-    sessionId,
-    'ws-recorded',
-    chunkSink(new Publisher(nats.nc), namespace, KEY, nats.nc),
-    quietLog(),
-  );
-  b.recordTo(recording);
-  if (capture) await b.captureNetwork(recording, { bodies: false, ...capture });
-  try {
-    await drive(b, sessionId, recording);
-  } finally {
-    // As a session ends: every frame hands over what it holds, then the browser closes.
-    await b.flushRecording();
-    await b.close();
-    await recording.close();
-  }
-  return { sessionId, chunks: await chunks(sessionId) };
-}
+const { chunks, recordedSession } = recordings(() => nats, namespace, KEY);
 
 test('a page and its cross-origin frame are recorded from the start, in signed ordered chunks, secrets masked', async () => {
   const { chunks: recorded } = await recordedSession(async (b, sessionId) => {
@@ -163,6 +92,124 @@ test('a page and its cross-origin frame are recorded from the start, in signed o
     recorded.reduce((n, c) => n + c.pages, 0),
     1,
     'one document (the frame is not a page)',
+  );
+});
+
+/** A page its scripts change without a DOM mutation, after its snapshot: as CSS-in-JS, forms and web components do. */
+const SCRIPTED = `<!doctype html><h1>Scripted</h1><style id="sc">.a { color: red; }</style>
+<div id="host">light</div><input id="v"><input id="c" type="checkbox"><p class="a">styled</p>`;
+
+/**
+ * The rules of the stylesheet of <style id=…> as a replay builds them from `events`: the text of its last full
+ * snapshot, then the rule changes recorded after it, applied in a page as rrweb's replayer applies them.
+ */
+async function replayedRules(page: Page, events: unknown[], styleId: string): Promise<string[]> {
+  return page.evaluate(
+    (events: unknown[], styleId: string) => {
+      type Node = {
+        id: number;
+        tagName?: string;
+        attributes?: Record<string, string>;
+        textContent?: string;
+        childNodes?: Node[];
+      };
+      const find = (n: Node): Node | undefined => {
+        if (n.tagName === 'style' && n.attributes?.id === styleId) return n;
+        for (const c of n.childNodes ?? []) {
+          const f = find(c);
+          if (f) return f;
+        }
+        return undefined;
+      };
+      let node: Node | undefined;
+      let ops: { removes?: { index: number }[]; adds?: { rule: string; index: number }[] }[] = [];
+      for (const e of events as { type: number; data: { node?: Node; source?: number; id?: number } }[]) {
+        if (e.type === 2 && e.data.node) {
+          node = find(e.data.node);
+          ops = [];
+        } else if (e.type === 3 && e.data.source === 8 && node && e.data.id === node.id)
+          ops.push(e.data as (typeof ops)[0]);
+      }
+      const style = document.createElement('style');
+      style.textContent = node?.attributes?._cssText ?? node?.childNodes?.[0]?.textContent ?? '';
+      document.head.append(style);
+      const sheet = style.sheet as CSSStyleSheet;
+      for (const op of ops) {
+        for (const { rule, index } of op.adds ?? []) sheet.insertRule(rule, index);
+        for (const { index } of op.removes ?? []) sheet.deleteRule(index);
+      }
+      return Array.from(sheet.cssRules, (r) => r.cssText);
+    },
+    events,
+    styleId,
+  );
+}
+
+test("what a page's scripts change without a DOM mutation is recorded: values, CSS rules, shadow roots", async () => {
+  let live: string[] = [];
+  let replayed: string[] = [];
+  const { chunks: recorded } = await recordedSession(async (b, sessionId) => {
+    const page = await b.browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/scripted`);
+    await until('the snapshot is recorded', async () =>
+      (await chunks(sessionId)).some((c) => c.text.includes('light')),
+    );
+    live = await page.evaluate(() => {
+      const sheet = (document.getElementById('sc') as HTMLStyleElement).sheet as CSSStyleSheet;
+      // As styled-components in production: rules appended one by one, some in the middle; one removed.
+      for (let i = 0; i < 50; i++) sheet.insertRule(`.sc-${i} { margin: ${i}px; }`, sheet.cssRules.length);
+      sheet.insertRule('.mid { color: green; }', 10);
+      sheet.deleteRule(3);
+      sheet.insertRule('@media (min-width: 1px) { .m { color: blue; } }', sheet.cssRules.length);
+      (sheet.cssRules[sheet.cssRules.length - 1] as CSSMediaRule).insertRule('.m2 { color: teal; }', 1);
+      (sheet.cssRules[0] as CSSStyleRule).style.setProperty('background', 'yellow');
+      (document.getElementById('v') as HTMLInputElement).value = 'SET-BY-SCRIPT';
+      (document.getElementById('c') as HTMLInputElement).checked = true;
+      return Array.from(sheet.cssRules, (r) => r.cssText);
+    });
+    await until('the changes reach the recording', async () => {
+      const text = (await chunks(sessionId)).map((c) => c.text).join('');
+      return text.includes('SET-BY-SCRIPT') && text.includes('teal');
+    });
+    // This tab's events alone (each tab's recorder numbers its nodes from 1).
+    const batches = (await chunks(sessionId)).filter((c) => c.kind === 'rrweb').flatMap((c) => c.batches);
+    const tab = batches.find((x) => JSON.stringify(x.events).includes('/scripted'))?.tab;
+    const events = batches.filter((x) => x.tab === tab).flatMap((x) => x.events);
+    // In another tab (a new snapshot of this one would hold its rules as they are): a shadow root attached late.
+    const other = await b.browser.newPage();
+    replayed = await replayedRules(other, events, 'sc');
+    await other.goto(`http://127.0.0.1:${port}/scripted`);
+    await until('the second page is recorded', async () =>
+      (await chunks(sessionId)).some((c) =>
+        c.batches.some((x) => x.tab !== tab && JSON.stringify(x).includes('light')),
+      ),
+    );
+    await other.evaluate(() => {
+      const root = (document.getElementById('host') as HTMLElement).attachShadow({ mode: 'open' });
+      root.innerHTML = '<b>IN-SHADOW-ROOT</b>';
+    });
+    await until('the shadow root reaches the recording', async () =>
+      (await chunks(sessionId)).some((c) => c.text.includes('IN-SHADOW-ROOT')),
+    );
+  });
+  const events = recorded.flatMap((c) => (c.kind === 'rrweb' ? c.batches.flatMap((x) => x.events) : [])) as {
+    type: number;
+    data: { source?: number; text?: string; isChecked?: boolean };
+  }[];
+  const inputs = events.filter((e) => e.type === 3 && e.data.source === 5);
+  assert.ok(
+    inputs.some((e) => e.data.text === 'SET-BY-SCRIPT'),
+    'a value a script set',
+  );
+  assert.ok(
+    inputs.some((e) => e.data.isChecked === true),
+    'a box a script checked',
+  );
+  assert.ok(live.length > 50);
+  assert.deepEqual(replayed, live, "the stylesheet replays as the page's scripts left it");
+  assert.ok(
+    events.some((e) => e.type === 2 && JSON.stringify(e).includes('IN-SHADOW-ROOT')),
+    'a shadow root attached after the snapshot',
   );
 });
 
