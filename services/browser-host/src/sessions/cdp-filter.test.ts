@@ -229,3 +229,108 @@ test("contexts, scripts and call frames may be named only once shown; the extens
   forwarded(onFrame('f-page'));
   assert.equal(answered(onFrame('f-hidden')).error?.message, 'Invalid call frame id');
 });
+
+test("a client's code never runs in the recorder's world: breakpoints kept off its scripts, its objects withheld", () => {
+  const byUrl = (params: Record<string, unknown>) =>
+    ruleFor({ method: 'Debugger.setBreakpointByUrl', params: { lineNumber: 3, condition: 'x()', ...params } });
+  for (const url of ['chrome-extension://abc/recorder.js', 'CHROME-EXTENSION://abc/recorder.js'])
+    assert.equal(byUrl({ url }).kind, 'refuse', url);
+  assert.equal(byUrl({ url: 'https://a.test/app.js' }).kind, 'pass');
+  // The recorder's script text is in any heap snapshot, and so its hash.
+  assert.equal(byUrl({ scriptHash: 'ab'.repeat(32) }).kind, 'refuse');
+  // A pattern that would not compile alone could break out of the guard around it.
+  for (const urlRegex of ['x)|(.*', '(', '[']) assert.equal(byUrl({ urlRegex }).kind, 'refuse', urlRegex);
+  for (const [urlRegex, matches] of [
+    ['app\\.js', 'https://a.test/app.js'],
+    ['^https://a\\.test/', 'https://a.test/app.js'],
+    ['.*', 'https://a.test/app.js'],
+    ['recorder\\.js$', 'https://a.test/recorder.js'],
+  ] as const) {
+    const rule = byUrl({ urlRegex });
+    assert.equal(rule.kind, 'rewrite', urlRegex);
+    const guarded = new RegExp(String((rule as { params: Record<string, unknown> }).params.urlRegex));
+    assert.ok(guarded.test(matches), `${urlRegex} still matches ${matches}`);
+    assert.ok(
+      !guarded.test('chrome-extension://abcdefghijklmnop/recorder.js'),
+      `${urlRegex} matches no extension script`,
+    );
+    assert.equal((rule as { params: Record<string, unknown> }).params.condition, 'x()', 'the rest is as sent');
+  }
+  assert.equal(
+    ruleFor({ method: 'Runtime.addBinding', params: { name: 'b', executionContextName: 'wap-recorder' } }).kind,
+    'refuse',
+  );
+  assert.equal(ruleFor({ method: 'Runtime.addBinding', params: { name: 'b' } }).kind, 'pass');
+
+  const filter = new CdpFilter();
+  const context = (id: number, origin: string) =>
+    JSON.stringify({
+      method: 'Runtime.executionContextCreated',
+      params: { context: { id, origin, name: '', uniqueId: `u${id}` } },
+      sessionId: 'P',
+    });
+  filter.fromBrowser(context(3, 'http://127.0.0.1:8000'));
+  filter.fromBrowser(context(5, 'chrome-extension://abc'));
+  // A heap snapshot's object, handed over in the recorder's world: withheld, and let go of by the host.
+  const heapObject = (id: number) =>
+    forwarded(
+      filter.fromClient(
+        JSON.stringify({
+          id,
+          method: 'HeapProfiler.getObjectByHeapObjectId',
+          params: { objectId: '42' },
+          sessionId: 'P',
+        }),
+      ),
+    );
+  heapObject(1);
+  const inRecorder = filter.fromBrowser(
+    JSON.stringify({ id: 1, result: { result: { type: 'function', objectId: '-77.5.9' } }, sessionId: 'P' }),
+  );
+  assert.deepEqual(JSON.parse(inRecorder.toClient ?? ''), {
+    id: 1,
+    error: { code: -32000, message: 'Object is not available' },
+    sessionId: 'P',
+  });
+  assert.deepEqual(JSON.parse(inRecorder.toBrowser[0] ?? ''), {
+    id: -1,
+    method: 'Runtime.releaseObject',
+    params: { objectId: '-77.5.9' },
+    sessionId: 'P',
+  });
+  heapObject(2);
+  const inPage = JSON.stringify({ id: 2, result: { result: { type: 'object', objectId: '-77.3.1' } }, sessionId: 'P' });
+  assert.equal(filter.fromBrowser(inPage).toClient, inPage);
+  // An object id naming the recorder's context, however the client came by it, is answered as unknown.
+  const call = (objectId: string) =>
+    filter.fromClient(
+      JSON.stringify({
+        id: 3,
+        method: 'Runtime.callFunctionOn',
+        params: { functionDeclaration: 'function () {}', objectId: '-77.3.1', arguments: [{ objectId }] },
+        sessionId: 'P',
+      }),
+    );
+  assert.equal(answered(call('-77.5.9')).error?.message, 'Could not find object with given id');
+  forwarded(call('-77.3.2'));
+  // A return value changes only in a pause the client was shown (not in one the host is about to resume).
+  const setReturn = () =>
+    filter.fromClient(
+      JSON.stringify({ id: 4, method: 'Debugger.setReturnValue', params: { newValue: { value: 1 } }, sessionId: 'P' }),
+    );
+  assert.equal(answered(setReturn()).error?.message, 'Could not set return value');
+  filter.fromBrowser(
+    JSON.stringify({
+      method: 'Debugger.scriptParsed',
+      params: { scriptId: '12', url: 'http://a/app.js', executionContextId: 3 },
+      sessionId: 'P',
+    }),
+  );
+  const pageFrame = { callFrameId: 'f-page', url: 'http://a/app.js', location: { scriptId: '12' } };
+  filter.fromBrowser(
+    JSON.stringify({ method: 'Debugger.paused', params: { callFrames: [pageFrame], reason: 'other' }, sessionId: 'P' }),
+  );
+  forwarded(setReturn());
+  filter.fromBrowser(JSON.stringify({ method: 'Debugger.resumed', params: {}, sessionId: 'P' }));
+  assert.equal(answered(setReturn()).error?.message, 'Could not set return value');
+});

@@ -6,22 +6,7 @@
 // Chromium, serialised anew. Anything else closes the connection: a byte
 // Chromium would read differently from us never reaches it.
 //
-// Commands:
-// - Page.navigate, Target.createTarget, Fetch.continueRequest and
-//   Network.loadNetworkResource to anything but http(s) (and about:, data:,
-//   blob: for the navigations) are refused: file:// would read the host.
-// - DOM.setFileInputFiles, Page.handleFileChooser and drags carrying files
-//   (host paths), Extensions.*, PWA.*, Target.exposeDevToolsProtocol (an
-//   unfiltered CDP inside a page), Target.sendMessageToTarget and non-flat
-//   attaching (messages inside messages), Browser.getBrowserCommandLine and
-//   Browser.executeBrowserCommand are refused; so are Target.setRemoteLocations
-//   (Chromium would connect to any host and port it names), Tethering.* (a
-//   listening port on the host) and SystemInfo.getInfo / getProcessInfo (the
-//   host's GPU, driver and process ids).
-// - Browser.setDownloadBehavior / Page.setDownloadBehavior become `deny`.
-// - Target.createBrowserContext loses proxyServer/proxyBypassList.
-// - Browser.close ends the session (the host closes the browser itself, so
-//   what the pages showed last reaches the recording and the bill).
+// Commands pass the host's rules (cdp-rules.ts): some refused, some rewritten.
 //
 // The recorder extension is not the client's to see or touch: its targets,
 // the CDP sessions Chromium attaches to them, its execution contexts, its
@@ -29,16 +14,19 @@
 // command naming one is answered as Chromium answers an unknown one. Contexts,
 // scripts and call frames are allow-listed: a command may name only one this
 // connection was shown (their ids are small integers a client could guess).
+// Nor does it get hold of the recorder's objects (a heap snapshot's object
+// handed over in the recorder's world is refused, and an object id of a hidden
+// context is answered as unknown), nor change what its code returns
+// (Debugger.setReturnValue only in a pause the client was shown): code of the
+// client's running in the recorder's world could post events of its making.
 //
 // A refused command is answered by the host under its id and session with a
 // CDP error; Chromium never sees it.
 
-/** Navigations a client may ask for. */
-const NAVIGABLE = /^(https?:\/\/|about:|data:|blob:)/i;
-const NAVIGABLE_SCHEMES = new Set(['http:', 'https:', 'about:', 'data:', 'blob:']);
-const WEB = /^https?:\/\//i;
-const WEB_SCHEMES = new Set(['http:', 'https:']);
-const EXTENSION = 'chrome-extension://';
+import { EXTENSION, isObject, type Json, ruleFor } from './cdp-rules.js';
+
+export { type Rule, ruleFor } from './cdp-rules.js';
+
 const METHOD = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
 const SESSION_ID = /^[A-Za-z0-9]{1,64}$/;
 /** Chromium appends a flat session's id as the last member of what it sends. */
@@ -54,8 +42,6 @@ export interface Command {
   sessionId?: string;
 }
 
-type Json = Record<string, unknown>;
-
 export type ClientVerdict =
   /** Send this to Chromium. */
   | { kind: 'forward'; text: string }
@@ -66,98 +52,10 @@ export type ClientVerdict =
   /** Not a CDP command: close the connection (RFC 6455 status code). */
   | { kind: 'violation'; code: number; reason: string };
 
-/** What the host's rules make of a command: as it came, rewritten, refused, or the browser's close. */
-export type Rule =
-  | { kind: 'pass' }
-  | { kind: 'rewrite'; params: Json }
-  | { kind: 'refuse'; reason: string }
-  | { kind: 'close' };
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Whether `url` is one of `schemes`, read both as Chromium and as WHATWG would: both must agree. */
-function urlAllowed(url: unknown, prefix: RegExp, schemes: Set<string>): boolean {
-  if (typeof url !== 'string' || !prefix.test(url)) return false;
-  try {
-    return schemes.has(new URL(url).protocol);
-  } catch {
-    return false;
-  }
-}
-
-/** A client's command after the host's rules (the extension's hiding is the filter's, below). */
-export function ruleFor(command: { method: string; params?: Json; sessionId?: string }): Rule {
-  const { method } = command;
-  const params = command.params ?? {};
-  switch (method) {
-    case 'Browser.close':
-      return command.sessionId === undefined ? { kind: 'close' } : { kind: 'pass' };
-    case 'Target.createTarget':
-      if (params.url === undefined || params.url === '') return { kind: 'pass' };
-      return urlAllowed(params.url, NAVIGABLE, NAVIGABLE_SCHEMES)
-        ? { kind: 'pass' }
-        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
-    case 'Page.navigate':
-      return urlAllowed(params.url, NAVIGABLE, NAVIGABLE_SCHEMES)
-        ? { kind: 'pass' }
-        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
-    case 'Fetch.continueRequest':
-    case 'Network.continueInterceptedRequest':
-      return params.url === undefined || urlAllowed(params.url, WEB, WEB_SCHEMES)
-        ? { kind: 'pass' }
-        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
-    case 'Network.loadNetworkResource':
-      return urlAllowed(params.url, WEB, WEB_SCHEMES)
-        ? { kind: 'pass' }
-        : { kind: 'refuse', reason: 'urlSchemeNotAllowed' };
-    case 'DOM.setFileInputFiles':
-    case 'Page.handleFileChooser':
-      return { kind: 'refuse', reason: 'hostFilesNotAllowed' };
-    case 'Input.dispatchDragEvent': {
-      const files = isObject(params.data) ? params.data.files : undefined;
-      return Array.isArray(files) && files.length > 0
-        ? { kind: 'refuse', reason: 'hostFilesNotAllowed' }
-        : { kind: 'pass' };
-    }
-    case 'Browser.setDownloadBehavior':
-    case 'Page.setDownloadBehavior': {
-      const { browserContextId } = params;
-      return {
-        kind: 'rewrite',
-        params: { behavior: 'deny', ...(typeof browserContextId === 'string' && { browserContextId }) },
-      };
-    }
-    case 'Target.createBrowserContext': {
-      if (!('proxyServer' in params) && !('proxyBypassList' in params)) return { kind: 'pass' };
-      const { proxyServer: _server, proxyBypassList: _bypass, ...rest } = params;
-      return { kind: 'rewrite', params: rest };
-    }
-    // Without flatten, a target's messages travel inside Target.sendMessageToTarget, unread by these rules.
-    case 'Target.attachToTarget':
-      return params.flatten === true ? { kind: 'pass' } : { kind: 'refuse', reason: 'flattenRequired' };
-    case 'Target.setAutoAttach':
-      return params.flatten === true || params.autoAttach === false
-        ? { kind: 'pass' }
-        : { kind: 'refuse', reason: 'flattenRequired' };
-    case 'Target.sendMessageToTarget':
-      return { kind: 'refuse', reason: 'flattenRequired' };
-    case 'Target.exposeDevToolsProtocol':
-    case 'Target.openDevTools':
-    case 'Browser.getBrowserCommandLine':
-    case 'Browser.executeBrowserCommand':
-    case 'Browser.crash':
-    case 'Browser.crashGpuProcess':
-    case 'ServiceWorker.stopAllWorkers':
-    // The host's process ids, its GPU and driver: nothing a page's client needs, much an attacker wants.
-    case 'SystemInfo.getProcessInfo':
-    case 'SystemInfo.getInfo':
-    // Discovery of remote targets makes Chromium itself connect to any host and port it is given.
-    case 'Target.setRemoteLocations':
-      return { kind: 'refuse', reason: 'notAllowed' };
-  }
-  // Tethering.bind opens a listening port on the host's loopback.
-  if (/^(Extensions|PWA|Cast|Tethering)\./.test(method)) return { kind: 'refuse', reason: 'notAllowed' };
-  return { kind: 'pass' };
+/** The context an object id names (Chromium's `<isolate>.<context>.<object>`), if it names one. */
+function contextOfObject(objectId: unknown): number | undefined {
+  const match = typeof objectId === 'string' ? /^-?\d+\.(-?\d+)\.\d+$/.exec(objectId) : null;
+  return match ? Number(match[1]) : undefined;
 }
 
 /** What a connection was shown within one CDP session (flat sessions; '' for the browser's own). */
@@ -168,6 +66,8 @@ interface Scope {
   uniqueContexts: Set<string>;
   scripts: Set<string>;
   callFrames: Set<string>;
+  /** Paused where the client was shown it: only then may it change what the top frame returns. */
+  paused: boolean;
 }
 
 const newScope = (): Scope => ({
@@ -176,6 +76,7 @@ const newScope = (): Scope => ({
   uniqueContexts: new Set(),
   scripts: new Set(),
   callFrames: new Set(),
+  paused: false,
 });
 
 /** Chromium's own answers to a command naming something that does not exist. */
@@ -185,11 +86,18 @@ const NOT_FOUND = {
   context: { code: -32000, message: 'Cannot find context with specified id' },
   script: { code: -32000, message: 'No script for id' },
   callFrame: { code: -32000, message: 'Invalid call frame id' },
+  object: { code: -32000, message: 'Could not find object with given id' },
+  notPaused: { code: -32000, message: 'Could not set return value' },
   serviceWorker: { code: -32000, message: 'No such registration' },
 } as const;
 
 /** Results the filter reads (per command), to hide or allow what they name. */
-const READ_RESULTS = new Set(['Target.getTargets', 'Page.createIsolatedWorld', 'Runtime.compileScript']);
+const READ_RESULTS = new Set([
+  'Target.getTargets',
+  'Page.createIsolatedWorld',
+  'Runtime.compileScript',
+  'HeapProfiler.getObjectByHeapObjectId',
+]);
 
 /** Chromium's events the filter reads; every other event passes unread. */
 const READ_EVENTS = new Set([
@@ -207,6 +115,7 @@ const READ_EVENTS = new Set([
   'Debugger.scriptParsed',
   'Debugger.scriptFailedToParse',
   'Debugger.paused',
+  'Debugger.resumed',
   'ServiceWorker.workerRegistrationUpdated',
   'ServiceWorker.workerVersionUpdated',
 ]);
@@ -308,7 +217,10 @@ export class CdpFilter {
   /** What of the hidden the command names, if anything: a target, a context, a script, a call frame. */
   private namesHidden(command: Command): keyof typeof NOT_FOUND | undefined {
     const p = command.params;
-    if (!p) return undefined;
+    if (!p)
+      return command.method === 'Debugger.setReturnValue' && !this.scope(command.sessionId).paused
+        ? 'notPaused'
+        : undefined;
     if (this.isHiddenTarget(p.targetId)) return 'target';
     if (p.sessionId !== undefined && this.hiddenSessions.has(String(p.sessionId))) return 'session';
     const scope = this.scope(command.sessionId);
@@ -317,6 +229,12 @@ export class CdpFilter {
     if (p.uniqueContextId !== undefined && !scope.uniqueContexts.has(String(p.uniqueContextId))) return 'context';
     if (p.callFrameId !== undefined && !scope.callFrames.has(String(p.callFrameId))) return 'callFrame';
     for (const scriptId of scriptIds(p)) if (!scope.scripts.has(scriptId)) return 'script';
+    for (const objectId of idsOf(p, 'objectId')) {
+      const context = contextOfObject(objectId);
+      if (context !== undefined && scope.hiddenContexts.has(context)) return 'object';
+    }
+    // Sent blindly while the host has not yet resumed a pause in hidden code, it would change what that code returns.
+    if (command.method === 'Debugger.setReturnValue' && !scope.paused) return 'notPaused';
     if (command.method.startsWith('ServiceWorker.')) {
       for (const key of ['versionId', 'registrationId'])
         if (p[key] !== undefined && this.hiddenServiceWorkers.has(String(p[key]))) return 'serviceWorker';
@@ -463,9 +381,13 @@ export class CdpFilter {
           return { toClient: undefined, toBrowser: [this.own('Debugger.resume', undefined, sessionId)] };
         }
         for (const f of shown) if (typeof f.callFrameId === 'string') scope.callFrames.add(f.callFrameId);
+        scope.paused = true;
         if (shown.length === frames.length) return pass;
         return { toClient: rewriteParams(text, { ...params, callFrames: shown }, sessionId), toBrowser: [] };
       }
+      case 'Debugger.resumed':
+        scope.paused = false;
+        return pass;
       case 'ServiceWorker.workerRegistrationUpdated':
       case 'ServiceWorker.workerVersionUpdated': {
         const list = (method.endsWith('RegistrationUpdated') ? params.registrations : params.versions) as unknown;
@@ -509,6 +431,20 @@ export class CdpFilter {
     if (method === 'Page.createIsolatedWorld' && typeof result.executionContextId === 'number')
       scope.contexts.add(result.executionContextId);
     if (method === 'Runtime.compileScript' && typeof result.scriptId === 'string') scope.scripts.add(result.scriptId);
+    if (method === 'HeapProfiler.getObjectByHeapObjectId') {
+      // An object of a context this connection was not shown (the recorder's world) is not the client's to hold.
+      const objectId = isObject(result.result) ? result.result.objectId : undefined;
+      const context = contextOfObject(objectId);
+      if (context !== undefined && !scope.contexts.has(context))
+        return {
+          toClient: JSON.stringify({
+            id: message.id,
+            error: { code: -32000, message: 'Object is not available' },
+            ...(sessionId !== undefined && { sessionId }),
+          }),
+          toBrowser: [this.own('Runtime.releaseObject', { objectId }, sessionId)],
+        };
+    }
     return { toClient: text, toBrowser: [] };
   }
 }
@@ -529,7 +465,10 @@ function rewriteParams(text: string, params: Json, sessionId: string | undefined
 }
 
 /** Every scriptId a command's params name (the script, a location, a range's ends). */
-function scriptIds(params: Json): string[] {
+const scriptIds = (params: Json): string[] => idsOf(params, 'scriptId');
+
+/** Every value of `key` in a command's params, a few levels deep (a call's arguments, a location). */
+function idsOf(params: Json, key: string): string[] {
   const out: string[] = [];
   const visit = (value: unknown, depth: number) => {
     if (depth > 3) return;
@@ -538,8 +477,8 @@ function scriptIds(params: Json): string[] {
       return;
     }
     if (!isObject(value)) return;
-    for (const [key, v] of Object.entries(value)) {
-      if (key === 'scriptId') out.push(String(v));
+    for (const [name, v] of Object.entries(value)) {
+      if (name === key) out.push(String(v));
       else if (typeof v === 'object' && v !== null) visit(v, depth + 1);
     }
   };
