@@ -57,7 +57,9 @@ describe('the CDP endpoint under attack', () => {
     stunPort = stun.address().port;
     site = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(req.url === '/rtc' ? RTC_PAGE(stunPort) : '<!doctype html><title>page</title><p>a page</p>');
+      if (req.url === '/rtc') res.end(RTC_PAGE(stunPort));
+      else if (req.url === '/form') res.end('<!doctype html><title>form</title><p>A real form</p><input id="name">');
+      else res.end('<!doctype html><title>page</title><p>a page</p>');
     });
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     siteUrl = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
@@ -207,6 +209,65 @@ describe('the CDP endpoint under attack', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  test("a client that reads the recorder's event name from the page's world and dispatches under it forges nothing into its replay", async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const { sessionId, url } = await open(apiKey);
+    const browser = await puppeteer.connect({ browserWSEndpoint: url });
+    const marker = 'FORGED-THROUGH-CONNECT';
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${siteUrl}/form`);
+      const cdp = await page.createCDPSession();
+      // The recorder patches the value setter; what patched it is in the setter's [[Scopes]].
+      const { result: setter } = await cdp.send('Runtime.evaluate', {
+        expression: "Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set",
+      });
+      const names: string[] = [];
+      const read = async (objectId: string, depth: number): Promise<void> => {
+        const props = await cdp.send('Runtime.getProperties', { objectId, ownProperties: true });
+        for (const p of [...props.result, ...(props.internalProperties ?? [])]) {
+          if (typeof p.value?.value === 'string' && /^wap[0-9a-f]{32}$/.test(p.value.value)) names.push(p.value.value);
+          if (p.value?.objectId && depth < 2) await read(p.value.objectId, depth + 1);
+        }
+      };
+      await read(setter.objectId as string, 0);
+      assert.ok(names.length > 0, "the page's world holds the recorder's event name");
+      const events = [
+        { type: 5, data: { tag: marker, payload: {} }, timestamp: Date.now() },
+        {
+          type: 3,
+          data: { source: 0, texts: [{ id: 1, value: marker }], attributes: [], removes: [], adds: [] },
+          timestamp: Date.now(),
+        },
+      ];
+      await cdp.send('Runtime.evaluate', {
+        expression: `for (const name of ${JSON.stringify(names)}) for (const suffix of ['', '-flush', '-input', '-sheet', '-shadow']) document.dispatchEvent(new CustomEvent(name + suffix, { detail: ${JSON.stringify(JSON.stringify(events))} }));`,
+      });
+      await page.type('#name', 'typed after the attack');
+      await new Promise((r) => setTimeout(r, 1_000));
+    } finally {
+      await browser.close();
+    }
+    type Recorded = { status: string; replayUrl: string | null; recording: { head: string } | null };
+    const session = async () =>
+      (await call<{ session: Recorded }>(fleet.gatewayUrl, 'GET', `/v1/sessions/${sessionId}`, { key: apiKey })).body
+        .session;
+    let replay = '';
+    await until('the recording is at rest and replays what was typed', async () => {
+      const s = await session();
+      if (s?.status !== 'ended' || !s.replayUrl) return false;
+      const events = await fetch(s.replayUrl.replace(/\/replay\/([^/?]+)\?/, '/replay/$1/events?'));
+      replay = events.status === 200 ? await events.text() : '';
+      return replay.includes('typed after the attack');
+    });
+    assert.ok(replay.includes('A real form'), 'the page as shown is in the replay');
+    assert.ok(!replay.includes(marker), "no event of the client's making is");
+    const verified = await call<{ valid: boolean }>(fleet.gatewayUrl, 'POST', `/v1/sessions/${sessionId}/verify`, {
+      key: apiKey,
+    });
+    assert.equal(verified.body.valid, true);
   });
 
   test('WebRTC sends no UDP past the egress guard, from a session or a browser-engine scrape', async () => {
