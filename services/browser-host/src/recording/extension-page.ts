@@ -143,9 +143,11 @@ const ruleOfStyle = getter(CSSStyleDeclaration.prototype, 'parentRule');
 const parentSheet = getter(StyleSheet.prototype, 'parentStyleSheet');
 const ownerNode = getter(StyleSheet.prototype, 'ownerNode');
 const hostOf = getter(ShadowRoot.prototype, 'host');
+// No prototype in the options: nothing of the page's (a getter on Object.prototype) runs inside a hint.
+const options = { __proto__: null, composed: true };
 const hint = (target, kind) => {
   if (!target) return;
-  try { apply(dispatch, target, [new E(NAME + kind, { composed: true })]); } catch (err) {}
+  try { apply(dispatch, target, [new E(NAME + kind, options)]); } catch (err) {}
 };
 // The node that owns a stylesheet (its style or link element, through @import), or the document for a constructed one.
 const ownerOf = (sheet) => {
