@@ -225,12 +225,26 @@ test("a client's breakpoint conditions and heap handles run none of its code in 
         })
         .catch(() => undefined);
     }
+    // Or as the console's $0, called from the page's world with the command line API.
+    for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+      if (snapshot.snapshot.meta.node_types[0][snapshot.nodes[i + typeAt] as number] !== 'closure') continue;
+      if (snapshot.strings[snapshot.nodes[i + nameAt] as number] !== 'push') continue;
+      const added = await cdp
+        .send('HeapProfiler.addInspectedHeapObject', { heapObjectId: String(snapshot.nodes[i + idAt]) })
+        .then(() => true)
+        .catch(() => false);
+      if (!added) continue;
+      await cdp.send('Runtime.evaluate', {
+        includeCommandLineAPI: true,
+        expression: `try { $0(${JSON.stringify(forged('FORGED-AS-DOLLAR-0')[0])}); } catch (e) {}`,
+      });
+    }
     await typed(page, sessionId, 'typed after the heap was read');
     await browser.disconnect();
   });
   const all = text(recorded);
   assert.ok(all.includes('Real page'), 'the page as shown is recorded');
-  for (const marker of ['FORGED-BY-CONDITION', 'FORGED-FROM-HEAP'])
+  for (const marker of ['FORGED-BY-CONDITION', 'FORGED-FROM-HEAP', 'FORGED-AS-DOLLAR-0'])
     assert.ok(!all.includes(marker), `${marker}: no event of the client's making`);
 });
 

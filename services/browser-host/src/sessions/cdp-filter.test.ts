@@ -261,6 +261,10 @@ test("a client's code never runs in the recorder's world: breakpoints kept off i
     'refuse',
   );
   assert.equal(ruleFor({ method: 'Runtime.addBinding', params: { name: 'b' } }).kind, 'pass');
+  assert.equal(
+    ruleFor({ method: 'HeapProfiler.addInspectedHeapObject', params: { heapObjectId: '7' } }).kind,
+    'refuse',
+  );
 
   const filter = new CdpFilter();
   const context = (id: number, origin: string) =>

@@ -15,8 +15,9 @@
 // - Browser.close ends the session (the host closes the browser itself, so
 //   what the pages showed last reaches the recording and the bill).
 // - Debugger.setBreakpointByUrl may not name the recorder extension's scripts
-//   (a condition runs in their scope), and Runtime.addBinding may not bind
-//   into its world by name.
+//   (a condition runs in their scope), Runtime.addBinding may not bind into its
+//   world by name, and HeapProfiler.addInspectedHeapObject (a heap object as
+//   the console's $0, in any context) is refused.
 
 import { RECORDER_NAME } from '../recording/extension.js';
 
@@ -108,6 +109,10 @@ export function ruleFor(command: { method: string; params?: Json; sessionId?: st
     // recorder's own scripts would run the client's code in the recorder's world.
     case 'Debugger.setBreakpointByUrl':
       return breakpointByUrl(params);
+    // The heap object becomes the console's $0 in whatever context evaluates it: the recorder's closures,
+    // called from the page's world, run in the recorder's.
+    case 'HeapProfiler.addInspectedHeapObject':
+      return { kind: 'refuse', reason: 'notAllowed' };
     // A binding named into the recorder's world would put the client's function among its globals.
     case 'Runtime.addBinding':
       return params.executionContextName === RECORDER_NAME
