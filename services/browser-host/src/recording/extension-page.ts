@@ -43,7 +43,8 @@ let rrwebSource: string | undefined;
 export function rrwebForExtension(): string {
   if (rrwebSource) return rrwebSource;
   const file = path.join(path.dirname(resolve('@rrweb/record')), 'record.umd.min.cjs');
-  let source = readFileSync(file, 'utf8').replace(/\/\/# sourceMappingURL=.*$/m, '');
+  // Every source map comment: the build's own comes last (one inside it, in a worker's text, comes first).
+  let source = readFileSync(file, 'utf8').replace(/\/\/# sourceMappingURL=[^\n]*/g, '');
   const replace = (pattern: RegExp, by: string, times: number) => {
     const found = source.match(pattern)?.length ?? 0;
     if (found !== times) throw new Error(`rrweb's build changed: ${pattern} found ${found} times, not ${times}`);
