@@ -41,15 +41,16 @@ test('two replicas claiming at once take every due monitor exactly once, and eac
   const ids = await dueMonitors(200, workspaceId, new Date(now.getTime() - 1_000));
   const replicas = clients.map((db, i) => ({ name: `replica-${i}`, store: new MonitorStore(db) }));
   const taken = new Map<string, string[]>();
-  await Promise.all(
-    replicas.map(async ({ name, store }) => {
-      for (;;) {
-        const claimed = await store.claimDue(name, 25, 60_000, now);
-        if (claimed.length === 0) return;
-        for (const c of claimed) taken.set(c.monitor.id, [...(taken.get(c.monitor.id) ?? []), name]);
-      }
-    }),
-  );
+  // Round by round, both replicas claim at the same moment (one replica looping alone on a busy machine
+  // could take every row before the other's first query lands, and the test would prove nothing).
+  for (let done = false; !done; ) {
+    const rounds = await Promise.all(replicas.map(({ name, store }) => store.claimDue(name, 25, 60_000, now)));
+    rounds.forEach((claimed, i) => {
+      const name = replicas[i]?.name as string;
+      for (const c of claimed) taken.set(c.monitor.id, [...(taken.get(c.monitor.id) ?? []), name]);
+    });
+    done = rounds.every((claimed) => claimed.length === 0);
+  }
   assert.equal(taken.size, 200, 'every monitor claimed');
   assert.ok(
     [...taken.values()].every((by) => by.length === 1),
