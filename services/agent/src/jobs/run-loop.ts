@@ -43,15 +43,8 @@ import {
 } from '../domain/step.js';
 import { looseAnswer } from '../domain/strict-schema.js';
 import { type JsonSchema, ModelError } from '../model/types.js';
-import {
-  APPROVED,
-  ClaimLost,
-  type Fenced,
-  type Outcome,
-  type Reason,
-  type RunRow,
-  type RunStore,
-} from '../store/runs.js';
+import { ClaimLost, type Fenced, type Outcome, type Reason } from '../store/fenced.js';
+import { APPROVED, type RunRow, type RunStore } from '../store/runs.js';
 import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
 
 /** Steps in a row that achieve nothing before the run fails. */

@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FreshDatabase } from '@wap/testkit';
 import { freshDatabase } from '../test-support.js';
 import { type AgentDatabase, openAgentDatabase } from './database.js';
-import { ClaimLost, RunStore } from './runs.js';
+import { ClaimLost } from './fenced.js';
+import { RunStore } from './runs.js';
 
 let database: FreshDatabase;
 let db: AgentDatabase;
