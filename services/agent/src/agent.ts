@@ -22,6 +22,7 @@ import type { AgentDatabase } from './store/database.js';
 import { GrantStore } from './store/grants.js';
 import { IntegrationStore } from './store/integrations.js';
 import { SecretIntents } from './store/intents.js';
+import { PauseStore } from './store/pauses.js';
 import { RuleStore } from './store/rules.js';
 import { RunStore } from './store/runs.js';
 import { SecretStore } from './store/secrets.js';
@@ -41,6 +42,7 @@ export function openAgent(
   options: AgentOptions = {},
 ) {
   const store = new RunStore(db);
+  const pauses = new PauseStore(db);
   const ledger = ledgerClient(config.BILLING_LEDGER_ADDR);
   const fallback = config.BROWSER_HOST_ADDR
     ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
@@ -69,6 +71,7 @@ export function openAgent(
     nats,
     {
       store,
+      pauses,
       ledger,
       hosts,
       models,
@@ -99,6 +102,7 @@ export function openAgent(
   const rpcDeps = {
     config,
     store,
+    pauses,
     ledger,
     log,
     allow,
@@ -119,6 +123,7 @@ export function openAgent(
       nats,
       log,
       store,
+      pauses,
       ledger,
       hosts,
       models,

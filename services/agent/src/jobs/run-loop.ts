@@ -44,7 +44,8 @@ import {
 import { looseAnswer } from '../domain/strict-schema.js';
 import { type JsonSchema, ModelError } from '../model/types.js';
 import { ClaimLost, type Fenced, type Outcome, type Reason } from '../store/fenced.js';
-import { APPROVED, type RunRow, type RunStore } from '../store/runs.js';
+import { type PauseStore, readApproval } from '../store/pauses.js';
+import type { RunRow, RunStore } from '../store/runs.js';
 import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
@@ -60,6 +61,7 @@ const AHEAD_MC = 10_000n;
 
 export interface LoopDeps {
   store: RunStore;
+  pauses: PauseStore;
   ledger: LedgerClient;
   hosts: BrowserHosts;
   models: ModelRegistry;
@@ -199,7 +201,8 @@ export class RunLoop {
   /** Looks at the row: renews the claim and stops the step in flight when a person or a cancel wants the run. */
   private async renew(): Promise<RunRow> {
     this.latest = await this.fenced.renew(this.deps.leaseMs);
-    if (this.latest.cancelRequested || this.latest.pausedFor === 'control') this.stepAbort.abort();
+    const taken = this.latest.status === 'paused' && this.latest.pausedFor === 'control';
+    if (this.latest.cancelRequested || taken) this.stepAbort.abort();
     return this.latest;
   }
 
@@ -375,13 +378,12 @@ export class RunLoop {
     }
   }
 
-  /** Between steps and actions: a cancel ends the run; a pause waits (unmetered) until it is lifted. */
+  /** Between steps and actions: a cancel ends the run; a pause waits (unmetered) until it is completed. */
   private async checkpoint(): Promise<void> {
     let row = await this.renew();
     if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
     if (row.status === 'paused') {
       this.pauseClock();
-      const wasControl = row.pausedFor === 'control';
       while (row.status === 'paused' && !row.cancelRequested) {
         if (this.signal.aborted) throw new Stop();
         if (row.pausedFor === 'approval' && this.approvalLapsed())
@@ -394,25 +396,28 @@ export class RunLoop {
       }
       if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
       this.resumeClock();
-      if (wasControl) {
-        if (row.sessionId)
-          await this.deps
-            .releaseControl(row.sessionId)
-            .catch((err) => this.log.warn({ err }, "the host's control guard was not released; it lapses"));
-        // Pages a person opened are theirs: not billed to the run.
-        this.driver?.takeNavigations();
-        this.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
-      }
     }
     if (this.signal.aborted) throw new Stop();
     if (this.stepAbort.signal.aborted) this.stepAbort = new AbortController();
-    if (row.reply && this.awaitingApproval()) {
-      await this.approved(row.reply, row.id);
-      await this.fenced.replyTaken();
-    } else if (row.reply) {
-      this.memory.reply = { question: this.memory.reply?.question ?? row.question ?? '', answer: row.reply };
-      await this.fenced.replyTaken();
+    if (row.pausedFor || row.reply) await this.resumed(row);
+  }
+
+  /** The one place a completed pause is read: a person's hand back, an answer, or a decision. */
+  private async resumed(row: RunRow): Promise<void> {
+    if (row.pausedFor === 'control') {
+      if (row.sessionId)
+        await this.deps
+          .releaseControl(row.sessionId)
+          .catch((err) => this.log.warn({ err }, "the host's control guard was not released; it lapses"));
+      // Pages a person opened are theirs: not billed to the run.
+      this.driver?.takeNavigations();
+      this.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
     }
+    // A reply is an approval's decision when the run asked one, else the answer to its question.
+    if (row.reply && this.awaitingApproval()) await this.approved(row.reply, row.id);
+    else if (row.reply)
+      this.memory.reply = { question: this.memory.reply?.question ?? row.question ?? '', answer: row.reply };
+    await this.deps.pauses.taken(row.id, this.deps.replica);
   }
 
   private async step(
@@ -558,7 +563,7 @@ export class RunLoop {
         this.pauseClock();
         this.memory.reply = { question: action.question, answer: '' };
         await this.fenced.stepped(this.progress());
-        await this.fenced.asked(action.question, null);
+        await this.deps.pauses.open(row.id, this.deps.replica, 'question', action.question);
         await this.event('summary', 'question', action.question, { question: action.question });
         await this.event('summary', 'status', 'paused: a question for the caller', {
           status: 'paused',
@@ -738,7 +743,7 @@ export class RunLoop {
   private async askApproval(question: string, data: Record<string, unknown>): Promise<void> {
     this.pauseClock();
     await this.fenced.stepped(this.progress());
-    await this.fenced.asked(question, this.site, 'approval');
+    await this.deps.pauses.open(this.latest.id, this.deps.replica, 'approval', question);
     await this.event('summary', 'question', question, { question, approval: true, ...data });
     await this.event('summary', 'status', 'paused: waiting for an approval', {
       status: 'paused',
@@ -763,8 +768,7 @@ export class RunLoop {
 
   /** A person's decision: an approved purchase is a record of the run and its card may be filled; a denied one ends it. */
   private async approved(reply: string, runId: string): Promise<void> {
-    const yes = reply === APPROVED || reply.startsWith(`${APPROVED}:`);
-    const sealed = reply.startsWith(`${APPROVED}:`) ? reply.slice(APPROVED.length + 1) : undefined;
+    const { approved: yes, sealedCvc: sealed } = readApproval(reply);
     // The CVC is opened here, kept in this process for the purchase's one fill, and never written back.
     this.cvc = undefined;
     if (sealed && this.deps.secretsKey) {

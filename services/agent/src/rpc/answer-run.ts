@@ -21,14 +21,14 @@ function sealCvc(config: AgentRpcDeps['config'], approve: boolean, runId: string
   return sealText(key, CVC_PURPOSE, runId, cvc);
 }
 
-export function answerRun({ store, wake, config }: AgentRpcDeps) {
+export function answerRun({ store, pauses, wake, config }: AgentRpcDeps) {
   return async (req: agent.AnswerRunRequest): Promise<agent.AnswerRunResponse> => {
     const ref = runRef(req);
     if (req.approve !== undefined) {
       // A decision, not words: the run asked a person to approve a purchase or a gated action.
       if (req.answer.trim()) invalid('answer', 'give either an answer or approve, not both');
       const sealedCvc = req.cvc ? sealCvc(config, req.approve, ref.runId, req.cvc) : undefined;
-      const out = await store.approve(ref.workspaceId, ref.runId, req.approve, sealedCvc);
+      const out = await pauses.approve(ref.workspaceId, ref.runId, req.approve, sealedCvc);
       if (out === 'not_found') throw new ApiError('not_found');
       if (out === 'no_open_purchase') throw new ApiError('no_open_purchase');
       wake(out.id);
@@ -37,7 +37,7 @@ export function answerRun({ store, wake, config }: AgentRpcDeps) {
     const answer = req.answer.trim();
     if (!answer) invalid('answer', 'required');
     if (answer.length > MAX_ANSWER_CHARS) invalid('answer', `longer than ${MAX_ANSWER_CHARS} characters`);
-    const out = await store.answer(ref.workspaceId, ref.runId, answer);
+    const out = await pauses.answer(ref.workspaceId, ref.runId, answer);
     if (out === 'not_found') throw new ApiError('not_found');
     if (out === 'not_asked')
       invalid('answer', 'the run is not paused with a question (one paused for an approval takes approve)');

@@ -11,10 +11,10 @@ import { toRun } from './run-view.js';
  * browser (queued) or has ended is replay_control_denied `not_live`; handing
  * back a run nobody took is bad_request.
  */
-export function controlRun({ store, wake }: AgentRpcDeps) {
+export function controlRun({ store, pauses, wake }: AgentRpcDeps) {
   return async (req: agent.ControlRunRequest): Promise<agent.ControlRunResponse> => {
     const ref = runRef(req);
-    const out = await store.control(ref.workspaceId, ref.runId, req.take);
+    const out = await pauses.control(ref.workspaceId, ref.runId, req.take);
     if ('refused' in out) {
       if (out.refused === 'not_found') throw new ApiError('not_found');
       if (out.refused === 'not_live') {

@@ -7,6 +7,7 @@ import type { GateProposer } from '../domain/rules/propose.js';
 import type { Integrations } from '../integrations/integrations.js';
 import type { GrantStore } from '../store/grants.js';
 import type { IntegrationStore } from '../store/integrations.js';
+import type { PauseStore } from '../store/pauses.js';
 import type { RuleStore } from '../store/rules.js';
 import type { RunStore } from '../store/runs.js';
 import type { SecretStore } from '../store/secrets.js';
@@ -14,6 +15,8 @@ import type { SecretStore } from '../store/secrets.js';
 export interface AgentRpcDeps {
   config: AgentConfig;
   store: RunStore;
+  /** The runs' pauses: answers, approvals, a person taking and handing back the wheel. */
+  pauses: PauseStore;
   ledger: LedgerClient;
   log: Logger;
   /** Start URLs may point into these ranges (local test sites only). */

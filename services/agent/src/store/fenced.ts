@@ -74,10 +74,6 @@ export class Fenced {
     return this.update({ sessionId });
   }
 
-  running(): Promise<void> {
-    return this.update({ status: 'running', pausedFor: null });
-  }
-
   /** After a step: the counters, the plan, what the loop carries on. */
   stepped(s: {
     steps: number;
@@ -95,16 +91,6 @@ export class Fenced {
       outputTokens: s.outputTokens,
       site: s.site,
     });
-  }
-
-  /** Paused with a question for the caller, or (`approval`) with a purchase or an action a person must approve. */
-  asked(question: string, site: string | null, pausedFor: 'question' | 'approval' = 'question'): Promise<void> {
-    return this.update({ status: 'paused', pausedFor, question, reply: null, site });
-  }
-
-  /** The answer was read: it is no longer waiting. */
-  replyTaken(): Promise<void> {
-    return this.update({ reply: null });
   }
 
   site(site: string | null): Promise<void> {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import type { FreshDatabase } from '@wap/testkit';
-import { freshDatabase } from '../test-support.js';
+import { claimFor as claimRun, freshDatabase, submitTestRun } from '../test-support.js';
 import { type AgentDatabase, openAgentDatabase } from './database.js';
 import { ClaimLost } from './fenced.js';
 import { RunStore } from './runs.js';
@@ -26,35 +26,8 @@ after(async () => {
   await database.drop();
 });
 
-const newRun = async (files = 0) => {
-  const id = randomUUID();
-  await store.submit(
-    id,
-    {
-      workspaceId,
-      requestId: randomUUID(),
-      task: 'a task',
-      startUrl: 'https://example.com/',
-      profileId: undefined,
-      outputSchema: undefined,
-      model: 'scripted',
-      maxCredits: 10,
-      maxSteps: 5,
-    },
-    Array.from({ length: files }, (_, i) => ({
-      handle: `file_${id}_${i}`,
-      name: `f${i}.txt`,
-      mimeType: 'text/plain',
-      size: 1,
-      sealed: new Uint8Array([1, 2, 3]),
-    })),
-  );
-  return id;
-};
-
-/** Runs `replica` claims, among those it may: the tests' own. */
-const claimFor = async (replica: string, id: string, leaseMs = 60_000) =>
-  (await store.claim(replica, 100, leaseMs)).find((r) => r.id === id);
+const newRun = (files = 0) => submitTestRun(store, workspaceId, files);
+const claimFor = (replica: string, id: string, leaseMs?: number) => claimRun(store, replica, id, leaseMs);
 
 describe('claims', () => {
   test('a queued run is claimed once; a lapsed claim is taken over and the first replica is fenced out', async () => {
@@ -112,35 +85,6 @@ describe('transitions', () => {
     assert.equal(asked?.status, 'queued', 'its loop settles it');
     assert.equal(asked?.cancelRequested, true);
     assert.equal(await store.cancel(randomUUID(), claimed), null, "another workspace's run does not exist");
-  });
-
-  test('answers only a question, control only a run with a browser, and events from RPCs and loop interleave', async () => {
-    const id = await newRun();
-    assert.equal(await store.answer(workspaceId, id, 'too early'), 'not_asked');
-    assert.deepEqual(await store.control(workspaceId, id, true), { refused: 'not_live' });
-    await claimFor('replica-a', id);
-    const loop = store.fenced(id, 'replica-a');
-    await loop.started(randomUUID());
-    await loop.asked('Which?', 'example.com');
-    const answered = await store.answer(workspaceId, id, 'That one');
-    assert.ok(typeof answered === 'object' && answered.status === 'running' && answered.reply === 'That one');
-    const taken = await store.control(workspaceId, id, true);
-    assert.ok('row' in taken && taken.row.pausedFor === 'control');
-    assert.deepEqual(
-      await store.control(workspaceId, id, true).then((t) => 'row' in t),
-      true,
-      'taking twice is one take',
-    );
-    const back = await store.control(workspaceId, id, false);
-    assert.ok('row' in back && back.row.status === 'running');
-    assert.deepEqual(await store.control(workspaceId, id, false), { refused: 'not_taken' });
-    await loop.event({ level: 'step', kind: 'step', message: 'after' });
-    const seqs = (await store.events(id, ['summary', 'step', 'debug'], 0n, 100)).map((e) => Number(e.seq));
-    assert.deepEqual(
-      seqs,
-      seqs.map((_, i) => i + 1),
-      'one sequence, no gaps, whoever wrote',
-    );
   });
 
   test('records keep their order and survive the ending', async () => {

@@ -65,10 +65,6 @@ export interface RunListing {
 /** What the loop keeps of a claim: the row as it was claimed. */
 export type Claimed = RunRow;
 
-/** The reply a run paused for approval reads (it asked for an approval, so it reads no words in it). */
-export const APPROVED = 'approved';
-export const DENIED = 'denied';
-
 /** Every column of a run as RunRow names it, for statements Prisma's builder cannot write (`r` is the run). */
 const RUN_COLUMNS = Prisma.raw(`r.id, r.workspace_id AS "workspaceId", r.request_id AS "requestId", r.task,
   r.start_url AS "startUrl", r.profile_id AS "profileId", r.output_schema AS "outputSchema",
@@ -165,11 +161,6 @@ export class RunStore {
     return this.db.agentRun.findUnique({ where: { id: runId } });
   }
 
-  /** The run of the workspace whose browser is this session. */
-  bySession(workspaceId: string, sessionId: string): Promise<RunRow | null> {
-    return this.db.agentRun.findFirst({ where: { workspaceId, sessionId } });
-  }
-
   /**
    * Up to `limit` runs for `replica`: queued ones, oldest first, and live ones
    * whose claim lapsed (their replica died); each claimed for `leaseMs`.
@@ -228,104 +219,6 @@ export class RunStore {
         await appendEvent(tx, runId, undefined, { level: 'summary', kind: 'cancel', message: 'cancel requested' });
       }
       return tx.agentRun.findUnique({ where: { id: runId } });
-    });
-  }
-
-  /**
-   * Moves a run between the loop's hands and a person's: `take` pauses a live
-   * run (`paused_for: control`), `release` resumes one that was taken. Answers
-   * the row after, or why it could not.
-   */
-  async control(
-    workspaceId: string,
-    runId: string,
-    take: boolean,
-  ): Promise<{ row: RunRow } | { refused: 'not_found' | 'not_live' | 'not_taken' }> {
-    return this.db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ status: string; paused_for: string | null; session_id: string | null }[]>`
-        SELECT status, paused_for, session_id FROM agent_runs
-         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
-      if (!row) return { refused: 'not_found' as const };
-      if (take) {
-        // A run is live once it has its browser; a queued or settled one has nothing to drive.
-        if (row.status === 'settled' || !row.session_id) return { refused: 'not_live' as const };
-        if (row.paused_for !== 'control') {
-          await tx.agentRun.update({ where: { id: runId }, data: { status: 'paused', pausedFor: 'control' } });
-          await appendEvent(tx, runId, undefined, {
-            level: 'summary',
-            kind: 'status',
-            message: 'paused: a person took control',
-            data: { status: 'paused', pausedFor: 'control' },
-          });
-        }
-      } else {
-        if (row.paused_for !== 'control') return { refused: 'not_taken' as const };
-        await tx.agentRun.update({ where: { id: runId }, data: { status: 'running', pausedFor: null } });
-        await appendEvent(tx, runId, undefined, {
-          level: 'summary',
-          kind: 'status',
-          message: 'running: control handed back',
-          data: { status: 'running' },
-        });
-      }
-      return { row: (await tx.agentRun.findUnique({ where: { id: runId } })) as RunRow };
-    });
-  }
-
-  /** Answers a run paused with a question; `not_asked` when it is not. */
-  async answer(workspaceId: string, runId: string, reply: string): Promise<RunRow | 'not_found' | 'not_asked'> {
-    const out = await this.resume(workspaceId, runId, 'question', reply, {
-      message: 'the question was answered',
-      data: { answer: reply },
-    });
-    return out === 'not_paused' ? 'not_asked' : out;
-  }
-
-  /**
-   * A person's decision on what a run paused for approval asked (a purchase, an action a rule
-   * gates): the run resumes and reads it. `no_open_purchase` when the run waits for no approval.
-   */
-  async approve(
-    workspaceId: string,
-    runId: string,
-    approved: boolean,
-    /** An approved purchase's CVC, sealed for the run: the loop opens it for its one fill. */
-    sealedCvc?: string,
-  ): Promise<RunRow | 'not_found' | 'no_open_purchase'> {
-    const reply = approved ? (sealedCvc ? `${APPROVED}:${sealedCvc}` : APPROVED) : DENIED;
-    const out = await this.resume(workspaceId, runId, 'approval', reply, {
-      message: approved ? 'approved' : 'denied',
-      data: { approved },
-    });
-    return out === 'not_paused' ? 'no_open_purchase' : out;
-  }
-
-  /** A run paused `for` this goes on running with `reply` to read, its answer event written with it. */
-  private resume(
-    workspaceId: string,
-    runId: string,
-    pausedFor: 'question' | 'approval',
-    reply: string,
-    answer: { message: string; data: unknown },
-  ): Promise<RunRow | 'not_found' | 'not_paused'> {
-    return this.db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ paused_for: string | null }[]>`
-        SELECT paused_for FROM agent_runs
-         WHERE id = ${runId}::uuid AND workspace_id = ${workspaceId}::uuid FOR UPDATE`;
-      if (!row) return 'not_found' as const;
-      if (row.paused_for !== pausedFor) return 'not_paused' as const;
-      await tx.agentRun.update({
-        where: { id: runId },
-        data: { status: 'running', pausedFor: null, question: null, reply },
-      });
-      await appendEvent(tx, runId, undefined, { level: 'summary', kind: 'answer', ...answer });
-      await appendEvent(tx, runId, undefined, {
-        level: 'summary',
-        kind: 'status',
-        message: 'running',
-        data: { status: 'running' },
-      });
-      return (await tx.agentRun.findUnique({ where: { id: runId } })) as RunRow;
     });
   }
 

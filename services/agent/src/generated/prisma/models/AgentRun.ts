@@ -2696,12 +2696,16 @@ export type $AgentRunPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
      */
     outcome: string | null
     /**
-     * question | control while paused.
+     * question | approval | control: what the run waits for while paused; once the pause
+     * is completed, what it waited for until the run loop has read it (store/pauses.ts).
      */
     pausedFor: string | null
+    /**
+     * The question, or what the approval is for, while paused.
+     */
     question: string | null
     /**
-     * The answer to the question, waiting for the run loop to read it.
+     * What completed the pause (the answer, the decision), waiting for the run loop to read it.
      */
     reply: string | null
     answer: runtime.JsonValue | null
