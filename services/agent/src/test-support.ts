@@ -1,9 +1,23 @@
 // Shared by the agent service's tests (not a test itself): a fresh migrated
-// database, and the service run as its own process, as the fleet runs it.
+// database, the service run as its own process, as the fleet runs it, and the
+// agent's stores with a claimed run in them, as the run loop's systems see it.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { type FreshDatabase, freshServiceDatabase, type ServiceProcess, spawnService } from '@wap/testkit';
-import type { NewRun, RunStore } from './store/runs.js';
+import { AllowList } from '@wap/netguard';
+import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
+import { localKek } from './domain/envelope.js';
+import { Integrations } from './integrations/integrations.js';
+import { McpDialer } from './integrations/mcp.js';
+import { RunPolicy } from './jobs/run-policy.js';
+import { RunContext } from './jobs/systems/context.js';
+import type { AgentDatabase } from './store/database.js';
+import { GrantStore, type NewGrants } from './store/grants.js';
+import { IntegrationStore } from './store/integrations.js';
+import { SecretIntents } from './store/intents.js';
+import { PauseStore } from './store/pauses.js';
+import { RuleStore } from './store/rules.js';
+import { type NewRun, type RunRow, RunStore } from './store/runs.js';
+import { SecretStore } from './store/secrets.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 
@@ -54,3 +68,78 @@ export async function submitTestRun(
 /** The run as `replica` claims it, among those it may claim: a test's own. */
 export const claimFor = async (store: RunStore, replica: string, id: string, leaseMs = 60_000) =>
   (await store.claim(replica, 100, leaseMs)).find((r) => r.id === id);
+
+/** The key the tests' secrets are sealed with. */
+export const TEST_SECRETS_KEY = 'k'.repeat(40);
+
+/** The agent's stores on one database, as openAgent builds them; `extraCa` is what the MCP dialer trusts besides. */
+export function testStores(db: AgentDatabase, extraCa: string[] = []) {
+  const store = new RunStore(db);
+  const secrets = new SecretStore(db, localKek(TEST_SECRETS_KEY));
+  const intents = new SecretIntents(db, secrets);
+  const grants = new GrantStore(db);
+  const allow = AllowList.parse('127.0.0.0/8');
+  const dialer = new McpDialer({ allow, extraCa, timeoutMs: 5_000 });
+  const integrations = new Integrations(new IntegrationStore(db), secrets, grants, dialer, allow);
+  const rules = new RuleStore(db);
+  return {
+    store,
+    pauses: new PauseStore(db),
+    secrets,
+    grants,
+    rules,
+    dialer,
+    /** What a run's policy is read from. */
+    policy: { secrets, intents, grants, integrations, rules },
+  };
+}
+
+export type TestStores = ReturnType<typeof testStores>;
+
+/**
+ * A run of `workspaceId` as its loop has it once started: submitted with `grants`, claimed by
+ * `replica`, on the browser session `sessionId` when there is one, its policy read.
+ */
+export async function startTestRun(
+  stores: TestStores,
+  workspaceId: string,
+  options: {
+    run?: Partial<NewRun>;
+    grants?: NewGrants;
+    replica?: string;
+    leaseMs?: number;
+    sessionId?: string;
+    signal?: AbortSignal;
+  } = {},
+): Promise<RunContext> {
+  const id = randomUUID();
+  const { grants } = options;
+  await stores.store.submit(
+    id,
+    testRun(workspaceId, options.run),
+    [],
+    grants && ((tx) => stores.grants.write(tx, id, grants)),
+  );
+  const replica = options.replica ?? 'replica-a';
+  const row = await claimFor(stores.store, replica, id, options.leaseMs);
+  if (!row) throw new Error('the test run was not claimed');
+  const run = await contextFor(stores, row, replica, options);
+  if (options.sessionId) await run.fenced.started(options.sessionId);
+  return run;
+}
+
+/** The context the loop of `replica` builds for the run it claimed as `row`, its policy read. */
+export async function contextFor(
+  stores: TestStores,
+  row: RunRow,
+  replica: string,
+  options: { leaseMs?: number; signal?: AbortSignal } = {},
+): Promise<RunContext> {
+  const run = new RunContext(row, stores.store.fenced(row.id, replica), {
+    leaseMs: options.leaseMs ?? 60_000,
+    log: quietLog('agent'),
+    signal: options.signal ?? new AbortController().signal,
+  });
+  run.policy = await RunPolicy.load(stores.policy, row);
+  return run;
+}

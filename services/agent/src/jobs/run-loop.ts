@@ -6,14 +6,7 @@
 // happen. Paused time (a question, a person driving) is not metered.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { create } from '@bufbuild/protobuf';
-import {
-  type LedgerClient,
-  MeteredHold,
-  type MeteredState,
-  type MeterName,
-  priceUsage,
-  recoverMetered,
-} from '@wap/billing';
+import type { LedgerClient } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser as proto } from '@wap/proto';
@@ -32,9 +25,7 @@ import {
   describeAction,
   LOOP_FAIL,
   LOOP_NUDGE,
-  type Memory,
   parseStep,
-  readMemory,
   repeats,
   type StepAction,
   SYSTEM_PROMPT,
@@ -43,21 +34,19 @@ import {
 } from '../domain/step.js';
 import { looseAnswer } from '../domain/strict-schema.js';
 import { type JsonSchema, ModelError } from '../model/types.js';
-import { ClaimLost, type Fenced, type Outcome, type Reason } from '../store/fenced.js';
+import { ClaimLost } from '../store/fenced.js';
 import { type PauseStore, readApproval } from '../store/pauses.js';
 import type { RunRow, RunStore } from '../store/runs.js';
 import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
+import { RunContext, SESSION_LIFETIME_SECONDS, Stop } from './systems/context.js';
+import { MeteringSystem } from './systems/metering.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
 /** A session waits this long for the run's next replica after one stops (killed, redeployed). */
 const SESSION_IDLE_SECONDS = 300;
-/** The longest a run's browser lives (the browser host's bound). */
-const SESSION_LIFETIME_SECONDS = 6 * 3_600;
 /** A run waiting for a browser slot is tried again this often. */
 const SLOT_RETRY_MS = 5_000;
-/** Credits held ahead of use at most: the run's spend cap bounds it too. */
-const AHEAD_MC = 10_000n;
 
 export interface LoopDeps {
   store: RunStore;
@@ -104,27 +93,10 @@ function toolText(out: { content?: unknown; structuredContent?: unknown }): stri
   return text.join('\n');
 }
 
-/** The run ended here (settled) or this replica let it go; either way the loop returns. */
-class Stop extends Error {}
-
-const sum = (a: Partial<Record<MeterName, string>>, b: Partial<Record<MeterName, string>>) => {
-  const out: Partial<Record<MeterName, string>> = { ...a };
-  for (const [m, q] of Object.entries(b) as [MeterName, string][]) out[m] = String(BigInt(out[m] ?? '0') + BigInt(q));
-  return out;
-};
-
 export class RunLoop {
-  private readonly fenced: Fenced;
-  private latest: RunRow;
-  private hold: MeteredHold | undefined;
+  private readonly context: RunContext;
+  private readonly metering: MeteringSystem;
   private driver: (BrowserDriver & { endSession(): Promise<void> }) | undefined;
-  /** Quantities and millicredits billed by earlier claims, and this claim's hold on top. */
-  private base: { billed: Partial<Record<MeterName, string>>; chargedMc: bigint };
-  private unsettled = new Map<MeterName, bigint>();
-  private state: MeteredState | undefined;
-  /** Agent time: metered only while running. */
-  private runningSince: number | undefined;
-  private carryMs = 0;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
     | {
@@ -136,20 +108,9 @@ export class RunLoop {
         usage: { inputTokens: number; outputTokens: number };
       }
     | undefined;
-  /** Aborts the model call in flight when the run is taken over or cancelled. */
-  private stepAbort = new AbortController();
   private renewal: NodeJS.Timeout | undefined;
-  private memory: Memory;
-  private plan: string[];
-  private steps: number;
-  private inputTokens: bigint;
-  private outputTokens: bigint;
   /** The page the model saw last. */
   private pageUrl = '';
-  /** The host of the page the run is on: where a person who takes over may drive. */
-  private site: string | null;
-  /** What the run may use and the rules it is held to, read at its start. */
-  private policy = RunPolicy.none();
   /** The CVC an approved card purchase brought, until its fill: this process only. */
   private cvc: string | undefined;
 
@@ -158,83 +119,77 @@ export class RunLoop {
     row: RunRow,
     private readonly signal: AbortSignal,
   ) {
-    this.fenced = deps.store.fenced(row.id, deps.replica);
-    this.latest = row;
-    this.base = { billed: (row.billed ?? {}) as Partial<Record<MeterName, string>>, chargedMc: row.chargedMc };
-    this.memory = readMemory(row.memory);
-    this.plan = Array.isArray(row.plan) ? (row.plan as unknown[]).map(String) : [];
-    this.steps = row.steps;
-    this.inputTokens = row.inputTokens;
-    this.outputTokens = row.outputTokens;
-    this.site = row.site;
-  }
-
-  private get log() {
-    return this.deps.log.child({ runId: this.latest.id });
+    this.context = new RunContext(row, deps.store.fenced(row.id, deps.replica), {
+      leaseMs: deps.leaseMs,
+      log: deps.log,
+      signal,
+    });
+    this.metering = new MeteringSystem(this.context, deps.ledger);
+    this.context.onEnd('before', () => this.timing());
+    this.context.onEnd('after', async () => {
+      await this.driver
+        ?.endSession()
+        .catch((err) => this.context.log.warn({ err }, 'run session not closed; it idles out'));
+    });
   }
 
   /** Drives the run; resolves when it settled or was let go. Never throws. */
   async run(): Promise<void> {
-    this.renewal = setInterval(() => void this.renew().catch(() => undefined), this.deps.leaseMs / 3);
-    this.signal.addEventListener('abort', () => this.stepAbort.abort(), { once: true });
+    this.renewal = setInterval(() => void this.context.renew().catch(() => undefined), this.deps.leaseMs / 3);
+    this.signal.addEventListener('abort', () => this.context.stepAbort.abort(), { once: true });
     try {
       await this.drive();
     } catch (err) {
-      if (err instanceof ClaimLost) this.log.warn('the run was taken by another replica; this one stops');
+      if (err instanceof ClaimLost) this.context.log.warn('the run was taken by another replica; this one stops');
       else if (!(err instanceof Stop)) {
-        this.log.error({ err }, 'run loop failed');
-        await this.end('failed', { code: 'internal', message: 'The run stopped on an internal error.' }).catch(
-          () => undefined,
-        );
+        this.context.log.error({ err }, 'run loop failed');
+        await this.context
+          .end('failed', { code: 'internal', message: 'The run stopped on an internal error.' })
+          .catch(() => undefined);
       }
     } finally {
       clearInterval(this.renewal);
       // Let go without ending: the session waits for the next replica (SESSION_IDLE_SECONDS).
-      if (this.latest.status !== 'settled') {
-        await this.hold?.settle().catch(() => undefined);
+      if (this.context.latest.status !== 'settled') {
+        await this.metering.release();
         await this.driver?.close().catch(() => undefined);
-        await this.fenced.release().catch(() => undefined);
+        await this.context.fenced.release().catch(() => undefined);
       }
     }
   }
 
-  /** Looks at the row: renews the claim and stops the step in flight when a person or a cancel wants the run. */
-  private async renew(): Promise<RunRow> {
-    this.latest = await this.fenced.renew(this.deps.leaseMs);
-    const taken = this.latest.status === 'paused' && this.latest.pausedFor === 'control';
-    if (this.latest.cancelRequested || taken) this.stepAbort.abort();
-    return this.latest;
-  }
-
   /** Asked by a wake message: look now. */
   poke(): void {
-    void this.renew().catch(() => undefined);
+    void this.context.renew().catch(() => undefined);
   }
 
   private async drive(): Promise<void> {
-    const row = this.latest;
-    await this.recoverEarlierClaim(row);
-    if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+    const row = this.context.row;
+    await this.metering.recover();
+    if (row.cancelRequested) return this.context.cancelled();
     const model = this.deps.models.get(row.model);
     if (!model)
-      return this.end('failed', { code: 'capability_unavailable', message: `The model ${row.model} is not served.` });
+      return this.context.end('failed', {
+        code: 'capability_unavailable',
+        message: `The model ${row.model} is not served.`,
+      });
     await this.untilReady(model);
-    if (this.deps.policy) this.policy = await RunPolicy.load(this.deps.policy, row);
-    await this.openHold(row);
+    if (this.deps.policy) this.context.policy = await RunPolicy.load(this.deps.policy, row);
+    await this.metering.open();
     const fresh = !row.sessionId;
     const opened = await this.openSession(row);
     if (!opened) return;
     this.driver = await this.deps.openDriver(opened.webSocketUrl);
     if (fresh) {
-      await this.fenced.started(opened.sessionId);
-      await this.event('summary', 'status', 'running', { status: 'running', sessionId: opened.sessionId });
+      await this.context.fenced.started(opened.sessionId);
+      await this.context.event('summary', 'status', 'running', { status: 'running', sessionId: opened.sessionId });
       // An integration gone or changed since the submit is told once, at the start.
-      for (const note of this.policy.notes) {
-        await this.event('summary', 'integration', `${note.code}: ${note.message}`, note);
-        this.memory.results.push(`integration unavailable (${note.code}): ${JSON.stringify(note.details)}`);
+      for (const note of this.context.policy.notes) {
+        await this.context.event('summary', 'integration', `${note.code}: ${note.message}`, note);
+        this.context.memory.results.push(`integration unavailable (${note.code}): ${JSON.stringify(note.details)}`);
       }
-    } else await this.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
-    this.resumeClock();
+    } else await this.context.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
+    this.metering.resumeClock();
     if (fresh && row.startUrl) {
       const outcome = await this.driver.act(
         { action: 'navigate', url: row.startUrl },
@@ -242,19 +197,22 @@ export class RunLoop {
         { detectChange: false },
       );
       // Said only when it failed: "navigate" among the last actions invites a small model to repeat it.
-      if (!outcome.ok) this.memory.results.push(`The start page could not be opened: ${outcome.message}`);
+      if (!outcome.ok) this.context.memory.results.push(`The start page could not be opened: ${outcome.message}`);
       await this.countPages();
     }
     const shape = stepShape({
       ...(row.outputSchema ? { outputSchema: row.outputSchema as Record<string, unknown> } : {}),
-      ...this.policy.stepGrants(true),
+      ...this.context.policy.stepGrants(true),
     });
     for (;;) {
       await this.checkpoint();
-      if (this.steps >= row.maxSteps)
-        return this.end('failed', { code: 'max_steps', message: `The step cap (${row.maxSteps}) was reached.` });
-      if (this.overCap(row.maxCredits))
-        return this.end('failed', {
+      if (this.context.steps >= row.maxSteps)
+        return this.context.end('failed', {
+          code: 'max_steps',
+          message: `The step cap (${row.maxSteps}) was reached.`,
+        });
+      if (this.metering.overCap())
+        return this.context.end('failed', {
           code: 'cap_exceeded',
           message: `The spend cap (${row.maxCredits} credits) would be passed by another step.`,
         });
@@ -269,68 +227,12 @@ export class RunLoop {
   private async untilReady(model: NonNullable<ReturnType<ModelRegistry['get']>>): Promise<void> {
     let said = false;
     for (let state = model.ready?.(); state && !state.ready; state = model.ready?.()) {
-      if (!said) await this.event('summary', 'waiting', state.why, { for: 'model' });
+      if (!said) await this.context.event('summary', 'waiting', state.why, { for: 'model' });
       said = true;
-      const row = await this.renew();
-      if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+      const row = await this.context.renew();
+      if (row.cancelRequested) return this.context.cancelled();
       await sleep(2_000, undefined, { signal: this.signal }).catch(() => undefined);
       if (this.signal.aborted) throw new Stop();
-    }
-  }
-
-  /** A claim before this one died mid-run: finish its bill exactly once from its journal. */
-  private async recoverEarlierClaim(row: RunRow): Promise<void> {
-    const state = row.metering as MeteredState | null;
-    if (!state?.holdId) return;
-    const pending = state.pending?.meters ?? {};
-    const used = sum(state.settled, pending);
-    const charged = await recoverMetered(
-      this.deps.ledger,
-      {
-        workspaceId: row.workspaceId,
-        operationId: `${row.id}:${row.attempt - 1}`,
-        capability: 'agent',
-        reference: row.id,
-      },
-      state,
-      (Object.entries(used) as [MeterName, string][]).map(([meter, q]) => ({ meter, quantity: BigInt(q) })),
-    );
-    this.base = {
-      billed: sum(this.base.billed, pending),
-      chargedMc: this.base.chargedMc - BigInt(state.chargedMc) + charged,
-    };
-    await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
-  }
-
-  private async openHold(row: RunRow): Promise<void> {
-    const cap = BigInt(row.maxCredits) * 1_000n;
-    try {
-      this.hold = await MeteredHold.open(
-        this.deps.ledger,
-        {
-          workspaceId: row.workspaceId,
-          operationId: `${row.id}:${row.attempt}`,
-          capability: 'agent',
-          reference: row.id,
-        },
-        {
-          aheadMc: cap < AHEAD_MC ? cap : AHEAD_MC,
-          ttlSeconds: SESSION_LIFETIME_SECONDS + 3_600,
-          onExhausted: () => this.stepAbort.abort(),
-          journal: async (state) => {
-            this.state = state;
-            await this.fenced.metered(
-              state,
-              sum(this.base.billed, state.settled),
-              this.base.chargedMc + BigInt(state.chargedMc),
-            );
-          },
-        },
-      );
-    } catch (err) {
-      this.log.warn({ err }, 'the run cannot be held on the ledger');
-      if (isApiError(err)) await this.end('failed', { code: err.code, message: err.message });
-      throw err;
     }
   }
 
@@ -352,26 +254,32 @@ export class RunLoop {
     } catch (err) {
       if (isApiError(err) && err.code === 'concurrency_limit') {
         // Every browser of the plan is busy: the run waits in the queue for one, holding nothing, said once.
-        await this.hold?.close().catch(() => undefined);
-        this.hold = undefined;
-        await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
-        if (this.memory.waiting !== 'browser') {
-          this.memory.waiting = 'browser';
-          await this.fenced.stepped(this.progress());
-          await this.event('summary', 'waiting', "waiting for a browser slot: the plan's browsers are all in use", {
-            for: 'browser',
-          });
+        await this.metering.giveBack();
+        if (this.context.memory.waiting !== 'browser') {
+          this.context.memory.waiting = 'browser';
+          await this.context.saveProgress();
+          await this.context.event(
+            'summary',
+            'waiting',
+            "waiting for a browser slot: the plan's browsers are all in use",
+            {
+              for: 'browser',
+            },
+          );
         }
-        await this.fenced.postpone(SLOT_RETRY_MS);
+        await this.context.fenced.postpone(SLOT_RETRY_MS);
         throw new Stop();
       }
       if (isApiError(err) && err.code === 'not_found' && row.sessionId) {
-        await this.end('failed', { code: 'page_lost', message: "The run's browser ended while no replica drove it." });
+        await this.context.end('failed', {
+          code: 'page_lost',
+          message: "The run's browser ended while no replica drove it.",
+        });
         return undefined;
       }
-      this.log.warn({ err }, 'the run cannot have its browser');
+      this.context.log.warn({ err }, 'the run cannot have its browser');
       if (isApiError(err)) {
-        await this.end('failed', { code: err.code, message: err.message });
+        await this.context.end('failed', { code: err.code, message: err.message });
         return undefined;
       }
       throw err;
@@ -380,25 +288,25 @@ export class RunLoop {
 
   /** Between steps and actions: a cancel ends the run; a pause waits (unmetered) until it is completed. */
   private async checkpoint(): Promise<void> {
-    let row = await this.renew();
-    if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
+    let row = await this.context.renew();
+    if (row.cancelRequested) return this.context.cancelled();
     if (row.status === 'paused') {
-      this.pauseClock();
+      this.metering.pauseClock();
       while (row.status === 'paused' && !row.cancelRequested) {
         if (this.signal.aborted) throw new Stop();
         if (row.pausedFor === 'approval' && this.approvalLapsed())
-          return this.end('failed', {
+          return this.context.end('failed', {
             code: 'approval_timed_out',
             message: `No one approved or denied within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s.`,
           });
         await sleep(250, undefined, { signal: this.signal }).catch(() => undefined);
-        row = await this.renew();
+        row = await this.context.renew();
       }
-      if (row.cancelRequested) return this.end('cancelled', { code: 'cancelled', message: 'Cancelled by the caller.' });
-      this.resumeClock();
+      if (row.cancelRequested) return this.context.cancelled();
+      this.metering.resumeClock();
     }
     if (this.signal.aborted) throw new Stop();
-    if (this.stepAbort.signal.aborted) this.stepAbort = new AbortController();
+    if (this.context.stepAbort.signal.aborted) this.context.stepAbort = new AbortController();
     if (row.pausedFor || row.reply) await this.resumed(row);
   }
 
@@ -408,15 +316,18 @@ export class RunLoop {
       if (row.sessionId)
         await this.deps
           .releaseControl(row.sessionId)
-          .catch((err) => this.log.warn({ err }, "the host's control guard was not released; it lapses"));
+          .catch((err) => this.context.log.warn({ err }, "the host's control guard was not released; it lapses"));
       // Pages a person opened are theirs: not billed to the run.
       this.driver?.takeNavigations();
-      this.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
+      this.context.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
     }
     // A reply is an approval's decision when the run asked one, else the answer to its question.
     if (row.reply && this.awaitingApproval()) await this.approved(row.reply, row.id);
     else if (row.reply)
-      this.memory.reply = { question: this.memory.reply?.question ?? row.question ?? '', answer: row.reply };
+      this.context.memory.reply = {
+        question: this.context.memory.reply?.question ?? row.question ?? '',
+        answer: row.reply,
+      };
     await this.deps.pauses.taken(row.id, this.deps.replica);
   }
 
@@ -430,28 +341,28 @@ export class RunLoop {
     const page = await driver.observe({ screenshot: model.vision });
     const observeMs = performance.now() - began;
     this.pageUrl = page.url;
-    const site = siteOf(page.url) ?? this.site;
+    const site = siteOf(page.url) ?? this.context.site;
     // Kept as it changes, so a take-over at any moment links to the site the run is on.
-    if (site !== this.site) await this.fenced.site(site);
-    this.site = site;
+    if (site !== this.context.site) await this.context.fenced.site(site);
+    this.context.site = site;
     const files = await this.deps.store.files(row.id);
     // Every secret value out of what the model reads: the page's text may show one.
-    const text = this.policy.scrub(
+    const text = this.context.policy.scrub(
       stepMessage({
         task: row.task,
-        step: this.steps + 1,
+        step: this.context.steps + 1,
         maxSteps: row.maxSteps,
-        plan: this.plan,
-        memory: this.memory,
+        plan: this.context.plan,
+        memory: this.context.memory,
         files,
-        grants: this.policy.describe(),
+        grants: this.context.policy.describe(),
         page,
       }),
     );
     // The reply and the notes are said once.
-    this.memory.reply = undefined;
-    this.memory.nudge = undefined;
-    this.memory.extracted = undefined;
+    this.context.memory.reply = undefined;
+    this.context.memory.nudge = undefined;
+    this.context.memory.extracted = undefined;
     let result: Awaited<ReturnType<typeof model.step>>;
     const modelStarted = performance.now();
     try {
@@ -460,52 +371,59 @@ export class RunLoop {
         messages: [{ role: 'user', text, ...(page.screenshot && { images: [page.screenshot] }) }],
         schema: shape.schema,
         schemaName: shape.name,
-        signal: AbortSignal.any([this.stepAbort.signal, this.signal]),
+        signal: AbortSignal.any([this.context.stepAbort.signal, this.signal]),
       });
     } catch (err) {
-      if (this.stepAbort.signal.aborted || this.signal.aborted) return; // taken over, cancelled or stopping: the checkpoint decides
+      if (this.context.stepAbort.signal.aborted || this.signal.aborted) return; // taken over, cancelled or stopping: the checkpoint decides
       return this.modelFailed(err);
     }
     const modelMs = performance.now() - modelStarted;
     this.current = { began, modelMs, observeMs, actMs: 0, usage: result.usage };
-    this.inputTokens += BigInt(result.usage.inputTokens);
-    this.outputTokens += BigInt(result.usage.outputTokens);
-    this.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
+    this.context.inputTokens += BigInt(result.usage.inputTokens);
+    this.context.outputTokens += BigInt(result.usage.outputTokens);
+    this.metering.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
     const parsed = parseStep(result.output);
-    this.steps++;
+    this.context.steps++;
     if ('error' in parsed) {
-      this.memory.nudge = `Your last answer could not be used (${parsed.error}). Answer with the JSON object asked for.`;
-      await this.event('step', 'dead_end', `step ${this.steps}: the model's answer could not be used`, {
+      this.context.memory.nudge = `Your last answer could not be used (${parsed.error}). Answer with the JSON object asked for.`;
+      await this.context.event('step', 'dead_end', `step ${this.context.steps}: the model's answer could not be used`, {
         error: parsed.error,
       });
       await this.failed(true);
       return this.afterStep();
     }
     const { step } = parsed;
-    this.memory.memory = step.memory;
-    if (step.plan.length > 0 && JSON.stringify(step.plan) !== JSON.stringify(this.plan)) {
-      this.plan = step.plan;
-      await this.event('summary', 'plan', 'plan stated', { plan: step.plan });
+    this.context.memory.memory = step.memory;
+    if (step.plan.length > 0 && JSON.stringify(step.plan) !== JSON.stringify(this.context.plan)) {
+      this.context.plan = step.plan;
+      await this.context.event('summary', 'plan', 'plan stated', { plan: step.plan });
     }
-    await this.event('step', 'step', `step ${this.steps}: ${step.actions.map(describeAction).join(', ')}`, {
-      step: this.steps,
-      evaluation: step.evaluation,
-      actions: step.actions.map(describeAction),
-    });
+    await this.context.event(
+      'step',
+      'step',
+      `step ${this.context.steps}: ${step.actions.map(describeAction).join(', ')}`,
+      {
+        step: this.context.steps,
+        evaluation: step.evaluation,
+        actions: step.actions.map(describeAction),
+      },
+    );
     const results: string[] = [];
     let achieved = false;
     for (const [i, action] of step.actions.entries()) {
       const key = `${page.fingerprint}|${describeAction(action)}`;
-      const times = repeats(this.memory.recent, key) + 1;
-      this.memory.recent = [...this.memory.recent, key].slice(-20);
+      const times = repeats(this.context.memory.recent, key) + 1;
+      this.context.memory.recent = [...this.context.memory.recent, key].slice(-20);
       if (times >= LOOP_FAIL)
-        return this.end('failed', {
+        return this.context.end('failed', {
           code: 'loop_detected',
           message: `The same action (${describeAction(action)}) was repeated ${times} times on the same page.`,
         });
       if (times >= LOOP_NUDGE) {
-        this.memory.nudge = `You did "${describeAction(action)}" ${times} times on the same page without effect. Do something else.`;
-        await this.event('step', 'dead_end', `loop: ${describeAction(action)} repeated ${times} times`, { times });
+        this.context.memory.nudge = `You did "${describeAction(action)}" ${times} times on the same page without effect. Do something else.`;
+        await this.context.event('step', 'dead_end', `loop: ${describeAction(action)} repeated ${times} times`, {
+          times,
+        });
       }
       const done = await this.perform(row, action, results, i < step.actions.length - 1, page.url);
       if (done === 'stop') return this.afterStep();
@@ -514,9 +432,9 @@ export class RunLoop {
         achieved = true;
         break;
       }
-      if (this.stepAbort.signal.aborted) break;
+      if (this.context.stepAbort.signal.aborted) break;
     }
-    this.memory.results = results;
+    this.context.memory.results = results;
     await this.failed(!achieved);
     await this.afterStep();
   }
@@ -553,24 +471,24 @@ export class RunLoop {
           results.push('record: not saved, json must be a JSON object');
           return 'failed';
         }
-        if (await this.reveals(action.json, 'record', results)) return 'failed';
-        const seq = await this.fenced.record(data);
-        await this.event('step', 'record', `record ${seq} appended`, { seq: Number(seq) });
+        if (await this.context.reveals(action.json, 'record', results)) return 'failed';
+        const seq = await this.context.fenced.record(data);
+        await this.context.event('step', 'record', `record ${seq} appended`, { seq: Number(seq) });
         results.push(`record: saved as #${seq}`);
         return 'ok';
       }
       case 'ask': {
-        this.pauseClock();
-        this.memory.reply = { question: action.question, answer: '' };
-        await this.fenced.stepped(this.progress());
+        this.metering.pauseClock();
+        this.context.memory.reply = { question: action.question, answer: '' };
+        await this.context.saveProgress();
         await this.deps.pauses.open(row.id, this.deps.replica, 'question', action.question);
-        await this.event('summary', 'question', action.question, { question: action.question });
-        await this.event('summary', 'status', 'paused: a question for the caller', {
+        await this.context.event('summary', 'question', action.question, { question: action.question });
+        await this.context.event('summary', 'status', 'paused: a question for the caller', {
           status: 'paused',
           pausedFor: 'question',
         });
         results.push(`ask: asked ${JSON.stringify(action.question.slice(0, 80))}`);
-        this.memory.results = results;
+        this.context.memory.results = results;
         return 'stop';
       }
       case 'finish':
@@ -588,19 +506,19 @@ export class RunLoop {
         if (this.current) this.current.actMs += performance.now() - acting;
         results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
         if (outcome.extracted) {
-          const extracted = this.policy.scrub(outcome.extracted);
+          const extracted = this.context.policy.scrub(outcome.extracted);
           if (extracted !== outcome.extracted)
-            await this.event('step', 'dead_end', 'a secret value in the extracted text was taken out', {
+            await this.context.event('step', 'dead_end', 'a secret value in the extracted text was taken out', {
               code: 'secret_in_answer',
             });
           outcome.extracted = extracted;
-          this.memory.extracted = outcome.extracted;
-          await this.event('step', 'finding', `extracted ${outcome.extracted.length} characters`, {
+          this.context.memory.extracted = outcome.extracted;
+          await this.context.event('step', 'finding', `extracted ${outcome.extracted.length} characters`, {
             query: action.action === 'extract' ? action.query : undefined,
             excerpt: outcome.extracted.slice(0, 500),
           });
         }
-        await this.event('debug', 'action', `${describeAction(action)}: ${outcome.ok ? 'ok' : 'failed'}`, {
+        await this.context.event('debug', 'action', `${describeAction(action)}: ${outcome.ok ? 'ok' : 'failed'}`, {
           ok: outcome.ok,
           message: outcome.message.slice(0, 300),
         });
@@ -626,18 +544,20 @@ export class RunLoop {
       const checked = z.fromJSONSchema(row.outputSchema as never).safeParse(answer);
       if (!checked.success) {
         const issue = checked.error.issues[0];
-        this.memory.nudge = `Your answer does not fit the output schema (${issue?.path.join('.') || 'answer'}: ${issue?.message}). Finish again with an answer that fits.`;
+        this.context.memory.nudge = `Your answer does not fit the output schema (${issue?.path.join('.') || 'answer'}: ${issue?.message}). Finish again with an answer that fits.`;
         results.push('finish: refused, the answer does not fit the output schema');
-        await this.event('step', 'dead_end', 'the answer does not fit the output schema', { issue: issue?.message });
+        await this.context.event('step', 'dead_end', 'the answer does not fit the output schema', {
+          issue: issue?.message,
+        });
         return 'failed' as const;
       }
     }
-    if (await this.reveals(JSON.stringify(answer ?? null), 'finish', results)) return 'failed' as const;
-    this.memory.results = results;
-    await this.fenced.stepped(this.progress());
-    if (action.success) await this.end('completed', null, answer);
+    if (await this.context.reveals(JSON.stringify(answer ?? null), 'finish', results)) return 'failed' as const;
+    this.context.memory.results = results;
+    await this.context.saveProgress();
+    if (action.success) await this.context.end('completed', null, answer);
     else
-      await this.end(
+      await this.context.end(
         'failed',
         {
           code: 'task_failed',
@@ -651,20 +571,21 @@ export class RunLoop {
   /** What the action is to the workspace's gates: its kind and the URL it acts on. */
   private async contextOf(action: StepAction, pageUrl: string): Promise<ActionContext | undefined> {
     const driver = this.driver as BrowserDriver;
-    const base = { url: pageUrl, step: this.steps, runSpentCredits: Number(this.spentMc()) / 1_000 };
+    const base = { url: pageUrl, step: this.context.steps, runSpentCredits: Number(this.metering.spentMc()) / 1_000 };
     switch (action.action) {
       case 'navigate':
         return { ...base, kind: 'navigate', url: action.url };
       case 'click':
         return {
           ...base,
-          kind: this.policy.gatesSubmits && (await driver.formRole(action.index)) === 'submit' ? 'submit' : 'click',
+          kind:
+            this.context.policy.gatesSubmits && (await driver.formRole(action.index)) === 'submit' ? 'submit' : 'click',
         };
       case 'type':
         return {
           ...base,
           kind:
-            action.submit && this.policy.gatesSubmits && (await driver.formRole(action.index)) !== null
+            action.submit && this.context.policy.gatesSubmits && (await driver.formRole(action.index)) !== null
               ? 'submit'
               : 'type',
         };
@@ -682,17 +603,17 @@ export class RunLoop {
           ...base,
           kind: 'fill_secret',
           handle: action.handle,
-          secretDomains: this.policy.secretDomains(action.handle) ?? [],
+          secretDomains: this.context.policy.secretDomains(action.handle) ?? [],
         };
       case 'purchase':
         return {
           ...base,
           kind: 'purchase',
           purchase: { merchant: action.merchant, amount: action.amount, currency: action.currency.toUpperCase() },
-          runPurchases: this.memory.spent
+          runPurchases: this.context.memory.spent
             ? [
                 {
-                  amount: this.memory.spent / 10 ** fractionDigits(action.currency.toUpperCase()),
+                  amount: this.context.memory.spent / 10 ** fractionDigits(action.currency.toUpperCase()),
                   currency: action.currency.toUpperCase(),
                 },
               ]
@@ -712,18 +633,18 @@ export class RunLoop {
     const context = await this.contextOf(action, pageUrl);
     if (!context) return undefined;
     const key = describeAction(action);
-    const approved = this.memory.approval?.state === 'approved' && this.memory.approval.key === key;
-    const verdict = this.policy.check({ ...context, approved });
+    const approved = this.context.memory.approval?.state === 'approved' && this.context.memory.approval.key === key;
+    const verdict = this.context.policy.check({ ...context, approved });
     if (verdict.allowed) {
-      if (approved) this.memory.approval = undefined;
+      if (approved) this.context.memory.approval = undefined;
       return undefined;
     }
     if (verdict.approval) {
-      this.memory.approval = { key, rule: verdict.rule, state: 'asked', askedAt: Date.now() };
+      this.context.memory.approval = { key, rule: verdict.rule, state: 'asked', askedAt: Date.now() };
       results.push(
         `${key}: waits for a person's approval (rule ${JSON.stringify(verdict.rule)}); do it again once approved`,
       );
-      this.memory.results = results;
+      this.context.memory.results = results;
       await this.askApproval(`Approve this action? ${key} on ${hostOf(pageUrl) ?? 'this page'}: ${verdict.why}`, {
         rule: verdict.rule,
         action: key,
@@ -731,7 +652,7 @@ export class RunLoop {
       return 'stop' as const;
     }
     results.push(`${key}: blocked by the workspace rule ${JSON.stringify(verdict.rule)}: ${verdict.why}`.slice(0, 500));
-    await this.event('step', 'blocked', `${key} blocked by a rule: ${verdict.rule}`, {
+    await this.context.event('step', 'blocked', `${key} blocked by a rule: ${verdict.rule}`, {
       rule: verdict.rule,
       why: verdict.why,
       action: key,
@@ -741,27 +662,27 @@ export class RunLoop {
 
   /** Pauses the run until a person approves or denies (POST /v1/agent/{id}/answer with `approve`). */
   private async askApproval(question: string, data: Record<string, unknown>): Promise<void> {
-    this.pauseClock();
-    await this.fenced.stepped(this.progress());
-    await this.deps.pauses.open(this.latest.id, this.deps.replica, 'approval', question);
-    await this.event('summary', 'question', question, { question, approval: true, ...data });
-    await this.event('summary', 'status', 'paused: waiting for an approval', {
+    this.metering.pauseClock();
+    await this.context.saveProgress();
+    await this.deps.pauses.open(this.context.latest.id, this.deps.replica, 'approval', question);
+    await this.context.event('summary', 'question', question, { question, approval: true, ...data });
+    await this.context.event('summary', 'status', 'paused: waiting for an approval', {
       status: 'paused',
       pausedFor: 'approval',
     });
   }
 
   private awaitingApproval(): boolean {
-    return this.memory.purchase?.state === 'asked' || this.memory.approval?.state === 'asked';
+    return this.context.memory.purchase?.state === 'asked' || this.context.memory.approval?.state === 'asked';
   }
 
   /** Whether what the run asked approval for has waited past its time. */
   private approvalLapsed(): boolean {
     const asked =
-      this.memory.purchase?.state === 'asked'
-        ? this.memory.purchase.askedAt
-        : this.memory.approval?.state === 'asked'
-          ? this.memory.approval.askedAt
+      this.context.memory.purchase?.state === 'asked'
+        ? this.context.memory.purchase.askedAt
+        : this.context.memory.approval?.state === 'asked'
+          ? this.context.memory.approval.askedAt
           : undefined;
     return asked !== undefined && Date.now() - asked > this.deps.approvalTimeoutMs;
   }
@@ -775,19 +696,19 @@ export class RunLoop {
       try {
         this.cvc = unsealText(this.deps.secretsKey, CVC_PURPOSE, runId, sealed);
       } catch {
-        this.log.warn('an approval brought a CVC that does not open');
+        this.context.log.warn('an approval brought a CVC that does not open');
       }
     }
-    const purchase = this.memory.purchase;
+    const purchase = this.context.memory.purchase;
     if (purchase?.state === 'asked') {
       if (!yes)
-        return this.end('failed', {
+        return this.context.end('failed', {
           code: 'approval_denied',
           message: `The purchase of ${major(purchase.amount, purchase.currency)} at ${purchase.merchant} was denied.`,
         });
-      this.memory.purchase = { ...purchase, state: 'approved' };
-      this.memory.spent = (this.memory.spent ?? 0) + purchase.amount;
-      await this.fenced.record({
+      this.context.memory.purchase = { ...purchase, state: 'approved' };
+      this.context.memory.spent = (this.context.memory.spent ?? 0) + purchase.amount;
+      await this.context.fenced.record({
         purchase: {
           merchant: purchase.merchant,
           host: purchase.host,
@@ -797,15 +718,15 @@ export class RunLoop {
           approvedAt: new Date().toISOString(),
         },
       });
-      this.memory.results = [
+      this.context.memory.results = [
         `purchase approved: fill the card (fill_secret) and complete it${this.cvc ? '; the approval brought the cvc (part cvc)' : ''}`,
       ];
       return;
     }
-    const approval = this.memory.approval;
+    const approval = this.context.memory.approval;
     if (approval?.state !== 'asked') return;
-    this.memory.approval = yes ? { ...approval, state: 'approved' } : undefined;
-    this.memory.results = [
+    this.context.memory.approval = yes ? { ...approval, state: 'approved' } : undefined;
+    this.context.memory.results = [
       yes ? `${approval.key}: approved; do it now` : `${approval.key}: denied by a person; do not do it`,
     ];
   }
@@ -820,13 +741,13 @@ export class RunLoop {
     const key = describeAction(action);
     const refuse = async (code: string, message: string) => {
       results.push(`${key}: not filled: ${message}`.slice(0, 500));
-      await this.event('step', 'dead_end', `${key}: ${code}`, { code, handle: action.handle });
+      await this.context.event('step', 'dead_end', `${key}: ${code}`, { code, handle: action.handle });
       return 'failed' as const;
     };
-    const kind = this.policy.kindOf(action.handle);
+    const kind = this.context.policy.kindOf(action.handle);
     if (kind && !PARTS[kind].includes(action.part))
       return refuse('bad_request', `${action.handle} is a ${kind}: its parts are ${PARTS[kind].join(', ')}`);
-    if (kind === 'card' && this.memory.purchase?.state !== 'approved')
+    if (kind === 'card' && this.context.memory.purchase?.state !== 'approved')
       return refuse(
         'no_open_purchase',
         'a card is filled only for an approved purchase: declare it with purchase first',
@@ -838,7 +759,7 @@ export class RunLoop {
     // own must be on the secret's domains, not only the page the model sees.
     const frames = await driver.frameHosts(action.index);
     if (typeof frames === 'string') return refuse('run_secret_undeliverable', `[${action.index}] is ${frames}`);
-    const foreign = this.policy.foreignFrame(action.handle, frames);
+    const foreign = this.context.policy.foreignFrame(action.handle, frames);
     if (foreign)
       return refuse(
         'run_secret_undeliverable',
@@ -868,7 +789,7 @@ export class RunLoop {
     // A CVC serves one fill.
     if (action.part === 'cvc') this.cvc = undefined;
     results.push(`${key}: filled`);
-    await this.event('step', 'secret', `filled ${action.part} of ${action.handle}`, {
+    await this.context.event('step', 'secret', `filled ${action.part} of ${action.handle}`, {
       handle: action.handle,
       part: action.part,
       host,
@@ -885,7 +806,7 @@ export class RunLoop {
     results: string[],
     pageUrl: string,
   ): Promise<'failed' | 'stop'> {
-    const limits = this.policy.grants.purchases;
+    const limits = this.context.policy.grants.purchases;
     const currency = action.currency.toUpperCase();
     if (!limits) {
       results.push('purchase: this run may not buy anything');
@@ -899,24 +820,32 @@ export class RunLoop {
     const host = hostOf(pageUrl) ?? '';
     const merchant = action.merchant.slice(0, 200);
     if (limits.merchants.length > 0 && !hostAllowed(host, limits.merchants))
-      return this.end('failed', {
+      return this.context.end('failed', {
         code: 'merchant_not_allowed',
         message: `The purchase on ${host || 'this page'} is not among the run's merchants (${limits.merchants.join(', ')}).`,
       });
     if (limits.perPurchaseLimit !== null && amount > limits.perPurchaseLimit)
-      return this.end('failed', {
+      return this.context.end('failed', {
         code: 'per_purchase_exceeded',
         message: `The purchase of ${major(amount, currency)} is over the limit of ${major(limits.perPurchaseLimit, currency)} a purchase.`,
       });
-    const spent = this.memory.spent ?? 0;
+    const spent = this.context.memory.spent ?? 0;
     if (spent + amount > limits.spendCap)
-      return this.end('failed', {
+      return this.context.end('failed', {
         code: 'spend_cap_exceeded',
         message: `The purchase of ${major(amount, currency)} would take the run past its spend cap of ${major(limits.spendCap, currency)} (${major(spent, currency)} spent).`,
       });
-    this.memory.purchase = { merchant, host, amount, currency, item: action.item, state: 'asked', askedAt: Date.now() };
+    this.context.memory.purchase = {
+      merchant,
+      host,
+      amount,
+      currency,
+      item: action.item,
+      state: 'asked',
+      askedAt: Date.now(),
+    };
     results.push(`purchase: waiting for a person to approve ${major(amount, currency)} at ${merchant}`);
-    this.memory.results = results;
+    this.context.memory.results = results;
     await this.askApproval(
       `Approve the purchase of ${action.item.slice(0, 200) || 'this order'} for ${major(amount, currency)} at ${merchant} (${host})?`,
       { purchase: { merchant, host, amount: major(amount, currency), item: action.item.slice(0, 300) } },
@@ -931,9 +860,11 @@ export class RunLoop {
     results: string[],
   ): Promise<'ok' | 'failed'> {
     const key = describeAction(action);
-    const tool = this.policy.tool(action.tool);
+    const tool = this.context.policy.tool(action.tool);
     if (!tool) {
-      results.push(`${key}: no such tool; the tools are ${this.policy.tools.map((t) => t.name).join(', ') || 'none'}`);
+      results.push(
+        `${key}: no such tool; the tools are ${this.context.policy.tools.map((t) => t.name).join(', ') || 'none'}`,
+      );
       return 'failed';
     }
     let args: unknown;
@@ -946,7 +877,7 @@ export class RunLoop {
       results.push(`${key}: arguments must be a JSON object`);
       return 'failed';
     }
-    if (await this.reveals(action.arguments, 'call_tool', results)) return 'failed';
+    if (await this.context.reveals(action.arguments, 'call_tool', results)) return 'failed';
     const integrations = this.deps.policy?.integrations;
     if (!integrations) return 'failed';
     try {
@@ -957,38 +888,32 @@ export class RunLoop {
         tool.tool.name,
         args as Record<string, unknown>,
       );
-      const text = this.policy.scrub(toolText(out)).slice(0, MAX_TOOL_RESULT_CHARS);
-      this.memory.extracted = `${tool.name} answered${out.isError ? ' an error' : ''}:\n${text}`;
+      const text = this.context.policy.scrub(toolText(out)).slice(0, MAX_TOOL_RESULT_CHARS);
+      this.context.memory.extracted = `${tool.name} answered${out.isError ? ' an error' : ''}:\n${text}`;
       results.push(`${key}: ${out.isError ? 'the tool answered an error' : 'answered'}`);
-      await this.event('step', 'tool', `${tool.name} called`, { tool: tool.name, error: out.isError === true });
+      await this.context.event('step', 'tool', `${tool.name} called`, { tool: tool.name, error: out.isError === true });
       return out.isError ? 'failed' : 'ok';
     } catch (err) {
       if (!isApiError(err)) {
         results.push(`${key}: the server did not answer`);
-        await this.event('step', 'dead_end', `${tool.name} failed: the server did not answer`, { tool: tool.name });
+        await this.context.event('step', 'dead_end', `${tool.name} failed: the server did not answer`, {
+          tool: tool.name,
+        });
         return 'failed';
       }
       const gone = err.code === 'integration_changed';
       results.push(`${key}: ${gone ? 'the integration is gone: it was disconnected' : err.message}`.slice(0, 500));
-      await this.event(gone ? 'summary' : 'step', gone ? 'integration' : 'dead_end', `${tool.name}: ${err.code}`, {
-        code: err.code,
-        details: err.details ?? null,
-      });
+      await this.context.event(
+        gone ? 'summary' : 'step',
+        gone ? 'integration' : 'dead_end',
+        `${tool.name}: ${err.code}`,
+        {
+          code: err.code,
+          details: err.details ?? null,
+        },
+      );
       return 'failed';
     }
-  }
-
-  /** Whether `text` shows a secret value: then it does not leave (secret_in_answer), and the model is told. */
-  private async reveals(text: string, what: string, results: string[]): Promise<boolean> {
-    const handle = this.policy.revealed(text);
-    if (!handle) return false;
-    results.push(`${what}: refused, it would show the value of the secret ${handle}; leave secret values out`);
-    this.memory.nudge = `Never put a secret's value (${handle}) into a ${what}.`;
-    await this.event('step', 'dead_end', `${what} withheld: it would show a secret's value`, {
-      code: 'secret_in_answer',
-      handle,
-    });
-    return true;
   }
 
   private async file(runId: string, handle: string): Promise<RunFile | undefined> {
@@ -1000,42 +925,31 @@ export class RunLoop {
 
   private async modelFailed(err: unknown): Promise<void> {
     const e = err instanceof ModelError ? err : new ModelError(String((err as Error)?.message ?? err), 'unavailable');
-    await this.event('step', 'dead_end', `the model call failed: ${e.message.slice(0, 200)}`, { kind: e.kind });
+    await this.context.event('step', 'dead_end', `the model call failed: ${e.message.slice(0, 200)}`, { kind: e.kind });
     if (!e.retryable && e.kind !== 'bad_output')
-      return this.end('failed', {
+      return this.context.end('failed', {
         code: 'model_error',
         message: `The model could not be used: ${e.message.slice(0, 200)}`,
       });
-    if (e.kind === 'bad_output') this.memory.nudge = 'Your last answer was not the JSON object asked for.';
+    if (e.kind === 'bad_output') this.context.memory.nudge = 'Your last answer was not the JSON object asked for.';
     await this.failed(true);
     if (e.retryable) await sleep(2_000, undefined, { signal: this.signal }).catch(() => undefined);
   }
 
   /** Counts a step that achieved nothing; the run fails past the budget. */
   private async failed(nothing: boolean): Promise<void> {
-    this.memory.failures = nothing ? this.memory.failures + 1 : 0;
-    if (this.memory.failures >= FAILURE_BUDGET)
-      await this.end('failed', {
+    this.context.memory.failures = nothing ? this.context.memory.failures + 1 : 0;
+    if (this.context.memory.failures >= FAILURE_BUDGET)
+      await this.context.end('failed', {
         code: 'too_many_failures',
         message: `${FAILURE_BUDGET} steps in a row achieved nothing.`,
       });
   }
 
-  private progress() {
-    return {
-      steps: this.steps,
-      plan: this.plan,
-      memory: this.memory,
-      inputTokens: this.inputTokens,
-      outputTokens: this.outputTokens,
-      site: this.site,
-    };
-  }
-
   private async afterStep() {
-    this.accrueTime();
-    await this.fenced.stepped(this.progress());
-    await this.hold?.settle().catch((err) => this.log.warn({ err }, 'run settle failed; the next one retries'));
+    this.metering.accrue();
+    await this.context.saveProgress();
+    await this.metering.settle();
     await this.timing();
   }
 
@@ -1045,8 +959,8 @@ export class RunLoop {
     if (!step) return;
     this.current = undefined;
     const totalMs = performance.now() - step.began;
-    await this.event('debug', 'timing', `step ${this.steps} took ${Math.round(totalMs)} ms`, {
-      step: this.steps,
+    await this.context.event('debug', 'timing', `step ${this.context.steps} took ${Math.round(totalMs)} ms`, {
+      step: this.context.steps,
       modelMs: Math.round(step.modelMs),
       overheadMs: Math.round(totalMs - step.modelMs),
       observeMs: Math.round(step.observeMs),
@@ -1061,91 +975,8 @@ export class RunLoop {
   /** Each document the run's tabs committed is a page load. */
   private async countPages(): Promise<void> {
     for (const url of this.driver?.takeNavigations() ?? []) {
-      this.add('page_load', 1n);
-      await this.event('debug', 'page', `page ${url.slice(0, 200)}`, { url: url.slice(0, 2_048) });
+      this.metering.add('page_load', 1n);
+      await this.context.event('debug', 'page', `page ${url.slice(0, 200)}`, { url: url.slice(0, 2_048) });
     }
-  }
-
-  private add(meter: MeterName, quantity: bigint): void {
-    if (quantity <= 0n) return;
-    this.hold?.add(meter, quantity);
-    this.unsettled.set(meter, (this.unsettled.get(meter) ?? 0n) + quantity);
-  }
-
-  /** Credits the run has used (earlier claims, this one settled and not yet settled). */
-  private spentMc(): bigint {
-    const all = sum(this.base.billed, this.state?.settled ?? {});
-    for (const [m, q] of this.unsettled) all[m] = String(BigInt(all[m] ?? '0') + q);
-    for (const [m, q] of Object.entries(this.state?.settled ?? {}) as [MeterName, string][]) {
-      // `unsettled` counts everything added this claim; the settled part is already in `all`.
-      all[m] = String(BigInt(all[m] ?? '0') - BigInt(q));
-    }
-    return priceUsage(
-      (Object.entries(all) as [MeterName, string][]).map(([meter, q]) => ({ meter, quantity: BigInt(q) })),
-    ).millicredits;
-  }
-
-  /** Another step would pass the cap: what a step costs on average so far, or a page and half a minute at the start. */
-  private overCap(maxCredits: number): boolean {
-    this.accrueTime();
-    const spent = this.spentMc();
-    const perStep = this.steps > 0 ? spent / BigInt(this.steps) : 1_000n + 3_000n;
-    return spent + perStep > BigInt(maxCredits) * 1_000n;
-  }
-
-  private resumeClock(): void {
-    this.runningSince ??= Date.now();
-  }
-
-  private pauseClock(): void {
-    this.accrueTime();
-    this.runningSince = undefined;
-  }
-
-  /** Adds the running time since the last look, in whole seconds, to agent and browser time. */
-  private accrueTime(final = false): void {
-    if (this.runningSince === undefined) return;
-    const now = Date.now();
-    this.carryMs += now - this.runningSince;
-    this.runningSince = now;
-    const seconds = final ? Math.ceil(this.carryMs / 1_000) : Math.floor(this.carryMs / 1_000);
-    this.carryMs = Math.max(0, this.carryMs - seconds * 1_000);
-    this.add('agent_seconds', BigInt(seconds));
-    this.add('context_seconds', BigInt(seconds));
-  }
-
-  /** Appends an event; no secret value leaves in one. */
-  private async event(level: 'summary' | 'step' | 'debug', kind: string, message: string, data?: unknown) {
-    const json = data === undefined ? undefined : JSON.stringify(data);
-    const scrubbed = json === undefined ? undefined : this.policy.scrub(json);
-    await this.fenced.event({
-      level,
-      kind,
-      message: this.policy.scrub(message),
-      data: scrubbed === json ? data : JSON.parse(scrubbed as string),
-    });
-  }
-
-  /** Settles the run: the last of its bill, its files destroyed, its browser closed. Throws Stop. */
-  private async end(outcome: Outcome, reason: Reason | null, answer?: unknown): Promise<never> {
-    this.accrueTime(true);
-    this.runningSince = undefined;
-    if (this.hold) {
-      await this.hold.close().catch((err) => this.log.warn({ err }, 'run hold not closed; it lapses'));
-      const state = this.hold.state();
-      this.base = {
-        billed: sum(this.base.billed, state.settled),
-        chargedMc: this.base.chargedMc + this.hold.charged,
-      };
-      this.hold = undefined;
-      await this.fenced.metered(null, this.base.billed, this.base.chargedMc);
-    }
-    await this.fenced.stepped(this.progress());
-    await this.timing();
-    await this.fenced.settle(outcome, reason, answer);
-    this.latest = { ...this.latest, status: 'settled' };
-    await this.driver?.endSession().catch((err) => this.log.warn({ err }, 'run session not closed; it idles out'));
-    this.log.info({ outcome, reason: reason?.code }, 'run settled');
-    throw new Stop();
   }
 }
