@@ -3,12 +3,13 @@
 // and the tests (docs/agent.md).
 import { readFileSync } from 'node:fs';
 import { ledgerClient } from '@wap/billing';
-import { type NatsLink, sessionStreamNames } from '@wap/events';
+import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser } from '@wap/proto';
 import { BrowserHosts, createClient } from '@wap/rpc';
 import { ModelRegistry } from './clients/models.js';
+import { releaseControlOver } from './clients/session-control.js';
 import { openSessionDriver } from './clients/session-driver.js';
 import type { AgentConfig } from './config.js';
 import { localKek } from './domain/envelope.js';
@@ -81,15 +82,7 @@ export function openAgent(
       approvalTimeoutMs: config.AGENT_APPROVAL_TIMEOUT,
       secretsKey: config.AGENT_SECRETS_KEY,
       openDriver: openSessionDriver,
-      releaseControl: async (sessionId) => {
-        await nats.nc.request(
-          sessionStreamNames(config.NATS_NAMESPACE).liveInput(sessionId),
-          JSON.stringify({ release: true }),
-          {
-            timeout: 5_000,
-          },
-        );
-      },
+      releaseControl: releaseControlOver(nats, config.NATS_NAMESPACE),
     },
     {
       concurrency: config.AGENT_CONCURRENCY,

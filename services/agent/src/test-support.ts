@@ -1,7 +1,10 @@
 // Shared by the agent service's tests (not a test itself): a fresh migrated
 // database, the service run as its own process, as the fleet runs it, and the
 // agent's stores with a claimed run in them, as the run loop's systems see it.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AllowList } from '@wap/netguard';
 import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
@@ -142,4 +145,48 @@ export async function contextFor(
   });
   run.policy = await RunPolicy.load(stores.policy, row);
   return run;
+}
+
+/** A Chromium of the test's own, reached as a browser host's session is: a CDP WebSocket, one tab open. */
+export interface TestSessionBrowser {
+  webSocketUrl: string;
+  close(): Promise<void>;
+}
+
+/** Starts /usr/bin/chromium headless with a DevTools port; `args` go to it as they are. */
+export async function launchSessionBrowser(args: string[] = []): Promise<TestSessionBrowser> {
+  const profile = await mkdtemp(path.join(tmpdir(), 'agent-test-chromium-'));
+  const child = spawn(
+    '/usr/bin/chromium',
+    [
+      '--headless=new',
+      '--no-sandbox',
+      '--no-first-run',
+      '--remote-debugging-port=0',
+      `--user-data-dir=${profile}`,
+      ...args,
+      'about:blank',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const webSocketUrl = await new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const url = /DevTools listening on (ws:\/\/\S+)/.exec(seen)?.[1];
+      if (url) resolve(url);
+    });
+    child.once('exit', (code) => reject(new Error(`chromium exited (${code}) before listening: ${seen.slice(-500)}`)));
+  });
+  return {
+    webSocketUrl,
+    close: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      }
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
 }

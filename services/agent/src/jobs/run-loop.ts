@@ -5,23 +5,18 @@
 // structured model call, up to MAX_ACTIONS actions, events written as they
 // happen. Paused time (a question, a person driving) is not metered.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { create } from '@bufbuild/protobuf';
 import type { LedgerClient } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import { browser as proto } from '@wap/proto';
-import { type BrowserHosts, openOnHosts } from '@wap/rpc';
+import { type BrowserHosts } from '@wap/rpc';
 import { unsealText } from '@wap/sealed';
 import { z } from 'zod';
-import type { BrowserDriver, RunFile } from '../browser/types.js';
+import type { BrowserDriver } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
-import { unsealFile } from '../domain/files.js';
 import type { ActionContext } from '../domain/rules/check.js';
 import { hostOf } from '../domain/rules/domains.js';
 import { CVC_PURPOSE, hostAllowed } from '../domain/secrets.js';
-import { siteOf } from '../domain/site.js';
 import {
-  browserAction,
   describeAction,
   LOOP_FAIL,
   LOOP_NUDGE,
@@ -38,15 +33,16 @@ import { ClaimLost } from '../store/fenced.js';
 import { type PauseStore, readApproval } from '../store/pauses.js';
 import type { RunRow, RunStore } from '../store/runs.js';
 import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
-import { RunContext, SESSION_LIFETIME_SECONDS, Stop } from './systems/context.js';
+import { BrowserSystem } from './systems/browser.js';
+import { RunContext, Stop } from './systems/context.js';
 import { MeteringSystem } from './systems/metering.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
 /** A session waits this long for the run's next replica after one stops (killed, redeployed). */
-const SESSION_IDLE_SECONDS = 300;
+const _SESSION_IDLE_SECONDS = 300;
 /** A run waiting for a browser slot is tried again this often. */
-const SLOT_RETRY_MS = 5_000;
+const _SLOT_RETRY_MS = 5_000;
 
 export interface LoopDeps {
   store: RunStore;
@@ -70,18 +66,6 @@ export interface LoopDeps {
   openDriver(webSocketUrl: string): Promise<BrowserDriver & { endSession(): Promise<void> }>;
 }
 
-/** Two URLs of one document (a fragment apart): navigating from one to the other reloads nothing useful. */
-function sameDocument(a: string, b: string): boolean {
-  try {
-    const [x, y] = [new URL(a), new URL(b)];
-    x.hash = '';
-    y.hash = '';
-    return x.href === y.href;
-  } catch {
-    return false;
-  }
-}
-
 /** Characters of a tool's answer the model reads. */
 const MAX_TOOL_RESULT_CHARS = 8_000;
 
@@ -96,7 +80,7 @@ function toolText(out: { content?: unknown; structuredContent?: unknown }): stri
 export class RunLoop {
   private readonly context: RunContext;
   private readonly metering: MeteringSystem;
-  private driver: (BrowserDriver & { endSession(): Promise<void> }) | undefined;
+  private readonly browser: BrowserSystem;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
     | {
@@ -109,8 +93,6 @@ export class RunLoop {
       }
     | undefined;
   private renewal: NodeJS.Timeout | undefined;
-  /** The page the model saw last. */
-  private pageUrl = '';
   /** The CVC an approved card purchase brought, until its fill: this process only. */
   private cvc: string | undefined;
 
@@ -125,12 +107,8 @@ export class RunLoop {
       signal,
     });
     this.metering = new MeteringSystem(this.context, deps.ledger);
+    this.browser = new BrowserSystem(this.context, this.metering, deps);
     this.context.onEnd('before', () => this.timing());
-    this.context.onEnd('after', async () => {
-      await this.driver
-        ?.endSession()
-        .catch((err) => this.context.log.warn({ err }, 'run session not closed; it idles out'));
-    });
   }
 
   /** Drives the run; resolves when it settled or was let go. Never throws. */
@@ -152,7 +130,7 @@ export class RunLoop {
       // Let go without ending: the session waits for the next replica (SESSION_IDLE_SECONDS).
       if (this.context.latest.status !== 'settled') {
         await this.metering.release();
-        await this.driver?.close().catch(() => undefined);
+        await this.browser.letGo();
         await this.context.fenced.release().catch(() => undefined);
       }
     }
@@ -177,12 +155,10 @@ export class RunLoop {
     if (this.deps.policy) this.context.policy = await RunPolicy.load(this.deps.policy, row);
     await this.metering.open();
     const fresh = !row.sessionId;
-    const opened = await this.openSession(row);
-    if (!opened) return;
-    this.driver = await this.deps.openDriver(opened.webSocketUrl);
+    const sessionId = await this.browser.open();
     if (fresh) {
-      await this.context.fenced.started(opened.sessionId);
-      await this.context.event('summary', 'status', 'running', { status: 'running', sessionId: opened.sessionId });
+      await this.context.fenced.started(sessionId);
+      await this.context.event('summary', 'status', 'running', { status: 'running', sessionId });
       // An integration gone or changed since the submit is told once, at the start.
       for (const note of this.context.policy.notes) {
         await this.context.event('summary', 'integration', `${note.code}: ${note.message}`, note);
@@ -190,16 +166,7 @@ export class RunLoop {
       }
     } else await this.context.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
     this.metering.resumeClock();
-    if (fresh && row.startUrl) {
-      const outcome = await this.driver.act(
-        { action: 'navigate', url: row.startUrl },
-        () => Promise.resolve(undefined),
-        { detectChange: false },
-      );
-      // Said only when it failed: "navigate" among the last actions invites a small model to repeat it.
-      if (!outcome.ok) this.context.memory.results.push(`The start page could not be opened: ${outcome.message}`);
-      await this.countPages();
-    }
+    if (fresh && row.startUrl) await this.browser.startPage(row.startUrl);
     const shape = stepShape({
       ...(row.outputSchema ? { outputSchema: row.outputSchema as Record<string, unknown> } : {}),
       ...this.context.policy.stepGrants(true),
@@ -236,56 +203,6 @@ export class RunLoop {
     }
   }
 
-  /** The run's browser: a new session, or the one an earlier replica drove. Undefined when it cannot have one (ended here). */
-  private async openSession(row: RunRow) {
-    try {
-      return await openOnHosts(this.deps.hosts, {
-        workspaceId: row.workspaceId,
-        // Its hold (proxy bytes) is keyed apart from the run's own.
-        requestId: `${row.id}:${row.attempt}:session`,
-        sessionId: row.sessionId ?? '',
-        options: create(proto.SessionOptionsSchema, {
-          idleTimeoutSeconds: SESSION_IDLE_SECONDS,
-          maxLifetimeSeconds: SESSION_LIFETIME_SECONDS,
-          profileId: row.profileId ?? '',
-        }),
-        task: create(proto.SessionTaskSchema, { kind: 'agent', runId: row.id }),
-      });
-    } catch (err) {
-      if (isApiError(err) && err.code === 'concurrency_limit') {
-        // Every browser of the plan is busy: the run waits in the queue for one, holding nothing, said once.
-        await this.metering.giveBack();
-        if (this.context.memory.waiting !== 'browser') {
-          this.context.memory.waiting = 'browser';
-          await this.context.saveProgress();
-          await this.context.event(
-            'summary',
-            'waiting',
-            "waiting for a browser slot: the plan's browsers are all in use",
-            {
-              for: 'browser',
-            },
-          );
-        }
-        await this.context.fenced.postpone(SLOT_RETRY_MS);
-        throw new Stop();
-      }
-      if (isApiError(err) && err.code === 'not_found' && row.sessionId) {
-        await this.context.end('failed', {
-          code: 'page_lost',
-          message: "The run's browser ended while no replica drove it.",
-        });
-        return undefined;
-      }
-      this.context.log.warn({ err }, 'the run cannot have its browser');
-      if (isApiError(err)) {
-        await this.context.end('failed', { code: err.code, message: err.message });
-        return undefined;
-      }
-      throw err;
-    }
-  }
-
   /** Between steps and actions: a cancel ends the run; a pause waits (unmetered) until it is completed. */
   private async checkpoint(): Promise<void> {
     let row = await this.context.renew();
@@ -313,12 +230,7 @@ export class RunLoop {
   /** The one place a completed pause is read: a person's hand back, an answer, or a decision. */
   private async resumed(row: RunRow): Promise<void> {
     if (row.pausedFor === 'control') {
-      if (row.sessionId)
-        await this.deps
-          .releaseControl(row.sessionId)
-          .catch((err) => this.context.log.warn({ err }, "the host's control guard was not released; it lapses"));
-      // Pages a person opened are theirs: not billed to the run.
-      this.driver?.takeNavigations();
+      await this.browser.handBack(row.sessionId);
       this.context.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
     }
     // A reply is an approval's decision when the run asked one, else the answer to its question.
@@ -336,15 +248,9 @@ export class RunLoop {
     model: NonNullable<ReturnType<ModelRegistry['get']>>,
     shape: ReturnType<typeof stepShape>,
   ) {
-    const driver = this.driver as BrowserDriver;
     const began = performance.now();
-    const page = await driver.observe({ screenshot: model.vision });
+    const page = await this.browser.observe(model.vision);
     const observeMs = performance.now() - began;
-    this.pageUrl = page.url;
-    const site = siteOf(page.url) ?? this.context.site;
-    // Kept as it changes, so a take-over at any moment links to the site the run is on.
-    if (site !== this.context.site) await this.context.fenced.site(site);
-    this.context.site = site;
     const files = await this.deps.store.files(row.id);
     // Every secret value out of what the model reads: the page's text may show one.
     const text = this.context.policy.scrub(
@@ -450,7 +356,6 @@ export class RunLoop {
     more: boolean,
     pageUrl: string,
   ): Promise<'ok' | 'failed' | 'changed' | 'stop'> {
-    const driver = this.driver as BrowserDriver;
     const gated = await this.gate(action, pageUrl, results);
     if (gated) return gated;
     switch (action.action) {
@@ -494,38 +399,9 @@ export class RunLoop {
       case 'finish':
         return this.finish(row, action, results);
       default: {
-        const act = browserAction(action);
-        if (!act) return 'failed';
-        if (act.action === 'navigate' && sameDocument(act.url, this.pageUrl)) {
-          results.push(`${describeAction(action)}: not done, the browser is on that page already; act on its elements`);
-          return 'failed';
-        }
-        const acting = performance.now();
-        const moved = act.action === 'navigate' || act.action === 'go_back' || act.action === 'switch_tab';
-        const outcome = await driver.act(act, (handle) => this.file(row.id, handle), { detectChange: more && !moved });
-        if (this.current) this.current.actMs += performance.now() - acting;
-        results.push(`${describeAction(action)}: ${outcome.message}`.slice(0, 500));
-        if (outcome.extracted) {
-          const extracted = this.context.policy.scrub(outcome.extracted);
-          if (extracted !== outcome.extracted)
-            await this.context.event('step', 'dead_end', 'a secret value in the extracted text was taken out', {
-              code: 'secret_in_answer',
-            });
-          outcome.extracted = extracted;
-          this.context.memory.extracted = outcome.extracted;
-          await this.context.event('step', 'finding', `extracted ${outcome.extracted.length} characters`, {
-            query: action.action === 'extract' ? action.query : undefined,
-            excerpt: outcome.extracted.slice(0, 500),
-          });
-        }
-        await this.context.event('debug', 'action', `${describeAction(action)}: ${outcome.ok ? 'ok' : 'failed'}`, {
-          ok: outcome.ok,
-          message: outcome.message.slice(0, 300),
-        });
-        await this.countPages();
-        if (!outcome.ok) return 'failed';
-        // A navigation ends the step whatever it changed: what the model saw is of the page before.
-        return outcome.pageChanged || moved ? 'changed' : 'ok';
+        const { done, actMs } = await this.browser.act(action, results, more);
+        if (this.current) this.current.actMs += actMs;
+        return done;
       }
     }
   }
@@ -570,7 +446,7 @@ export class RunLoop {
 
   /** What the action is to the workspace's gates: its kind and the URL it acts on. */
   private async contextOf(action: StepAction, pageUrl: string): Promise<ActionContext | undefined> {
-    const driver = this.driver as BrowserDriver;
+    const driver = this.browser.driver;
     const base = { url: pageUrl, step: this.context.steps, runSpentCredits: Number(this.metering.spentMc()) / 1_000 };
     switch (action.action) {
       case 'navigate':
@@ -754,7 +630,7 @@ export class RunLoop {
       );
     const intents = this.deps.policy?.intents;
     if (!hostOf(pageUrl) || !intents) return refuse('run_secret_undeliverable', 'this page takes no secrets');
-    const driver = this.driver as BrowserDriver;
+    const driver = this.browser.driver;
     // A field in a frame goes to that frame's site: every frame from the field's up to the page's
     // own must be on the secret's domains, not only the page the model sees.
     const frames = await driver.frameHosts(action.index);
@@ -916,13 +792,6 @@ export class RunLoop {
     }
   }
 
-  private async file(runId: string, handle: string): Promise<RunFile | undefined> {
-    if (!this.deps.filesKey) return undefined;
-    const row = await this.deps.store.file(runId, handle);
-    if (!row) return undefined;
-    return { handle, name: row.name, mimeType: row.mimeType, bytes: unsealFile(this.deps.filesKey, runId, row.sealed) };
-  }
-
   private async modelFailed(err: unknown): Promise<void> {
     const e = err instanceof ModelError ? err : new ModelError(String((err as Error)?.message ?? err), 'unavailable');
     await this.context.event('step', 'dead_end', `the model call failed: ${e.message.slice(0, 200)}`, { kind: e.kind });
@@ -970,13 +839,5 @@ export class RunLoop {
       inputTokens: step.usage.inputTokens,
       outputTokens: step.usage.outputTokens,
     });
-  }
-
-  /** Each document the run's tabs committed is a page load. */
-  private async countPages(): Promise<void> {
-    for (const url of this.driver?.takeNavigations() ?? []) {
-      this.metering.add('page_load', 1n);
-      await this.context.event('debug', 'page', `page ${url.slice(0, 200)}`, { url: url.slice(0, 2_048) });
-    }
   }
 }
