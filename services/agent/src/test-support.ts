@@ -6,14 +6,28 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { type LedgerClient, ledgerClient } from '@wap/billing';
 import { AllowList } from '@wap/netguard';
-import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
+import { BrowserHosts } from '@wap/rpc';
+import {
+  type FreshDatabase,
+  freshServiceDatabase,
+  quietLog,
+  type ServiceProcess,
+  spawnService,
+  testNats,
+  uniqueNamespace,
+} from '@wap/testkit';
+import { releaseControlOver } from './clients/session-control.js';
+import { openSessionDriver } from './clients/session-driver.js';
 import { localKek } from './domain/envelope.js';
 import { Integrations } from './integrations/integrations.js';
 import { McpDialer } from './integrations/mcp.js';
 import { RunPolicy } from './jobs/run-policy.js';
+import { BrowserSystem } from './jobs/systems/browser.js';
 import { RunContext } from './jobs/systems/context.js';
-import type { AgentDatabase } from './store/database.js';
+import type { MeteringSystem } from './jobs/systems/metering.js';
+import { type AgentDatabase, openAgentDatabase } from './store/database.js';
 import { GrantStore, type NewGrants } from './store/grants.js';
 import { IntegrationStore } from './store/integrations.js';
 import { SecretIntents } from './store/intents.js';
@@ -190,3 +204,63 @@ export async function launchSessionBrowser(args: string[] = []): Promise<TestSes
     },
   };
 }
+
+/**
+ * What the run loop's systems are tested against: a fresh database with the agent's stores, NATS in a
+ * namespace of the test's own, a ledger client never dialled (for systems that hold nothing), and
+ * browser systems on Chromiums of their own.
+ */
+export async function systemsFixture(options: { extraCa?: string[] } = {}) {
+  const database = await freshDatabase();
+  const db = openAgentDatabase(database.url);
+  const stores = testStores(db, options.extraCa);
+  const nats = await testNats('agent-systems-test', quietLog());
+  const namespace = uniqueNamespace('agent');
+  const ledger: LedgerClient = ledgerClient('127.0.0.1:9');
+  const live: { browser: BrowserSystem; chromium?: TestSessionBrowser }[] = [];
+  return {
+    db,
+    stores,
+    nats,
+    namespace,
+    ledger,
+    /** The run's browser system; with `chromium`, driving a Chromium of its own (`args` its flags). */
+    async browser(
+      run: RunContext,
+      metering: MeteringSystem,
+      opts: { chromium?: boolean; args?: string[]; filesKey?: string } = {},
+    ): Promise<BrowserSystem> {
+      const browser = new BrowserSystem(run, metering, {
+        hosts: new BrowserHosts(nats, namespace, undefined, quietLog()),
+        openDriver: openSessionDriver,
+        releaseControl: releaseControlOver(nats, namespace),
+        store: stores.store,
+        filesKey: opts.filesKey,
+      });
+      const chromium = opts.chromium ? await launchSessionBrowser(opts.args) : undefined;
+      live.push({ browser, ...(chromium && { chromium }) });
+      if (chromium) await browser.connect(chromium.webSocketUrl);
+      return browser;
+    },
+    /** The Chromium a browser system of the last test drives. */
+    chromiumOf(browser: BrowserSystem): TestSessionBrowser | undefined {
+      return live.find((l) => l.browser === browser)?.chromium;
+    },
+    /** Lets every browser of the last test go, and ends its Chromium. */
+    async release(): Promise<void> {
+      for (const { browser, chromium } of live.splice(0)) {
+        await browser.letGo();
+        await chromium?.close();
+      }
+    },
+    async close(): Promise<void> {
+      ledger.close();
+      await nats.drain();
+      await stores.dialer.close();
+      await db.$disconnect();
+      await database.drop();
+    },
+  };
+}
+
+export type SystemsFixture = Awaited<ReturnType<typeof systemsFixture>>;

@@ -268,6 +268,13 @@ export interface Memory {
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
 
+/** The approval the run waits for, a purchase's or a gated action's, and when it was asked; undefined when none. */
+export function openApproval(memory: Memory): { askedAt: number } | undefined {
+  if (memory.purchase?.state === 'asked') return { askedAt: memory.purchase.askedAt };
+  if (memory.approval?.state === 'asked') return { askedAt: memory.approval.askedAt };
+  return undefined;
+}
+
 /** Reads the memory a row carries; anything else starts afresh. */
 export function readMemory(value: unknown): Memory {
   const m = value as Partial<Memory> | null;

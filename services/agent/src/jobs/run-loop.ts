@@ -30,12 +30,13 @@ import {
 import { looseAnswer } from '../domain/strict-schema.js';
 import { type JsonSchema, ModelError } from '../model/types.js';
 import { ClaimLost } from '../store/fenced.js';
-import { type PauseStore, readApproval } from '../store/pauses.js';
+import { type PauseStore } from '../store/pauses.js';
 import type { RunRow, RunStore } from '../store/runs.js';
 import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
 import { BrowserSystem } from './systems/browser.js';
 import { RunContext, Stop } from './systems/context.js';
 import { MeteringSystem } from './systems/metering.js';
+import { type Decision, PauseSystem } from './systems/pauses.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
@@ -81,6 +82,7 @@ export class RunLoop {
   private readonly context: RunContext;
   private readonly metering: MeteringSystem;
   private readonly browser: BrowserSystem;
+  private readonly pauses: PauseSystem;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
     | {
@@ -108,6 +110,7 @@ export class RunLoop {
     });
     this.metering = new MeteringSystem(this.context, deps.ledger);
     this.browser = new BrowserSystem(this.context, this.metering, deps);
+    this.pauses = new PauseSystem(this.context, this.metering, this.browser, deps);
     this.context.onEnd('before', () => this.timing());
   }
 
@@ -172,7 +175,7 @@ export class RunLoop {
       ...this.context.policy.stepGrants(true),
     });
     for (;;) {
-      await this.checkpoint();
+      await this.pauses.checkpoint((decision) => this.approved(decision));
       if (this.context.steps >= row.maxSteps)
         return this.context.end('failed', {
           code: 'max_steps',
@@ -201,46 +204,6 @@ export class RunLoop {
       await sleep(2_000, undefined, { signal: this.signal }).catch(() => undefined);
       if (this.signal.aborted) throw new Stop();
     }
-  }
-
-  /** Between steps and actions: a cancel ends the run; a pause waits (unmetered) until it is completed. */
-  private async checkpoint(): Promise<void> {
-    let row = await this.context.renew();
-    if (row.cancelRequested) return this.context.cancelled();
-    if (row.status === 'paused') {
-      this.metering.pauseClock();
-      while (row.status === 'paused' && !row.cancelRequested) {
-        if (this.signal.aborted) throw new Stop();
-        if (row.pausedFor === 'approval' && this.approvalLapsed())
-          return this.context.end('failed', {
-            code: 'approval_timed_out',
-            message: `No one approved or denied within ${Math.round(this.deps.approvalTimeoutMs / 1000)} s.`,
-          });
-        await sleep(250, undefined, { signal: this.signal }).catch(() => undefined);
-        row = await this.context.renew();
-      }
-      if (row.cancelRequested) return this.context.cancelled();
-      this.metering.resumeClock();
-    }
-    if (this.signal.aborted) throw new Stop();
-    if (this.context.stepAbort.signal.aborted) this.context.stepAbort = new AbortController();
-    if (row.pausedFor || row.reply) await this.resumed(row);
-  }
-
-  /** The one place a completed pause is read: a person's hand back, an answer, or a decision. */
-  private async resumed(row: RunRow): Promise<void> {
-    if (row.pausedFor === 'control') {
-      await this.browser.handBack(row.sessionId);
-      this.context.memory.results = ['A person drove the browser meanwhile: look at the page afresh.'];
-    }
-    // A reply is an approval's decision when the run asked one, else the answer to its question.
-    if (row.reply && this.awaitingApproval()) await this.approved(row.reply, row.id);
-    else if (row.reply)
-      this.context.memory.reply = {
-        question: this.context.memory.reply?.question ?? row.question ?? '',
-        answer: row.reply,
-      };
-    await this.deps.pauses.taken(row.id, this.deps.replica);
   }
 
   private async step(
@@ -382,20 +345,8 @@ export class RunLoop {
         results.push(`record: saved as #${seq}`);
         return 'ok';
       }
-      case 'ask': {
-        this.metering.pauseClock();
-        this.context.memory.reply = { question: action.question, answer: '' };
-        await this.context.saveProgress();
-        await this.deps.pauses.open(row.id, this.deps.replica, 'question', action.question);
-        await this.context.event('summary', 'question', action.question, { question: action.question });
-        await this.context.event('summary', 'status', 'paused: a question for the caller', {
-          status: 'paused',
-          pausedFor: 'question',
-        });
-        results.push(`ask: asked ${JSON.stringify(action.question.slice(0, 80))}`);
-        this.context.memory.results = results;
-        return 'stop';
-      }
+      case 'ask':
+        return this.pauses.ask(action.question, results);
       case 'finish':
         return this.finish(row, action, results);
       default: {
@@ -521,10 +472,13 @@ export class RunLoop {
         `${key}: waits for a person's approval (rule ${JSON.stringify(verdict.rule)}); do it again once approved`,
       );
       this.context.memory.results = results;
-      await this.askApproval(`Approve this action? ${key} on ${hostOf(pageUrl) ?? 'this page'}: ${verdict.why}`, {
-        rule: verdict.rule,
-        action: key,
-      });
+      await this.pauses.askApproval(
+        `Approve this action? ${key} on ${hostOf(pageUrl) ?? 'this page'}: ${verdict.why}`,
+        {
+          rule: verdict.rule,
+          action: key,
+        },
+      );
       return 'stop' as const;
     }
     results.push(`${key}: blocked by the workspace rule ${JSON.stringify(verdict.rule)}: ${verdict.why}`.slice(0, 500));
@@ -536,36 +490,10 @@ export class RunLoop {
     return 'failed' as const;
   }
 
-  /** Pauses the run until a person approves or denies (POST /v1/agent/{id}/answer with `approve`). */
-  private async askApproval(question: string, data: Record<string, unknown>): Promise<void> {
-    this.metering.pauseClock();
-    await this.context.saveProgress();
-    await this.deps.pauses.open(this.context.latest.id, this.deps.replica, 'approval', question);
-    await this.context.event('summary', 'question', question, { question, approval: true, ...data });
-    await this.context.event('summary', 'status', 'paused: waiting for an approval', {
-      status: 'paused',
-      pausedFor: 'approval',
-    });
-  }
-
-  private awaitingApproval(): boolean {
-    return this.context.memory.purchase?.state === 'asked' || this.context.memory.approval?.state === 'asked';
-  }
-
-  /** Whether what the run asked approval for has waited past its time. */
-  private approvalLapsed(): boolean {
-    const asked =
-      this.context.memory.purchase?.state === 'asked'
-        ? this.context.memory.purchase.askedAt
-        : this.context.memory.approval?.state === 'asked'
-          ? this.context.memory.approval.askedAt
-          : undefined;
-    return asked !== undefined && Date.now() - asked > this.deps.approvalTimeoutMs;
-  }
-
   /** A person's decision: an approved purchase is a record of the run and its card may be filled; a denied one ends it. */
-  private async approved(reply: string, runId: string): Promise<void> {
-    const { approved: yes, sealedCvc: sealed } = readApproval(reply);
+  private async approved(decision: Decision): Promise<void> {
+    const { approved: yes, sealedCvc: sealed } = decision;
+    const runId = this.context.row.id;
     // The CVC is opened here, kept in this process for the purchase's one fill, and never written back.
     this.cvc = undefined;
     if (sealed && this.deps.secretsKey) {
@@ -722,7 +650,7 @@ export class RunLoop {
     };
     results.push(`purchase: waiting for a person to approve ${major(amount, currency)} at ${merchant}`);
     this.context.memory.results = results;
-    await this.askApproval(
+    await this.pauses.askApproval(
       `Approve the purchase of ${action.item.slice(0, 200) || 'this order'} for ${major(amount, currency)} at ${merchant} (${host})?`,
       { purchase: { merchant, host, amount: major(amount, currency), item: action.item.slice(0, 300) } },
     );

@@ -27,7 +27,7 @@ export class Fenced {
   constructor(
     private readonly db: AgentDatabase,
     readonly runId: string,
-    private readonly replica: string,
+    readonly replica: string,
   ) {}
 
   private where() {

@@ -6,95 +6,57 @@
 import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { type LedgerClient, ledgerClient } from '@wap/billing';
-import { type NatsLink, sessionStreamNames } from '@wap/events';
-import { BrowserHosts } from '@wap/rpc';
-import { type FreshDatabase, quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
+import { sessionStreamNames } from '@wap/events';
+import { until } from '@wap/testkit';
 import { chromium } from 'playwright-core';
 import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
-import { releaseControlOver } from '../../clients/session-control.js';
-import { openSessionDriver } from '../../clients/session-driver.js';
 import { newFileHandle, sealFile } from '../../domain/files.js';
-import { type AgentDatabase, openAgentDatabase } from '../../store/database.js';
-import {
-  freshDatabase,
-  launchSessionBrowser,
-  startTestRun,
-  type TestSessionBrowser,
-  type TestStores,
-  testStores,
-} from '../../test-support.js';
-import { BrowserSystem } from './browser.js';
+import { type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
+import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
 import { MeteringSystem } from './metering.js';
 
 const FILES_KEY = 'f'.repeat(40);
 const workspaceId = randomUUID();
 
-let database: FreshDatabase;
-let db: AgentDatabase;
-let stores: TestStores;
-let nats: NatsLink;
-let namespace: string;
+let fx: SystemsFixture;
 let pages: { site: TestServer; other: TestServer };
-/** Never dialled: nothing here opens a hold. */
-let ledger: LedgerClient;
-let chromiumProcess: TestSessionBrowser | undefined;
-let system: BrowserSystem | undefined;
 
 before(async () => {
-  database = await freshDatabase();
-  db = openAgentDatabase(database.url);
-  stores = testStores(db);
-  nats = await testNats('agent-browser-test', quietLog());
-  namespace = uniqueNamespace('agent');
+  fx = await systemsFixture();
   pages = await serveTestPages();
-  ledger = ledgerClient('127.0.0.1:9');
   // What the article says of the fee is this workspace's secret: extract must not hand it on.
-  await stores.secrets.create(workspaceId, {
+  await fx.stores.secrets.create(workspaceId, {
     handle: 'fee',
     domains: ['127.0.0.1'],
     value: { kind: 'env', value: '42 kroner' },
   });
 });
 
-afterEach(async () => {
-  await system?.letGo();
-  await chromiumProcess?.close();
-});
+afterEach(() => fx.release());
 
 after(async () => {
-  ledger.close();
   await pages.site.close();
   await pages.other.close();
-  await nats.drain();
-  await stores.dialer.close();
-  await db.$disconnect();
-  await database.drop();
+  await fx.close();
 });
 
 /** A started run granted the secret `fee`, its metering, and its browser on a Chromium of its own. */
 async function browserRun(): Promise<{ run: RunContext; metering: MeteringSystem; browser: BrowserSystem }> {
-  const [secret] = await db.secret.findMany({ where: { workspaceId, handle: 'fee' } });
-  const run = await startTestRun(stores, workspaceId, {
+  const [secret] = await fx.db.secret.findMany({ where: { workspaceId, handle: 'fee' } });
+  const run = await startTestRun(fx.stores, workspaceId, {
     grants: { secrets: [{ handle: 'fee', id: secret?.id ?? '' }], integrations: [], purchases: undefined },
     sessionId: randomUUID(),
   });
-  const metering = new MeteringSystem(run, ledger);
-  chromiumProcess = await launchSessionBrowser();
-  system = new BrowserSystem(run, metering, {
-    hosts: new BrowserHosts(nats, namespace, undefined, quietLog()),
-    openDriver: openSessionDriver,
-    releaseControl: releaseControlOver(nats, namespace),
-    store: stores.store,
-    filesKey: FILES_KEY,
-  });
-  await system.connect(chromiumProcess.webSocketUrl);
-  return { run, metering, browser: system };
+  const metering = new MeteringSystem(run, fx.ledger);
+  const browser = await fx.browser(run, metering, { chromium: true, filesKey: FILES_KEY });
+  return { run, metering, browser };
 }
 
 const eventsOf = (run: RunContext, kind: string) =>
-  stores.store.events(run.row.id, ['summary', 'step', 'debug'], 0n, 200).then((e) => e.filter((x) => x.kind === kind));
+  fx.stores.store
+    .events(run.row.id, ['summary', 'step', 'debug'], 0n, 200)
+    .then((e) => e.filter((x) => x.kind === kind));
 
 /** The index of the first element line holding `text`, as the model reads the list. */
 function indexOf(elements: string, text: string): number {
@@ -111,7 +73,11 @@ describe('BrowserSystem', () => {
     assert.equal(metering.spentMc(), 1_000n, 'a page is a credit');
     const page = await browser.observe(false);
     assert.equal(page.url, `${origin}/form`);
-    assert.equal((await stores.store.byId(run.row.id))?.site, '127.0.0.1', 'where a person who takes over may drive');
+    assert.equal(
+      (await fx.stores.store.byId(run.row.id))?.site,
+      '127.0.0.1',
+      'where a person who takes over may drive',
+    );
 
     const results: string[] = [];
     assert.deepEqual(await browser.act({ action: 'navigate', url: `${origin}/form#top` }, results, true), {
@@ -146,7 +112,7 @@ describe('BrowserSystem', () => {
     const { run, browser } = await browserRun();
     const bytes = Buffer.from('Ada Lovelace, analyst');
     const handle = newFileHandle();
-    await stores.store.addFile(workspaceId, run.row.id, {
+    await fx.stores.store.addFile(workspaceId, run.row.id, {
       handle,
       name: 'cv.txt',
       mimeType: 'text/plain',
@@ -171,14 +137,14 @@ describe('BrowserSystem', () => {
     await browser.startPage(`${origin}/form`);
     const sessionId = randomUUID();
     const told: unknown[] = [];
-    const host = nats.nc.subscribe(sessionStreamNames(namespace).liveInput(sessionId), {
+    const host = fx.nats.nc.subscribe(sessionStreamNames(fx.namespace).liveInput(sessionId), {
       callback: (_err, msg) => {
         told.push(msg.json());
         msg.respond(JSON.stringify({ ok: true }));
       },
     });
     // The person drives the same browser over a connection of their own.
-    const person = await chromium.connectOverCDP(chromiumProcess?.webSocketUrl ?? '');
+    const person = await chromium.connectOverCDP(fx.chromiumOf(browser)?.webSocketUrl ?? '');
     const [tab] = person.contexts()[0]?.pages() ?? [];
     await tab?.goto(`${origin}/article`);
     await tab?.goto(`${origin}/choices`);

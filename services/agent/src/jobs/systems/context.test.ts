@@ -4,23 +4,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import type { FreshDatabase } from '@wap/testkit';
-import { type AgentDatabase, openAgentDatabase } from '../../store/database.js';
 import { ClaimLost } from '../../store/fenced.js';
-import { claimFor, freshDatabase, startTestRun, type TestStores, testStores } from '../../test-support.js';
+import { claimFor, type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
 import { Stop } from './context.js';
 
-let database: FreshDatabase;
-let db: AgentDatabase;
-let stores: TestStores;
+let fx: SystemsFixture;
 const workspaceId = randomUUID();
 const PASSWORD = 'correct-horse-battery';
 
 before(async () => {
-  database = await freshDatabase();
-  db = openAgentDatabase(database.url);
-  stores = testStores(db);
-  const login = await stores.secrets.create(workspaceId, {
+  fx = await systemsFixture();
+  const login = await fx.stores.secrets.create(workspaceId, {
     handle: 'shop',
     domains: ['shop.example'],
     value: { kind: 'login', username: 'ada', password: PASSWORD },
@@ -28,22 +22,18 @@ before(async () => {
   assert.ok(login);
 });
 
-after(async () => {
-  await stores.dialer.close();
-  await db.$disconnect();
-  await database.drop();
-});
+after(() => fx.close());
 
 /** A started run granted the login `shop`. */
 async function runWithSecret() {
-  const [secret] = await db.secret.findMany({ where: { workspaceId, handle: 'shop' } });
-  return startTestRun(stores, workspaceId, {
+  const [secret] = await fx.db.secret.findMany({ where: { workspaceId, handle: 'shop' } });
+  return startTestRun(fx.stores, workspaceId, {
     grants: { secrets: [{ handle: 'shop', id: secret?.id ?? '' }], integrations: [], purchases: undefined },
     sessionId: randomUUID(),
   });
 }
 
-const eventsOf = (runId: string) => stores.store.events(runId, ['summary', 'step', 'debug'], 0n, 100);
+const eventsOf = (runId: string) => fx.stores.store.events(runId, ['summary', 'step', 'debug'], 0n, 100);
 
 describe('RunContext', () => {
   test('events carry no secret value; what would show one is withheld and the model told', async () => {
@@ -66,29 +56,29 @@ describe('RunContext', () => {
     const run = await runWithSecret();
     await run.renew();
     assert.equal(run.stepAbort.signal.aborted, false, 'a running run goes on');
-    await stores.pauses.control(workspaceId, run.row.id, true);
+    await fx.stores.pauses.control(workspaceId, run.row.id, true);
     assert.equal(run.stepAbort.signal.aborted, false, 'not before the next look');
     assert.equal((await run.renew()).pausedFor, 'control');
     assert.equal(run.stepAbort.signal.aborted, true);
 
     const other = await runWithSecret();
-    await stores.store.cancel(workspaceId, other.row.id);
+    await fx.stores.store.cancel(workspaceId, other.row.id);
     assert.equal((await other.renew()).cancelRequested, true);
     assert.equal(other.stepAbort.signal.aborted, true);
   });
 
   test('a claim taken by another replica stops every write of the first', async () => {
-    const run = await startTestRun(stores, workspaceId, { leaseMs: 200 });
+    const run = await startTestRun(fx.stores, workspaceId, { leaseMs: 200 });
     await new Promise((r) => setTimeout(r, 250)); // the lease, not a pace: it must have lapsed
-    assert.ok(await claimFor(stores.store, 'replica-b', run.row.id));
+    assert.ok(await claimFor(fx.stores.store, 'replica-b', run.row.id));
     await assert.rejects(run.renew(), ClaimLost);
     await assert.rejects(run.event('step', 'step', 'late'), ClaimLost);
     await assert.rejects(run.saveProgress(), ClaimLost);
   });
 
   test("the ending: the systems' last words before the row settles and after it; the files go", async () => {
-    const run = await startTestRun(stores, workspaceId);
-    await stores.store.addFile(workspaceId, run.row.id, {
+    const run = await startTestRun(fx.stores, workspaceId);
+    await fx.stores.store.addFile(workspaceId, run.row.id, {
       handle: `file_${randomUUID()}`,
       name: 'cv.txt',
       mimeType: 'text/plain',
@@ -97,19 +87,19 @@ describe('RunContext', () => {
     });
     const seen: string[] = [];
     run.onEnd('before', async () => {
-      seen.push(`before: ${(await stores.store.byId(run.row.id))?.status}`);
+      seen.push(`before: ${(await fx.stores.store.byId(run.row.id))?.status}`);
       await run.event('debug', 'timing', 'the last step');
     });
     run.onEnd('after', async () => {
-      seen.push(`after: ${(await stores.store.byId(run.row.id))?.status}`);
+      seen.push(`after: ${(await fx.stores.store.byId(run.row.id))?.status}`);
     });
     run.steps = 3;
     await assert.rejects(run.end('failed', { code: 'max_steps', message: 'The step cap (3) was reached.' }), Stop);
     assert.deepEqual(seen, ['before: queued', 'after: settled']);
-    const row = await stores.store.byId(run.row.id);
+    const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.status, row?.outcome, row?.reasonCode, row?.steps], ['settled', 'failed', 'max_steps', 3]);
     assert.equal(run.latest.status, 'settled');
-    assert.deepEqual(await stores.store.files(run.row.id), []);
+    assert.deepEqual(await fx.stores.store.files(run.row.id), []);
     assert.deepEqual(
       (await eventsOf(run.row.id)).slice(-3).map((e) => e.kind),
       ['file', 'timing', 'status'],

@@ -13,29 +13,23 @@ import {
 } from '@wap/billing-ledger/dist/test-support.js';
 import { ledger as proto } from '@wap/proto';
 import type { FreshDatabase } from '@wap/testkit';
-import { type AgentDatabase, openAgentDatabase } from '../../store/database.js';
-import { contextFor, freshDatabase, startTestRun, type TestStores, testStores } from '../../test-support.js';
+import { contextFor, type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
 import { Stop } from './context.js';
 import { MeteringSystem } from './metering.js';
 
-let database: FreshDatabase;
+let fx: SystemsFixture;
 let ledgerDatabase: FreshDatabase;
 let ledger: InProcessLedger;
-let db: AgentDatabase;
-let stores: TestStores;
 
 before(async () => {
-  [database, ledgerDatabase] = await Promise.all([freshDatabase(), freshLedgerDatabase()]);
+  [fx, ledgerDatabase] = await Promise.all([systemsFixture(), freshLedgerDatabase()]);
   ledger = await serveLedger(ledgerDatabase.url, () => new Date());
-  db = openAgentDatabase(database.url);
-  stores = testStores(db);
 });
 
 after(async () => {
-  await stores.dialer.close();
-  await db.$disconnect();
+  await fx.close();
   await ledger.close();
-  await Promise.all([database.drop(), ledgerDatabase.drop()]);
+  await ledgerDatabase.drop();
 });
 
 /** A workspace on the pro plan: its allowance covers what the tests spend. */
@@ -63,7 +57,7 @@ async function charged(workspaceId: string) {
 describe('MeteringSystem', () => {
   test('bills agent and browser time while the run runs, not while it waits, and a page per document', async () => {
     const workspaceId = await paying();
-    const run = await startTestRun(stores, workspaceId, { run: { maxCredits: 100 } });
+    const run = await startTestRun(fx.stores, workspaceId, { run: { maxCredits: 100 } });
     const time = clock();
     const metering = new MeteringSystem(run, ledger.client, time.now);
     await metering.open();
@@ -75,7 +69,7 @@ describe('MeteringSystem', () => {
     metering.resumeClock();
     time.advance(15.5);
     await assert.rejects(run.end('completed', null, 'done'), Stop);
-    const row = await stores.store.byId(run.row.id);
+    const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual(
       row?.billed,
       { agent_seconds: '46', context_seconds: '46', page_load: '1' },
@@ -90,11 +84,11 @@ describe('MeteringSystem', () => {
   test('another step that would pass the spend cap is refused before it runs', async () => {
     const workspaceId = await paying();
     const tight = new MeteringSystem(
-      await startTestRun(stores, workspaceId, { run: { maxCredits: 3 } }),
+      await startTestRun(fx.stores, workspaceId, { run: { maxCredits: 3 } }),
       ledger.client,
     );
     assert.equal(tight.overCap(), true, 'a first step is reckoned a page and half a minute: 4 credits');
-    const run = await startTestRun(stores, workspaceId, { run: { maxCredits: 10 } });
+    const run = await startTestRun(fx.stores, workspaceId, { run: { maxCredits: 10 } });
     const metering = new MeteringSystem(run, ledger.client);
     assert.equal(metering.overCap(), false);
     metering.add('page_load', 6n);
@@ -105,7 +99,7 @@ describe('MeteringSystem', () => {
 
   test('a claim that died mid-run is billed exactly once by the next, from its journal', async () => {
     const workspaceId = await paying();
-    const first = await startTestRun(stores, workspaceId, { leaseMs: 200 });
+    const first = await startTestRun(fx.stores, workspaceId, { leaseMs: 200 });
     const time = clock();
     const dying = new MeteringSystem(first, ledger.client, time.now);
     await dying.open();
@@ -117,14 +111,14 @@ describe('MeteringSystem', () => {
     dying.add('page_load', 1n); // accrued after the last settle: lost with the replica, as a crash loses it
     await new Promise((r) => setTimeout(r, 250)); // the lease, not a pace: it must have lapsed
 
-    const [row] = await stores.store
+    const [row] = await fx.stores.store
       .claim('replica-b', 100, 60_000)
       .then((rows) => rows.filter((r) => r.id === first.row.id));
     assert.ok(row?.metering, 'the journal of the first claim');
-    const second = await contextFor(stores, row, 'replica-b');
+    const second = await contextFor(fx.stores, row, 'replica-b');
     const next = new MeteringSystem(second, ledger.client, time.now);
     await next.recover();
-    assert.deepEqual((await stores.store.byId(row.id))?.billed, {
+    assert.deepEqual((await fx.stores.store.byId(row.id))?.billed, {
       agent_seconds: '60',
       context_seconds: '60',
       page_load: '2',
@@ -132,7 +126,7 @@ describe('MeteringSystem', () => {
     await next.open();
     next.add('page_load', 1n);
     await assert.rejects(second.end('completed', null), Stop);
-    const billed = (await stores.store.byId(row.id))?.billed;
+    const billed = (await fx.stores.store.byId(row.id))?.billed;
     assert.deepEqual(billed, { agent_seconds: '60', context_seconds: '60', page_load: '3' });
     assert.deepEqual((await charged(workspaceId)).meters, billed, 'nothing billed twice');
   });
@@ -140,10 +134,10 @@ describe('MeteringSystem', () => {
   test('a workspace without credit: the run ends before it starts, with quota_exceeded', async () => {
     const workspaceId = randomUUID();
     await ledger.client.ensureAccount({ workspaceId, plan: proto.Plan.FREE, monthlyAllowanceMillicredits: 0n });
-    const run = await startTestRun(stores, workspaceId);
+    const run = await startTestRun(fx.stores, workspaceId);
     const metering = new MeteringSystem(run, ledger.client);
     await assert.rejects(metering.open(), Stop);
-    const row = await stores.store.byId(run.row.id);
+    const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.status, row?.outcome, row?.reasonCode], ['settled', 'failed', 'quota_exceeded']);
   });
 });
