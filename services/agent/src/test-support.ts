@@ -205,6 +205,13 @@ export async function launchSessionBrowser(args: string[] = []): Promise<TestSes
   };
 }
 
+/** The index of the first element line holding `text`, as the model reads the page's list. */
+export function elementIndex(elements: string, text: string): number {
+  const line = elements.split('\n').find((l) => /\[\d+\]/.test(l) && l.includes(text));
+  if (!line) throw new Error(`no element with ${text} in:\n${elements}`);
+  return Number(/\[(\d+)\]/.exec(line)?.[1]);
+}
+
 /**
  * What the run loop's systems are tested against: a fresh database with the agent's stores, NATS in a
  * namespace of the test's own, a ledger client never dialled (for systems that hold nothing), and

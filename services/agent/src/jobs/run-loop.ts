@@ -13,7 +13,6 @@ import { unsealText } from '@wap/sealed';
 import { z } from 'zod';
 import type { BrowserDriver } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
-import type { ActionContext } from '../domain/rules/check.js';
 import { hostOf } from '../domain/rules/domains.js';
 import { CVC_PURPOSE, hostAllowed } from '../domain/secrets.js';
 import {
@@ -35,15 +34,12 @@ import type { RunRow, RunStore } from '../store/runs.js';
 import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
 import { BrowserSystem } from './systems/browser.js';
 import { RunContext, Stop } from './systems/context.js';
+import { GateSystem } from './systems/gates.js';
 import { MeteringSystem } from './systems/metering.js';
 import { type Decision, PauseSystem } from './systems/pauses.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
-/** A session waits this long for the run's next replica after one stops (killed, redeployed). */
-const _SESSION_IDLE_SECONDS = 300;
-/** A run waiting for a browser slot is tried again this often. */
-const _SLOT_RETRY_MS = 5_000;
 
 export interface LoopDeps {
   store: RunStore;
@@ -83,6 +79,7 @@ export class RunLoop {
   private readonly metering: MeteringSystem;
   private readonly browser: BrowserSystem;
   private readonly pauses: PauseSystem;
+  private readonly gates: GateSystem;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
     | {
@@ -111,6 +108,7 @@ export class RunLoop {
     this.metering = new MeteringSystem(this.context, deps.ledger);
     this.browser = new BrowserSystem(this.context, this.metering, deps);
     this.pauses = new PauseSystem(this.context, this.metering, this.browser, deps);
+    this.gates = new GateSystem(this.context, this.metering, this.browser, this.pauses);
     this.context.onEnd('before', () => this.timing());
   }
 
@@ -319,7 +317,7 @@ export class RunLoop {
     more: boolean,
     pageUrl: string,
   ): Promise<'ok' | 'failed' | 'changed' | 'stop'> {
-    const gated = await this.gate(action, pageUrl, results);
+    const gated = await this.gates.check(action, pageUrl, results);
     if (gated) return gated;
     switch (action.action) {
       case 'fill_secret':
@@ -395,101 +393,6 @@ export class RunLoop {
     return 'stop' as const;
   }
 
-  /** What the action is to the workspace's gates: its kind and the URL it acts on. */
-  private async contextOf(action: StepAction, pageUrl: string): Promise<ActionContext | undefined> {
-    const driver = this.browser.driver;
-    const base = { url: pageUrl, step: this.context.steps, runSpentCredits: Number(this.metering.spentMc()) / 1_000 };
-    switch (action.action) {
-      case 'navigate':
-        return { ...base, kind: 'navigate', url: action.url };
-      case 'click':
-        return {
-          ...base,
-          kind:
-            this.context.policy.gatesSubmits && (await driver.formRole(action.index)) === 'submit' ? 'submit' : 'click',
-        };
-      case 'type':
-        return {
-          ...base,
-          kind:
-            action.submit && this.context.policy.gatesSubmits && (await driver.formRole(action.index)) !== null
-              ? 'submit'
-              : 'type',
-        };
-      case 'select':
-      case 'press':
-      case 'scroll':
-      case 'extract':
-      case 'go_back':
-      case 'switch_tab':
-        return { ...base, kind: action.action };
-      case 'attach_file':
-        return { ...base, kind: 'upload' };
-      case 'fill_secret':
-        return {
-          ...base,
-          kind: 'fill_secret',
-          handle: action.handle,
-          secretDomains: this.context.policy.secretDomains(action.handle) ?? [],
-        };
-      case 'purchase':
-        return {
-          ...base,
-          kind: 'purchase',
-          purchase: { merchant: action.merchant, amount: action.amount, currency: action.currency.toUpperCase() },
-          runPurchases: this.context.memory.spent
-            ? [
-                {
-                  amount: this.context.memory.spent / 10 ** fractionDigits(action.currency.toUpperCase()),
-                  currency: action.currency.toUpperCase(),
-                },
-              ]
-            : [],
-        };
-      default:
-        // record, ask, finish, call_tool: the run's own, not the browser's.
-        return undefined;
-    }
-  }
-
-  /**
-   * The workspace's gates on an action: undefined lets it run; a refusal is told to the model and
-   * named in the events; a rule that asks approval pauses the run for a person.
-   */
-  private async gate(action: StepAction, pageUrl: string, results: string[]) {
-    const context = await this.contextOf(action, pageUrl);
-    if (!context) return undefined;
-    const key = describeAction(action);
-    const approved = this.context.memory.approval?.state === 'approved' && this.context.memory.approval.key === key;
-    const verdict = this.context.policy.check({ ...context, approved });
-    if (verdict.allowed) {
-      if (approved) this.context.memory.approval = undefined;
-      return undefined;
-    }
-    if (verdict.approval) {
-      this.context.memory.approval = { key, rule: verdict.rule, state: 'asked', askedAt: Date.now() };
-      results.push(
-        `${key}: waits for a person's approval (rule ${JSON.stringify(verdict.rule)}); do it again once approved`,
-      );
-      this.context.memory.results = results;
-      await this.pauses.askApproval(
-        `Approve this action? ${key} on ${hostOf(pageUrl) ?? 'this page'}: ${verdict.why}`,
-        {
-          rule: verdict.rule,
-          action: key,
-        },
-      );
-      return 'stop' as const;
-    }
-    results.push(`${key}: blocked by the workspace rule ${JSON.stringify(verdict.rule)}: ${verdict.why}`.slice(0, 500));
-    await this.context.event('step', 'blocked', `${key} blocked by a rule: ${verdict.rule}`, {
-      rule: verdict.rule,
-      why: verdict.why,
-      action: key,
-    });
-    return 'failed' as const;
-  }
-
   /** A person's decision: an approved purchase is a record of the run and its card may be filled; a denied one ends it. */
   private async approved(decision: Decision): Promise<void> {
     const { approved: yes, sealedCvc: sealed } = decision;
@@ -527,12 +430,7 @@ export class RunLoop {
       ];
       return;
     }
-    const approval = this.context.memory.approval;
-    if (approval?.state !== 'asked') return;
-    this.context.memory.approval = yes ? { ...approval, state: 'approved' } : undefined;
-    this.context.memory.results = [
-      yes ? `${approval.key}: approved; do it now` : `${approval.key}: denied by a person; do not do it`,
-    ];
+    this.gates.decided(decision);
   }
 
   /** Fills a part of a granted secret into a field: a single-use intent for this run, handle and host, redeemed at once. */

@@ -11,7 +11,7 @@ import { until } from '@wap/testkit';
 import { chromium } from 'playwright-core';
 import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
 import { newFileHandle, sealFile } from '../../domain/files.js';
-import { type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
+import { elementIndex, type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
 import { MeteringSystem } from './metering.js';
@@ -57,13 +57,6 @@ const eventsOf = (run: RunContext, kind: string) =>
   fx.stores.store
     .events(run.row.id, ['summary', 'step', 'debug'], 0n, 200)
     .then((e) => e.filter((x) => x.kind === kind));
-
-/** The index of the first element line holding `text`, as the model reads the list. */
-function indexOf(elements: string, text: string): number {
-  const line = elements.split('\n').find((l) => /\[\d+\]/.test(l) && l.includes(text));
-  assert.ok(line, `no element with ${text} in:\n${elements}`);
-  return Number(/\[(\d+)\]/.exec(line)?.[1]);
-}
 
 describe('BrowserSystem', () => {
   test('the start page and each document after it is a billed page; the page the run is on is not loaded again', async () => {
@@ -121,7 +114,7 @@ describe('BrowserSystem', () => {
     });
     await browser.startPage(`${pages.site.origin}/upload`);
     const page = await browser.observe(false);
-    const index = indexOf(page.elements, 'Choose a document');
+    const index = elementIndex(page.elements, 'Choose a document');
     const results: string[] = [];
     const attached = await browser.act({ action: 'attach_file', index, file: handle }, results, false);
     assert.notEqual(attached.done, 'failed', results.join('\n'));
