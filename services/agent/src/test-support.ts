@@ -181,7 +181,8 @@ export async function launchSessionBrowser(args: string[] = []): Promise<TestSes
       ...args,
       'about:blank',
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    // A group of its own: its helper processes end with it.
+    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
   );
   const webSocketUrl = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -195,12 +196,16 @@ export async function launchSessionBrowser(args: string[] = []): Promise<TestSes
   return {
     webSocketUrl,
     close: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGKILL');
-        await exited;
+      const running = child.exitCode === null && child.signalCode === null;
+      const exited = running && new Promise((resolve) => child.once('exit', resolve));
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // The group is gone already: the browser was closed over CDP (a run's ending).
       }
-      await rm(profile, { recursive: true, force: true });
+      await exited;
+      // A helper may still be writing its last file a moment after the group ends.
+      await rm(profile, { recursive: true, force: true, maxRetries: 5 });
     },
   };
 }

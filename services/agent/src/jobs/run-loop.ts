@@ -9,12 +9,9 @@ import type { LedgerClient } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { type BrowserHosts } from '@wap/rpc';
-import { unsealText } from '@wap/sealed';
 import { z } from 'zod';
 import type { BrowserDriver } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
-import { hostOf } from '../domain/rules/domains.js';
-import { CVC_PURPOSE, hostAllowed } from '../domain/secrets.js';
 import {
   describeAction,
   LOOP_FAIL,
@@ -31,12 +28,13 @@ import { type JsonSchema, ModelError } from '../model/types.js';
 import { ClaimLost } from '../store/fenced.js';
 import { type PauseStore } from '../store/pauses.js';
 import type { RunRow, RunStore } from '../store/runs.js';
-import { fractionDigits, major, PARTS, type PolicyDeps, partOf, RunPolicy } from './run-policy.js';
+import { type PolicyDeps, RunPolicy } from './run-policy.js';
 import { BrowserSystem } from './systems/browser.js';
 import { RunContext, Stop } from './systems/context.js';
 import { GateSystem } from './systems/gates.js';
 import { MeteringSystem } from './systems/metering.js';
-import { type Decision, PauseSystem } from './systems/pauses.js';
+import { PauseSystem } from './systems/pauses.js';
+import { SecretSystem } from './systems/secrets.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
@@ -80,6 +78,7 @@ export class RunLoop {
   private readonly browser: BrowserSystem;
   private readonly pauses: PauseSystem;
   private readonly gates: GateSystem;
+  private readonly secrets: SecretSystem;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
     | {
@@ -92,8 +91,6 @@ export class RunLoop {
       }
     | undefined;
   private renewal: NodeJS.Timeout | undefined;
-  /** The CVC an approved card purchase brought, until its fill: this process only. */
-  private cvc: string | undefined;
 
   constructor(
     private readonly deps: LoopDeps,
@@ -109,6 +106,10 @@ export class RunLoop {
     this.browser = new BrowserSystem(this.context, this.metering, deps);
     this.pauses = new PauseSystem(this.context, this.metering, this.browser, deps);
     this.gates = new GateSystem(this.context, this.metering, this.browser, this.pauses);
+    this.secrets = new SecretSystem(this.context, this.browser, this.pauses, {
+      intents: deps.policy?.intents,
+      secretsKey: deps.secretsKey,
+    });
     this.context.onEnd('before', () => this.timing());
   }
 
@@ -173,7 +174,10 @@ export class RunLoop {
       ...this.context.policy.stepGrants(true),
     });
     for (;;) {
-      await this.pauses.checkpoint((decision) => this.approved(decision));
+      await this.pauses.checkpoint(async (decision) => {
+        // A purchase's decision is the secrets'; any other, an action a rule gates.
+        if (!(await this.secrets.decided(decision))) this.gates.decided(decision);
+      });
       if (this.context.steps >= row.maxSteps)
         return this.context.end('failed', {
           code: 'max_steps',
@@ -321,9 +325,9 @@ export class RunLoop {
     if (gated) return gated;
     switch (action.action) {
       case 'fill_secret':
-        return this.fillSecret(row, action, results, pageUrl);
+        return this.secrets.fill(action, results, pageUrl);
       case 'purchase':
-        return this.purchase(action, results, pageUrl);
+        return this.secrets.purchase(action, results, pageUrl);
       case 'call_tool':
         return this.callTool(row, action, results);
       case 'record': {
@@ -391,168 +395,6 @@ export class RunLoop {
         answer,
       );
     return 'stop' as const;
-  }
-
-  /** A person's decision: an approved purchase is a record of the run and its card may be filled; a denied one ends it. */
-  private async approved(decision: Decision): Promise<void> {
-    const { approved: yes, sealedCvc: sealed } = decision;
-    const runId = this.context.row.id;
-    // The CVC is opened here, kept in this process for the purchase's one fill, and never written back.
-    this.cvc = undefined;
-    if (sealed && this.deps.secretsKey) {
-      try {
-        this.cvc = unsealText(this.deps.secretsKey, CVC_PURPOSE, runId, sealed);
-      } catch {
-        this.context.log.warn('an approval brought a CVC that does not open');
-      }
-    }
-    const purchase = this.context.memory.purchase;
-    if (purchase?.state === 'asked') {
-      if (!yes)
-        return this.context.end('failed', {
-          code: 'approval_denied',
-          message: `The purchase of ${major(purchase.amount, purchase.currency)} at ${purchase.merchant} was denied.`,
-        });
-      this.context.memory.purchase = { ...purchase, state: 'approved' };
-      this.context.memory.spent = (this.context.memory.spent ?? 0) + purchase.amount;
-      await this.context.fenced.record({
-        purchase: {
-          merchant: purchase.merchant,
-          host: purchase.host,
-          item: purchase.item,
-          amount: major(purchase.amount, purchase.currency),
-          currency: purchase.currency,
-          approvedAt: new Date().toISOString(),
-        },
-      });
-      this.context.memory.results = [
-        `purchase approved: fill the card (fill_secret) and complete it${this.cvc ? '; the approval brought the cvc (part cvc)' : ''}`,
-      ];
-      return;
-    }
-    this.gates.decided(decision);
-  }
-
-  /** Fills a part of a granted secret into a field: a single-use intent for this run, handle and host, redeemed at once. */
-  private async fillSecret(
-    row: RunRow,
-    action: Extract<StepAction, { action: 'fill_secret' }>,
-    results: string[],
-    pageUrl: string,
-  ): Promise<'ok' | 'failed'> {
-    const key = describeAction(action);
-    const refuse = async (code: string, message: string) => {
-      results.push(`${key}: not filled: ${message}`.slice(0, 500));
-      await this.context.event('step', 'dead_end', `${key}: ${code}`, { code, handle: action.handle });
-      return 'failed' as const;
-    };
-    const kind = this.context.policy.kindOf(action.handle);
-    if (kind && !PARTS[kind].includes(action.part))
-      return refuse('bad_request', `${action.handle} is a ${kind}: its parts are ${PARTS[kind].join(', ')}`);
-    if (kind === 'card' && this.context.memory.purchase?.state !== 'approved')
-      return refuse(
-        'no_open_purchase',
-        'a card is filled only for an approved purchase: declare it with purchase first',
-      );
-    const intents = this.deps.policy?.intents;
-    if (!hostOf(pageUrl) || !intents) return refuse('run_secret_undeliverable', 'this page takes no secrets');
-    const driver = this.browser.driver;
-    // A field in a frame goes to that frame's site: every frame from the field's up to the page's
-    // own must be on the secret's domains, not only the page the model sees.
-    const frames = await driver.frameHosts(action.index);
-    if (typeof frames === 'string') return refuse('run_secret_undeliverable', `[${action.index}] is ${frames}`);
-    const foreign = this.context.policy.foreignFrame(action.handle, frames);
-    if (foreign)
-      return refuse(
-        'run_secret_undeliverable',
-        `[${action.index}] is in a frame of ${foreign}, which is not among ${action.handle}'s domains`,
-      );
-    // The page's own host is the intent's: outside the secret's domains, the intent is refused.
-    const host = frames.at(-1) as string;
-    let value: string | undefined;
-    try {
-      const intent = await intents.create({ runId: row.id, handle: action.handle, host });
-      const secret = await intents.redeem(intent.id, { runId: row.id, handle: action.handle, host });
-      value = action.part === 'cvc' ? this.cvc : partOf(secret, action.part);
-    } catch (err) {
-      if (!isApiError(err)) throw err;
-      const why =
-        err.code === 'secret_intent_invalid'
-          ? `${action.handle} may not be filled on ${host}`
-          : err.code === 'run_secret_undeliverable'
-            ? `${action.handle} cannot be delivered (it was not granted, or was deleted)`
-            : err.message;
-      return refuse(err.code, why);
-    }
-    if (value === undefined)
-      return refuse('run_secret_undeliverable', `${action.handle} has no ${action.part} to fill`);
-    const outcome = await driver.fillSecret(action.index, value, frames);
-    if (!outcome.ok) return refuse('run_secret_undeliverable', outcome.message);
-    // A CVC serves one fill.
-    if (action.part === 'cvc') this.cvc = undefined;
-    results.push(`${key}: filled`);
-    await this.context.event('step', 'secret', `filled ${action.part} of ${action.handle}`, {
-      handle: action.handle,
-      part: action.part,
-      host,
-    });
-    return 'ok';
-  }
-
-  /**
-   * A purchase the model declares before it fills a card: checked against the run's limits (a
-   * breach ends the run with its code), then a person approves it while the run waits.
-   */
-  private async purchase(
-    action: Extract<StepAction, { action: 'purchase' }>,
-    results: string[],
-    pageUrl: string,
-  ): Promise<'failed' | 'stop'> {
-    const limits = this.context.policy.grants.purchases;
-    const currency = action.currency.toUpperCase();
-    if (!limits) {
-      results.push('purchase: this run may not buy anything');
-      return 'failed';
-    }
-    if (currency !== limits.currency) {
-      results.push(`purchase: amounts are in ${limits.currency} only`);
-      return 'failed';
-    }
-    const amount = Math.round(action.amount * 10 ** fractionDigits(currency));
-    const host = hostOf(pageUrl) ?? '';
-    const merchant = action.merchant.slice(0, 200);
-    if (limits.merchants.length > 0 && !hostAllowed(host, limits.merchants))
-      return this.context.end('failed', {
-        code: 'merchant_not_allowed',
-        message: `The purchase on ${host || 'this page'} is not among the run's merchants (${limits.merchants.join(', ')}).`,
-      });
-    if (limits.perPurchaseLimit !== null && amount > limits.perPurchaseLimit)
-      return this.context.end('failed', {
-        code: 'per_purchase_exceeded',
-        message: `The purchase of ${major(amount, currency)} is over the limit of ${major(limits.perPurchaseLimit, currency)} a purchase.`,
-      });
-    const spent = this.context.memory.spent ?? 0;
-    if (spent + amount > limits.spendCap)
-      return this.context.end('failed', {
-        code: 'spend_cap_exceeded',
-        message: `The purchase of ${major(amount, currency)} would take the run past its spend cap of ${major(limits.spendCap, currency)} (${major(spent, currency)} spent).`,
-      });
-    this.context.memory.purchase = {
-      merchant,
-      host,
-      amount,
-      currency,
-      item: action.item,
-      state: 'asked',
-      askedAt: Date.now(),
-    };
-    results.push(`purchase: waiting for a person to approve ${major(amount, currency)} at ${merchant}`);
-    this.context.memory.results = results;
-    await this.pauses.askApproval(
-      `Approve the purchase of ${action.item.slice(0, 200) || 'this order'} for ${major(amount, currency)} at ${merchant} (${host})?`,
-      { purchase: { merchant, host, amount: major(amount, currency), item: action.item.slice(0, 300) } },
-    );
-    return 'stop';
   }
 
   /** Calls a tool of a granted integration; its result, bounded and without secret values, is the model's to read. */
