@@ -97,7 +97,8 @@ export function testStores(db: AgentDatabase, extraCa: string[] = []) {
   const grants = new GrantStore(db);
   const allow = AllowList.parse('127.0.0.0/8');
   const dialer = new McpDialer({ allow, extraCa, timeoutMs: 5_000 });
-  const integrations = new Integrations(new IntegrationStore(db), secrets, grants, dialer, allow);
+  const integrationStore = new IntegrationStore(db);
+  const integrations = new Integrations(integrationStore, secrets, grants, dialer, allow);
   const rules = new RuleStore(db);
   return {
     store,
@@ -105,6 +106,7 @@ export function testStores(db: AgentDatabase, extraCa: string[] = []) {
     secrets,
     grants,
     rules,
+    integrations: integrationStore,
     dialer,
     /** What a run's policy is read from. */
     policy: { secrets, intents, grants, integrations, rules },

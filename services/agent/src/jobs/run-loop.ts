@@ -6,10 +6,8 @@
 // happen. Paused time (a question, a person driving) is not metered.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LedgerClient } from '@wap/billing';
-import { isApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { type BrowserHosts } from '@wap/rpc';
-import { z } from 'zod';
 import type { BrowserDriver } from '../browser/types.js';
 import type { ModelRegistry } from '../clients/models.js';
 import {
@@ -23,8 +21,7 @@ import {
   stepMessage,
   stepShape,
 } from '../domain/step.js';
-import { looseAnswer } from '../domain/strict-schema.js';
-import { type JsonSchema, ModelError } from '../model/types.js';
+import { ModelError } from '../model/types.js';
 import { ClaimLost } from '../store/fenced.js';
 import { type PauseStore } from '../store/pauses.js';
 import type { RunRow, RunStore } from '../store/runs.js';
@@ -33,8 +30,10 @@ import { BrowserSystem } from './systems/browser.js';
 import { RunContext, Stop } from './systems/context.js';
 import { GateSystem } from './systems/gates.js';
 import { MeteringSystem } from './systems/metering.js';
+import { OutputSystem } from './systems/output.js';
 import { PauseSystem } from './systems/pauses.js';
 import { SecretSystem } from './systems/secrets.js';
+import { ToolSystem } from './systems/tools.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
 export const FAILURE_BUDGET = 5;
@@ -61,17 +60,6 @@ export interface LoopDeps {
   openDriver(webSocketUrl: string): Promise<BrowserDriver & { endSession(): Promise<void> }>;
 }
 
-/** Characters of a tool's answer the model reads. */
-const MAX_TOOL_RESULT_CHARS = 8_000;
-
-/** A tool's answer as text: its text parts, and a word for each other part. */
-function toolText(out: { content?: unknown; structuredContent?: unknown }): string {
-  const parts = Array.isArray(out.content) ? (out.content as { type?: string; text?: string }[]) : [];
-  const text = parts.map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : `(${p.type ?? 'part'})`));
-  if (text.length === 0 && out.structuredContent !== undefined) return JSON.stringify(out.structuredContent);
-  return text.join('\n');
-}
-
 export class RunLoop {
   private readonly context: RunContext;
   private readonly metering: MeteringSystem;
@@ -79,6 +67,8 @@ export class RunLoop {
   private readonly pauses: PauseSystem;
   private readonly gates: GateSystem;
   private readonly secrets: SecretSystem;
+  private readonly tools: ToolSystem;
+  private readonly output: OutputSystem;
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
     | {
@@ -110,6 +100,8 @@ export class RunLoop {
       intents: deps.policy?.intents,
       secretsKey: deps.secretsKey,
     });
+    this.tools = new ToolSystem(this.context, deps.policy?.integrations);
+    this.output = new OutputSystem(this.context);
     this.context.onEnd('before', () => this.timing());
   }
 
@@ -315,7 +307,7 @@ export class RunLoop {
    * when the run paused or ended. Whether the page changed is looked for only when `more` actions follow.
    */
   private async perform(
-    row: RunRow,
+    _row: RunRow,
     action: StepAction,
     results: string[],
     more: boolean,
@@ -329,134 +321,18 @@ export class RunLoop {
       case 'purchase':
         return this.secrets.purchase(action, results, pageUrl);
       case 'call_tool':
-        return this.callTool(row, action, results);
-      case 'record': {
-        let data: unknown;
-        try {
-          data = JSON.parse(action.json);
-        } catch {
-          data = undefined;
-        }
-        if (typeof data !== 'object' || data === null || Array.isArray(data)) {
-          results.push('record: not saved, json must be a JSON object');
-          return 'failed';
-        }
-        if (await this.context.reveals(action.json, 'record', results)) return 'failed';
-        const seq = await this.context.fenced.record(data);
-        await this.context.event('step', 'record', `record ${seq} appended`, { seq: Number(seq) });
-        results.push(`record: saved as #${seq}`);
-        return 'ok';
-      }
+        return this.tools.call(action, results);
+      case 'record':
+        return this.output.record(action, results);
       case 'ask':
         return this.pauses.ask(action.question, results);
       case 'finish':
-        return this.finish(row, action, results);
+        return this.output.finish(action, results);
       default: {
         const { done, actMs } = await this.browser.act(action, results, more);
         if (this.current) this.current.actMs += actMs;
         return done;
       }
-    }
-  }
-
-  private async finish(row: RunRow, action: Extract<StepAction, { action: 'finish' }>, results: string[]) {
-    let answer = action.answer;
-    if (row.outputSchema && action.success) {
-      if (typeof answer === 'string') {
-        try {
-          answer = JSON.parse(answer);
-        } catch {
-          // checked below as it is
-        }
-      }
-      answer = looseAnswer(row.outputSchema as JsonSchema, answer);
-      const checked = z.fromJSONSchema(row.outputSchema as never).safeParse(answer);
-      if (!checked.success) {
-        const issue = checked.error.issues[0];
-        this.context.memory.nudge = `Your answer does not fit the output schema (${issue?.path.join('.') || 'answer'}: ${issue?.message}). Finish again with an answer that fits.`;
-        results.push('finish: refused, the answer does not fit the output schema');
-        await this.context.event('step', 'dead_end', 'the answer does not fit the output schema', {
-          issue: issue?.message,
-        });
-        return 'failed' as const;
-      }
-    }
-    if (await this.context.reveals(JSON.stringify(answer ?? null), 'finish', results)) return 'failed' as const;
-    this.context.memory.results = results;
-    await this.context.saveProgress();
-    if (action.success) await this.context.end('completed', null, answer);
-    else
-      await this.context.end(
-        'failed',
-        {
-          code: 'task_failed',
-          message: typeof answer === 'string' ? answer.slice(0, 500) : 'The agent could not do the task.',
-        },
-        answer,
-      );
-    return 'stop' as const;
-  }
-
-  /** Calls a tool of a granted integration; its result, bounded and without secret values, is the model's to read. */
-  private async callTool(
-    row: RunRow,
-    action: Extract<StepAction, { action: 'call_tool' }>,
-    results: string[],
-  ): Promise<'ok' | 'failed'> {
-    const key = describeAction(action);
-    const tool = this.context.policy.tool(action.tool);
-    if (!tool) {
-      results.push(
-        `${key}: no such tool; the tools are ${this.context.policy.tools.map((t) => t.name).join(', ') || 'none'}`,
-      );
-      return 'failed';
-    }
-    let args: unknown;
-    try {
-      args = JSON.parse(action.arguments || '{}');
-    } catch {
-      args = undefined;
-    }
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-      results.push(`${key}: arguments must be a JSON object`);
-      return 'failed';
-    }
-    if (await this.context.reveals(action.arguments, 'call_tool', results)) return 'failed';
-    const integrations = this.deps.policy?.integrations;
-    if (!integrations) return 'failed';
-    try {
-      const out = await integrations.callTool(
-        row.workspaceId,
-        row.id,
-        tool.integrationId,
-        tool.tool.name,
-        args as Record<string, unknown>,
-      );
-      const text = this.context.policy.scrub(toolText(out)).slice(0, MAX_TOOL_RESULT_CHARS);
-      this.context.memory.extracted = `${tool.name} answered${out.isError ? ' an error' : ''}:\n${text}`;
-      results.push(`${key}: ${out.isError ? 'the tool answered an error' : 'answered'}`);
-      await this.context.event('step', 'tool', `${tool.name} called`, { tool: tool.name, error: out.isError === true });
-      return out.isError ? 'failed' : 'ok';
-    } catch (err) {
-      if (!isApiError(err)) {
-        results.push(`${key}: the server did not answer`);
-        await this.context.event('step', 'dead_end', `${tool.name} failed: the server did not answer`, {
-          tool: tool.name,
-        });
-        return 'failed';
-      }
-      const gone = err.code === 'integration_changed';
-      results.push(`${key}: ${gone ? 'the integration is gone: it was disconnected' : err.message}`.slice(0, 500));
-      await this.context.event(
-        gone ? 'summary' : 'step',
-        gone ? 'integration' : 'dead_end',
-        `${tool.name}: ${err.code}`,
-        {
-          code: err.code,
-          details: err.details ?? null,
-        },
-      );
-      return 'failed';
     }
   }
 
