@@ -10,7 +10,7 @@ import {
   freshDatabase as freshLedgerDatabase,
   type InProcessLedger,
   serveLedger,
-} from '@wap/billing-ledger/dist/test-support.js';
+} from '@wap/billing-ledger/test-support';
 import { ledger as proto } from '@wap/proto';
 import type { FreshDatabase } from '@wap/testkit';
 import { contextFor, type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
