@@ -23,6 +23,7 @@ import { openSessionDriver } from './clients/session-driver.js';
 import { localKek } from './domain/envelope.js';
 import { Integrations } from './integrations/integrations.js';
 import { McpDialer } from './integrations/mcp.js';
+import type { SystemDeps } from './jobs/run-loop.js';
 import { RunPolicy } from './jobs/run-policy.js';
 import { BrowserSystem } from './jobs/systems/browser.js';
 import { RunContext } from './jobs/systems/context.js';
@@ -231,29 +232,43 @@ export async function systemsFixture(options: { extraCa?: string[] } = {}) {
   const nats = await testNats('agent-systems-test', quietLog());
   const namespace = uniqueNamespace('agent');
   const ledger: LedgerClient = ledgerClient('127.0.0.1:9');
-  const live: { browser: BrowserSystem; chromium?: TestSessionBrowser }[] = [];
+  const live: { browser: BrowserSystem; chromium: TestSessionBrowser }[] = [];
+  /** What the run loop gives its systems, as the composition root builds it, on the fixture's stores and NATS. */
+  const systemDeps = (opts: { filesKey?: string; approvalTimeoutMs?: number } = {}): SystemDeps => ({
+    store: stores.store,
+    pauses: stores.pauses,
+    ledger,
+    hosts: new BrowserHosts(nats, namespace, undefined, quietLog()),
+    filesKey: opts.filesKey,
+    policy: stores.policy,
+    approvalTimeoutMs: opts.approvalTimeoutMs ?? 60_000,
+    secretsKey: TEST_SECRETS_KEY,
+    releaseControl: releaseControlOver(nats, namespace),
+    openDriver: openSessionDriver,
+  });
+  /** Connects a run's browser system to a Chromium of its own (`args` its flags), ended by `release`. */
+  const connect = async (browser: BrowserSystem, args?: string[]): Promise<TestSessionBrowser> => {
+    const chromium = await launchSessionBrowser(args);
+    live.push({ browser, chromium });
+    await browser.connect(chromium.webSocketUrl);
+    return chromium;
+  };
   return {
     db,
     stores,
     nats,
     namespace,
     ledger,
+    systemDeps,
+    connect,
     /** The run's browser system; with `chromium`, driving a Chromium of its own (`args` its flags). */
     async browser(
       run: RunContext,
       metering: MeteringSystem,
       opts: { chromium?: boolean; args?: string[]; filesKey?: string } = {},
     ): Promise<BrowserSystem> {
-      const browser = new BrowserSystem(run, metering, {
-        hosts: new BrowserHosts(nats, namespace, undefined, quietLog()),
-        openDriver: openSessionDriver,
-        releaseControl: releaseControlOver(nats, namespace),
-        store: stores.store,
-        filesKey: opts.filesKey,
-      });
-      const chromium = opts.chromium ? await launchSessionBrowser(opts.args) : undefined;
-      live.push({ browser, ...(chromium && { chromium }) });
-      if (chromium) await browser.connect(chromium.webSocketUrl);
+      const browser = new BrowserSystem(run, metering, systemDeps(opts));
+      if (opts.chromium) await connect(browser, opts.args);
       return browser;
     },
     /** The Chromium a browser system of the last test drives. */
@@ -264,7 +279,7 @@ export async function systemsFixture(options: { extraCa?: string[] } = {}) {
     async release(): Promise<void> {
       for (const { browser, chromium } of live.splice(0)) {
         await browser.letGo();
-        await chromium?.close();
+        await chromium.close();
       }
     },
     async close(): Promise<void> {

@@ -1,0 +1,177 @@
+// One step of a run with every system the loop composes, against real
+// Postgres, real Chromium on loopback pages and a model served over the
+// OpenAI wire format on loopback (the real client): what the model is shown,
+// its actions passed through the gates to their systems, the same action on
+// the same page ending the run, unusable answers counted against the failure
+// budget, a refused key, and a take-over that stops the model call in flight.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { until } from '@wap/testkit';
+import { type FakeModel, type ModelRequest, modelReply, startFakeOpenAi } from '@wap/testsite';
+import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
+import { compileRules } from '../../domain/rules/compile.js';
+import { stepShape } from '../../domain/step.js';
+import { OpenAiCompatibleClient } from '../../model/openai.js';
+import { type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
+import { runSystems } from '../run-loop.js';
+import { type RunContext, Stop } from './context.js';
+
+const KEY = 'sk-test-step-0123456789';
+const workspaceId = randomUUID();
+let fx: SystemsFixture;
+let pages: { site: TestServer; other: TestServer };
+let model: FakeModel;
+/** What the model answers, by the run's task. */
+const scripts = new Map<string, (request: ModelRequest) => unknown>();
+let fee = '';
+
+/** The text of a request's user message: what the run showed the model. */
+const promptOf = (request: ModelRequest | undefined): string =>
+  String((request?.body?.messages ?? []).find((m: { role: string }) => m.role === 'user')?.content ?? '');
+
+const step = (actions: unknown[], plan: string[] = []) => ({ evaluation: '', memory: '', plan, actions });
+
+before(async () => {
+  fx = await systemsFixture();
+  pages = await serveTestPages();
+  model = await startFakeOpenAi({
+    apiKey: KEY,
+    reply: (request) => {
+      const task = /^Task: (.*)$/m.exec(promptOf(request))?.[1] ?? '';
+      return (scripts.get(task) ?? (() => modelReply.fail(500)))(request);
+    },
+  });
+  // What the article says of the fee is this workspace's secret.
+  const secret = await fx.stores.secrets.create(workspaceId, {
+    handle: 'fee',
+    domains: ['127.0.0.1'],
+    value: { kind: 'env', value: '42 kroner' },
+  });
+  fee = secret?.id ?? '';
+  await fx.stores.rules.set(workspaceId, compileRules(['Never visit facebook.com']));
+});
+
+afterEach(() => fx.release());
+
+after(async () => {
+  await model.close();
+  await pages.site.close();
+  await pages.other.close();
+  await fx.close();
+});
+
+/** A run of `task` on `path`, granted the secret `fee`, with every system on a Chromium of its own. */
+async function stepRun(task: string, path: string, options: { apiKey?: string } = {}) {
+  const run = await startTestRun(fx.stores, workspaceId, {
+    run: { task, maxSteps: 10 },
+    grants: { secrets: [{ handle: 'fee', id: fee }], integrations: [], purchases: undefined },
+    sessionId: randomUUID(),
+  });
+  const systems = runSystems(run, fx.systemDeps());
+  await fx.connect(systems.browser);
+  await systems.browser.startPage(`${pages.site.origin}${path}`);
+  const client = new OpenAiCompatibleClient({
+    name: 'scripted',
+    baseUrl: model.url,
+    apiKey: options.apiKey ?? KEY,
+    model: 'scripted-1',
+    mode: 'json_schema',
+    backoffMs: 20,
+  });
+  const shape = stepShape({ ...run.policy.stepGrants(true) });
+  return { run, systems, next: () => systems.steps.step(client, shape) };
+}
+
+const requestsOf = (task: string) => model.requests.filter((r) => promptOf(r).startsWith(`Task: ${task}\n`));
+const kindsOf = async (run: RunContext) =>
+  (await fx.stores.store.events(run.row.id, ['summary', 'step', 'debug'], 0n, 200)).map((e) => e.kind);
+
+describe('StepSystem', () => {
+  test('shows the model the page without a secret value, and hands each action through the gates to its system', async () => {
+    const task = 'Read the fee and keep it';
+    scripts.set(task, () =>
+      step(
+        [
+          { action: 'navigate', url: 'https://facebook.com/' },
+          { action: 'extract', query: 'What is the shipping fee to Norway?' },
+          { action: 'record', json: '{"fee":"read"}' },
+        ],
+        ['read the fee', 'record it'],
+      ),
+    );
+    const { run, next } = await stepRun(task, '/article');
+    await next();
+    const prompt = promptOf(requestsOf(task)[0]);
+    assert.match(prompt, /Secrets you may fill .*\n- fee \(env\)/);
+    assert.match(prompt, /Never visit facebook\.com/, 'the rules are stated');
+    assert.doesNotMatch(prompt, /42 kroner/);
+    assert.equal(run.steps, 1);
+    assert.deepEqual(run.plan, ['read the fee', 'record it']);
+    assert.deepEqual(run.memory.results, [
+      'navigate https://facebook.com/: blocked by the workspace rule "Never visit facebook.com": facebook.com is on facebook.com, which is forbidden',
+      'extract "What is the shipping fee to Norway?": extracted 51 characters (1 of 122 paragraphs) for "What is the shipping fee to Norway?"',
+      'record: saved as #1',
+    ]);
+    assert.match(run.memory.extracted ?? '', /\[secret fee\]/);
+    const kinds = await kindsOf(run);
+    for (const kind of ['plan', 'step', 'blocked', 'finding', 'record', 'timing'])
+      assert.ok(kinds.includes(kind), kind);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual(
+      [row?.steps, (row?.memory as { failures?: number } | undefined)?.failures],
+      [1, 0],
+      'the progress is kept',
+    );
+  });
+
+  test('the same action on the same page is a nudge at the third time, and ends the run at the fifth', async () => {
+    const task = 'Scroll forever';
+    scripts.set(task, () => step([{ action: 'scroll', direction: 'down' }]));
+    const { run, next } = await stepRun(task, '/choices');
+    for (const n of [1, 2, 3, 4]) {
+      await next();
+      if (n === 3)
+        assert.match(run.memory.nudge ?? '', /You did "scroll down" 3 times on the same page without effect/);
+    }
+    await assert.rejects(next(), Stop);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.reasonCode], ['failed', 'loop_detected']);
+  });
+
+  test('an answer that is not a step is told to the model; five in a row end the run', async () => {
+    const task = 'Answer badly';
+    scripts.set(task, () => ({ evaluation: 'no actions here' }));
+    const { run, next } = await stepRun(task, '/choices');
+    for (let n = 1; n < 5; n++) await next();
+    assert.equal(run.memory.failures, 4);
+    assert.match(promptOf(requestsOf(task).at(-1)), /Note: Your last answer could not be used/);
+    await assert.rejects(next(), Stop);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual(
+      [row?.reasonCode, row?.reasonMessage],
+      ['too_many_failures', '5 steps in a row achieved nothing.'],
+    );
+  });
+
+  test('a model that refuses the key ends the run with model_error', async () => {
+    const task = 'Use a wrong key';
+    scripts.set(task, () => step([{ action: 'scroll', direction: 'down' }]));
+    const { run, next } = await stepRun(task, '/choices', { apiKey: 'sk-not-the-key-000000000' });
+    await assert.rejects(next(), Stop);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.reasonCode], ['failed', 'model_error']);
+  });
+
+  test('a person taking over stops the model call in flight; the step counts for nothing', async () => {
+    const task = 'Think while a person takes over';
+    scripts.set(task, () => modelReply.stall());
+    const { run, next } = await stepRun(task, '/choices');
+    const stepping = next();
+    await until('the model to be asked', async () => requestsOf(task).length > 0);
+    await fx.stores.pauses.control(workspaceId, run.row.id, true);
+    await run.renew();
+    await stepping;
+    assert.deepEqual([run.steps, run.memory.failures], [0, 0]);
+  });
+});
