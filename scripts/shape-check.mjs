@@ -8,7 +8,9 @@
 //   never a doc comment above it as well;
 // - a package is imported by the names it exports, never by a path into its
 //   `dist/` (tests and benches included): what another package may use is in
-//   its package.json's `exports`.
+//   its package.json's `exports`;
+// - no hand-written source file (tests, benches and generated code aside) is
+//   over 600 lines: one that long holds two ideas (split it by concern).
 // Tests, benches, test-support and generated code are not checked. A file that
 // breaks a rule today for a reason is listed below with that reason; a new
 // one fails the lint. Only Node's own modules: it runs before anything is built.
@@ -104,8 +106,14 @@ function allSources(dir) {
   }
   return out;
 }
+const MAX_LINES = 600;
 for (const top of ['libs', 'services', 'clients', 'e2e']) {
   for (const file of allSources(path.join(ROOT, top))) {
+    const rel = path.relative(ROOT, file);
+    const handWritten = !/\.(test|bench|suite)\.ts$/.test(file) && !rel.includes('/gen/') && !rel.startsWith('e2e/');
+    const lines = readFileSync(file, 'utf8').split('\n').length - 1;
+    if (handWritten && lines > MAX_LINES)
+      problems.push(`${rel}: ${lines} lines; split it by concern (at most ${MAX_LINES})`);
     for (const [, spec] of readFileSync(file, 'utf8').matchAll(/from '(@wap\/[a-z-]+\/dist\/[^']*)'/g))
       problems.push(`${path.relative(ROOT, file)}: imports ${spec}; import what its package exports instead`);
   }
@@ -128,5 +136,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/',
+  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/; no source over 600 lines',
 );
