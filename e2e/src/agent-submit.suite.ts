@@ -7,6 +7,7 @@
 // are the browsers fleet's, its scripted model finishing at once, or asking a question to keep
 // a run open.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { availableCredits, call, type Reply } from './api.js';
@@ -105,7 +106,7 @@ describe('agent files: the body limits agree with the files a run takes', () => 
 
   /** A run that waits for an answer: its files stay until it ends. */
   async function waitingRun(extra: Record<string, unknown> = {}): Promise<Reply<{ id: string; run: Run }>> {
-    const task = `Wait for a file ${Math.random()}`;
+    const task = `Wait for a file ${randomUUID()}`;
     scripted.scripts.set(task, asking('Which file?'));
     return call<{ id: string; run: Run }>(fleet.gatewayUrl, 'POST', '/v1/agent', { key, body: { task, ...extra } });
   }
@@ -132,7 +133,7 @@ describe('agent files: the body limits agree with the files a run takes', () => 
   });
 
   test('files come as multipart/form-data too, each a part, the other fields as JSON in a body part', async () => {
-    const task = `Wait for a file ${Math.random()}`;
+    const task = `Wait for a file ${randomUUID()}`;
     scripted.scripts.set(task, asking('Which file?'));
     const form = new FormData();
     form.append('body', JSON.stringify({ task, maxSteps: 5 }));
@@ -217,7 +218,7 @@ describe('agent files: the body limits agree with the files a run takes', () => 
 
     // Markup is a name like another: kept as given, and quoted as data where the model reads it.
     const html = '<img src=x onerror=alert(1)>".png';
-    const task = `Look at the image ${Math.random()}`;
+    const task = `Look at the image ${randomUUID()}`;
     const run = await call<{ id: string; run: Run }>(fleet.gatewayUrl, 'POST', '/v1/agent', {
       key,
       body: { task, files: [{ name: html, mimeType: 'image/png', data: 'aGk=' }] },
