@@ -184,8 +184,8 @@ export async function launchSessionBrowser(args: string[] = []): Promise<TestSes
       ...args,
       'about:blank',
     ],
-    // A group of its own: its helper processes end with it.
-    { stdio: ['ignore', 'ignore', 'pipe'], detached: true },
+    // In the test's own process group, so a harness that ends the test's group ends the browser too.
+    { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const webSocketUrl = await new Promise<string>((resolve, reject) => {
     let seen = '';
@@ -199,16 +199,13 @@ export async function launchSessionBrowser(args: string[] = []): Promise<TestSes
   return {
     webSocketUrl,
     close: async () => {
-      const running = child.exitCode === null && child.signalCode === null;
-      const exited = running && new Promise((resolve) => child.once('exit', resolve));
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        // The group is gone already: the browser was closed over CDP (a run's ending).
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
       }
-      await exited;
-      // A helper may still be writing its last file a moment after the group ends.
-      await rm(profile, { recursive: true, force: true, maxRetries: 5 });
+      // Its helper processes end once the browser has, and may write a last file meanwhile.
+      await rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
     },
   };
 }
