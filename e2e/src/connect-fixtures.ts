@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { type Fleet, SERVICES } from '@wap/fleet';
+import { SERVICES } from '@wap/config';
+import type { Fleet } from '@wap/fleet';
 
 const FORM = `<!doctype html><html><head><title>Form</title></head><body>
 <input id="name"><button id="go" onclick="document.getElementById('out').textContent = 'Hello, ' + document.getElementById('name').value">go</button>

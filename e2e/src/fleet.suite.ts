@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, test } from 'node:test';
-import { SERVICES } from '@wap/fleet';
+import { SERVICES } from '@wap/config';
 import { readLogLines, until } from '@wap/testkit';
 import { fleet, sharedFleet } from './shared-fleet.js';
 

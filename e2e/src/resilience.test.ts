@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { type Fleet, SERVICES } from '@wap/fleet';
+import { SERVICES } from '@wap/config';
+import type { Fleet } from '@wap/fleet';
 import { PrivateInfra, startFleet, until } from '@wap/testkit';
 
 // This file stops and starts Postgres and NATS, so it runs its own.

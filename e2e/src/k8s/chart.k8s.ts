@@ -12,7 +12,7 @@ import { execFile } from 'node:child_process';
 import { Resolver } from 'node:dns/promises';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
-import { SERVICES } from '@wap/fleet';
+import { SERVICES } from '@wap/config';
 import { until } from '@wap/testkit';
 import { call, upgrade } from '../api.js';
 import {

@@ -1,13 +1,3 @@
-export {
-  BACKENDS,
-  type Backend,
-  packageDir,
-  SERVICE_TABLE,
-  SERVICES,
-  type ServiceInfo,
-  type ServiceName,
-  serviceInfo,
-} from '@wap/config';
 export { type Infra, localInfra } from '@wap/db';
 export {
   Fleet,
