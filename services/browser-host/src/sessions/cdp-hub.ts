@@ -80,10 +80,6 @@ export class CdpHub {
     toBrowser.on('error', () => this.end());
   }
 
-  get closed(): boolean {
-    return this.ended;
-  }
-
   /** A new connection to the browser. */
   open(): Promise<CdpChannel> {
     const opened = this.opening.then(async () => {

@@ -15,8 +15,8 @@ export interface PipedChromium {
   exited: Promise<void>;
   /** Ends it and everything it started (its process group). */
   kill(): void;
-  /** The last of what it wrote on stderr (why a launch failed). */
-  stderr(): string;
+  /** The last of what it wrote on stderr (why a launch failed), once it has said it (a second at most). */
+  stderr(): Promise<string>;
 }
 
 /** How much of Chromium's stderr is kept: a launch that fails (a bad flag, a missing library) says why there. */
@@ -63,7 +63,12 @@ export async function spawnChromium(options: {
   const hub = new CdpHub(child.stdio[3] as Writable, child.stdio[4] as Readable);
   // A helper process may hold the pipe open a while after Chromium is gone: its exit ends the hub.
   void exited.then(() => hub.end());
-  return { hub, pid, exited, kill: () => killGroup(child), stderr: () => said };
+  // Its helpers share its stderr and may hold it open: a second is as long as its words are waited for.
+  const said$ = new Promise<void>((resolve) => {
+    child.stderr?.once('close', resolve);
+    void exited.then(() => setTimeout(resolve, 1_000).unref());
+  });
+  return { hub, pid, exited, kill: () => killGroup(child), stderr: () => said$.then(() => said) };
 }
 
 function killGroup(child: ChildProcess): void {

@@ -174,8 +174,14 @@ export async function launchSessionBrowser(
       },
     });
     const hub = chromium.hub;
+    const piped = chromium;
+    // A Chromium that exits at once (a bad flag, a missing library) closes its pipe: its last words say why.
+    const transport = await hub.open().catch(async (err: Error) => {
+      const said = (await piped.stderr()).trim().split('\n').at(-1) ?? '';
+      throw new Error(`Chromium did not start (${err.message}): ${said}`);
+    });
     browser = await puppeteer.connect({
-      transport: await hub.open(),
+      transport,
       // The window is the viewport (face.args): no per-page emulation the client did not ask for.
       defaultViewport: null,
       protocolTimeout: 30_000,
