@@ -225,6 +225,19 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it('a form that submits a while after its click is followed to its next document', async () => {
+    const { driver } = await open('/deferred-submit');
+    try {
+      const state = await driver.observe();
+      const ordered = await driver.act({ action: 'click', index: indexOf(state, 'Order') }, noFiles);
+      assert.deepEqual([ordered.ok, ordered.pageChanged], [true, true], ordered.message);
+      assert.equal((await driver.observe()).url, `${site.origin}/article?q=lamp`);
+      assert.deepEqual(driver.takeNavigations(), [`${site.origin}/article?q=lamp`]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('follows a link to a new tab, switches tabs, and counts each new document once', async () => {
     const { driver } = await open('/tabs');
     try {

@@ -48,6 +48,12 @@ const GRACE_MS = 10;
 const FRAME_WAIT_MS = 300;
 /** The most a link that targets another tab waits for that tab. */
 const TAB_WAIT_MS = 3_000;
+/** The most a form's submission waits for its request to begin (its own handler may hold it back). */
+const SUBMIT_WAIT_MS = 1_000;
+
+/** What an action is likely to set off that the driver waits to begin. */
+type Expected = 'tab' | 'document' | 'nothing';
+const START_WAIT_MS: Record<Expected, number> = { tab: TAB_WAIT_MS, document: SUBMIT_WAIT_MS, nothing: GRACE_MS };
 const SMALL_TIMEOUT_MS = 2000;
 
 const defaultExtract: Extractor = (html, url) => extractPage(html, url, { formats: ['markdown'] }).markdown;
@@ -67,14 +73,34 @@ async function until(check: () => boolean, ms: number): Promise<void> {
 }
 
 /** Whether clicking the element follows a link or submits a form into another tab (target=_blank or a named one). */
-async function opensTab(element: ElementHandle<Element>): Promise<boolean> {
-  const opens = element.evaluate((el) => {
+/**
+ * What an action on the element is likely to set off, and so how long the driver waits for it to begin:
+ * a tab (a link or form aimed at another), a new document (a form's submission, which the browser asks
+ * for in a later task, or once the form's own handler is done: a captcha's token, a check with the
+ * server), or nothing it need wait for. `enter` is the key pressed in a field, which submits its form.
+ */
+async function setsOff(element: ElementHandle<Element>, how: 'click' | 'enter'): Promise<Expected> {
+  const expected = element.evaluate((el, how) => {
     const link = el.closest('a[target], area[target]');
-    const form = el instanceof HTMLButtonElement || el instanceof HTMLInputElement ? el.form : null;
-    const target = (link?.getAttribute('target') ?? form?.getAttribute('target') ?? '').trim().toLowerCase();
-    return target !== '' && !['_self', '_parent', '_top'].includes(target);
-  });
-  return within(opens, FRAME_WAIT_MS, 'the page').catch(() => false);
+    const submitter =
+      (el instanceof HTMLButtonElement && el.type === 'submit') ||
+      (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'image'));
+    const form =
+      el instanceof HTMLButtonElement || el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement
+        ? el.form
+        : null;
+    const submits = form !== null && (how === 'enter' ? !(el instanceof HTMLTextAreaElement) : submitter);
+    const target = (
+      (how === 'click' ? link?.getAttribute('target') : undefined) ??
+      (submits ? form?.getAttribute('target') : undefined) ??
+      ''
+    )
+      .trim()
+      .toLowerCase();
+    if (target !== '' && !['_self', '_parent', '_top'].includes(target)) return 'tab';
+    return submits ? 'document' : 'nothing';
+  }, how);
+  return within(expected, FRAME_WAIT_MS, 'the page').catch(() => 'nothing' as const);
 }
 
 /** Resolves once the page drew a frame and ran a task after it (or could not: it navigated, or it is busy). */
@@ -283,11 +309,15 @@ export class PlaywrightDriver implements BrowserDriver {
         return extractPart(page, String(action.query ?? ''), this.extractor);
       case 'click':
         return this.onElement(action.index, async (element) =>
-          this.settled(page, () => click(element, action.index), await opensTab(element)),
+          this.settled(page, () => click(element, action.index), await setsOff(element, 'click')),
         );
       case 'type':
-        return this.onElement(action.index, (element) =>
-          this.settled(page, () => type(element, action.index, action.text, action.submit === true)),
+        return this.onElement(action.index, async (element) =>
+          this.settled(
+            page,
+            () => type(element, action.index, action.text, action.submit === true),
+            action.submit === true ? await setsOff(element, 'enter') : 'nothing',
+          ),
         );
       case 'select':
         return this.onElement(action.index, (element) =>
@@ -352,15 +382,15 @@ export class PlaywrightDriver implements BrowserDriver {
   }
 
   /** Runs an action, then waits for what it set off: a navigation to its new document, a new tab. */
-  private async settled(page: Page, act: () => Promise<Done>, expectsTab = false): Promise<Result> {
+  private async settled(page: Page, act: () => Promise<Done>, expected: Expected = 'nothing'): Promise<Result> {
     const before = this.tabs.activity(page);
     const opened = this.tabs.opened;
     const done = await act();
     const navigating = () => this.tabs.activity(page).requests > before.requests;
     const started = () => navigating() || this.tabs.opened > opened || page.isClosed();
     if (!started()) await nextFrame(page);
-    // A link to another tab: its tab comes once the browser has made it, later than a frame.
-    await until(started, expectsTab ? TAB_WAIT_MS : GRACE_MS);
+    // A tab comes once the browser has made it, a submitted form's document once its task has run: later than a frame.
+    await until(started, START_WAIT_MS[expected]);
     if (navigating()) {
       await until(() => {
         const now = this.tabs.activity(page);

@@ -56,6 +56,19 @@ customElements.define('sign-in', class extends HTMLElement {
 });
 </script>`,
     ),
+  // A form that submits once its handler has a token, as a captcha's does: the browser asks for the next
+  // document a while after the click, not during it.
+  '/deferred-submit': () =>
+    page(
+      'Order',
+      `<form method=get action=/article><input name=q value=lamp><button>Order</button></form>
+<script>
+document.querySelector('form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  setTimeout(() => event.target.submit(), 250);
+});
+</script>`,
+    ),
   '/frames': (other) =>
     page(
       'Frames',
