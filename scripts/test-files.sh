@@ -4,7 +4,8 @@
 # (SIGTERM, then SIGKILL 30 s later), named, and counted as a failed test, so a file that hangs
 # (a test that never ends, a handle that keeps its process alive) costs its budget, not CI's limit.
 # Prints each file's spec output without its closing counts (scripts/test-reporter.mjs), then one
-# closing summary of all the files in the spec reporter's shape (ℹ tests N ... ℹ duration_ms N);
+# closing summary of all the files in the spec reporter's shape (ℹ tests N ... ℹ duration_ms N),
+# after the failed files and, for each failed test, its place and the first lines of its error;
 # exits 1 when a test or a file failed.
 #   scripts/test-files.sh <file.test.js>...
 set -euo pipefail
@@ -26,7 +27,7 @@ n=0
 for file in "$@"; do
   n=$((n + 1))
   # timeout puts the file's runner in a process group of its own and signals the whole group.
-  WAP_TEST_COUNTS="$dir/$n.json" timeout --kill-after=30s "$budget" node --test --enable-source-maps \
+  WAP_TEST_COUNTS="$dir/$n.json" WAP_TEST_FAILURES="$dir/$n.failures.json" timeout --kill-after=30s "$budget" node --test --enable-source-maps \
     --disable-warning=ExperimentalWarning --test-reporter=./scripts/test-reporter.mjs "$file" &
   running=$!
   code=0
@@ -45,6 +46,19 @@ if [ "${#failed[@]}" -gt 0 ]; then
   echo
   echo "✖ failing files:"
   printf '  %s\n' "${failed[@]}"
+  # Why each test failed, last, where a run's tail shows it (the first 40 lines of it).
+  echo "✖ why:"
+  node -e '
+    const { existsSync, readFileSync } = require("node:fs");
+    const [dir, files] = [process.argv[1], Number(process.argv[2])];
+    const lines = [];
+    for (let n = 1; n <= files; n++) {
+      const json = `${dir}/${n}.failures.json`;
+      for (const f of existsSync(json) ? JSON.parse(readFileSync(json, "utf8")) : [])
+        lines.push(`  ${f.name} (${f.at})`, ...f.reason.split("\n").map((l) => `    ${l}`));
+    }
+    console.log(lines.slice(0, 40).join("\n"));
+  ' "$dir" "$n"
 fi
 # One closing summary, as node's runner closes a run: a file that failed with no test counted
 # failed (stopped, or ended before its counts) counts as one failed test.
