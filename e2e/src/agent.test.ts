@@ -398,9 +398,12 @@ describe('a paused run', () => {
     );
     const kinds = (await eventsOf(apiKey, body.id)).map((e) => e.kind);
     assert.ok(kinds.includes('question') && kinds.includes('answer'));
-    // A run that is not paused with a question cannot be answered; no route carries instructions.
+    // A run no longer waiting for an answer does not take one: the answer is lost, and said so.
     const again = await post(apiKey, `/v1/agent/${body.id}/answer`, { answer: 'again' });
-    assert.equal(again.status, 400);
+    assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'answer_lost');
+    assert.equal(again.body.details?.runId, body.id);
+    assert.match(String(again.body.details?.status), /^(running|settled|queued|paused_for_\w+)$/);
   });
 });
 

@@ -315,7 +315,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a paused run’s question, or approve what it asks
-         * @description Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
+         * @description Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`; an answer to a run no longer waiting for one is `answer_lost` (409). Free.
          */
         post: operations["agent.answer"];
         delete?: never;
@@ -4159,7 +4159,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `no_open_purchase`: An approval or denial is sent for a run that has no purchase waiting for one. */
+            /**
+             * @description `no_open_purchase`: An approval or denial is sent for a run that has no purchase waiting for one.
+             *
+             *     `answer_lost`: An answer is posted to a run that is no longer paused on a question: it ended, was cancelled or its question lapsed.
+             */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -154,7 +154,7 @@ export const OPERATIONS = {
         "description": "With an approved card purchase: the card’s CVC, for this purchase alone (a CVC is never stored with the card)."
       }
     ],
-    "description": "Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free."
+    "description": "Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`; an answer to a run no longer waiting for one is `answer_lost` (409). Free."
   },
   "agent.cancel": {
     "id": "agent.cancel",
@@ -2033,6 +2033,7 @@ export type OperationId = keyof typeof OPERATIONS;
 
 /** The HTTP status of each error code, for an error that arrives as the last frame of a stream. */
 export const ERROR_STATUS: Record<string, number> = {
+  "answer_lost": 409,
   "bad_request": 400,
   "cap_exceeded": 402,
   "capability_unavailable": 503,
@@ -2073,7 +2074,7 @@ export interface AgentOperations {
   /**
    * Answer a paused run’s question, or approve what it asks: `POST /v1/agent/{id}/answer` (`agent.answer`).
    *
-   * Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
+   * Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`; an answer to a run no longer waiting for one is `answer_lost` (409). Free.
    */
   answer(id: string, params?: operations["agent.answer"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["agent.answer"]['responses'][200]['content']["application/json"]>;
   /**

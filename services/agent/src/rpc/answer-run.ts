@@ -39,8 +39,13 @@ export function answerRun({ store, pauses, wake, config }: AgentRpcDeps) {
     if (answer.length > MAX_ANSWER_CHARS) invalid('answer', `longer than ${MAX_ANSWER_CHARS} characters`);
     const out = await pauses.answer(ref.workspaceId, ref.runId, answer);
     if (out === 'not_found') throw new ApiError('not_found');
-    if (out === 'not_asked')
-      invalid('answer', 'the run is not paused with a question (one paused for an approval takes approve)');
+    if (out === 'not_asked') {
+      // The run stopped waiting (it went on, ended, or waits for an approval, which takes approve).
+      const row = await store.get(ref.workspaceId, ref.runId);
+      const status =
+        row?.status === 'paused' && row.pausedFor ? `paused_for_${row.pausedFor}` : (row?.status ?? 'unknown');
+      throw new ApiError('answer_lost', { runId: ref.runId, status });
+    }
     wake(out.id);
     return { $typeName: 'wap.agent.v1.AnswerRunResponse', run: toRun(out, await store.files(out.id)) };
   };

@@ -184,6 +184,7 @@ OPERATIONS: dict[str, Operation] = {
 
 # The status each error code comes with, for an Error object that ends a stream.
 CODE_STATUS: dict[str, int] = {
+    "answer_lost": 409,
     "bad_request": 400,
     "cap_exceeded": 402,
     "capability_unavailable": 503,
@@ -1526,7 +1527,7 @@ class Agent(AgentWatch, SyncResource):
         """
         Answer a paused run’s question, or approve what it asks.
 
-        Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
+        Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`; an answer to a run no longer waiting for one is `answer_lost` (409). Free.
 
         `POST /v1/agent/{id}/answer` (operation `agent.answer`).
 
@@ -1871,7 +1872,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         """
         Answer a paused run’s question, or approve what it asks.
 
-        Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.
+        Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`; an answer to a run no longer waiting for one is `answer_lost` (409). Free.
 
         `POST /v1/agent/{id}/answer` (operation `agent.answer`).
 

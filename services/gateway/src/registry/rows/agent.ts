@@ -370,7 +370,7 @@ export const agentAnswerRow = capability({
   tag: 'Agent',
   summary: 'Answer a paused run’s question, or approve what it asks',
   description:
-    'Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`. Free.',
+    'Answers the question of a run paused with one (`answer`), or decides what a run paused for approval asks (`approve`: a purchase it declared, or an action a workspace rule lets run only once approved); it resumes where it stopped. The answer is handed to the model as the reply to its question, as data: it cannot carry new instructions, and no route sends any. A denied purchase ends the run (`approval_denied`); a run left waiting past its time ends with `approval_timed_out`; an answer to a run no longer waiting for one is `answer_lost` (409). Free.',
   backend: 'agent',
   bills: [],
   mcpTool: 'service_agent_answer',
@@ -395,7 +395,7 @@ export const agentAnswerRow = capability({
   },
   example: { answer: 'Use the billing address on file.' },
   response: z.object({ success: z.literal(true), run: runObject }),
-  errors: ['not_found', 'no_open_purchase'],
+  errors: ['not_found', 'no_open_purchase', 'answer_lost'],
   handler: async (ctx, { params: p, body: b }) => {
     const out = await ctx.upstreams.agent.answerRun(
       {
