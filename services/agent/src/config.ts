@@ -20,6 +20,8 @@ export const modelEndpoint = z.strictObject({
   vision: z.boolean().default(false),
   /** OpenAI-compatible only: `json_schema` response format, or a forced tool call for servers without it. */
   mode: z.enum(['json_schema', 'tools']).default('json_schema'),
+  /** How a step is put to it (docs/models.md, "Step profiles"): `compact` for a small local model. */
+  profile: z.enum(['full', 'compact']).default('full'),
 });
 
 export type ModelEndpoint = z.infer<typeof modelEndpoint>;
@@ -42,7 +44,7 @@ export const env = baseEnv(50053).extend({
   BROWSER_HOST_ADDR: sharedEnv.BROWSER_HOST_ADDR.optional(),
   AGENT_MODELS: endpoints.meta({
     description:
-      'Model endpoints agent runs may name: a JSON array of { name, kind (openai or anthropic), baseUrl, model, apiKey?, vision?, mode? } (docs/agent.md); the keys stay in this setting, never in a run, an event or a log line.',
+      'Model endpoints agent runs may name: a JSON array of { name, kind (openai or anthropic), baseUrl, model, apiKey?, vision?, mode?, profile? (full or compact) } (docs/agent.md); the keys stay in this setting, never in a run, an event or a log line.',
     shownDefault: '`[]` (none)',
   }),
   AGENT_DEFAULT_MODEL: z
@@ -62,6 +64,12 @@ export const env = baseEnv(50053).extend({
     .max(256)
     .default(0)
     .describe('Threads the embedded model computes on (0: one per core).'),
+  EMBEDDED_MODEL_PROFILE: z
+    .enum(['full', 'compact'])
+    .default('compact')
+    .describe(
+      'How the embedded model\'s steps are put to it (docs/models.md, "Step profiles"): `compact`, one action over what the page allows, or `full`, the frontier models\' step.',
+    ),
   AGENT_CONCURRENCY: z.coerce
     .number()
     .int()

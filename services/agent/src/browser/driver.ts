@@ -151,7 +151,7 @@ export class PlaywrightDriver implements BrowserDriver {
     const sameView = previous?.page === page && previous.url === url;
     const list: ElementList<ScanHandle> =
       typeof scan === 'string'
-        ? { elements: scan, plain: scan, keys: [], targets: [] }
+        ? { elements: scan, plain: scan, keys: [], targets: [], outline: [] }
         : renderList(scan.root, sameView ? new Set(previous.keys) : undefined, MAX_LIST_CHARS);
     if (previous) releaseAll(previous.handles);
     const handles = typeof scan === 'string' ? [] : scan.handles;
@@ -168,6 +168,7 @@ export class PlaywrightDriver implements BrowserDriver {
       scroll: typeof scan === 'string' ? { above: 0, below: 0 } : scan.scroll,
       elements: list.elements,
       count: list.targets.length,
+      outline: list.outline,
       ...(screenshot && { screenshot }),
       fingerprint: createHash('sha256').update(`${url}\n${list.plain}`).digest('hex'),
     };

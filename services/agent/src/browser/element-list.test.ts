@@ -9,6 +9,7 @@ const button = (text: string, slot: number, depth = 0): PageItem => ({
   line: `<button>${text}</button>`,
   key: `button|${text}`,
   slot,
+  info: { role: 'button', name: text },
 });
 
 const frame = (key: string, items: PageItem[], children = new Map<number, FrameNode<string>>()): FrameNode<string> => ({

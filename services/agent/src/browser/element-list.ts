@@ -2,7 +2,12 @@
 // (page-script.ts): each child frame's lines under its iframe, indented; the
 // elements numbered 1..count in that order; a star on each element the
 // previous observation of the same page did not have; the whole bounded.
-import type { PageItem } from './page-script.js';
+import type { ElementInfo, PageItem } from './page-script.js';
+
+/** The list's entries in page order, as data: what the compact view of a page is drawn from. */
+export type OutlineEntry =
+  | { kind: 'element'; index: number; depth: number; info: ElementInfo; key: string; fresh: boolean }
+  | { kind: 'text'; depth: number; text: string };
 
 /** One frame's scan, with the scans of the child frames shown in it. */
 export interface FrameNode<S> {
@@ -26,6 +31,8 @@ export interface ElementList<S> {
   keys: string[];
   /** Where element `i` lives: `targets[i - 1]`. */
   targets: Array<{ source: S; slot: number }>;
+  /** The same entries as data (frames' own lines left out). */
+  outline: OutlineEntry[];
 }
 
 const INDENT = '  ';
@@ -43,6 +50,7 @@ export function renderList<S>(
   const plain: string[] = [];
   const keys: string[] = [];
   const targets: Array<{ source: S; slot: number }> = [];
+  const outline: OutlineEntry[] = [];
   const seen = new Map<string, number>();
   let chars = 0;
   let full = false;
@@ -66,6 +74,7 @@ export function renderList<S>(
       const indent = INDENT.repeat(base + item.depth);
       if (item.kind === 'text') {
         if (!add(indent + item.text, indent + item.text)) cutLines++;
+        else outline.push({ kind: 'text', depth: base + item.depth, text: item.text });
         continue;
       }
       if (item.kind === 'frame') {
@@ -86,6 +95,7 @@ export function renderList<S>(
       }
       keys.push(key);
       targets.push({ source: node.source, slot: item.slot });
+      outline.push({ kind: 'element', index, depth: base + item.depth, info: item.info, key, fresh: star !== '' });
     }
   };
   visit(root, 0);
@@ -95,5 +105,5 @@ export function renderList<S>(
     lines.push(note);
     plain.push(note);
   }
-  return { elements: lines.join('\n'), plain: plain.join('\n'), keys, targets };
+  return { elements: lines.join('\n'), plain: plain.join('\n'), keys, targets, outline };
 }

@@ -25,10 +25,27 @@ export interface ScanLimits {
   levels: number;
 }
 
+/** What an element is to a person: its role, its name, its state (the compact view of a page, for small models). */
+export interface ElementInfo {
+  role: 'textbox' | 'select' | 'checkbox' | 'radio' | 'file' | 'button' | 'link' | 'tab' | 'option' | 'other';
+  /** Its name as a person reads it: its label, aria-label, text, placeholder or title. */
+  name: string;
+  /** What a field holds now (`•••` for a password or a secret), the labels a select has chosen. */
+  value?: string;
+  checked?: boolean;
+  disabled?: boolean;
+  expanded?: boolean;
+  required?: boolean;
+  /** A select's option labels, bounded as the line's. */
+  options?: string[];
+  /** The first words of the table row or list entry it is in, when they are not its own. */
+  context?: string;
+}
+
 /** One line of a frame's list: an element to index, a line of text, or a child frame's place. */
 export type PageItem =
   /** `slot` is the element's place in `FrameScan.elements`. */
-  | { kind: 'element'; depth: number; line: string; key: string; slot: number }
+  | { kind: 'element'; depth: number; line: string; key: string; slot: number; info: ElementInfo }
   | { kind: 'text'; depth: number; text: string }
   /** `slot` is the iframe's place in `FrameScan.frames`. */
   | { kind: 'frame'; depth: number; line: string; slot: number };
@@ -209,8 +226,114 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     return clean(el.getAttribute('title') ?? img?.getAttribute('alt') ?? '', limits.textChars);
   };
 
+  const TEXT_ROLES = new Set(['textbox', 'searchbox', 'combobox']);
+  const ROLE_OF: Record<string, ElementInfo['role']> = {
+    button: 'button',
+    link: 'link',
+    checkbox: 'checkbox',
+    switch: 'checkbox',
+    menuitemcheckbox: 'checkbox',
+    radio: 'radio',
+    menuitemradio: 'radio',
+    tab: 'tab',
+    option: 'option',
+    treeitem: 'option',
+    menuitem: 'button',
+  };
+  /** The text of the elements an aria-labelledby names. */
+  const labelledBy = (el: Element): string => {
+    const ids = (el.getAttribute('aria-labelledby') ?? '').split(/\s+/).filter(Boolean);
+    const root = el.getRootNode() as Document | ShadowRoot;
+    return ids.map((id) => root.getElementById?.(id)?.textContent ?? '').join(' ');
+  };
+  /** A label's words, less those of the controls inside it (a select's options, a button's text). */
+  const labelText = (label: Element): string =>
+    Array.from(label.childNodes, (n) =>
+      n.nodeType === Node.TEXT_NODE
+        ? n.nodeValue
+        : n instanceof Element && !['input', 'select', 'textarea', 'button'].includes(n.localName)
+          ? labelText(n)
+          : '',
+    ).join(' ');
+  /** The element's role, name and state: the compact view's line of it. */
+  const infoOf = (el: Element, tag: string, text: string): ElementInfo => {
+    const aria = (el.getAttribute('role') ?? '').trim().toLowerCase();
+    let role: ElementInfo['role'] = ROLE_OF[aria] ?? (TEXT_ROLES.has(aria) ? 'textbox' : 'other');
+    let control: Element = el;
+    if (el instanceof HTMLLabelElement && el.control) control = el.control;
+    if (control instanceof HTMLInputElement) {
+      const type = control.type;
+      if (CHECKABLE.has(type)) role = type === 'radio' ? 'radio' : 'checkbox';
+      else if (type === 'file') role = 'file';
+      else if (BUTTON_INPUTS.has(type)) role = 'button';
+      else if (type !== 'range' && type !== 'color') role = 'textbox';
+    } else if (control instanceof HTMLTextAreaElement) role = 'textbox';
+    else if (control instanceof HTMLSelectElement) role = 'select';
+    else if (aria === '' && (tag === 'button' || tag === 'summary')) role = 'button';
+    else if (aria === '' && tag === 'a') role = 'link';
+    else if (aria === '' && el instanceof HTMLElement && el.isContentEditable) role = 'textbox';
+    const labels =
+      control instanceof HTMLInputElement ||
+      control instanceof HTMLTextAreaElement ||
+      control instanceof HTMLSelectElement
+        ? Array.from(control.labels ?? [], labelText).join(' ')
+        : '';
+    // A control is named by its label, never by what it holds (a select's options, a field's value).
+    const isControl = ['textbox', 'select', 'checkbox', 'radio', 'file'].includes(role);
+    const named = [
+      el.getAttribute('aria-label'),
+      labelledBy(el),
+      isControl ? labels : text,
+      el.getAttribute('placeholder'),
+      el.getAttribute('title'),
+      control instanceof HTMLInputElement && BUTTON_INPUTS.has(control.type) ? control.value : '',
+      isControl && !(el instanceof HTMLLabelElement) ? '' : text,
+      control.getAttribute('name'),
+    ];
+    const info: ElementInfo = { role, name: clean(named.find((n) => n && /\S/.test(n)) ?? '', limits.attrChars) };
+    const secret =
+      control.hasAttribute('data-private') || (control instanceof HTMLInputElement && control.type === 'password');
+    if (role === 'textbox') {
+      const value =
+        control instanceof HTMLInputElement || control instanceof HTMLTextAreaElement
+          ? control.value
+          : el instanceof HTMLElement && el.isContentEditable
+            ? ownText(el)
+            : (el.getAttribute('aria-valuetext') ?? '');
+      if (value) info.value = secret ? '•••' : clean(value, limits.attrChars);
+    }
+    if (control instanceof HTMLInputElement && CHECKABLE.has(control.type)) info.checked = control.checked;
+    else if (el.getAttribute('aria-checked')) info.checked = el.getAttribute('aria-checked') === 'true';
+    else if (role === 'tab' || role === 'option')
+      if (el.getAttribute('aria-selected')) info.checked = el.getAttribute('aria-selected') === 'true';
+    if (control instanceof HTMLSelectElement) {
+      info.options = Array.from(control.options)
+        .slice(0, limits.options)
+        .map((o) => clean(o.label, limits.attrChars));
+      const chosen = Array.from(control.selectedOptions, (o) => clean(o.label, limits.attrChars)).join(', ');
+      if (chosen) info.value = chosen;
+    } else if (control instanceof HTMLInputElement && control.type === 'file') {
+      const names = Array.from(control.files ?? [], (f) => f.name).join(', ');
+      if (names) info.value = clean(names, limits.attrChars);
+    }
+    if ((control as HTMLButtonElement).disabled || el.getAttribute('aria-disabled') === 'true') info.disabled = true;
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded) info.expanded = expanded === 'true';
+    if ((control as HTMLInputElement).required || el.getAttribute('aria-required') === 'true') info.required = true;
+    // A button of a row or a list entry ("Delete", "Edit") is told apart by the entry's first words.
+    const entry = el.closest('tr, li, [role=row], [role=listitem], article');
+    if (entry && entry !== el) {
+      // biome-ignore lint/performance/useDomNodeTextContent: the entry's words as shown, cells apart
+      const shownText = String((entry as HTMLElement).innerText ?? '');
+      const first = shownText.split(/[\t\n]/).find((l) => l.trim() && l.trim() !== info.name) ?? '';
+      const words = clean(first, 50);
+      if (words && words !== info.name) info.context = words;
+    }
+    return info;
+  };
+
   /** The element's line, and its key: the line less the state a model changes (value, checked). */
-  const describe = (el: Element, tag: string): { line: string; key: string } => {
+  const describe = (el: Element, tag: string): { line: string; key: string; info: ElementInfo } => {
     let identity = '';
     let state = '';
     let text = '';
@@ -264,7 +387,7 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     }
     if ((el as HTMLButtonElement).disabled || el.getAttribute('aria-disabled') === 'true') state += ' disabled';
     const line = closes ? `<${tag}${identity}${state}>${text}</${tag}>` : `<${tag}${identity}${state}>`;
-    return { line, key: `${tag}${identity}|${text}` };
+    return { line, key: `${tag}${identity}|${text}`, info: infoOf(el, tag, text) };
   };
 
   const frameLine = (el: Element, tag: string): string => {
@@ -329,8 +452,8 @@ export function scanFrame(limits: ScanLimits): FrameScan {
       const visible = shown(child);
       if (visible && interactive(child, tag)) {
         flush();
-        const { line, key } = describe(child, tag);
-        if (push({ kind: 'element', depth: childDepth, line, key, slot: elements.length })) elements.push(child);
+        const { line, key, info } = describe(child, tag);
+        if (push({ kind: 'element', depth: childDepth, line, key, slot: elements.length, info })) elements.push(child);
         if (tag === 'select' || tag === 'textarea' || tag === 'input') continue;
         walk(child, childDepth + 1, level + 1, true, visible);
         flush();
@@ -341,15 +464,20 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     }
   };
 
-  walk(document.documentElement, 0, 0, false, true);
+  // An open modal dialog makes the rest of the page inert: only the dialog is there to act on.
+  const modal =
+    Array.from(document.querySelectorAll('dialog')).find((d) => d.matches(':modal')) ??
+    Array.from(document.querySelectorAll('[aria-modal=true]')).find((d) => shown(d));
+  walk(modal ?? document.documentElement, 0, 0, false, true);
   flush();
 
   // A file input is often styled away behind a button: attach_file needs it all the same.
   for (const root of [document, ...shadowRoots]) {
     for (const input of Array.from(root.querySelectorAll('input[type=file]'))) {
       if (elements.includes(input) || input.closest('[aria-hidden=true]')) continue;
-      const { line, key } = describe(input, 'input');
-      if (push({ kind: 'element', depth: 0, line, key, slot: elements.length })) elements.push(input);
+      if (modal && !modal.contains(input)) continue;
+      const { line, key, info } = describe(input, 'input');
+      if (push({ kind: 'element', depth: 0, line, key, slot: elements.length, info })) elements.push(input);
     }
   }
 

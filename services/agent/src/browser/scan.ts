@@ -5,7 +5,7 @@
 // anything.
 import type { ElementHandle, Frame, JSHandle, Page } from 'playwright-core';
 import type { FrameNode } from './element-list.js';
-import { type FrameScan, type PageItem, type ScanLimits, scanFrame } from './page-script.js';
+import { type ElementInfo, type FrameScan, type PageItem, type ScanLimits, scanFrame } from './page-script.js';
 
 export type ScanHandle = JSHandle<FrameScan>;
 
@@ -70,6 +70,50 @@ const isCount = (value: unknown, max: number): value is number =>
 const bounded = (value: unknown): string | undefined =>
   typeof value === 'string' ? value.slice(0, MAX_LINE_CHARS) : undefined;
 
+const ROLES = new Set<ElementInfo['role']>([
+  'textbox',
+  'select',
+  'checkbox',
+  'radio',
+  'file',
+  'button',
+  'link',
+  'tab',
+  'option',
+  'other',
+]);
+
+/** A name or value as the page answered it, made plain again (the page may have rewritten the script's cleaning). */
+function plainText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value
+    .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/\[(\d+)\]/g, '($1)')
+    .replace(/["<>]/g, "'");
+  return text.length > LIMITS.attrChars ? `${text.slice(0, LIMITS.attrChars - 1)}…` : text;
+}
+
+/** An element's role, name and state as the page answered them, only what has their shape. */
+function checkInfo(raw: unknown): ElementInfo {
+  const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const role = ROLES.has(r.role as ElementInfo['role']) ? (r.role as ElementInfo['role']) : 'other';
+  const info: ElementInfo = { role, name: plainText(r.name) ?? '' };
+  const value = plainText(r.value);
+  if (value) info.value = value;
+  const context = plainText(r.context);
+  if (context) info.context = context;
+  for (const flag of ['checked', 'disabled', 'expanded', 'required'] as const)
+    if (typeof r[flag] === 'boolean') info[flag] = r[flag];
+  if (Array.isArray(r.options))
+    info.options = r.options
+      .slice(0, LIMITS.options)
+      .map(plainText)
+      .filter((o): o is string => o !== undefined);
+  return info;
+}
+
 /** The items as the page answered them, less anything not of their shape. */
 function checkItems(raw: unknown): PageItem[] {
   if (!Array.isArray(raw)) return [];
@@ -88,7 +132,8 @@ function checkItems(raw: unknown): PageItem[] {
     if (kind === 'frame') items.push({ kind, depth, line, slot });
     if (kind === 'element') {
       const key = bounded((item as Record<string, unknown>).key);
-      if (key !== undefined) items.push({ kind, depth, line, key, slot });
+      if (key !== undefined)
+        items.push({ kind, depth, line, key, slot, info: checkInfo((item as Record<string, unknown>).info) });
     }
   }
   return items;

@@ -3,6 +3,10 @@
 // Playwright connection to the run's browser-host session (CDP through the
 // host's filter, so every command the agent sends passes the same rules a
 // /connect client's do).
+import type { OutlineEntry } from './element-list.js';
+
+export type { OutlineEntry } from './element-list.js';
+export type { ElementInfo } from './page-script.js';
 
 /** One tab of the run's browser. */
 export interface TabState {
@@ -29,6 +33,8 @@ export interface PageState {
   elements: string;
   /** How many indexed elements the list has (the indices run 1..count). */
   count: number;
+  /** The list's entries as data, in page order: each element's role, name and state (the compact view's source). */
+  outline: OutlineEntry[];
   /** base64 PNG of the viewport, only when asked for (vision models). */
   screenshot?: string;
   /** A digest of the URL and the element list: the same state gives the same fingerprint (loop detection). */

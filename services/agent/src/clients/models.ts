@@ -11,7 +11,10 @@ export class ModelRegistry {
   private readonly clients = new Map<string, ModelClient>();
 
   constructor(
-    private readonly config: Pick<AgentConfig, 'AGENT_MODELS' | 'EMBEDDED_MODEL_PATH' | 'EMBEDDED_MODEL_THREADS'>,
+    private readonly config: Pick<
+      AgentConfig,
+      'AGENT_MODELS' | 'EMBEDDED_MODEL_PATH' | 'EMBEDDED_MODEL_THREADS' | 'EMBEDDED_MODEL_PROFILE'
+    >,
     /** Tests put a model of their own under a name. */
     private readonly extra: ModelClient[] = [],
   ) {}
@@ -38,6 +41,7 @@ export class ModelRegistry {
     if (name === 'embedded' && this.config.EMBEDDED_MODEL_PATH)
       return new EmbeddedModelClient({
         modelPath: this.config.EMBEDDED_MODEL_PATH,
+        profile: this.config.EMBEDDED_MODEL_PROFILE,
         ...(this.config.EMBEDDED_MODEL_THREADS > 0 && { threads: this.config.EMBEDDED_MODEL_THREADS }),
       });
     const endpoint = this.config.AGENT_MODELS.find((m) => m.name === name);
@@ -56,6 +60,7 @@ function endpointClient(e: ModelEndpoint): ModelClient {
       baseUrl: e.baseUrl,
       model: e.model,
       vision: e.vision,
+      profile: e.profile,
       ...(e.apiKey && { apiKey: e.apiKey }),
     });
   return new OpenAiCompatibleClient({
@@ -63,6 +68,7 @@ function endpointClient(e: ModelEndpoint): ModelClient {
     baseUrl: e.baseUrl,
     model: e.model,
     vision: e.vision,
+    profile: e.profile,
     mode: e.mode,
     ...(e.apiKey && { apiKey: e.apiKey }),
   });

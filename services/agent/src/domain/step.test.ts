@@ -10,6 +10,7 @@ const page = {
   elements: '[1]<button>Pay</button>',
   count: 1,
   fingerprint: 'f',
+  outline: [],
 };
 
 test('a step is parsed strictly: unknown actions, extra fields and too many actions are refused', () => {

@@ -67,7 +67,10 @@ export type SecretPart = (typeof SECRET_PARTS)[number];
  * The step's schema for a run: attach_file only when it has files, fill_secret, purchase and
  * call_tool only when it was granted what they use; finish's answer in the run's output schema.
  */
-export function stepShape(options: { outputSchema?: JsonSchema } & StepGrants): StepShape {
+/** What a run's step schema is made from: its grants and its output schema. */
+export type StepShapeInput = { outputSchema?: JsonSchema } & StepGrants;
+
+export function stepShape(options: StepShapeInput): StepShape {
   const answer = options.outputSchema ? strictSchema(options.outputSchema) : str('The answer to the task.', 20_000);
   const actions = [
     action('click', { index: int('Element index.') }),
@@ -264,6 +267,10 @@ export interface Memory {
   spent?: number;
   /** An action a rule lets run only once a person approves it: asked, or approved (it passes once). */
   approval?: { key: string; rule: string; state: 'asked' | 'approved'; askedAt: number };
+  /** Actions the compact profile refused to run again on the page they changed nothing on (its fingerprint). */
+  refused?: { fingerprint: string; actions: string[] };
+  /** Refusals in a row; past the limit the run ends as a loop. */
+  refusals?: number;
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -291,6 +298,13 @@ export function readMemory(value: unknown): Memory {
     ...(m.purchase && typeof m.purchase === 'object' && { purchase: m.purchase }),
     ...(typeof m.spent === 'number' && { spent: m.spent }),
     ...(m.approval && typeof m.approval === 'object' && { approval: m.approval }),
+    ...(m.refused &&
+      typeof m.refused === 'object' &&
+      typeof m.refused.fingerprint === 'string' &&
+      Array.isArray(m.refused.actions) && {
+        refused: { fingerprint: m.refused.fingerprint, actions: m.refused.actions.map(String).slice(-20) },
+      }),
+    ...(typeof m.refusals === 'number' && { refusals: m.refusals }),
   };
 }
 

@@ -11,7 +11,6 @@ import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import type { BrowserHosts } from '@wap/rpc';
 import type { ModelRegistry } from '../clients/models.js';
-import { stepShape } from '../domain/step.js';
 import type { ModelClient } from '../model/types.js';
 import { ClaimLost } from '../store/fenced.js';
 import type { PauseStore } from '../store/pauses.js';
@@ -149,10 +148,10 @@ export class RunLoop {
     } else await run.event('step', 'resumed', 'resumed by another replica', { attempt: row.attempt });
     metering.resumeClock();
     if (fresh && row.startUrl) await browser.startPage(row.startUrl);
-    const shape = stepShape({
+    const grants = {
       ...(row.outputSchema ? { outputSchema: row.outputSchema as Record<string, unknown> } : {}),
       ...run.policy.stepGrants(true),
-    });
+    };
     for (;;) {
       await pauses.checkpoint((decision) => this.decided(decision));
       if (run.steps >= row.maxSteps)
@@ -162,7 +161,7 @@ export class RunLoop {
           code: 'cap_exceeded',
           message: `The spend cap (${row.maxCredits} credits) would be passed by another step.`,
         });
-      await steps.step(model, shape);
+      await steps.step(model, grants);
     }
   }
 

@@ -3,10 +3,10 @@
 // and read from the `tool_use` block. The system prompt is marked for the
 // prompt cache: it is byte-identical across a run's steps, and the cache is
 // opt-in on this API (below its minimum length the mark is ignored).
-import { extractJsonObject, requireObject, tokenCount } from './json.js';
+import { extractJsonObject, objectRoot, requireObject, tokenCount } from './json.js';
 import { postWithRetries, type RetryOptions, readJson } from './retry.js';
 import type { ModelClient, ModelMessage, StepRequest, StepResult } from './types.js';
-import { ModelError } from './types.js';
+import { ModelError, type StepProfile } from './types.js';
 
 export interface AnthropicOptions extends RetryOptions {
   name: string;
@@ -16,6 +16,8 @@ export interface AnthropicOptions extends RetryOptions {
   apiKey?: string;
   model: string;
   vision?: boolean;
+  /** How steps are put to it; `full` unless set. */
+  profile?: StepProfile;
   /** `max_tokens` when the step names none; the API requires one. Default 1024. */
   maxTokens?: number;
   fetch?: typeof fetch;
@@ -33,11 +35,13 @@ interface Block {
 export class AnthropicClient implements ModelClient {
   readonly name: string;
   readonly vision: boolean;
+  readonly profile: StepProfile;
   readonly #options: AnthropicOptions;
 
   constructor(options: AnthropicOptions) {
     this.name = options.name;
     this.vision = options.vision ?? false;
+    this.profile = options.profile ?? 'full';
     this.#options = options;
   }
 
@@ -58,7 +62,7 @@ export class AnthropicClient implements ModelClient {
           max_tokens: request.maxOutputTokens ?? o.maxTokens ?? 1024,
           system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
           messages: request.messages.map((m) => this.#message(m)),
-          tools: [{ name: request.schemaName, input_schema: request.schema }],
+          tools: [{ name: request.schemaName, input_schema: objectRoot(request.schema).schema }],
           tool_choice: { type: 'tool', name: request.schemaName },
         }),
         signal: request.signal,
@@ -74,7 +78,7 @@ export class AnthropicClient implements ModelClient {
     };
     const usage = answer.usage ?? {};
     return {
-      output: this.#output(answer.content, answer.stop_reason, request.schemaName),
+      output: objectRoot(request.schema).unwrap(this.#output(answer.content, answer.stop_reason, request.schemaName)),
       usage: {
         // Tokens read from or written to the cache are counted apart from `input_tokens`: all were input.
         inputTokens:

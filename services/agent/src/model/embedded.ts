@@ -20,7 +20,7 @@ import type {
   LlamaJsonSchemaGrammar,
   LlamaModel,
 } from 'node-llama-cpp';
-import { type ModelClient, ModelError, type StepRequest, type StepResult } from './types.js';
+import { type ModelClient, ModelError, type StepProfile, type StepRequest, type StepResult } from './types.js';
 
 /** The models scripts/fetch-model.sh fetches, by the name it takes, and their file names in the cache. */
 export const EMBEDDED_MODEL_FILES = {
@@ -109,12 +109,19 @@ export interface EmbeddedModelOptions {
   maxOutputTokens?: number;
   /** Sampling temperature; default 0 (greedy: the same page gives the same action). */
   temperature?: number;
+  /** How steps are put to it; default `compact` (a small model fails the frontier models' step). */
+  profile?: StepProfile;
 }
 
 export interface EmbeddedStepResult extends StepResult {
   /** Prompt tokens actually evaluated: the rest (inputTokens minus these) came from the KV cache. */
   evaluatedInputTokens: number;
+  /** Of `ms`, the time waiting for the steps before it on the one sequence. */
+  queueMs: number;
 }
+
+/** Grammars kept per engine: a compact step's schema changes with the page, so old ones are let go. */
+const MAX_GRAMMARS = 64;
 
 type Grammar = LlamaJsonSchemaGrammar<GbnfJsonSchema>;
 
@@ -249,6 +256,7 @@ function toHistory(system: string, messages: StepRequest['messages']): ChatHisto
 export class EmbeddedModelClient implements ModelClient {
   readonly name = 'embedded';
   readonly vision = false;
+  readonly profile: StepProfile;
   readonly modelPath: string;
   private readonly key: string;
   private readonly contextSize: number;
@@ -263,6 +271,7 @@ export class EmbeddedModelClient implements ModelClient {
     this.threads = options.threads ?? os.availableParallelism();
     this.maxOutputTokens = options.maxOutputTokens ?? 512;
     this.temperature = options.temperature ?? 0;
+    this.profile = options.profile ?? 'compact';
     this.key = `${this.modelPath}|${this.contextSize}|${this.threads}`;
     const shared = engines.get(this.key) ?? { clients: 0 };
     shared.clients++;
@@ -312,13 +321,18 @@ export class EmbeddedModelClient implements ModelClient {
     });
     try {
       await unlessAborted(previous, request.signal);
-      return await this.generate(engine, request, started);
+      const queueMs = Math.round(performance.now() - started);
+      return { ...(await this.generate(engine, request, started)), queueMs };
     } finally {
       void previous.then(release);
     }
   }
 
-  private async generate(engine: Engine, request: StepRequest, started: number): Promise<EmbeddedStepResult> {
+  private async generate(
+    engine: Engine,
+    request: StepRequest,
+    started: number,
+  ): Promise<Omit<EmbeddedStepResult, 'queueMs'>> {
     const grammar = await this.grammar(engine, request);
     const before = engine.sequence.tokenMeter.getState();
     let response: Awaited<ReturnType<LlamaChat['generateResponse']>>;
@@ -358,11 +372,15 @@ export class EmbeddedModelClient implements ModelClient {
     };
   }
 
-  /** The step's grammar, built once per schema name (again if the name's schema changes). */
+  /** The step's grammar, built once per schema (the most recently used MAX_GRAMMARS are kept). */
   private async grammar(engine: Engine, request: StepRequest): Promise<Grammar> {
     const key = JSON.stringify(request.schema);
-    const cached = engine.grammars.get(request.schemaName);
-    if (cached?.key === key) return cached.grammar;
+    const cached = engine.grammars.get(key);
+    if (cached) {
+      engine.grammars.delete(key);
+      engine.grammars.set(key, cached);
+      return cached.grammar;
+    }
     // The schema is only known at run time: node-llama-cpp's static typing of it does not apply.
     const build = async (lengths: boolean) =>
       (await engine.llama.createGrammarForJsonSchema(
@@ -375,7 +393,11 @@ export class EmbeddedModelClient implements ModelClient {
     } catch (err) {
       throw new ModelError(`The schema ${request.schemaName} has no grammar: ${(err as Error).message}`, 'bad_request');
     }
-    engine.grammars.set(request.schemaName, { key, grammar });
+    engine.grammars.set(key, { key, grammar });
+    for (const old of engine.grammars.keys()) {
+      if (engine.grammars.size <= MAX_GRAMMARS) break;
+      engine.grammars.delete(old);
+    }
     return grammar;
   }
 

@@ -67,3 +67,22 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** A provider's token count, or 0 when it sent none or nonsense. */
 export const tokenCount = (value: unknown): number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
+
+/** The key a schema that is not an object at its root is put under for providers that take only objects. */
+export const ROOT_KEY = 'step';
+
+/**
+ * A step schema as providers take it: OpenAI's structured outputs and both providers' tool inputs
+ * want an object at the root, so any other schema (the compact step's anyOf of actions) goes under
+ * ROOT_KEY, and `unwrap` takes the answer out again.
+ */
+export function objectRoot(schema: Record<string, unknown>): {
+  schema: Record<string, unknown>;
+  unwrap(output: Record<string, unknown>): unknown;
+} {
+  if (schema.type === 'object') return { schema, unwrap: (output) => output };
+  return {
+    schema: { type: 'object', properties: { [ROOT_KEY]: schema }, required: [ROOT_KEY], additionalProperties: false },
+    unwrap: (output) => output[ROOT_KEY],
+  };
+}

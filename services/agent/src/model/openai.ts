@@ -4,9 +4,16 @@
 // forced function tool where it does not; either way the answer is read as
 // hostile text (json.ts). Streaming (SSE) is optional: some gateways cut a
 // request that stays silent while a slow model thinks.
-import { extractJsonObject, MAX_OUTPUT_CHARS, tokenCount } from './json.js';
+import { extractJsonObject, MAX_OUTPUT_CHARS, objectRoot, tokenCount } from './json.js';
 import { MAX_BODY_BYTES, postWithRetries, type RetryOptions, readJson } from './retry.js';
-import { type ModelClient, ModelError, type StepRequest, type StepResult, type TokenUsage } from './types.js';
+import {
+  type ModelClient,
+  ModelError,
+  type StepProfile,
+  type StepRequest,
+  type StepResult,
+  type TokenUsage,
+} from './types.js';
 
 export interface OpenAiCompatibleOptions extends RetryOptions {
   name: string;
@@ -17,6 +24,8 @@ export interface OpenAiCompatibleOptions extends RetryOptions {
   model: string;
   /** Whether the model takes images: only then are screenshots sent. */
   vision?: boolean;
+  /** How steps are put to it; `full` unless set. */
+  profile?: StepProfile;
   /** `json_schema` where the server supports structured outputs, else `tools` (one forced function call). */
   mode: 'json_schema' | 'tools';
   /** Ask for server-sent events and assemble them. */
@@ -39,11 +48,13 @@ interface Answer {
 export class OpenAiCompatibleClient implements ModelClient {
   readonly name: string;
   readonly vision: boolean;
+  readonly profile: StepProfile;
   readonly #options: OpenAiCompatibleOptions;
 
   constructor(options: OpenAiCompatibleOptions) {
     this.name = options.name;
     this.vision = options.vision ?? false;
+    this.profile = options.profile ?? 'full';
     this.#options = options;
   }
 
@@ -66,7 +77,7 @@ export class OpenAiCompatibleClient implements ModelClient {
       (res) => (o.stream ? readStream(res, o.name) : readCompletion(res, o.name)),
     );
     return {
-      output: this.#output(answer, request.schemaName),
+      output: objectRoot(request.schema).unwrap(this.#output(answer, request.schemaName)),
       usage: answer.usage,
       model: answer.model ?? o.model,
       ms: Math.round(performance.now() - started),
@@ -93,13 +104,14 @@ export class OpenAiCompatibleClient implements ModelClient {
       ],
     };
     if (request.maxOutputTokens) body[o.maxTokensField ?? 'max_tokens'] = request.maxOutputTokens;
+    const { schema } = objectRoot(request.schema);
     if (o.mode === 'json_schema') {
       body.response_format = {
         type: 'json_schema',
-        json_schema: { name: request.schemaName, strict: true, schema: request.schema },
+        json_schema: { name: request.schemaName, strict: true, schema },
       };
     } else {
-      body.tools = [{ type: 'function', function: { name: request.schemaName, parameters: request.schema } }];
+      body.tools = [{ type: 'function', function: { name: request.schemaName, parameters: schema } }];
       body.tool_choice = { type: 'function', function: { name: request.schemaName } };
     }
     if (o.stream) {

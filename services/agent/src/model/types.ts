@@ -36,6 +36,14 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
+/**
+ * How a step is put to a model (docs/models.md, "Step profiles"): `full` asks a frontier model for an
+ * evaluation, a memory, a plan and up to three actions; `compact` asks a small local one for one
+ * action over only what the page allows.
+ */
+export type StepProfile = 'full' | 'compact';
+export const STEP_PROFILES = ['full', 'compact'] as const;
+
 export interface StepResult {
   /** The parsed JSON the model produced; the caller validates it against the schema again. */
   output: unknown;
@@ -44,6 +52,10 @@ export interface StepResult {
   model: string;
   /** Wall time of the call, retries included, milliseconds. */
   ms: number;
+  /** Prompt tokens evaluated for this call; the rest of inputTokens came from a cache (when the model says). */
+  evaluatedInputTokens?: number;
+  /** Of `ms`, the time spent waiting for the model's turn (a shared embedded model), milliseconds. */
+  queueMs?: number;
 }
 
 export interface ModelClient {
@@ -51,6 +63,8 @@ export interface ModelClient {
   readonly name: string;
   /** Whether it takes images: only then does the page state carry a screenshot. */
   readonly vision: boolean;
+  /** How its steps are put to it; `full` when unset. */
+  readonly profile?: StepProfile;
   step(request: StepRequest): Promise<StepResult>;
   /** Whether it can answer now; while not (a model still being fetched), runs wait, unbilled, saying why. */
   ready?(): { ready: true } | { ready: false; why: string };

@@ -11,7 +11,6 @@ import { until } from '@wap/testkit';
 import { type FakeModel, type ModelRequest, modelReply, startFakeOpenAi } from '@wap/testsite';
 import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
 import { compileRules } from '../../domain/rules/compile.js';
-import { stepShape } from '../../domain/step.js';
 import { OpenAiCompatibleClient } from '../../model/openai.js';
 import { type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
 import { runSystems } from '../run-loop.js';
@@ -62,7 +61,7 @@ after(async () => {
 });
 
 /** A run of `task` on `path`, granted the secret `fee`, with every system on a Chromium of its own. */
-async function stepRun(task: string, path: string, options: { apiKey?: string } = {}) {
+async function stepRun(task: string, path: string, options: { apiKey?: string; profile?: 'compact' } = {}) {
   const run = await startTestRun(fx.stores, workspaceId, {
     run: { task, maxSteps: 10 },
     grants: { secrets: [{ handle: 'fee', id: fee }], integrations: [], purchases: undefined },
@@ -78,10 +77,31 @@ async function stepRun(task: string, path: string, options: { apiKey?: string } 
     model: 'scripted-1',
     mode: 'json_schema',
     backoffMs: 20,
+    ...(options.profile && { profile: options.profile }),
   });
-  const shape = stepShape({ ...run.policy.stepGrants(true) });
-  return { run, systems, next: () => systems.steps.step(client, shape) };
+  const grants = { ...run.policy.stepGrants(true) };
+  return { run, systems, next: () => systems.steps.step(client, grants) };
 }
+
+/** The last user message of a request: the done question, when it is one. */
+const lastPromptOf = (request: ModelRequest): string =>
+  String((request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'user').at(-1)?.content ?? '');
+const isDoneQuestion = (request: ModelRequest) => lastPromptOf(request).includes('Is the whole task done now?');
+/** The step schema's actions of a request, by name: what the model was offered. */
+function offered(request: ModelRequest | undefined): Map<string, Record<string, unknown>[]> {
+  // The compact step's anyOf, under the one key the client puts a schema that is not an object under.
+  const schema = request?.body?.response_format?.json_schema?.schema?.properties?.step as {
+    anyOf?: Record<string, unknown>[];
+  };
+  const out = new Map<string, Record<string, unknown>[]>();
+  for (const a of schema?.anyOf ?? []) {
+    const props = a.properties as Record<string, { const?: string }>;
+    const name = String(props.action?.const);
+    out.set(name, [...(out.get(name) ?? []), props]);
+  }
+  return out;
+}
+const indexIn = (prompt: string, pattern: RegExp): number => Number(pattern.exec(prompt)?.[1] ?? Number.NaN);
 
 const requestsOf = (task: string) => model.requests.filter((r) => promptOf(r).startsWith(`Task: ${task}\n`));
 const kindsOf = async (run: RunContext) =>
@@ -173,5 +193,53 @@ describe('StepSystem', () => {
     await run.renew();
     await stepping;
     assert.deepEqual([run.steps, run.memory.failures], [0, 0]);
+  });
+
+  test('compact: one action over what the page allows; a single act asked "done?" and finished on yes', async () => {
+    const task = 'Tick I agree';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'yes' };
+      return { step: { action: 'click', index: indexIn(promptOf(request), /\[(\d+)\] checkbox "I agree" unchecked/) } };
+    });
+    const { run, next } = await stepRun(task, '/choices', { profile: 'compact' });
+    await assert.rejects(next(), Stop);
+    const [first, question] = requestsOf(task);
+    const prompt = promptOf(first);
+    assert.match(prompt, /\[1\] select "country" value="Germany" options: Germany \| France \| Norway/);
+    assert.match(prompt, /\[2\] checkbox "I agree" unchecked/);
+    const actions = offered(first);
+    assert.deepEqual(actions.get('click')?.[0]?.index, { enum: [1, 2] }, 'only the page indices');
+    assert.equal(actions.has('type'), false, 'no text box, no type');
+    assert.deepEqual(actions.get('select')?.[0]?.option, { enum: ['Germany', 'France', 'Norway'] });
+    assert.ok(question && isDoneQuestion(question), 'the done question follows the act');
+    assert.match(lastPromptOf(question), /Last action: clicked \[2\] checkbox "I agree"; \[2\] is now checked/);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 1]);
+    const kinds = await kindsOf(run);
+    assert.ok(kinds.includes('done_check'), 'the question is an event');
+  });
+
+  test('compact: a third blind repeat is refused and not offered again; a second refusal ends the run', async () => {
+    const task = 'Press Outer';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      return { step: { action: 'click', index: indexIn(promptOf(request), /\[(\d+)\] button "Outer"/) } };
+    });
+    const { run, next } = await stepRun(task, '/frames', { profile: 'compact' });
+    await next();
+    await next();
+    assert.equal(run.memory.refusals ?? 0, 0);
+    await next();
+    assert.equal(run.memory.refusals, 1, 'the third is refused');
+    assert.match(run.memory.results[0] ?? '', /not done again, it changed nothing the last 2 times/);
+    await assert.rejects(next(), Stop);
+    const outer = indexIn(promptOf(requestsOf(task)[0]), /\[(\d+)\] button "Outer"/);
+    const fourth = requestsOf(task).filter((r) => !isDoneQuestion(r))[3];
+    assert.ok(fourth, 'a fourth step was asked');
+    const clicks = (offered(fourth).get('click')?.[0]?.index as { enum: number[] } | undefined)?.enum ?? [];
+    assert.ok(!clicks.includes(outer), 'the refused click is not offered');
+    assert.ok(offered(fourth).has('finish'), 'what else the page allows still is');
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.reasonCode], ['failed', 'loop_detected']);
   });
 });

@@ -4,18 +4,41 @@
 // through the gates and to the system it belongs to, the same action on the
 // same page caught as a loop, steps that achieve nothing counted against the
 // failure budget, and the step's timing (the model's share and our own).
+// A model's step profile (docs/models.md, "Step profiles") sets the step's
+// words: `full`, for frontier models, asks for an evaluation, a memory, a plan
+// and up to three actions; `compact`, for small local ones, asks for one
+// action over only what the page allows, refuses a third blind repeat, and
+// asks "is the task done?" after an act the task may end with.
+import type { ElementInfo, PageState } from '../../browser/types.js';
+import {
+  asksDone,
+  type Before,
+  COMPACT_SYSTEM_PROMPT,
+  compactMessage,
+  compactShape,
+  compactView,
+  DONE_SCHEMA,
+  doneQuestion,
+  parseCompact,
+  saidDone,
+  sayAction,
+  whatChanged,
+} from '../../domain/compact.js';
 import {
   describeAction,
   LOOP_FAIL,
   LOOP_NUDGE,
+  type ModelStep,
   parseStep,
   repeats,
   type StepAction,
   type StepShape,
+  type StepShapeInput,
   SYSTEM_PROMPT,
   stepMessage,
+  stepShape,
 } from '../../domain/step.js';
-import { type ModelClient, ModelError } from '../../model/types.js';
+import { type ModelClient, ModelError, type StepProfile, type StepResult } from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
@@ -43,6 +66,23 @@ export interface StepSystems {
 /** What one action did: 'changed' when the page changed (the step's later actions are skipped), 'stop' when the run paused. */
 type Done = 'ok' | 'failed' | 'changed' | 'stop';
 
+/** Times the same action on an unchanged page runs in the compact profile; the next is refused. */
+const COMPACT_REPEATS = 2;
+/** Refusals in a row before a compact run ends as a loop. */
+const COMPACT_REFUSALS = 2;
+/** Tokens the done question may generate: `{"done":"yes"}`. */
+const DONE_TOKENS = 12;
+
+/** A step's words for the model, in its profile. */
+interface Prepared {
+  system: string;
+  text: string;
+  shape: StepShape;
+  parse(output: unknown): { step: ModelStep } | { error: string };
+  /** Each element the model may name, by index (compact). */
+  infos: Map<number, ElementInfo & { key?: string }>;
+}
+
 export class StepSystem {
   /** The step in flight: its start and its model's share, for the timing event (also of the step that ends the run). */
   private current:
@@ -53,8 +93,16 @@ export class StepSystem {
         observeMs: number;
         actMs: number;
         usage: { inputTokens: number; outputTokens: number };
+        /** Prompt tokens evaluated, the rest from the model's cache; waiting for the model's turn. */
+        evaluatedInputTokens?: number;
+        queueMs?: number;
+        profile: StepProfile;
       }
     | undefined;
+  /** The full profile's schema: the same every step of the run. */
+  private fullShape: StepShape | undefined;
+  /** The compact profile's last act: the page it was on and how the next message tells it. */
+  private before: (Before & { said: string }) | undefined;
 
   constructor(
     private readonly run: RunContext,
@@ -65,39 +113,27 @@ export class StepSystem {
     run.onEnd('before', () => this.timing());
   }
 
-  /** Observes the page, asks `model` for the step (in `shape`) and runs its actions. */
-  async step(model: ModelClient, shape: StepShape): Promise<void> {
+  /** Observes the page, asks `model` for the step (in its profile, with the run's `grants`) and runs its actions. */
+  async step(model: ModelClient, grants: StepShapeInput): Promise<void> {
     const { run } = this;
-    const { row, memory, policy } = run;
+    const { memory } = run;
+    const profile = model.profile ?? 'full';
     const began = performance.now();
     const page = await this.systems.browser.observe(model.vision);
     const observeMs = performance.now() - began;
-    const files = await this.store.files(row.id);
-    // Every secret value out of what the model reads: the page's text may show one.
-    const text = policy.scrub(
-      stepMessage({
-        task: row.task,
-        step: run.steps + 1,
-        maxSteps: row.maxSteps,
-        plan: run.plan,
-        memory,
-        files,
-        grants: policy.describe(),
-        page,
-      }),
-    );
+    const prepared = profile === 'compact' ? await this.compact(page, grants) : await this.full(page, grants);
     // The reply and the notes are said once.
     memory.reply = undefined;
     memory.nudge = undefined;
     memory.extracted = undefined;
-    let result: Awaited<ReturnType<ModelClient['step']>>;
+    let result: StepResult;
     const modelStarted = performance.now();
     try {
       result = await model.step({
-        system: SYSTEM_PROMPT,
-        messages: [{ role: 'user', text, ...(page.screenshot && { images: [page.screenshot] }) }],
-        schema: shape.schema,
-        schemaName: shape.name,
+        system: prepared.system,
+        messages: [{ role: 'user', text: prepared.text, ...(page.screenshot && { images: [page.screenshot] }) }],
+        schema: prepared.shape.schema,
+        schemaName: prepared.shape.name,
         signal: AbortSignal.any([run.stepAbort.signal, run.signal]),
       });
     } catch (err) {
@@ -105,11 +141,20 @@ export class StepSystem {
       return this.modelFailed(err);
     }
     const modelMs = performance.now() - modelStarted;
-    this.current = { began, modelMs, observeMs, actMs: 0, usage: result.usage };
+    this.current = {
+      began,
+      modelMs,
+      observeMs,
+      actMs: 0,
+      usage: result.usage,
+      profile,
+      ...(result.evaluatedInputTokens !== undefined && { evaluatedInputTokens: result.evaluatedInputTokens }),
+      ...(result.queueMs !== undefined && { queueMs: result.queueMs }),
+    };
     run.inputTokens += BigInt(result.usage.inputTokens);
     run.outputTokens += BigInt(result.usage.outputTokens);
     this.systems.metering.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
-    const parsed = parseStep(result.output);
+    const parsed = prepared.parse(result.output);
     run.steps++;
     if ('error' in parsed) {
       memory.nudge = `Your last answer could not be used (${parsed.error}). Answer with the JSON object asked for.`;
@@ -128,9 +173,14 @@ export class StepSystem {
     const actions = step.actions.map(describeAction);
     await run.event('step', 'step', `step ${run.steps}: ${actions.join(', ')}`, {
       step: run.steps,
+      profile,
       evaluation: step.evaluation,
       actions,
+      inputTokens: result.usage.inputTokens,
+      outputTokens: result.usage.outputTokens,
     });
+    if (profile === 'compact')
+      return this.compactAct(model, page, prepared, step.actions[0] as StepAction, result.output);
     const results: string[] = [];
     let achieved = false;
     for (const [i, action] of step.actions.entries()) {
@@ -158,6 +208,148 @@ export class StepSystem {
     memory.results = results;
     await this.failed(!achieved);
     await this.afterStep();
+  }
+
+  /** The full profile's words: the plan, memory and last results, the whole element list; one schema a run. */
+  private async full(page: PageState, grants: StepShapeInput): Promise<Prepared> {
+    const { row, memory, policy, plan, steps } = this.run;
+    const files = await this.store.files(row.id);
+    // Every secret value out of what the model reads: the page's text may show one.
+    const text = policy.scrub(
+      stepMessage({
+        task: row.task,
+        step: steps + 1,
+        maxSteps: row.maxSteps,
+        plan,
+        memory,
+        files,
+        grants: policy.describe(),
+        page,
+      }),
+    );
+    this.fullShape ??= stepShape(grants);
+    return { system: SYSTEM_PROMPT, text, shape: this.fullShape, parse: parseStep, infos: new Map() };
+  }
+
+  /** The compact profile's words: the task, the page's view within its budget, what the last act did. */
+  private async compact(page: PageState, grants: StepShapeInput): Promise<Prepared> {
+    const { row, memory, policy } = this.run;
+    const files = await this.store.files(row.id);
+    const view = compactView(page, row.task);
+    const refused = memory.refused?.fingerprint === page.fingerprint ? memory.refused.actions : [];
+    const shape = compactShape(view, { ...grants, refused, task: row.task });
+    const last = this.before
+      ? `${this.before.said}; ${whatChanged(this.before, page)}`
+      : memory.results.join('; ') || undefined;
+    const text = policy.scrub(
+      compactMessage({ task: row.task, grants: policy.describe(), files, memory, page, view, last }),
+    );
+    const infos = new Map<number, ElementInfo & { key?: string }>();
+    for (const entry of page.outline)
+      if (entry.kind === 'element') infos.set(entry.index, { ...entry.info, key: entry.key });
+    return { system: COMPACT_SYSTEM_PROMPT, text, shape, parse: parseCompact, infos };
+  }
+
+  /**
+   * The compact profile's one action: refused when it already ran twice on this page without changing
+   * it (and not offered again there; two refusals in a row end the run as a loop), else run; then,
+   * after an act the task may end with, the question whether the task is done.
+   */
+  private async compactAct(
+    model: ModelClient,
+    page: PageState,
+    prepared: Prepared,
+    action: StepAction,
+    answer: unknown,
+  ) {
+    const { run } = this;
+    const { memory } = run;
+    const info = 'index' in action ? prepared.infos.get(action.index) : undefined;
+    const said = sayAction(action, info);
+    const key = `${page.fingerprint}|${describeAction(action)}`;
+    const times = repeats(memory.recent, key);
+    if (times >= COMPACT_REPEATS) {
+      memory.refusals = (memory.refusals ?? 0) + 1;
+      const before = memory.refused?.fingerprint === page.fingerprint ? memory.refused.actions : [];
+      memory.refused = { fingerprint: page.fingerprint, actions: [...before, describeAction(action)].slice(-20) };
+      await run.event('step', 'dead_end', `refused: ${describeAction(action)} changed nothing ${times} times`, {
+        times,
+        refusals: memory.refusals,
+      });
+      if (memory.refusals >= COMPACT_REFUSALS)
+        return run.end('failed', {
+          code: 'loop_detected',
+          message: `The model kept choosing actions that changed nothing (${describeAction(action)}, ${times} times).`,
+        });
+      this.before = undefined;
+      memory.results = [`${said}: not done again, it changed nothing the last ${times} times`];
+      memory.nudge = 'Choose another element or action.';
+      await this.failed(true);
+      return this.afterStep();
+    }
+    memory.recent = [...memory.recent, key].slice(-20);
+    const results: string[] = [];
+    const done = await this.perform(action, results, false, page.url);
+    if (done === 'stop') return this.afterStep();
+    memory.results = results;
+    const worked = done !== 'failed';
+    if (worked) memory.refusals = 0;
+    this.before = {
+      url: page.url,
+      fingerprint: page.fingerprint,
+      ...(info?.key && { targetKey: info.key }),
+      said: worked ? said : `${said}, which failed: ${(results.at(-1) ?? '').slice(0, 200)}`,
+    };
+    await this.failed(!worked);
+    if (worked && run.latest.status !== 'settled' && !run.row.outputSchema && asksDone(run.row.task, action, info))
+      await this.askDone(model, prepared, answer);
+    await this.afterStep();
+  }
+
+  /** The one-token question after an act: yes finishes the run with what was done, no goes on. */
+  private async askDone(model: ModelClient, prepared: Prepared, answer: unknown): Promise<void> {
+    const { run } = this;
+    const before = this.before;
+    if (!before) return;
+    const page = await this.systems.browser.observe(false);
+    const last = `${before.said}; ${whatChanged(before, page)}`;
+    let result: StepResult;
+    try {
+      result = await model.step({
+        system: prepared.system,
+        messages: [
+          { role: 'user', text: prepared.text },
+          { role: 'assistant', text: JSON.stringify(answer) },
+          { role: 'user', text: run.policy.scrub(doneQuestion(last)) },
+        ],
+        schema: DONE_SCHEMA,
+        schemaName: 'compact_done',
+        maxOutputTokens: DONE_TOKENS,
+        signal: AbortSignal.any([run.stepAbort.signal, run.signal]),
+      });
+    } catch {
+      return; // no answer is a no: the next step goes on
+    }
+    run.inputTokens += BigInt(result.usage.inputTokens);
+    run.outputTokens += BigInt(result.usage.outputTokens);
+    this.systems.metering.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
+    if (this.current) {
+      this.current.modelMs += result.ms;
+      this.current.usage = {
+        inputTokens: this.current.usage.inputTokens + result.usage.inputTokens,
+        outputTokens: this.current.usage.outputTokens + result.usage.outputTokens,
+      };
+      if (this.current.evaluatedInputTokens !== undefined && result.evaluatedInputTokens !== undefined)
+        this.current.evaluatedInputTokens += result.evaluatedInputTokens;
+    }
+    const yes = saidDone(result.output);
+    await run.event('step', 'done_check', `is the task done? ${yes ? 'yes' : 'no'}`, {
+      done: yes,
+      inputTokens: result.usage.inputTokens,
+      outputTokens: result.usage.outputTokens,
+      ...(result.evaluatedInputTokens !== undefined && { evaluatedInputTokens: result.evaluatedInputTokens }),
+    });
+    if (yes) await this.systems.output.finish({ action: 'finish', success: true, answer: `Done: ${last}` }, []);
   }
 
   /**
@@ -236,6 +428,9 @@ export class StepSystem {
       bookkeepingMs: Math.round(totalMs - step.modelMs - step.observeMs - step.actMs),
       inputTokens: step.usage.inputTokens,
       outputTokens: step.usage.outputTokens,
+      profile: step.profile,
+      ...(step.evaluatedInputTokens !== undefined && { evaluatedInputTokens: step.evaluatedInputTokens }),
+      ...(step.queueMs !== undefined && { queueMs: Math.round(step.queueMs) }),
     });
   }
 }

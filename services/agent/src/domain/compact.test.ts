@@ -1,0 +1,179 @@
+// The compact step profile's words and schema, from page states made here:
+// what a small model reads of a page, what it may answer, and when it is
+// asked whether the task is done.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import {
+  asksDone,
+  COMPACT_SYSTEM_PROMPT,
+  compactShape,
+  compactView,
+  elementLine,
+  parseCompact,
+  singleAct,
+  whatChanged,
+} from './compact.js';
+
+const element = (index: number, info: ElementInfo, fresh = false): OutlineEntry => ({
+  kind: 'element',
+  index,
+  depth: 0,
+  info,
+  key: `${info.role}|${info.name}#1`,
+  fresh,
+});
+
+function pageOf(outline: OutlineEntry[], extra: Partial<PageState> = {}): PageState {
+  return {
+    url: 'http://127.0.0.1/form',
+    title: 'Form',
+    tabs: [],
+    scroll: { above: 0, below: 0 },
+    elements: '',
+    count: outline.filter((e) => e.kind === 'element').length,
+    outline,
+    fingerprint: 'f1',
+    ...extra,
+  };
+}
+
+const FORM = pageOf([
+  { kind: 'text', depth: 0, text: 'Tell us your name' },
+  element(1, { role: 'textbox', name: 'First name', required: true }),
+  element(2, { role: 'select', name: 'Colour', value: 'Red', options: ['Red', 'Green', 'Blue'] }),
+  element(3, { role: 'checkbox', name: 'Apples', checked: true }),
+  element(4, { role: 'button', name: 'Submit' }),
+  element(5, { role: 'button', name: 'Delete', disabled: true }),
+]);
+
+/** The schema's actions, by name. */
+function actions(schema: unknown): Map<string, Record<string, unknown>[]> {
+  const out = new Map<string, Record<string, unknown>[]>();
+  for (const a of (schema as { anyOf: { properties: Record<string, { const?: string }> }[] }).anyOf) {
+    const name = String(a.properties.action?.const);
+    out.set(name, [...(out.get(name) ?? []), a.properties]);
+  }
+  return out;
+}
+
+test('the system prompt stays short: under 300 tokens by any tokenizer of words and marks', () => {
+  const pieces = COMPACT_SYSTEM_PROMPT.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? [];
+  assert.ok(pieces.length < 300, `${pieces.length} words and marks`);
+});
+
+test('each element says its role, its name and its state', () => {
+  assert.equal(
+    elementLine(1, { role: 'textbox', name: 'First name', required: true }),
+    '[1] textbox "First name" empty required',
+  );
+  assert.equal(
+    elementLine(1, { role: 'textbox', name: 'First name', value: 'Tora' }),
+    '[1] textbox "First name" value="Tora"',
+  );
+  assert.equal(elementLine(3, { role: 'checkbox', name: 'Apples', checked: false }), '[3] checkbox "Apples" unchecked');
+  assert.equal(
+    elementLine(2, { role: 'select', name: 'Colour', value: 'Red', options: ['Red', 'Green'] }),
+    '[2] select "Colour" value="Red" options: Red | Green',
+  );
+  assert.equal(elementLine(6, { role: 'tab', name: 'Reviews', checked: true }), '[6] tab "Reviews" selected');
+  assert.equal(elementLine(7, { role: 'button', name: 'More', expanded: false }), '[7] button "More" collapsed');
+  assert.equal(elementLine(5, { role: 'button', name: 'Delete', disabled: true }), '[5] button "Delete" disabled');
+});
+
+test('a page that fits is shown in page order; one that does not, what the task names first and what was left out', () => {
+  const whole = compactView(FORM, 'Type Tora into the first name');
+  assert.deepEqual(
+    whole.text.split('\n').map((l) => l.slice(0, 4)),
+    ['Tell', '[1] ', '[2] ', '[3] ', '[4] ', '[5] '],
+  );
+  const many = pageOf([
+    ...Array.from({ length: 60 }, (_, i) =>
+      element(i + 1, { role: 'link', name: `Article number ${i + 1} of the archive` }),
+    ),
+    element(61, { role: 'button', name: 'Subscribe' }),
+  ]);
+  const view = compactView(many, 'Press Subscribe', 100);
+  const lines = view.text.split('\n');
+  assert.equal(lines[0], '[61] button "Subscribe"', 'the element the task names comes first');
+  assert.match(lines.at(-1) ?? '', /^\(left out: \d+ elements and 0 lines of text; scroll to see more\)$/);
+  assert.ok(view.text.length <= 100 * 3.5 + 80, 'within the budget');
+  assert.equal(view.shown[0]?.index, 61);
+  assert.equal(view.cut.elements, 61 - view.shown.length);
+});
+
+test('the schema offers only what the page allows', () => {
+  const view = compactView(FORM, 'Type Tora into the first name');
+  const offered = actions(compactShape(view, { files: false, task: 'Type Tora into the first name' }).schema);
+  assert.deepEqual(offered.get('click')?.[0]?.index, { enum: [1, 2, 3, 4] }, 'no disabled element');
+  assert.deepEqual(offered.get('type')?.[0]?.index, { enum: [1] }, 'type only into text boxes');
+  assert.deepEqual(offered.get('select')?.[0], {
+    action: { type: 'string', const: 'select' },
+    index: { const: 2 },
+    option: { enum: ['Red', 'Green', 'Blue'] },
+  });
+  for (const absent of ['navigate', 'attach_file', 'fill_secret', 'purchase', 'call_tool', 'record'])
+    assert.equal(offered.has(absent), false, absent);
+  assert.ok(offered.has('finish'));
+  const granted = actions(
+    compactShape(view, { files: false, secrets: true, task: 'Sign in at https://shop.example' }).schema,
+  );
+  assert.deepEqual(granted.get('fill_secret')?.[0]?.index, { enum: [1] });
+  assert.ok(granted.has('navigate'), 'a task naming a URL may navigate');
+  const refused = actions(compactShape(view, { files: false, refused: ['click 4'], task: 'x' }).schema);
+  assert.deepEqual(refused.get('click')?.[0]?.index, { enum: [1, 2, 3] }, 'a refused action is not offered again');
+});
+
+test('the answer is one action; prose or two actions are refused', () => {
+  const ok = parseCompact({ action: 'type', index: 1, text: 'Tora' });
+  assert.ok('step' in ok);
+  assert.deepEqual(ok.step.actions, [{ action: 'type', index: 1, text: 'Tora' }]);
+  assert.ok('error' in parseCompact({ evaluation: 'fine', actions: [] }));
+  assert.ok('error' in parseCompact({ action: 'click', index: 1, note: 'and more' }));
+});
+
+test('what the last action changed, in one line', () => {
+  const before = { url: FORM.url, fingerprint: 'f1', targetKey: 'textbox|First name#1' };
+  const typed = pageOf(
+    [
+      element(1, { role: 'textbox', name: 'First name', value: 'Tora' }),
+      element(4, { role: 'button', name: 'Submit' }),
+    ],
+    { fingerprint: 'f2' },
+  );
+  assert.equal(whatChanged(before, typed), '[1] now holds "Tora"; the page changed');
+  assert.equal(whatChanged(before, FORM), 'nothing on the page changed');
+  const grown = pageOf(
+    [element(1, { role: 'button', name: 'A' }, true), element(2, { role: 'button', name: 'B' }, true)],
+    {
+      fingerprint: 'f3',
+    },
+  );
+  assert.equal(whatChanged({ ...before, targetKey: undefined }, grown), 'the page changed: 2 new elements');
+  assert.equal(
+    whatChanged(before, pageOf([], { url: 'http://127.0.0.1/thanks', title: 'Thank you' })),
+    'the page changed: now "Thank you"',
+  );
+});
+
+test('a single act is asked "done?" after any act; several, after a click the last clause names', () => {
+  assert.equal(singleAct('Click the button labelled Submit.'), true);
+  assert.equal(singleAct('Type Tora into the field and press Submit'), false);
+  assert.equal(singleAct('Tick Apples, Pears; then press Submit'), false);
+  const submit = { role: 'button', name: 'Submit' } as const;
+  assert.equal(asksDone('Click Submit', { action: 'click', index: 4 }, submit), true);
+  assert.equal(
+    asksDone('Type Tora into the name and press Submit', { action: 'type', index: 1, text: 'Tora' }, undefined),
+    false,
+  );
+  assert.equal(asksDone('Type Tora into the name and press Submit', { action: 'click', index: 4 }, submit), true);
+  assert.equal(
+    asksDone(
+      'Type Tora into the name and press Submit',
+      { action: 'click', index: 2 },
+      { role: 'button', name: 'Cancel' },
+    ),
+    false,
+  );
+  assert.equal(asksDone('Click Submit', { action: 'scroll', direction: 'down' }, undefined), false);
+});
