@@ -17,7 +17,27 @@ export type TaskKind =
   | 'shadow-iframe'
   | 'checkbox-radio'
   | 'cookie-banner'
-  | 'slow';
+  | 'slow'
+  // The simple kinds, generated from a seed (sections/simple): a small model's ground.
+  | 'click'
+  | 'link'
+  | 'focus'
+  | 'dialog'
+  | 'tab'
+  | 'type-submit'
+  | 'checkboxes'
+  | 'sign-in'
+  | 'pick'
+  | 'passwords'
+  | 'two-page'
+  | 'date-field'
+  | 'row-button';
+
+/**
+ * How many acts a task asks for: `single` is one act on the page (a click, a
+ * focus), `multi` several in a row (fill, tick, then press the button).
+ */
+export type Acts = 'single' | 'multi';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -41,6 +61,12 @@ export interface AgentTask {
   /** The start page, inside the attempt's URL space. */
   path: string;
   outputSchema?: JsonSchema;
+  /**
+   * How many acts doing it takes, where the task was written to measure that
+   * (the simple kinds set it, so a report can tell a model that cannot act
+   * at all from one that loses its way in a sequence); unset elsewhere.
+   */
+  acts?: Acts;
   check(ctx: CheckContext): Verdict;
 }
 
@@ -52,6 +78,12 @@ export interface Section {
   routes: Route[];
   tasks: AgentTask[];
   solutions: Record<string, Solution>;
+  /**
+   * Wrong ways to do a task, by task id then by what goes wrong (the wrong
+   * button, the right form sent twice...): scripted like a solution, each
+   * must leave the task's check failing.
+   */
+  mistakes?: Record<string, Record<string, Solution>>;
 }
 
 export const pass = (why: string): Verdict => ({ ok: true, why });
