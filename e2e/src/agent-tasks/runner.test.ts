@@ -2,8 +2,8 @@
 // loopback (the routes and shapes of POST /v1/agent and its reads): runs
 // that solve their task in a real Chromium with the scripted solutions, a
 // run that gives up, one that never ends and one that stops to ask. What
-// the runner reports of each, and the submit latency of 50 at once with
-// every run cancelled.
+// the runner reports of each (generated tasks by single and multi act as
+// well), and the submit latency of 50 at once with every run cancelled.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
@@ -21,6 +21,8 @@ const SCRIPTS: Record<string, Script> = {
   'slow-exchange-rate': 'hang',
   'modal-delete-draft': 'ask',
 };
+/** Generated simple tasks, run apart from SCRIPTS' so the figures of the test above stay its own. */
+const ACT_SCRIPTS: Record<string, Script> = { 'simple-tab-1': 'solve', 'simple-type-1': 'give-up' };
 
 let site: TaskSite;
 let browser: Browser;
@@ -36,7 +38,7 @@ function json(res: ServerResponse, status: number, body: unknown) {
 /** What the stand-in does with a run: the script of its task (an unknown task hangs). */
 async function drive(run: AgentRun & { events: AgentEvent[] }, task: string, url: string) {
   const known = tasks.find((t) => t.task === task);
-  const script = (known && SCRIPTS[known.id]) ?? 'hang';
+  const script = (known && (SCRIPTS[known.id] ?? ACT_SCRIPTS[known.id])) ?? 'hang';
   const now = () => new Date().toISOString();
   Object.assign(run, { status: 'running', startedAt: now() });
   if (script === 'hang') return;
@@ -166,6 +168,37 @@ test('the runner reports solved, failed, timed-out and paused runs, and their st
   assert.deepEqual([summary.steps, summary.stepsTimed], [4, 4]);
   assert.equal(summary.overheadShare, 0.069);
   assert.deepEqual(summary.tokens, { input: 4000, output: 200, inputPerTask: 800, outputPerTask: 40 });
+});
+
+test('generated tasks carry their acts into the results, and the summary counts single and multi apart', async () => {
+  const chosen = tasks.filter((t) => ACT_SCRIPTS[t.id]);
+  const results = await runSuite(agentApi(apiUrl, KEY), site, chosen, {
+    concurrency: 2,
+    timeoutMs: 60_000,
+    pollMs: 50,
+  });
+  const by = Object.fromEntries(results.map((r) => [r.id, r]));
+  assert.equal(by['simple-tab-1']?.acts, 'single');
+  assert.equal(by['simple-tab-1']?.ok, true, by['simple-tab-1']?.why);
+  assert.equal(by['simple-type-1']?.acts, 'multi');
+  assert.equal(by['simple-type-1']?.ok, false);
+
+  const fixed = await runSuite(
+    agentApi(apiUrl, KEY),
+    site,
+    tasks.filter((t) => t.id === 'radio-plan-billing'),
+    {
+      ...{ concurrency: 1, timeoutMs: 60_000, pollMs: 50 },
+    },
+  );
+  assert.equal(fixed[0]?.acts, undefined, 'a task without acts has none in its result');
+  const summary = summarize([...results, ...fixed]);
+  assert.deepEqual(summary.byActs, {
+    single: { tasks: 1, succeeded: 1, successRate: 1 },
+    multi: { tasks: 1, succeeded: 0, successRate: 0 },
+  });
+  assert.equal(summary.succeeded, 2, 'the task without acts counts in the whole');
+  assert.deepEqual(summarize([]).byActs.single, { tasks: 0, succeeded: 0, successRate: null });
 });
 
 test('50 submits at once: latencies of each, every run cancelled as soon as it is accepted', async () => {

@@ -4,7 +4,7 @@
 // against a fleet; runner.test.ts against a scripted stand-in of the API.
 import { call } from '../api.js';
 import type { Attempt, TaskSite } from './site.js';
-import type { AgentTask } from './task.js';
+import type { Acts, AgentTask } from './task.js';
 
 /** A run as GET /v1/agent/{id} answers it (the fields the bench reads). */
 export interface AgentRun {
@@ -93,6 +93,8 @@ export interface RunOptions {
 export interface TaskResult {
   id: string;
   kind: string;
+  /** The task's AgentTask.acts, where it has one. */
+  acts?: Acts;
   runId: string | null;
   /** The check passed and the run settled in time. */
   ok: boolean;
@@ -139,7 +141,10 @@ export async function runTask(
 ): Promise<TaskResult> {
   const attempt: Attempt = site.attempt();
   const started = performance.now();
-  const base = { id: task.id, kind: task.kind, tokens: { input: 0, output: 0 }, modelMs: [], overheadMs: [] };
+  const base = {
+    ...{ id: task.id, kind: task.kind, ...(task.acts && { acts: task.acts }) },
+    ...{ tokens: { input: 0, output: 0 }, modelMs: [], overheadMs: [] },
+  };
   let run: AgentRun;
   try {
     run = await api.submit({
@@ -273,12 +278,21 @@ const spread = (xs: number[]) => {
   return { mean: round(mean(xs)), p50: round(percentile(sorted, 0.5)), p99: round(percentile(sorted, 0.99)) };
 };
 
+/** How the tasks of one number of acts went; the rate is null when there were none. */
+export interface ActsFigures {
+  tasks: number;
+  succeeded: number;
+  successRate: number | null;
+}
+
 export interface SuiteSummary {
   tasks: number;
   succeeded: number;
   successRate: number;
   timedOut: number;
   byKind: Record<string, { tasks: number; succeeded: number }>;
+  /** The tasks that say how many acts they take (AgentTask.acts), single and multi apart; the others in neither. */
+  byActs: Record<Acts, ActsFigures>;
   stepsPerTask: { mean: number; p50: number; p99: number };
   /** Steps in all, and how many of them the events timed (the per-step figures are over these). */
   steps: number;
@@ -301,6 +315,11 @@ export function summarize(results: TaskResult[]): SuiteSummary {
     byKind[r.kind] = k;
   }
   const succeeded = results.filter((r) => r.ok).length;
+  const ofActs = (acts: Acts): ActsFigures => {
+    const these = results.filter((r) => r.acts === acts);
+    const ok = these.filter((r) => r.ok).length;
+    return { tasks: these.length, succeeded: ok, successRate: these.length ? round(ok / these.length, 3) : null };
+  };
   const modelMs = results.flatMap((r) => r.modelMs);
   const overheadMs = results.flatMap((r) => r.overheadMs);
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -312,6 +331,7 @@ export function summarize(results: TaskResult[]): SuiteSummary {
     successRate: round(results.length ? succeeded / results.length : 0, 3),
     timedOut: results.filter((r) => r.timedOut).length,
     byKind,
+    byActs: { single: ofActs('single'), multi: ofActs('multi') },
     stepsPerTask: spread(results.map((r) => r.steps)),
     steps: sum(results.map((r) => r.steps)),
     stepsTimed: modelMs.length,
