@@ -2,7 +2,8 @@
 // kinds people give browser agents, on a loopback site that records what each
 // run did to it) through the fleet's public API. Each task is a POST
 // /v1/agent, K at a time, polled until settled and checked against the site
-// and the run's answer. Reports the success rate (and by kind), steps and
+// and the run's answer. Reports the success rate (by kind, and of the simple
+// tasks by single and multi act: AgentTask.acts), steps and
 // seconds per task, each step's time split into the model's and our own
 // (the step timings among the run's events), tokens; then the latency of
 // POST /v1/agent with 50 submits at once, each run cancelled once accepted.
@@ -11,7 +12,9 @@
 //   AGENT_BENCH_CONCURRENCY runs at once (2)
 //   AGENT_BENCH_TIMEOUT     seconds from submit before a run is cancelled and failed (900)
 //   AGENT_BENCH_MAX_STEPS   the runs' step cap (25; 0: the fleet's default)
-//   AGENT_BENCH_TASKS       only these tasks: ids or kinds, comma-separated
+//   AGENT_BENCH_TASKS       only these tasks: ids, kinds or acts (single, multi), comma-separated
+//   AGENT_BENCH_SEEDS       the seeds the simple tasks are generated from, comma-separated
+//                           ("1,2,3"): 13 tasks a seed, other seeds other pages and words
 //   AGENT_BENCH_SUBMITS     submits at once for the latency figure (50)
 //   AGENT_BENCH_REPORT      a file to write the JSON report to as well, every task's result in it
 //   AGENT_MODELS, AGENT_DEFAULT_MODEL, EMBEDDED_MODEL_PATH, EMBEDDED_MODEL_THREADS, AGENT_CONCURRENCY
@@ -23,7 +26,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '@wap/fleet';
 import { startBenchFleet } from '@wap/testkit';
-import { startTaskSite, tasks } from '../agent-tasks/index.js';
+import { SIMPLE_SEEDS, startTaskSite, tasksOfSeeds } from '../agent-tasks/index.js';
 import {
   type AgentApi,
   ApiFailure,
@@ -43,6 +46,11 @@ const TIMEOUT_MS = Number(process.env.AGENT_BENCH_TIMEOUT ?? 900) * 1000;
 const MAX_STEPS = Number(process.env.AGENT_BENCH_MAX_STEPS ?? 25) || undefined;
 const SUBMITS = Number(process.env.AGENT_BENCH_SUBMITS ?? 50);
 const ONLY = (process.env.AGENT_BENCH_TASKS ?? '').split(',').filter(Boolean);
+const SEEDS = (process.env.AGENT_BENCH_SEEDS || SIMPLE_SEEDS.join(','))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
+  .map(Number);
 const EMBEDDED = 'qwen2.5-coder-1.5b';
 const FLEET_SETTINGS = [
   'AGENT_MODELS',
@@ -91,6 +99,7 @@ function printReport(results: TaskResult[], s: SuiteSummary): void {
       results.map((r) => ({
         task: r.id,
         kind: r.kind,
+        acts: r.acts ?? '-',
         ok: r.ok ? 'yes' : 'no',
         outcome: r.outcome ?? '-',
         steps: r.steps,
@@ -109,6 +118,12 @@ function printReport(results: TaskResult[], s: SuiteSummary): void {
       .map(([kind, k]) => `${kind} ${k.succeeded}/${k.tasks}`)
       .join(', ')}`,
   );
+  const { single, multi } = s.byActs;
+  if (single.tasks + multi.tasks > 0) {
+    const acts = (k: typeof single) =>
+      `${k.succeeded}/${k.tasks} (${k.successRate === null ? '-' : pct(k.successRate)})`;
+    console.log(`simple tasks: single act ${acts(single)}, multi act ${acts(multi)}`);
+  }
   const show = (v: number) => (Number.isNaN(v) ? '-' : String(v));
   const spread = (x: { mean: number; p50: number; p99: number }) =>
     `mean ${show(x.mean)}, p50 ${show(x.p50)}, p99 ${show(x.p99)}`;
@@ -123,7 +138,12 @@ function printReport(results: TaskResult[], s: SuiteSummary): void {
 }
 
 async function main() {
-  const chosen = ONLY.length ? tasks.filter((t) => ONLY.includes(t.id) || ONLY.includes(t.kind)) : tasks;
+  if (SEEDS.length === 0 || !SEEDS.every((s) => Number.isSafeInteger(s) && s >= 0))
+    throw new Error(`AGENT_BENCH_SEEDS is not a list of whole numbers: ${process.env.AGENT_BENCH_SEEDS}`);
+  const tasks = tasksOfSeeds(SEEDS);
+  const chosen = ONLY.length
+    ? tasks.filter((t) => ONLY.includes(t.id) || ONLY.includes(t.kind) || (t.acts && ONLY.includes(t.acts)))
+    : tasks;
   if (chosen.length === 0) throw new Error(`AGENT_BENCH_TASKS matches no task: ${ONLY.join(', ')}`);
   const site = await startTaskSite();
   const fleet = await startBenchFleet({
@@ -171,12 +191,14 @@ async function main() {
       model: MODEL ?? null,
       concurrency: CONCURRENCY,
       maxSteps: MAX_STEPS ?? null,
+      seeds: SEEDS,
       wallSeconds,
       ...summary,
       submitLatencyMs: latency,
       results: results.map((r) => ({
         id: r.id,
         kind: r.kind,
+        acts: r.acts ?? null,
         ok: r.ok,
         outcome: r.outcome,
         steps: r.steps,
