@@ -271,6 +271,10 @@ export interface Memory {
   refused?: { fingerprint: string; actions: string[] };
   /** Refusals in a row; past the limit the run ends as a loop. */
   refusals?: number;
+  /** The compact profile's acts so far, as its message tells them (the last few). */
+  done?: string[];
+  /** Model calls in a row that found no capacity (the run waited for each, uncounted). */
+  capacityWaits?: number;
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -305,6 +309,8 @@ export function readMemory(value: unknown): Memory {
         refused: { fingerprint: m.refused.fingerprint, actions: m.refused.actions.map(String).slice(-20) },
       }),
     ...(typeof m.refusals === 'number' && { refusals: m.refusals }),
+    ...(Array.isArray(m.done) && { done: m.done.map(String).slice(-20) }),
+    ...(typeof m.capacityWaits === 'number' && { capacityWaits: m.capacityWaits }),
   };
 }
 

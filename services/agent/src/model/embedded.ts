@@ -111,6 +111,8 @@ export interface EmbeddedModelOptions {
   temperature?: number;
   /** How steps are put to it; default `compact` (a small model fails the frontier models' step). */
   profile?: StepProfile;
+  /** The longest a step waits for its turn before it fails as `rate_limited` (no capacity); default 2 minutes. */
+  maxQueueMs?: number;
 }
 
 export interface EmbeddedStepResult extends StepResult {
@@ -263,6 +265,7 @@ export class EmbeddedModelClient implements ModelClient {
   private readonly threads: number;
   private readonly maxOutputTokens: number;
   private readonly temperature: number;
+  private readonly maxQueueMs: number;
   private closed = false;
 
   constructor(options: EmbeddedModelOptions) {
@@ -272,6 +275,7 @@ export class EmbeddedModelClient implements ModelClient {
     this.maxOutputTokens = options.maxOutputTokens ?? 512;
     this.temperature = options.temperature ?? 0;
     this.profile = options.profile ?? 'compact';
+    this.maxQueueMs = options.maxQueueMs ?? 120_000;
     this.key = `${this.modelPath}|${this.contextSize}|${this.threads}`;
     const shared = engines.get(this.key) ?? { clients: 0 };
     shared.clients++;
@@ -320,11 +324,35 @@ export class EmbeddedModelClient implements ModelClient {
       release = resolve;
     });
     try {
-      await unlessAborted(previous, request.signal);
+      await unlessAborted(this.turn(previous), request.signal);
       const queueMs = Math.round(performance.now() - started);
       return { ...(await this.generate(engine, request, started)), queueMs };
     } finally {
       void previous.then(release);
+    }
+  }
+
+  /** The step's turn: the steps before it done, or a `rate_limited` ModelError past maxQueueMs. */
+  private async turn(previous: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const full = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new ModelError(
+              `The embedded model is busy with other steps: no turn within ${Math.round(this.maxQueueMs / 1000)} s.`,
+              'rate_limited',
+              undefined,
+              Math.min(this.maxQueueMs, 30_000),
+            ),
+          ),
+        this.maxQueueMs,
+      );
+    });
+    try {
+      await Promise.race([previous, full]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

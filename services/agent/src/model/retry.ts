@@ -44,13 +44,15 @@ export async function postWithRetries<T>(call: HttpCall, read: (res: Response) =
     const outcome = await tryOnce(call, read);
     if (outcome.ok) return outcome.value;
     const { error, retryAfter } = outcome;
-    if (!outcome.retry || attempt >= retries) throw error;
+    if (!outcome.retry || attempt >= retries)
+      throw retryAfter === undefined ? error : new ModelError(error.message, error.kind, error.status, retryAfter);
     const maxWait = call.maxWaitMs ?? 30_000;
     if (retryAfter !== undefined && retryAfter > maxWait) {
       throw new ModelError(
         `${error.message} (asked to wait ${Math.ceil(retryAfter / 1000)} s)`,
         error.kind,
         error.status,
+        retryAfter,
       );
     }
     try {
@@ -125,7 +127,8 @@ async function errorOf(res: Response, call: HttpCall): Promise<ModelError> {
 
 function kindOf(status: number): ModelError['kind'] {
   if (status === 401 || status === 403) return 'auth';
-  if (status === 429) return 'rate_limited';
+  // 529: Anthropic's "overloaded", a capacity answer like 429.
+  if (status === 429 || status === 529) return 'rate_limited';
   if (status >= 500) return 'unavailable';
   return 'bad_request';
 }

@@ -82,9 +82,16 @@ export class ModelError extends Error {
     message: string,
     readonly kind: 'auth' | 'rate_limited' | 'unavailable' | 'bad_request' | 'bad_output' | 'aborted',
     readonly status?: number,
+    /** How long the model asked to be left alone (a provider's retry-after, the embedded model's queue). */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'ModelError';
+  }
+
+  /** No capacity for the call now (a full queue, a provider's 429 or 529): a later call may get it. */
+  get noCapacity(): boolean {
+    return this.kind === 'rate_limited';
   }
 
   get retryable(): boolean {

@@ -242,4 +242,18 @@ describe('StepSystem', () => {
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.reasonCode], ['failed', 'loop_detected']);
   });
+
+  test('a model with no capacity (429) makes the run wait, saying decode_unavailable, not fail', async () => {
+    const task = 'Wait for a busy model';
+    scripts.set(task, () => modelReply.fail(429, { headers: { 'retry-after': '1' } }));
+    const { run, next } = await stepRun(task, '/choices');
+    for (let n = 0; n < 6; n++) await next();
+    assert.deepEqual([run.steps, run.memory.failures, run.memory.capacityWaits], [0, 0, 6], 'six waits, no failure');
+    const waits = (await fx.stores.store.events(run.row.id, ['step'], 0n, 200)).filter((e) => e.kind === 'waiting');
+    assert.equal(waits.length, 6);
+    const data = waits[0]?.data as { code?: string; retryAfterSeconds?: number } | undefined;
+    assert.deepEqual([data?.code, data?.retryAfterSeconds], ['decode_unavailable', 1]);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.equal(row?.status, 'running', 'the run goes on');
+  });
 });

@@ -70,6 +70,9 @@ type Done = 'ok' | 'failed' | 'changed' | 'stop';
 const COMPACT_REPEATS = 2;
 /** Refusals in a row before a compact run ends as a loop. */
 const COMPACT_REFUSALS = 2;
+/** Waits for model capacity a run takes without counting them as failures, and the wait when none is said. */
+const MAX_CAPACITY_WAITS = 60;
+const CAPACITY_WAIT_MS = 5_000;
 /** Tokens the done question may generate: `{"done":"yes"}`. */
 const DONE_TOKENS = 12;
 
@@ -141,6 +144,7 @@ export class StepSystem {
       return this.modelFailed(err);
     }
     const modelMs = performance.now() - modelStarted;
+    memory.capacityWaits = 0;
     this.current = {
       began,
       modelMs,
@@ -300,6 +304,7 @@ export class StepSystem {
       ...(info?.key && { targetKey: info.key }),
       said: worked ? said : `${said}, which failed: ${(results.at(-1) ?? '').slice(0, 200)}`,
     };
+    if (worked) memory.done = [...(memory.done ?? []), said].slice(-20);
     await this.failed(!worked);
     if (worked && run.latest.status !== 'settled' && !run.row.outputSchema && asksDone(run.row.task, action, info))
       await this.askDone(model, prepared, answer);
@@ -383,6 +388,19 @@ export class StepSystem {
 
   private async modelFailed(err: unknown): Promise<void> {
     const e = err instanceof ModelError ? err : new ModelError(String((err as Error)?.message ?? err), 'unavailable');
+    const { memory } = this.run;
+    if (e.noCapacity && (memory.capacityWaits ?? 0) < MAX_CAPACITY_WAITS) {
+      // No capacity (the embedded model's queue full, a provider's 429 or 529): the run waits, unbilled
+      // and uncounted, and says so with the code a caller would get for the same.
+      memory.capacityWaits = (memory.capacityWaits ?? 0) + 1;
+      const retryAfterSeconds = Math.max(1, Math.ceil((e.retryAfterMs ?? CAPACITY_WAIT_MS) / 1000));
+      await this.run.event('step', 'waiting', `decode_unavailable: ${e.message.slice(0, 200)}`, {
+        for: 'model',
+        code: 'decode_unavailable',
+        retryAfterSeconds,
+      });
+      return this.run.idle(retryAfterSeconds * 1000);
+    }
     await this.run.event('step', 'dead_end', `the model call failed: ${e.message.slice(0, 200)}`, { kind: e.kind });
     if (!e.retryable && e.kind !== 'bad_output')
       return this.run.end('failed', {
