@@ -7,10 +7,13 @@ import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import {
   asksDone,
   COMPACT_SYSTEM_PROMPT,
+  compactMessage,
   compactShape,
   compactView,
   elementLine,
+  pageLines,
   parseCompact,
+  partDone,
   singleAct,
   whatChanged,
 } from './compact.js';
@@ -57,9 +60,8 @@ function actions(schema: unknown): Map<string, Record<string, unknown>[]> {
   return out;
 }
 
-test('the system prompt stays short: under 300 tokens by any tokenizer of words and marks', () => {
-  const pieces = COMPACT_SYSTEM_PROMPT.match(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu) ?? [];
-  assert.ok(pieces.length < 300, `${pieces.length} words and marks`);
+test('the system prompt stays short: at most 300 tokens of the 1.5B (3.7 characters a token, measured)', () => {
+  assert.ok(COMPACT_SYSTEM_PROMPT.length <= 300 * 3.7, `${COMPACT_SYSTEM_PROMPT.length} characters`);
 });
 
 test('each element says its role, its name and its state', () => {
@@ -154,6 +156,27 @@ test('what the last action changed, in one line', () => {
     whatChanged(before, pageOf([], { url: 'http://127.0.0.1/thanks', title: 'Thank you' })),
     'the page changed: now "Thank you"',
   );
+  // With the page before: what went and what came, by name.
+  const list = pageOf([
+    { kind: 'text', depth: 0, text: 'Q3 notes' },
+    element(1, { role: 'button', name: 'Delete', context: 'Q3 notes' }),
+    { kind: 'text', depth: 0, text: 'Q4 budget' },
+    element(2, { role: 'button', name: 'Delete', context: 'Q4 budget' }),
+  ]);
+  const after = pageOf(
+    [
+      { kind: 'text', depth: 0, text: 'Q4 budget' },
+      element(1, { role: 'button', name: 'Delete', context: 'Q4 budget' }),
+      element(2, { role: 'button', name: 'Undo' }, true),
+    ],
+    {
+      fingerprint: 'f4',
+    },
+  );
+  assert.equal(
+    whatChanged({ url: list.url, fingerprint: 'f1', lines: pageLines(list) }, after),
+    'gone: "Q3 notes", button "Delete" of "Q3 notes"; new: button "Undo"',
+  );
 });
 
 test('a single act is asked "done?" after any act; several, after a click the last clause names', () => {
@@ -176,4 +199,27 @@ test('a single act is asked "done?" after any act; several, after a click the la
     false,
   );
   assert.equal(asksDone('Click Submit', { action: 'scroll', direction: 'down' }, undefined), false);
+});
+
+test("the loop keeps the task's parts: an act that names one marks it done, and the message says the next", () => {
+  const task = 'Choose the Team plan, billed annually, and continue.';
+  const team = { role: 'radio', name: 'Team, €15 per user' } as const;
+  assert.equal(partDone(task, [], { action: 'click', index: 4 }, team), 0);
+  assert.equal(partDone(task, [0], { action: 'click', index: 2 }, { role: 'radio', name: 'Annual (save 20%)' }), 1);
+  assert.equal(partDone(task, [0, 1], { action: 'click', index: 6 }, { role: 'button', name: 'Continue' }), 2);
+  assert.equal(partDone(task, [0], { action: 'click', index: 4 }, team), undefined, 'a part is done once');
+  assert.equal(partDone(task, [], { action: 'click', index: 5 }, { role: 'radio', name: 'Business' }), undefined);
+  assert.equal(partDone('Type Tora and press Send', [], { action: 'type', index: 1, text: 'Tora' }, undefined), 0);
+  const memory = { memory: '', results: [], recent: [], failures: 0, partsDone: [0] };
+  const text = compactMessage({ task, files: [], memory, page: FORM, view: compactView(FORM, task) });
+  assert.match(text, /^Parts: 1\) Choose the Team plan \(done\) 2\) billed annually 3\) continue$/m);
+  assert.match(text, /\nNext part: billed annually$/);
+  const all = compactMessage({
+    task,
+    files: [],
+    memory: { ...memory, partsDone: [0, 1, 2] },
+    page: FORM,
+    view: compactView(FORM, task),
+  });
+  assert.match(all, /\nEvery part is done: finish\.$/);
 });

@@ -275,6 +275,8 @@ export interface Memory {
   done?: string[];
   /** Model calls in a row that found no capacity (the run waited for each, uncounted). */
   capacityWaits?: number;
+  /** The task's parts (compact: its clauses) an act has done, by their place. */
+  partsDone?: number[];
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -311,6 +313,9 @@ export function readMemory(value: unknown): Memory {
     ...(typeof m.refusals === 'number' && { refusals: m.refusals }),
     ...(Array.isArray(m.done) && { done: m.done.map(String).slice(-20) }),
     ...(typeof m.capacityWaits === 'number' && { capacityWaits: m.capacityWaits }),
+    ...(Array.isArray(m.partsDone) && {
+      partsDone: m.partsDone.filter((n): n is number => Number.isInteger(n) && n >= 0 && n < 50),
+    }),
   };
 }
 

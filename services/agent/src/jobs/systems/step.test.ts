@@ -86,7 +86,7 @@ async function stepRun(task: string, path: string, options: { apiKey?: string; p
 /** The last user message of a request: the done question, when it is one. */
 const lastPromptOf = (request: ModelRequest): string =>
   String((request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'user').at(-1)?.content ?? '');
-const isDoneQuestion = (request: ModelRequest) => lastPromptOf(request).includes('Is the whole task done now?');
+const isDoneQuestion = (request: ModelRequest) => lastPromptOf(request).includes('now complete, with nothing left to do?');
 /** The step schema's actions of a request, by name: what the model was offered. */
 function offered(request: ModelRequest | undefined): Map<string, Record<string, unknown>[]> {
   // The compact step's anyOf, under the one key the client puts a schema that is not an object under.
@@ -212,7 +212,7 @@ describe('StepSystem', () => {
     assert.equal(actions.has('type'), false, 'no text box, no type');
     assert.deepEqual(actions.get('select')?.[0]?.option, { enum: ['Germany', 'France', 'Norway'] });
     assert.ok(question && isDoneQuestion(question), 'the done question follows the act');
-    assert.match(lastPromptOf(question), /Last action: clicked \[2\] checkbox "I agree"; \[2\] is now checked/);
+    assert.match(lastPromptOf(question), /You did: clicked \[2\] checkbox "I agree"; \[2\] is now checked/);
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 1]);
     const kinds = await kindsOf(run);

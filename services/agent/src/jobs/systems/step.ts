@@ -19,7 +19,9 @@ import {
   compactView,
   DONE_SCHEMA,
   doneQuestion,
+  pageLines,
   parseCompact,
+  partDone,
   saidDone,
   sayAction,
   whatChanged,
@@ -301,10 +303,15 @@ export class StepSystem {
     this.before = {
       url: page.url,
       fingerprint: page.fingerprint,
+      lines: pageLines(page),
       ...(info?.key && { targetKey: info.key }),
       said: worked ? said : `${said}, which failed: ${(results.at(-1) ?? '').slice(0, 200)}`,
     };
-    if (worked) memory.done = [...(memory.done ?? []), said].slice(-20);
+    if (worked) {
+      memory.done = [...(memory.done ?? []), said].slice(-20);
+      const part = partDone(run.row.task, memory.partsDone ?? [], action, info);
+      if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
+    }
     await this.failed(!worked);
     if (worked && run.latest.status !== 'settled' && !run.row.outputSchema && asksDone(run.row.task, action, info))
       await this.askDone(model, prepared, answer);
@@ -325,7 +332,7 @@ export class StepSystem {
         messages: [
           { role: 'user', text: prepared.text },
           { role: 'assistant', text: JSON.stringify(answer) },
-          { role: 'user', text: run.policy.scrub(doneQuestion(last)) },
+          { role: 'user', text: run.policy.scrub(doneQuestion(run.row.task, last)) },
         ],
         schema: DONE_SCHEMA,
         schemaName: 'compact_done',
