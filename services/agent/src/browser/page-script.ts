@@ -320,13 +320,18 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     const expanded = el.getAttribute('aria-expanded');
     if (expanded) info.expanded = expanded === 'true';
     if ((control as HTMLInputElement).required || el.getAttribute('aria-required') === 'true') info.required = true;
-    // A button of a row or a list entry ("Delete", "Edit") is told apart by the entry's first words.
+    // A button of a row or a list entry ("Delete", "Edit") is told apart by the entry's own words: its
+    // text outside the controls in it (a row's first cell), when it has any.
     const entry = el.closest('tr, li, [role=row], [role=listitem], article');
     if (entry && entry !== el) {
-      // biome-ignore lint/performance/useDomNodeTextContent: the entry's words as shown, cells apart
-      const shownText = String((entry as HTMLElement).innerText ?? '');
-      const first = shownText.split(/[\t\n]/).find((l) => l.trim() && l.trim() !== info.name) ?? '';
-      const words = clean(first, 50);
+      const CONTROLS = 'a, button, input, select, textarea, label, [role=button], [role=link]';
+      const texts: string[] = [];
+      const walker = document.createTreeWalker(entry, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node && texts.join(' ').length < 80; node = walker.nextNode()) {
+        const text = node.nodeValue?.trim();
+        if (text && !node.parentElement?.closest(CONTROLS)) texts.push(text);
+      }
+      const words = clean(texts.join(' '), 50);
       if (words && words !== info.name) info.context = words;
     }
     return info;

@@ -337,7 +337,6 @@ export function partDone(
   info: ElementInfo | undefined,
 ): number | undefined {
   const parts = taskParts(task);
-  if (parts.length <= 1) return undefined;
   const acted = `${info?.name ?? ''} ${'text' in action ? action.text : ''} ${'option' in action ? action.option : ''}`;
   const words = [...taskWords(acted)];
   if (words.length === 0) return undefined;
@@ -345,6 +344,14 @@ export function partDone(
     (part, i) => !done.includes(i) && [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))),
   );
   return found >= 0 ? found : undefined;
+}
+
+/** Whether the task asks for something to be told (a question), not only done: its answer is the model's to give. */
+export function asksForAnswer(task: string): boolean {
+  return (
+    /\?\s*$/.test(task.trim()) ||
+    /^\s*(what|which|who|when|where|how|why|tell|find out|read|list|report|give me|extract)\b/i.test(task)
+  );
 }
 
 /** The step's message: the task (a stable prefix), the page, then what the last action did. */

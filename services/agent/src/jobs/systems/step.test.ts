@@ -86,7 +86,8 @@ async function stepRun(task: string, path: string, options: { apiKey?: string; p
 /** The last user message of a request: the done question, when it is one. */
 const lastPromptOf = (request: ModelRequest): string =>
   String((request.body?.messages ?? []).filter((m: { role: string }) => m.role === 'user').at(-1)?.content ?? '');
-const isDoneQuestion = (request: ModelRequest) => lastPromptOf(request).includes('now complete, with nothing left to do?');
+const isDoneQuestion = (request: ModelRequest) =>
+  lastPromptOf(request).includes('now complete, with nothing left to do?');
 /** The step schema's actions of a request, by name: what the model was offered. */
 function offered(request: ModelRequest | undefined): Map<string, Record<string, unknown>[]> {
   // The compact step's anyOf, under the one key the client puts a schema that is not an object under.
@@ -196,7 +197,7 @@ describe('StepSystem', () => {
   });
 
   test('compact: one action over what the page allows; a single act asked "done?" and finished on yes', async () => {
-    const task = 'Tick I agree';
+    const task = 'Accept the conditions';
     scripts.set(task, (request) => {
       if (isDoneQuestion(request)) return { done: 'yes' };
       return { step: { action: 'click', index: indexIn(promptOf(request), /\[(\d+)\] checkbox "I agree" unchecked/) } };
@@ -220,7 +221,7 @@ describe('StepSystem', () => {
   });
 
   test('compact: a third blind repeat is refused and not offered again; a second refusal ends the run', async () => {
-    const task = 'Press Outer';
+    const task = 'Make the page react';
     scripts.set(task, (request) => {
       if (isDoneQuestion(request)) return { done: 'no' };
       return { step: { action: 'click', index: indexIn(promptOf(request), /\[(\d+)\] button "Outer"/) } };
@@ -255,5 +256,28 @@ describe('StepSystem', () => {
     assert.deepEqual([data?.code, data?.retryAfterSeconds], ['decode_unavailable', 1]);
     const row = await fx.stores.store.byId(run.row.id);
     assert.equal(row?.status, 'running', 'the run goes on');
+  });
+
+  test('compact: an act that names every part of the task finishes the run, unasked', async () => {
+    const task = 'Pick France and tick I agree';
+    scripts.set(task, (request) => {
+      const prompt = promptOf(request);
+      if (!/I agree" checked/.test(prompt) && /Next part/.test(prompt))
+        return { step: { action: 'click', index: indexIn(prompt, /\[(\d+)\] checkbox "I agree"/) } };
+      return { step: { action: 'select', index: indexIn(prompt, /\[(\d+)\] select/), option: 'France' } };
+    });
+    const { run, next } = await stepRun(task, '/choices', { profile: 'compact' });
+    await next();
+    assert.deepEqual(run.memory.partsDone, [0]);
+    assert.match(promptOf(requestsOf(task).at(-1)), /Parts: 1\) Pick France 2\) tick I agree/);
+    await assert.rejects(next(), Stop);
+    assert.match(promptOf(requestsOf(task).at(-1)), /\nNext part: tick I agree$/);
+    assert.equal(requestsOf(task).filter(isDoneQuestion).length, 0, 'not asked');
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
+    assert.match(
+      String(row?.answer),
+      /^Done: chose "France" in \[1\] select "country"; clicked \[2\] checkbox "I agree"$/,
+    );
   });
 });

@@ -12,6 +12,7 @@
 import type { ElementInfo, PageState } from '../../browser/types.js';
 import {
   asksDone,
+  asksForAnswer,
   type Before,
   COMPACT_SYSTEM_PROMPT,
   compactMessage,
@@ -24,6 +25,7 @@ import {
   partDone,
   saidDone,
   sayAction,
+  taskParts,
   whatChanged,
 } from '../../domain/compact.js';
 import {
@@ -313,8 +315,14 @@ export class StepSystem {
       if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
     }
     await this.failed(!worked);
-    if (worked && run.latest.status !== 'settled' && !run.row.outputSchema && asksDone(run.row.task, action, info))
-      await this.askDone(model, prepared, answer);
+    const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
+    // Every part of the task named by an act that worked: the task is done.
+    if (worked && acts && (memory.partsDone ?? []).length >= taskParts(run.row.task).length)
+      await this.systems.output.finish(
+        { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
+        [],
+      );
+    else if (worked && acts && asksDone(run.row.task, action, info)) await this.askDone(model, prepared, answer);
     await this.afterStep();
   }
 
