@@ -15,6 +15,7 @@ import {
   parseCompact,
   partDone,
   singleAct,
+  targetLabels,
   whatChanged,
 } from './compact.js';
 
@@ -60,34 +61,55 @@ function actions(schema: unknown): Map<string, Record<string, unknown>[]> {
   return out;
 }
 
-test('the system prompt stays short: at most 300 tokens of the 1.5B (3.7 characters a token, measured)', () => {
-  assert.ok(COMPACT_SYSTEM_PROMPT.length <= 300 * 3.7, `${COMPACT_SYSTEM_PROMPT.length} characters`);
+// 288 tokens by Qwen 2.5's own tokenizer on 2026-11-29 (1,144 characters): its prompts run 3.7 to 4
+// characters a token, so 1,150 characters keeps it under 300 tokens.
+test('the system prompt stays short: at most 300 tokens of the 1.5B', () => {
+  assert.ok(COMPACT_SYSTEM_PROMPT.length <= 1_150, `${COMPACT_SYSTEM_PROMPT.length} characters`);
 });
 
 test('each element says its role, its name and its state', () => {
   assert.equal(
-    elementLine(1, { role: 'textbox', name: 'First name', required: true }),
-    '[1] textbox "First name" empty required',
+    elementLine('First name', { role: 'textbox', name: 'First name', required: true }),
+    'textbox "First name" empty required',
   );
   assert.equal(
-    elementLine(1, { role: 'textbox', name: 'First name', value: 'Tora' }),
-    '[1] textbox "First name" value="Tora"',
+    elementLine('First name', { role: 'textbox', name: 'First name', value: 'Tora' }),
+    'textbox "First name" value="Tora"',
   );
-  assert.equal(elementLine(3, { role: 'checkbox', name: 'Apples', checked: false }), '[3] checkbox "Apples" unchecked');
   assert.equal(
-    elementLine(2, { role: 'select', name: 'Colour', value: 'Red', options: ['Red', 'Green'] }),
-    '[2] select "Colour" value="Red" options: Red | Green',
+    elementLine('Apples', { role: 'checkbox', name: 'Apples', checked: false }),
+    'checkbox "Apples" unchecked',
   );
-  assert.equal(elementLine(6, { role: 'tab', name: 'Reviews', checked: true }), '[6] tab "Reviews" selected');
-  assert.equal(elementLine(7, { role: 'button', name: 'More', expanded: false }), '[7] button "More" collapsed');
-  assert.equal(elementLine(5, { role: 'button', name: 'Delete', disabled: true }), '[5] button "Delete" disabled');
+  assert.equal(
+    elementLine('Colour', { role: 'select', name: 'Colour', value: 'Red', options: ['Red', 'Green'] }),
+    'select "Colour" value="Red" options: Red | Green',
+  );
+  assert.equal(elementLine('Reviews', { role: 'tab', name: 'Reviews', checked: true }), 'tab "Reviews" selected');
+  assert.equal(elementLine('More', { role: 'button', name: 'More', expanded: false }), 'button "More" collapsed');
+  assert.equal(elementLine('Delete', { role: 'button', name: 'Delete', disabled: true }), 'button "Delete" disabled');
+});
+
+test('an element is named by its name; a name two share, by its row, then by a number; none, by role and index', () => {
+  const labels = targetLabels(
+    pageOf([
+      element(1, { role: 'button', name: 'Delete', context: 'Q3 notes' }),
+      element(2, { role: 'button', name: 'Delete', context: 'Q4 budget' }),
+      element(3, { role: 'button', name: 'Edit' }),
+      element(4, { role: 'button', name: 'Edit' }),
+      element(5, { role: 'link', name: '' }),
+    ]),
+  );
+  assert.deepEqual(
+    [...labels.values()],
+    ['Delete of Q3 notes', 'Delete of Q4 budget', 'Edit (1)', 'Edit (2)', 'link 5'],
+  );
 });
 
 test('a page that fits is shown in page order; one that does not, what the task names first and what was left out', () => {
   const whole = compactView(FORM, 'Type Tora into the first name');
   assert.deepEqual(
-    whole.text.split('\n').map((l) => l.slice(0, 4)),
-    ['Tell', '[1] ', '[2] ', '[3] ', '[4] ', '[5] '],
+    whole.text.split('\n').map((l) => l.split(' ')[0]),
+    ['Tell', 'textbox', 'select', 'checkbox', 'button', 'button'],
   );
   const many = pageOf([
     ...Array.from({ length: 60 }, (_, i) =>
@@ -97,21 +119,25 @@ test('a page that fits is shown in page order; one that does not, what the task 
   ]);
   const view = compactView(many, 'Press Subscribe', 100);
   const lines = view.text.split('\n');
-  assert.equal(lines[0], '[61] button "Subscribe"', 'the element the task names comes first');
+  assert.equal(lines[0], 'button "Subscribe"', 'the element the task names comes first');
   assert.match(lines.at(-1) ?? '', /^\(left out: \d+ elements and 0 lines of text; scroll to see more\)$/);
   assert.ok(view.text.length <= 100 * 3.5 + 80, 'within the budget');
   assert.equal(view.shown[0]?.index, 61);
   assert.equal(view.cut.elements, 61 - view.shown.length);
 });
 
-test('the schema offers only what the page allows', () => {
+test('the schema offers only what the page allows, each element by its name', () => {
   const view = compactView(FORM, 'Type Tora into the first name');
   const offered = actions(compactShape(view, { files: false, task: 'Type Tora into the first name' }).schema);
-  assert.deepEqual(offered.get('click')?.[0]?.index, { enum: [1, 2, 3, 4] }, 'no disabled element');
-  assert.deepEqual(offered.get('type')?.[0]?.index, { enum: [1] }, 'type only into text boxes');
+  assert.deepEqual(
+    offered.get('click')?.[0]?.target,
+    { enum: ['First name', 'Colour', 'Apples', 'Submit'] },
+    'no disabled element',
+  );
+  assert.deepEqual(offered.get('type')?.[0]?.target, { enum: ['First name'] }, 'type only into text boxes');
   assert.deepEqual(offered.get('select')?.[0], {
     action: { type: 'string', const: 'select' },
-    index: { const: 2 },
+    target: { const: 'Colour' },
     option: { enum: ['Red', 'Green', 'Blue'] },
   });
   for (const absent of ['navigate', 'attach_file', 'fill_secret', 'purchase', 'call_tool', 'record'])
@@ -120,18 +146,24 @@ test('the schema offers only what the page allows', () => {
   const granted = actions(
     compactShape(view, { files: false, secrets: true, task: 'Sign in at https://shop.example' }).schema,
   );
-  assert.deepEqual(granted.get('fill_secret')?.[0]?.index, { enum: [1] });
+  assert.deepEqual(granted.get('fill_secret')?.[0]?.target, { enum: ['First name'] });
   assert.ok(granted.has('navigate'), 'a task naming a URL may navigate');
   const refused = actions(compactShape(view, { files: false, refused: ['click 4'], task: 'x' }).schema);
-  assert.deepEqual(refused.get('click')?.[0]?.index, { enum: [1, 2, 3] }, 'a refused action is not offered again');
+  assert.deepEqual(refused.get('click')?.[0]?.target, { enum: ['First name', 'Colour', 'Apples'] }, 'refused');
+  const kept = actions(compactShape(view, { files: false, keep: new Set([3]), task: 'x' }).schema);
+  assert.deepEqual(kept.get('click')?.[0]?.target, { enum: ['First name', 'Colour', 'Submit'] }, 'a box it ticked');
 });
 
-test('the answer is one action; prose or two actions are refused', () => {
-  const ok = parseCompact({ action: 'type', index: 1, text: 'Tora' });
+test('the answer is one action naming an element of the page; prose, two actions or a name not there are refused', () => {
+  const view = compactView(FORM, 'x');
+  const ok = parseCompact({ action: 'type', target: 'First name', text: 'Tora' }, view);
   assert.ok('step' in ok);
   assert.deepEqual(ok.step.actions, [{ action: 'type', index: 1, text: 'Tora' }]);
-  assert.ok('error' in parseCompact({ evaluation: 'fine', actions: [] }));
-  assert.ok('error' in parseCompact({ action: 'click', index: 1, note: 'and more' }));
+  assert.ok('error' in parseCompact({ evaluation: 'fine', actions: [] }, view));
+  assert.ok('error' in parseCompact({ action: 'click', target: 'Submit', note: 'and more' }, view));
+  assert.ok('error' in parseCompact({ action: 'click', target: 'Buy now' }, view));
+  const finish = parseCompact({ action: 'finish', success: true, answer: 'done' }, view);
+  assert.ok('step' in finish);
 });
 
 test('what the last action changed, in one line', () => {
@@ -143,7 +175,7 @@ test('what the last action changed, in one line', () => {
     ],
     { fingerprint: 'f2' },
   );
-  assert.equal(whatChanged(before, typed), '[1] now holds "Tora"; the page changed');
+  assert.equal(whatChanged(before, typed), '"First name" now holds "Tora"; the page changed');
   assert.equal(whatChanged(before, FORM), 'nothing on the page changed');
   const grown = pageOf(
     [element(1, { role: 'button', name: 'A' }, true), element(2, { role: 'button', name: 'B' }, true)],

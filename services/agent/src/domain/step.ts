@@ -277,6 +277,8 @@ export interface Memory {
   capacityWaits?: number;
   /** The task's parts (compact: its clauses) an act has done, by their place. */
   partsDone?: number[];
+  /** What the run set itself (compact: boxes ticked, fields typed into, selects chosen in), by element key. */
+  ticked?: string[];
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -313,6 +315,7 @@ export function readMemory(value: unknown): Memory {
     ...(typeof m.refusals === 'number' && { refusals: m.refusals }),
     ...(Array.isArray(m.done) && { done: m.done.map(String).slice(-20) }),
     ...(typeof m.capacityWaits === 'number' && { capacityWaits: m.capacityWaits }),
+    ...(Array.isArray(m.ticked) && { ticked: m.ticked.map(String).slice(-50) }),
     ...(Array.isArray(m.partsDone) && {
       partsDone: m.partsDone.filter((n): n is number => Number.isInteger(n) && n >= 0 && n < 50),
     }),

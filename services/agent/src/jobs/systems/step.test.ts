@@ -200,20 +200,21 @@ describe('StepSystem', () => {
     const task = 'Accept the conditions';
     scripts.set(task, (request) => {
       if (isDoneQuestion(request)) return { done: 'yes' };
-      return { step: { action: 'click', index: indexIn(promptOf(request), /\[(\d+)\] checkbox "I agree" unchecked/) } };
+      return { step: { action: 'click', target: 'I agree' } };
     });
     const { run, next } = await stepRun(task, '/choices', { profile: 'compact' });
     await assert.rejects(next(), Stop);
     const [first, question] = requestsOf(task);
     const prompt = promptOf(first);
-    assert.match(prompt, /\[1\] select "country" value="Germany" options: Germany \| France \| Norway/);
-    assert.match(prompt, /\[2\] checkbox "I agree" unchecked/);
+    assert.match(prompt, /^select "country" value="Germany" options: Germany \| France \| Norway$/m);
+    assert.match(prompt, /^checkbox "I agree" unchecked$/m);
     const actions = offered(first);
-    assert.deepEqual(actions.get('click')?.[0]?.index, { enum: [1, 2] }, 'only the page indices');
+    assert.deepEqual(actions.get('click')?.[0]?.target, { enum: ['country', 'I agree'] }, "only the page's elements");
     assert.equal(actions.has('type'), false, 'no text box, no type');
+    assert.deepEqual(actions.get('select')?.[0]?.target, { const: 'country' });
     assert.deepEqual(actions.get('select')?.[0]?.option, { enum: ['Germany', 'France', 'Norway'] });
     assert.ok(question && isDoneQuestion(question), 'the done question follows the act');
-    assert.match(lastPromptOf(question), /You did: clicked \[2\] checkbox "I agree"; \[2\] is now checked/);
+    assert.match(lastPromptOf(question), /You did: clicked checkbox "I agree"; "I agree" is now checked/);
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 1]);
     const kinds = await kindsOf(run);
@@ -224,7 +225,7 @@ describe('StepSystem', () => {
     const task = 'Make the page react';
     scripts.set(task, (request) => {
       if (isDoneQuestion(request)) return { done: 'no' };
-      return { step: { action: 'click', index: indexIn(promptOf(request), /\[(\d+)\] button "Outer"/) } };
+      return { step: { action: 'click', target: 'Outer' } };
     });
     const { run, next } = await stepRun(task, '/frames', { profile: 'compact' });
     await next();
@@ -234,11 +235,10 @@ describe('StepSystem', () => {
     assert.equal(run.memory.refusals, 1, 'the third is refused');
     assert.match(run.memory.results[0] ?? '', /not done again, it changed nothing the last 2 times/);
     await assert.rejects(next(), Stop);
-    const outer = indexIn(promptOf(requestsOf(task)[0]), /\[(\d+)\] button "Outer"/);
     const fourth = requestsOf(task).filter((r) => !isDoneQuestion(r))[3];
     assert.ok(fourth, 'a fourth step was asked');
-    const clicks = (offered(fourth).get('click')?.[0]?.index as { enum: number[] } | undefined)?.enum ?? [];
-    assert.ok(!clicks.includes(outer), 'the refused click is not offered');
+    const clicks = (offered(fourth).get('click')?.[0]?.target as { enum: string[] } | undefined)?.enum ?? [];
+    assert.ok(!clicks.includes('Outer'), 'the refused click is not offered');
     assert.ok(offered(fourth).has('finish'), 'what else the page allows still is');
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.reasonCode], ['failed', 'loop_detected']);
@@ -263,8 +263,8 @@ describe('StepSystem', () => {
     scripts.set(task, (request) => {
       const prompt = promptOf(request);
       if (!/I agree" checked/.test(prompt) && /Next part/.test(prompt))
-        return { step: { action: 'click', index: indexIn(prompt, /\[(\d+)\] checkbox "I agree"/) } };
-      return { step: { action: 'select', index: indexIn(prompt, /\[(\d+)\] select/), option: 'France' } };
+        return { step: { action: 'click', target: 'I agree' } };
+      return { step: { action: 'select', target: 'country', option: 'France' } };
     });
     const { run, next } = await stepRun(task, '/choices', { profile: 'compact' });
     await next();
@@ -275,9 +275,6 @@ describe('StepSystem', () => {
     assert.equal(requestsOf(task).filter(isDoneQuestion).length, 0, 'not asked');
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
-    assert.match(
-      String(row?.answer),
-      /^Done: chose "France" in \[1\] select "country"; clicked \[2\] checkbox "I agree"$/,
-    );
+    assert.match(String(row?.answer), /^Done: chose "France" in select "country"; clicked checkbox "I agree"$/);
   });
 });

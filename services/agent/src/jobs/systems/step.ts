@@ -87,7 +87,7 @@ interface Prepared {
   shape: StepShape;
   parse(output: unknown): { step: ModelStep } | { error: string };
   /** Each element the model may name, by index (compact). */
-  infos: Map<number, ElementInfo & { key?: string }>;
+  infos: Map<number, ElementInfo & { key?: string; label?: string }>;
 }
 
 export class StepSystem {
@@ -245,17 +245,25 @@ export class StepSystem {
     const files = await this.store.files(row.id);
     const view = compactView(page, row.task);
     const refused = memory.refused?.fingerprint === page.fingerprint ? memory.refused.actions : [];
-    const shape = compactShape(view, { ...grants, refused, task: row.task });
+    // What this run set and still holds its setting (a box it ticked, a field it typed into, a select it
+    // chose in) is not offered again: a second click unticks a box, and a redone part is the small
+    // model's commonest loop.
+    const keep = new Set<number>();
+    for (const e of page.outline)
+      if (e.kind === 'element' && memory.ticked?.includes(e.key) && (e.info.checked || e.info.value)) keep.add(e.index);
+    const shape = compactShape(view, { ...grants, refused, keep, task: row.task });
     const last = this.before
       ? `${this.before.said}; ${whatChanged(this.before, page)}`
       : memory.results.join('; ') || undefined;
     const text = policy.scrub(
       compactMessage({ task: row.task, grants: policy.describe(), files, memory, page, view, last }),
     );
-    const infos = new Map<number, ElementInfo & { key?: string }>();
+    const labels = new Map(view.shown.map((e) => [e.index, e.label]));
+    const infos = new Map<number, ElementInfo & { key?: string; label?: string }>();
     for (const entry of page.outline)
-      if (entry.kind === 'element') infos.set(entry.index, { ...entry.info, key: entry.key });
-    return { system: COMPACT_SYSTEM_PROMPT, text, shape, parse: parseCompact, infos };
+      if (entry.kind === 'element')
+        infos.set(entry.index, { ...entry.info, key: entry.key, label: labels.get(entry.index) ?? entry.info.name });
+    return { system: COMPACT_SYSTEM_PROMPT, text, shape, parse: (output) => parseCompact(output, view), infos };
   }
 
   /**
@@ -273,7 +281,7 @@ export class StepSystem {
     const { run } = this;
     const { memory } = run;
     const info = 'index' in action ? prepared.infos.get(action.index) : undefined;
-    const said = sayAction(action, info);
+    const said = sayAction(action, info, info?.label);
     const key = `${page.fingerprint}|${describeAction(action)}`;
     const times = repeats(memory.recent, key);
     if (times >= COMPACT_REPEATS) {
@@ -311,19 +319,40 @@ export class StepSystem {
     };
     if (worked) {
       memory.done = [...(memory.done ?? []), said].slice(-20);
+      const sets =
+        (action.action === 'click' && (info?.role === 'checkbox' || info?.role === 'radio') && !info.checked) ||
+        action.action === 'type' ||
+        action.action === 'select' ||
+        action.action === 'fill_secret';
+      if (sets && info?.key) memory.ticked = [...(memory.ticked ?? []), info.key].slice(-50);
       const part = partDone(run.row.task, memory.partsDone ?? [], action, info);
       if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
     }
     await this.failed(!worked);
     const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
-    // Every part of the task named by an act that worked: the task is done.
-    if (worked && acts && (memory.partsDone ?? []).length >= taskParts(run.row.task).length)
+    if (worked && acts && (await this.allPartsDone(action, page))) {
       await this.systems.output.finish(
         { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
         [],
       );
-    else if (worked && acts && asksDone(run.row.task, action, info)) await this.askDone(model, prepared, answer);
+    } else if (worked && acts && asksDone(run.row.task, action, info)) await this.askDone(model, prepared, answer);
     await this.afterStep();
+  }
+
+  /**
+   * Whether the act finished the task: every part of it named by an act that worked, the last act one
+   * that sends (a click or Enter) unless the task is one part, and the act opened nothing new on the
+   * same page (a confirmation, a dialog still to answer).
+   */
+  private async allPartsDone(action: StepAction, before: PageState): Promise<boolean> {
+    const { memory, row } = this.run;
+    const parts = taskParts(row.task).length;
+    if ((memory.partsDone ?? []).length < parts) return false;
+    const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
+    if (parts > 1 && !sends) return false;
+    const after = await this.systems.browser.observe(false);
+    if (after.url !== before.url) return true;
+    return !after.outline.some((e) => e.kind === 'element' && e.fresh);
   }
 
   /** The one-token question after an act: yes finishes the run with what was done, no goes on. */
