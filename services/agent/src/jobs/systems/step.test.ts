@@ -102,7 +102,6 @@ function offered(request: ModelRequest | undefined): Map<string, Record<string, 
   }
   return out;
 }
-const indexIn = (prompt: string, pattern: RegExp): number => Number(pattern.exec(prompt)?.[1] ?? Number.NaN);
 
 const requestsOf = (task: string) => model.requests.filter((r) => promptOf(r).startsWith(`Task: ${task}\n`));
 const kindsOf = async (run: RunContext) =>
