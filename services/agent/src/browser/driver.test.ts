@@ -225,6 +225,26 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it('an open modal dialog is all a page shows; once closed, the page behind it, each button with its row', async () => {
+    const { driver } = await open('/modal');
+    try {
+      const dialog = await driver.observe();
+      assert.equal(dialog.modal, true);
+      assert.deepEqual(
+        dialog.outline.map((e) => (e.kind === 'element' ? `${e.info.role} ${e.info.name}` : e.text)),
+        ['Delete “Q3 notes”?', 'button Cancel'],
+      );
+      const closed = await driver.act({ action: 'click', index: indexOf(dialog, 'Cancel') }, noFiles);
+      assert.equal(closed.ok, true, closed.message);
+      const page = await driver.observe();
+      assert.equal(page.modal, undefined);
+      const row = page.outline.find((e) => e.kind === 'element');
+      assert.deepEqual(row?.kind === 'element' && [row.info.name, row.info.context], ['Delete', 'Q3 notes']);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('a form that submits a while after its click is followed to its next document', async () => {
     const { driver } = await open('/deferred-submit');
     try {

@@ -169,6 +169,7 @@ export class PlaywrightDriver implements BrowserDriver {
       elements: list.elements,
       count: list.targets.length,
       outline: list.outline,
+      ...(typeof scan !== 'string' && scan.modal && { modal: true }),
       ...(screenshot && { screenshot }),
       fingerprint: createHash('sha256').update(`${url}\n${list.plain}`).digest('hex'),
     };

@@ -60,6 +60,8 @@ export interface FrameScan {
   scroll: { above: number; below: number };
   /** Items left out because a bound was reached. */
   cut: number;
+  /** An open modal dialog: the items are the dialog's alone. */
+  modal: boolean;
 }
 
 export function scanFrame(limits: ScanLimits): FrameScan {
@@ -489,5 +491,5 @@ export function scanFrame(limits: ScanLimits): FrameScan {
   const page = document.scrollingElement ?? document.documentElement;
   const above = Math.max(0, Math.round(page.scrollTop));
   const below = Math.max(0, Math.round(page.scrollHeight - page.clientHeight - page.scrollTop));
-  return { items, elements, frames, scroll: { above, below }, cut };
+  return { items, elements, frames, scroll: { above, below }, cut, modal: modal !== undefined };
 }

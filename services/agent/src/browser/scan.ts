@@ -14,6 +14,8 @@ export interface PageScan {
   scroll: { above: number; below: number };
   /** Every frame's handle, to release when the scan is replaced. */
   handles: ScanHandle[];
+  /** The page shows an open modal dialog (its items are the dialog's alone). */
+  modal: boolean;
 }
 
 const LIMITS: ScanLimits = {
@@ -148,15 +150,15 @@ async function scanTree(
   depth: number,
   budget: { frames: number },
   handles: ScanHandle[],
-): Promise<{ node: FrameNode<ScanHandle>; scroll: PageScan['scroll'] }> {
+): Promise<{ node: FrameNode<ScanHandle>; scroll: PageScan['scroll']; modal: boolean }> {
   const handle = await within(frame.evaluateHandle(scanFrame, LIMITS), FRAME_TIMEOUT_MS, 'the page', release);
   handles.push(handle);
   const data: unknown = await within(
-    handle.evaluate((scan) => ({ items: scan.items, scroll: scan.scroll, cut: scan.cut })),
+    handle.evaluate((scan) => ({ items: scan.items, scroll: scan.scroll, cut: scan.cut, modal: scan.modal })),
     FRAME_TIMEOUT_MS,
     'the page',
   );
-  const { items, scroll, cut } = (data ?? {}) as Record<string, unknown>;
+  const { items, scroll, cut, modal } = (data ?? {}) as Record<string, unknown>;
   const { above, below } = (scroll ?? {}) as Record<string, unknown>;
   const node: FrameNode<ScanHandle> = {
     key,
@@ -195,6 +197,7 @@ async function scanTree(
   return {
     node,
     scroll: { above: isCount(above, 1e9) ? above : 0, below: isCount(below, 1e9) ? below : 0 },
+    modal: modal === true,
   };
 }
 
@@ -202,8 +205,8 @@ async function scanTree(
 export async function scanPage(page: Page): Promise<PageScan> {
   const handles: ScanHandle[] = [];
   try {
-    const { node, scroll } = await scanTree(page.mainFrame(), '', 0, { frames: MAX_FRAMES }, handles);
-    return { root: node, scroll, handles };
+    const { node, scroll, modal } = await scanTree(page.mainFrame(), '', 0, { frames: MAX_FRAMES }, handles);
+    return { root: node, scroll, handles, modal };
   } catch (error) {
     releaseAll(handles);
     throw error;

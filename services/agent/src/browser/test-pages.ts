@@ -69,6 +69,14 @@ document.querySelector('form').addEventListener('submit', (event) => {
 });
 </script>`,
     ),
+  // A modal dialog over a page: the page behind it is inert, only the dialog can be acted on.
+  '/modal': () =>
+    page(
+      'Modal',
+      `<table><tr><td>Q3 notes</td><td><button>Delete</button></td></tr></table>
+<dialog id=confirm><p>Delete “Q3 notes”?</p><button onclick="this.closest('dialog').close()">Cancel</button></dialog>
+<script>document.getElementById('confirm').showModal();</script>`,
+    ),
   '/frames': (other) =>
     page(
       'Frames',

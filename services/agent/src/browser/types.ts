@@ -35,6 +35,8 @@ export interface PageState {
   count: number;
   /** The list's entries as data, in page order: each element's role, name and state (the compact view's source). */
   outline: OutlineEntry[];
+  /** An open modal dialog is all the list shows (the page behind it is inert). */
+  modal?: boolean;
   /** base64 PNG of the viewport, only when asked for (vision models). */
   screenshot?: string;
   /** A digest of the URL and the element list: the same state gives the same fingerprint (loop detection). */

@@ -352,6 +352,9 @@ export class StepSystem {
     if (parts > 1 && !sends) return false;
     const after = await this.systems.browser.observe(false);
     if (after.url !== before.url) return true;
+    // A dialog that opened asks for more; one that closed (the page behind it back) was the end.
+    if (after.modal) return false;
+    if (before.modal) return true;
     return !after.outline.some((e) => e.kind === 'element' && e.fresh);
   }
 
