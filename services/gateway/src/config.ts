@@ -67,6 +67,13 @@ export const env = baseEnv(50050).extend({
       "The web console's build (index.html and assets/), served at /console; without one, /console is 404 (docs/console.md).",
     shownDefault: "dist/console beside the gateway's code",
   }),
+  DEMO_SITE: z
+    .string()
+    .regex(/^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/, 'an IPv4 address and a port, such as 127.0.0.3:8080')
+    .optional()
+    .describe(
+      'Where the gateway serves its demo shop (docs/demo.md), as address:port: an address of its own, let through EGRESS_ALLOW, where agent runs can try a page with no internet. Unset: no demo shop. `make up` sets 127.0.0.3 and its HTTP port.',
+    ),
   MAX_BODY_BYTES: z.coerce
     .number()
     .int()

@@ -5,10 +5,12 @@ import type { Server } from 'node:http';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { BrowserHosts } from '@wap/rpc';
+import type { Express } from 'express';
 import { LedgerViews } from './clients/ledger-views.js';
 import { Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
 import { DEFAULT_CONSOLE_DIR } from './console-server/static.js';
+import { demoSite } from './demo/site.js';
 import { createApp } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
 import { clientAddressOf } from './http/client-address.js';
@@ -55,6 +57,18 @@ export function publicUrlOf(config: Pick<GatewayConfig, 'PUBLIC_URL' | 'HTTP_HOS
   if (!config.PUBLIC_URL) return `http://${config.HTTP_HOST}:${config.HTTP_PORT}`;
   return new URL(config.PUBLIC_URL).href.replace(/\/+$/, '');
 }
+
+/** `app` listening on host:port; fails as the listen fails (the port taken, the address not this machine's). */
+function listen(app: Express, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const s = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(s)));
+  });
+}
+
+const boundPort = (s: Server) => {
+  const address = s.address();
+  return address && typeof address === 'object' ? address.port : 0;
+};
 
 export function openGateway(
   config: GatewayConfig,
@@ -125,32 +139,36 @@ export function openGateway(
   });
   const jobs = [idempotencySweeper(idempotency, log)];
   let server: Server | undefined;
+  let demo: Server | undefined;
 
   return {
     app,
     registry,
     identity,
     upstreams,
-    /** Starts the caches and jobs and listens on HTTP_HOST:HTTP_PORT; answers the bound address. */
-    start: async (): Promise<{ url: string; server: Server }> => {
+    /**
+     * Starts the caches and jobs and listens on HTTP_HOST:HTTP_PORT, and on DEMO_SITE for the demo shop;
+     * answers the bound addresses.
+     */
+    start: async (): Promise<{ url: string; server: Server; demoUrl?: string }> => {
       await ledgerViews.start();
       hosts?.start();
       keys.start();
       // Normally listening within milliseconds; if not, requests read the database until it is.
       await Promise.race([keys.whenListening(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
       for (const job of jobs) job.start();
-      const listening: Server = await new Promise((resolve) => {
-        const s = app.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve(s));
-      });
+      const listening = await listen(app, config.HTTP_PORT, config.HTTP_HOST);
       listening.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
       // What Node's parser refuses (bad bytes, huge headers) answers the Error object, not an empty 400.
       answerParserRefusals(listening, log);
       // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here.
       listening.on('upgrade', connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge));
       server = listening;
-      const address = listening.address();
-      const port = address && typeof address === 'object' ? address.port : config.HTTP_PORT;
-      return { url: `http://${config.HTTP_HOST}:${port}`, server: listening };
+      const url = `http://${config.HTTP_HOST}:${boundPort(listening)}`;
+      if (!config.DEMO_SITE) return { url, server: listening };
+      const [host, demoPort] = config.DEMO_SITE.split(':') as [string, string];
+      demo = await listen(demoSite(log), Number(demoPort), host);
+      return { url, server: listening, demoUrl: `http://${host}:${boundPort(demo)}` };
     },
     /** Stops accepting, lets in-flight requests finish (the runtime's deadline bounds this), closes the rest. */
     stop: async () => {
@@ -164,6 +182,7 @@ export function openGateway(
         // close() also ends the connections idle right now (Node >= 19).
         await new Promise<void>((resolve) => server?.close(() => resolve()));
       }
+      if (demo) await new Promise<void>((resolve) => demo?.close(() => resolve()));
       hosts?.stop();
       upstreams.close();
       await Promise.all([limiterPool.end(), keys.stop(), ledgerViews.stop()]);

@@ -13,8 +13,8 @@ export const definition: ServiceDefinition<typeof env, GatewayDatabase> = {
     const gateway = openGateway(config, db, nats, log, {
       ownReadiness: async () => (await health.evaluate()).failing.length === 0,
     });
-    const { url } = await gateway.start();
-    log.info({ http: url, capabilities: gateway.registry.map((r) => r.name) }, 'http listening');
+    const { url, demoUrl } = await gateway.start();
+    log.info({ http: url, demo: demoUrl, capabilities: gateway.registry.map((r) => r.name) }, 'http listening');
     return { stop: gateway.stop };
   },
 };

@@ -53,6 +53,6 @@ export async function startGateway(
     ...settings,
   });
   const gateway = openGateway(config, database.db, link, quietLog('gateway-test'), options);
-  const { url } = await gateway.start();
-  return { ...gateway, url };
+  const { url, demoUrl } = await gateway.start();
+  return { ...gateway, url, demoUrl };
 }

@@ -56,7 +56,8 @@ export interface AppDeps {
 /** A request id of ours, for a request that brought no sane one. */
 export const newRequestId = () => `req_${randomUUID().replaceAll('-', '')}`;
 
-const requestId: RequestHandler = (req, res, next) => {
+/** The request's id: the caller's X-Request-Id when it is sane, else one of ours; echoed back. */
+export const requestId: RequestHandler = (req, res, next) => {
   const incoming = req.header('x-request-id');
   const id = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : newRequestId();
   res.locals.requestId = id;
