@@ -7,6 +7,7 @@ import { until } from '@wap/testkit';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 import { makeUp, upAndReady } from './make-up-run.js';
+import { promptOf, startScriptedModel, step } from './scripted-agent.js';
 import { ancestorWith, sessionChromium } from './session-chromium.js';
 
 const runs: Awaited<ReturnType<typeof makeUp>>[] = [];
@@ -44,6 +45,68 @@ describe('make up', () => {
     assert.equal(((await session.json()) as { role: string }).role, 'owner');
     run.child.kill('SIGTERM');
     assert.equal(await run.exited, 0);
+  });
+
+  test("serves the demo shop at the address it prints, which a first run reaches and the API's is not", async () => {
+    // A scripted model stands in for the embedded one (docs/demo.md): it opens the mug's page and answers
+    // with what the page showed it.
+    const scripted = await startScriptedModel();
+    try {
+      const dotenv = Object.entries(scripted.env)
+        .map(([k, v]) => `${k}='${v}'`)
+        .join('\n');
+      const run = await makeUp(`${dotenv}\n`);
+      runs.push(run);
+      const { url, key } = await upAndReady(run);
+      const demo = /Demo:\s+(\S+)/.exec(run.output())?.[1] ?? '';
+      assert.match(demo, /^http:\/\/127\.0\.0\.3:\d+\/$/, run.output());
+      assert.doesNotMatch(run.output(), /Settings: .*DEMO_SITE/, 'make up says what it set apart from the .env');
+      const task = 'Find the price of the blue mug and answer with it.';
+      scripted.scripts.set(task, (prompt) => {
+        if (!prompt.includes(`Page: ${demo}products/blue-mug`))
+          return step([{ action: 'navigate', url: `${demo}products/blue-mug` }]);
+        // What the shop's page put in front of the model: its form's button, read from the page.
+        const seen = /Add to cart/.test(prompt) ? 'the mug page' : 'no shop page';
+        return step([{ action: 'finish', success: true, answer: `read ${seen}` }]);
+      });
+      const submitted = await call<{ id: string }>(url, 'POST', '/v1/agent', { key, body: { task, url: demo } });
+      assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+      type Run = { status: string; outcome: string | null; answer: unknown; reason: unknown };
+      let last: Run | undefined;
+      await until(
+        'the run on the demo shop to settle',
+        async () => {
+          last = (await call<{ run: Run }>(url, 'GET', `/v1/agent/${submitted.body.id}`, { key })).body.run;
+          return last?.status === 'settled';
+        },
+        120_000,
+      );
+      assert.deepEqual([last?.outcome, last?.answer], ['completed', 'read the mug page'], JSON.stringify(last));
+      assert.ok(
+        scripted.model.requests.some((r) => promptOf(r).includes('Price')),
+        "the model was shown the shop's page",
+      );
+      // A scrape reaches it too, through the same guard.
+      const page = await call<{ data: { markdown: string } }>(url, 'POST', '/v1/scrape', {
+        key,
+        body: { url: `${demo}products/desk-lamp`, formats: ['markdown'] },
+      });
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      assert.match(page.body.data.markdown, /€34\.50/);
+      // The rest of loopback stays refused: the API's own address first.
+      const api = await call<{ code: string; details: { reason: string } }>(url, 'POST', '/v1/agent', {
+        key,
+        body: { task, url: `${url}/` },
+      });
+      assert.deepEqual(
+        [api.status, api.body.code, api.body.details?.reason],
+        [422, 'page_unreachable', 'private_address'],
+      );
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0);
+    } finally {
+      await scripted.model.close();
+    }
   });
 
   test('refuses a .env that sets what the fleet owns, or a variable no service reads, before starting anything', async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVICE_TABLE, type ServiceName, serviceInfo } from '@wap/config';
 import { localInfra } from '@wap/db/local-infra';
+import { demoSettings, demoUrl } from './demo.js';
 import { readEnvFile } from './env-file.js';
 import { Fleet, ROOT } from './fleet.js';
 import { settings } from './settings.js';
@@ -74,6 +75,8 @@ async function up(): Promise<void> {
   // Its last line is the settings; anything before it (the migrations applied) is for the person.
   const lines = prepared.toString().trimEnd().split('\n');
   const env = JSON.parse(lines.pop() ?? '{}') as Record<string, string>;
+  // What .env set, before make up adds its own (the model's file, the demo shop).
+  const fromFile = Object.keys(env);
   if (lines.length > 0) console.log(lines.join('\n'));
   writeFileSync(PID_FILE, String(process.pid));
   if (process.env.WAP_STOP_INFRA === '1') writeFileSync(INFRA_MARK, `${process.pid}\n`);
@@ -88,6 +91,8 @@ async function up(): Promise<void> {
       .toString()
       .trim();
   }
+  // The demo shop (docs/demo.md): on an address of its own, the one loopback address runs may reach.
+  Object.assign(env, demoSettings(env, Number(process.env.WAP_HTTP_PORT ?? 8080)));
   const fleet = upFleet(env);
   let stopping = false;
   const stop = async () => {
@@ -120,10 +125,11 @@ async function up(): Promise<void> {
     API key:  ${seed.apiKey}   (workspace "${seed.workspace}", plan ${seed.plan}; kept in .data/api-key)
     Console:  ${fleet.gatewayUrl}/console   (${seed.login.email}, password ${seed.login.password}; kept in .data/console-login)
     Try:      curl -H "Authorization: Bearer $(cat .data/api-key)" ${fleet.gatewayUrl}/v1/credits
+    Demo:     ${demoUrl(env.DEMO_SITE as string)}   (a shop for a first agent run: README.md, "A first agent run")
     API docs: ${fleet.gatewayUrl}/docs
     Ready:    ${fleet.gatewayUrl}/readyz
     Logs:     ${path.join(DATA, 'logs')}/<service>.log
-    Settings: ${Object.keys(env).length ? `${Object.keys(env).join(', ')} from ${envFile}` : `none (${envFile} sets them; see .env.example)`}
+    Settings: ${fromFile.length ? `${fromFile.join(', ')} from ${envFile}` : `none (${envFile} sets them; see .env.example)`}
   Ctrl-C or \`make down\` stops it.
 `);
 }
