@@ -114,6 +114,15 @@ export class PageWatch {
 /** A selector in the page, or a path of them through frames (an iframe's selector, then one inside it...). */
 export type Excluded = string | string[];
 
+/**
+ * The player's own frame inside a session's screen (a run's page and a session's page show one):
+ * the recorded page is the site's, not ours, and axe cannot run in that sandboxed frame.
+ */
+export const RECORDED_PAGE: Excluded[] = [
+  ['iframe[title="Live view"]', 'iframe'],
+  ['iframe[title="Replay"]', 'iframe'],
+];
+
 /** Longest one accessibility check may take: a frame axe cannot run in would otherwise hang it for good. */
 const AXE_TIMEOUT_MS = 60_000;
 

@@ -15,7 +15,18 @@ import { until } from '@wap/testkit';
 import { type FakeModel, modelReply, startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { availableCredits, call } from './api.js';
-import { creditsIn, heading, loaded, open, PageWatch, rowOf, rowsOf, settled, signIn } from './console-page.js';
+import {
+  creditsIn,
+  heading,
+  loaded,
+  open,
+  PageWatch,
+  RECORDED_PAGE,
+  rowOf,
+  rowsOf,
+  settled,
+  signIn,
+} from './console-page.js';
 import { asking, promptOf, type ScriptedModel, step } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
@@ -529,7 +540,7 @@ describe('the console', () => {
       const events = page.getByRole('list', { name: 'Events' }).getByRole('listitem');
       await events.first().waitFor();
       const seen = await events.count();
-      await watch.check('a run paused with a question');
+      await watch.check('a run paused with a question', RECORDED_PAGE);
 
       await page.getByRole('textbox', { name: 'Answer', exact: true }).fill('teal');
       await page.getByRole('button', { name: 'Send answer', exact: true }).click();
@@ -539,7 +550,7 @@ describe('the console', () => {
       await events.nth(seen).waitFor();
       await page.getByRole('textbox', { name: 'Answer', exact: true }).waitFor({ state: 'detached' });
       await page.getByText('got: teal').first().waitFor();
-      await watch.check('a run answered');
+      await watch.check('a run answered', RECORDED_PAGE);
 
       // The run's call in Usage leads to the run's page.
       await until('the run to be listed among the calls', async () => {
@@ -552,7 +563,7 @@ describe('the console', () => {
       const row = await rowOf(page, 'Recent calls', id);
       await row.getByRole('link', { name: id, exact: true }).click();
       await heading(page, `Run ${id}`);
-      await watch.check("a run's page opened from its call");
+      await watch.check("a run's page opened from its call", RECORDED_PAGE);
     });
   });
 
@@ -582,14 +593,14 @@ describe('the console', () => {
         .filter({ hasText: 'You are driving this browser.' })
         .waitFor({ timeout: 20_000 });
       assert.equal((await runOf(id)).pausedFor, 'control');
-      await watch.check('a run under a person’s control');
+      await watch.check('a run under a person’s control', RECORDED_PAGE);
 
       await page.getByRole('button', { name: 'Hand back', exact: true }).click();
       await control.waitFor({ state: 'detached' });
       await page.getByRole('status').filter({ hasText: 'Handed back' }).waitFor();
       const run = await waitRun(id, (r) => r.status === 'settled', 'settled after it was handed back');
       assert.deepEqual([run.outcome, run.answer], ['completed', 'handed back']);
-      await watch.check('a run handed back');
+      await watch.check('a run handed back', RECORDED_PAGE);
     });
   });
 

@@ -1,7 +1,7 @@
 // One fleet whose browsers may reach all of loopback and whose default model is scripted, for the
 // suites of GET /connect and its sessions, the browser's isolation, agent runs listed, what an
-// agent submit refuses, a secret and the frames of a page, the CLI, the console and the two SDKs
-// (shared-fleet.ts says why these share one and others do not).
+// agent submit refuses, a secret and the frames of a page, the CLI, the console (a run started from
+// it too) and the two SDKs (shared-fleet.ts says why these share one and others do not).
 import './connect.suite.js';
 import './sessions.suite.js';
 import './browser-isolation.suite.js';
@@ -10,5 +10,6 @@ import './agent-submit.suite.js';
 import './secret-frames.suite.js';
 import './cli.suite.js';
 import './console.suite.js';
+import './console-run.suite.js';
 import './sdk-typescript.suite.js';
 import './sdk-python.suite.js';

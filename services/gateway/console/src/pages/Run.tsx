@@ -8,6 +8,7 @@ import { IdHeading } from '../components/PageHeading.js';
 import { RunControl } from '../components/RunControl.js';
 import { RunEvents } from '../components/RunEvents.js';
 import { RunPause } from '../components/RunPause.js';
+import { SessionScreen } from '../components/Screen.js';
 import { Time } from '../components/Time.js';
 import { formatCredits } from '../lib/format.js';
 import { RunBadge } from './Runs.js';
@@ -36,6 +37,8 @@ export function Run({ id }: { id: string }) {
           <Facts run={run} />
           <RunPause run={run} onAnswered={setRun} />
           <RunControl run={run} onChange={setRun} />
+          {/* Its browser as it works (a replay once the session ended); none until the run has one. */}
+          {run.sessionId && <SessionScreen sessionId={run.sessionId} />}
           {run.plan.length > 0 && (
             <section>
               <h2 id="plan">Plan</h2>

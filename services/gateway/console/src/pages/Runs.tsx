@@ -6,6 +6,7 @@ import { usePages } from '../api/use-pages.js';
 import { Alert } from '../components/Alert.js';
 import { CopyId } from '../components/Copy.js';
 import { PageHeading } from '../components/PageHeading.js';
+import { StartRun } from '../components/StartRun.js';
 import { Table } from '../components/Table.js';
 import { Time } from '../components/Time.js';
 import { formatCredits } from '../lib/format.js';
@@ -27,6 +28,9 @@ export function RunBadge({ run }: { run: RunSummary }) {
   return <span class={`badge tone-${tone}`}>{runState(run)}</span>;
 }
 
+/** The models the runs listed named, each once: what the deployment is known to serve. */
+const modelsOf = (runs: RunSummary[] | undefined) => [...new Set((runs ?? []).map((r) => r.model).filter(Boolean))];
+
 export function Runs() {
   const { route } = useLocation();
   const [status, setStatus] = useState('');
@@ -45,6 +49,8 @@ export function Runs() {
   return (
     <>
       <PageHeading title="Agent runs">Agent runs</PageHeading>
+      <StartRun models={modelsOf(runs.rows)} />
+      <h2 id="runs">Runs</h2>
       <div class="filters">
         <label>
           Status
@@ -70,7 +76,7 @@ export function Runs() {
         rows={runs.rows}
         error={runs.error}
         rowKey={(r) => r.id}
-        empty={status ? 'No runs have this status.' : 'No agent runs yet: start one through the API (POST /v1/agent).'}
+        empty={status ? 'No runs have this status.' : 'No agent runs yet: start one with the form above.'}
         columns={[
           {
             header: 'Run',

@@ -1,4 +1,3 @@
-import { useRef } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { useLiveSession } from '../api/live-session.js';
 import type { BrowserSession } from '../api/types.js';
@@ -7,6 +6,7 @@ import { Alert } from '../components/Alert.js';
 import { Evidence } from '../components/Evidence.js';
 import { NetworkLog } from '../components/NetworkLog.js';
 import { IdHeading } from '../components/PageHeading.js';
+import { Screen } from '../components/Screen.js';
 import { Time } from '../components/Time.js';
 import { formatBytes, formatCredits, formatDuration } from '../lib/format.js';
 import { statusOf, taskOf } from './Sessions.js';
@@ -60,28 +60,5 @@ function Facts({ session: s }: { session: BrowserSession }) {
         {s.recording ? `${s.recording.chunks} chunks, ${formatBytes(s.recording.bytes)}` : 'Nothing recorded yet'}
       </dd>
     </dl>
-  );
-}
-
-/**
- * The replay page, framed: while the session runs it opens on its live view, so the frame is
- * titled "Live view"; once ended, "Replay". The live feed sends a fresh signed link with every
- * change; the frame keeps the link it was given until the session ends, rather than reloading.
- */
-function Screen({ session }: { session: BrowserSession }) {
-  const shown = useRef<{ status: string; url: string } | null>(null);
-  if (session.replayUrl && shown.current?.status !== session.status)
-    shown.current = { status: session.status, url: session.replayUrl };
-  const frame = shown.current;
-  const live = session.status === 'live';
-  return (
-    <section>
-      <h2 id="screen">{live ? 'Live view' : 'Replay'}</h2>
-      {frame ? (
-        <iframe class="screen" title={live ? 'Live view' : 'Replay'} src={frame.url} />
-      ) : (
-        <p>{live ? 'The live view appears once the first page is recorded.' : 'This session has no recording.'}</p>
-      )}
-    </section>
   );
 }
