@@ -3,7 +3,8 @@
 // resource = the REST API) and stores the tokens 0600 beside a warning when no keyring
 // answers; `status` names the credential in use and where it came from, in the three orders
 // of precedence; the login refreshes before it expires; a crawl shows its progress; a paused
-// agent run is answered from the CLI; a second login revokes the first; and after `logout`
+// agent run is answered from the CLI; `agent run --wait` prints a run's events as they come and
+// its answer; a second login revokes the first; and after `logout`
 // the old token is refused.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -16,7 +17,7 @@ import { startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, chromium } from 'playwright-core';
 import { call } from './api.js';
 import { collectOutput, type Ran } from './child-output.js';
-import { asking, type ScriptedModel } from './scripted-agent.js';
+import { asking, type ScriptedModel, step } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 const CLI = path.resolve(__dirname, '../../clients/cli/dist/cli.js');
@@ -236,6 +237,35 @@ describe('wap', () => {
     const w = await waiting.result;
     assert.equal(w.code, 0, w.stderr);
     assert.equal((JSON.parse(w.stdout) as { run: { answer: string } }).run.answer, 'got: a hexagon');
+  });
+
+  test('`agent run --wait` prints the events one a line as they come, to the last, then the answer', async () => {
+    const task = 'Open the second article';
+    const article = `${site.url}/articles/2`;
+    scripts.set(task, (prompt) =>
+      prompt.includes(`Page: ${article}`)
+        ? step([{ action: 'finish', success: true, answer: 'opened it' }])
+        : step([{ action: 'navigate', url: article }], ['Open the article']),
+    );
+    const r = await wap(['agent', 'run', task, '--url', `${site.url}/`, '--max-steps', '5', '--wait', '--progress']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^Run \S+ settled \(completed\): 2 steps, [\d.]+ credits\nAnswer: opened it\n$/);
+    // stderr: the note, then each event on a line of its own, in order, the run's last one included.
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^Run \S+ submitted$/);
+    const at = (pattern: RegExp) => lines.findIndex((l) => pattern.test(l));
+    const order = [
+      /^ +1 status +queued$/,
+      /^ +\d+ status +running$/,
+      new RegExp(`^ +\\d+ step +step 1: navigate ${article}$`),
+      /^ +\d+ step +step 2: finish/,
+      /^ +\d+ status +settled: completed$/,
+    ].map(at);
+    assert.ok(
+      order.every((i, n) => i > 0 && (n === 0 || i > (order[n - 1] as number))),
+      `the events in order: ${order}\n${r.stderr}`,
+    );
+    assert.equal(lines.at(-1), lines[order.at(-1) as number], 'the last event is the last line');
   });
 
   test('login again opens the browser through $BROWSER and revokes the login it replaces', async () => {

@@ -43,6 +43,18 @@ describe('parsing a command line', () => {
     );
   });
 
+  test('`agent run` is `agent start`: its task, caps and --wait', () => {
+    const run = op(['agent', 'run', 'Buy a mug', '--url', 'http://a.test/', '--max-steps', '5', '--wait']);
+    assert.deepEqual(
+      [run.spec.id, run.helper, run.params, run.flags.wait],
+      ['agent', undefined, { task: 'Buy a mug', url: 'http://a.test/', maxSteps: 5 }, true],
+    );
+    const start = op(['agent', 'start', 'Buy a mug', '--url', 'http://a.test/', '--max-steps', '5', '--wait']);
+    assert.deepEqual([start.spec.id, start.params], [run.spec.id, run.params]);
+    // Only agent has it: another group reads the word as its value.
+    assert.deepEqual(op(['scrape', 'run']).params, { url: 'run' });
+  });
+
   test('--data gives the body, flags override its fields; arrays repeat or take JSON', () => {
     const c = op([
       'crawl',
@@ -131,6 +143,18 @@ describe('help and completion', () => {
     }
   });
 
+  test("an alias is listed with the group's methods, and its help is its method's", async () => {
+    const group = await runIn(['help', 'agent']);
+    assert.match(group.stdout, /\n {2}run {20}Start a browser agent run \(the same as start\)\n/);
+    const overview = await runIn(['help']);
+    assert.match(overview.stdout, /\n {2}agent {10}start, .*, run, wait, follow\n/);
+    const help = await runIn(['agent', 'run', '--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /POST \/v1\/agent\n/);
+    assert.match(help.stdout, /--max-steps <integer>/);
+    assert.match(help.stdout, /--wait\n/);
+  });
+
   test('without a credential a command says how to get one, and exits 1', async () => {
     const { code, stderr } = await runIn(['credits'], { SERVICE_API_KEY: '', XDG_CONFIG_HOME: '/nonexistent' });
     assert.equal(code, 1);
@@ -141,6 +165,7 @@ describe('help and completion', () => {
   test('candidates for commands, methods, flags and enum values', () => {
     assert.deepEqual(complete(['cr']), ['crawl', 'credits']);
     assert.deepEqual(complete(['crawl', 'w']), ['wait']);
+    assert.deepEqual(complete(['agent', 'r']), ['results', 'run']);
     assert.ok(complete(['crawl', 'https://a.test/', '--max']).includes('--max-depth'));
     assert.deepEqual(complete(['agent', 'events', 'r1', '--level', 's']), ['summary', 'step']);
     assert.ok(complete(['sessions', 'network', 's1', '--']).includes('--min-duration-ms'));

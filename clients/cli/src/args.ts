@@ -11,6 +11,18 @@ export const GROUPS = [...new Set(SPECS.map((s) => s.group))].sort();
 export const OWN_COMMANDS = ['login', 'logout', 'status', 'completion', 'help'] as const;
 /** Helpers of the SDK served as methods: `wap crawl wait <id>`. */
 export const HELPERS: Record<string, string[]> = { crawl: ['wait'], agent: ['wait', 'follow'] };
+/** Other names of a group's methods: `wap agent run <task> --wait` is `wap agent start <task> --wait`. */
+export const ALIASES: Record<string, Record<string, string>> = { agent: { run: 'start' } };
+
+/** The method `word` names in `group`, through its aliases. */
+export const methodName = (group: string, word: string | undefined) => (word && ALIASES[group]?.[word]) || word;
+
+/** Every word that names a method of `group`: its methods, their aliases, its helpers. */
+export const methodWords = (group: string) => [
+  ...SPECS.filter((s) => s.group === group).map((s) => s.name),
+  ...Object.keys(ALIASES[group] ?? {}),
+  ...(HELPERS[group] ?? []),
+];
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -142,7 +154,7 @@ export type Command = OperationCommand | OwnCommand;
 /** The method a word names in `group`, or the group's own operation (`wap crawl <url>`). */
 export function resolveMethod(group: string, word: string | undefined) {
   const specs = SPECS.filter((s) => s.group === group);
-  const named = specs.find((s) => s.name === word);
+  const named = specs.find((s) => s.name === methodName(group, word));
   if (named) return { spec: named, consumed: 1 };
   if (word && HELPERS[group]?.includes(word))
     return {
@@ -203,11 +215,8 @@ export function parseCommand(argv: string[]): Command {
   const firstWord = probe.tokens?.find((t) => t.kind === 'positional')?.value;
   const resolved = resolveMethod(command, firstWord);
   if (!resolved) {
-    const names = SPECS.filter((s) => s.group === command).map((s) => s.name);
     if (probe.values.help || !firstWord) return { kind: 'help', args: [command], flags: probe.values };
-    throw new UsageError(
-      `wap ${command} ${firstWord}: not a method; one of ${[...names, ...(HELPERS[command] ?? [])].join(', ')}`,
-    );
+    throw new UsageError(`wap ${command} ${firstWord}: not a method; one of ${methodWords(command).join(', ')}`);
   }
   const { spec, helper } = resolved;
   const options = { ...GLOBAL_OPTIONS, ...(helper ? {} : paramOptions(spec)), ...extraOptions(spec, helper) };

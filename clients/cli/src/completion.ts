@@ -1,6 +1,6 @@
 // Shell completion: `wap completion bash|zsh|fish` prints a script to source; each script asks
 // `wap __complete <words...>` for the candidates, so new capabilities complete without a new script.
-import { flaggable, GLOBAL_OPTIONS, GROUPS, HELPERS, kebab, OWN_COMMANDS, resolveMethod, SPECS } from './args.js';
+import { flaggable, GLOBAL_OPTIONS, GROUPS, kebab, methodWords, OWN_COMMANDS, resolveMethod } from './args.js';
 
 const BASH = `# wap completion for bash: eval "$(wap completion bash)"
 _wap_complete() {
@@ -46,8 +46,7 @@ export function complete(words: string[]): string[] {
     if (current.startsWith('-')) {
       const params = resolved?.helper ? [] : (resolved?.spec.params ?? []).filter(flaggable);
       candidates = [...params.map((p) => `--${kebab(p.name)}`), ...globals];
-    } else if (positionals.length === 1)
-      candidates = [...SPECS.filter((s) => s.group === group).map((s) => s.name), ...(HELPERS[group] ?? [])];
+    } else if (positionals.length === 1) candidates = methodWords(group);
     else candidates = [];
   }
   return candidates.filter((c) => c.startsWith(current));

@@ -16,12 +16,15 @@ import {
   WebAccessError,
 } from '@web-access/sdk';
 import {
+  ALIASES,
   type Command,
   flaggable,
   GLOBAL_HELP,
   GROUPS,
   HELPERS,
   kebab,
+  methodName,
+  methodWords,
   type OperationCommand,
   OWN_COMMANDS,
   parseCommand,
@@ -103,15 +106,14 @@ function help(args: string[], out: Output): void {
     lines.push(`wap ${VERSION}: the web access platform from the command line (API ${API_VERSION})`, '');
     lines.push('Usage: wap <command> [<method>] [values] [--flags]', '', 'Commands:');
     for (const c of OWN_COMMANDS) lines.push(`  ${c.padEnd(14)} ${OWN_HELP[c]}`);
-    for (const g of GROUPS)
-      lines.push(
-        `  ${g.padEnd(14)} ${[...SPECS.filter((s) => s.group === g).map((s) => s.name), ...(HELPERS[g] ?? [])].join(', ')}`,
-      );
+    for (const g of GROUPS) lines.push(`  ${g.padEnd(14)} ${methodWords(g).join(', ')}`);
     lines.push('', 'Flags of every command:', ...GLOBAL_HELP.map(([f, t]) => `  ${f.padEnd(26)} ${t}`));
     lines.push('', 'Credentials: --api-key, else SERVICE_API_KEY, else the login of `wap login`.');
   } else {
     const specs = SPECS.filter((s) => s.group === group);
-    const spec = specs.find((s) => s.name === method) ?? (method ? undefined : specs.find((s) => s.id === group));
+    const spec =
+      specs.find((s) => s.name === methodName(group, method)) ??
+      (method ? undefined : specs.find((s) => s.id === group));
     if (spec && (method || specs.length === 1)) {
       lines.push(usageLine(spec), '', `${spec.summary}: ${spec.method} ${spec.path}`);
       if (spec.description) lines.push('', spec.description);
@@ -133,6 +135,8 @@ function help(args: string[], out: Output): void {
       lines.push(`wap ${group} <method>`, '', 'Methods:');
       for (const s of specs)
         lines.push(`  ${(s.id === group ? `${s.name} (default)` : s.name).padEnd(22)} ${s.summary}`);
+      for (const [alias, name] of Object.entries(ALIASES[group] ?? {}))
+        lines.push(`  ${alias.padEnd(22)} ${specs.find((s) => s.name === name)?.summary} (the same as ${name})`);
       for (const h of HELPERS[group] ?? [])
         lines.push(`  ${h.padEnd(22)} ${h === 'wait' ? 'Wait until it is settled' : 'Follow its events'}`);
     }
@@ -189,7 +193,10 @@ async function waitCrawl(client: Client, id: string, out: Output, timeoutMs?: nu
   return ['completed', 'limit_reached'].includes(done.crawl.outcome ?? '') ? EXIT.ok : EXIT.incomplete;
 }
 
-/** Waits for a run: its steps on stderr as they happen, its questions answered from stdin when asked to. */
+/** How long a settled run's feed may take to hand over its last events. */
+const FEED_GRACE_MS = 5_000;
+
+/** Waits for a run: its steps on stderr, one line each, as they happen, its questions answered from stdin when asked to. */
 async function waitRun(
   client: Client,
   id: string,
@@ -202,7 +209,7 @@ async function waitRun(
   const following = out.progress
     ? (async () => {
         for await (const e of client.agent.follow(id, { level: 'step', signal: steps.signal }))
-          out.status(`  ${String(e.seq).padStart(3)} ${e.kind.padEnd(9)} ${e.message}`.replace(/\s+$/, ''));
+          out.line(`  ${String(e.seq).padStart(3)} ${e.kind.padEnd(9)} ${e.message}`.replace(/\s+$/, ''));
       })().catch(() => undefined)
     : undefined;
   const ask = cmd.flags.ask === true || io.stdin.isTTY === true;
@@ -226,9 +233,11 @@ async function waitRun(
         return next.done || !next.value.trim() ? undefined : next.value.trim();
       },
     });
+    // The last events (the step that finished, the answer) come after the state that says settled: the
+    // feed ends by itself once it read them, or is stopped after a moment.
+    await Promise.race([following, new Promise((resolve) => setTimeout(resolve, FEED_GRACE_MS).unref())]);
     steps.abort();
     await following;
-    out.endStatus();
     out.result(done, () => runSummary(done));
     return done.run.outcome === 'completed' ? EXIT.ok : EXIT.incomplete;
   } finally {

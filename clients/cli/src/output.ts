@@ -93,6 +93,11 @@ export class Output {
     } else this.io.stderr.write(`${text}\n`);
   }
 
+  /** A line of progress on stderr when progress shows, kept as a log is (a run's events, one after another). */
+  line(text: string): void {
+    if (this.progress) this.io.stderr.write(`${text}\n`);
+  }
+
   /** Ends a run of status lines (the terminal's cursor back at the start of a line). */
   endStatus(): void {
     if (this.progress && this.io.stderr.isTTY) this.io.stderr.write('\n');
