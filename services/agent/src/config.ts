@@ -62,8 +62,10 @@ export const env = baseEnv(50053).extend({
     .int()
     .min(0)
     .max(256)
-    .default(0)
-    .describe('Threads the embedded model computes on (0: one per core).'),
+    .default(1)
+    .describe(
+      'Threads the embedded model computes on (0: one per core). One by default: on a busy two-core machine a compact step took 5.1 s on one thread and 11.7 s on two (docs/models.md, "Speed on this machine").',
+    ),
   EMBEDDED_MODEL_PROFILE: z
     .enum(['full', 'compact'])
     .default('compact')
