@@ -83,10 +83,11 @@ test('529 overloaded then success: retried after the Retry-After', async () => {
   assert.ok(ms >= 1000, `answered after ${ms} ms, before the Retry-After of 1 s`);
 });
 
-test('overloaded past the retries: unavailable with the provider error in the message', async () => {
+test('overloaded past the retries: no capacity (a run waits), with the provider error in the message', async () => {
   const { fake, client } = await anthropic([modelReply.fail(529), modelReply.fail(529)], { retries: 1 });
   const error = await modelFailure(client.step(stepRequest()));
-  assert.equal(error.kind, 'unavailable');
+  assert.equal(error.kind, 'rate_limited');
+  assert.equal(error.noCapacity, true);
   assert.equal(error.status, 529);
   assert.equal(error.retryable, true);
   assert.equal(error.message, 'fake-anthropic: HTTP 529 overloaded_error: Overloaded');
