@@ -427,9 +427,18 @@ describe('secrets and purchases', () => {
       purchases,
     });
     await waitFor(apiKey, denied, (r) => r.pausedFor === 'approval');
-    // An answer in words is not a decision: the run waits for one.
-    const words = await api(apiKey, 'POST', `/v1/agent/${denied}/answer`, { answer: 'yes please' });
-    assert.equal(words.status, 400, JSON.stringify(words.body));
+    // An answer in words is not a decision: it is not used (the run waits for a decision, and says so).
+    const words = await api<{ code: string; details: { status: string } }>(
+      apiKey,
+      'POST',
+      `/v1/agent/${denied}/answer`,
+      { answer: 'yes please' },
+    );
+    assert.deepEqual(
+      [words.status, words.body.code, words.body.details?.status],
+      [409, 'answer_lost', 'paused_for_approval'],
+      JSON.stringify(words.body),
+    );
     const cvcOnDenial = await api(apiKey, 'POST', `/v1/agent/${denied}/answer`, { approve: false, cvc: '123' });
     assert.equal(cvcOnDenial.status, 400, 'a CVC goes with an approval only');
     assert.equal((await api(apiKey, 'POST', `/v1/agent/${denied}/answer`, { approve: false })).status, 200);
