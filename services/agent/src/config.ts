@@ -1,6 +1,7 @@
 import { duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
+import { STEP_PROFILES } from './model/types.js';
 
 /** One model endpoint a run may name (docs/agent.md, "Models"). */
 export const modelEndpoint = z.strictObject({
@@ -21,7 +22,7 @@ export const modelEndpoint = z.strictObject({
   /** OpenAI-compatible only: `json_schema` response format, or a forced tool call for servers without it. */
   mode: z.enum(['json_schema', 'tools']).default('json_schema'),
   /** How a step is put to it (docs/models.md, "Step profiles"): `compact` for a small local model. */
-  profile: z.enum(['full', 'compact']).default('full'),
+  profile: z.enum(STEP_PROFILES).default('full'),
 });
 
 export type ModelEndpoint = z.infer<typeof modelEndpoint>;
@@ -67,7 +68,7 @@ export const env = baseEnv(50053).extend({
       'Threads the embedded model computes on (0: one per core). One by default: on a busy two-core machine a compact step took 5.1 s on one thread and 11.7 s on two (docs/models.md, "Speed on this machine").',
     ),
   EMBEDDED_MODEL_PROFILE: z
-    .enum(['full', 'compact'])
+    .enum(STEP_PROFILES)
     .default('compact')
     .describe(
       'How the embedded model\'s steps are put to it (docs/models.md, "Step profiles"): `compact`, one action over what the page allows, or `full`, the frontier models\' step.',

@@ -5,22 +5,9 @@
 import type { Page } from 'playwright-core';
 import { errorList, esc, field, page, type Visit } from '../site.js';
 import { recorded, type Section } from '../task.js';
+import { MONTHS } from './simple/kit.js';
 
 const TODAY = '2026-11-10';
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
 const FULL_SATURDAYS = ['2026-11-14', '2026-11-28', '2026-12-05', '2026-12-12'];
 
 /** Upgrades every input[data-calendar] into a calendar that writes the ISO date into the hidden input it names. */

@@ -178,12 +178,6 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
   return { text: lines.join('\n') || '(no elements)', shown, cut };
 }
 
-/** An action the loop refused to run again on the page it changed nothing on. */
-export interface Refused {
-  fingerprint: string;
-  actions: string[];
-}
-
 const obj = (properties: Record<string, unknown>) => ({
   type: 'object',
   properties,
