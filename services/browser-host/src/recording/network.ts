@@ -249,6 +249,8 @@ export class NetworkCapture {
   }
 
   private root: CDPSession | undefined;
+  /** Each page's way to write out the requests it still has open, as the capture stops. */
+  private readonly drains = new Set<() => void>();
   /** The pages attached, by their CDP session id. */
   private readonly pages = new Map<string, { tab: number; cdp: CDPSession }>();
 
@@ -268,6 +270,12 @@ export class NetworkCapture {
       };
       if (!row.url.startsWith('chrome-extension:')) this.emit(row, targetId);
     };
+    // A request still open as the session ends (its last events not come yet) is written as it stands:
+    // answered, or unfinished; dropping it would leave the log without the session's last request.
+    this.drains.add(() => {
+      for (const [id, open] of pending)
+        finish(id, open.t0, open.row.status > 0 ? {} : { error: 'unfinished: the session ended' });
+    });
     cdp.on('Network.requestWillBeSent', (p: unknown) => {
       const e = p as Params & {
         request: { url: string; method: string; postData?: string; headers: Record<string, string> };
@@ -378,9 +386,11 @@ export class NetworkCapture {
     this.options.screencasts?.add(tab, cdp);
   }
 
-  /** Stops listening; rows of requests still open are dropped (the page is going away with them). */
+  /** Stops listening; rows of requests still open are written as they stand. */
   async stop(): Promise<void> {
     this.stopped = true;
+    for (const drain of this.drains) drain();
+    this.drains.clear();
     await this.root?.detach().catch(() => undefined);
   }
 }
