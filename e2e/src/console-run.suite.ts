@@ -161,6 +161,13 @@ describe('starting a run from the console', () => {
         .first()
         .waitFor();
       await page.getByRole('heading', { name: 'Replay', exact: true }).waitFor({ timeout: 30_000 });
+      // How its model was asked, and what its steps cost the model, as the run's events say.
+      const terms = await page.getByRole('term').allTextContents();
+      const values = await page.getByRole('definition').allTextContents();
+      const fact = (name: string) => values[terms.indexOf(name)];
+      assert.equal(fact('Step profile'), 'full');
+      assert.match(fact('Model tokens') ?? '', /^[\d,]+ in, [\d,]+ out over 2 steps$/);
+      assert.equal(await events.getByText(/\(\d[\d,]* in, \d+ out\)/).count(), 2, 'each step says its tokens');
       await watch.check('a run page once the run settled', RECORDED_PAGE);
     } finally {
       go();

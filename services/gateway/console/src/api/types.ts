@@ -124,6 +124,8 @@ export interface RunEvent {
   level: 'summary' | 'step' | 'debug';
   kind: string;
   message: string;
+  /** What the event carries besides its message; a step's holds its profile and the model's tokens. */
+  data: Record<string, unknown> | null;
 }
 
 export interface RunRecord {

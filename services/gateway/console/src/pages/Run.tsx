@@ -1,12 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client.js';
 import { useRunEvents } from '../api/run-events.js';
-import type { Run as RunObject, RunRecord } from '../api/types.js';
+import type { RunEvent, Run as RunObject, RunRecord } from '../api/types.js';
 import { type Loaded, useLoad } from '../api/use-load.js';
 import { Alert } from '../components/Alert.js';
 import { IdHeading } from '../components/PageHeading.js';
 import { RunControl } from '../components/RunControl.js';
-import { RunEvents } from '../components/RunEvents.js';
+import { modelUse, RunEvents } from '../components/RunEvents.js';
 import { RunPause } from '../components/RunPause.js';
 import { SessionScreen } from '../components/Screen.js';
 import { Time } from '../components/Time.js';
@@ -34,7 +34,7 @@ export function Run({ id }: { id: string }) {
       {/* Until the run is read (or when it cannot be: its alert says why), nothing of it is shown. */}
       {run && (
         <>
-          <Facts run={run} />
+          <Facts run={run} events={feed.events} />
           <RunPause run={run} onAnswered={setRun} />
           <RunControl run={run} onChange={setRun} />
           {/* Its browser as it works (a replay once the session ended); none until the run has one. */}
@@ -95,7 +95,8 @@ function Records({ records, settled }: { records: Loaded<{ data: RunRecord[] }>;
   );
 }
 
-function Facts({ run }: { run: RunObject }) {
+function Facts({ run, events }: { run: RunObject; events: RunEvent[] }) {
+  const use = modelUse(events);
   return (
     <dl class="facts">
       <dt>Status</dt>
@@ -121,6 +122,14 @@ function Facts({ run }: { run: RunObject }) {
       </dd>
       <dt>Model</dt>
       <dd>{run.model || '—'}</dd>
+      <dt>Step profile</dt>
+      <dd>{use.profile || 'None yet'}</dd>
+      <dt>Model tokens</dt>
+      <dd>
+        {use.steps === 0
+          ? 'None yet'
+          : `${use.input.toLocaleString()} in, ${use.output.toLocaleString()} out over ${use.steps} ${use.steps === 1 ? 'step' : 'steps'}`}
+      </dd>
       <dt>Created</dt>
       <dd>
         <Time iso={run.createdAt} />
