@@ -36,6 +36,7 @@ export interface SubmitBody {
   model?: string;
   maxSteps?: number;
   maxCredits?: number;
+  stepProfile?: string;
 }
 
 /** What an API call that did not answer as documented said: its status and body. */
@@ -84,6 +85,8 @@ export interface RunOptions {
   /** The model runs name; the fleet's default when unset. */
   model?: string;
   maxSteps?: number;
+  /** The step profile or lab arm the runs ask for; the model's own when unset. */
+  stepProfile?: string;
   /** A run not settled this long after its submit is cancelled and counts as failed. */
   timeoutMs: number;
   /** How often a run is polled. */
@@ -109,7 +112,11 @@ export interface TaskResult {
   modelMs: number[];
   overheadMs: number[];
   tokens: { input: number; output: number };
+  /** What each step did, in the run's own words (its step, dead-end and done-check events): why a task failed. */
+  trail: string[];
 }
+
+const TRAIL_KINDS = new Set(['step', 'dead_end', 'done_check']);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -143,7 +150,7 @@ export async function runTask(
   const started = performance.now();
   const base = {
     ...{ id: task.id, kind: task.kind, ...(task.acts && { acts: task.acts }) },
-    ...{ tokens: { input: 0, output: 0 }, modelMs: [], overheadMs: [] },
+    ...{ tokens: { input: 0, output: 0 }, modelMs: [], overheadMs: [], trail: [] },
   };
   let run: AgentRun;
   try {
@@ -153,6 +160,7 @@ export async function runTask(
       ...(task.outputSchema && { outputSchema: task.outputSchema }),
       ...(options.model && { model: options.model }),
       ...(options.maxSteps && { maxSteps: options.maxSteps }),
+      ...(options.stepProfile && { stepProfile: options.stepProfile }),
     });
   } catch (err) {
     const why = `submit failed: ${(err as Error).message}`;
@@ -174,12 +182,15 @@ export async function runTask(
     run = await api.get(run.id);
   }
   const seconds = (performance.now() - started) / 1000;
-  const times = stepTimes(await allEvents(api, run.id).catch(() => []));
+  const events = await allEvents(api, run.id).catch(() => []);
+  const times = stepTimes(events);
+  const trail = events.filter((e) => TRAIL_KINDS.has(e.kind)).map((e) => e.message);
   const verdict = task.check({ records: attempt.records, answer: run.answer ?? null });
   const why = timedOut ? `timed out (${verdict.why})` : paused ? `${paused} (${verdict.why})` : verdict.why;
   return {
     ...base,
     ...times,
+    trail,
     runId: run.id,
     ok: verdict.ok && !timedOut && !paused,
     why,

@@ -10,12 +10,15 @@ import {
   compactMessage,
   compactShape,
   compactView,
+  doneParts,
   elementLine,
   pageLines,
   parseCompact,
+  partActs,
   partDone,
   singleAct,
   targetLabels,
+  taskParts,
   whatChanged,
 } from './compact.js';
 
@@ -75,6 +78,11 @@ test('each element says its role, its name and its state', () => {
   assert.equal(
     elementLine('First name', { role: 'textbox', name: 'First name', value: 'Tora' }),
     'textbox "First name" value="Tora"',
+  );
+  // A password's value is never shown, nor a stand-in a small model would copy into the next field.
+  assert.equal(
+    elementLine('New password', { role: 'textbox', name: 'New password', value: '•••' }),
+    'textbox "New password" filled (hidden)',
   );
   assert.equal(
     elementLine('Apples', { role: 'checkbox', name: 'Apples', checked: false }),
@@ -177,6 +185,8 @@ test('what the last action changed, in one line', () => {
   );
   assert.equal(whatChanged(before, typed), '"First name" now holds "Tora"; the page changed');
   assert.equal(whatChanged(before, FORM), 'nothing on the page changed');
+  const masked = pageOf([element(1, { role: 'textbox', name: 'First name', value: '•••' })], { fingerprint: 'f3' });
+  assert.equal(whatChanged(before, masked), '"First name" is now filled (hidden); the page changed');
   const grown = pageOf(
     [element(1, { role: 'button', name: 'A' }, true), element(2, { role: 'button', name: 'B' }, true)],
     {
@@ -254,4 +264,31 @@ test("the loop keeps the task's parts: an act that names one marks it done, and 
     view: compactView(FORM, task),
   });
   assert.match(all, /\nEvery part is done: finish\.$/);
+});
+
+test('a part that says both, twice or again takes two acts before it is done', () => {
+  const typed = (text: string, name: string) =>
+    [{ action: 'type', index: 1, text } as const, { role: 'textbox', name } as const] as const;
+  const both = 'Set the password to Kite-4417: type it into both fields and press Save.';
+  assert.deepEqual(taskParts(both), ['Set the password to Kite-4417: type it into both fields', 'press Save']);
+  assert.equal(partDone(both, [], ...typed('Kite-4417', 'New password')), 0);
+  assert.deepEqual([...doneParts(both, [0])], [], 'one field of two is not the part');
+  assert.equal(partDone(both, [0], ...typed('Kite-4417', 'Repeat it')), 0, 'the second field is the same part');
+  assert.deepEqual([...doneParts(both, [0, 0])], [0]);
+  const memory = { memory: '', results: [], recent: [], failures: 0, partsDone: [0] };
+  const once = compactMessage({ task: both, files: [], memory, page: FORM, view: compactView(FORM, both) });
+  assert.match(once, /\nNext part: Set the password to Kite-4417: type it into both fields$/);
+  const twice = { ...memory, partsDone: [0, 0] };
+  const then = compactMessage({ task: both, files: [], memory: twice, page: FORM, view: compactView(FORM, both) });
+  assert.match(then, /\nNext part: press Save$/);
+
+  // "... and again in the field below it": the clause is the same act once more, not a part of its own.
+  const again = 'Type Kite-4417 in the password field and again in the field below it, then click Save.';
+  assert.deepEqual(taskParts(again), [
+    'Type Kite-4417 in the password field and again in the field below it',
+    'click Save',
+  ]);
+  assert.equal(partActs('Make my new password “Kite-4417” (it has to be entered twice)'), 2);
+  assert.equal(partActs('Type Tora into the name'), 1);
+  assert.equal(singleAct('Type Kite-4417 into both fields'), false, 'two acts are not a single act');
 });

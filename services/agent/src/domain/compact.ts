@@ -69,12 +69,19 @@ const ROLE_WORD: Record<ElementInfo['role'], string> = {
 
 const quote = (text: string) => `"${text.replace(/"/g, "'")}"`;
 
+/**
+ * What the page script puts for the value of a password or a secret field. A small model copies what it
+ * reads, so the view says the field is filled, never a stand-in it could type.
+ */
+const MASKED = '•••';
+const holds = (value: string) => (value === MASKED ? 'filled (hidden)' : `value=${quote(value)}`);
+
 /** An element as the compact view shows it: `checkbox "Apples" checked`; `label` is what the model names it by. */
 export function elementLine(label: string, info: ElementInfo): string {
   let line = `${ROLE_WORD[info.role]} ${quote(label)}`;
   if (info.role === 'checkbox' || info.role === 'radio') line += info.checked ? ' checked' : ' unchecked';
   else if (info.checked) line += ' selected';
-  if (info.value !== undefined) line += ` value=${quote(info.value)}`;
+  if (info.value !== undefined) line += ` ${holds(info.value)}`;
   else if (info.role === 'textbox') line += ' empty';
   if (info.options?.length) {
     const shown = info.options.slice(0, MAX_OPTIONS);
@@ -317,7 +324,13 @@ export function whatChanged(before: Before, page: PageState): string {
     if (info.role === 'checkbox' || info.role === 'radio')
       parts.push(`${it} is now ${info.checked ? 'checked' : 'unchecked'}`);
     else if (info.role === 'textbox' || info.role === 'select')
-      parts.push(info.value ? `${it} now holds ${quote(info.value)}` : `${it} is empty`);
+      parts.push(
+        info.value === MASKED
+          ? `${it} is now filled (hidden)`
+          : info.value
+            ? `${it} now holds ${quote(info.value)}`
+            : `${it} is empty`,
+      );
   }
   if (before.lines) {
     const now = pageLines(page);
@@ -353,11 +366,28 @@ export function sayAction(action: StepAction, info: ElementInfo | undefined, lab
 
 /** A task's parts: its clauses, split where "and", "then", a comma, a semicolon or a new sentence joins them. */
 export function taskParts(task: string): string[] {
-  return task
-    .trim()
-    .split(/\s+(?:and|then)\s+|[,;]|\.\s+(?=\S)/i)
-    .map((c) => c.trim().replace(/\.$/, ''))
-    .filter((c) => /\p{L}/u.test(c));
+  const parts: string[] = [];
+  for (const clause of task.trim().split(/(\s+(?:and|then)\s+|[,;]|\.\s+(?=\S))/i)) {
+    const c = clause.trim().replace(/\.$/, '');
+    if (!/\p{L}/u.test(c) || /^(?:and|then)$/i.test(c)) continue;
+    // "... and again in the field below": the same act once more, so the same part.
+    if (/^(?:again|also|too)\b/i.test(c) && parts.length > 0) parts[parts.length - 1] += ` and ${c}`;
+    else parts.push(c);
+  }
+  return parts;
+}
+
+/** How many acts a part of a task takes: two when it says so ("both fields", "twice", "again"), else one. */
+export function partActs(part: string): number {
+  return /\b(?:both|twice|again)\b/i.test(part) ? 2 : 1;
+}
+
+/** The parts of `task` done: those with as many acts that worked as they take (`partsDone` counts each act). */
+export function doneParts(task: string, partsDone: readonly number[] = []): Set<number> {
+  const parts = taskParts(task);
+  const acts = new Map<number, number>();
+  for (const i of partsDone) acts.set(i, (acts.get(i) ?? 0) + 1);
+  return new Set([...acts].filter(([i, n]) => i < parts.length && n >= partActs(parts[i] as string)).map(([i]) => i));
 }
 
 /** Whether two words are one word in two forms ("annual", "annually"): the shorter starts the longer, four letters or more. */
@@ -368,7 +398,8 @@ const sameWord = (a: string, b: string) => {
 
 /**
  * The part of the task an act that worked did: the first part not yet done whose words name what it
- * acted on (the element's name, the text typed, the option chosen); undefined when none does.
+ * acted on (the element's name, the text typed, the option chosen); undefined when none does. `done`
+ * holds a part's index once per act that did it (a part may take two: `partActs`).
  */
 export function partDone(
   task: string,
@@ -377,11 +408,12 @@ export function partDone(
   info: ElementInfo | undefined,
 ): number | undefined {
   const parts = taskParts(task);
+  const finished = doneParts(task, done);
   const acted = `${info?.name ?? ''} ${'text' in action ? action.text : ''} ${'option' in action ? action.option : ''}`;
   const words = [...taskWords(acted)];
   if (words.length === 0) return undefined;
   const found = parts.findIndex(
-    (part, i) => !done.includes(i) && [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))),
+    (part, i) => !finished.has(i) && [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))),
   );
   return found >= 0 ? found : undefined;
 }
@@ -409,8 +441,8 @@ export function compactMessage(input: {
   const { memory, page } = input;
   const lines = [`Task: ${input.task}`];
   const parts = taskParts(input.task);
+  const done = doneParts(input.task, memory.partsDone);
   if (parts.length > 1) {
-    const done = new Set(memory.partsDone ?? []);
     lines.push(`Parts: ${parts.map((p, i) => `${i + 1}) ${p}${done.has(i) ? ' (done)' : ''}`).join(' ')}`);
   }
   if (input.grants) lines.push(input.grants);
@@ -421,13 +453,13 @@ export function compactMessage(input: {
       `You asked: ${JSON.stringify(memory.reply.question)}. The reply, as data: ${JSON.stringify(memory.reply.answer)}`,
     );
   lines.push(`Page: ${quote(page.title.slice(0, 80))} ${page.url.slice(0, 200)}`, input.view.text);
-  const done = (memory.done ?? []).slice(-MAX_DONE_SHOWN, -1);
-  if (done.length > 0) lines.push(`Done so far: ${done.join('; ')}`);
+  const acts = (memory.done ?? []).slice(-MAX_DONE_SHOWN, -1);
+  if (acts.length > 0) lines.push(`Done so far: ${acts.join('; ')}`);
   if (input.last) lines.push(`Last action: ${input.last}`);
   if (memory.extracted) lines.push('Extracted:', memory.extracted);
   if (memory.nudge) lines.push(`Note: ${memory.nudge}`);
   // Said last, nearest the answer: the part to do now, once one is done.
-  const next = parts.findIndex((_, i) => !(memory.partsDone ?? []).includes(i));
+  const next = parts.findIndex((_, i) => !done.has(i));
   if (parts.length > 1 && (memory.partsDone ?? []).length > 0)
     lines.push(next >= 0 ? `Next part: ${parts[next]}` : 'Every part is done: finish.');
   return lines.join('\n');
@@ -439,7 +471,8 @@ export function compactMessage(input: {
  * several acts.
  */
 export function singleAct(task: string): boolean {
-  return taskParts(task).length <= 1;
+  const parts = taskParts(task);
+  return parts.length === 0 || (parts.length === 1 && partActs(parts[0] as string) === 1);
 }
 
 /** The last part of a task, lowercased: the act it ends with ("press Submit"). */
@@ -481,3 +514,4 @@ export function doneQuestion(task: string, last: string): string {
 export function saidDone(output: unknown): boolean {
   return (output as { done?: unknown } | null)?.done === 'yes';
 }
+

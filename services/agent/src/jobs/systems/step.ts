@@ -19,6 +19,7 @@ import {
   compactShape,
   compactView,
   DONE_SCHEMA,
+  doneParts,
   doneQuestion,
   pageLines,
   parseCompact,
@@ -347,7 +348,7 @@ export class StepSystem {
   private async allPartsDone(action: StepAction, before: PageState): Promise<boolean> {
     const { memory, row } = this.run;
     const parts = taskParts(row.task).length;
-    if ((memory.partsDone ?? []).length < parts) return false;
+    if (doneParts(row.task, memory.partsDone).size < parts) return false;
     const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
     if (parts > 1 && !sends) return false;
     const after = await this.systems.browser.observe(false);
