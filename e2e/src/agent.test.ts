@@ -452,6 +452,28 @@ describe('cancelling a run', () => {
   });
 });
 
+describe('a step profile asked by the run', () => {
+  test('compact for a model whose own is full: one action a step, said on the run and its steps', async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const task = 'Say that the page is still';
+    const seen: string[] = [];
+    scripts.set(task, (prompt) => {
+      seen.push(prompt);
+      return { step: { action: 'finish', success: true, answer: 'still' } };
+    });
+    const { body } = await submit(apiKey, { task, url: `${origin}/still`, stepProfile: 'compact' });
+    assert.equal((body.run as Run & { stepProfile: string | null }).stepProfile, 'compact');
+    const run = await waitRun(apiKey, body.id);
+    assert.deepEqual([run.outcome, run.answer], ['completed', 'still'], JSON.stringify(run.reason));
+    assert.match(seen[0] ?? '', /^button "Nothing happens"$/m, 'the compact view: role and name, no markup');
+    const steps = (await eventsOf(apiKey, body.id)).filter((e) => e.kind === 'step');
+    assert.deepEqual(
+      steps.map((e) => (e.data as { profile?: string }).profile),
+      ['compact'],
+    );
+  });
+});
+
 describe('a stuck run', () => {
   test('repeating one action on one page ends as loop_detected', async () => {
     const { apiKey } = await fleet.workspace('pro');
@@ -572,6 +594,7 @@ describe('bad input', () => {
       [{ task: 'x', model: 'nope' }, 400, 'bad_request'],
       [{ task: 'x', outputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } }, 400, 'bad_request'],
       [{ task: 'x', maxSteps: 0 }, 400, 'bad_request'],
+      [{ task: 'x', stepProfile: 'turbo' }, 400, 'bad_request'],
       [{ task: 'x', files: [{ name: '../etc/passwd', data: 'eA==' }] }, 400, 'bad_request'],
       [{ task: 'x', profile: '00000000-0000-4000-8000-000000000000' }, 404, 'profile_not_found'],
     ];
@@ -588,6 +611,14 @@ describe('bad input', () => {
       assert.equal(answer.status, status, `${JSON.stringify(body)} → ${JSON.stringify(answer.body)}`);
       assert.equal(answer.body.code, code);
     }
+    // A lab arm this workspace is not enrolled in (the fleet enrolls none): 403, and no run is made.
+    const arm = await submit(apiKey, { task: 'a lab arm, not enrolled', stepProfile: 'compact-plan' });
+    assert.deepEqual([arm.status, arm.body.code], [403, 'lab_arm_forbidden']);
+    assert.deepEqual((arm.body as { details?: unknown }).details, { arm: 'compact-plan' });
+    const listed = await call<{ runs: { task: string }[] }>(fleet.gatewayUrl, 'GET', '/v1/agent?limit=100', {
+      key: apiKey,
+    });
+    assert.ok(!listed.body.runs.some((r) => r.task === 'a lab arm, not enrolled'), 'nothing stored');
     for (const path of ['/v1/agent/nope', '/v1/agent/00000000-0000-4000-8000-000000000000']) {
       const r = await call<{ code: string }>(fleet.gatewayUrl, 'GET', path, { key: apiKey });
       assert.equal(r.status, 404);

@@ -14,6 +14,7 @@
 //   AGENT_BENCH_MAX_STEPS   the runs' step cap (25; 0: the fleet's default)
 //   AGENT_BENCH_TASKS       only these tasks: ids, kinds or acts (single, multi), comma-separated
 //   AGENT_BENCH_SEEDS       the seeds the simple tasks are generated from, comma-separated
+//   AGENT_BENCH_PROFILE     the step profile or lab arm the runs ask for (the fleet enrolls every workspace in arms)
 //                           ("1,2,3"): 13 tasks a seed, other seeds other pages and words
 //   AGENT_BENCH_SUBMITS     submits at once for the latency figure (50)
 //   AGENT_BENCH_REPORT      a file to write the JSON report to as well, every task's result in it
@@ -44,6 +45,7 @@ const MODEL = process.env.AGENT_BENCH_MODEL || undefined;
 const CONCURRENCY = Number(process.env.AGENT_BENCH_CONCURRENCY ?? 2);
 const TIMEOUT_MS = Number(process.env.AGENT_BENCH_TIMEOUT ?? 900) * 1000;
 const MAX_STEPS = Number(process.env.AGENT_BENCH_MAX_STEPS ?? 25) || undefined;
+const PROFILE = process.env.AGENT_BENCH_PROFILE || undefined;
 const SUBMITS = Number(process.env.AGENT_BENCH_SUBMITS ?? 50);
 const ONLY = (process.env.AGENT_BENCH_TASKS ?? '').split(',').filter(Boolean);
 const SEEDS = (process.env.AGENT_BENCH_SEEDS || SIMPLE_SEEDS.join(','))
@@ -151,6 +153,9 @@ async function main() {
       LOG_LEVEL: 'warn',
       EGRESS_ALLOW: '127.0.0.0/8',
       ...agentSettings(),
+      // The bench measures lab arms: every workspace of its fleet may ask for one.
+      ...(PROFILE &&
+        !['full', 'compact'].includes(PROFILE) && { AGENT_LAB_ARMS: JSON.stringify({ [PROFILE]: ['*'] }) }),
       ...JSON.parse(process.env.BENCH_FLEET_ENV ?? '{}'),
     },
   });
@@ -165,7 +170,7 @@ async function main() {
       return;
     }
     console.log(
-      `\n${chosen.length} agent tasks, ${CONCURRENCY} at a time, model ${MODEL ?? "the fleet's default"}, ` +
+      `\n${chosen.length} agent tasks, ${CONCURRENCY} at a time, model ${MODEL ?? "the fleet's default"}${PROFILE ? ` (${PROFILE})` : ''}, ` +
         `${MAX_STEPS ?? 'default'} steps at most, ${TIMEOUT_MS / 1000} s timeout\n`,
     );
     const started = performance.now();
@@ -173,8 +178,11 @@ async function main() {
       api,
       site,
       chosen,
-      { concurrency: CONCURRENCY, model: MODEL, maxSteps: MAX_STEPS, timeoutMs: TIMEOUT_MS },
-      (r) => console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.id} (${r.steps} steps, ${r.seconds.toFixed(0)} s): ${r.why}`),
+      { concurrency: CONCURRENCY, model: MODEL, maxSteps: MAX_STEPS, stepProfile: PROFILE, timeoutMs: TIMEOUT_MS },
+      (r) => {
+        console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.id} (${r.steps} steps, ${r.seconds.toFixed(0)} s): ${r.why}`);
+        if (!r.ok) for (const line of r.trail.slice(-8)) console.log(`         ${line.slice(0, 160)}`);
+      },
     );
     const wallSeconds = Math.round((performance.now() - started) / 1000);
     const summary = summarize(results);
@@ -189,6 +197,7 @@ async function main() {
     const report = {
       bench: 'agent',
       model: MODEL ?? null,
+      stepProfile: PROFILE ?? null,
       concurrency: CONCURRENCY,
       maxSteps: MAX_STEPS ?? null,
       seeds: SEEDS,

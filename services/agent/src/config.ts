@@ -1,7 +1,7 @@
 import { duration } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
-import { STEP_PROFILES } from './model/types.js';
+import { LAB_ARMS, STEP_PROFILES } from './model/types.js';
 
 /** One model endpoint a run may name (docs/agent.md, "Models"). */
 export const modelEndpoint = z.strictObject({
@@ -39,6 +39,24 @@ const endpoints = z
     }
   });
 
+/** Who may ask for each lab arm: workspace ids, or `*` for every workspace. */
+const labArms = z
+  .string()
+  .default('{}')
+  .transform((text, ctx) => {
+    const arm = z.enum(Object.keys(LAB_ARMS) as [keyof typeof LAB_ARMS]);
+    const enrolled = z.array(z.union([z.literal('*'), z.uuid()]));
+    try {
+      return z.partialRecord(arm, enrolled).parse(JSON.parse(text));
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `a JSON object of lab arms' enrolled workspaces: ${(err as Error).message}`,
+      });
+      return z.NEVER;
+    }
+  });
+
 /** Every variable the service reads; each .describe() is its meaning in docs/settings.md. */
 export const env = baseEnv(50053).extend({
   BILLING_LEDGER_ADDR: sharedEnv.BILLING_LEDGER_ADDR,
@@ -47,6 +65,10 @@ export const env = baseEnv(50053).extend({
     description:
       'Model endpoints agent runs may name: a JSON array of { name, kind (openai or anthropic), baseUrl, model, apiKey?, vision?, mode?, profile? (full or compact) } (docs/agent.md); the keys stay in this setting, never in a run, an event or a log line.',
     shownDefault: '`[]` (none)',
+  }),
+  AGENT_LAB_ARMS: labArms.meta({
+    description: `Lab arms (experimental step profiles: ${Object.keys(LAB_ARMS).join(', ')}) and the workspaces enrolled in each, as a JSON object such as {"compact-plan": ["<workspace id>"]} (\`["*"]\`: every workspace); a run of another workspace that asks for an arm is refused with lab_arm_forbidden (docs/agent.md, "Step profiles and lab arms").`,
+    shownDefault: '`{}` (none)',
   }),
   AGENT_DEFAULT_MODEL: z
     .string()

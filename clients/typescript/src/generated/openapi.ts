@@ -2970,6 +2970,8 @@ export interface operations {
                     maxCredits?: number;
                     /** @description The step cap (default 50). */
                     maxSteps?: number;
+                    /** @description How the run's steps are put to its model (docs/models.md, "Step profiles"): `full` (evaluation, memory, plan, up to three actions) or `compact` (one action over what the page allows); default: the model's own. Or a lab arm, an experimental profile (`compact-plan`), which only a workspace the deployment enrolled in it may ask for: another is 403 `lab_arm_forbidden`. */
+                    stepProfile?: string;
                     /** @description Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`. */
                     files?: {
                         /** @description The file name the page sees, e.g. `resume.pdf`: one plain line, not `.` or `..`, without `/` or `\`, control or invisible format characters (such as bidi overrides); another is 400 `bad_request` naming it. */
@@ -3050,6 +3052,8 @@ export interface operations {
                             maxSteps: number;
                             maxCredits: number;
                             model: string;
+                            /** @description The step profile or lab arm the run asked for (`stepProfile`); null: its model's own. */
+                            stepProfile: string | null;
                             /** @description What the run has cost so far; reading it never adds to it. */
                             usage: {
                                 /** @description Credits charged, to three decimals. */
@@ -3099,7 +3103,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            /**
+             * @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`).
+             *
+             *     `lab_arm_forbidden`: A call selects a lab (experimental) arm of a capability that the workspace is not enrolled in.
+             */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3241,6 +3249,8 @@ export interface operations {
                             maxSteps: number;
                             maxCredits: number;
                             model: string;
+                            /** @description The step profile or lab arm the run asked for (`stepProfile`); null: its model's own. */
+                            stepProfile: string | null;
                             /** @description What the run has cost so far; reading it never adds to it. */
                             usage: {
                                 /** @description Credits charged, to three decimals. */
@@ -3691,6 +3701,8 @@ export interface operations {
                             maxSteps: number;
                             maxCredits: number;
                             model: string;
+                            /** @description The step profile or lab arm the run asked for (`stepProfile`); null: its model's own. */
+                            stepProfile: string | null;
                             /** @description What the run has cost so far; reading it never adds to it. */
                             usage: {
                                 /** @description Credits charged, to three decimals. */
@@ -3883,6 +3895,8 @@ export interface operations {
                             maxSteps: number;
                             maxCredits: number;
                             model: string;
+                            /** @description The step profile or lab arm the run asked for (`stepProfile`); null: its model's own. */
+                            stepProfile: string | null;
                             /** @description What the run has cost so far; reading it never adds to it. */
                             usage: {
                                 /** @description Credits charged, to three decimals. */
@@ -4083,6 +4097,8 @@ export interface operations {
                             maxSteps: number;
                             maxCredits: number;
                             model: string;
+                            /** @description The step profile or lab arm the run asked for (`stepProfile`); null: its model's own. */
+                            stepProfile: string | null;
                             /** @description What the run has cost so far; reading it never adds to it. */
                             usage: {
                                 /** @description Credits charged, to three decimals. */

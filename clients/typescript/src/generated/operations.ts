@@ -75,6 +75,13 @@ export const OPERATIONS = {
         "description": "The step cap (default 50)."
       },
       {
+        "name": "stepProfile",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "How the run's steps are put to its model (docs/models.md, \"Step profiles\"): `full` (evaluation, memory, plan, up to three actions) or `compact` (one action over what the page allows); default: the model's own. Or a lab arm, an experimental profile (`compact-plan`), which only a workspace the deployment enrolled in it may ask for: another is 403 `lab_arm_forbidden`."
+      },
+      {
         "name": "files",
         "in": "body",
         "type": "array",
@@ -2046,6 +2053,7 @@ export const ERROR_STATUS: Record<string, number> = {
   "extraction_failed": 422,
   "integration_check_failed": 422,
   "internal": 500,
+  "lab_arm_forbidden": 403,
   "no_capacity": 503,
   "no_open_purchase": 409,
   "not_found": 404,

@@ -437,9 +437,12 @@ export function compactMessage(input: {
   view: CompactView;
   /** What the last action did and changed, one line; undefined on the first step. */
   last?: string;
+  /** The plan the run stated at its start (the lab arm `compact-plan`); none in the compact profile. */
+  plan?: string;
 }): string {
   const { memory, page } = input;
   const lines = [`Task: ${input.task}`];
+  if (input.plan) lines.push(`Your plan: ${input.plan}`);
   const parts = taskParts(input.task);
   const done = doneParts(input.task, memory.partsDone);
   if (parts.length > 1) {
@@ -515,3 +518,17 @@ export function saidDone(output: unknown): boolean {
   return (output as { done?: unknown } | null)?.done === 'yes';
 }
 
+/** The lab arm `compact-plan`'s one question at a run's start: the plan, one short sentence. */
+export const PLAN_SCHEMA: JsonSchema = obj({ plan: str(160) });
+
+export function planQuestion(task: string, page: { title: string; url: string }): string {
+  return `Task: ${task}\nPage: ${quote(page.title.slice(0, 80))} ${page.url.slice(0, 200)}\nIn one short sentence, the steps you will take to do the task, in order. {"plan":"..."}`;
+}
+
+/** The plan the model stated, one line of at most 160 characters; undefined when it stated none. */
+export function statedPlan(output: unknown): string | undefined {
+  const plan = (output as { plan?: unknown } | null)?.plan;
+  if (typeof plan !== 'string') return undefined;
+  const line = plan.replace(/\s+/g, ' ').trim().slice(0, 160);
+  return line || undefined;
+}

@@ -44,6 +44,22 @@ export interface TokenUsage {
 export type StepProfile = 'full' | 'compact';
 export const STEP_PROFILES = ['full', 'compact'] as const;
 
+/**
+ * Step profiles still on trial (docs/agent.md, "Step profiles and lab arms"), each with the profile it
+ * varies: a run asks for one by name, and only a workspace enrolled in it (AGENT_LAB_ARMS) may.
+ * `compact-plan`: the compact step, with a one-sentence plan the model states once at the start and
+ * reads in every step after.
+ */
+export const LAB_ARMS = { 'compact-plan': 'compact' } as const satisfies Record<string, StepProfile>;
+export type LabArm = keyof typeof LAB_ARMS;
+/** What a run may ask for: a profile or a lab arm. */
+export type RunProfile = StepProfile | LabArm;
+
+export const isLabArm = (name: string): name is LabArm => Object.hasOwn(LAB_ARMS, name);
+
+/** The profile a run's steps take: a lab arm's base, or the profile itself. */
+export const baseProfile = (p: RunProfile): StepProfile => (isLabArm(p) ? LAB_ARMS[p] : p);
+
 export interface StepResult {
   /** The parsed JSON the model produced; the caller validates it against the schema again. */
   output: unknown;

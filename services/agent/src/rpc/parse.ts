@@ -7,6 +7,7 @@ import { isCurrency } from '../domain/currencies.js';
 import { fileNameProblem, MAX_FILE_NAME } from '../domain/files.js';
 import { outputSchemaProblem } from '../domain/output-schema.js';
 import { HANDLE, normaliseHost } from '../domain/secrets.js';
+import { isLabArm, LAB_ARMS, type LabArm, type RunProfile, STEP_PROFILES } from '../model/types.js';
 import type { PurchaseLimits } from '../store/grants.js';
 import { RUN_STATUSES, type RunStatus } from '../store/runs.js';
 
@@ -131,4 +132,21 @@ export function parsePurchases(p: agent.PurchaseLimits | undefined): PurchaseLim
     currency: p.currency,
     merchants: [...new Set(merchants)],
   };
+}
+
+/**
+ * The step profile a submit asks for (docs/agent.md, "Step profiles and lab arms"): a profile, or a lab
+ * arm the workspace is enrolled in (`lab_arm_forbidden` for another); undefined when it asks none.
+ */
+export function parseStepProfile(
+  asked: string,
+  workspaceId: string,
+  enrolled: Partial<Record<LabArm, readonly string[]>>,
+): RunProfile | undefined {
+  if (!asked) return undefined;
+  if ((STEP_PROFILES as readonly string[]).includes(asked)) return asked as RunProfile;
+  if (!isLabArm(asked)) invalid('stepProfile', `one of ${[...STEP_PROFILES, ...Object.keys(LAB_ARMS)].join(', ')}`);
+  const who = enrolled[asked] ?? [];
+  if (!who.includes('*') && !who.includes(workspaceId)) throw new ApiError('lab_arm_forbidden', { arm: asked });
+  return asked;
 }

@@ -52,6 +52,7 @@ export function toRun(row: RunRow, files: { handle: string; name: string; mimeTy
     maxSteps: row.maxSteps,
     maxCredits: row.maxCredits,
     model: row.model,
+    stepProfile: row.stepProfile ?? '',
     usage: usageOf(row),
     inputTokens: row.inputTokens,
     outputTokens: row.outputTokens,

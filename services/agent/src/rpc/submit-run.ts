@@ -7,7 +7,15 @@ import { resourceId } from '@wap/rpc';
 import { newFileHandle, sealFile } from '../domain/files.js';
 import { grantsNothing } from '../store/grants.js';
 import type { AgentRpcDeps } from './deps.js';
-import { invalid, MAX_FILES, MAX_SUBMIT_FILE_BYTES, MAX_TASK_CHARS, parseFile, parseOutputSchema } from './parse.js';
+import {
+  invalid,
+  MAX_FILES,
+  MAX_SUBMIT_FILE_BYTES,
+  MAX_TASK_CHARS,
+  parseFile,
+  parseOutputSchema,
+  parseStepProfile,
+} from './parse.js';
 import { toRun } from './run-view.js';
 import { checkGrants } from './submit-checks.js';
 
@@ -27,6 +35,7 @@ export function submitRun(deps: AgentRpcDeps) {
     const model = req.model || deps.config.AGENT_DEFAULT_MODEL;
     if (!deps.models().includes(model))
       invalid('model', `not a model of this deployment (${deps.models().join(', ') || 'none configured'})`);
+    const stepProfile = parseStepProfile(req.stepProfile, req.workspaceId, deps.config.AGENT_LAB_ARMS);
     if (req.maxCredits < 0) invalid('maxCredits', 'must be positive');
     if (req.maxSteps < 0) invalid('maxSteps', 'must be positive');
     if (req.files.length > MAX_FILES) invalid('files', `at most ${MAX_FILES}`);
@@ -73,6 +82,7 @@ export function submitRun(deps: AgentRpcDeps) {
         profileId,
         outputSchema,
         model,
+        stepProfile,
         maxCredits: req.maxCredits || deps.config.AGENT_DEFAULT_MAX_CREDITS,
         maxSteps: req.maxSteps || deps.config.AGENT_DEFAULT_MAX_STEPS,
       },

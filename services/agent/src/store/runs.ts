@@ -16,6 +16,8 @@ export interface NewRun {
   profileId: string | undefined;
   outputSchema: unknown;
   model: string;
+  /** A step profile or lab arm the run asked for; undefined: the model's own. */
+  stepProfile?: string;
   maxCredits: number;
   maxSteps: number;
 }
@@ -68,7 +70,8 @@ export type Claimed = RunRow;
 /** Every column of a run as RunRow names it, for statements Prisma's builder cannot write (`r` is the run). */
 const RUN_COLUMNS = Prisma.raw(`r.id, r.workspace_id AS "workspaceId", r.request_id AS "requestId", r.task,
   r.start_url AS "startUrl", r.profile_id AS "profileId", r.output_schema AS "outputSchema",
-  r.model, r.max_credits AS "maxCredits", r.max_steps AS "maxSteps", r.status, r.outcome,
+  r.model, r.step_profile AS "stepProfile", r.max_credits AS "maxCredits", r.max_steps AS "maxSteps",
+  r.status, r.outcome,
   r.paused_for AS "pausedFor", r.question, r.reply, r.answer, r.reason_code AS "reasonCode",
   r.reason_message AS "reasonMessage", r.plan, r.memory, r.steps,
   r.cancel_requested AS "cancelRequested", r.session_id AS "sessionId", r.site,
@@ -93,10 +96,10 @@ export class RunStore {
       const [row] = await this.db.$queryRaw<RunRow[]>`
         WITH r AS (
           INSERT INTO agent_runs (id, workspace_id, request_id, task, start_url, profile_id, output_schema,
-                                  model, max_credits, max_steps, event_seq)
+                                  model, step_profile, max_credits, max_steps, event_seq)
           VALUES (${id}::uuid, ${run.workspaceId}::uuid, ${run.requestId}, ${run.task}, ${run.startUrl ?? null},
-                  ${run.profileId ?? null}::uuid, ${schema}::jsonb, ${run.model}, ${run.maxCredits},
-                  ${run.maxSteps}, 1)
+                  ${run.profileId ?? null}::uuid, ${schema}::jsonb, ${run.model}, ${run.stepProfile ?? null},
+                  ${run.maxCredits}, ${run.maxSteps}, 1)
           RETURNING *
         ), queued AS (
           INSERT INTO agent_events (run_id, seq, level, kind, message, data)
@@ -116,6 +119,7 @@ export class RunStore {
           profileId: run.profileId ?? null,
           outputSchema: (run.outputSchema ?? undefined) as Prisma.InputJsonValue | undefined,
           model: run.model,
+          stepProfile: run.stepProfile ?? null,
           maxCredits: run.maxCredits,
           maxSteps: run.maxSteps,
           eventSeq: 1n,

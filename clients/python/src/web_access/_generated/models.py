@@ -892,6 +892,10 @@ class AgentResponseRun(Model):
     max_steps: Annotated[int, Field(alias="maxSteps")]
     max_credits: Annotated[int, Field(alias="maxCredits")]
     model: str
+    step_profile: Annotated[str | None, Field(alias="stepProfile")]
+    """
+    The step profile or lab arm the run asked for (`stepProfile`); null: its model's own.
+    """
     usage: AgentResponseRunUsage
     """
     What the run has cost so far; reading it never adds to it.
@@ -981,6 +985,10 @@ class AgentRequest(Model):
     max_steps: Annotated[int | None, Field(alias="maxSteps")] = None
     """
     The step cap (default 50).
+    """
+    step_profile: Annotated[str | None, Field(alias="stepProfile")] = None
+    """
+    How the run's steps are put to its model (docs/models.md, "Step profiles"): `full` (evaluation, memory, plan, up to three actions) or `compact` (one action over what the page allows); default: the model's own. Or a lab arm, an experimental profile (`compact-plan`), which only a workspace the deployment enrolled in it may ask for: another is 403 `lab_arm_forbidden`.
     """
     files: list[AgentRequestFile] | None = None
     """
@@ -1118,6 +1126,10 @@ class AgentGetResponseRun(Model):
     max_steps: Annotated[int, Field(alias="maxSteps")]
     max_credits: Annotated[int, Field(alias="maxCredits")]
     model: str
+    step_profile: Annotated[str | None, Field(alias="stepProfile")]
+    """
+    The step profile or lab arm the run asked for (`stepProfile`); null: its model's own.
+    """
     usage: AgentGetResponseRunUsage
     """
     What the run has cost so far; reading it never adds to it.
@@ -1247,6 +1259,10 @@ class AgentCancelResponseRun(Model):
     max_steps: Annotated[int, Field(alias="maxSteps")]
     max_credits: Annotated[int, Field(alias="maxCredits")]
     model: str
+    step_profile: Annotated[str | None, Field(alias="stepProfile")]
+    """
+    The step profile or lab arm the run asked for (`stepProfile`); null: its model's own.
+    """
     usage: AgentCancelResponseRunUsage
     """
     What the run has cost so far; reading it never adds to it.
@@ -1329,6 +1345,10 @@ class AgentControlResponseRun(Model):
     max_steps: Annotated[int, Field(alias="maxSteps")]
     max_credits: Annotated[int, Field(alias="maxCredits")]
     model: str
+    step_profile: Annotated[str | None, Field(alias="stepProfile")]
+    """
+    The step profile or lab arm the run asked for (`stepProfile`); null: its model's own.
+    """
     usage: AgentControlResponseRunUsage
     """
     What the run has cost so far; reading it never adds to it.
@@ -1423,6 +1443,10 @@ class AgentAnswerResponseRun(Model):
     max_steps: Annotated[int, Field(alias="maxSteps")]
     max_credits: Annotated[int, Field(alias="maxCredits")]
     model: str
+    step_profile: Annotated[str | None, Field(alias="stepProfile")]
+    """
+    The step profile or lab arm the run asked for (`stepProfile`); null: its model's own.
+    """
     usage: AgentAnswerResponseRunUsage
     """
     What the run has cost so far; reading it never adds to it.

@@ -197,6 +197,7 @@ CODE_STATUS: dict[str, int] = {
     "extraction_failed": 422,
     "integration_check_failed": 422,
     "internal": 500,
+    "lab_arm_forbidden": 403,
     "no_capacity": 503,
     "no_open_purchase": 409,
     "not_found": 404,
@@ -1258,6 +1259,7 @@ class Agent(AgentWatch, SyncResource):
         model: str | None = None,
         max_credits: int | None = None,
         max_steps: int | None = None,
+        step_profile: str | None = None,
         files: builtins.list[AgentRequestFile | builtins.dict[str, Any]] | None = None,
         secrets: builtins.list[str] | None = None,
         integrations: builtins.list[str] | None = None,
@@ -1283,6 +1285,7 @@ class Agent(AgentWatch, SyncResource):
             model: A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.
             max_credits: The spend cap, credits (default 100): the run stops before another step would pass it.
             max_steps: The step cap (default 50).
+            step_profile: How the run's steps are put to its model (docs/models.md, "Step profiles"): `full` (evaluation, memory, plan, up to three actions) or `compact` (one action over what the page allows); default: the model's own. Or a lab arm, an experimental profile (`compact-plan`), which only a workspace the deployment enrolled in it may ask for: another is 403 `lab_arm_forbidden`.
             files: Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`.
             secrets: Handles of secrets (POST /v1/secrets) the run may fill, on their domains only; 10 at most by default (run_secrets_limit). The model sees handles, never values.
             integrations: Ids of integrations (POST /v1/integrations) whose tools the run may call; no other is reachable.
@@ -1302,6 +1305,7 @@ class Agent(AgentWatch, SyncResource):
                 "model": model,
                 "maxCredits": max_credits,
                 "maxSteps": max_steps,
+                "stepProfile": step_profile,
                 "files": files,
                 "secrets": secrets,
                 "integrations": integrations,
@@ -1603,6 +1607,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         model: str | None = None,
         max_credits: int | None = None,
         max_steps: int | None = None,
+        step_profile: str | None = None,
         files: builtins.list[AgentRequestFile | builtins.dict[str, Any]] | None = None,
         secrets: builtins.list[str] | None = None,
         integrations: builtins.list[str] | None = None,
@@ -1628,6 +1633,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
             model: A model of this deployment: `embedded` (runs on the service, no account needed) or a configured endpoint.
             max_credits: The spend cap, credits (default 100): the run stops before another step would pass it.
             max_steps: The step cap (default 50).
+            step_profile: How the run's steps are put to its model (docs/models.md, "Step profiles"): `full` (evaluation, memory, plan, up to three actions) or `compact` (one action over what the page allows); default: the model's own. Or a lab arm, an experimental profile (`compact-plan`), which only a workspace the deployment enrolled in it may ask for: another is 403 `lab_arm_forbidden`.
             files: Files handed over with the task: 20 at most, 10 MB each and 10 MB in all (more can follow, one at a time: POST /v1/agent/{id}/files). Or send the request as multipart/form-data: each file a part named `files`, the other fields as JSON in a part named `body`.
             secrets: Handles of secrets (POST /v1/secrets) the run may fill, on their domains only; 10 at most by default (run_secrets_limit). The model sees handles, never values.
             integrations: Ids of integrations (POST /v1/integrations) whose tools the run may call; no other is reachable.
@@ -1647,6 +1653,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
                 "model": model,
                 "maxCredits": max_credits,
                 "maxSteps": max_steps,
+                "stepProfile": step_profile,
                 "files": files,
                 "secrets": secrets,
                 "integrations": integrations,

@@ -61,9 +61,13 @@ after(async () => {
 });
 
 /** A run of `task` on `path`, granted the secret `fee`, with every system on a Chromium of its own. */
-async function stepRun(task: string, path: string, options: { apiKey?: string; profile?: 'compact' } = {}) {
+async function stepRun(
+  task: string,
+  path: string,
+  options: { apiKey?: string; profile?: 'compact'; stepProfile?: string } = {},
+) {
   const run = await startTestRun(fx.stores, workspaceId, {
-    run: { task, maxSteps: 10 },
+    run: { task, maxSteps: 10, ...(options.stepProfile && { stepProfile: options.stepProfile }) },
     grants: { secrets: [{ handle: 'fee', id: fee }], integrations: [], purchases: undefined },
     sessionId: randomUUID(),
   });
@@ -275,5 +279,41 @@ describe('StepSystem', () => {
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
     assert.match(String(row?.answer), /^Done: chose "France" in select "country"; clicked checkbox "I agree"$/);
+  });
+
+  test('the lab arm compact-plan: compact steps for a full model, the plan stated once and read every step', async () => {
+    const task = 'Accept the conditions, the plan first';
+    const PLAN = 'Tick I agree, then finish.';
+    scripts.set(task, (request) => {
+      if (request.body?.response_format?.json_schema?.name === 'compact_plan') return { plan: `  ${PLAN}\n` };
+      if (isDoneQuestion(request)) return { done: 'no' };
+      if (/"I agree" checked/.test(promptOf(request)))
+        return { step: { action: 'finish', success: true, answer: 'accepted' } };
+      return { step: { action: 'click', target: 'I agree' } };
+    });
+    // The model's own profile is full: the run's ask wins.
+    const { run, next } = await stepRun(task, '/choices', { stepProfile: 'compact-plan' });
+    await next();
+    await assert.rejects(next(), Stop);
+    const asked = requestsOf(task);
+    const plans = asked.filter((r) => r.body?.response_format?.json_schema?.name === 'compact_plan');
+    assert.equal(plans.length, 1, 'the plan is asked once');
+    assert.match(promptOf(plans[0]), /In one short sentence, the steps you will take/);
+    const steps = asked.filter((r) => !isDoneQuestion(r) && !plans.includes(r));
+    assert.equal(steps.length, 2);
+    for (const s of steps) {
+      assert.match(promptOf(s), new RegExp(`^Your plan: ${PLAN.replace('.', '\\.')}$`, 'm'), 'every step reads it');
+      assert.ok(offered(s).has('click') || offered(s).has('finish'), 'a compact step');
+    }
+    assert.deepEqual(run.plan, [PLAN]);
+    const events = await fx.stores.store.events(run.row.id, ['summary', 'step'], 0n, 200);
+    assert.deepEqual(
+      events.filter((e) => e.kind === 'step').map((e) => (e.data as { profile?: string }).profile),
+      ['compact-plan', 'compact-plan'],
+      'its steps say the arm',
+    );
+    assert.deepEqual((events.find((e) => e.kind === 'plan')?.data as { plan?: string[] } | undefined)?.plan, [PLAN]);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.answer, row?.plan], ['completed', 'accepted', [PLAN]]);
   });
 });

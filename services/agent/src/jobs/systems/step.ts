@@ -21,11 +21,14 @@ import {
   DONE_SCHEMA,
   doneParts,
   doneQuestion,
+  PLAN_SCHEMA,
   pageLines,
   parseCompact,
   partDone,
+  planQuestion,
   saidDone,
   sayAction,
+  statedPlan,
   taskParts,
   whatChanged,
 } from '../../domain/compact.js';
@@ -43,7 +46,7 @@ import {
   stepMessage,
   stepShape,
 } from '../../domain/step.js';
-import { type ModelClient, ModelError, type StepProfile, type StepResult } from '../../model/types.js';
+import { baseProfile, type ModelClient, ModelError, type RunProfile, type StepResult } from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
@@ -80,6 +83,10 @@ const MAX_CAPACITY_WAITS = 60;
 const CAPACITY_WAIT_MS = 5_000;
 /** Tokens the done question may generate: `{"done":"yes"}`. */
 const DONE_TOKENS = 12;
+/** Of a step's message, the characters its debug event keeps. */
+const MODEL_INPUT_SHOWN = 16_000;
+/** The lab arm `compact-plan`'s plan: one sentence. */
+const PLAN_TOKENS = 48;
 
 /** A step's words for the model, in its profile. */
 interface Prepared {
@@ -104,11 +111,13 @@ export class StepSystem {
         /** Prompt tokens evaluated, the rest from the model's cache; waiting for the model's turn. */
         evaluatedInputTokens?: number;
         queueMs?: number;
-        profile: StepProfile;
+        profile: RunProfile;
       }
     | undefined;
   /** The full profile's schema: the same every step of the run. */
   private fullShape: StepShape | undefined;
+  /** Whether this claim of the run asked for its plan (`compact-plan`), answered or not. */
+  private planAsked = false;
   /** The compact profile's last act: the page it was on and how the next message tells it. */
   private before: (Before & { said: string }) | undefined;
 
@@ -125,11 +134,20 @@ export class StepSystem {
   async step(model: ModelClient, grants: StepShapeInput): Promise<void> {
     const { run } = this;
     const { memory } = run;
-    const profile = model.profile ?? 'full';
+    // What the run asked for (a lab arm, or a profile other than its model's), or the model's own.
+    const asked = (run.row.stepProfile as RunProfile | null) ?? model.profile ?? 'full';
+    const profile = baseProfile(asked);
     const began = performance.now();
     const page = await this.systems.browser.observe(model.vision);
     const observeMs = performance.now() - began;
+    const planned = asked === 'compact-plan' ? await this.statePlan(model, page) : undefined;
+    if (run.signal.aborted || run.stepAbort.signal.aborted) return;
     const prepared = profile === 'compact' ? await this.compact(page, grants) : await this.full(page, grants);
+    // What the model is shown (scrubbed of every secret value): why a step went as it did.
+    await run.event('debug', 'model_input', `step ${run.steps + 1}: the model's input`, {
+      system: prepared.system.length,
+      text: prepared.text.slice(0, MODEL_INPUT_SHOWN),
+    });
     // The reply and the notes are said once.
     memory.reply = undefined;
     memory.nudge = undefined;
@@ -156,13 +174,12 @@ export class StepSystem {
       observeMs,
       actMs: 0,
       usage: result.usage,
-      profile,
+      profile: asked,
       ...(result.evaluatedInputTokens !== undefined && { evaluatedInputTokens: result.evaluatedInputTokens }),
       ...(result.queueMs !== undefined && { queueMs: result.queueMs }),
     };
-    run.inputTokens += BigInt(result.usage.inputTokens);
-    run.outputTokens += BigInt(result.usage.outputTokens);
-    this.systems.metering.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
+    this.charge(result);
+    if (planned) this.addCall(planned);
     const parsed = prepared.parse(result.output);
     run.steps++;
     if ('error' in parsed) {
@@ -182,7 +199,7 @@ export class StepSystem {
     const actions = step.actions.map(describeAction);
     await run.event('step', 'step', `step ${run.steps}: ${actions.join(', ')}`, {
       step: run.steps,
-      profile,
+      profile: asked,
       evaluation: step.evaluation,
       actions,
       inputTokens: result.usage.inputTokens,
@@ -257,7 +274,11 @@ export class StepSystem {
       ? `${this.before.said}; ${whatChanged(this.before, page)}`
       : memory.results.join('; ') || undefined;
     const text = policy.scrub(
-      compactMessage({ task: row.task, grants: policy.describe(), files, memory, page, view, last }),
+      compactMessage({
+        ...{ task: row.task, grants: policy.describe(), files, memory, page, view, last },
+        // Only a lab arm states a plan in the compact profile.
+        ...(this.run.plan[0] && { plan: this.run.plan[0] }),
+      }),
     );
     const labels = new Map(view.shown.map((e) => [e.index, e.label]));
     const infos = new Map<number, ElementInfo & { key?: string; label?: string }>();
@@ -360,6 +381,60 @@ export class StepSystem {
   }
 
   /** The one-token question after an act: yes finishes the run with what was done, no goes on. */
+  /** A model call's tokens, on the run and its metering (priced at zero, counted). */
+  private charge(result: StepResult): void {
+    this.run.inputTokens += BigInt(result.usage.inputTokens);
+    this.run.outputTokens += BigInt(result.usage.outputTokens);
+    this.systems.metering.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
+  }
+
+  /** A second call of the step (the plan, the done check) in its timing: its model time and tokens. */
+  private addCall(result: StepResult): void {
+    if (!this.current) return;
+    this.current.modelMs += result.ms;
+    this.current.usage = {
+      inputTokens: this.current.usage.inputTokens + result.usage.inputTokens,
+      outputTokens: this.current.usage.outputTokens + result.usage.outputTokens,
+    };
+    if (this.current.evaluatedInputTokens !== undefined && result.evaluatedInputTokens !== undefined)
+      this.current.evaluatedInputTokens += result.evaluatedInputTokens;
+  }
+
+  /**
+   * The lab arm `compact-plan`: at the run's first step, the model states its plan in one sentence,
+   * kept on the run and put in every step's message; a run that stated one (or whose model could not)
+   * is not asked again. The call is charged now and timed with the step it opens.
+   */
+  private async statePlan(model: ModelClient, page: PageState): Promise<StepResult | undefined> {
+    const { run } = this;
+    if (run.plan.length > 0 || this.planAsked) return undefined;
+    this.planAsked = true;
+    let result: StepResult;
+    try {
+      result = await model.step({
+        system: COMPACT_SYSTEM_PROMPT,
+        messages: [{ role: 'user', text: run.policy.scrub(planQuestion(run.row.task, page)) }],
+        schema: PLAN_SCHEMA,
+        schemaName: 'compact_plan',
+        maxOutputTokens: PLAN_TOKENS,
+        signal: AbortSignal.any([run.stepAbort.signal, run.signal]),
+      });
+    } catch {
+      return undefined; // no plan: the steps go on without one
+    }
+    this.charge(result);
+    const plan = statedPlan(result.output);
+    if (plan) {
+      run.plan = [plan];
+      await run.event('summary', 'plan', 'plan stated', {
+        plan: run.plan,
+        inputTokens: result.usage.inputTokens,
+        outputTokens: result.usage.outputTokens,
+      });
+    }
+    return result;
+  }
+
   private async askDone(model: ModelClient, prepared: Prepared, answer: unknown): Promise<void> {
     const { run } = this;
     const before = this.before;
@@ -383,18 +458,8 @@ export class StepSystem {
     } catch {
       return; // no answer is a no: the next step goes on
     }
-    run.inputTokens += BigInt(result.usage.inputTokens);
-    run.outputTokens += BigInt(result.usage.outputTokens);
-    this.systems.metering.add('tokens', BigInt(result.usage.inputTokens + result.usage.outputTokens));
-    if (this.current) {
-      this.current.modelMs += result.ms;
-      this.current.usage = {
-        inputTokens: this.current.usage.inputTokens + result.usage.inputTokens,
-        outputTokens: this.current.usage.outputTokens + result.usage.outputTokens,
-      };
-      if (this.current.evaluatedInputTokens !== undefined && result.evaluatedInputTokens !== undefined)
-        this.current.evaluatedInputTokens += result.evaluatedInputTokens;
-    }
+    this.charge(result);
+    this.addCall(result);
     const yes = saidDone(result.output);
     await run.event('step', 'done_check', `is the task done? ${yes ? 'yes' : 'no'}`, {
       done: yes,

@@ -43,6 +43,10 @@ export const runObject = z.object({
   maxSteps: z.number().int(),
   maxCredits: z.number().int(),
   model: z.string(),
+  stepProfile: z
+    .string()
+    .nullable()
+    .describe("The step profile or lab arm the run asked for (`stepProfile`); null: its model's own."),
   usage: usageObject.describe('What the run has cost so far; reading it never adds to it.'),
   tokens: z.object({ input: z.number().int(), output: z.number().int() }).describe('Model tokens (priced at zero).'),
   files: z.array(fileObject).describe('Files the run holds now; destroyed when it ends.'),
@@ -107,6 +111,7 @@ export function toRunJson(r: agent.Run | undefined) {
     plan: r?.plan ?? [],
     maxSteps: r?.maxSteps ?? 0,
     maxCredits: r?.maxCredits ?? 0,
+    stepProfile: r?.stepProfile || null,
     tokens: { input: Number(r?.inputTokens ?? 0n), output: Number(r?.outputTokens ?? 0n) },
     files: (r?.files ?? []).map((f) => ({
       handle: f.handle,

@@ -63,6 +63,13 @@ const body = z.strictObject({
     .optional()
     .describe('The spend cap, credits (default 100): the run stops before another step would pass it.'),
   maxSteps: z.number().int().min(1).max(1_000).optional().describe('The step cap (default 50).'),
+  stepProfile: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'How the run\'s steps are put to its model (docs/models.md, "Step profiles"): `full` (evaluation, memory, plan, up to three actions) or `compact` (one action over what the page allows); default: the model\'s own. Or a lab arm, an experimental profile (`compact-plan`), which only a workspace the deployment enrolled in it may ask for: another is 403 `lab_arm_forbidden`.',
+    ),
   files: z
     .array(fileInput)
     .max(MAX_SUBMIT_FILES)
@@ -146,6 +153,7 @@ export const agentRow = capability({
     'card_number_in_task',
     'run_secrets_limit',
     'spend_cap_required',
+    'lab_arm_forbidden',
   ],
   handler: async (ctx, { body: b }) => {
     const out = await ctx.upstreams.agent.submitRun(
@@ -159,6 +167,7 @@ export const agentRow = capability({
         model: b.model ?? '',
         maxCredits: b.maxCredits ?? 0,
         maxSteps: b.maxSteps ?? 0,
+        stepProfile: b.stepProfile ?? '',
         files: (b.files ?? []).map((f) => ({
           name: f.name,
           mimeType: f.mimeType ?? '',

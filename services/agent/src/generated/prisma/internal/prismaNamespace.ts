@@ -1439,6 +1439,7 @@ export const AgentRunScalarFieldEnum = {
   profileId: 'profileId',
   outputSchema: 'outputSchema',
   model: 'model',
+  stepProfile: 'stepProfile',
   maxCredits: 'maxCredits',
   maxSteps: 'maxSteps',
   status: 'status',

@@ -91,6 +91,7 @@ export const AgentRunScalarFieldEnum = {
   profileId: 'profileId',
   outputSchema: 'outputSchema',
   model: 'model',
+  stepProfile: 'stepProfile',
   maxCredits: 'maxCredits',
   maxSteps: 'maxSteps',
   status: 'status',

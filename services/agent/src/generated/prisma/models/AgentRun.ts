@@ -60,6 +60,7 @@ export type AgentRunMinAggregateOutputType = {
   startUrl: string | null
   profileId: string | null
   model: string | null
+  stepProfile: string | null
   maxCredits: number | null
   maxSteps: number | null
   status: string | null
@@ -94,6 +95,7 @@ export type AgentRunMaxAggregateOutputType = {
   startUrl: string | null
   profileId: string | null
   model: string | null
+  stepProfile: string | null
   maxCredits: number | null
   maxSteps: number | null
   status: string | null
@@ -129,6 +131,7 @@ export type AgentRunCountAggregateOutputType = {
   profileId: number
   outputSchema: number
   model: number
+  stepProfile: number
   maxCredits: number
   maxSteps: number
   status: number
@@ -194,6 +197,7 @@ export type AgentRunMinAggregateInputType = {
   startUrl?: true
   profileId?: true
   model?: true
+  stepProfile?: true
   maxCredits?: true
   maxSteps?: true
   status?: true
@@ -228,6 +232,7 @@ export type AgentRunMaxAggregateInputType = {
   startUrl?: true
   profileId?: true
   model?: true
+  stepProfile?: true
   maxCredits?: true
   maxSteps?: true
   status?: true
@@ -263,6 +268,7 @@ export type AgentRunCountAggregateInputType = {
   profileId?: true
   outputSchema?: true
   model?: true
+  stepProfile?: true
   maxCredits?: true
   maxSteps?: true
   status?: true
@@ -390,6 +396,7 @@ export type AgentRunGroupByOutputType = {
   profileId: string | null
   outputSchema: runtime.JsonValue | null
   model: string
+  stepProfile: string | null
   maxCredits: number
   maxSteps: number
   status: string
@@ -453,6 +460,7 @@ export type AgentRunWhereInput = {
   profileId?: Prisma.UuidNullableFilter<"AgentRun"> | string | null
   outputSchema?: Prisma.JsonNullableFilter<"AgentRun">
   model?: Prisma.StringFilter<"AgentRun"> | string
+  stepProfile?: Prisma.StringNullableFilter<"AgentRun"> | string | null
   maxCredits?: Prisma.IntFilter<"AgentRun"> | number
   maxSteps?: Prisma.IntFilter<"AgentRun"> | number
   status?: Prisma.StringFilter<"AgentRun"> | string
@@ -499,6 +507,7 @@ export type AgentRunOrderByWithRelationInput = {
   profileId?: Prisma.SortOrderInput | Prisma.SortOrder
   outputSchema?: Prisma.SortOrderInput | Prisma.SortOrder
   model?: Prisma.SortOrder
+  stepProfile?: Prisma.SortOrderInput | Prisma.SortOrder
   maxCredits?: Prisma.SortOrder
   maxSteps?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -549,6 +558,7 @@ export type AgentRunWhereUniqueInput = Prisma.AtLeast<{
   profileId?: Prisma.UuidNullableFilter<"AgentRun"> | string | null
   outputSchema?: Prisma.JsonNullableFilter<"AgentRun">
   model?: Prisma.StringFilter<"AgentRun"> | string
+  stepProfile?: Prisma.StringNullableFilter<"AgentRun"> | string | null
   maxCredits?: Prisma.IntFilter<"AgentRun"> | number
   maxSteps?: Prisma.IntFilter<"AgentRun"> | number
   status?: Prisma.StringFilter<"AgentRun"> | string
@@ -595,6 +605,7 @@ export type AgentRunOrderByWithAggregationInput = {
   profileId?: Prisma.SortOrderInput | Prisma.SortOrder
   outputSchema?: Prisma.SortOrderInput | Prisma.SortOrder
   model?: Prisma.SortOrder
+  stepProfile?: Prisma.SortOrderInput | Prisma.SortOrder
   maxCredits?: Prisma.SortOrder
   maxSteps?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -643,6 +654,7 @@ export type AgentRunScalarWhereWithAggregatesInput = {
   profileId?: Prisma.UuidNullableWithAggregatesFilter<"AgentRun"> | string | null
   outputSchema?: Prisma.JsonNullableWithAggregatesFilter<"AgentRun">
   model?: Prisma.StringWithAggregatesFilter<"AgentRun"> | string
+  stepProfile?: Prisma.StringNullableWithAggregatesFilter<"AgentRun"> | string | null
   maxCredits?: Prisma.IntWithAggregatesFilter<"AgentRun"> | number
   maxSteps?: Prisma.IntWithAggregatesFilter<"AgentRun"> | number
   status?: Prisma.StringWithAggregatesFilter<"AgentRun"> | string
@@ -683,6 +695,7 @@ export type AgentRunCreateInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -729,6 +742,7 @@ export type AgentRunUncheckedCreateInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -775,6 +789,7 @@ export type AgentRunUpdateInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -821,6 +836,7 @@ export type AgentRunUncheckedUpdateInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -867,6 +883,7 @@ export type AgentRunCreateManyInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -907,6 +924,7 @@ export type AgentRunUpdateManyMutationInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -947,6 +965,7 @@ export type AgentRunUncheckedUpdateManyInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -992,6 +1011,7 @@ export type AgentRunCountOrderByAggregateInput = {
   profileId?: Prisma.SortOrder
   outputSchema?: Prisma.SortOrder
   model?: Prisma.SortOrder
+  stepProfile?: Prisma.SortOrder
   maxCredits?: Prisma.SortOrder
   maxSteps?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -1043,6 +1063,7 @@ export type AgentRunMaxOrderByAggregateInput = {
   startUrl?: Prisma.SortOrder
   profileId?: Prisma.SortOrder
   model?: Prisma.SortOrder
+  stepProfile?: Prisma.SortOrder
   maxCredits?: Prisma.SortOrder
   maxSteps?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -1077,6 +1098,7 @@ export type AgentRunMinOrderByAggregateInput = {
   startUrl?: Prisma.SortOrder
   profileId?: Prisma.SortOrder
   model?: Prisma.SortOrder
+  stepProfile?: Prisma.SortOrder
   maxCredits?: Prisma.SortOrder
   maxSteps?: Prisma.SortOrder
   status?: Prisma.SortOrder
@@ -1249,6 +1271,7 @@ export type AgentRunCreateWithoutEventsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1294,6 +1317,7 @@ export type AgentRunUncheckedCreateWithoutEventsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1355,6 +1379,7 @@ export type AgentRunUpdateWithoutEventsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1400,6 +1425,7 @@ export type AgentRunUncheckedUpdateWithoutEventsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1445,6 +1471,7 @@ export type AgentRunCreateWithoutRecordsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1490,6 +1517,7 @@ export type AgentRunUncheckedCreateWithoutRecordsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1551,6 +1579,7 @@ export type AgentRunUpdateWithoutRecordsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1596,6 +1625,7 @@ export type AgentRunUncheckedUpdateWithoutRecordsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1641,6 +1671,7 @@ export type AgentRunCreateWithoutFilesInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1686,6 +1717,7 @@ export type AgentRunUncheckedCreateWithoutFilesInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1747,6 +1779,7 @@ export type AgentRunUpdateWithoutFilesInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1792,6 +1825,7 @@ export type AgentRunUncheckedUpdateWithoutFilesInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1837,6 +1871,7 @@ export type AgentRunCreateWithoutGrantInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1882,6 +1917,7 @@ export type AgentRunUncheckedCreateWithoutGrantInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -1943,6 +1979,7 @@ export type AgentRunUpdateWithoutGrantInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -1988,6 +2025,7 @@ export type AgentRunUncheckedUpdateWithoutGrantInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -2033,6 +2071,7 @@ export type AgentRunCreateWithoutSecretsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -2078,6 +2117,7 @@ export type AgentRunUncheckedCreateWithoutSecretsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -2139,6 +2179,7 @@ export type AgentRunUpdateWithoutSecretsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -2184,6 +2225,7 @@ export type AgentRunUncheckedUpdateWithoutSecretsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -2229,6 +2271,7 @@ export type AgentRunCreateWithoutIntentsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -2274,6 +2317,7 @@ export type AgentRunUncheckedCreateWithoutIntentsInput = {
   profileId?: string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model: string
+  stepProfile?: string | null
   maxCredits: number
   maxSteps: number
   status?: string
@@ -2335,6 +2379,7 @@ export type AgentRunUpdateWithoutIntentsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -2380,6 +2425,7 @@ export type AgentRunUncheckedUpdateWithoutIntentsInput = {
   profileId?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   outputSchema?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   model?: Prisma.StringFieldUpdateOperationsInput | string
+  stepProfile?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   maxCredits?: Prisma.IntFieldUpdateOperationsInput | number
   maxSteps?: Prisma.IntFieldUpdateOperationsInput | number
   status?: Prisma.StringFieldUpdateOperationsInput | string
@@ -2492,6 +2538,7 @@ export type AgentRunSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs
   profileId?: boolean
   outputSchema?: boolean
   model?: boolean
+  stepProfile?: boolean
   maxCredits?: boolean
   maxSteps?: boolean
   status?: boolean
@@ -2539,6 +2586,7 @@ export type AgentRunSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Exte
   profileId?: boolean
   outputSchema?: boolean
   model?: boolean
+  stepProfile?: boolean
   maxCredits?: boolean
   maxSteps?: boolean
   status?: boolean
@@ -2579,6 +2627,7 @@ export type AgentRunSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Exte
   profileId?: boolean
   outputSchema?: boolean
   model?: boolean
+  stepProfile?: boolean
   maxCredits?: boolean
   maxSteps?: boolean
   status?: boolean
@@ -2619,6 +2668,7 @@ export type AgentRunSelectScalar = {
   profileId?: boolean
   outputSchema?: boolean
   model?: boolean
+  stepProfile?: boolean
   maxCredits?: boolean
   maxSteps?: boolean
   status?: boolean
@@ -2650,7 +2700,7 @@ export type AgentRunSelectScalar = {
   finishedAt?: boolean
 }
 
-export type AgentRunOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "task" | "startUrl" | "profileId" | "outputSchema" | "model" | "maxCredits" | "maxSteps" | "status" | "outcome" | "pausedFor" | "question" | "reply" | "answer" | "reasonCode" | "reasonMessage" | "plan" | "memory" | "steps" | "cancelRequested" | "sessionId" | "site" | "claimedBy" | "leaseUntil" | "attempt" | "metering" | "billed" | "chargedMc" | "inputTokens" | "outputTokens" | "eventSeq" | "recordSeq" | "createdAt" | "startedAt" | "finishedAt", ExtArgs["result"]["agentRun"]>
+export type AgentRunOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "task" | "startUrl" | "profileId" | "outputSchema" | "model" | "stepProfile" | "maxCredits" | "maxSteps" | "status" | "outcome" | "pausedFor" | "question" | "reply" | "answer" | "reasonCode" | "reasonMessage" | "plan" | "memory" | "steps" | "cancelRequested" | "sessionId" | "site" | "claimedBy" | "leaseUntil" | "attempt" | "metering" | "billed" | "chargedMc" | "inputTokens" | "outputTokens" | "eventSeq" | "recordSeq" | "createdAt" | "startedAt" | "finishedAt", ExtArgs["result"]["agentRun"]>
 export type AgentRunInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   events?: boolean | Prisma.AgentRun$eventsArgs<ExtArgs>
   records?: boolean | Prisma.AgentRun$recordsArgs<ExtArgs>
@@ -2685,6 +2735,10 @@ export type $AgentRunPayload<ExtArgs extends runtime.Types.Extensions.InternalAr
     profileId: string | null
     outputSchema: runtime.JsonValue | null
     model: string
+    /**
+     * full | compact | a lab arm (docs/agent.md, "Step profiles and lab arms"); null: the model's own.
+     */
+    stepProfile: string | null
     maxCredits: number
     maxSteps: number
     /**
@@ -3185,6 +3239,7 @@ export interface AgentRunFieldRefs {
   readonly profileId: Prisma.FieldRef<"AgentRun", 'String'>
   readonly outputSchema: Prisma.FieldRef<"AgentRun", 'Json'>
   readonly model: Prisma.FieldRef<"AgentRun", 'String'>
+  readonly stepProfile: Prisma.FieldRef<"AgentRun", 'String'>
   readonly maxCredits: Prisma.FieldRef<"AgentRun", 'Int'>
   readonly maxSteps: Prisma.FieldRef<"AgentRun", 'Int'>
   readonly status: Prisma.FieldRef<"AgentRun", 'String'>

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "agent_runs" ADD COLUMN     "step_profile" TEXT;
