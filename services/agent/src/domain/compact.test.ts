@@ -12,6 +12,7 @@ import {
   compactView,
   doneParts,
   elementLine,
+  namedIn,
   pageLines,
   parseCompact,
   partActs,
@@ -291,4 +292,63 @@ test('a part that says both, twice or again takes two acts before it is done', (
   assert.equal(partActs('Make my new password “Kite-4417” (it has to be entered twice)'), 2);
   assert.equal(partActs('Type Tora into the name'), 1);
   assert.equal(singleAct('Type Kite-4417 into both fields'), false, 'two acts are not a single act');
+});
+
+test('a clause that only says where leads the act after it, not a part of its own', () => {
+  assert.deepEqual(taskParts('In the “Choose a language” dialog, click Español.'), [
+    'In the “Choose a language” dialog, click Español',
+  ]);
+  assert.equal(singleAct('In the “Choose a language” dialog, click Español.'), true);
+  assert.deepEqual(taskParts('On the Billing tab, tick Paper invoices and press Save'), [
+    'On the Billing tab, tick Paper invoices',
+    'press Save',
+  ]);
+  assert.deepEqual(taskParts('In the form, type Tora'), ['In the form, type Tora'], 'an act of its own is kept');
+  assert.deepEqual(taskParts('Press Save in the dialog'), ['Press Save in the dialog']);
+});
+
+test('the step ends with the elements the task, or its next part, names by their whole name', () => {
+  const dialog = pageOf([
+    element(1, { role: 'button', name: 'Remind me later' }),
+    element(2, { role: 'button', name: 'Skip this version' }),
+    element(3, { role: 'button', name: 'Update now' }),
+  ]);
+  const task = 'A dialog is open: press “Skip this version” in it.';
+  const memory = { memory: '', results: [], recent: [], failures: 0 };
+  const text = compactMessage({ task, files: [], memory, page: dialog, view: compactView(dialog, task) });
+  assert.match(text, /\nThe task names: button "Skip this version"$/);
+
+  // A name inside a longer one the task says is not one; a name no clause says, none.
+  const save = pageOf([
+    element(1, { role: 'button', name: 'Save' }),
+    element(2, { role: 'button', name: 'Save draft' }),
+    element(3, { role: 'button', name: 'Publish' }),
+  ]);
+  assert.deepEqual(
+    namedIn('Click Save draft.', compactView(save, 'x')).map((e) => e.info.name),
+    ['Save draft'],
+  );
+  assert.deepEqual(namedIn('Click Saved.', compactView(save, 'x')), []);
+  assert.deepEqual(
+    namedIn('Click Save draft.', compactView(save, 'x'), new Set([2])).map((e) => e.info.name),
+    ['Save'],
+  );
+
+  // Once a part is done, the hint is the next part's.
+  const form = pageOf([
+    element(1, { role: 'checkbox', name: 'Apples', checked: true }),
+    element(2, { role: 'button', name: 'Submit' }),
+  ]);
+  const two = 'Tick Apples and press Submit';
+  const next = compactMessage({
+    task: two,
+    files: [],
+    memory: { ...memory, partsDone: [0] },
+    page: form,
+    view: compactView(form, two),
+    keep: new Set([1]),
+  });
+  assert.match(next, /\nNext part: press Submit\nIt names: button "Submit"$/);
+  const first = compactMessage({ task: two, files: [], memory, page: form, view: compactView(form, two) });
+  assert.match(first, /\nThe first part names: checkbox "Apples"$/);
 });

@@ -364,18 +364,37 @@ export function sayAction(action: StepAction, info: ElementInfo | undefined, lab
   }
 }
 
-/** A task's parts: its clauses, split where "and", "then", a comma, a semicolon or a new sentence joins them. */
+/**
+ * A task's parts: its clauses, split where "and", "then", a comma, a semicolon or a new sentence joins
+ * them. A clause that only says where ("In the “Choose a language” dialog, click Español") leads the
+ * next one rather than being a part; one that says "again" is the part before it once more.
+ */
 export function taskParts(task: string): string[] {
   const parts: string[] = [];
+  let lead: string | undefined;
   for (const clause of task.trim().split(/(\s+(?:and|then)\s+|[,;]|\.\s+(?=\S))/i)) {
     const c = clause.trim().replace(/\.$/, '');
     if (!/\p{L}/u.test(c) || /^(?:and|then)$/i.test(c)) continue;
-    // "... and again in the field below": the same act once more, so the same part.
-    if (/^(?:again|also|too)\b/i.test(c) && parts.length > 0) parts[parts.length - 1] += ` and ${c}`;
-    else parts.push(c);
+    if (/^(?:again|also|too)\b/i.test(c) && parts.length > 0 && !lead) {
+      parts[parts.length - 1] += ` and ${c}`;
+      continue;
+    }
+    const text = lead ? `${lead}, ${c}` : c;
+    lead = undefined;
+    // A verb inside quotes is a name (“Choose a language”), not an act.
+    if (WHERE.test(c) && !ACT_VERB.test(c.replace(/[“"«‘][^”"»’]*[”"»’]/g, ''))) lead = text;
+    else parts.push(text);
   }
+  if (lead) parts.push(lead);
   return parts;
 }
+
+/** A clause that starts by saying where. */
+const WHERE = /^(?:in|on|at|from|inside|within|under|below|above)\b/i;
+
+/** A clause with a verb of an act in it: an act of its own, wherever it starts. */
+const ACT_VERB =
+  /\b(?:click|press|tap|type|enter|write|fill|tick|check|uncheck|select|choose|pick|open|go|sign|log|submit|send|set|put|find|read|tell|scroll|search)\b/i;
 
 /** How many acts a part of a task takes: two when it says so ("both fields", "twice", "again"), else one. */
 export function partActs(part: string): number {
@@ -439,6 +458,8 @@ export function compactMessage(input: {
   last?: string;
   /** The plan the run stated at its start (the lab arm `compact-plan`); none in the compact profile. */
   plan?: string;
+  /** Elements not offered again (what the run set and still holds): never pointed at. */
+  keep?: ReadonlySet<number>;
 }): string {
   const { memory, page } = input;
   const lines = [`Task: ${input.task}`];
@@ -461,11 +482,46 @@ export function compactMessage(input: {
   if (input.last) lines.push(`Last action: ${input.last}`);
   if (memory.extracted) lines.push('Extracted:', memory.extracted);
   if (memory.nudge) lines.push(`Note: ${memory.nudge}`);
-  // Said last, nearest the answer: the part to do now, once one is done.
+  // Said last, nearest the answer: the part to do now, once one is done, and the elements it names.
   const next = parts.findIndex((_, i) => !done.has(i));
-  if (parts.length > 1 && (memory.partsDone ?? []).length > 0)
-    lines.push(next >= 0 ? `Next part: ${parts[next]}` : 'Every part is done: finish.');
+  const started = parts.length > 1 && (memory.partsDone ?? []).length > 0;
+  if (started) lines.push(next >= 0 ? `Next part: ${parts[next]}` : 'Every part is done: finish.');
+  const part = parts.length > 1 ? parts[next] : input.task;
+  const named = part && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];
+  if (named.length > 0)
+    lines.push(
+      `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
+    );
   return lines.join('\n');
+}
+
+/** Text as names are compared: lowercase, no accents, words between single spaces. */
+const phrase = (text: string) =>
+  ` ${text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `;
+
+/** Elements named at most, in the hint a step ends with. */
+const MAX_NAMED = 3;
+
+/**
+ * The elements of the view whose whole name `text` says ("press “Skip this version”"), not `keep`ing
+ * ones: the hint a small model needs most when it would take the first element it reads. A name inside
+ * a longer one also named ("Save" in "Save draft") is not one; three at most, longest names first.
+ */
+export function namedIn(text: string, view: CompactView, keep?: ReadonlySet<number>): CompactView['shown'] {
+  const said = phrase(text);
+  const found = view.shown.filter((e) => {
+    const name = phrase(e.info.name);
+    return name.trim().length >= 2 && said.includes(name) && !keep?.has(e.index);
+  });
+  const longest = found.toSorted((a, b) => b.info.name.length - a.info.name.length);
+  const kept: CompactView['shown'] = [];
+  for (const e of longest) if (!kept.some((k) => phrase(k.info.name).includes(phrase(e.info.name)))) kept.push(e);
+  return kept.slice(0, MAX_NAMED);
 }
 
 /**

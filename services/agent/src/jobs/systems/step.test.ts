@@ -274,7 +274,7 @@ describe('StepSystem', () => {
     assert.deepEqual(run.memory.partsDone, [0]);
     assert.match(promptOf(requestsOf(task).at(-1)), /Parts: 1\) Pick France 2\) tick I agree/);
     await assert.rejects(next(), Stop);
-    assert.match(promptOf(requestsOf(task).at(-1)), /\nNext part: tick I agree$/);
+    assert.match(promptOf(requestsOf(task).at(-1)), /\nNext part: tick I agree\nIt names: checkbox "I agree"$/);
     assert.equal(requestsOf(task).filter(isDoneQuestion).length, 0, 'not asked');
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);

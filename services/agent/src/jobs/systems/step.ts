@@ -275,7 +275,7 @@ export class StepSystem {
       : memory.results.join('; ') || undefined;
     const text = policy.scrub(
       compactMessage({
-        ...{ task: row.task, grants: policy.describe(), files, memory, page, view, last },
+        ...{ task: row.task, grants: policy.describe(), files, memory, page, view, last, keep },
         // Only a lab arm states a plan in the compact profile.
         ...(this.run.plan[0] && { plan: this.run.plan[0] }),
       }),
