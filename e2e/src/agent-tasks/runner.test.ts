@@ -56,8 +56,12 @@ async function drive(run: AgentRun & { events: AgentEvent[] }, task: string, url
     await page.goto(url);
     const answer = (await solutions[(known as { id: string }).id]?.(page)) ?? null;
     for (const step of [1, 2]) {
-      run.events.push({ seq: run.events.length + 1, kind: 'step', message: `step ${step}`, data: { step } });
-      const timing = { step, modelMs: 900 * step, overheadMs: 100, inputTokens: 1000, outputTokens: 50 };
+      const said = { step, outputTokens: 12 * step };
+      run.events.push({ seq: run.events.length + 1, kind: 'step', message: `step ${step}`, data: said });
+      const timing = {
+        ...{ step, modelMs: 900 * step, overheadMs: 100, inputTokens: 1000, outputTokens: 50 },
+        ...{ evaluatedInputTokens: 80 * step, queueMs: 10 * step },
+      };
       run.events.push({ seq: run.events.length + 1, kind: 'timing', message: 'timing', data: timing });
     }
     Object.assign(run, {
@@ -151,6 +155,9 @@ test('the runner reports solved, failed, timed-out and paused runs, and their st
     assert.equal(by[id]?.ok, true, `${id}: ${by[id]?.why}`);
     assert.deepEqual(by[id]?.modelMs, [900, 1800]);
     assert.deepEqual(by[id]?.overheadMs, [100, 100]);
+    assert.deepEqual(by[id]?.generatedTokens, [12, 24], "the step events' action tokens");
+    assert.deepEqual(by[id]?.evaluatedTokens, [160], 'evaluated tokens after the first step');
+    assert.deepEqual(by[id]?.queueMs, [10, 20]);
   }
   assert.equal(by['contact-damaged-order']?.ok, false);
   assert.equal(by['contact-damaged-order']?.reason, 'gave_up: no way forward');
@@ -167,6 +174,9 @@ test('the runner reports solved, failed, timed-out and paused runs, and their st
   assert.equal(summary.modelMsPerStep.mean, 1350);
   assert.deepEqual([summary.steps, summary.stepsTimed], [4, 4]);
   assert.equal(summary.overheadShare, 0.069);
+  assert.deepEqual(summary.generatedTokensPerStep, { mean: 18, p50: 12, p99: 24 });
+  assert.deepEqual(summary.evaluatedTokensPerStep, { mean: 160, p50: 160, p99: 160 });
+  assert.deepEqual(summary.queueMsPerStep, { mean: 15, p50: 10, p99: 20 });
   assert.deepEqual(summary.tokens, { input: 4000, output: 200, inputPerTask: 800, outputPerTask: 40 });
 });
 

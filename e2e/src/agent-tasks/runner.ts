@@ -111,6 +111,9 @@ export interface TaskResult {
   /** Model time and our own time (page reading, actions, bookkeeping) of each step, from the step timings. */
   modelMs: number[];
   overheadMs: number[];
+  generatedTokens: number[];
+  evaluatedTokens: number[];
+  queueMs: number[];
   tokens: { input: number; output: number };
   /** What each step did, in the run's own words (its step, dead-end and done-check events): why a task failed. */
   trail: string[];
@@ -131,12 +134,36 @@ export async function allEvents(api: AgentApi, id: string): Promise<AgentEvent[]
   }
 }
 
-/** The model and overhead time of each step: events whose data carries both (the step's timing). */
-export function stepTimes(events: AgentEvent[]): { modelMs: number[]; overheadMs: number[] } {
-  const timed = events.filter(
-    (e) => typeof e.data?.modelMs === 'number' && typeof e.data?.overheadMs === 'number',
-  ) as (AgentEvent & { data: { modelMs: number; overheadMs: number } })[];
-  return { modelMs: timed.map((e) => e.data.modelMs), overheadMs: timed.map((e) => e.data.overheadMs) };
+/** What the model and we did each step, from the run's events (docs/agent.md, "Events"). */
+export interface StepFigures {
+  /** The step's timing events: the model's time and ours. */
+  modelMs: number[];
+  overheadMs: number[];
+  /** Tokens the model generated for each step's action (its step event; a done check apart). */
+  generatedTokens: number[];
+  /** Prompt tokens the model evaluated for each step after the run's first (the rest were cached). */
+  evaluatedTokens: number[];
+  /** Time each step waited for its turn on a shared model. */
+  queueMs: number[];
+}
+
+const numberOf = (e: AgentEvent, key: string): number | undefined =>
+  typeof e.data?.[key] === 'number' ? (e.data[key] as number) : undefined;
+
+export function stepTimes(events: AgentEvent[]): StepFigures {
+  const timed = events.filter((e) => numberOf(e, 'modelMs') !== undefined && numberOf(e, 'overheadMs') !== undefined);
+  const all = (list: AgentEvent[], key: string) =>
+    list.map((e) => numberOf(e, key)).filter((v): v is number => v !== undefined);
+  return {
+    modelMs: all(timed, 'modelMs'),
+    overheadMs: all(timed, 'overheadMs'),
+    generatedTokens: all(
+      events.filter((e) => e.kind === 'step'),
+      'outputTokens',
+    ),
+    evaluatedTokens: all(timed.slice(1), 'evaluatedInputTokens'),
+    queueMs: all(timed, 'queueMs'),
+  };
 }
 
 /** Submits `task` on a fresh attempt of `site`, polls its run until settled (or cancels it), and checks it. */
@@ -150,7 +177,8 @@ export async function runTask(
   const started = performance.now();
   const base = {
     ...{ id: task.id, kind: task.kind, ...(task.acts && { acts: task.acts }) },
-    ...{ tokens: { input: 0, output: 0 }, modelMs: [], overheadMs: [], trail: [] },
+    ...{ tokens: { input: 0, output: 0 }, trail: [] },
+    ...{ modelMs: [], overheadMs: [], generatedTokens: [], evaluatedTokens: [], queueMs: [] },
   };
   let run: AgentRun;
   try {
@@ -312,6 +340,11 @@ export interface SuiteSummary {
   /** Per step, over every step of every run. */
   modelMsPerStep: { mean: number; p50: number; p99: number };
   overheadMsPerStep: { mean: number; p50: number; p99: number };
+  /** The model's tokens per step: generated for the action; evaluated after a run's first step (not cached). */
+  generatedTokensPerStep: { mean: number; p50: number; p99: number };
+  evaluatedTokensPerStep: { mean: number; p50: number; p99: number };
+  /** Waiting for a turn on a shared model, per step (only models that say). */
+  queueMsPerStep: { mean: number; p50: number; p99: number };
   /** Our share of a step's time: overhead / (model + overhead), over all steps. */
   overheadShare: number;
   tokens: { input: number; output: number; inputPerTask: number; outputPerTask: number };
@@ -349,6 +382,9 @@ export function summarize(results: TaskResult[]): SuiteSummary {
     secondsPerTask: spread(results.map((r) => r.seconds)),
     modelMsPerStep: spread(modelMs),
     overheadMsPerStep: spread(overheadMs),
+    generatedTokensPerStep: spread(results.flatMap((r) => r.generatedTokens)),
+    evaluatedTokensPerStep: spread(results.flatMap((r) => r.evaluatedTokens)),
+    queueMsPerStep: spread(results.flatMap((r) => r.queueMs)),
     overheadShare: round(sum(overheadMs) / (sum(modelMs) + sum(overheadMs)), 3),
     tokens: {
       input,

@@ -133,6 +133,9 @@ function printReport(results: TaskResult[], s: SuiteSummary): void {
   console.log(
     `per step (${s.stepsTimed} of ${s.steps} steps timed), model ms: ${spread(s.modelMsPerStep)}; ours ms: ${spread(s.overheadMsPerStep)}`,
   );
+  console.log(
+    `model tokens per step: generated ${spread(s.generatedTokensPerStep)}; evaluated after the first ${spread(s.evaluatedTokensPerStep)}; queue ms ${spread(s.queueMsPerStep)}`,
+  );
   console.log(`our share of step time: ${Number.isNaN(s.overheadShare) ? '-' : pct(s.overheadShare)}`);
   console.log(
     `tokens: ${s.tokens.input} in, ${s.tokens.output} out (per task ${s.tokens.inputPerTask} in, ${s.tokens.outputPerTask} out)`,
