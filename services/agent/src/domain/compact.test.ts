@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import {
   asksDone,
+  asksForAnswer,
   COMPACT_SYSTEM_PROMPT,
   compactMessage,
   compactShape,
@@ -351,4 +352,32 @@ test('the step ends with the elements the task, or its next part, names by their
   assert.match(next, /\nNext part: press Submit\nIt names: button "Submit"$/);
   const first = compactMessage({ task: two, files: [], memory, page: form, view: compactView(form, two) });
   assert.match(first, /\nThe first part names: checkbox "Apples"$/);
+});
+
+test('a task that asks for an answer is told to finish with it once the page shows it', () => {
+  assert.equal(asksForAnswer('Find the price of the blue mug and answer with it.'), true);
+  assert.equal(asksForAnswer('How many notebooks are in the cart'), true);
+  assert.equal(asksForAnswer('Add two notebooks to the cart and tell me the total.'), true);
+  assert.equal(asksForAnswer('Find the Save button and click it'), false);
+  const shop = pageOf([
+    element(1, { role: 'link', name: 'Blue mug' }),
+    { kind: 'text', depth: 0, text: '€12.00' },
+    element(2, { role: 'link', name: 'Desk lamp' }),
+  ]);
+  const task = 'Find the price of the blue mug and answer with it.';
+  const memory = { memory: '', results: [], recent: [], failures: 0 };
+  const first = compactMessage({ task, files: [], memory, page: shop, view: compactView(shop, task) });
+  assert.match(
+    first,
+    /\nThe first part names: link "Blue mug"\nIf the page shows what the task asks, finish with it as the answer\.$/,
+  );
+  const later = compactMessage({
+    task,
+    files: [],
+    memory: { ...memory, done: ['clicked link "Blue mug"'] },
+    page: shop,
+    view: compactView(shop, task),
+  });
+  assert.ok(!later.includes('names: link'), 'once it went somewhere, the name points nowhere');
+  assert.match(later, /\nIf the page shows what the task asks, finish with it as the answer\.$/);
 });

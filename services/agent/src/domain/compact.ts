@@ -441,7 +441,8 @@ export function partDone(
 export function asksForAnswer(task: string): boolean {
   return (
     /\?\s*$/.test(task.trim()) ||
-    /^\s*(what|which|who|when|where|how|why|tell|find out|read|list|report|give me|extract)\b/i.test(task)
+    /^\s*(what|which|who|when|where|how|why|tell|find out|read|list|report|give me|extract)\b/i.test(task) ||
+    /\b(answer with|tell me|let me know|report back|what (is|are|was|were)|how (much|many))\b/i.test(task)
   );
 }
 
@@ -486,12 +487,16 @@ export function compactMessage(input: {
   const next = parts.findIndex((_, i) => !done.has(i));
   const started = parts.length > 1 && (memory.partsDone ?? []).length > 0;
   if (started) lines.push(next >= 0 ? `Next part: ${parts[next]}` : 'Every part is done: finish.');
+  const asks = asksForAnswer(input.task);
   const part = parts.length > 1 ? parts[next] : input.task;
-  const named = part && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];
+  // A question is answered from the page it leads to: the names it says point the way only at first.
+  const pointing = !asks || (memory.done ?? []).length === 0;
+  const named = part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];
   if (named.length > 0)
     lines.push(
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
+  if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   return lines.join('\n');
 }
 
