@@ -18,9 +18,11 @@ import {
   parseCompact,
   partActs,
   partDone,
+  partValues,
   singleAct,
   targetLabels,
   taskParts,
+  valuesLeft,
   whatChanged,
 } from './compact.js';
 
@@ -248,12 +250,28 @@ test('a single act is asked "done?" after any act; several, after a click the la
 test("the loop keeps the task's parts: an act that names one marks it done, and the message says the next", () => {
   const task = 'Choose the Team plan, billed annually, and continue.';
   const team = { role: 'radio', name: 'Team, €15 per user' } as const;
-  assert.equal(partDone(task, [], { action: 'click', index: 4 }, team), 0);
-  assert.equal(partDone(task, [0], { action: 'click', index: 2 }, { role: 'radio', name: 'Annual (save 20%)' }), 1);
-  assert.equal(partDone(task, [0, 1], { action: 'click', index: 6 }, { role: 'button', name: 'Continue' }), 2);
-  assert.equal(partDone(task, [0], { action: 'click', index: 4 }, team), undefined, 'a part is done once');
-  assert.equal(partDone(task, [], { action: 'click', index: 5 }, { role: 'radio', name: 'Business' }), undefined);
-  assert.equal(partDone('Type Tora and press Send', [], { action: 'type', index: 1, text: 'Tora' }, undefined), 0);
+  assert.equal(partDone(task, { partsDone: [] }, { action: 'click', index: 4 }, team), 0);
+  assert.equal(
+    partDone(task, { partsDone: [0] }, { action: 'click', index: 2 }, { role: 'radio', name: 'Annual (save 20%)' }),
+    1,
+  );
+  assert.equal(
+    partDone(task, { partsDone: [0, 1] }, { action: 'click', index: 6 }, { role: 'button', name: 'Continue' }),
+    2,
+  );
+  assert.equal(
+    partDone(task, { partsDone: [0] }, { action: 'click', index: 4 }, team),
+    undefined,
+    'a part is done once',
+  );
+  assert.equal(
+    partDone(task, { partsDone: [] }, { action: 'click', index: 5 }, { role: 'radio', name: 'Business' }),
+    undefined,
+  );
+  assert.equal(
+    partDone('Type Tora and press Send', { partsDone: [] }, { action: 'type', index: 1, text: 'Tora' }, undefined),
+    0,
+  );
   const memory = { memory: '', results: [], recent: [], failures: 0, partsDone: [0] };
   const text = compactMessage({ task, files: [], memory, page: FORM, view: compactView(FORM, task) });
   assert.match(text, /^Parts: 1\) Choose the Team plan \(done\) 2\) billed annually 3\) continue$/m);
@@ -273,14 +291,18 @@ test('a part that says both, twice or again takes two acts before it is done', (
     [{ action: 'type', index: 1, text } as const, { role: 'textbox', name } as const] as const;
   const both = 'Set the password to Kite-4417: type it into both fields and press Save.';
   assert.deepEqual(taskParts(both), ['Set the password to Kite-4417: type it into both fields', 'press Save']);
-  assert.equal(partDone(both, [], ...typed('Kite-4417', 'New password')), 0);
-  assert.deepEqual([...doneParts(both, [0])], [], 'one field of two is not the part');
-  assert.equal(partDone(both, [0], ...typed('Kite-4417', 'Repeat it')), 0, 'the second field is the same part');
-  assert.deepEqual([...doneParts(both, [0, 0])], [0]);
+  assert.equal(partDone(both, { partsDone: [] }, ...typed('Kite-4417', 'New password')), 0);
+  assert.deepEqual([...doneParts(both, { partsDone: [0] })], [], 'one field of two is not the part');
+  assert.equal(
+    partDone(both, { partsDone: [0] }, ...typed('Kite-4417', 'Repeat it')),
+    0,
+    'the second field is the same part',
+  );
+  assert.deepEqual([...doneParts(both, { partsDone: [0, 0], typed: ['Kite-4417', 'Kite-4417'] })], [0]);
   const memory = { memory: '', results: [], recent: [], failures: 0, partsDone: [0] };
   const once = compactMessage({ task: both, files: [], memory, page: FORM, view: compactView(FORM, both) });
   assert.match(once, /\nNext part: Set the password to Kite-4417: type it into both fields$/);
-  const twice = { ...memory, partsDone: [0, 0] };
+  const twice = { ...memory, partsDone: [0, 0], typed: ['Kite-4417', 'Kite-4417'] };
   const then = compactMessage({ task: both, files: [], memory: twice, page: FORM, view: compactView(FORM, both) });
   assert.match(then, /\nNext part: press Save$/);
 
@@ -380,4 +402,37 @@ test('a task that asks for an answer is told to finish with it once the page sho
   });
   assert.ok(!later.includes('names: link'), 'once it went somewhere, the name points nowhere');
   assert.match(later, /\nIf the page shows what the task asks, finish with it as the answer\.$/);
+});
+
+test('a part is done once every value it asks for is entered: a user name and a password, a date in words', () => {
+  const task = 'Sign in as yuki_lund with the password Copper-9830 and press Log in.';
+  assert.deepEqual(partValues(taskParts(task)[0] as string), ['yuki_lund', 'Copper-9830']);
+  assert.deepEqual(partValues('Log in with user name “yuki lund” and password “Copper”'), ['yuki lund', 'Copper']);
+  assert.deepEqual(partValues('Tick Apples and Pears'), []);
+  // The password first: the part is not done, and the step says what is still to enter.
+  const password = { action: 'type', index: 2, text: 'Copper-9830' } as const;
+  const info = { role: 'textbox', name: 'Password' } as const;
+  assert.equal(partDone(task, {}, password, info), 0);
+  const memory = {
+    ...{ memory: '', results: [], recent: [], failures: 0 },
+    ...{ partsDone: [0], typed: ['Copper-9830'], done: ['typed "Copper-9830" into textbox "Password"'] },
+  };
+  assert.deepEqual([...doneParts(task, memory)], []);
+  const form = pageOf([
+    element(1, { role: 'textbox', name: 'User name' }),
+    element(2, { role: 'textbox', name: 'Password', value: '•••' }),
+    element(3, { role: 'button', name: 'Log in' }),
+  ]);
+  const text = compactMessage({
+    task,
+    files: [],
+    memory,
+    page: form,
+    view: compactView(form, task),
+    keep: new Set([2]),
+  });
+  assert.match(text, /\nNext part: Sign in as yuki_lund with the password Copper-9830\nNot entered yet: "yuki_lund"$/);
+  assert.deepEqual([...doneParts(task, { ...memory, partsDone: [0, 0], typed: ['Copper-9830', 'yuki_lund'] })], [0]);
+  // One text may hold several: a date typed in words.
+  assert.deepEqual(valuesLeft('date of birth 14 March 1990', ['14 March 1990']), []);
 });

@@ -401,12 +401,39 @@ export function partActs(part: string): number {
   return /\b(?:both|twice|again)\b/i.test(part) ? 2 : 1;
 }
 
-/** The parts of `task` done: those with as many acts that worked as they take (`partsDone` counts each act). */
-export function doneParts(task: string, partsDone: readonly number[] = []): Set<number> {
+/**
+ * What a part asks to have entered: its quoted texts, and its words with a digit, an @ or an _ (a user
+ * name, a password, an email address, an order number), as written.
+ */
+export function partValues(part: string): string[] {
+  const quoted = [...part.matchAll(/[“"«‘]([^”"»’]{1,200})[”"»’]/g)].map((m) => (m[1] as string).trim());
+  const rest = part.replace(/[“"«‘][^”"»’]*[”"»’]/g, ' ');
+  const marked = rest
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((w) => w.length >= 3 && /[\d@_]/.test(w));
+  return [...new Set([...quoted, ...marked].filter(Boolean))];
+}
+
+/** The values of `part` nothing the run typed or chose holds yet. */
+export function valuesLeft(part: string, typed: readonly string[] = []): string[] {
+  const held = typed.map((t) => t.toLowerCase());
+  return partValues(part).filter((v) => !held.some((t) => t.includes(v.toLowerCase())));
+}
+
+/**
+ * The parts of `task` done: those with as many acts that worked as they take (`partsDone` holds a
+ * part's index once per act) and every value they ask for typed or chosen (`typed`).
+ */
+export function doneParts(task: string, memory: Pick<Memory, 'partsDone' | 'typed'>): Set<number> {
   const parts = taskParts(task);
   const acts = new Map<number, number>();
-  for (const i of partsDone) acts.set(i, (acts.get(i) ?? 0) + 1);
-  return new Set([...acts].filter(([i, n]) => i < parts.length && n >= partActs(parts[i] as string)).map(([i]) => i));
+  for (const i of memory.partsDone ?? []) acts.set(i, (acts.get(i) ?? 0) + 1);
+  const done = (i: number, n: number) => {
+    const part = parts[i];
+    return part !== undefined && n >= partActs(part) && valuesLeft(part, memory.typed).length === 0;
+  };
+  return new Set([...acts].filter(([i, n]) => done(i, n)).map(([i]) => i));
 }
 
 /** Whether two words are one word in two forms ("annual", "annually"): the shorter starts the longer, four letters or more. */
@@ -417,17 +444,16 @@ const sameWord = (a: string, b: string) => {
 
 /**
  * The part of the task an act that worked did: the first part not yet done whose words name what it
- * acted on (the element's name, the text typed, the option chosen); undefined when none does. `done`
- * holds a part's index once per act that did it (a part may take two: `partActs`).
+ * acted on (the element's name, the text typed, the option chosen); undefined when none does.
  */
 export function partDone(
   task: string,
-  done: number[],
+  memory: Pick<Memory, 'partsDone' | 'typed'>,
   action: StepAction,
   info: ElementInfo | undefined,
 ): number | undefined {
   const parts = taskParts(task);
-  const finished = doneParts(task, done);
+  const finished = doneParts(task, memory);
   const acted = `${info?.name ?? ''} ${'text' in action ? action.text : ''} ${'option' in action ? action.option : ''}`;
   const words = [...taskWords(acted)];
   if (words.length === 0) return undefined;
@@ -466,7 +492,7 @@ export function compactMessage(input: {
   const lines = [`Task: ${input.task}`];
   if (input.plan) lines.push(`Your plan: ${input.plan}`);
   const parts = taskParts(input.task);
-  const done = doneParts(input.task, memory.partsDone);
+  const done = doneParts(input.task, memory);
   if (parts.length > 1) {
     lines.push(`Parts: ${parts.map((p, i) => `${i + 1}) ${p}${done.has(i) ? ' (done)' : ''}`).join(' ')}`);
   }
@@ -489,6 +515,9 @@ export function compactMessage(input: {
   if (started) lines.push(next >= 0 ? `Next part: ${parts[next]}` : 'Every part is done: finish.');
   const asks = asksForAnswer(input.task);
   const part = parts.length > 1 ? parts[next] : input.task;
+  // What the part asks to have entered and nothing holds yet: a small model stops at the first of two.
+  const left = part && (memory.done ?? []).length > 0 ? valuesLeft(part, memory.typed) : [];
+  if (left.length > 0) lines.push(`Not entered yet: ${left.map(quote).join(', ')}`);
   // A question is answered from the page it leads to: the names it says point the way only at first.
   const pointing = !asks || (memory.done ?? []).length === 0;
   const named = part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];

@@ -279,6 +279,8 @@ export interface Memory {
   partsDone?: number[];
   /** What the run set itself (compact: boxes ticked, fields typed into, selects chosen in), by element key. */
   ticked?: string[];
+  /** The texts the run typed and the options it chose (compact: a part's values entered). */
+  typed?: string[];
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });
@@ -316,6 +318,7 @@ export function readMemory(value: unknown): Memory {
     ...(Array.isArray(m.done) && { done: m.done.map(String).slice(-20) }),
     ...(typeof m.capacityWaits === 'number' && { capacityWaits: m.capacityWaits }),
     ...(Array.isArray(m.ticked) && { ticked: m.ticked.map(String).slice(-50) }),
+    ...(Array.isArray(m.typed) && { typed: m.typed.map((t) => String(t).slice(0, 300)).slice(-50) }),
     ...(Array.isArray(m.partsDone) && {
       partsDone: m.partsDone.filter((n): n is number => Number.isInteger(n) && n >= 0 && n < 50),
     }),

@@ -347,8 +347,10 @@ export class StepSystem {
         action.action === 'select' ||
         action.action === 'fill_secret';
       if (sets && info?.key) memory.ticked = [...(memory.ticked ?? []), info.key].slice(-50);
-      const part = partDone(run.row.task, memory.partsDone ?? [], action, info);
+      const part = partDone(run.row.task, memory, action, info);
       if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
+      const entered = action.action === 'type' ? action.text : action.action === 'select' ? action.option : undefined;
+      if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
     }
     await this.failed(!worked);
     const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
@@ -369,7 +371,7 @@ export class StepSystem {
   private async allPartsDone(action: StepAction, before: PageState): Promise<boolean> {
     const { memory, row } = this.run;
     const parts = taskParts(row.task).length;
-    if (doneParts(row.task, memory.partsDone).size < parts) return false;
+    if (doneParts(row.task, memory).size < parts) return false;
     const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
     if (parts > 1 && !sends) return false;
     const after = await this.systems.browser.observe(false);
