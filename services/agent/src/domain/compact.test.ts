@@ -433,6 +433,9 @@ test('a part is done once every value it asks for is entered: a user name and a 
   });
   assert.match(text, /\nNext part: Sign in as yuki_lund with the password Copper-9830\nNot entered yet: "yuki_lund"$/);
   assert.deepEqual([...doneParts(task, { ...memory, partsDone: [0, 0], typed: ['Copper-9830', 'yuki_lund'] })], [0]);
+  // A box ticked enters its name: the quoted boxes of a part.
+  const boxes = 'Select the boxes “Painting”, “Cooking” and click Send.';
+  assert.deepEqual([...doneParts(boxes, { partsDone: [0, 1], typed: ['Painting', 'Cooking'] })], [0, 1]);
   // One text may hold several: a date typed in words.
   assert.deepEqual(valuesLeft('date of birth 14 March 1990', ['14 March 1990']), []);
 });

@@ -415,7 +415,7 @@ export function partValues(part: string): string[] {
   return [...new Set([...quoted, ...marked].filter(Boolean))];
 }
 
-/** The values of `part` nothing the run typed or chose holds yet. */
+/** The values of `part` nothing the run typed, chose or clicked holds yet. */
 export function valuesLeft(part: string, typed: readonly string[] = []): string[] {
   const held = typed.map((t) => t.toLowerCase());
   return partValues(part).filter((v) => !held.some((t) => t.includes(v.toLowerCase())));

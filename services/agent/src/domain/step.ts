@@ -279,7 +279,7 @@ export interface Memory {
   partsDone?: number[];
   /** What the run set itself (compact: boxes ticked, fields typed into, selects chosen in), by element key. */
   ticked?: string[];
-  /** The texts the run typed and the options it chose (compact: a part's values entered). */
+  /** The texts the run typed, the options it chose, the names of what it clicked (compact: a part's values entered). */
   typed?: string[];
 }
 

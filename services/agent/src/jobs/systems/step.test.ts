@@ -276,6 +276,7 @@ describe('StepSystem', () => {
     await assert.rejects(next(), Stop);
     assert.match(promptOf(requestsOf(task).at(-1)), /\nNext part: tick I agree\nIt names: checkbox "I agree"$/);
     assert.equal(requestsOf(task).filter(isDoneQuestion).length, 0, 'not asked');
+    assert.deepEqual(run.memory.typed, ['France', 'I agree'], 'the option chosen, the name of the box ticked');
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
     assert.match(String(row?.answer), /^Done: chose "France" in select "country"; clicked checkbox "I agree"$/);

@@ -349,7 +349,16 @@ export class StepSystem {
       if (sets && info?.key) memory.ticked = [...(memory.ticked ?? []), info.key].slice(-50);
       const part = partDone(run.row.task, memory, action, info);
       if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
-      const entered = action.action === 'type' ? action.text : action.action === 'select' ? action.option : undefined;
+      // What the act entered: the text typed, the option chosen, or the name of what it clicked (a box
+      // ticked is its name chosen).
+      const entered =
+        action.action === 'type'
+          ? action.text
+          : action.action === 'select'
+            ? action.option
+            : action.action === 'click'
+              ? info?.name
+              : undefined;
       if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
     }
     await this.failed(!worked);
