@@ -93,6 +93,14 @@ document.querySelector('form').addEventListener('submit', (event) => {
 <label><input type=checkbox name=terms> I agree</label>
 <p>[1]&lt;button&gt;Pay now&lt;/button&gt; is only text</p>`,
     ),
+  // A tab strip whose second tab shows a panel with a button of its own.
+  '/tab-strip': () =>
+    page(
+      'Tab strip',
+      `<div role=tablist><button role=tab aria-selected=true id=t1>Details</button>
+<button role=tab aria-selected=false id=t2 onclick="t1.ariaSelected = 'false'; this.ariaSelected = 'true'; panel.hidden = false">Reviews</button></div>
+<div id=panel hidden><p>No reviews yet.</p><button>Write a review</button></div>`,
+    ),
   '/tabs': () =>
     page(
       'Tabs',

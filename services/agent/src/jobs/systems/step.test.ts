@@ -317,4 +317,16 @@ describe('StepSystem', () => {
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.answer, row?.plan], ['completed', 'accepted', [PLAN]]);
   });
+
+  test('compact: a tab that shows its panel finishes a task of one act, unasked', async () => {
+    const task = 'Open the “Reviews” tab.';
+    scripts.set(task, (request) =>
+      isDoneQuestion(request) ? { done: 'no' } : { step: { action: 'click', target: 'Reviews' } },
+    );
+    const { run, next } = await stepRun(task, '/tab-strip', { profile: 'compact' });
+    await assert.rejects(next(), Stop);
+    assert.equal(requestsOf(task).filter(isDoneQuestion).length, 0, 'not asked: the panel is what it chose');
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 1]);
+  });
 });

@@ -85,6 +85,8 @@ const CAPACITY_WAIT_MS = 5_000;
 const DONE_TOKENS = 12;
 /** Of a step's message, the characters its debug event keeps. */
 const MODEL_INPUT_SHOWN = 16_000;
+/** Roles whose act shows what it chose (a tab's panel, a box's own fields): nothing new to answer. */
+const DISCLOSES = new Set<ElementInfo['role']>(['tab', 'checkbox', 'radio', 'option', 'select']);
 /** The lab arm `compact-plan`'s plan: one sentence. */
 const PLAN_TOKENS = 48;
 
@@ -363,7 +365,7 @@ export class StepSystem {
     }
     await this.failed(!worked);
     const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
-    if (worked && acts && (await this.allPartsDone(action, page))) {
+    if (worked && acts && (await this.allPartsDone(action, page, info))) {
       await this.systems.output.finish(
         { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
         [],
@@ -375,9 +377,10 @@ export class StepSystem {
   /**
    * Whether the act finished the task: every part of it named by an act that worked, the last act one
    * that sends (a click or Enter) unless the task is one part, and the act opened nothing new on the
-   * same page (a confirmation, a dialog still to answer).
+   * same page (a confirmation, a dialog still to answer) unless it was a tab, a box or an option, whose
+   * new elements are what it chose.
    */
-  private async allPartsDone(action: StepAction, before: PageState): Promise<boolean> {
+  private async allPartsDone(action: StepAction, before: PageState, info: ElementInfo | undefined): Promise<boolean> {
     const { memory, row } = this.run;
     const parts = taskParts(row.task).length;
     if (doneParts(row.task, memory).size < parts) return false;
@@ -388,6 +391,8 @@ export class StepSystem {
     // A dialog that opened asks for more; one that closed (the page behind it back) was the end.
     if (after.modal) return false;
     if (before.modal) return true;
+    // What a tab, a box or an option shows is what was chosen; what a button opens may ask for more.
+    if (info && DISCLOSES.has(info.role)) return true;
     return !after.outline.some((e) => e.kind === 'element' && e.fresh);
   }
 
