@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { until } from '@wap/testkit';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { PlaywrightDriver } from './driver.js';
+import { PlaywrightDriver, setsOff } from './driver.js';
 import { ARTICLE_FACT, OTHER_HOST_RULE, serveTestPages, type TestServer } from './test-pages.js';
 import type { PageState, RunFile } from './types.js';
 
@@ -240,6 +240,29 @@ describe('PlaywrightDriver', () => {
       assert.equal(page.modal, undefined);
       const row = page.outline.find((e) => e.kind === 'element');
       assert.deepEqual(row?.kind === 'element' && [row.info.name, row.info.context], ['Delete', 'Q3 notes']);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('a click or Enter that sends a form waits for its document; one the browser will not send, for none', async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(`<form><input name=a required><button>Send</button><textarea name=t></textarea></form>
+<form novalidate><input name=b required><button>Anyway</button></form>
+<form><input name=c value=filled required><button>Ready</button><button type=button>Plain</button></form>`);
+      const at = async (selector: string, how: 'click' | 'enter') => {
+        const element = await page.$(selector);
+        assert.ok(element, selector);
+        return setsOff(element, how);
+      };
+      assert.equal(await at('text=Send', 'click'), 'nothing', 'a required field is empty: not sent');
+      assert.equal(await at('input[name=a]', 'enter'), 'nothing');
+      assert.equal(await at('text=Anyway', 'click'), 'document', 'novalidate: sent as it is');
+      assert.equal(await at('text=Ready', 'click'), 'document');
+      assert.equal(await at('input[name=c]', 'enter'), 'document');
+      assert.equal(await at('text=Plain', 'click'), 'nothing', 'a button that is no submitter');
+      assert.equal(await at('textarea', 'enter'), 'nothing', 'Enter in a text area is a new line');
     } finally {
       await driver.close();
     }

@@ -79,7 +79,7 @@ async function until(check: () => boolean, ms: number): Promise<void> {
  * for in a later task, or once the form's own handler is done: a captcha's token, a check with the
  * server), or nothing it need wait for. `enter` is the key pressed in a field, which submits its form.
  */
-async function setsOff(element: ElementHandle<Element>, how: 'click' | 'enter'): Promise<Expected> {
+export async function setsOff(element: ElementHandle<Element>, how: 'click' | 'enter'): Promise<Expected> {
   const expected = element.evaluate((el, how) => {
     const link = el.closest('a[target], area[target]');
     const submitter =
@@ -89,7 +89,12 @@ async function setsOff(element: ElementHandle<Element>, how: 'click' | 'enter'):
       el instanceof HTMLButtonElement || el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement
         ? el.form
         : null;
-    const submits = form !== null && (how === 'enter' ? !(el instanceof HTMLTextAreaElement) : submitter);
+    // A form the browser will not send (a required field empty, a pattern unmet) asks for no document:
+    // read without running its checks, which would fire its invalid events a second time.
+    const validated =
+      form !== null && !form.noValidate && !((el as HTMLButtonElement | HTMLInputElement).formNoValidate ?? false);
+    const sendable = form !== null && !(validated && form.matches(':invalid'));
+    const submits = sendable && (how === 'enter' ? !(el instanceof HTMLTextAreaElement) : submitter);
     const target = (
       (how === 'click' ? link?.getAttribute('target') : undefined) ??
       (submits ? form?.getAttribute('target') : undefined) ??
