@@ -5,26 +5,28 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import {
-  asksDone,
-  asksForAnswer,
   COMPACT_SYSTEM_PROMPT,
   compactMessage,
   compactShape,
   compactView,
-  doneParts,
   elementLine,
   namedIn,
   pageLines,
   parseCompact,
+  targetLabels,
+  whatChanged,
+} from './compact.js';
+import {
+  asksDone,
+  asksForAnswer,
+  doneParts,
   partActs,
   partDone,
   partValues,
   singleAct,
-  targetLabels,
   taskParts,
   valuesLeft,
-  whatChanged,
-} from './compact.js';
+} from './task-parts.js';
 
 const element = (index: number, info: ElementInfo, fresh = false): OutlineEntry => ({
   kind: 'element',

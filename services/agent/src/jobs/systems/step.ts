@@ -11,25 +11,20 @@
 // asks "is the task done?" after an act the task may end with.
 import type { ElementInfo, PageState } from '../../browser/types.js';
 import {
-  asksDone,
-  asksForAnswer,
   type Before,
   COMPACT_SYSTEM_PROMPT,
   compactMessage,
   compactShape,
   compactView,
   DONE_SCHEMA,
-  doneParts,
   doneQuestion,
   PLAN_SCHEMA,
   pageLines,
   parseCompact,
-  partDone,
   planQuestion,
   saidDone,
   sayAction,
   statedPlan,
-  taskParts,
   whatChanged,
 } from '../../domain/compact.js';
 import {
@@ -46,6 +41,7 @@ import {
   stepMessage,
   stepShape,
 } from '../../domain/step.js';
+import { asksDone, asksForAnswer, doneParts, partDone, taskParts } from '../../domain/task-parts.js';
 import { baseProfile, type ModelClient, ModelError, type RunProfile, type StepResult } from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';

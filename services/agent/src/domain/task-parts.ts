@@ -1,0 +1,166 @@
+// A task as the compact step reads it (docs/models.md, "Step profiles"): its
+// words, its parts (clauses), how many acts each takes and the values each
+// names, which of them a run's acts have done, whether it asks for an answer,
+// and when to ask the model "is the task done?". Pure: no I/O.
+import type { ElementInfo } from '../browser/types.js';
+import type { Memory, StepAction } from './step.js';
+
+/** Words of a task that name nothing on a page. */
+const STOP_WORDS = new Set(
+  'the a an and or then into onto in on of to for with from at by is are be it its this that these those please ' +
+    'click press type enter put pick choose select tick check open field box button link page form text value ' +
+    'named called labelled labeled given both all each your you my me then'.split(' '),
+);
+
+/** The words of `text` worth looking for on a page: lowercased, three letters or more, not a stop word. */
+export function taskWords(text: string): Set<string> {
+  const words = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .split(/[^\p{L}\p{N}]+/u);
+  return new Set(words.filter((w) => w.length >= 3 && !STOP_WORDS.has(w)));
+}
+
+/**
+ * A task's parts: its clauses, split where "and", "then", a comma, a semicolon or a new sentence joins
+ * them. A clause that only says where ("In the “Choose a language” dialog, click Español") leads the
+ * next one rather than being a part; one that says "again" is the part before it once more.
+ */
+export function taskParts(task: string): string[] {
+  const parts: string[] = [];
+  let lead: string | undefined;
+  for (const clause of task.trim().split(/(\s+(?:and|then)\s+|[,;]|\.\s+(?=\S))/i)) {
+    const c = clause.trim().replace(/\.$/, '');
+    if (!/\p{L}/u.test(c) || /^(?:and|then)$/i.test(c)) continue;
+    if (/^(?:again|also|too)\b/i.test(c) && parts.length > 0 && !lead) {
+      parts[parts.length - 1] += ` and ${c}`;
+      continue;
+    }
+    const text = lead ? `${lead}, ${c}` : c;
+    lead = undefined;
+    // A verb inside quotes is a name (“Choose a language”), not an act.
+    if (WHERE.test(c) && !ACT_VERB.test(c.replace(/[“"«‘][^”"»’]*[”"»’]/g, ''))) lead = text;
+    else parts.push(text);
+  }
+  if (lead) parts.push(lead);
+  return parts;
+}
+
+/** A clause that starts by saying where. */
+const WHERE = /^(?:in|on|at|from|inside|within|under|below|above)\b/i;
+
+/** A clause with a verb of an act in it: an act of its own, wherever it starts. */
+const ACT_VERB =
+  /\b(?:click|press|tap|type|enter|write|fill|tick|check|uncheck|select|choose|pick|open|go|sign|log|submit|send|set|put|find|read|tell|scroll|search)\b/i;
+
+/** How many acts a part of a task takes: two when it says so ("both fields", "twice", "again"), else one. */
+export function partActs(part: string): number {
+  return /\b(?:both|twice|again)\b/i.test(part) ? 2 : 1;
+}
+
+/**
+ * What a part asks to have entered: its quoted texts, and its words with a digit, an @ or an _ (a user
+ * name, a password, an email address, an order number), as written.
+ */
+export function partValues(part: string): string[] {
+  const quoted = [...part.matchAll(/[“"«‘]([^”"»’]{1,200})[”"»’]/g)].map((m) => (m[1] as string).trim());
+  const rest = part.replace(/[“"«‘][^”"»’]*[”"»’]/g, ' ');
+  const marked = rest
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((w) => w.length >= 3 && /[\d@_]/.test(w));
+  return [...new Set([...quoted, ...marked].filter(Boolean))];
+}
+
+/** The values of `part` nothing the run typed, chose or clicked holds yet. */
+export function valuesLeft(part: string, typed: readonly string[] = []): string[] {
+  const held = typed.map((t) => t.toLowerCase());
+  return partValues(part).filter((v) => !held.some((t) => t.includes(v.toLowerCase())));
+}
+
+/**
+ * The parts of `task` done: those with as many acts that worked as they take (`partsDone` holds a
+ * part's index once per act) and every value they ask for typed or chosen (`typed`).
+ */
+export function doneParts(task: string, memory: Pick<Memory, 'partsDone' | 'typed'>): Set<number> {
+  const parts = taskParts(task);
+  const acts = new Map<number, number>();
+  for (const i of memory.partsDone ?? []) acts.set(i, (acts.get(i) ?? 0) + 1);
+  const done = (i: number, n: number) => {
+    const part = parts[i];
+    return part !== undefined && n >= partActs(part) && valuesLeft(part, memory.typed).length === 0;
+  };
+  return new Set([...acts].filter(([i, n]) => done(i, n)).map(([i]) => i));
+}
+
+/** Whether two words are one word in two forms ("annual", "annually"): the shorter starts the longer, four letters or more. */
+const sameWord = (a: string, b: string) => {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  return short.length >= 4 ? long.startsWith(short) : short === long;
+};
+
+/**
+ * The part of the task an act that worked did: the first part not yet done whose words name what it
+ * acted on (the element's name, the text typed, the option chosen); undefined when none does.
+ */
+export function partDone(
+  task: string,
+  memory: Pick<Memory, 'partsDone' | 'typed'>,
+  action: StepAction,
+  info: ElementInfo | undefined,
+): number | undefined {
+  const parts = taskParts(task);
+  const finished = doneParts(task, memory);
+  const acted = `${info?.name ?? ''} ${'text' in action ? action.text : ''} ${'option' in action ? action.option : ''}`;
+  const words = [...taskWords(acted)];
+  if (words.length === 0) return undefined;
+  const found = parts.findIndex(
+    (part, i) => !finished.has(i) && [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))),
+  );
+  return found >= 0 ? found : undefined;
+}
+
+/** Whether the task asks for something to be told (a question), not only done: its answer is the model's to give. */
+export function asksForAnswer(task: string): boolean {
+  return (
+    /\?\s*$/.test(task.trim()) ||
+    /^\s*(what|which|who|when|where|how|why|tell|find out|read|list|report|give me|extract)\b/i.test(task) ||
+    /\b(answer with|tell me|let me know|report back|what (is|are|was|were)|how (much|many))\b/i.test(task)
+  );
+}
+
+/**
+ * Whether the task is one act (click what it names, type a word): such a task is asked "done?" after
+ * each act that worked. Several clauses (joined by "and", "then", a comma, a second sentence) make it
+ * several acts.
+ */
+export function singleAct(task: string): boolean {
+  const parts = taskParts(task);
+  return parts.length === 0 || (parts.length === 1 && partActs(parts[0] as string) === 1);
+}
+
+/** The last part of a task, lowercased: the act it ends with ("press Submit"). */
+function lastClause(task: string): string {
+  return (taskParts(task).at(-1) ?? task).toLowerCase();
+}
+
+/**
+ * Whether to ask "is the task done?" after `action` worked: after any act of a single-act task; after
+ * a click of an element the task's last clause names, for one of several acts.
+ */
+export function asksDone(task: string, action: StepAction, info: ElementInfo | undefined): boolean {
+  if (!['click', 'type', 'select', 'press', 'fill_secret'].includes(action.action)) return false;
+  if (singleAct(task)) return true;
+  if (action.action === 'press') return action.key === 'Enter';
+  if (action.action !== 'click' || !info) return false;
+  // A click that sends or confirms (a button, a link), not one that sets a choice on the way.
+  if (['checkbox', 'radio', 'textbox', 'select', 'option', 'tab', 'file'].includes(info.role)) return false;
+  const words = taskWords(info.name);
+  const last = taskWords(lastClause(task));
+  return words.size === 0 || last.size === 0 || [...words].some((w) => last.has(w)) || SENDS.test(info.name);
+}
+
+/** The names of buttons that send, save or confirm what the page holds. */
+const SENDS =
+  /\b(submit|send|save|confirm|continue|next|done|ok|apply|delete|remove|sign ?in|log ?in|pay|order|buy|add|create|update|search|go)\b/i;
