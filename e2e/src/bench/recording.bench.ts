@@ -21,7 +21,7 @@ import path from 'node:path';
 import {
   browserFace,
   env as browserHostEnv,
-  chromiumMajor,
+  chromiumVersion,
   launchSessionBrowser,
   SessionRecording,
   serveUnfiltered,
@@ -79,7 +79,7 @@ async function walker(mode: Mode): Promise<Walker> {
   const launched = await launchSessionBrowser(
     CHROMIUM,
     AllowList.parse('127.0.0.0/8'),
-    browserFace(sessionSettings(undefined), chromiumMajor(CHROMIUM)),
+    browserFace(sessionSettings(undefined), chromiumVersion(CHROMIUM)),
     { record },
   );
   const chunks: { kind: string; body: Uint8Array }[] = [];

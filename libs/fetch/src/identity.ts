@@ -31,6 +31,10 @@ export interface BrowserIdentity {
     bitness: string;
     model: string;
     mobile: boolean;
+    /** navigator.userAgentData's uaFullVersion (deprecated, still answered). */
+    fullVersion: string;
+    wow64: boolean;
+    formFactors: string[];
   };
 }
 
@@ -80,11 +84,15 @@ export function browserIdentity(mobile: boolean, version = `${CHROMIUM_MAJOR}.0.
       brands,
       fullVersionList: brands.map((b) => ({ ...b, version: b.brand === 'Chromium' ? version : `${b.version}.0.0.0` })),
       platform,
-      platformVersion: mobile ? '14.0.0' : '', // what Chromium reports on Linux
+      // What Chromium 156 answers on Linux (getHighEntropyValues and Sec-CH-UA-Platform-Version alike).
+      platformVersion: mobile ? '14.0.0' : '',
       architecture: mobile ? '' : 'x86',
       bitness: mobile ? '' : '64',
       model: mobile ? 'Pixel 8' : '',
       mobile,
+      fullVersion: version,
+      wow64: false,
+      formFactors: [mobile ? 'Mobile' : 'Desktop'],
     },
   };
 }

@@ -8,6 +8,7 @@ import { AllowList } from '@wap/netguard';
 import type { Registry } from '@wap/service';
 import type { Browser } from 'puppeteer-core';
 import type { BrowserHostConfig } from './config.js';
+import { renderFace } from './domain/browser-face.js';
 import { parseExits } from './domain/exits.js';
 import { EgressProxy } from './egress/proxy.js';
 import { hostAnnouncer } from './jobs/announce.js';
@@ -21,6 +22,7 @@ import { SessionManager } from './sessions/manager.js';
 import { sessionGauges } from './sessions/metrics.js';
 import { OsUsers } from './sessions/os-users.js';
 import type { Session } from './sessions/session.js';
+import { chromiumVersion } from './sessions/session-browser.js';
 import type { BrowserHostDatabase } from './store/database.js';
 import { ProfileStore } from './store/profiles.js';
 import { SessionStore } from './store/sessions.js';
@@ -61,6 +63,7 @@ export function openBrowserHost(
   const pool = new BrowserPool({
     ...(users && { users }),
     executablePath: config.CHROMIUM_PATH,
+    face: renderFace(chromiumVersion(config.CHROMIUM_PATH)),
     size: config.BROWSER_POOL_SIZE,
     pagesPerBrowser: config.PAGES_PER_BROWSER,
     recycleAfterPages: config.RECYCLE_AFTER_PAGES,

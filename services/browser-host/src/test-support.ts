@@ -18,7 +18,7 @@ export { env } from './config.js';
 export { browserFace } from './domain/browser-face.js';
 export { sessionSettings } from './domain/session-options.js';
 export { SessionRecording } from './recording/recording.js';
-export { chromiumMajor, launchSessionBrowser } from './sessions/session-browser.js';
+export { chromiumVersion, launchSessionBrowser } from './sessions/session-browser.js';
 
 /** A new database with every migration applied, as the deploy Job would leave it. */
 export const freshDatabase = (): Promise<FreshDatabase> => freshServiceDatabase(SERVICE_DIR);
@@ -64,7 +64,7 @@ export async function startTestHost(site: RequestListener, recycleAfterPages = 1
   return {
     host,
     base,
-    run: (req) => pool.with((b) => render(b, egress, req, new AbortController().signal)),
+    run: (req) => pool.with((b, { faces }) => render(b, egress, req, new AbortController().signal, { faces })),
     close: async () => {
       await host.stop();
       server.close();

@@ -16,7 +16,7 @@ import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { chunkSink, SessionRecording } from '../recording/recording.js';
 import type { ScreenFrame } from '../recording/screencast.js';
-import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
+import { chromiumVersion, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
 const namespace = uniqueNamespace('control');
@@ -83,7 +83,7 @@ interface Driven {
 
 /** A recorded session browser on the site's home page, driven through the bus; closed after `drive`. */
 async function driven(drive: (d: Driven) => Promise<void>): Promise<void> {
-  const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
+  const face = browserFace(sessionSettings(undefined), chromiumVersion('/usr/bin/chromium'));
   const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), face, { record: true });
   const sessionId = randomUUID();
   const recording = new SessionRecording(

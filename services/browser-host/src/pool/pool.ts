@@ -6,11 +6,19 @@ import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import type { BrowserFace } from '../domain/browser-face.js';
 import { PoolRecorder } from '../recording/pool-recorder.js';
+import { type PipedChromium, spawnChromium } from '../sessions/chromium.js';
+import { type FaceKeeper, keepFace } from '../sessions/face-keeper.js';
 import { launchAs, type OsUser, type OsUsers } from '../sessions/os-users.js';
+
+/** How long a closing Chromium is given to exit before it is killed. */
+const EXIT_GRACE_MS = 5_000;
 
 export interface PoolSettings {
   executablePath: string;
+  /** What every browser wears (domain/browser-face.ts): a desktop's window, Chrome's user agent. */
+  face: BrowserFace;
   size: number;
   pagesPerBrowser: number;
   recycleAfterPages: number;
@@ -24,23 +32,6 @@ export interface PoolSettings {
    */
   recording?: { allow: AllowList; addressOf(host: string): string | undefined };
 }
-
-/** Flags for a headless Chromium on a closed network (see the machine notes). */
-export const CHROMIUM_ARGS = [
-  '--headless=new',
-  '--no-sandbox', // root in a container; the browser is isolated by its egress proxy and its own process
-  '--disable-gpu',
-  '--disable-dev-shm-usage',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--disable-quic',
-  '--no-first-run',
-  '--no-default-browser-check',
-  '--mute-audio',
-  '--hide-scrollbars',
-  '--disable-features=Translate,MediaRouter,OptimizationHints',
-];
 
 /**
  * Writes the preferences every browser starts with into `userDataDir`,
@@ -74,6 +65,8 @@ export function writeChromiumPreferences(userDataDir: string, extensionIds: read
 export interface PoolSlot {
   /** The browser's recorder, when renders are recorded. */
   recorder: PoolRecorder | undefined;
+  /** What sets the user agent of its targets (a mobile render's context wears another). */
+  faces: FaceKeeper | undefined;
   /**
    * Keeps the browser's place taken until `done` settles, after the work
    * answered (a render's context closing once its page is answered). Called
@@ -86,6 +79,8 @@ interface Slot {
   browser: Promise<Browser>;
   /** Its recorder, once prepared (before the browser launched), when renders are recorded. */
   recorder: PoolRecorder | undefined;
+  chromium: PipedChromium | undefined;
+  faces: FaceKeeper | undefined;
   userDataDir: string;
   user: OsUser | undefined;
   active: number;
@@ -113,6 +108,8 @@ export class BrowserPool {
       userDataDir,
       user,
       recorder: undefined,
+      chromium: undefined,
+      faces: undefined,
       active: 0,
       served: 0,
       retiring: false,
@@ -127,30 +124,32 @@ export class BrowserPool {
     return slot;
   }
 
-  /** Prepares the slot's dir (and recorder), launches its Chromium, and attaches the recorder's network log. */
+  /**
+   * Prepares the slot's dir (and recorder), launches its Chromium on its pipe
+   * as a session's is (sessions/chromium.ts), puts the face on every target it
+   * will make, and attaches the recorder's network log.
+   */
   private async start(slot: Slot): Promise<Browser> {
-    const { recording, log } = this.settings;
+    const { recording, log, face, executablePath } = this.settings;
     const { userDataDir, user } = slot;
     slot.recorder = recording ? await PoolRecorder.prepare(userDataDir, recording.allow, log, user?.uid) : undefined;
     writeChromiumPreferences(userDataDir, slot.recorder ? [slot.recorder.extensionId] : []);
     user?.own(userDataDir);
-    const launch = launchAs(user, this.settings.executablePath, userDataDir, [
-      ...CHROMIUM_ARGS,
-      ...(slot.recorder?.args ?? []),
-    ]);
-    const browser = await puppeteer.launch({
-      executablePath: launch.executablePath,
-      args: launch.args,
-      env: launch.env,
+    // CDP on its pipe: a render browser listens on no port another browser could be told to reach.
+    const chromium = await spawnChromium({
       userDataDir,
-      headless: true,
-      // CDP on its pipe: a render browser listens on no port another browser could be told to reach.
-      pipe: true,
-      protocolTimeout: 60_000,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
+      args: [...face.args, ...(slot.recorder?.args ?? [])],
+      ignoreDefaultArgs: face.ignoreDefaultArgs,
+      command: (argv) => launchAs(user, executablePath, userDataDir, argv, face.env),
     });
+    slot.chromium = chromium;
+    const transport = await chromium.hub.open().catch(async (err: Error) => {
+      const said = (await chromium.stderr()).trim().split('\n').at(-1) ?? '';
+      throw new Error(`Chromium did not start (${err.message}): ${said}`);
+    });
+    if (face.userAgent) slot.faces = await keepFace(await chromium.hub.open(), face.userAgent);
+    // The window is the viewport (face.args): a page is not emulated into another size.
+    const browser = await puppeteer.connect({ transport, defaultViewport: null, protocolTimeout: 60_000 });
     browser.on('disconnected', () => {
       if (!slot.retiring && !this.closed) log.warn('chromium exited; replacing it');
       this.retire(slot);
@@ -173,7 +172,17 @@ export class BrowserPool {
    * so removal retries, and a leftover folder is logged rather than thrown.
    */
   private async dispose(slot: Slot) {
-    await slot.browser.then((b) => b.close()).catch(() => undefined);
+    // Asked to close, Chromium exits without answering: its exit is what is waited for.
+    void slot.browser.then((b) => b.close()).catch(() => undefined);
+    const { chromium } = slot;
+    if (chromium) {
+      const exited = await Promise.race([
+        chromium.exited.then(() => true),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), EXIT_GRACE_MS).unref()),
+      ]);
+      if (!exited) chromium.kill();
+      await chromium.exited;
+    }
     await slot.recorder?.close();
     await rm(slot.userDataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch((err) =>
       this.settings.log.warn({ err, dir: slot.userDataDir }, 'could not remove a chromium profile'),
@@ -214,7 +223,11 @@ export class BrowserPool {
     };
     try {
       const browser = await slot.browser;
-      return await work(browser, { recorder: slot.recorder, linger: (done) => lingering.push(done) });
+      return await work(browser, {
+        recorder: slot.recorder,
+        faces: slot.faces,
+        linger: (done) => lingering.push(done),
+      });
     } finally {
       if (lingering.length === 0) release();
       else void Promise.allSettled(lingering).then(release);

@@ -12,7 +12,7 @@ import { AllowList } from '@wap/netguard';
 import { quietLog } from '@wap/testkit';
 import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
-import { chromiumMajor, launchSessionBrowser } from '../sessions/session-browser.js';
+import { chromiumVersion, launchSessionBrowser } from '../sessions/session-browser.js';
 import { openBrowserHostDatabase } from '../store/database.js';
 import { ProfileStore } from '../store/profiles.js';
 import { freshDatabase } from '../test-support.js';
@@ -34,7 +34,7 @@ async function main() {
     { key: 'the-profile-key-of-this-bench-0123456789', maxBytes: 200 * 1024 * 1024, leaseTtlMs: 30_000, exits: [] },
     quietLog(),
   );
-  const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
+  const face = browserFace(sessionSettings(undefined), chromiumVersion('/usr/bin/chromium'));
   const workspaceId = `ws-${randomUUID()}`;
   const saves: number[] = [];
   const restores: number[] = [];

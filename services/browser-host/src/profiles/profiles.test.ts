@@ -18,7 +18,7 @@ import { browserFace } from '../domain/browser-face.js';
 import { parseExits, pickExit } from '../domain/exits.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { PrismaClient } from '../generated/prisma/client.js';
-import { chromiumMajor, launchSessionBrowser } from '../sessions/session-browser.js';
+import { chromiumVersion, launchSessionBrowser } from '../sessions/session-browser.js';
 import { openBrowserHostDatabase } from '../store/database.js';
 import { ProfileStore } from '../store/profiles.js';
 import { freshDatabase } from '../test-support.js';
@@ -69,7 +69,7 @@ const holder = () => ({ sessionId: randomUUID(), host: 'ws://127.0.0.1:9/' });
 
 /** What a page of the site sees of a login, in a session browser attached to `attached` (or none). */
 async function loginSeen(attached: Awaited<ReturnType<Profiles['attach']>> | undefined, login = false) {
-  const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
+  const face = browserFace(sessionSettings(undefined), chromiumVersion('/usr/bin/chromium'));
   const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), face, {
     ...(attached && { profile: attached }),
   });

@@ -16,11 +16,13 @@ import { create } from '@bufbuild/protobuf';
 import { AllowList } from '@wap/netguard';
 import { browser as proto } from '@wap/proto';
 import { quietLog } from '@wap/testkit';
+import { renderFace } from '../domain/browser-face.js';
 import { EgressProxy } from '../egress/proxy.js';
 import { BrowserPool } from '../pool/pool.js';
 import { SessionManager } from '../sessions/manager.js';
 import { render } from '../sessions/render.js';
 import type { RenderSession } from '../sessions/render-session.js';
+import { chromiumVersion } from '../sessions/session-browser.js';
 
 const ROUNDS = Number(process.env.BENCH_RENDERS ?? 30);
 const WARMUP = 3;
@@ -61,6 +63,7 @@ async function main() {
   const pool = (record: boolean) =>
     new BrowserPool({
       executablePath: '/usr/bin/chromium',
+      face: renderFace(chromiumVersion('/usr/bin/chromium')),
       size: 1,
       pagesPerBrowser: 1,
       recycleAfterPages: 10_000,

@@ -12,7 +12,7 @@ import puppeteer, { type Browser, type ConnectionTransport } from 'puppeteer-cor
 import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { CdpFilter } from '../sessions/cdp-filter.js';
-import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
+import { chromiumVersion, launchSessionBrowser, type SessionBrowser } from '../sessions/session-browser.js';
 import { chunkSink, SessionRecording } from './recording.js';
 
 export interface RecordedChunk {
@@ -55,7 +55,7 @@ export function recordings(natsLink: () => NatsLink, namespace: string, key: str
     drive: (b: SessionBrowser, sessionId: string, recording: SessionRecording) => Promise<void>,
     capture?: { screencastIntervalMs: number },
   ): Promise<{ sessionId: string; chunks: RecordedChunk[] }> {
-    const face = browserFace(sessionSettings(undefined), chromiumMajor('/usr/bin/chromium'));
+    const face = browserFace(sessionSettings(undefined), chromiumVersion('/usr/bin/chromium'));
     const b = await launchSessionBrowser('/usr/bin/chromium', AllowList.parse('127.0.0.0/8'), face, { record: true });
     const sessionId = randomUUID();
     const recording = new SessionRecording(

@@ -18,10 +18,11 @@ export function renderPage({ pool, egress, allow, sessions }: BrowserHostDeps) {
     if (req.actions.length > 50)
       throw new ApiError('bad_request', { issues: [{ path: 'actions', message: 'at most 50 actions' }] });
     return pool.with(
-      (browser, { recorder, linger }) =>
+      (browser, { recorder, linger, faces }) =>
         render(browser, egress, req, ctx.signal, {
           session: sessions.recordRender(req.workspaceId, req.requestId, recorder),
           linger,
+          faces,
         }),
       ctx.signal,
     );

@@ -10,7 +10,7 @@ import { AllowList } from '@wap/netguard';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { acceptLanguages, browserFace, chromeUserAgent } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
-import { chromiumMajor, launchSessionBrowser } from './session-browser.js';
+import { chromiumVersion, launchSessionBrowser } from './session-browser.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 let site: Server;
@@ -46,11 +46,11 @@ const probe = (page: Page) =>
 
 /** Launches a session browser for `options` and reads its face from a page of the default context and of a new one. */
 async function faceOf(options: Parameters<typeof sessionSettings>[0]) {
-  const major = chromiumMajor(CHROMIUM);
+  const version = chromiumVersion(CHROMIUM);
   const launched = await launchSessionBrowser(
     CHROMIUM,
     AllowList.parse('127.0.0.0/8'),
-    browserFace(sessionSettings(options), major),
+    browserFace(sessionSettings(options), version),
   );
   // A client of its own, as a CDP client would connect: the host's puppeteer emulates nothing.
   const client = await puppeteer.connect({ transport: await launched.openChannel(), defaultViewport: null });
@@ -62,7 +62,7 @@ async function faceOf(options: Parameters<typeof sessionSettings>[0]) {
     const context = await client.createBrowserContext();
     const other = await context.newPage();
     await other.goto(url);
-    return { major, version: launched.version, page: await probe(page), other: await probe(other), headers };
+    return { version, launched: launched.version, page: await probe(page), other: await probe(other), headers };
   } finally {
     await client.disconnect();
     await launched.close();
@@ -71,10 +71,10 @@ async function faceOf(options: Parameters<typeof sessionSettings>[0]) {
 
 test("by default a session looks like Chrome: its user agent, no webdriver, en-US, 1280 x 800 in a desktop's screen", async () => {
   const face = await faceOf(undefined);
-  const ua = chromeUserAgent(face.major);
+  const ua = chromeUserAgent(face.version);
   assert.equal(face.page.ua, ua);
   assert.equal(face.headers['user-agent'], ua, 'the same on the wire');
-  assert.equal(face.version.userAgent, ua, "json/version's User-Agent says the same");
+  assert.equal(face.launched.userAgent, ua, "json/version's User-Agent says the same");
   assert.ok(!String(face.headers['sec-ch-ua']).includes('Headless'), `client hints: ${face.headers['sec-ch-ua']}`);
   assert.equal(face.page.webdriver, false);
   assert.equal(face.page.notifications, 'default', "a desktop's, not headless's denied");

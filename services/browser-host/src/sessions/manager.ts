@@ -20,7 +20,7 @@ import { endOrphans } from './orphans.js';
 import type { OsUsers } from './os-users.js';
 import { RenderSession } from './render-session.js';
 import { Session } from './session.js';
-import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
+import { chromiumVersion, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 export interface SessionManagerSettings {
   executablePath: string;
@@ -57,8 +57,8 @@ export class SessionManager {
   private readonly warm: Promise<SessionBrowser>[] = [];
   private stopped = false;
   private host = '';
-  /** The installed Chromium's major version, for the user agent of stealth sessions; read at start. */
-  private chromium = 0;
+  /** The installed Chromium's version, for the user agent of stealth sessions; read at start. */
+  private chromium = '';
   private walls: NetworkWalls | undefined;
 
   constructor(private readonly settings: SessionManagerSettings) {}
@@ -88,7 +88,7 @@ export class SessionManager {
    */
   async start(host: string): Promise<void> {
     this.host = host;
-    this.chromium = chromiumMajor(this.settings.executablePath);
+    this.chromium = chromiumVersion(this.settings.executablePath);
     if (this.settings.walls) this.walls = await NetworkWalls.start(this.settings.log);
     const ended = await endOrphans();
     if (ended > 0) this.settings.log.warn({ browsers: ended }, 'session browsers of a killed host ended');

@@ -17,7 +17,7 @@ import { sessionSettings } from '../domain/session-options.js';
 import { EgressProxy } from '../egress/proxy.js';
 import { NetworkWalls } from './network-wall.js';
 import { OsUsers } from './os-users.js';
-import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
+import { chromiumVersion, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = process.getuid?.() === 0;
@@ -39,7 +39,7 @@ after(async () => {
   for (const s of servers) s.close();
 });
 
-const face = () => browserFace(sessionSettings(undefined), chromiumMajor(CHROMIUM));
+const face = () => browserFace(sessionSettings(undefined), chromiumVersion(CHROMIUM));
 
 async function launch(options: Parameters<typeof launchSessionBrowser>[3] = {}): Promise<SessionBrowser> {
   const browser = await launchSessionBrowser(CHROMIUM, allow, face(), options);

@@ -15,7 +15,7 @@ import puppeteer from 'puppeteer-core';
 import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { OsUsers, parseUidRange } from './os-users.js';
-import { chromiumMajor, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
+import { chromiumVersion, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const root = process.getuid?.() === 0;
@@ -67,7 +67,7 @@ test('a range of uids is read strictly; off means none', () => {
 test("each session's Chromium runs as a user of its own and reads neither another session's files nor the host's", {
   skip: root ? false : 'needs root: the host gives session browsers users of their own only as root',
 }, async () => {
-  const face = browserFace(sessionSettings(undefined), chromiumMajor(CHROMIUM));
+  const face = browserFace(sessionSettings(undefined), chromiumVersion(CHROMIUM));
   const allow = AllowList.parse('127.0.0.0/8');
   const [a, b] = await Promise.all(
     [0, 1].map(() => launchSessionBrowser(CHROMIUM, allow, face, { users: users as OsUsers })),

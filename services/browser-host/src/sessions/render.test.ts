@@ -93,7 +93,9 @@ test('without the allow-list, a loopback page is unreachable', async () => {
 
 test('a crashed browser is replaced and the next render works', async () => {
   const killed = await pool.with(async (b) => {
-    b.process()?.kill('SIGKILL');
+    // The browser's pipe is the pool's: Chromium crashes itself when told to.
+    const cdp = await b.target().createCDPSession();
+    void cdp.send('Browser.crash').catch(() => undefined);
     return b;
   });
   // The pool hears of the crash from the browser's own disconnect; the next render must not land on it.

@@ -1,24 +1,21 @@
 import { ApiError } from '@wap/errors';
-import { browserIdentity, versionOf } from '@wap/fetch';
+import { versionOf } from '@wap/fetch';
 import { browser as proto } from '@wap/proto';
 import type { Browser, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import { userAgentOverride } from '../domain/browser-face.js';
 import type { EgressProxy, EgressTally } from '../egress/proxy.js';
+import type { FaceKeeper } from './face-keeper.js';
 import type { RenderSession } from './render-session.js';
 
-const DESKTOP = {
-  viewport: { width: 1366, height: 900, deviceScaleFactor: 1, isMobile: false, hasTouch: false },
-};
-const MOBILE = {
-  viewport: { width: 412, height: 915, deviceScaleFactor: 2.625, isMobile: true, hasTouch: true },
-  platform: 'Linux armv81',
-};
+/** A phone's screen: a mobile render's page is emulated into it (a desktop render's is the pool's window). */
+const MOBILE_VIEWPORT = { width: 412, height: 915, deviceScaleFactor: 2.625, isMobile: true, hasTouch: true };
 
-// The identity of the Chromium really running (docs/decisions/0011-browser-identity.md), read once per browser.
+// The version of the Chromium really running (docs/decisions/0011-browser-identity.md), read once per browser.
 const versions = new WeakMap<Browser, Promise<string>>();
-async function identityOf(browser: Browser, mobile: boolean) {
+async function versionOfBrowser(browser: Browser): Promise<string | undefined> {
   const version = versions.get(browser) ?? browser.version();
   versions.set(browser, version);
-  return browserIdentity(mobile, versionOf(await version));
+  return versionOf(await version);
 }
 
 const WAIT_UNTIL: Record<number, PuppeteerLifeCycleEvent> = {
@@ -120,14 +117,23 @@ async function runActions(page: Page, actions: proto.Action[], deadline: number)
  * `session`: the context's pages are recorded into it (docs/sessions.md,
  * "Scrapes"). `linger`: the context is closed (its recording flushed first,
  * the session ended after) once the answer is out, and `linger` is handed
- * that work; without it, before the answer.
+ * that work; without it, before the answer. `faces`: the browser's face
+ * keeper, which dresses a mobile render's context as a phone.
  */
 export async function render(
   browser: Browser,
   egress: EgressProxy,
   req: proto.RenderRequest,
   signal: AbortSignal,
-  { session, linger }: { session?: RenderSession | undefined; linger?(done: Promise<unknown>): void } = {},
+  {
+    session,
+    linger,
+    faces,
+  }: {
+    session?: RenderSession | undefined;
+    linger?(done: Promise<unknown>): void;
+    faces?: FaceKeeper | undefined;
+  } = {},
 ) {
   const started = Date.now();
   const timeout = req.timeoutMs > 0 ? req.timeoutMs : 30_000;
@@ -143,6 +149,10 @@ export async function render(
     throw err;
   }
   if (session && context.id) session.watch(context.id);
+  const contextId = context.id;
+  // Its every target a phone's, before its first script runs (face-keeper.ts).
+  if (req.mobile && faces && contextId)
+    faces.faceContext(contextId, userAgentOverride(await versionOfBrowser(browser), true));
   let tally: EgressTally = { bytes: 0, blocked: [], failed: [] };
   // A caller that gives up stops the page; once answered, the call ending is no reason to.
   let abandon: (() => void) | undefined;
@@ -151,14 +161,7 @@ export async function render(
     abandon = () => void page.close().catch(() => undefined);
     signal.addEventListener('abort', abandon, { once: true });
     await page.authenticate({ username: tenant.username, password: tenant.password });
-    const profile = req.mobile ? MOBILE : DESKTOP;
-    const identity = await identityOf(browser, req.mobile);
-    await page.setUserAgent({
-      userAgent: identity.userAgent,
-      userAgentMetadata: identity.metadata,
-      ...(req.mobile ? { platform: MOBILE.platform } : {}),
-    });
-    await page.setViewport(profile.viewport);
+    if (req.mobile) await page.setViewport(MOBILE_VIEWPORT);
     if (Object.keys(req.headers).length > 0)
       await page.setExtraHTTPHeaders(req.headers).catch((err: unknown) => {
         if (signal.aborted) throw err;
@@ -221,6 +224,7 @@ export async function render(
       // The page as it was answered (a failed page's too) reaches its recording while it still lives.
       if (session && browser.connected && !signal.aborted) await session.flush();
       await context.close().catch(() => undefined);
+      if (contextId) faces?.forgetContext(contextId);
       // Its last chunks and its row go out on their own: the browser's place is free meanwhile.
       void session?.end(browser.connected ? 'closed' : 'crashed', bytes);
     };

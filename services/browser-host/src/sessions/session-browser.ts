@@ -15,7 +15,7 @@ import type { AllowList } from '@wap/netguard';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import type { BrowserFace } from '../domain/browser-face.js';
 import { EgressProxy } from '../egress/proxy.js';
-import { CHROMIUM_ARGS, writeChromiumPreferences } from '../pool/pool.js';
+import { writeChromiumPreferences } from '../pool/pool.js';
 import type { Attached } from '../profiles/profiles.js';
 import { RECORDING_HOST, RECORDING_TOKEN_HEADER, writeRecorderExtension } from '../recording/extension.js';
 import { NetworkCapture } from '../recording/network.js';
@@ -23,6 +23,7 @@ import type { SessionRecording } from '../recording/recording.js';
 import { Screencasts } from '../recording/screencasts.js';
 import type { CdpChannel } from './cdp-hub.js';
 import { type PipedChromium, spawnChromium } from './chromium.js';
+import { keepFace } from './face-keeper.js';
 import { type NetworkWalls, WALLED_PROXY } from './network-wall.js';
 import { SESSION_DIR_PREFIX } from './orphans.js';
 import { launchAs, type OsUser, type OsUsers } from './os-users.js';
@@ -63,14 +64,14 @@ export interface SessionBrowser {
   close(options?: { keepState?: boolean }): Promise<void>;
 }
 
-/** The major version of the Chromium at `executablePath` (`chromium --version`: "Chromium 156.0.8078.79 built on ..."). */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
-export function chromiumMajor(executablePath: string): number {
+/** The version of the Chromium at `executablePath` (`chromium --version`: "Chromium 156.0.8078.79 built on ..."). */
+export function chromiumVersion(executablePath: string): string {
   const printed = execFileSync(executablePath, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-  const major = Number(/(\d+)\.\d+\.\d+/.exec(printed)?.[1]);
-  if (!Number.isInteger(major)) throw new Error(`no version in "${printed.trim()}"`);
-  return major;
+  const version = /\d+\.\d+\.\d+\.\d+/.exec(printed)?.[0];
+  if (!version) throw new Error(`no version in "${printed.trim()}"`);
+  return version;
 }
 
 /** The ids of a browser's extension targets, as its own connection knows them. */
@@ -158,13 +159,12 @@ export async function launchSessionBrowser(
     chromium = await spawnChromium({
       userDataDir,
       args: [
-        ...CHROMIUM_ARGS,
+        ...face.args,
         // Every request leaves through the egress proxy, loopback included (Chromium bypasses it for loopback by default).
         `--proxy-server=${socket ? WALLED_PROXY : egress.url}`,
         '--proxy-bypass-list=<-loopback>',
         // Cookies encrypted with Chromium's fixed key, not a keyring's: a profile's state opens on any host.
         '--password-store=basic',
-        ...face.args,
         ...(extension?.args ?? []),
       ],
       ignoreDefaultArgs: face.ignoreDefaultArgs,
@@ -180,6 +180,8 @@ export async function launchSessionBrowser(
       const said = (await piped.stderr()).trim().split('\n').at(-1) ?? '';
       throw new Error(`Chromium did not start (${err.message}): ${said}`);
     });
+    // The face on every target before the host's puppeteer or any client sees one (face-keeper.ts).
+    if (face.userAgent) await keepFace(await hub.open(), face.userAgent);
     browser = await puppeteer.connect({
       transport,
       // The window is the viewport (face.args): no per-page emulation the client did not ask for.
