@@ -1,5 +1,7 @@
 export { CHARSET_PAGES, type CharsetPage, JAPANESE_TEXT, WESTERN_TEXT } from './charsets.js';
 export { type Article, mainText, random } from './content.js';
+export { type DetectionSite, type DetectionSiteOptions, startDetectionSite } from './detection/site.js';
+export type { Check, CheckOrigin, Verdict } from './detection/verdict.js';
 export { type FakeMcp, type FakeMcpTool, startFakeMcp } from './mcp-server.js';
 export * from './model-fakes.js';
 export { type FakeTarget, type Received, startFakeDiscord, startFakeSlack, startFakeWebhook } from './notify-fakes.js';

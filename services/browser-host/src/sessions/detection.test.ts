@@ -1,0 +1,93 @@
+// The detection suite (@wap/testsite's detection site: CreepJS's headless
+// checks, the classic ones, and our own consistency and prototype audit)
+// against both of the host's browsers: a session browser driven by a CDP
+// client, and the render pool's (every scrape, crawl, search render and
+// monitor). Stealth off shows the suite can tell headless Chromium. Real
+// Chromium, the real egress proxy, a loopback site on two addresses.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { create } from '@bufbuild/protobuf';
+import { AllowList } from '@wap/netguard';
+import { browser as proto } from '@wap/proto';
+import { type DetectionSite, startDetectionSite, type Verdict } from '@wap/testsite';
+import puppeteer from 'puppeteer-core';
+import { browserFace } from '../domain/browser-face.js';
+import { sessionSettings } from '../domain/session-options.js';
+import { startTestHost } from '../test-support.js';
+import { chromiumVersion, launchSessionBrowser } from './session-browser.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+let site: DetectionSite;
+
+before(async () => {
+  site = await startDetectionSite();
+});
+after(() => site.close());
+
+const failed = (verdict: Verdict) => verdict.checks.filter((c) => !c.passed);
+const names = (verdict: Verdict) => failed(verdict).map((c) => c.name);
+const explain = (verdict: Verdict) => JSON.stringify(failed(verdict), null, 1);
+
+/** A visit of the detection page by a CDP client of a session browser launched with `options`. */
+async function sessionVerdict(options: { stealth?: boolean; record?: boolean } = {}): Promise<Verdict> {
+  const face = browserFace(
+    sessionSettings({ stealth: options.stealth ?? true } as Parameters<typeof sessionSettings>[0]),
+    chromiumVersion(CHROMIUM),
+  );
+  const launched = await launchSessionBrowser(CHROMIUM, AllowList.parse('127.0.0.0/8'), face, {
+    record: options.record ?? false,
+  });
+  const client = await puppeteer.connect({ transport: await launched.openChannel(), defaultViewport: null });
+  try {
+    const page = await client.newPage();
+    const visit = site.visit();
+    await page.goto(visit.url);
+    return await site.verdict(visit.id);
+  } finally {
+    await client.disconnect();
+    await launched.close();
+  }
+}
+
+test('a session browser passes every check of the detection suite', async () => {
+  const verdict = await sessionVerdict();
+  assert.ok(verdict.total >= 25, `${verdict.total} checks`);
+  assert.equal(verdict.passed, verdict.total, explain(verdict));
+});
+
+test('with stealth off the suite sees headless Chromium', async () => {
+  const seen = names(await sessionVerdict({ stealth: false }));
+  for (const name of ['webDriverIsOn', 'hasHeadlessUA', 'hasHeadlessWorkerUA'])
+    assert.ok(seen.includes(name), `${name} among ${seen}`);
+});
+
+test("the render pool's browser passes every check of the detection suite, desktop", async () => {
+  const host = await startTestHost((_req, res) => res.end());
+  try {
+    const visit = site.visit();
+    const out = await host.run(
+      create(proto.RenderRequestSchema, { url: visit.url, waitForSelector: '#done', timeoutMs: 20_000 }),
+    );
+    assert.match(out.html, /id="done"/);
+    const verdict = await site.verdict(visit.id);
+    assert.equal(verdict.passed, verdict.total, explain(verdict));
+  } finally {
+    await host.close();
+  }
+});
+
+test('a mobile render is one phone in its page, its frames, its workers and on the wire', async () => {
+  const host = await startTestHost((_req, res) => res.end());
+  try {
+    const visit = site.visit();
+    await host.run(
+      create(proto.RenderRequestSchema, { url: visit.url, waitForSelector: '#done', timeoutMs: 20_000, mobile: true }),
+    );
+    const verdict = await site.verdict(visit.id);
+    const wanted = ['highEntropyHintsFilled', 'hintsMatchUserAgent', 'clientHintHeaders', 'highEntropyHintHeaders'];
+    const seen = failed(verdict).filter((c) => wanted.includes(c.name));
+    assert.deepEqual(seen, []);
+  } finally {
+    await host.close();
+  }
+});
