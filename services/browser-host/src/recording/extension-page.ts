@@ -11,14 +11,14 @@
 // it is, by code neither the page nor a client can reach (cdp-filter.ts keeps
 // them out of its contexts, scripts, objects and breakpoints).
 //
-// What an isolated world cannot see is the page's own calls that change state
-// without a DOM mutation: a script setting an input's value, CSSOM rule
-// inserts (CSS-in-JS), a shadow root attached to an element already recorded,
-// adopted stylesheets. For those a small main-world script patches the
-// setters and methods and dispatches a DOM event on the node concerned: a
-// hint with no data. The isolated world then reads the node's real state and
-// records that. A forged hint (anyone may learn its name) can only make the
-// recorder look again at what the page really holds.
+// What no DOM mutation shows is found by looking, from the isolated world too:
+// a value a script set on a form field, rules inserted into a stylesheet
+// (CSS-in-JS), a shadow root attached to an element already recorded,
+// adopted stylesheets. Each flush (every PAGE_FLUSH_MS, and when the host
+// asks) walks the frame's documents and shadow roots and compares them with
+// what was last seen. Nothing runs in the page's world: no patched setter or
+// method, no global, nothing a page can see or a client can read an event
+// name from.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -121,111 +121,19 @@ if (window !== window.top) {
 `;
 
 /**
- * The main world's part: hints, no data. Each patched setter or method does
- * what the page asked, then dispatches an event named `<nonce><kind>` on the
- * node concerned (composed, so one inside a shadow root reaches the
- * document): `-input` on an input whose value a script set, `-sheet` and
- * `-rule` on the owner of a stylesheet whose rules changed (`-will` first,
- * before the change), `-shadow` on a host that got a shadow root,
- * `-adopted` on a document or host whose adopted stylesheets changed. The
- * natives it uses are taken at document_start, before page scripts run.
- */
-export const hintsScript = (nonce: string) => `(() => {
-const NAME = ${JSON.stringify(nonce)};
-const E = Event;
-const dispatch = EventTarget.prototype.dispatchEvent;
-const apply = Reflect.apply;
-const describe = Object.getOwnPropertyDescriptor;
-const define = Object.defineProperty;
-const then = Promise.prototype.then;
-const getter = (proto, name) => { const d = proto && describe(proto, name); return d && d.get; };
-const sheetOfRule = getter(CSSRule.prototype, 'parentStyleSheet');
-const ruleOfStyle = getter(CSSStyleDeclaration.prototype, 'parentRule');
-const parentSheet = getter(StyleSheet.prototype, 'parentStyleSheet');
-const ownerNode = getter(StyleSheet.prototype, 'ownerNode');
-const hostOf = getter(ShadowRoot.prototype, 'host');
-// No prototype in the options: nothing of the page's (a getter on Object.prototype) runs inside a hint.
-const options = { __proto__: null, composed: true };
-const hint = (target, kind) => {
-  if (!target) return;
-  try { apply(dispatch, target, [new E(NAME + kind, options)]); } catch (err) {}
-};
-// The node that owns a stylesheet (its style or link element, through @import), or the document for a constructed one.
-const ownerOf = (sheet) => {
-  try {
-    let top = sheet;
-    for (let up = top && apply(parentSheet, top, []); up; up = apply(parentSheet, top, [])) top = up;
-    return (top && apply(ownerNode, top, [])) || document;
-  } catch (err) { return document; }
-};
-const ownerOfRule = (rule) => { try { return ownerOf(apply(sheetOfRule, rule, [])); } catch (err) { return null; } };
-const keep = (original, wrapped) => { try { define(wrapped, 'length', { value: original.length }); } catch (err) {} return wrapped; };
-const wrapSetter = (proto, name, kind) => {
-  const d = proto && describe(proto, name);
-  if (!d || typeof d.set !== 'function') return;
-  const set = d.set;
-  const wrapped = describe({ set [name](value) { apply(set, this, [value]); hint(this, kind); } }, name).set;
-  define(proto, name, { get: d.get, set: keep(set, wrapped), enumerable: d.enumerable, configurable: d.configurable });
-};
-const wrapMethod = (proto, name, kind, targetOf, later) => {
-  const d = proto && describe(proto, name);
-  if (!d || typeof d.value !== 'function') return;
-  const original = d.value;
-  const wrapped = { [name](...args) {
-    const target = targetOf(this);
-    hint(target, kind + '-will');
-    let done = false;
-    try {
-      const result = apply(original, this, args);
-      if (later) { try { apply(then, result, [() => hint(target, kind), () => hint(target, kind)]); done = true; } catch (err) {} }
-      return result;
-    } finally { if (!done) hint(target, kind); }
-  } }[name];
-  define(proto, name, { value: keep(original, wrapped), writable: d.writable, enumerable: d.enumerable, configurable: d.configurable });
-};
-for (const [proto, names] of [
-  [HTMLInputElement.prototype, ['value', 'checked']],
-  [HTMLTextAreaElement.prototype, ['value']],
-  [HTMLSelectElement.prototype, ['value', 'selectedIndex']],
-  [HTMLOptionElement.prototype, ['selected']],
-]) for (const name of names) wrapSetter(proto, name, '-input');
-const sheetOwner = (sheet) => ownerOf(sheet);
-for (const name of ['insertRule', 'deleteRule', 'addRule', 'removeRule', 'replaceSync']) wrapMethod(CSSStyleSheet.prototype, name, '-sheet', sheetOwner, false);
-wrapMethod(CSSStyleSheet.prototype, 'replace', '-sheet', sheetOwner, true);
-if (typeof CSSGroupingRule === 'function')
-  for (const name of ['insertRule', 'deleteRule']) wrapMethod(CSSGroupingRule.prototype, name, '-rule', ownerOfRule, false);
-const styleOwner = (style) => { try { const rule = apply(ruleOfStyle, style, []); return rule ? ownerOfRule(rule) : null; } catch (err) { return null; } };
-for (const name of ['setProperty', 'removeProperty']) wrapMethod(CSSStyleDeclaration.prototype, name, '-rule', styleOwner, false);
-const attach = describe(Element.prototype, 'attachShadow');
-if (attach && typeof attach.value === 'function') {
-  const original = attach.value;
-  const wrapped = { attachShadow(...args) { const root = apply(original, this, args); hint(this, '-shadow'); return root; } }.attachShadow;
-  define(Element.prototype, 'attachShadow', { value: keep(original, wrapped), writable: attach.writable, enumerable: attach.enumerable, configurable: attach.configurable });
-}
-for (const [proto, targetOf] of [[Document.prototype, (d) => d], [ShadowRoot.prototype, (r) => { try { return apply(hostOf, r, []); } catch (err) { return null; } }]]) {
-  const d = describe(proto, 'adoptedStyleSheets');
-  if (!d || typeof d.set !== 'function') continue;
-  const set = d.set;
-  const wrapped = describe({ set adoptedStyleSheets(value) { apply(set, this, [value]); hint(targetOf(this), '-adopted'); } }, 'adoptedStyleSheets').set;
-  define(proto, 'adoptedStyleSheets', { get: d.get, set: keep(set, wrapped), enumerable: d.enumerable, configurable: d.configurable });
-}
-})();
-`;
-
-/**
  * The isolated world's part: rrweb, its events batched and sent to the
- * extension's worker, the hints acted on, and the frames' channel. Nothing in
+ * extension's worker, the looks at what changed without a mutation, and
+ * the frames' channel. Nothing in
  * it is reachable from the page, and nothing the page sends it is taken for
- * an event: a hint makes it read the DOM, a child frame's events come from
+ * an event: a look reads the DOM, a child frame's events come from
  * the worker, which names the frame that sent them.
  */
-export const recorderScript = (nonce: string, policy: string) => `(() => {
-const HINT = ${JSON.stringify(nonce)};
+export const recorderScript = (policy: string) => `(() => {
 const runtime = chrome.runtime;
 const realAdd = EventTarget.prototype.addEventListener;
 const addListener = (type, fn, options) => realAdd.call(window, type, fn, options);
 // rrweb's input listener on this frame's document (its own rrweb's, or the one of the frame recording this one): a
-// hint that a script set a value has it read that value, as a user's input event would.
+// value a script set, once seen, has it read that value, as a user's input event would.
 const inputHandlers = [];
 EventTarget.prototype.addEventListener = function (type, listener, options) {
   if (type === 'input' && this === document && typeof listener === 'function') inputHandlers.push(listener);
@@ -301,6 +209,8 @@ const start = () => {
       sampling: { mousemove: 50, scroll: 150 },
     });
   } catch (err) {}
+  // What the snapshot holds is what later looks compare with.
+  look();
   // The page's first snapshot leaves at once: a page navigated away soon after (another site's page
   // unloads in a process being swapped out, where a last message may be dropped) is still recorded.
   flush();
@@ -374,22 +284,25 @@ const checkout = () => {
     try { rrweb.record.takeFullSnapshot(true); } catch (err) {}
   }, Math.max(0, lastCheckout + ${CHECKOUT_MIN_MS} - Date.now()));
 };
-// What this frame does for a hint about a node of its own document or of a same-origin frame it records.
-const onHint = (kind, node) => {
+// What this frame does with what a look found on a node of its own document or of a same-origin frame it
+// records: a new snapshot for changed adopted stylesheets (\`adopted\`, on their document or host) or a shadow
+// root whose content rrweb has not numbered (\`shadow\`, on its host); a stylesheet's rules compared with what
+// the replay holds of them (\`sheet\`, on its owner), known from when rrweb recorded its owner (\`added\`).
+const onSeen = (kind, node) => {
   if (!started || !node) return;
-  if (kind === '-shadow' || kind === '-adopted') {
+  if (kind === 'adopted') {
     if (mirror.getId(node) !== -1) checkout();
     return;
   }
-  const sheet = node.nodeType === 9 ? null : node.sheet;
-  if (!sheet) {
-    // A constructed stylesheet (no owner): what adopted it is not known here; a new snapshot has it.
-    if (node.nodeType === 9 && !kind.endsWith('-will')) checkout();
+  if (kind === 'shadow') {
+    const root = rootOf(node);
+    if (mirror.getId(node) !== -1 && root && root.firstChild && mirror.getId(root.firstChild) === -1) checkout();
     return;
   }
-  if (kind.endsWith('-will')) { known(sheet); return; }
-  if (!sheets.has(sheet)) return;
-  dirty.set(sheet, dirty.get(sheet) === true || kind === '-rule');
+  const sheet = node.sheet;
+  if (!sheet) return;
+  if (kind === 'added' || !sheets.has(sheet)) { known(sheet); return; }
+  dirty.set(sheet, true);
   if (!comparing) { comparing = true; queueMicrotask(compare); }
 };
 const recorderOf = () => { const w = recorderWindow(); try { return w.__wapRecorder; } catch (err) { return undefined; } };
@@ -423,16 +336,67 @@ const fromChild = (name, origin, message) => {
   const queued = waiting.get(name);
   if (queued.length < 2000) queued.push([origin, message]);
 };
-window.__wapRecorder = { onHint, deliver };
-const target = (e) => { const path = e.composedPath(); return path.length > 0 ? path[0] : e.target; };
-realAdd.call(document, HINT + '-input', (e) => {
-  const el = target(e);
-  for (const handler of inputHandlers) { try { handler({ target: el, isTrusted: false }); } catch (err) {} }
-}, true);
-for (const kind of ['-sheet-will', '-sheet', '-rule-will', '-rule', '-shadow', '-adopted'])
-  realAdd.call(document, HINT + kind, (e) => { const r = recorderOf(); if (r) r.onHint(kind, target(e)); }, true);
+window.__wapRecorder = { onSeen, deliver };
+// The look. A form field whose value or check differs from the last seen goes to rrweb's input handler; a shadow
+// root whose first node rrweb has not numbered, or adopted stylesheets that changed, to a new snapshot; every
+// stylesheet, to the comparison of its rules. A field seen for the first time after the first look is handed over
+// too (rrweb drops a value it already holds).
+const FIELDS = new Set(['INPUT', 'TEXTAREA', 'SELECT']);
+const seenValues = new WeakMap();
+const seenAdopted = new WeakMap();
+const seenShadow = new WeakMap();
+const rootOf = (el) => {
+  try { return chrome.dom.openOrClosedShadowRoot(el) || null; } catch (err) { return el.shadowRoot || null; }
+};
+const valueOf = (el) => (el.type === 'checkbox' || el.type === 'radio' ? el.checked : el.value);
+let looks = 0;
+const look = () => {
+  const r = recorderOf();
+  if (!r) return;
+  const first = looks++ === 0;
+  const roots = [document];
+  for (let i = 0; i < roots.length && i < 10000; i++) {
+    const root = roots[i];
+    const host = root === document ? document : root.host;
+    try {
+      // Adopted stylesheets by identity and text: a constructed sheet's rules change with no owner to compare.
+      const adopted = Array.from(root.adoptedStyleSheets || []);
+      const text = adopted.map((sheet) => Array.from(sheet.cssRules, textOf).join('')).join('\\n');
+      const was = seenAdopted.get(root);
+      seenAdopted.set(root, { adopted, text });
+      if (was && (text !== was.text || was.adopted.length !== adopted.length || was.adopted.some((sheet, j) => sheet !== adopted[j])))
+        r.onSeen('adopted', host);
+      for (const sheet of Array.from(root.styleSheets || [])) if (sheet.ownerNode) r.onSeen('sheet', sheet.ownerNode);
+    } catch (err) {}
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    for (let el = walker.nextNode(); el; el = walker.nextNode()) {
+      const shadow = rootOf(el);
+      if (shadow) {
+        roots.push(shadow);
+        const head = shadow.firstChild;
+        if (head && seenShadow.get(shadow) !== head) { seenShadow.set(shadow, head); r.onSeen('shadow', el); }
+      }
+      if (!FIELDS.has(el.tagName)) continue;
+      const value = valueOf(el);
+      const known = seenValues.has(el);
+      if (known && seenValues.get(el) === value) continue;
+      seenValues.set(el, value);
+      if (!known && first) continue;
+      for (const handler of inputHandlers) { try { handler({ target: el, isTrusted: false }); } catch (err) {} }
+    }
+  }
+};
+// A stylesheet added to the document is known as rrweb records it, so rules a script inserts before the next look
+// are compared with what the recording holds.
+new MutationObserver((records) => {
+  const r = recorderOf();
+  if (!r) return;
+  for (const record of records)
+    for (const node of record.addedNodes) if (node.nodeName === 'STYLE' || node.nodeName === 'LINK') r.onSeen('added', node);
+}).observe(document, { childList: true, subtree: true });
+setInterval(() => { if (started) look(); }, ${PAGE_FLUSH_MS});
 ${policy}
-addListener('pagehide', () => { start(); flush(); }, true);
+addListener('pagehide', () => { start(); look(); flush(); }, true);
 // The worker asks for everything now (the host is about to close the browser, or the tab navigates): a page not
 // yet started starts, and what it holds is the answer.
 const connect = () => {
@@ -443,6 +407,8 @@ const connect = () => {
     if (message.wapDown) { const d = message.wapDown; fromChild(d.name, d.origin, d.message); return; }
     if (message.wapFlush !== true) return;
     start();
+    look();
+    compare();
     const events = buffer;
     buffer = [];
     clearTimeout(timer);

@@ -1,13 +1,13 @@
 // The recorder extension (docs/sessions.md): written into each session
 // browser's user-data dir and loaded at launch. rrweb records every frame from
-// document_start in the extension's isolated world, told by a main-world
-// script of the page's calls it cannot see (extension-page.ts); the events
+// document_start in the extension's isolated world, and nothing runs in the
+// page's (extension-page.ts); the events
 // reach the extension's service worker and leave through the session's own
 // egress proxy, which alone answers the recording host (extension-worker.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { hintsScript, recorderScript, startPolicy } from './extension-page.js';
+import { recorderScript, startPolicy } from './extension-page.js';
 import { RECORDING_HOST, workerScript } from './extension-worker.js';
 
 export { PAGE_FLUSH_MS } from './extension-page.js';
@@ -46,7 +46,6 @@ export function writeRecorderExtension(
   { startWhenAsked = false }: { startWhenAsked?: boolean } = {},
 ): RecorderExtension {
   const dir = path.join(userDataDir, 'wap-recorder');
-  const nonce = `wap${randomBytes(16).toString('hex')}`;
   const token = randomBytes(32).toString('base64url');
   const frames = {
     all_frames: true,
@@ -59,10 +58,7 @@ export function writeRecorderExtension(
     name: RECORDER_NAME,
     version: '1.0',
     incognito: 'spanning',
-    content_scripts: [
-      { matches: ['<all_urls>'], js: ['recorder.js'], ...frames },
-      { matches: ['<all_urls>'], js: ['hints.js'], world: 'MAIN', ...frames },
-    ],
+    content_scripts: [{ matches: ['<all_urls>'], js: ['recorder.js'], ...frames }],
     background: { service_worker: 'worker.js' },
     // The recording host alone: the worker reads no page, no file:// and no other site (content scripts need none).
     host_permissions: [`http://${RECORDING_HOST}/*`],
@@ -72,8 +68,7 @@ export function writeRecorderExtension(
   };
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
-  writeFileSync(path.join(dir, 'recorder.js'), recorderScript(nonce, startPolicy(startWhenAsked)));
-  writeFileSync(path.join(dir, 'hints.js'), hintsScript(nonce));
+  writeFileSync(path.join(dir, 'recorder.js'), recorderScript(startPolicy(startWhenAsked)));
   writeFileSync(path.join(dir, 'worker.js'), workerScript(token));
   const id = unpackedExtensionId(dir);
   return { dir, token, id, args: [`--disable-extensions-except=${dir}`, `--load-extension=${dir}`] };

@@ -213,6 +213,26 @@ test("what a page's scripts change without a DOM mutation is recorded: values, C
   );
 });
 
+test("a constructed stylesheet's rules a script changes after it was adopted are recorded", async () => {
+  await recordedSession(async (b, sessionId) => {
+    const page = await b.browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/scripted`);
+    await page.evaluate(() => {
+      const sheet = new CSSStyleSheet();
+      sheet.replaceSync('.adopted-first { color: red; }');
+      document.adoptedStyleSheets = [sheet];
+    });
+    await until('the adopted stylesheet is recorded', async () =>
+      (await chunks(sessionId)).some((c) => c.text.includes('adopted-first')),
+    );
+    // No owner node, no mutation, the same array: only its rules changed.
+    await page.evaluate(() => document.adoptedStyleSheets[0]?.insertRule('.adopted-later { color: blue; }'));
+    await until('the rule added to it is recorded', async () =>
+      (await chunks(sessionId)).some((c) => c.text.includes('adopted-later')),
+    );
+  });
+});
+
 test('what a page did just before its browser closed is recorded, though its load never came', async () => {
   const { chunks: recorded } = await recordedSession(async (b) => {
     const page = await b.browser.newPage();

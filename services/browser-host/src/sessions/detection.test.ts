@@ -55,6 +55,11 @@ test('a session browser passes every check of the detection suite', async () => 
   assert.equal(verdict.passed, verdict.total, explain(verdict));
 });
 
+test('a recorded session browser passes every check too: the recorder leaves nothing in the page', async () => {
+  const verdict = await sessionVerdict({ record: true });
+  assert.equal(verdict.passed, verdict.total, explain(verdict));
+});
+
 test('with stealth off the suite sees headless Chromium', async () => {
   const seen = names(await sessionVerdict({ stealth: false }));
   for (const name of ['webDriverIsOn', 'hasHeadlessUA', 'hasHeadlessWorkerUA'])
