@@ -235,7 +235,10 @@ export class NetworkCapture {
       if (e.waitingForDebugger) session.send('Runtime.runIfWaitingForDebugger').catch(() => undefined);
     });
     root.on('Target.detachedFromTarget', (p: unknown) => {
-      const page = this.pages.get((p as { sessionId: string }).sessionId);
+      const { sessionId } = p as { sessionId: string };
+      this.drains.get(sessionId)?.();
+      this.drains.delete(sessionId);
+      const page = this.pages.get(sessionId);
       if (!page) return;
       this.pages.delete(page.cdp.id());
       this.options.screencasts?.remove(page.tab, page.cdp);
@@ -249,8 +252,8 @@ export class NetworkCapture {
   }
 
   private root: CDPSession | undefined;
-  /** Each page's way to write out the requests it still has open, as the capture stops. */
-  private readonly drains = new Set<() => void>();
+  /** Each page's way to write out the requests it still has open, as it closes or the capture stops, by CDP session. */
+  private readonly drains = new Map<string, () => void>();
   /** The pages attached, by their CDP session id. */
   private readonly pages = new Map<string, { tab: number; cdp: CDPSession }>();
 
@@ -270,11 +273,12 @@ export class NetworkCapture {
       };
       if (!row.url.startsWith('chrome-extension:')) this.emit(row, targetId);
     };
-    // A request still open as the session ends (its last events not come yet) is written as it stands:
-    // answered, or unfinished; dropping it would leave the log without the session's last request.
-    this.drains.add(() => {
+    // A request still open as the session ends or the page closes (its last events not come yet: a render's
+    // context may close before its document's loadingFinished arrives) is written as it stands: answered, or
+    // unfinished; dropping it would leave the log without the page's last request.
+    this.drains.set(cdp.id(), () => {
       for (const [id, open] of pending)
-        finish(id, open.t0, open.row.status > 0 ? {} : { error: 'unfinished: the session ended' });
+        finish(id, open.t0, open.row.status > 0 ? {} : { error: 'unfinished: the page or its session ended' });
     });
     cdp.on('Network.requestWillBeSent', (p: unknown) => {
       const e = p as Params & {
@@ -389,7 +393,7 @@ export class NetworkCapture {
   /** Stops listening; rows of requests still open are written as they stand. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const drain of this.drains) drain();
+    for (const drain of this.drains.values()) drain();
     this.drains.clear();
     await this.root?.detach().catch(() => undefined);
   }

@@ -40,6 +40,8 @@ let host: ReturnType<typeof openBrowserHost>;
 const PAGES: Record<string, string> = {
   '/article': '<!doctype html><title>Article</title><h1>The recorded article</h1><img src="/dot.svg">',
   '/other': '<!doctype html><title>Other</title><h1>Another page entirely</h1>',
+  // A request the site never answers, still open when the render answers and its context closes.
+  '/pending': '<!doctype html><title>Pending</title><h1>Waiting</h1><script>fetch("/never")</script>',
   // The text the click adds is written nowhere in the page before it: the snapshot cannot hold it early.
   '/button':
     "<!doctype html><button id=\"b\" onclick=\"document.body.insertAdjacentHTML('beforeend', '<p>' + ['Clicked', 'it'].join(' '))\">go</button>",
@@ -50,6 +52,7 @@ before(async () => {
   await ensureStreams(nats.nc, sessionStreams(namespace));
   db = openBrowserHostDatabase(database.url);
   site = createServer((req, res) => {
+    if (req.url === '/never') return;
     if (req.url === '/dot.svg')
       return res.writeHead(200, { 'content-type': 'image/svg+xml' }).end('<svg xmlns="http://www.w3.org/2000/svg"/>');
     const page = PAGES[req.url ?? ''];
@@ -194,6 +197,15 @@ test('a render is recorded as a session of kind scrape: its page on NATS, its ro
       ['scrape', 'live', null],
       ['scrape', 'ended', 'closed'],
     ],
+  );
+});
+
+test("a request still open when a render's page closes stays in its network log, as it stood", async () => {
+  const out = await render('/pending', { waitForSelector: 'h1' });
+  const { requests } = await recorded(out.sessionId as string);
+  assert.ok(
+    requests.some((r) => r.url === `${base}/never`),
+    `the open request is logged: ${requests.map((r) => r.url)}`,
   );
 });
 
