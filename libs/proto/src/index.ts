@@ -1,6 +1,7 @@
 // Generated protobuf-es code for every contract under proto/ (see `make generate`).
 export * as health from './gen/grpc/health/v1/health_pb.js';
 export * as agent from './gen/wap/agent/v1/agent_pb.js';
+export * as extract from './gen/wap/agent/v1/extract_pb.js';
 export * as integrations from './gen/wap/agent/v1/integrations_pb.js';
 export * as rules from './gen/wap/agent/v1/rules_pb.js';
 export * as secrets from './gen/wap/agent/v1/secrets_pb.js';

@@ -18,7 +18,7 @@ import { Integrations } from './integrations/integrations.js';
 import { McpDialer } from './integrations/mcp.js';
 import { Runner } from './jobs/runner.js';
 import type { ModelClient } from './model/types.js';
-import { agentService, integrationService, ruleService, secretService } from './rpc/index.js';
+import { agentService, extractService, integrationService, ruleService, secretService } from './rpc/index.js';
 import type { AgentDatabase } from './store/database.js';
 import { GrantStore } from './store/grants.js';
 import { IntegrationStore } from './store/integrations.js';
@@ -100,6 +100,7 @@ export function openAgent(
     log,
     allow,
     models: () => models.names(),
+    model: (name: string) => models.get(name),
     wake: (runId: string) => runner.wake(runId),
     secrets,
     grants,
@@ -131,6 +132,7 @@ export function openAgent(
     secretsImpl: secretService(rpcDeps),
     integrationsImpl: integrationService(rpcDeps),
     rulesImpl: ruleService(rpcDeps),
+    extractImpl: extractService(rpcDeps),
     /** Starts what runs besides the RPCs: the host announcements and the runner. */
     start: async () => {
       hosts.start();

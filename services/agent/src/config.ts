@@ -140,6 +140,29 @@ export const env = baseEnv(50053).extend({
     .describe(
       "Key-encryption key (32+ characters) wrapping each stored secret's own data key (docs/secrets.md), the same on every replica; unset, secrets cannot be stored nor integrations connected. `make up` derives one per machine.",
     ),
+  EXTRACT_TIMEOUT: duration({ min: '1s', max: '10m' })
+    .prefault('2m')
+    .describe(
+      "The longest a scraped page's model formats (`json`, `summary`) may take, waiting for the model included; past it the format is extraction_failed, reason timeout.",
+    ),
+  EXTRACT_PAGE_TOKENS: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(1_000_000)
+    .default(8_000)
+    .describe(
+      'The most of a page (tokens, about four characters each) a model format puts to a model endpoint: a longer page goes as its parts most relevant to the schema and prompt.',
+    ),
+  EXTRACT_COMPACT_PAGE_TOKENS: z.coerce
+    .number()
+    .int()
+    .min(256)
+    .max(1_000_000)
+    .default(1_500)
+    .describe(
+      'The same for a model of the `compact` step profile (the embedded model): what a small context holds and a CPU reads in seconds.',
+    ),
   AGENT_RULES_MODEL: z
     .string()
     .optional()

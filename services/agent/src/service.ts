@@ -1,5 +1,5 @@
-// The agent service: browser agent runs (docs/agent.md), and the secrets, rules and integrations they use (docs/secrets.md).
-import { agent, integrations, rules, secrets } from '@wap/proto';
+// The agent service: browser agent runs (docs/agent.md), the secrets, rules and integrations they use (docs/secrets.md), and scraped pages' model formats (docs/api.md).
+import { agent, extract, integrations, rules, secrets } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { type AgentDatabase, openAgent } from './agent.js';
@@ -16,6 +16,7 @@ export const definition: ServiceDefinition<typeof env, AgentDatabase> = {
     addService(server, secrets.SecretService, service.secretsImpl, log);
     addService(server, integrations.IntegrationService, service.integrationsImpl, log);
     addService(server, rules.RuleService, service.rulesImpl, log);
+    addService(server, extract.ExtractService, service.extractImpl, log);
     await service.start();
     return { stop: service.stop };
   },

@@ -62,8 +62,17 @@ export const pages: Entries<CodesOf<'Pages and extraction'>> = {
     status: 422,
     grpc: G.FAILED_PRECONDITION,
     message: 'Structured data could not be extracted from the page.',
-    when: 'The extraction did not produce data that matches the requested schema.',
-    details: z.strictObject({ issues: issueList }),
+    when: "A model format (`json`, `summary`) was not answered: the model did not answer within the time allowed, its answer does not fit the requested schema, or it gave none a JSON parser reads. Asked with other formats, it is the format's entry in the page's `errors` and the rest is answered.",
+    details: z.strictObject({
+      format: z.enum(['json', 'summary']).optional().describe('The format not answered.'),
+      reason: z
+        .enum(['timeout', 'schema', 'invalid_output', 'model_error'])
+        .optional()
+        .describe(
+          'Why: `timeout` (no answer in time), `schema` (an answer outside the schema, `issues` say where), `invalid_output` (no JSON object, or refused), `model_error` (the model endpoint refused the call).',
+        ),
+      issues: issueList,
+    }),
   },
   answer_lost: {
     status: 409,

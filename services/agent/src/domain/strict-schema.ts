@@ -6,24 +6,28 @@ import type { JsonSchema } from '../model/types.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The strict form of `schema`; the caller's schema is left as it is. */
-export function strictSchema(schema: JsonSchema): JsonSchema {
+/**
+ * The strict form of `schema`; the caller's schema is left as it is. `nullable: 'all'` makes the
+ * required properties nullable too: an extraction answers null for what the page does not hold
+ * rather than make a value up to fill a required field.
+ */
+export function strictSchema(schema: JsonSchema, nullable: 'optional' | 'all' = 'optional'): JsonSchema {
   const out: JsonSchema = { ...schema };
   if (isObject(schema.properties)) {
     const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
     const properties: Record<string, unknown> = {};
     for (const [name, sub] of Object.entries(schema.properties)) {
-      const strict = isObject(sub) ? strictSchema(sub) : sub;
-      properties[name] = required.has(name) ? strict : { anyOf: [strict, { type: 'null' }] };
+      const strict = isObject(sub) ? strictSchema(sub, nullable) : sub;
+      properties[name] = required.has(name) && nullable === 'optional' ? strict : { anyOf: [strict, { type: 'null' }] };
     }
     out.properties = properties;
     out.required = Object.keys(properties);
     out.additionalProperties = false;
   }
-  if (isObject(schema.items)) out.items = strictSchema(schema.items);
+  if (isObject(schema.items)) out.items = strictSchema(schema.items, nullable);
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const list = schema[key];
-    if (Array.isArray(list)) out[key] = list.map((s) => (isObject(s) ? strictSchema(s) : s));
+    if (Array.isArray(list)) out[key] = list.map((s) => (isObject(s) ? strictSchema(s, nullable) : s));
   }
   return out;
 }

@@ -108,7 +108,7 @@ export class OpenAiCompatibleClient implements ModelClient {
     if (o.mode === 'json_schema') {
       body.response_format = {
         type: 'json_schema',
-        json_schema: { name: request.schemaName, strict: true, schema },
+        json_schema: { name: request.schemaName, strict: !request.loose, schema },
       };
     } else {
       body.tools = [{ type: 'function', function: { name: request.schemaName, parameters: schema } }];

@@ -29,6 +29,8 @@ export interface StepRequest {
   signal?: AbortSignal;
   /** Upper bound on generated tokens. */
   maxOutputTokens?: number;
+  /** The schema allows any object (a prompt-only extraction): structured outputs' strict mode is off. */
+  loose?: boolean;
 }
 
 export interface TokenUsage {

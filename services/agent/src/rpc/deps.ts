@@ -5,6 +5,7 @@ import type { AllowList } from '@wap/netguard';
 import type { AgentConfig } from '../config.js';
 import type { GateProposer } from '../domain/rules/propose.js';
 import type { Integrations } from '../integrations/integrations.js';
+import type { ModelClient } from '../model/types.js';
 import type { GrantStore } from '../store/grants.js';
 import type { IntegrationStore } from '../store/integrations.js';
 import type { PauseStore } from '../store/pauses.js';
@@ -23,6 +24,8 @@ export interface AgentRpcDeps {
   allow: AllowList;
   /** The model names a run may choose. */
   models: () => string[];
+  /** The client of a model `models()` names. */
+  model: (name: string) => ModelClient | undefined;
   /** Tells the replica driving the run (or any idle one) to look at its row now. */
   wake(runId: string): void;
   secrets: SecretStore;

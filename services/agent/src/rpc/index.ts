@@ -1,6 +1,6 @@
 // The agent service's gRPC implementations (AgentService, SecretService,
-// IntegrationService and RuleService): one handler per RPC, each in its own file.
-import type { agent, integrations, rules, secrets } from '@wap/proto';
+// IntegrationService, RuleService and ExtractService): one handler per RPC, each in its own file.
+import type { agent, extract, integrations, rules, secrets } from '@wap/proto';
 import type { ServiceImpl } from '@wap/rpc';
 import { addFile } from './add-file.js';
 import { answerRun } from './answer-run.js';
@@ -12,6 +12,7 @@ import { createSecret } from './create-secret.js';
 import { deleteIntegration } from './delete-integration.js';
 import { deleteSecret } from './delete-secret.js';
 import type { AgentRpcDeps } from './deps.js';
+import { extractFormats } from './extract.js';
 import { getRules } from './get-rules.js';
 import { getRun } from './get-run.js';
 import { listEvents } from './list-events.js';
@@ -55,4 +56,8 @@ export function integrationService(
 
 export function ruleService(deps: AgentRpcDeps): ServiceImpl<(typeof rules.RuleService)['method']> {
   return { getRules: getRules(deps), setRules: setRules(deps) };
+}
+
+export function extractService(deps: AgentRpcDeps): ServiceImpl<(typeof extract.ExtractService)['method']> {
+  return { extract: extractFormats(deps) };
 }

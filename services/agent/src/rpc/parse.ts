@@ -67,24 +67,23 @@ export function parseFile(
  * The answer's JSON Schema: an object schema zod can turn into a validator
  * (the same validator checks the answer at `finish`).
  */
-export function parseOutputSchema(text: string): Record<string, unknown> | undefined {
+export function parseOutputSchema(text: string, field = 'outputSchema'): Record<string, unknown> | undefined {
   if (!text) return undefined;
-  if (text.length > MAX_SCHEMA_CHARS) invalid('outputSchema', `longer than ${MAX_SCHEMA_CHARS} characters`);
+  if (text.length > MAX_SCHEMA_CHARS) invalid(field, `longer than ${MAX_SCHEMA_CHARS} characters`);
   let schema: unknown;
   try {
     schema = JSON.parse(text);
   } catch {
-    invalid('outputSchema', 'not JSON');
+    invalid(field, 'not JSON');
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
-    invalid('outputSchema', 'a JSON Schema object');
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) invalid(field, 'a JSON Schema object');
   // Before zod reads it: a schema that refers to itself would have it recurse.
   const problem = outputSchemaProblem(schema as Record<string, unknown>);
-  if (problem) invalid('outputSchema', `not a schema a model can answer in: ${problem}`);
+  if (problem) invalid(field, `not a schema a model can answer in: ${problem}`);
   try {
     z.fromJSONSchema(schema as never);
   } catch (err) {
-    invalid('outputSchema', `not a JSON Schema this service can check: ${(err as Error).message.slice(0, 200)}`);
+    invalid(field, `not a JSON Schema this service can check: ${(err as Error).message.slice(0, 200)}`);
   }
   return schema as Record<string, unknown>;
 }
