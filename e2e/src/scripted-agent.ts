@@ -1,7 +1,7 @@
 // A scripted model for agent runs (the OpenAI wire format on loopback): each task has a script
 // that answers the step a model would; a task without one finishes at once. Its fleet settings
 // make it the deployment's default model.
-import { type FakeModel, type ModelRequest, startFakeOpenAi } from '@wap/testsite';
+import { type FakeModel, type ModelRequest, modelReply, startFakeOpenAi } from '@wap/testsite';
 
 /** One step of a run: the actions the model takes. */
 export const step = (actions: unknown[], plan: string[] = []) => ({ evaluation: '', memory: '', plan, actions });
@@ -27,15 +27,23 @@ export interface ScriptedModel {
   model: FakeModel;
   /** The script of each task (the task is in every prompt). */
   scripts: Map<string, (prompt: string) => unknown>;
+  /** The answers of a scraped page's model formats, by the page's URL: `format` is `extract` (json) or `summary`. */
+  pages: Map<string, (format: string, prompt: string) => unknown>;
   /** The fleet settings that make it the default model. */
   env: Record<string, string>;
 }
 
 export async function startScriptedModel(): Promise<ScriptedModel> {
   const scripts = new Map<string, (prompt: string) => unknown>();
+  const pages = new Map<string, (format: string, prompt: string) => unknown>();
   const model = await startFakeOpenAi({
     reply: (request) => {
       const prompt = promptOf(request);
+      const format = request.body?.response_format?.json_schema?.name;
+      if (format === 'extract' || format === 'summary') {
+        const url = /^URL: (.*)$/m.exec(prompt)?.[1] ?? '';
+        return (pages.get(url) ?? (() => modelReply.fail(500)))(format, prompt);
+      }
       const task = /^Task: (.*)$/m.exec(prompt)?.[1] ?? '';
       return (scripts.get(task) ?? (() => step([{ action: 'finish', success: true, answer: 'done' }])))(prompt);
     },
@@ -44,6 +52,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
     AGENT_MODELS: JSON.stringify([{ name: 'scripted', kind: 'openai', baseUrl: model.url, model: 'scripted-1' }]),
     AGENT_DEFAULT_MODEL: 'scripted',
     AGENT_POLL: '200ms',
+    // A scrape's model formats give up on a stalled model soon (model-formats.suite.ts).
+    EXTRACT_TIMEOUT: '4s',
   };
-  return { model, scripts, env };
+  return { model, scripts, pages, env };
 }

@@ -59,7 +59,8 @@ app.kubernetes.io/component: {{ .name }}
 
 {{/*
 The services a service dials, each given as <NAME>_ADDR when enabled: the
-gateway fronts them all, crawl bills and renders, the agent holds and settles
+gateway fronts them all, crawl bills, renders and asks the agent's models
+for a page's json and summary, the agent holds and settles
 its runs on the ledger and drives browsers, the monitor fetches each check
 through crawl and bills it, browser-host bills sessions.
 libs/fleet/src/services.test.ts checks these lists against the services' list
@@ -68,7 +69,7 @@ and the addresses each service's config.ts reads.
 {{- define "web-access.upstreams" -}}
 {{- $dials := dict
   "gateway" "billing-ledger crawl agent monitor session-recorder browser-host"
-  "crawl" "billing-ledger browser-host"
+  "crawl" "billing-ledger browser-host agent"
   "agent" "billing-ledger browser-host"
   "monitor" "billing-ledger crawl"
   "browser-host" "billing-ledger"

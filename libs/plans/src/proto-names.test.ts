@@ -68,6 +68,8 @@ test("Format: each of Firecrawl's names maps to its contract number and back, ev
     metadata: 6,
     screenshot: 7,
     'screenshot@fullPage': 8,
+    json: 9,
+    summary: 10,
   };
   assert.deepEqual({ ...FORMATS }, contract);
   for (const [name, number] of Object.entries(contract)) assert.equal(formatName(number), name);

@@ -21,6 +21,8 @@ export const FORMATS = {
   metadata: crawl.Format.METADATA,
   screenshot: crawl.Format.SCREENSHOT,
   'screenshot@fullPage': crawl.Format.SCREENSHOT_FULL_PAGE,
+  json: crawl.Format.JSON,
+  summary: crawl.Format.SUMMARY,
 } as const satisfies Record<string, crawl.Format>;
 export type FormatName = keyof typeof FORMATS;
 export const FORMAT_NAMES = Object.keys(FORMATS) as FormatName[];

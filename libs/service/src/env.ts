@@ -54,6 +54,11 @@ export const sharedEnv = {
   CRAWL_ADDR: z
     .string()
     .describe('gRPC target of crawl; unset, scrape, crawl and search are not served, and monitors are not checked.'),
+  AGENT_ADDR: z
+    .string()
+    .describe(
+      'gRPC target of agent; unset, the gateway does not serve its routes and scrapes answer no model formats (`json`, `summary`).',
+    ),
   BROWSER_HOST_ADDR: z
     .string()
     .describe(

@@ -7,6 +7,7 @@ import { z } from 'zod';
 export const env = baseEnv(50052).extend({
   BILLING_LEDGER_ADDR: sharedEnv.BILLING_LEDGER_ADDR,
   BROWSER_HOST_ADDR: sharedEnv.BROWSER_HOST_ADDR.optional(),
+  AGENT_ADDR: sharedEnv.AGENT_ADDR.optional(),
   EGRESS_ALLOW: sharedEnv.EGRESS_ALLOW,
   EXTRACT_THREADS: z.coerce
     .number()

@@ -10,6 +10,7 @@ import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser, ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
+import { modelFormatsClient } from './clients/model-formats.js';
 import { searchProvider } from './clients/search-providers.js';
 import type { CrawlConfig } from './config.js';
 import { cacheSweeper } from './jobs/cache-sweep.js';
@@ -45,6 +46,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   const browserClient = config.BROWSER_HOST_ADDR
     ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
     : undefined;
+  const modelFormats = modelFormatsClient(config.AGENT_ADDR);
   const crawls = new CrawlStore(db);
   const urls = new UrlStore(db);
   const hosts = new HostStore(db);
@@ -83,6 +85,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     frontier,
     worker,
     retentionMs: config.CRAWL_RETENTION,
+    modelFormats,
   };
   const consumer = new Consumer<FrontierMessage>(nats.nc, {
     stream: frontier.stream,
@@ -119,6 +122,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
       await consumer.stop();
       ledgerClient.close();
       browserClient?.close();
+      modelFormats?.close();
       await agent.close();
       await extractor?.close();
       await documents.close();

@@ -8,7 +8,7 @@ export const env = baseEnv(50050).extend({
   HTTP_PORT: sharedEnv.HTTP_PORT,
   BILLING_LEDGER_ADDR: sharedEnv.BILLING_LEDGER_ADDR.optional(),
   CRAWL_ADDR: sharedEnv.CRAWL_ADDR.optional(),
-  AGENT_ADDR: z.string().optional().describe('gRPC target of agent; unset, its routes are not served.'),
+  AGENT_ADDR: sharedEnv.AGENT_ADDR.optional(),
   MONITOR_ADDR: z.string().optional().describe('gRPC target of monitor; unset, its routes are not served.'),
   SESSION_RECORDER_ADDR: z
     .string()

@@ -1243,12 +1243,34 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+                     * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
                      * @default [
                      *       "markdown"
                      *     ]
                      */
-                    formats?: ("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage")[];
+                    formats?: (("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage" | "json" | "summary") | {
+                        /** @constant */
+                        type: "json";
+                        /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words. */
+                        prompt?: string;
+                    })[];
+                    /** @description The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both. */
+                    jsonOptions?: {
+                        /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words; with a schema, how to fill it. */
+                        prompt?: string;
+                        /** @description Instructions added to the model's own (which answer null for what the page lacks). */
+                        systemPrompt?: string;
+                    };
+                    /** @description The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model. */
+                    model?: string;
                     /**
                      * @description Keep only the main content, without navigation, footers and ads.
                      * @default true
@@ -1363,6 +1385,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
                         };
                         /** @description The usage a call caused: metered quantities and the credits they cost. */
                         usage: {
@@ -1428,7 +1466,7 @@ export interface operations {
              *
              *     `document_unrepresentable`: The fetched content, for example a binary file, has no representation in any of the formats asked for; or a document (PDF, DOCX, XLSX, CSV) could not be read: password-protected, broken beyond repair, or unpacking past the size and memory limits (docs/api.md, "Documents").
              *
-             *     `extraction_failed`: The extraction did not produce data that matches the requested schema.
+             *     `extraction_failed`: A model format (`json`, `summary`) was not answered: the model did not answer within the time allowed, its answer does not fit the requested schema, or it gave none a JSON parser reads. Asked with other formats, it is the format's entry in the page's `errors` and the rest is answered.
              */
             422: {
                 headers: {
@@ -1475,6 +1513,8 @@ export interface operations {
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
              *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *
+             *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
              */
             503: {
                 headers: {
@@ -1574,12 +1614,34 @@ export interface operations {
                     /** @description How each page is scraped (as for POST /v1/scrape). */
                     scrapeOptions?: {
                         /**
-                         * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+                         * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
                          * @default [
                          *       "markdown"
                          *     ]
                          */
-                        formats?: ("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage")[];
+                        formats?: (("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage" | "json" | "summary") | {
+                            /** @constant */
+                            type: "json";
+                            /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                            schema?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What to extract, in words. */
+                            prompt?: string;
+                        })[];
+                        /** @description The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both. */
+                        jsonOptions?: {
+                            /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                            schema?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What to extract, in words; with a schema, how to fill it. */
+                            prompt?: string;
+                            /** @description Instructions added to the model's own (which answer null for what the page lacks). */
+                            systemPrompt?: string;
+                        };
+                        /** @description The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model. */
+                        model?: string;
                         /**
                          * @description Keep only the main content, without navigation, footers and ads.
                          * @default true
@@ -1919,6 +1981,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
                             depth: number;
                         }[];
                         /** @description The URL of the pages after `data` (this route with `cursor`); absent after the last. */
@@ -2228,6 +2306,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
                             depth: number;
                         }[];
                         nextCursor: string | null;
@@ -2524,12 +2618,34 @@ export interface operations {
                     /** @description When given, every hit is rendered through the scrape pipeline with these options (1 credit per page); with `formats: []` (what Firecrawl’s JS client sends when none is asked) nothing is rendered. */
                     scrapeOptions?: {
                         /**
-                         * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+                         * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
                          * @default [
                          *       "markdown"
                          *     ]
                          */
-                        formats?: ("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage")[];
+                        formats?: (("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage" | "json" | "summary") | {
+                            /** @constant */
+                            type: "json";
+                            /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                            schema?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What to extract, in words. */
+                            prompt?: string;
+                        })[];
+                        /** @description The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both. */
+                        jsonOptions?: {
+                            /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                            schema?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What to extract, in words; with a schema, how to fill it. */
+                            prompt?: string;
+                            /** @description Instructions added to the model's own (which answer null for what the page lacks). */
+                            systemPrompt?: string;
+                        };
+                        /** @description The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model. */
+                        model?: string;
                         /**
                          * @description Keep only the main content, without navigation, footers and ads.
                          * @default true
@@ -2642,6 +2758,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
                             url: string;
                             title: string;
                             description: string;

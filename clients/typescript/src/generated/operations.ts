@@ -1359,12 +1359,26 @@ export const OPERATIONS = {
         "name": "formats",
         "in": "body",
         "type": "array",
-        "items": "string",
+        "items": "json",
         "required": false,
         "default": [
           "markdown"
         ],
-        "description": "What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page."
+        "description": "What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ \"type\": \"json\", \"schema\", \"prompt\" }`) and `summary` are answered by a model over the page (docs/api.md, \"Model formats\")."
+      },
+      {
+        "name": "jsonOptions",
+        "in": "body",
+        "type": "object",
+        "required": false,
+        "description": "The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both."
+      },
+      {
+        "name": "model",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model."
       },
       {
         "name": "onlyMainContent",
@@ -2048,6 +2062,7 @@ export const ERROR_STATUS: Record<string, number> = {
   "concurrency_limit": 429,
   "cvc_not_storable": 422,
   "deadline_exceeded": 408,
+  "decode_unavailable": 503,
   "document_unrepresentable": 422,
   "exit_unavailable": 503,
   "extraction_failed": 422,

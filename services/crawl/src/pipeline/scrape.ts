@@ -15,6 +15,7 @@ import { type AllowList, checkUrl } from '@wap/netguard';
 import { formatName } from '@wap/plans';
 import { browser, crawl } from '@wap/proto';
 import type { Closable, ServiceClient } from '@wap/rpc';
+import { isModelFormat } from '../clients/model-formats.js';
 import { chooseEngine, looksScriptRendered } from '../domain/engine.js';
 import { type SlotRequest, withBrowserSlot } from './browser-slots.js';
 import { asDocument, documentCap, type ReadDocument, readFetched } from './documents.js';
@@ -97,6 +98,8 @@ export const formatsOf = (options: crawl.ScrapeOptions) =>
 function extractOptions(options: crawl.ScrapeOptions, withLinks: boolean): ExtractOptions {
   const formats = formatsOf(options).flatMap((f) => EXTRACT_FORMATS[f] ?? []);
   const always: ExtractFormat[] = withLinks ? ['text', 'metadata', 'links'] : ['text', 'metadata'];
+  // The model formats read the page's markdown.
+  if (formatsOf(options).some(isModelFormat)) always.push('markdown');
   return {
     formats: [...new Set<ExtractFormat>([...formats, ...always])],
     onlyMainContent: options.onlyMainContent ?? true,

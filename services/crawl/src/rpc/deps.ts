@@ -1,6 +1,7 @@
 // What the CrawlService handlers share: built once by the composition root (crawl-service.ts).
 import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
+import type { ExtractClient } from '../clients/model-formats.js';
 import type { SearchProvider } from '../clients/search-providers.js';
 import type { CrawlWorker } from '../jobs/crawl-worker.js';
 import type { Frontier } from '../jobs/frontier.js';
@@ -22,6 +23,8 @@ export interface CrawlDeps extends PipelineDeps {
   provider: SearchProvider;
   frontier: Frontier;
   worker: CrawlWorker;
+  /** The agent service's Extract, which answers the model formats (`json`, `summary`); unset without AGENT_ADDR. */
+  modelFormats?: ExtractClient;
   /** How long a crawl and its pages are kept after it ended (CRAWL_RETENTION). */
   retentionMs: number;
 }

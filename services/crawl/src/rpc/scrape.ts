@@ -2,12 +2,14 @@ import { create } from '@bufbuild/protobuf';
 import { billed } from '@wap/billing';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
+import { checkModelFormats } from '../clients/model-formats.js';
+import { addModelFormats } from '../pipeline/model-formats.js';
 import { analyseOff, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey } from '../store/page-cache.js';
 import type { CrawlDeps } from './deps.js';
 import { requireOperation } from './parse.js';
 
-export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'cache' | 'log'>;
+export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'cache' | 'log' | 'modelFormats'>;
 
 const wantsScreenshot = (options: crawl.ScrapeOptions) =>
   formatsOf(options).some((f) => f === crawl.Format.SCREENSHOT || f === crawl.Format.SCREENSHOT_FULL_PAGE);
@@ -20,7 +22,20 @@ const wantsScreenshot = (options: crawl.ScrapeOptions) =>
 export function scrape(deps: ScrapeDeps) {
   return async (req: crawl.ScrapeRequest, ctx: CallContext): Promise<crawl.ScrapeResponse> => {
     const { options } = parseScrape(req);
+    // A model or schema the agent service cannot use is refused before any page is loaded.
+    await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(options), options, ctx.signal);
     const key = cacheKey(req.url, options);
+    // The page's meters: its page loads, and the tokens its model formats spent (recorded at zero price).
+    const metered = async (document: crawl.Document, markdown: string, pages: number) => {
+      const tokens = await addModelFormats(deps, req.workspaceId, document, markdown, options, ctx.signal);
+      return {
+        result: document,
+        used: [
+          { meter: 'page_load' as const, quantity: BigInt(Math.max(1, pages)) },
+          ...(tokens > 0n ? [{ meter: 'tokens' as const, quantity: tokens }] : []),
+        ],
+      };
+    };
     // The page's copies are written while its charge settles, outside the held section.
     let written: Promise<void> = Promise.resolve();
     const onePage = [{ meter: 'page_load' as const, quantity: 1n }];
@@ -29,11 +44,10 @@ export function scrape(deps: ScrapeDeps) {
       const cached = wantsScreenshot(options)
         ? undefined
         : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
-      if (cached)
-        return {
-          result: toDocument(cached, options, true, await analyseOff(deps, cached, options, false)),
-          used: onePage,
-        };
+      if (cached) {
+        const extracted = await analyseOff(deps, cached, options, false);
+        return metered(toDocument(cached, options, true, extracted), extracted.markdown, 1);
+      }
       const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
         // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
         slot: { workspaceId: req.workspaceId, wait: false },
@@ -46,10 +60,7 @@ export function scrape(deps: ScrapeDeps) {
           .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
       const document = toDocument(page, options, false, extracted);
       // A PDF bills the pages it read (docs/billing.md, "Documents"); anything else one page.
-      return {
-        result: document,
-        used: [{ meter: 'page_load' as const, quantity: BigInt(Math.max(1, document.pages)) }],
-      };
+      return metered(document, extracted.markdown, document.pages);
     };
     // A caller that bills the page itself (a monitor's check) gets the page unbilled here.
     const { result, usage } = req.billedByCaller

@@ -37,6 +37,12 @@ class ConnectVersionSlashResponse(ConnectVersionResponse):
     pass
 
 
+class ScrapeResponseDataErrors(Model):
+    code: str
+    message: str
+    details: dict[str, Any]
+
+
 class ScrapeResponseData(Model):
     markdown: str | None = None
     html: str | None = None
@@ -52,6 +58,18 @@ class ScrapeResponseData(Model):
     The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
     """
     warnings: list[str] | None = None
+    json_: Annotated[dict[str, Any] | None, Field(alias="json")] = None
+    """
+    The `json` format: the page's data in the schema asked (null for what the page does not hold).
+    """
+    summary: str | None = None
+    """
+    The `summary` format: a few sentences of what the page says.
+    """
+    errors: dict[str, ScrapeResponseDataErrors] | None = None
+    """
+    A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed.
+    """
 
 
 class ScrapeResponseUsage(Model):
@@ -75,6 +93,37 @@ class ScrapeResponse(Model):
     usage: ScrapeResponseUsage
     """
     The usage a call caused: metered quantities and the credits they cost.
+    """
+
+
+class ScrapeRequestFormatsJson(Model):
+    type: Literal["json"]
+    schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
+    """
+    A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it.
+    """
+    prompt: str | None = None
+    """
+    What to extract, in words.
+    """
+
+
+class ScrapeRequestJsonOptions(Model):
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+
+    schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
+    """
+    A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it.
+    """
+    prompt: str | None = None
+    """
+    What to extract, in words; with a schema, how to fill it.
+    """
+    system_prompt: Annotated[str | None, Field(alias="systemPrompt")] = None
+    """
+    Instructions added to the model's own (which answer null for what the page lacks).
     """
 
 
@@ -114,7 +163,7 @@ class ScrapeRequestParsersPdf(Model):
 
 
 class ScrapeRequest(Model):
-    formats: (
+    formats: Annotated[
         list[
             Literal[
                 "markdown",
@@ -125,12 +174,26 @@ class ScrapeRequest(Model):
                 "metadata",
                 "screenshot",
                 "screenshot@fullPage",
+                "json",
+                "summary",
             ]
+            | ScrapeRequestFormatsJson
         ]
-        | None
-    ) = ["markdown"]
+        | None,
+        Field(validate_default=True),
+    ] = ["markdown"]
     """
-    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+    """
+    json_options: Annotated[
+        ScrapeRequestJsonOptions | None, Field(alias="jsonOptions")
+    ] = None
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+    model: str | None = None
+    """
+    The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
     """
     only_main_content: Annotated[bool | None, Field(alias="onlyMainContent")] = True
     """
@@ -278,6 +341,16 @@ class CrawlResponse(Model):
     crawl: CrawlResponseCrawl
 
 
+class CrawlRequestScrapeOptionsFormatsJson(ScrapeRequestFormatsJson):
+    pass
+
+
+class CrawlRequestScrapeOptionsJsonOptions(ScrapeRequestJsonOptions):
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+
+
 class CrawlRequestScrapeOptionsActionsWait(ScrapeRequestActionsWait):
     pass
 
@@ -307,7 +380,7 @@ class CrawlRequestScrapeOptions(Model):
     How each page is scraped (as for POST /v1/scrape).
     """
 
-    formats: (
+    formats: Annotated[
         list[
             Literal[
                 "markdown",
@@ -318,12 +391,26 @@ class CrawlRequestScrapeOptions(Model):
                 "metadata",
                 "screenshot",
                 "screenshot@fullPage",
+                "json",
+                "summary",
             ]
+            | CrawlRequestScrapeOptionsFormatsJson
         ]
-        | None
-    ) = ["markdown"]
+        | None,
+        Field(validate_default=True),
+    ] = ["markdown"]
     """
-    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+    """
+    json_options: Annotated[
+        CrawlRequestScrapeOptionsJsonOptions | None, Field(alias="jsonOptions")
+    ] = None
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+    model: str | None = None
+    """
+    The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
     """
     only_main_content: Annotated[bool | None, Field(alias="onlyMainContent")] = True
     """
@@ -500,6 +587,10 @@ class CrawlGetResponseCrawl(Model):
     """
 
 
+class CrawlGetResponseDatumErrors(ScrapeResponseDataErrors):
+    pass
+
+
 class CrawlGetResponseDatum(Model):
     markdown: str | None = None
     html: str | None = None
@@ -515,6 +606,18 @@ class CrawlGetResponseDatum(Model):
     The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
     """
     warnings: list[str] | None = None
+    json_: Annotated[dict[str, Any] | None, Field(alias="json")] = None
+    """
+    The `json` format: the page's data in the schema asked (null for what the page does not hold).
+    """
+    summary: str | None = None
+    """
+    The `summary` format: a few sentences of what the page says.
+    """
+    errors: dict[str, CrawlGetResponseDatumErrors] | None = None
+    """
+    A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed.
+    """
     depth: int
 
 
@@ -551,8 +654,38 @@ class CrawlGetResponse(Model):
     """
 
 
-class CrawlResultsResponseDatum(CrawlGetResponseDatum):
+class CrawlResultsResponseDatumErrors(ScrapeResponseDataErrors):
     pass
+
+
+class CrawlResultsResponseDatum(Model):
+    markdown: str | None = None
+    html: str | None = None
+    raw_html: Annotated[str | None, Field(alias="rawHtml")] = None
+    text: str | None = None
+    links: list[str] | None = None
+    screenshot: str | None = None
+    """
+    A data: URL of the PNG.
+    """
+    metadata: dict[str, Any] | None = None
+    """
+    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
+    """
+    warnings: list[str] | None = None
+    json_: Annotated[dict[str, Any] | None, Field(alias="json")] = None
+    """
+    The `json` format: the page's data in the schema asked (null for what the page does not hold).
+    """
+    summary: str | None = None
+    """
+    The `summary` format: a few sentences of what the page says.
+    """
+    errors: dict[str, CrawlResultsResponseDatumErrors] | None = None
+    """
+    A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed.
+    """
+    depth: int
 
 
 class CrawlResultsResponse(Model):
@@ -625,6 +758,10 @@ class CrawlCancelResponse(Model):
     """
 
 
+class SearchResponseDatumErrors(ScrapeResponseDataErrors):
+    pass
+
+
 class SearchResponseDatum(Model):
     markdown: str | None = None
     html: str | None = None
@@ -640,6 +777,18 @@ class SearchResponseDatum(Model):
     The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
     """
     warnings: list[str] | None = None
+    json_: Annotated[dict[str, Any] | None, Field(alias="json")] = None
+    """
+    The `json` format: the page's data in the schema asked (null for what the page does not hold).
+    """
+    summary: str | None = None
+    """
+    The `summary` format: a few sentences of what the page says.
+    """
+    errors: dict[str, SearchResponseDatumErrors] | None = None
+    """
+    A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed.
+    """
     url: str
     title: str
     description: str
@@ -665,6 +814,16 @@ class SearchResponse(Model):
     usage: SearchResponseUsage
     """
     The usage a call caused: metered quantities and the credits they cost.
+    """
+
+
+class SearchRequestScrapeOptionsFormatsJson(ScrapeRequestFormatsJson):
+    pass
+
+
+class SearchRequestScrapeOptionsJsonOptions(ScrapeRequestJsonOptions):
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
     """
 
 
@@ -697,7 +856,7 @@ class SearchRequestScrapeOptions(Model):
     When given, every hit is rendered through the scrape pipeline with these options (1 credit per page); with `formats: []` (what Firecrawl’s JS client sends when none is asked) nothing is rendered.
     """
 
-    formats: (
+    formats: Annotated[
         list[
             Literal[
                 "markdown",
@@ -708,12 +867,26 @@ class SearchRequestScrapeOptions(Model):
                 "metadata",
                 "screenshot",
                 "screenshot@fullPage",
+                "json",
+                "summary",
             ]
+            | SearchRequestScrapeOptionsFormatsJson
         ]
-        | None
-    ) = ["markdown"]
+        | None,
+        Field(validate_default=True),
+    ] = ["markdown"]
     """
-    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+    """
+    json_options: Annotated[
+        SearchRequestScrapeOptionsJsonOptions | None, Field(alias="jsonOptions")
+    ] = None
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+    model: str | None = None
+    """
+    The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
     """
     only_main_content: Annotated[bool | None, Field(alias="onlyMainContent")] = True
     """

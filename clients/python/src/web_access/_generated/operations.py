@@ -74,6 +74,8 @@ from .models import (
     ScrapeRequestActionsScroll,
     ScrapeRequestActionsWait,
     ScrapeRequestActionsWrite,
+    ScrapeRequestFormatsJson,
+    ScrapeRequestJsonOptions,
     ScrapeRequestParsersPdf,
     ScrapeResponse,
     SearchRequest,
@@ -192,6 +194,7 @@ CODE_STATUS: dict[str, int] = {
     "concurrency_limit": 429,
     "cvc_not_storable": 422,
     "deadline_exceeded": 408,
+    "decode_unavailable": 503,
     "document_unrepresentable": 422,
     "exit_unavailable": 503,
     "extraction_failed": 422,
@@ -571,10 +574,25 @@ class Scrape(SyncResource):
         url: str,
         formats: (
             builtins.list[
-                Literal["markdown", "html", "rawHtml", "text", "links", "metadata", "screenshot", "screenshot@fullPage"]
+                Literal[
+                    "markdown",
+                    "html",
+                    "rawHtml",
+                    "text",
+                    "links",
+                    "metadata",
+                    "screenshot",
+                    "screenshot@fullPage",
+                    "json",
+                    "summary",
+                ]
+                | ScrapeRequestFormatsJson
+                | builtins.dict[str, Any]
             ]
             | None
         ) = None,
+        json_options: ScrapeRequestJsonOptions | builtins.dict[str, Any] | None = None,
+        model: str | None = None,
         only_main_content: bool | None = None,
         include_tags: builtins.list[str] | None = None,
         exclude_tags: builtins.list[str] | None = None,
@@ -614,7 +632,9 @@ class Scrape(SyncResource):
 
         Args:
             url: The page to scrape (http or https).
-            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+            json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+            model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
             only_main_content: Keep only the main content, without navigation, footers and ads.
             include_tags: CSS selectors to keep; everything else is dropped.
             exclude_tags: CSS selectors to remove before extraction.
@@ -639,6 +659,8 @@ class Scrape(SyncResource):
             body={
                 "url": url,
                 "formats": formats,
+                "jsonOptions": json_options,
+                "model": model,
                 "onlyMainContent": only_main_content,
                 "includeTags": include_tags,
                 "excludeTags": exclude_tags,
@@ -673,10 +695,25 @@ class AsyncScrape(AsyncResource):
         url: str,
         formats: (
             builtins.list[
-                Literal["markdown", "html", "rawHtml", "text", "links", "metadata", "screenshot", "screenshot@fullPage"]
+                Literal[
+                    "markdown",
+                    "html",
+                    "rawHtml",
+                    "text",
+                    "links",
+                    "metadata",
+                    "screenshot",
+                    "screenshot@fullPage",
+                    "json",
+                    "summary",
+                ]
+                | ScrapeRequestFormatsJson
+                | builtins.dict[str, Any]
             ]
             | None
         ) = None,
+        json_options: ScrapeRequestJsonOptions | builtins.dict[str, Any] | None = None,
+        model: str | None = None,
         only_main_content: bool | None = None,
         include_tags: builtins.list[str] | None = None,
         exclude_tags: builtins.list[str] | None = None,
@@ -716,7 +753,9 @@ class AsyncScrape(AsyncResource):
 
         Args:
             url: The page to scrape (http or https).
-            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.
+            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+            json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+            model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
             only_main_content: Keep only the main content, without navigation, footers and ads.
             include_tags: CSS selectors to keep; everything else is dropped.
             exclude_tags: CSS selectors to remove before extraction.
@@ -741,6 +780,8 @@ class AsyncScrape(AsyncResource):
             body={
                 "url": url,
                 "formats": formats,
+                "jsonOptions": json_options,
+                "model": model,
                 "onlyMainContent": only_main_content,
                 "includeTags": include_tags,
                 "excludeTags": exclude_tags,

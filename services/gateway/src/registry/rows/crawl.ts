@@ -12,7 +12,7 @@ import {
   pagesJson,
   toCrawlJson,
 } from './crawl-object.js';
-import { pageUrl, scrapeOptions, toScrapeOptions } from './scrape.js';
+import { pageUrl, refuseModelFormats, scrapeOptions, toScrapeOptions } from './scrape.js';
 
 /** The default `limit`: a crawl holds `limit` credits while it runs, so the default stays modest. */
 export const DEFAULT_CRAWL_LIMIT = 100;
@@ -124,6 +124,7 @@ export const crawlRow = capability({
   }),
   errors: ['page_unreachable', 'quota_exceeded'],
   handler: async ({ principal, upstreams, operationId, signal, publicUrl }, { body: b }) => {
+    refuseModelFormats(b.scrapeOptions, 'body.scrapeOptions.formats');
     const out = await upstreams.crawl.startCrawl(
       {
         workspaceId: principal.workspaceId,

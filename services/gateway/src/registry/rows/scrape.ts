@@ -1,4 +1,5 @@
 import { create } from '@bufbuild/protobuf';
+import { ApiError, ERRORS, isErrorCode } from '@wap/errors';
 // The header rules alone: the fetch lib's index loads undici, which the gateway never fetches with.
 import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/headers';
 import { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
@@ -43,13 +44,47 @@ export const pageUrl = (description: string) =>
     .refine((url) => !URL.canParse(url) || hostNameFits(new URL(url).hostname), HOST_NAME_TOO_LONG)
     .describe(description);
 
+const MAX_PROMPT_CHARS = 10_000;
+const jsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .describe(
+    'A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it.',
+  );
+const prompt = (what: string) => z.string().min(1).max(MAX_PROMPT_CHARS).describe(what);
+
+/** Firecrawl v2's form of the `json` format: `{ type: "json", schema, prompt }` inside `formats`. */
+const jsonFormat = z.strictObject({
+  type: z.literal('json'),
+  schema: jsonSchemaObject.optional(),
+  prompt: prompt('What to extract, in words.').optional(),
+});
+
+export const jsonOptions = z
+  .strictObject({
+    schema: jsonSchemaObject.optional(),
+    prompt: prompt('What to extract, in words; with a schema, how to fill it.').optional(),
+    systemPrompt: prompt(
+      "Instructions added to the model's own (which answer null for what the page lacks).",
+    ).optional(),
+  })
+  .describe("The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.");
+
 export const scrapeOptions = z.strictObject({
   formats: z
-    .array(z.enum(FORMAT_NAMES as [FormatName, ...FormatName[]]))
+    .array(z.union([z.enum(FORMAT_NAMES as [FormatName, ...FormatName[]]), jsonFormat]))
     .max(8)
     .default(['markdown'])
     .describe(
-      'What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page.',
+      'What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").',
+    ),
+  jsonOptions: jsonOptions.optional(),
+  model: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      "The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.",
     ),
   onlyMainContent: z
     .boolean()
@@ -145,10 +180,31 @@ function pdfParsing(o: ScrapeOptionsInput): { parsePdf?: boolean; maxPages: numb
   return { parsePdf: pdf !== undefined, maxPages: typeof pdf === 'object' ? (pdf.maxPages ?? 0) : 0 };
 }
 
+/** The names of the formats asked, whatever their form (a name, or v2's `{ type: "json" }` object). */
+export const askedFormats = (formats: ScrapeOptionsInput['formats']): FormatName[] =>
+  formats.map((f) => (typeof f === 'string' ? f : f.type));
+
+/** `json`'s options: v1's `jsonOptions`, with v2's object in `formats` taking precedence field by field. */
+function jsonOptionsOf(
+  o: ScrapeOptionsInput,
+): { schemaJson: string; prompt: string; systemPrompt: string } | undefined {
+  if (!askedFormats(o.formats).includes('json')) return undefined;
+  const inline = o.formats.find((f) => typeof f === 'object');
+  const schema = inline?.schema ?? o.jsonOptions?.schema;
+  return {
+    schemaJson: schema ? JSON.stringify(schema) : '',
+    prompt: inline?.prompt ?? o.jsonOptions?.prompt ?? '',
+    systemPrompt: o.jsonOptions?.systemPrompt ?? '',
+  };
+}
+
 export function toScrapeOptions(o: ScrapeOptionsInput): crawl.ScrapeOptions {
+  const json = jsonOptionsOf(o);
   return create(crawl.ScrapeOptionsSchema, {
     ...pdfParsing(o),
-    formats: o.formats.map((f) => FORMATS[f]),
+    ...(json && { jsonOptions: json }),
+    model: o.model ?? '',
+    formats: [...new Set(askedFormats(o.formats))].map((f) => FORMATS[f]),
     onlyMainContent: o.onlyMainContent,
     includeTags: o.includeTags ?? [],
     excludeTags: o.excludeTags ?? [],
@@ -176,10 +232,28 @@ export const documentSchema = z.object({
       "The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.",
     ),
   warnings: z.array(z.string()).optional(),
+  json: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("The `json` format: the page's data in the schema asked (null for what the page does not hold)."),
+  summary: z.string().optional().describe('The `summary` format: a few sentences of what the page says.'),
+  errors: z
+    .record(z.string(), z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }))
+    .optional()
+    .describe(
+      'A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed.',
+    ),
 });
 
+/** A model format's failure as the Error object docs/errors.md describes. */
+function formatError(f: crawl.Document['formatFailures'][number]) {
+  const message = isErrorCode(f.code) ? ERRORS[f.code].message : ERRORS.internal.message;
+  return { code: f.code, message, details: f.details ?? {} };
+}
+
 export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeOptionsInput['formats']) {
-  const asked = new Set(formats);
+  const asked = new Set(askedFormats(formats));
+  const failures = doc?.formatFailures ?? [];
   return {
     ...(asked.has('markdown') ? { markdown: doc?.markdown ?? '' } : {}),
     ...(asked.has('html') ? { html: doc?.html ?? '' } : {}),
@@ -200,7 +274,25 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
       ...(doc?.sessionId ? { sessionId: doc.sessionId } : {}),
     },
     ...(doc?.warnings.length ? { warnings: doc.warnings } : {}),
+    ...(asked.has('json') && doc?.json ? { json: doc.json } : {}),
+    ...(asked.has('summary') && doc?.summary ? { summary: doc.summary } : {}),
+    ...(failures.length ? { errors: Object.fromEntries(failures.map((f) => [f.format, formatError(f)])) } : {}),
   };
+}
+
+/** The longest the model formats may add to a scrape: EXTRACT_TIMEOUT's bound. */
+const MODEL_FORMATS_MS = 10 * 60_000;
+
+/** Whether the options ask a model format (`json`, `summary`). */
+export const usesModel = (o: ScrapeOptionsInput) =>
+  askedFormats(o.formats).some((f) => f === 'json' || f === 'summary');
+
+/** A page scraped for a crawl or a search hit does not answer the model formats yet: refused, named, rather than left out. */
+export function refuseModelFormats(o: ScrapeOptionsInput | undefined, path: string): void {
+  if (o && usesModel(o))
+    throw new ApiError('bad_request', {
+      issues: [{ path, message: '`json` and `summary` are answered by POST /v1/scrape, not yet for each page here' }],
+    });
 }
 
 const body = scrapeOptions.extend({
@@ -223,7 +315,15 @@ export const scrapeRow = capability({
   request: { body },
   example: { url: 'https://example.com/blog/hello-world', formats: ['markdown', 'links'], onlyMainContent: true },
   response: z.object({ success: z.literal(true), data: documentSchema, usage: usageObject }),
-  errors: ['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'quota_exceeded', 'no_capacity'],
+  errors: [
+    'page_unreachable',
+    'document_unrepresentable',
+    'extraction_failed',
+    'quota_exceeded',
+    'no_capacity',
+    'decode_unavailable',
+    'capability_unavailable',
+  ],
   handler: async ({ principal, upstreams, operationId, requestId, signal }, { body: input }) => {
     const { url, origin: _origin, integration: _integration, ...options } = input;
     const out = await upstreams.crawl.scrape(
@@ -234,7 +334,8 @@ export const scrapeRow = capability({
         url,
         options: toScrapeOptions(options),
       },
-      { timeoutMs: options.timeout + 15_000, signal },
+      // The model formats have their own limit (the agent's EXTRACT_TIMEOUT, 10 minutes at most).
+      { timeoutMs: options.timeout + 15_000 + (usesModel(options) ? MODEL_FORMATS_MS : 0), signal },
     );
     return {
       success: true as const,

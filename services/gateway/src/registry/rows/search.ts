@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
-import { documentSchema, type ScrapeOptionsInput, scrapeOptions, toDocumentJson, toScrapeOptions } from './scrape.js';
+import {
+  documentSchema,
+  refuseModelFormats,
+  type ScrapeOptionsInput,
+  scrapeOptions,
+  toDocumentJson,
+  toScrapeOptions,
+} from './scrape.js';
 
 /** The longest a caller may give a search (a hundred rendered hits take minutes). */
 const MAX_SEARCH_MS = 600_000;
@@ -65,6 +72,7 @@ export const searchRow = capability({
   }),
   errors: ['search_refused', 'quota_exceeded', 'no_capacity'],
   handler: async ({ principal, upstreams, operationId, requestId, signal }, { body: b }) => {
+    refuseModelFormats(b.scrapeOptions, 'body.scrapeOptions.formats');
     const render = b.scrapeOptions?.formats.length ? b.scrapeOptions : undefined;
     const timeoutMs = deadlineOf(b, render);
     const out = await upstreams.crawl

@@ -1,0 +1,193 @@
+// POST /v1/scrape's model formats through the fleet (docs/api.md, "Model formats"): `json` with
+// Firecrawl v1's jsonOptions and v2's object in `formats`, and `summary`, answered by the
+// deployment's default model (the browsers fleet's scripted stand-in of an OpenAI-compatible
+// endpoint, on loopback). The page bills one page load and its tokens at zero price; a field the
+// page lacks comes back null; an answer outside the schema or a stalled model is extraction_failed
+// beside the other formats, or, asked alone, the call's 422 with nothing billed; a model or schema
+// no model can use is refused before the page is loaded.
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { until } from '@wap/testkit';
+import { modelReply } from '@wap/testsite';
+import { availableCredits, call } from './api.js';
+import { fleet, scripted, sharedFleet } from './shared-fleet.js';
+
+type Scraped = {
+  success: boolean;
+  data: {
+    markdown?: string;
+    json?: Record<string, unknown>;
+    summary?: string;
+    errors?: Record<string, { code: string; message: string; details: Record<string, unknown> }>;
+    metadata: Record<string, unknown>;
+  };
+  usage: { credits: number; meters: Record<string, number> };
+  code?: string;
+  details?: { issues?: { path: string }[]; reason?: string };
+};
+
+const KETTLE = `<!doctype html><html><head><title>Steel kettle</title></head><body><main>
+<h1>Steel kettle</h1><p>Our steel kettle boils 1.7 litres and costs 49.90 euros.</p>
+<p>Ships in two days.</p></main></body></html>`;
+const FILLER = Array.from(
+  { length: 600 },
+  (_, i) => `<p>Chapter ${i} of the long history of the company, its founders and their travels.</p>`,
+).join('');
+const LONG = `<!doctype html><html><head><title>Long page</title></head><body><main><h1>Long page</h1>${FILLER}
+<p>The warranty lasts five years.</p>${FILLER}</main></body></html>`;
+
+const SCHEMA = {
+  type: 'object',
+  properties: { name: { type: 'string' }, price: { type: 'number' }, brand: { type: 'string' } },
+  required: ['name', 'price'],
+};
+
+describe('scrape: json and summary from the model', () => {
+  let site: Server;
+  let base: string;
+  let key: string;
+  const served: string[] = [];
+  const scrape = (body: Record<string, unknown>) =>
+    call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/scrape', { key, body });
+  const prompts: string[] = [];
+
+  before(async () => {
+    site = createServer((req, res) => {
+      served.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(req.url === '/long' ? LONG : KETTLE);
+    });
+    site.listen(0, '127.0.0.1');
+    await once(site, 'listening');
+    base = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    await sharedFleet('browsers');
+    ({ apiKey: key } = await fleet.workspace('pro'));
+  });
+
+  after(async () => {
+    for (const path of ['/kettle', '/bad', '/stall', '/long', '/alone']) scripted?.pages.delete(`${base}${path}`);
+    site?.close();
+  });
+
+  test('json with jsonOptions: the schema answered, a field the page lacks null, billed one page and its tokens', async () => {
+    scripted.pages.set(`${base}/kettle`, (format, prompt) => {
+      prompts.push(prompt);
+      return format === 'summary'
+        ? { summary: 'A steel kettle of 1.7 litres for 49.90 euros.' }
+        : { name: 'Steel kettle', price: 49.9, brand: null };
+    });
+    const before = await availableCredits(fleet.gatewayUrl, key);
+    const r = await scrape({ url: `${base}/kettle`, formats: ['json', 'markdown'], jsonOptions: { schema: SCHEMA } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.json, { name: 'Steel kettle', price: 49.9, brand: null });
+    assert.match(r.body.data.markdown ?? '', /49\.90 euros/);
+    assert.equal(r.body.data.errors, undefined);
+    assert.equal(r.body.usage.credits, 1);
+    assert.equal(r.body.usage.meters.page_load, 1);
+    assert.ok((r.body.usage.meters.tokens ?? 0) > 0, `tokens recorded: ${JSON.stringify(r.body.usage)}`);
+    await until('the page billed', async () => (await availableCredits(fleet.gatewayUrl, key)) === before - 1, 10_000);
+    assert.match(prompts[0] ?? '', /costs 49\.90 euros/, 'the model read the page');
+  });
+
+  test("v2's json object in formats, with summary: both answered", async () => {
+    const r = await scrape({
+      url: `${base}/kettle`,
+      formats: [{ type: 'json', schema: SCHEMA, prompt: 'The product on sale' }, 'summary'],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data.json?.name, 'Steel kettle');
+    assert.equal(r.body.data.summary, 'A steel kettle of 1.7 litres for 49.90 euros.');
+    assert.equal(r.body.data.markdown, undefined, 'markdown was not asked');
+    assert.ok(
+      prompts.some((p) => p.includes('What to extract: The product on sale')),
+      'the inline prompt reached the model',
+    );
+  });
+
+  test('an answer outside the schema: extraction_failed in errors.json, the markdown still answered and billed', async () => {
+    scripted.pages.set(`${base}/bad`, () => modelReply.text('{"name":"Steel kettle","price":"cheap","brand":null}'));
+    const r = await scrape({ url: `${base}/bad`, formats: ['markdown', 'json'], jsonOptions: { schema: SCHEMA } });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.body.data.markdown ?? '', /Steel kettle/);
+    assert.equal(r.body.data.json, undefined);
+    const error = r.body.data.errors?.json;
+    assert.equal(error?.code, 'extraction_failed');
+    assert.equal(error?.message, 'Structured data could not be extracted from the page.');
+    assert.equal(error?.details.reason, 'schema');
+    assert.deepEqual(
+      ((error?.details.issues ?? []) as { path: string }[]).map((i) => i.path),
+      ['price'],
+    );
+    assert.equal(r.body.usage.meters.page_load, 1);
+  });
+
+  test('json asked alone, not answered in time: 422 extraction_failed, reason timeout, nothing billed', async () => {
+    scripted.pages.set(`${base}/stall`, () => modelReply.stall());
+    const before = await availableCredits(fleet.gatewayUrl, key);
+    const started = Date.now();
+    const r = await scrape({ url: `${base}/stall`, formats: ['json'], jsonOptions: { prompt: 'the price' } });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'extraction_failed');
+    assert.equal(r.body.details?.reason, 'timeout');
+    assert.ok(Date.now() - started < 15_000, 'the fleet’s EXTRACT_TIMEOUT (4 s) ended it');
+    // A page billed after it is the only change to the balance.
+    const ok = await scrape({ url: `${base}/kettle`, formats: ['markdown'] });
+    assert.equal(ok.status, 200);
+    await until('one page billed', async () => (await availableCredits(fleet.gatewayUrl, key)) === before - 1, 10_000);
+  });
+
+  test('a long page goes to the model as its parts relevant to the schema, not cut at the top', async () => {
+    let seen = '';
+    scripted.pages.set(`${base}/long`, (_format, prompt) => {
+      seen = prompt;
+      return { warrantyYears: 5 };
+    });
+    const r = await scrape({
+      url: `${base}/long`,
+      formats: ['json'],
+      jsonOptions: {
+        schema: {
+          type: 'object',
+          properties: { warrantyYears: { type: 'integer', description: 'warranty in years' } },
+        },
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(r.body.data.json, { warrantyYears: 5 });
+    assert.match(seen, /The warranty lasts five years\./, 'the paragraph past the middle of the page is there');
+    assert.ok(seen.length < 8_000 * 4 + 2_000, `within the token budget (${seen.length} characters)`);
+    assert.ok(seen.length < LONG.length / 2, 'not the whole page');
+  });
+
+  test('refused before the page is loaded: an unknown model, a schema that is no object, json with neither schema nor prompt', async () => {
+    const loads = served.length;
+    const refused = async (body: Record<string, unknown>, path: string) => {
+      const r = await scrape({ url: `${base}/alone`, ...body });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.equal(r.body.code, 'bad_request');
+      assert.deepEqual(
+        r.body.details?.issues?.map((i) => i.path),
+        [path],
+      );
+    };
+    await refused({ formats: ['json'], jsonOptions: { prompt: 'x' }, model: 'gpt-9' }, 'model');
+    await refused({ formats: ['json'], jsonOptions: { schema: { type: 'string' } } }, 'jsonOptions.schema');
+    await refused({ formats: ['json'] }, 'jsonOptions');
+    await refused({ formats: [{ type: 'json', schema: SCHEMA, extra: 1 }] }, 'body.formats.0.extra');
+    assert.equal(served.length, loads, 'no page was loaded');
+  });
+
+  test('crawl and search refuse the model formats, named, rather than leave them out', async () => {
+    const r = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { url: `${base}/kettle`, limit: 1, scrapeOptions: { formats: ['summary'] } },
+    });
+    assert.equal(r.status, 400, JSON.stringify(r.body));
+    assert.deepEqual(
+      r.body.details?.issues?.map((i) => i.path),
+      ['body.scrapeOptions.formats'],
+    );
+  });
+});
