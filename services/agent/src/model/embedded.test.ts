@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
-import { EmbeddedModelClient, embeddedModelPath, embeddedModelStatus } from './embedded.js';
+import { EmbeddedModelClient, embeddedModelPath, embeddedModelStatus, toGbnfSchema } from './embedded.js';
 import { ModelError, type StepRequest } from './types.js';
 
 const ROOT = path.resolve(__dirname, '../../../..');
@@ -132,6 +132,29 @@ test('a length bound llama.cpp refuses as a repetition (2,000) still gets a gram
   // Cut off at 40 tokens is fine here; a schema without a grammar is not.
   if (result instanceof ModelError) assert.equal(result.kind, 'bad_output', result.message);
   else assert.ok(['click', 'done'].includes((result as { output: { action: string } }).output.action));
+});
+
+test('a property named like a keyword (`title`, `$schema`) is generated; the keywords themselves are left out', async (t) => {
+  assert.deepEqual(
+    toGbnfSchema(
+      {
+        type: 'object',
+        title: 'Job',
+        properties: { title: { type: 'string', title: 'Title' }, $schema: { type: 'integer' } },
+      },
+      true,
+    ),
+    { type: 'object', properties: { title: { type: 'string' }, $schema: { type: 'integer' } } },
+  );
+  if (unreachable) return t.skip(unreachable);
+  const schema = {
+    type: 'object',
+    properties: { title: { type: 'string', maxLength: 20 } },
+    required: ['title'],
+    additionalProperties: false,
+  };
+  const { output } = await client.step({ ...request('[1] <h1>Red kettle</h1>'), schema, maxOutputTokens: 40 });
+  assert.equal(typeof (output as { title?: unknown }).title, 'string', JSON.stringify(output));
 });
 
 test('no model file: an unavailable error saying whether it is being fetched', async () => {

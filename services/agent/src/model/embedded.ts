@@ -222,12 +222,15 @@ const GRAMMAR_LENGTH_BOUND = 1000;
  * `lengths` is false). Every declared property is generated, in the schema's order, so the answer
  * satisfies the schema whether or not a property is required.
  */
-function toGbnfSchema(schema: unknown, lengths: boolean): unknown {
+export function toGbnfSchema(schema: unknown, lengths: boolean): unknown {
   if (Array.isArray(schema)) return schema.map((s) => toGbnfSchema(s, lengths));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'enum' || key === 'const') out[key] = value;
+    // A map of names to schemas: a property may be named `title` or `$schema` like a keyword.
+    else if ((key === 'properties' || key === '$defs') && value !== null && typeof value === 'object')
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, toGbnfSchema(sub, lengths)]));
     else if (key === 'anyOf') out.oneOf = toGbnfSchema(value, lengths);
     else if (key === 'maxLength' || key === 'minLength') {
       if (lengths && typeof value === 'number' && value <= GRAMMAR_LENGTH_BOUND) out[key] = value;
