@@ -12,6 +12,12 @@ const CALL_TIMEOUT_MS = 11 * 60_000;
 
 const MODEL_FORMATS = new Set([crawl.Format.JSON, crawl.Format.SUMMARY]);
 
+/**
+ * The most of a page's markdown sent (characters): one gRPC message (16 MiB; this is 8 MB at most), far past any model's
+ * budget (the agent keeps the relevant parts of what it gets); a longer page loses its end.
+ */
+const MAX_MARKDOWN_CHARS = 2_000_000;
+
 export const isModelFormat = (format: crawl.Format) => MODEL_FORMATS.has(format);
 
 export function modelFormatsClient(address: string | undefined): ExtractClient | undefined {
@@ -79,6 +85,9 @@ export async function answerModelFormats(
   const request = requestOf(workspaceId, formats, options);
   if (!request) return undefined;
   if (!client) throw unavailable();
-  const answer = await client.extract({ ...request, ...page }, { signal });
+  const answer = await client.extract(
+    { ...request, ...page, markdown: page.markdown.slice(0, MAX_MARKDOWN_CHARS) },
+    { signal },
+  );
   return { json: answer.json, summary: answer.summary, failures: answer.failures, tokens: answer.tokens };
 }

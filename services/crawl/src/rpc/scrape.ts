@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { billed } from '@wap/billing';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
-import { checkModelFormats } from '../clients/model-formats.js';
+import { checkModelFormats, isModelFormat } from '../clients/model-formats.js';
 import { addModelFormats } from '../pipeline/model-formats.js';
 import { analyseOff, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey } from '../store/page-cache.js';
@@ -75,6 +75,8 @@ export function scrape(deps: ScrapeDeps) {
           },
           onePage,
           work,
+          // The model formats may take EXTRACT_TIMEOUT (10 minutes at most) on top of the page: the hold outlives both.
+          formatsOf(options).some(isModelFormat) ? 15 * 60 : undefined,
         );
     // Answered once kept, so a scrape's page is searchable and cached when its answer arrives.
     await written;
