@@ -4,7 +4,7 @@
 // endpoint, on loopback). The page bills one page load and its tokens at zero price; a field the
 // page lacks comes back null; an answer outside the schema or a stalled model is extraction_failed
 // beside the other formats, or, asked alone, the call's 422 with nothing billed; a model or schema
-// no model can use is refused before the page is loaded.
+// no model can use is refused before the page is loaded. A crawl's pages answer json too.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -179,10 +179,41 @@ describe('scrape: json and summary from the model', () => {
     assert.equal(served.length, loads, 'no page was loaded');
   });
 
-  test('crawl and search refuse the model formats, named, rather than leave them out', async () => {
-    const r = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+  test("each page of a crawl answers json; a crawl's model or schema is refused before it starts", async () => {
+    const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
       key,
-      body: { url: `${base}/kettle`, limit: 1, scrapeOptions: { formats: ['summary'] } },
+      body: {
+        url: `${base}/kettle`,
+        limit: 1,
+        scrapeOptions: { formats: ['markdown', 'json'], jsonOptions: { schema: SCHEMA } },
+      },
+    });
+    assert.equal(started.status, 200, JSON.stringify(started.body));
+    type Status = { crawl: { status: string }; data: Scraped['data'][] };
+    let status: Status | undefined;
+    await until('the crawl settled', async () => {
+      status = (await call<Status>(fleet.gatewayUrl, 'GET', `/v1/crawl/${started.body.id}`, { key })).body;
+      return status.crawl.status === 'settled';
+    });
+    assert.deepEqual(
+      status?.data.map((page) => page.json),
+      [{ name: 'Steel kettle', price: 49.9, brand: null }],
+    );
+    const refused = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
+      key,
+      body: { url: `${base}/kettle`, limit: 1, scrapeOptions: { formats: ['summary'], model: 'gpt-9' } },
+    });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.deepEqual(
+      refused.body.details?.issues?.map((i) => i.path),
+      ['model'],
+    );
+  });
+
+  test('search refuses the model formats, named, rather than leave them out', async () => {
+    const r = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/search', {
+      key,
+      body: { query: 'kettle', limit: 1, scrapeOptions: { formats: ['summary'] } },
     });
     assert.equal(r.status, 400, JSON.stringify(r.body));
     assert.deepEqual(

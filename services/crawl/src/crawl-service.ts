@@ -67,6 +67,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   };
   const worker = new CrawlWorker({
     ...pipeline,
+    modelFormats,
     crawls,
     urls,
     hosts,

@@ -16,6 +16,7 @@ import type { Delivery, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/scope.js';
+import { addModelFormats, type ModelFormatsDeps } from '../pipeline/model-formats.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from '../pipeline/site-files.js';
 import type { CrawlRow, CrawlStore } from '../store/crawls.js';
@@ -31,7 +32,7 @@ const PAGE_FAILURES = new Set(['page_unreachable', 'document_unrepresentable', '
 /** Links taken from one page, and URLs from the sitemaps: bounds on what one page can add. */
 const MAX_LINKS_PER_PAGE = 1_000;
 
-export interface WorkerDeps extends PipelineDeps {
+export interface WorkerDeps extends PipelineDeps, ModelFormatsDeps {
   crawls: CrawlStore;
   urls: UrlStore;
   hosts: HostStore;
@@ -286,6 +287,15 @@ export class CrawlWorker {
         }
         extracted = loaded.extracted;
         document = toDocument(loaded.page, plan.scrape, false, extracted);
+        // The model formats asked (json, summary): a page asked for them alone, none answered, fails here.
+        await addModelFormats(
+          this.deps,
+          row.workspaceId,
+          document,
+          extracted.markdown,
+          plan.scrape,
+          this.stopping.signal,
+        );
         links = this.discover(plan, key, depth, extracted.links, []);
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {

@@ -3,8 +3,10 @@ import { create, toJson } from '@bufbuild/protobuf';
 import { priceMeter } from '@wap/billing';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl } from '@wap/proto';
+import { checkModelFormats } from '../clients/model-formats.js';
 import { compilePatterns, urlKey } from '../domain/scope.js';
 import { DEFAULT_MAX_PER_HOST } from '../jobs/crawl-worker.js';
+import { formatsOf } from '../pipeline/scrape.js';
 import type { CrawlRow } from '../store/crawls.js';
 import { MAX_CRAWL_LIMIT, MAX_CRAWL_MS, toCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
@@ -18,6 +20,9 @@ export const startCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
     const { options, start, key } = parseStartCrawl(req, deps.allow);
+    // Each page's model formats are asked of the agent: a model or schema it cannot use is refused now.
+    const scrape = options.scrapeOptions ?? create(crawl.ScrapeOptionsSchema, {});
+    await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(scrape), scrape);
     // Named before the hold so its usage rows are listed under the crawl's id. A retried start
     // gets the first attempt's hold (idempotent) and row (crawls.create), so the two still agree.
     const id = randomUUID();

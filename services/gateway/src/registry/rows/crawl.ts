@@ -12,7 +12,7 @@ import {
   pagesJson,
   toCrawlJson,
 } from './crawl-object.js';
-import { pageUrl, refuseModelFormats, scrapeOptions, toScrapeOptions } from './scrape.js';
+import { pageUrl, scrapeOptions, toScrapeOptions } from './scrape.js';
 
 /** The default `limit`: a crawl holds `limit` credits while it runs, so the default stays modest. */
 export const DEFAULT_CRAWL_LIMIT = 100;
@@ -122,9 +122,8 @@ export const crawlRow = capability({
     url: z.string().describe('Where the crawl answers (`GET /v1/crawl/{id}`), as Firecrawl answers it.'),
     crawl: crawlObject,
   }),
-  errors: ['page_unreachable', 'quota_exceeded'],
+  errors: ['page_unreachable', 'quota_exceeded', 'capability_unavailable'],
   handler: async ({ principal, upstreams, operationId, signal, publicUrl }, { body: b }) => {
-    refuseModelFormats(b.scrapeOptions, 'body.scrapeOptions.formats');
     const out = await upstreams.crawl.startCrawl(
       {
         workspaceId: principal.workspaceId,

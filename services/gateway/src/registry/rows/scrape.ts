@@ -287,11 +287,17 @@ const MODEL_FORMATS_MS = 10 * 60_000;
 export const usesModel = (o: ScrapeOptionsInput) =>
   askedFormats(o.formats).some((f) => f === 'json' || f === 'summary');
 
-/** A page scraped for a crawl or a search hit does not answer the model formats yet: refused, named, rather than left out. */
+/** A search hit rendered does not answer the model formats yet: refused, named, rather than left out. */
 export function refuseModelFormats(o: ScrapeOptionsInput | undefined, path: string): void {
   if (o && usesModel(o))
     throw new ApiError('bad_request', {
-      issues: [{ path, message: '`json` and `summary` are answered by POST /v1/scrape, not yet for each page here' }],
+      issues: [
+        {
+          path,
+          message:
+            '`json` and `summary` are answered by POST /v1/scrape and each page of a crawl, not yet for search hits',
+        },
+      ],
     });
 }
 
