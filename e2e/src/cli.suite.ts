@@ -4,7 +4,7 @@
 // answers; `status` names the credential in use and where it came from, in the three orders
 // of precedence; the login refreshes before it expires; a crawl shows its progress; a paused
 // agent run is answered from the CLI; `agent run --wait` prints a run's events as they come and
-// its answer; a second login revokes the first; and after `logout`
+// its answer; `scrape --json-schema` prints a page's data in a schema; a second login revokes the first; and after `logout`
 // the old token is refused.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -204,6 +204,35 @@ describe('wap', () => {
     assert.match(quiet.stdout, /status: settled/);
     const pages = await wap(['crawl', 'results', done.crawl.id, '--all', '--json']);
     assert.equal(pages.stdout.trim().split('\n').length, 5, 'one page a line');
+  });
+
+  test("`scrape --json-schema file.json` prints the page's data in the schema, and says a format not answered", async () => {
+    const url = `${site.url}/articles/1`;
+    const title = site.article(1).title;
+    const file = path.join(home, 'article.schema.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ type: 'object', properties: { title: { type: 'string' }, author: { type: 'string' } } }),
+    );
+    scripted.pages.set(url, (_format, prompt) => ({
+      title: prompt.includes(title) ? title : 'not on the page',
+      author: null,
+    }));
+    try {
+      const r = await wap(['scrape', url, '--json-schema', file, '--api-key', loginKey]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { title, author: null });
+      scripted.pages.set(url, () => ({ title: 42, author: null }));
+      const failed = await wap(['scrape', url, '--formats', 'markdown', '--json-schema', file, '--api-key', loginKey]);
+      assert.equal(failed.code, 0, failed.stderr);
+      assert.ok(failed.stdout.includes(title), failed.stdout);
+      assert.match(failed.stdout, /^json: extraction_failed \(schema\)$/m);
+      const missing = await wap(['scrape', url, '--json-schema', path.join(home, 'none.json'), '--api-key', loginKey]);
+      assert.notEqual(missing.code, 0);
+      assert.match(missing.stderr, /--json-schema .*none\.json: cannot be read/);
+    } finally {
+      scripted.pages.delete(url);
+    }
   });
 
   test('a paused run’s question is answered at the prompt of --wait --ask, or with `wap agent answer`', async () => {

@@ -2,6 +2,8 @@
 // help for every method, and completion through a real bash.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
@@ -70,6 +72,34 @@ describe('parsing a command line', () => {
     assert.deepEqual(c.params, { url: 'https://a.test/', limit: 7, includePaths: ['^/a/', '^/b/'] });
     const s = op(['scrape', 'https://a.test/', '--formats', '["links"]', '--headers', '{"x-a":"1"}']);
     assert.deepEqual(s.params, { url: 'https://a.test/', formats: ['links'], headers: { 'x-a': '1' } });
+  });
+
+  test('--json-schema reads a file into jsonOptions.schema and asks json, beside the formats given', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'wap-schema-'));
+    const file = path.join(dir, 'product.json');
+    writeFileSync(file, '{"type":"object","properties":{"price":{"type":"number"}}}');
+    const alone = op(['scrape', 'https://a.test/', '--json-schema', file]);
+    assert.deepEqual(alone.params, {
+      url: 'https://a.test/',
+      formats: ['json'],
+      jsonOptions: { schema: { type: 'object', properties: { price: { type: 'number' } } } },
+    });
+    const beside = op([
+      'scrape',
+      'https://a.test/',
+      '--formats',
+      'markdown',
+      '--json-schema',
+      file,
+      '--json-options',
+      '{"prompt":"p"}',
+    ]);
+    assert.deepEqual(beside.params.formats, ['markdown', 'json']);
+    assert.equal((beside.params.jsonOptions as { prompt: string }).prompt, 'p', 'the other json options kept');
+    writeFileSync(file, '[1]');
+    assert.throws(() => op(['scrape', 'https://a.test/', '--json-schema', file]), /a JSON Schema object/);
+    assert.throws(() => op(['scrape', 'https://a.test/', '--json-schema', `${file}.gone`]), /cannot be read/);
+    assert.throws(() => op(['crawl', 'https://a.test/', '--json-schema', file]), /Unknown option/);
   });
 
   test('a helper takes the id only; own commands take their flags', () => {

@@ -55,6 +55,7 @@ export function extraOptions(spec: OperationSpec | undefined, helper?: string): 
   if ((spec?.id === 'crawl' || spec?.id === 'agent') && !helper) extra.wait = { type: 'boolean' };
   if (spec?.id === 'agent' || (spec?.group === 'agent' && helper === 'wait')) extra.ask = { type: 'boolean' };
   if (spec?.group === 'agent' && helper === 'follow') extra.level = { type: 'string' };
+  if (spec?.id === 'scrape') extra['json-schema'] = { type: 'string' };
   return extra;
 }
 
@@ -248,6 +249,7 @@ export function parseCommand(argv: string[]): Command {
       const raw = values[p.name] ?? values[kebab(p.name)];
       if (raw !== undefined) params[p.name] = coerce(p, raw as string);
     }
+    if (typeof values['json-schema'] === 'string') askJson(params, values['json-schema']);
     const missing = spec.params.filter((p) => p.in !== 'path' && p.required && params[p.name] === undefined);
     if (missing.length)
       throw new UsageError(
@@ -256,6 +258,24 @@ export function parseCommand(argv: string[]): Command {
   } else if (words.length > pathArgs.length)
     throw new UsageError(`unexpected ${words.slice(pathArgs.length).join(' ')}`);
   return { kind: 'operation', spec, ...(helper && { helper }), pathArgs, params, flags: values };
+}
+
+/** `--json-schema <file>`: the `json` format asked with the file's schema, beside the formats given (alone when none is). */
+function askJson(params: Record<string, unknown>, file: string): void {
+  let schema: unknown;
+  try {
+    schema = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(
+      `--json-schema ${file}: ${(err as NodeJS.ErrnoException).code ? 'cannot be read' : 'not JSON'}`,
+    );
+  }
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new UsageError(`--json-schema ${file}: a JSON Schema object`);
+  const formats = Array.isArray(params.formats) ? params.formats : [];
+  params.formats = formats.includes('json') ? formats : [...formats, 'json'];
+  const options = typeof params.jsonOptions === 'object' && params.jsonOptions !== null ? params.jsonOptions : {};
+  params.jsonOptions = { ...options, schema };
 }
 
 /** `--data`: JSON inline, `@file`, or `-` for stdin. */

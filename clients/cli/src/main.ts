@@ -124,6 +124,11 @@ function help(args: string[], out: Output): void {
       if (spec.id === 'crawl' || spec.id === 'agent')
         lines.push('  --wait', '      Wait until it is settled (progress on stderr)');
       if (spec.id === 'agent') lines.push('  --ask', '      With --wait: read answers to its questions from stdin');
+      if (spec.id === 'scrape')
+        lines.push(
+          '  --json-schema <file>',
+          "      The page's data in this JSON Schema (the json format; with --formats, added to them)",
+        );
     } else if (HELPERS[group]?.includes(method ?? '')) {
       lines.push(`wap ${group} ${method} <id>`, '');
       lines.push(

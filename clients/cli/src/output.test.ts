@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { type Io, Output } from './output.js';
+import { documentText, type Io, Output } from './output.js';
 
 function output(flags: Record<string, unknown>, tty: boolean) {
   const stderr = Object.assign(new PassThrough(), { isTTY: tty, columns: 40 });
@@ -41,4 +41,14 @@ test('off a terminal progress shows only with --progress, and lines are lines', 
   const off = output({ progress: false }, true);
   off.out.line('    1 status    queued');
   assert.equal(off.written(), '', '--no-progress on a terminal');
+});
+
+test('a scraped page for people: its json indented, else its first text format; a model format not answered said after', () => {
+  assert.equal(documentText({ markdown: '# Hi', json: { a: 1 } }), '{\n  "a": 1\n}');
+  assert.equal(documentText({ markdown: '# Hi', summary: 'S' }), '# Hi');
+  assert.equal(
+    documentText({ markdown: '# Hi', errors: { json: { code: 'extraction_failed', details: { reason: 'timeout' } } } }),
+    '# Hi\njson: extraction_failed (timeout)',
+  );
+  assert.equal(documentText({ metadata: {} }), undefined);
 });

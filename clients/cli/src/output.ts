@@ -47,14 +47,25 @@ export function summary(item: unknown): string {
   return parts.length ? parts.map(scalar).join('  ') : JSON.stringify(item);
 }
 
-/** The main content of a scraped document, for people: the first format it has. */
+/**
+ * The main content of a scraped document, for people: its `json` (indented) when it has one, else
+ * the first text format it has; a model format not answered is said after it.
+ */
 export function documentText(doc: unknown): string | undefined {
   if (!isObject(doc)) return undefined;
-  for (const format of ['markdown', 'text', 'html', 'rawHtml', 'summary']) {
-    const v = doc[format];
-    if (typeof v === 'string') return v;
-  }
-  return undefined;
+  const failed = isObject(doc.errors)
+    ? Object.entries(doc.errors).map(([format, e]) => {
+        const error = isObject(e) ? e : {};
+        const reason =
+          isObject(error.details) && typeof error.details.reason === 'string' ? ` (${error.details.reason})` : '';
+        return `${format}: ${scalar(error.code)}${reason}`;
+      })
+    : [];
+  const main = isObject(doc.json)
+    ? JSON.stringify(doc.json, null, 2)
+    : ['markdown', 'text', 'html', 'rawHtml', 'summary'].map((f) => doc[f]).find((v) => typeof v === 'string');
+  if (main === undefined && failed.length === 0) return undefined;
+  return [...(typeof main === 'string' ? [main] : []), ...failed].join('\n');
 }
 
 export class Output {
