@@ -21,6 +21,10 @@ test('every field of the schema is nullable and required, however the caller mar
   assert.equal(step.schema.additionalProperties, false);
   assert.equal(step.loose, undefined, 'a schema is strict');
   assert.equal(step.system, EXTRACT_SYSTEM);
+  assert.match(
+    step.messages[0]?.text ?? '',
+    /Fields: name; price \(Price in euros\); sizes\. A field the page does not hold is null\./,
+  );
   assert.match(step.system, /answer null/);
 });
 

@@ -66,6 +66,15 @@ export function schemaWords(schema: unknown, out: string[] = [], depth = 0): str
   return out;
 }
 
+/** The schema's top-level fields, with their descriptions: a grammar shows a small model the names only as it writes them. */
+export function fieldList(schema: JsonSchema): string {
+  const properties = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+  return Object.entries(properties as Record<string, { description?: unknown }>)
+    .slice(0, 50)
+    .map(([name, sub]) => (typeof sub?.description === 'string' ? `${name} (${sub.description.slice(0, 100)})` : name))
+    .join('; ');
+}
+
 /** The user message: the page (its relevant parts within `maxChars`), then the task, so calls on one page share the page. */
 export function pageMessage(page: PageForModel, query: string, maxChars: number, task: string): string {
   const part = relevantPart(page.markdown, query, maxChars);
@@ -87,7 +96,7 @@ export function jsonStep(page: PageForModel, ask: JsonAsk, maxChars: number): St
   const query = [ask.prompt ?? '', ...schemaWords(ask.schema)].join(' ');
   const task = [
     "Task: extract the page's data as one JSON object.",
-    ask.schema ? 'Fill every field the schema has; a field the page does not hold is null.' : '',
+    ask.schema ? `Fields: ${fieldList(ask.schema)}. A field the page does not hold is null.` : '',
     ask.prompt ? `What to extract: ${ask.prompt.trim()}` : '',
     ask.systemPrompt ? `Further instructions from the caller: ${ask.systemPrompt.trim()}` : '',
   ]
