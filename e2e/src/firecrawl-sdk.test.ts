@@ -1,7 +1,8 @@
 // Firecrawl's own clients pointed at a fleet by their base URL and nothing else:
 // @mendable/firecrawl-js (its `.v1` client) and firecrawl-py (its v1 client, run by
 // e2e/src/firecrawl_sdk.py). Each method a team moving from Firecrawl calls, called as they
-// would call it, billed exactly as the same call made as plain HTTP. Where we answer other
+// would call it, billed exactly as the same call made as plain HTTP (`json` answered by a
+// loopback stand-in of an OpenAI-compatible endpoint, the deployment's model). Where we answer other
 // than Firecrawl, what the client sees is asserted here and written in
 // docs/migrating-from-firecrawl.md.
 import assert from 'node:assert/strict';
@@ -13,7 +14,14 @@ import { promisify } from 'node:util';
 import Firecrawl from '@mendable/firecrawl-js';
 import { type Fleet, ROOT } from '@wap/fleet';
 import { startFleet, until } from '@wap/testkit';
-import { type FakeSearch, startFakeSearxng, startTestSite, type TestSite } from '@wap/testsite';
+import {
+  type FakeModel,
+  type FakeSearch,
+  startFakeOpenAi,
+  startFakeSearxng,
+  startTestSite,
+  type TestSite,
+} from '@wap/testsite';
 import { call } from './api.js';
 
 const PYTHON = path.join(ROOT, '.tools/firecrawl-py/bin/python');
@@ -26,6 +34,8 @@ let site: TestSite;
 /** Every answer late: a crawl of it is still running when it is cancelled. */
 let slowSite: TestSite;
 let searxng: FakeSearch;
+/** The deployment's model (an OpenAI-compatible endpoint on loopback): `json` answers the page's title line. */
+let model: FakeModel;
 /** A workspace per client, so each bill is the client's own. */
 const keys = { js: '', py: '', http: '' };
 
@@ -45,8 +55,15 @@ before(async () => {
     })),
     { url: `${site.url}/slow/5000`, title: 'A page that takes five seconds', content: SLOW_WORD },
   ]);
+  model = await startFakeOpenAi({
+    reply: (r) => ({
+      title: /^Title: (.*)$/m.exec(JSON.stringify(r.body.messages).replaceAll('\\n', '\n'))?.[1] ?? null,
+    }),
+  });
   fleet = await startFleet({
     env: {
+      AGENT_MODELS: JSON.stringify([{ name: 'loopback', kind: 'openai', baseUrl: model.url, model: 'loopback-1' }]),
+      AGENT_DEFAULT_MODEL: 'loopback',
       LOG_LEVEL: 'info',
       // The allow-list lets the fleet reach the loopback test sites; production never sets it.
       EGRESS_ALLOW: '127.0.0.0/8',
@@ -62,6 +79,7 @@ after(async () => {
   await site?.close();
   await slowSite?.close();
   await searxng?.close();
+  await model?.close();
 });
 
 /** The JS client as a migrating team builds it: Firecrawl's class, our base URL, its v1 methods. */
@@ -188,6 +206,49 @@ describe('scrape', () => {
     assert.ok(pyDoc.markdown?.includes(article.title), 'the page’s markdown');
     assert.deepEqual(pyDoc.links, doc.links);
     assert.equal(pyDoc.metadata?.sourceURL, url);
+    assert.deepEqual(pyBill, plainBill);
+  });
+});
+
+describe('scrape: json', () => {
+  test('formats json with jsonOptions: both clients get the page’s data, billed as the plain call', async () => {
+    const url = `${site.url}/articles/4`;
+    const title = site.article(4).title;
+    const body = {
+      url,
+      formats: ['json'],
+      jsonOptions: { schema: { type: 'object', properties: { title: { type: 'string' } } } },
+    };
+    const [plain, plainBill] = await billOf(keys.http, () =>
+      call<{ data: { json?: { title?: string } } }>(fleet.gatewayUrl, 'POST', '/v1/scrape', { key: keys.http, body }),
+    );
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    assert.ok(plain.body.data.json?.title?.includes(title), JSON.stringify(plain.body.data));
+    assert.equal(plainBill.page_load, 1);
+    assert.ok((plainBill.tokens ?? 0) > 0, JSON.stringify(plainBill));
+
+    // The JS client types `schema` as a zod schema and sends a JSON Schema as it is.
+    const [doc, jsBill] = await billOf(
+      keys.js,
+      async () =>
+        (await js().scrapeUrl(url, { formats: ['json'], jsonOptions: body.jsonOptions as never })) as Doc & {
+          success: boolean;
+          json?: unknown;
+        },
+    );
+    assert.equal(doc.success, true);
+    assert.deepEqual(doc.json, plain.body.data.json);
+    assert.deepEqual(jsBill, plainBill);
+
+    const [pyDoc, pyBill] = await billOf(keys.py, async () =>
+      pyOk(
+        await py<Doc & { json?: unknown }>('v1', 'scrape_url', [url], {
+          formats: ['json'],
+          json_options: body.jsonOptions,
+        }),
+      ),
+    );
+    assert.deepEqual(pyDoc.json, plain.body.data.json);
     assert.deepEqual(pyBill, plainBill);
   });
 });
