@@ -4,7 +4,8 @@
 // endpoint, on loopback). The page bills one page load and its tokens at zero price; a field the
 // page lacks comes back null; an answer outside the schema or a stalled model is extraction_failed
 // beside the other formats, or, asked alone, the call's 422 with nothing billed; a model or schema
-// no model can use is refused before the page is loaded. A crawl's pages answer json too.
+// no model can use is refused before the page is loaded. A crawl's pages and search's hits answer
+// json too.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -32,6 +33,8 @@ type Scraped = {
 const KETTLE = `<!doctype html><html><head><title>Steel kettle</title></head><body><main>
 <h1>Steel kettle</h1><p>Our steel kettle boils 1.7 litres and costs 49.90 euros.</p>
 <p>Ships in two days.</p></main></body></html>`;
+const TEAPOT = `<!doctype html><html><head><title>Copper teapot</title></head><body><main>
+<h1>Copper teapot</h1><p>A hammered copper teapot for 31 euros.</p></main></body></html>`;
 const FILLER = Array.from(
   { length: 600 },
   (_, i) => `<p>Chapter ${i} of the long history of the company, its founders and their travels.</p>`,
@@ -57,7 +60,8 @@ describe('scrape: json and summary from the model', () => {
   before(async () => {
     site = createServer((req, res) => {
       served.push(req.url ?? '');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(req.url === '/long' ? LONG : KETTLE);
+      const page = req.url === '/long' ? LONG : req.url === '/teapot' ? TEAPOT : KETTLE;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
     });
     site.listen(0, '127.0.0.1');
     await once(site, 'listening');
@@ -67,7 +71,8 @@ describe('scrape: json and summary from the model', () => {
   });
 
   after(async () => {
-    for (const path of ['/kettle', '/bad', '/stall', '/long', '/alone']) scripted?.pages.delete(`${base}${path}`);
+    for (const path of ['/kettle', '/bad', '/stall', '/long', '/alone', '/teapot'])
+      scripted?.pages.delete(`${base}${path}`);
     site?.close();
   });
 
@@ -210,15 +215,28 @@ describe('scrape: json and summary from the model', () => {
     );
   });
 
-  test('search refuses the model formats, named, rather than leave them out', async () => {
-    const r = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/search', {
-      key,
-      body: { query: 'kettle', limit: 1, scrapeOptions: { formats: ['summary'] } },
-    });
-    assert.equal(r.status, 400, JSON.stringify(r.body));
-    assert.deepEqual(
-      r.body.details?.issues?.map((i) => i.path),
-      ['body.scrapeOptions.formats'],
+  test("search's rendered hits answer json, the tokens billed with them", async () => {
+    // The built-in provider searches the workspace's own pages: a page of words no other has, scraped first.
+    const url = `${base}/teapot`;
+    scripted.pages.set(url, () => ({ name: 'Copper teapot', price: 31, brand: null }));
+    assert.equal((await scrape({ url, formats: ['markdown'] })).status, 200);
+    const r = await call<{ data: (Scraped['data'] & { url: string; error?: string })[]; usage: Scraped['usage'] }>(
+      fleet.gatewayUrl,
+      'POST',
+      '/v1/search',
+      {
+        key,
+        body: {
+          query: 'copper teapot',
+          limit: 1,
+          scrapeOptions: { formats: ['json'], jsonOptions: { schema: SCHEMA } },
+        },
+      },
     );
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.data[0]?.url, url);
+    assert.deepEqual(r.body.data[0]?.json, { name: 'Copper teapot', price: 31, brand: null });
+    assert.equal(r.body.usage.meters.page_load, 1);
+    assert.ok((r.body.usage.meters.tokens ?? 0) > 0, JSON.stringify(r.body.usage));
   });
 });

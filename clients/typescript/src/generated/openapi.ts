@@ -2723,7 +2723,7 @@ export interface operations {
                         /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
                         parsePDF?: boolean;
                     };
-                    /** @description Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top. */
+                    /** @description Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top, and 10 minutes more with a model format (`json`, `summary`), whose model calls are bounded by the deployment's EXTRACT_TIMEOUT each. */
                     timeout?: number;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
                     origin?: string;

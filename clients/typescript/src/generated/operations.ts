@@ -1559,7 +1559,7 @@ export const OPERATIONS = {
         "in": "body",
         "type": "integer",
         "required": false,
-        "description": "Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top."
+        "description": "Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top, and 10 minutes more with a model format (`json`, `summary`), whose model calls are bounded by the deployment's EXTRACT_TIMEOUT each."
       },
       {
         "name": "origin",

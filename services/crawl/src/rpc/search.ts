@@ -4,8 +4,10 @@ import { isApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import pMap from 'p-map';
+import { checkModelFormats } from '../clients/model-formats.js';
 import type { SearchResult } from '../clients/search-providers.js';
-import { loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { addModelFormats } from '../pipeline/model-formats.js';
+import { formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
 
@@ -13,17 +15,20 @@ export const MAX_SEARCH_RESULTS = 100;
 const DEFAULT_SEARCH_RESULTS = 10;
 const RENDER_CONCURRENCY = 4;
 
-export type SearchDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'index' | 'provider' | 'log'>;
+export type SearchDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'index' | 'provider' | 'log' | 'modelFormats'>;
 
 /**
  * crawl.Search: asks the configured provider, optionally renders every hit
- * through the scrape pipeline, and bills what was delivered: the results
- * returned and the pages rendered. A hit whose page fails carries its error
+ * through the scrape pipeline (its model formats too), and bills what was
+ * delivered: the results returned, the pages rendered and the model's tokens. A hit whose page fails carries its error
  * code and is not billed; a provider that refuses bills nothing.
  */
 export function search(deps: SearchDeps) {
   return async (req: crawl.SearchRequest, ctx: CallContext): Promise<crawl.SearchResponse> => {
     const { limit, render } = parseSearch(req);
+    // Each rendered hit's model formats are asked of the agent: a model or schema it cannot use is refused now.
+    if (render) await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(render), render, ctx.signal);
+    let tokens = 0n;
     const { result, usage } = await billed(
       deps.ledger,
       {
@@ -52,7 +57,9 @@ export function search(deps: SearchDeps) {
                 slot: { workspaceId: req.workspaceId, wait: true },
                 request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
               });
-              hit.document = toDocument(page, render, false, extracted);
+              const document = toDocument(page, render, false, extracted);
+              tokens += await addModelFormats(deps, req.workspaceId, document, extracted.markdown, render, ctx.signal);
+              hit.document = document;
               await deps.index
                 .add(req.workspaceId, page.finalUrl, extracted)
                 .catch((err) => deps.log.warn({ err }, 'search index write failed'));
@@ -68,6 +75,7 @@ export function search(deps: SearchDeps) {
         const used = [
           { meter: 'search_result' as const, quantity: BigInt(hits.length) },
           { meter: 'page_load' as const, quantity: BigInt(hits.filter((h) => h.document).length) },
+          ...(tokens > 0n ? [{ meter: 'tokens' as const, quantity: tokens }] : []),
         ];
         return { result: hits, used };
       },

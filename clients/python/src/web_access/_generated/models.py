@@ -972,7 +972,7 @@ class SearchRequest(Model):
     """
     timeout: int | None = None
     """
-    Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top.
+    Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top, and 10 minutes more with a model format (`json`, `summary`), whose model calls are bounded by the deployment's EXTRACT_TIMEOUT each.
     """
     origin: str | None = None
     """

@@ -1194,7 +1194,7 @@ class Search(SyncResource):
             lang: Language of the results, e.g. `en`.
             country: Country code for the results, e.g. `us`.
             scrape_options: When given, every hit is rendered through the scrape pipeline with these options (1 credit per page); with `formats: []` (what Firecrawl’s JS client sends when none is asked) nothing is rendered.
-            timeout: Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top.
+            timeout: Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top, and 10 minutes more with a model format (`json`, `summary`), whose model calls are bounded by the deployment's EXTRACT_TIMEOUT each.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1257,7 +1257,7 @@ class AsyncSearch(AsyncResource):
             lang: Language of the results, e.g. `en`.
             country: Country code for the results, e.g. `us`.
             scrape_options: When given, every hit is rendered through the scrape pipeline with these options (1 credit per page); with `formats: []` (what Firecrawl’s JS client sends when none is asked) nothing is rendered.
-            timeout: Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top.
+            timeout: Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top, and 10 minutes more with a model format (`json`, `summary`), whose model calls are bounded by the deployment's EXTRACT_TIMEOUT each.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).

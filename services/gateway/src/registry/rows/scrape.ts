@@ -1,5 +1,5 @@
 import { create } from '@bufbuild/protobuf';
-import { ApiError, ERRORS, isErrorCode } from '@wap/errors';
+import { ERRORS, isErrorCode } from '@wap/errors';
 // The header rules alone: the fetch lib's index loads undici, which the gateway never fetches with.
 import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/headers';
 import { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
@@ -281,25 +281,11 @@ export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeO
 }
 
 /** The longest the model formats may add to a scrape: EXTRACT_TIMEOUT's bound. */
-const MODEL_FORMATS_MS = 10 * 60_000;
+export const MODEL_FORMATS_MS = 10 * 60_000;
 
 /** Whether the options ask a model format (`json`, `summary`). */
 export const usesModel = (o: ScrapeOptionsInput) =>
   askedFormats(o.formats).some((f) => f === 'json' || f === 'summary');
-
-/** A search hit rendered does not answer the model formats yet: refused, named, rather than left out. */
-export function refuseModelFormats(o: ScrapeOptionsInput | undefined, path: string): void {
-  if (o && usesModel(o))
-    throw new ApiError('bad_request', {
-      issues: [
-        {
-          path,
-          message:
-            '`json` and `summary` are answered by POST /v1/scrape and each page of a crawl, not yet for search hits',
-        },
-      ],
-    });
-}
 
 const body = scrapeOptions.extend({
   url: pageUrl('The page to scrape (http or https).'),

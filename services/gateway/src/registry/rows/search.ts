@@ -7,11 +7,12 @@ import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
 import {
   documentSchema,
-  refuseModelFormats,
+  MODEL_FORMATS_MS,
   type ScrapeOptionsInput,
   scrapeOptions,
   toDocumentJson,
   toScrapeOptions,
+  usesModel,
 } from './scrape.js';
 
 /** The longest a caller may give a search (a hundred rendered hits take minutes). */
@@ -34,14 +35,15 @@ const body = z.strictObject({
     .max(MAX_SEARCH_MS)
     .optional()
     .describe(
-      'Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top.',
+      "Milliseconds the whole search may take, rendering included; past it the call answers `deadline_exceeded` (408) and bills nothing. Default: 30 s, and when every hit is rendered, its `scrapeOptions.timeout` for every four hits on top, and 10 minutes more with a model format (`json`, `summary`), whose model calls are bounded by the deployment's EXTRACT_TIMEOUT each.",
     ),
   ...firecrawlBookkeeping,
 });
 
 /** The deadline of a search: the caller's `timeout`, or enough for the provider and the renders asked. */
 const deadlineOf = (b: { limit: number; timeout?: number | undefined }, render: ScrapeOptionsInput | undefined) =>
-  b.timeout ?? (render ? render.timeout * Math.ceil(b.limit / 4) + 30_000 : 30_000);
+  b.timeout ??
+  (render ? render.timeout * Math.ceil(b.limit / 4) + 30_000 + (usesModel(render) ? MODEL_FORMATS_MS : 0) : 30_000);
 
 const hit = documentSchema.extend({
   url: z.string(),
@@ -70,9 +72,8 @@ export const searchRow = capability({
     provider: z.enum(['builtin', 'searxng', 'brave']),
     usage: usageObject,
   }),
-  errors: ['search_refused', 'quota_exceeded', 'no_capacity'],
+  errors: ['search_refused', 'quota_exceeded', 'no_capacity', 'capability_unavailable'],
   handler: async ({ principal, upstreams, operationId, requestId, signal }, { body: b }) => {
-    refuseModelFormats(b.scrapeOptions, 'body.scrapeOptions.formats');
     const render = b.scrapeOptions?.formats.length ? b.scrapeOptions : undefined;
     const timeoutMs = deadlineOf(b, render);
     const out = await upstreams.crawl
