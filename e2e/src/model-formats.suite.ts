@@ -184,7 +184,11 @@ describe('scrape: json and summary from the model', () => {
     assert.equal(served.length, loads, 'no page was loaded');
   });
 
-  test("each page of a crawl answers json; a crawl's model or schema is refused before it starts", async () => {
+  test("each page of a crawl answers json, its tokens recorded; a crawl's model or schema is refused before it starts", async () => {
+    const tokensSoFar = async () =>
+      (await call<{ total: { meters: Record<string, number> } }>(fleet.gatewayUrl, 'GET', '/v1/usage', { key })).body
+        .total.meters.tokens ?? 0;
+    const tokensBefore = await tokensSoFar();
     const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
       key,
       body: {
@@ -204,6 +208,7 @@ describe('scrape: json and summary from the model', () => {
       status?.data.map((page) => page.json),
       [{ name: 'Steel kettle', price: 49.9, brand: null }],
     );
+    await until('the page’s tokens recorded', async () => (await tokensSoFar()) > tokensBefore, 10_000);
     const refused = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
       key,
       body: { url: `${base}/kettle`, limit: 1, scrapeOptions: { formats: ['summary'], model: 'gpt-9' } },

@@ -10,6 +10,7 @@ import {
   type LedgerClient,
   PAGES_PER_BLOCK,
   SettleBatcher,
+  toMeters,
 } from '@wap/billing';
 import { ApiError, isApiError } from '@wap/errors';
 import type { Delivery, Retry } from '@wap/events';
@@ -264,6 +265,7 @@ export class CrawlWorker {
       let landed: NewUrl | undefined;
       let document: crawl.Document;
       let extracted: LoadedPage['extracted'];
+      let tokens = 0n;
       // The start page's sitemaps are read while the page loads, and what they list is
       // added once the page is delivered: the crawl starts on the page's own links at once.
       const sitemaps = key === plan.startKey && row.sitemapsPending ? this.sitemapsOf(row, plan) : undefined;
@@ -288,7 +290,7 @@ export class CrawlWorker {
         extracted = loaded.extracted;
         document = toDocument(loaded.page, plan.scrape, false, extracted);
         // The model formats asked (json, summary): a page asked for them alone, none answered, fails here.
-        await addModelFormats(
+        tokens = await addModelFormats(
           this.deps,
           row.workspaceId,
           document,
@@ -320,6 +322,7 @@ export class CrawlWorker {
       if (delivered === true) return true;
       if (!delivered) return false; // another worker delivered it first, or the crawl was closed meanwhile
       if (delivered.seq % PAGES_PER_BLOCK === 0) this.billBlock(plan, delivered.seq / PAGES_PER_BLOCK - 1);
+      if (tokens > 0n) this.recordTokens(plan, key, tokens);
       remember(plan, [key, ...links.map((l) => l.key), ...(landed ? [landed.key] : [])]);
       await this.deps.frontier.publish(row.id, delivered.queued);
       if (!sitemaps) return delivered.mayHaveEnded;
@@ -468,6 +471,24 @@ export class CrawlWorker {
     await ledger.void({ holdId: ending.holdId });
     if (await crawls.settle(crawlId))
       log.info({ crawlId, outcome: closed.outcome, batching: urls.batching }, 'crawl settled');
+  }
+
+  /**
+   * The tokens a delivered page's model formats spent, recorded at zero price under the crawl (pages
+   * settle in blocks, which carry page loads only); once per page, by its key. Not awaited: a lost
+   * record costs nothing and never holds the page back.
+   */
+  private recordTokens(plan: Plan, key: string, tokens: bigint): void {
+    const { row } = plan;
+    this.deps.ledger
+      .charge({
+        workspaceId: row.workspaceId,
+        idempotencyKey: `crawl:${row.id}:tokens:${key}`,
+        capability: 'crawl',
+        reference: row.id,
+        meters: toMeters([{ meter: 'tokens', quantity: tokens }]),
+      })
+      .catch((err: unknown) => this.deps.log.warn({ err, crawlId: row.id }, "a page's tokens were not recorded"));
   }
 
   /** A block its hold no longer covers, charged to the workspace instead (at most what it has left). */
