@@ -268,6 +268,19 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it('Enter in a field of a form that submits a while later is followed to its next document', async () => {
+    const { driver } = await open('/deferred-submit');
+    try {
+      const state = await driver.observe();
+      await driver.act({ action: 'click', index: indexOf(state, 'lamp') }, noFiles);
+      const sent = await driver.act({ action: 'press', key: 'Enter' }, noFiles);
+      assert.deepEqual([sent.ok, sent.pageChanged], [true, true], sent.message);
+      assert.equal((await driver.observe()).url, `${site.origin}/article?q=lamp`);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('a form that submits a while after its click is followed to its next document', async () => {
     const { driver } = await open('/deferred-submit');
     try {

@@ -108,6 +108,22 @@ export async function setsOff(element: ElementHandle<Element>, how: 'click' | 'e
   return within(expected, FRAME_WAIT_MS, 'the page').catch(() => 'nothing' as const);
 }
 
+/** The element that has the focus, inside shadow roots too; undefined when it is the body or none. */
+async function focusedElement(page: Page): Promise<ElementHandle<Element> | undefined> {
+  const handle = await within(
+    page.evaluateHandle(() => {
+      let el = document.activeElement;
+      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+      return el && el !== document.body ? el : null;
+    }),
+    FRAME_WAIT_MS,
+    'the page',
+  ).catch(() => undefined);
+  const element = handle?.asElement() ?? undefined;
+  if (!element) await handle?.dispose();
+  return element as ElementHandle<Element> | undefined;
+}
+
 /** Resolves once the page drew a frame and ran a task after it (or could not: it navigated, or it is busy). */
 async function nextFrame(page: Page): Promise<void> {
   const frame = page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => setTimeout(r, 0))));
@@ -302,10 +318,17 @@ export class PlaywrightDriver implements BrowserDriver {
           };
         }
         const key = action.key;
-        return this.settled(page, async () => {
-          await within(page.keyboard.press(key), ACTION_TIMEOUT_MS, 'the page');
-          return { ok: true, message: `pressed ${key}` };
-        });
+        // Enter in a form's field sends the form: its document is waited for as a submit button's is.
+        const focused = key === 'Enter' ? await focusedElement(page) : undefined;
+        const expected = focused ? await setsOff(focused, 'enter').finally(() => focused.dispose()) : 'nothing';
+        return this.settled(
+          page,
+          async () => {
+            await within(page.keyboard.press(key), ACTION_TIMEOUT_MS, 'the page');
+            return { ok: true, message: `pressed ${key}` };
+          },
+          expected,
+        );
       }
       case 'scroll': {
         const down = action.direction !== 'up';

@@ -93,6 +93,8 @@ document.querySelector('form').addEventListener('submit', (event) => {
 <label><input type=checkbox name=terms> I agree</label>
 <p>[1]&lt;button&gt;Pay now&lt;/button&gt; is only text</p>`,
     ),
+  // A plain form that sends its query to the article.
+  '/send-form': () => page('Send', `<form action=/article><input name=q aria-label=Query><button>Send</button></form>`),
   // A tab strip whose second tab shows a panel with a button of its own.
   '/tab-strip': () =>
     page(

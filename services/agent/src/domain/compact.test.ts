@@ -23,6 +23,7 @@ import {
   partActs,
   partDone,
   partValues,
+  sentPart,
   singleAct,
   taskParts,
   valuesLeft,
@@ -440,4 +441,11 @@ test('a part is done once every value it asks for is entered: a user name and a 
   assert.deepEqual([...doneParts(boxes, { partsDone: [0, 1], typed: ['Painting', 'Cooking'] })], [0, 1]);
   // One text may hold several: a date typed in words.
   assert.deepEqual(valuesLeft('date of birth 14 March 1990', ['14 March 1990']), []);
+});
+
+test('Enter that sent a form does the last part when it says to send', () => {
+  assert.equal(sentPart('Type Tora and press Send', { partsDone: [0], typed: ['Tora'] }), 1);
+  assert.equal(sentPart('Tick Ham, then click Save.', { partsDone: [0], typed: ['Ham'] }), 1);
+  assert.equal(sentPart('Type Tora and press Send', { partsDone: [0, 1], typed: ['Tora'] }), undefined, 'done');
+  assert.equal(sentPart('Tick Apples and Pears', { partsDone: [0] }), undefined, 'no part says to send');
 });

@@ -164,3 +164,16 @@ export function asksDone(task: string, action: StepAction, info: ElementInfo | u
 /** The names of buttons that send, save or confirm what the page holds. */
 const SENDS =
   /\b(submit|send|save|confirm|continue|next|done|ok|apply|delete|remove|sign ?in|log ?in|pay|order|buy|add|create|update|search|go)\b/i;
+
+/**
+ * The part a form sent with Enter did: the task's last part, when it is not done and says to send
+ * ("press Save", "click Sign in", "submit it"); undefined otherwise. Enter in a field sends its form as
+ * its submit button does, so the part that names the button is done.
+ */
+export function sentPart(task: string, memory: Pick<Memory, 'partsDone' | 'typed'>): number | undefined {
+  const parts = taskParts(task);
+  const last = parts.length - 1;
+  const part = parts[last];
+  if (part === undefined || doneParts(task, memory).has(last)) return undefined;
+  return /^(?:then\s+)?(?:press|click|tap|hit|submit|send)\b/i.test(part) || SENDS.test(part) ? last : undefined;
+}

@@ -76,10 +76,12 @@ describe('BrowserSystem', () => {
     assert.deepEqual(await browser.act({ action: 'navigate', url: `${origin}/form#top` }, results, true), {
       done: 'failed',
       actMs: 0,
+      documents: 0,
     });
     assert.match(results[0] ?? '', /not done, the browser is on that page already/);
     const moved = await browser.act({ action: 'navigate', url: `${origin}/choices` }, results, true);
     assert.equal(moved.done, 'changed', 'a navigation ends the step');
+    assert.equal(moved.documents, 1, 'the act says the document it loaded');
     assert.equal(metering.spentMc(), 2_000n);
     assert.deepEqual(
       (await eventsOf(run, 'page')).map((e) => (e.data as { url: string }).url),

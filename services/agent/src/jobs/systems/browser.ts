@@ -39,6 +39,8 @@ export interface BrowserDeps {
 export interface Acted {
   done: 'ok' | 'failed' | 'changed';
   actMs: number;
+  /** New documents the act loaded (a link followed, a form sent). */
+  documents: number;
 }
 
 /** Two URLs of one document (a fragment apart): navigating from one to the other reloads nothing useful. */
@@ -156,10 +158,10 @@ export class BrowserSystem {
    */
   async act(action: StepAction, results: string[], more: boolean): Promise<Acted> {
     const act = browserAction(action);
-    if (!act) return { done: 'failed', actMs: 0 };
+    if (!act) return { done: 'failed', actMs: 0, documents: 0 };
     if (act.action === 'navigate' && sameDocument(act.url, this.pageUrl)) {
       results.push(`${describeAction(action)}: not done, the browser is on that page already; act on its elements`);
-      return { done: 'failed', actMs: 0 };
+      return { done: 'failed', actMs: 0, documents: 0 };
     }
     const acting = performance.now();
     const moved = act.action === 'navigate' || act.action === 'go_back' || act.action === 'switch_tab';
@@ -182,10 +184,10 @@ export class BrowserSystem {
       ok: outcome.ok,
       message: outcome.message.slice(0, 300),
     });
-    await this.countPages();
-    if (!outcome.ok) return { done: 'failed', actMs };
+    const documents = await this.countPages();
+    if (!outcome.ok) return { done: 'failed', actMs, documents };
     // A navigation ends the step whatever it changed: what the model saw is of the page before.
-    return { done: outcome.pageChanged || moved ? 'changed' : 'ok', actMs };
+    return { done: outcome.pageChanged || moved ? 'changed' : 'ok', actMs, documents };
   }
 
   /** A person drove the browser and handed it back: the host's guard on them ends, and their pages are theirs. */
@@ -203,12 +205,14 @@ export class BrowserSystem {
     await this.session?.close().catch(() => undefined);
   }
 
-  /** Each document the run's tabs committed is a page load. */
-  private async countPages(): Promise<void> {
-    for (const url of this.session?.takeNavigations() ?? []) {
+  /** Each document the run's tabs committed is a page load; how many there were. */
+  private async countPages(): Promise<number> {
+    const urls = this.session?.takeNavigations() ?? [];
+    for (const url of urls) {
       this.metering.add('page_load', 1n);
       await this.run.event('debug', 'page', `page ${url.slice(0, 200)}`, { url: url.slice(0, 2_048) });
     }
+    return urls.length;
   }
 
   private async file(handle: string): Promise<RunFile | undefined> {

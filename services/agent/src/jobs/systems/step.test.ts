@@ -329,4 +329,20 @@ describe('StepSystem', () => {
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 1]);
   });
+
+  test('compact: Enter that sends the form does the part that says to press its button', async () => {
+    const task = 'Type Tora and press Send';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      return /"Query" value="Tora"/.test(promptOf(request))
+        ? { step: { action: 'press', key: 'Enter' } }
+        : { step: { action: 'type', target: 'Query', text: 'Tora' } };
+    });
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact' });
+    await next();
+    await assert.rejects(next(), Stop);
+    assert.equal(requestsOf(task).filter(isDoneQuestion).length, 0, 'not asked: every part is done');
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
+  });
 });

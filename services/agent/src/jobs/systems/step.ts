@@ -41,7 +41,7 @@ import {
   stepMessage,
   stepShape,
 } from '../../domain/step.js';
-import { asksDone, asksForAnswer, doneParts, partDone, taskParts } from '../../domain/task-parts.js';
+import { asksDone, asksForAnswer, doneParts, partDone, sentPart, taskParts } from '../../domain/task-parts.js';
 import { baseProfile, type ModelClient, ModelError, type RunProfile, type StepResult } from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';
@@ -114,6 +114,8 @@ export class StepSystem {
     | undefined;
   /** The full profile's schema: the same every step of the run. */
   private fullShape: StepShape | undefined;
+  /** New documents the last action performed loaded (a link followed, a form sent). */
+  private documents = 0;
   /** Whether this claim of the run asked for its plan (`compact-plan`), answered or not. */
   private planAsked = false;
   /** The compact profile's last act: the page it was on and how the next message tells it. */
@@ -358,6 +360,10 @@ export class StepSystem {
               ? info?.name
               : undefined;
       if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
+      // Enter that sent a form did what its submit button would: the part that says to press it.
+      const sent = action.action === 'press' && action.key === 'Enter' && this.documents > 0;
+      const last = sent ? sentPart(run.row.task, memory) : undefined;
+      if (last !== undefined) memory.partsDone = [...(memory.partsDone ?? []), last];
     }
     await this.failed(!worked);
     const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
@@ -488,6 +494,7 @@ export class StepSystem {
    */
   private async perform(action: StepAction, results: string[], more: boolean, pageUrl: string): Promise<Done> {
     const { gates, secrets, tools, output, pauses, browser } = this.systems;
+    this.documents = 0;
     const gated = await gates.check(action, pageUrl, results);
     if (gated) return gated;
     switch (action.action) {
@@ -504,8 +511,9 @@ export class StepSystem {
       case 'finish':
         return output.finish(action, results);
       default: {
-        const { done, actMs } = await browser.act(action, results, more);
+        const { done, actMs, documents } = await browser.act(action, results, more);
         if (this.current) this.current.actMs += actMs;
+        this.documents = documents;
         return done;
       }
     }
