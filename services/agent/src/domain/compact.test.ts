@@ -449,3 +449,10 @@ test('Enter that sent a form does the last part when it says to send', () => {
   assert.equal(sentPart('Type Tora and press Send', { partsDone: [0, 1], typed: ['Tora'] }), undefined, 'done');
   assert.equal(sentPart('Tick Apples and Pears', { partsDone: [0] }), undefined, 'no part says to send');
 });
+
+test('a button named in two letters ("OK") still does the part that names it', () => {
+  const task = 'Choose Large as the size and press OK.';
+  const ok = { role: 'button', name: 'OK' } as const;
+  assert.equal(partDone(task, { partsDone: [0], typed: ['Large'] }, { action: 'click', index: 5 }, ok), 1);
+  assert.equal(partDone('Tick Ham and press Save', { partsDone: [0] }, { action: 'click', index: 5 }, ok), undefined);
+});

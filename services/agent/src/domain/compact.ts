@@ -11,7 +11,7 @@ import type { JsonSchema } from '../model/types.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
-import { asksForAnswer, doneParts, taskParts, taskWords, valuesLeft } from './task-parts.js';
+import { asksForAnswer, doneParts, phrase, taskParts, taskWords, valuesLeft } from './task-parts.js';
 
 export const COMPACT_SYSTEM_PROMPT = `You use a web browser to do the user's task, one action at a time.
 Each turn shows the task, what you did and the page's elements as role "name" state.
@@ -404,15 +404,6 @@ export function compactMessage(input: {
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   return lines.join('\n');
 }
-
-/** Text as names are compared: lowercase, no accents, words between single spaces. */
-const phrase = (text: string) =>
-  ` ${text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim()} `;
 
 /** Elements named at most, in the hint a step ends with. */
 const MAX_NAMED = 3;

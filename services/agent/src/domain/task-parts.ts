@@ -114,12 +114,24 @@ export function partDone(
   const finished = doneParts(task, memory);
   const acted = `${info?.name ?? ''} ${'text' in action ? action.text : ''} ${'option' in action ? action.option : ''}`;
   const words = [...taskWords(acted)];
-  if (words.length === 0) return undefined;
+  // A name too short for a word of its own ("OK", "Go") still names its part whole.
+  const name = info?.name ? phrase(info.name) : '';
+  const names = (part: string) => name.trim().length >= 2 && phrase(part).includes(name);
   const found = parts.findIndex(
-    (part, i) => !finished.has(i) && [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))),
+    (part, i) =>
+      !finished.has(i) && ([...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part)),
   );
   return found >= 0 ? found : undefined;
 }
+
+/** Text as names are compared: lowercase, no accents, words between single spaces. */
+export const phrase = (text: string) =>
+  ` ${text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()} `;
 
 /** Whether the task asks for something to be told (a question), not only done: its answer is the model's to give. */
 export function asksForAnswer(task: string): boolean {
