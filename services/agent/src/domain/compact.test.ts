@@ -456,3 +456,15 @@ test('a button named in two letters ("OK") still does the part that names it', (
   assert.equal(partDone(task, { partsDone: [0], typed: ['Large'] }, { action: 'click', index: 5 }, ok), 1);
   assert.equal(partDone('Tick Ham and press Save', { partsDone: [0] }, { action: 'click', index: 5 }, ok), undefined);
 });
+
+test('a text the task writes without spaces around it is typed without them', () => {
+  const view = compactView(FORM, 'x');
+  const typed = (text: string, task: string) => {
+    const parsed = parseCompact({ action: 'type', target: 'First name', text }, view, task);
+    return 'step' in parsed ? (parsed.step.actions[0] as { text?: string }).text : parsed.error;
+  };
+  assert.equal(typed(' Velvet-1835', 'Sign in with the password Velvet-1835.'), 'Velvet-1835');
+  assert.equal(typed('Velvet-1835 ', 'Sign in with the password Velvet-1835.'), 'Velvet-1835');
+  assert.equal(typed(' two spaces ', 'Type " two spaces " into the box.'), ' two spaces ', 'as the task has it');
+  assert.equal(typed(' Tora', 'Type something'), ' Tora', 'a text the task does not hold is left');
+});

@@ -240,14 +240,14 @@ export function compactShape(view: CompactView, input: CompactShapeInput): { sch
 }
 
 /** The answer, one action naming its element by label, as the loop's step (by index); or why it cannot be used. */
-export function parseCompact(output: unknown, view: CompactView): { step: ModelStep } | { error: string } {
+export function parseCompact(output: unknown, view: CompactView, task = ''): { step: ModelStep } | { error: string } {
   let value = output;
   if (output && typeof output === 'object' && 'target' in output) {
     const { target, ...rest } = output as Record<string, unknown>;
     const found = view.shown.find((e) => e.label === target);
     if (!found)
       return { error: `target: ${JSON.stringify(String(target).slice(0, 80))} is not an element of the page` };
-    value = { ...rest, index: found.index };
+    value = { ...rest, index: found.index, ...(typeof rest.text === 'string' && { text: asWritten(rest.text, task) }) };
   }
   const parsed = stepAction.safeParse(value);
   if (!parsed.success) {
@@ -255,6 +255,16 @@ export function parseCompact(output: unknown, view: CompactView): { step: ModelS
     return { error: `${issue?.path.join('.') || 'action'}: ${issue?.message ?? 'invalid'}`.slice(0, 300) };
   }
   return { step: { evaluation: '', memory: '', plan: [], actions: [parsed.data] } };
+}
+
+/**
+ * A text to type as the task writes it: a small model at times opens a string with a space (" Velvet-1835"),
+ * which a password field keeps. Spaces around a text the task holds are dropped, unless it quotes them.
+ */
+function asWritten(text: string, task: string): string {
+  const trimmed = text.trim();
+  const quotedAsIs = [`"${text}"`, `“${text}”`, `'${text}'`, `‘${text}’`].some((q) => task.includes(q));
+  return trimmed !== text && trimmed !== '' && task.includes(trimmed) && !quotedAsIs ? trimmed : text;
 }
 
 /** The page before the last action, what the next step's message compares the page with. */

@@ -285,7 +285,13 @@ export class StepSystem {
     for (const entry of page.outline)
       if (entry.kind === 'element')
         infos.set(entry.index, { ...entry.info, key: entry.key, label: labels.get(entry.index) ?? entry.info.name });
-    return { system: COMPACT_SYSTEM_PROMPT, text, shape, parse: (output) => parseCompact(output, view), infos };
+    return {
+      system: COMPACT_SYSTEM_PROMPT,
+      text,
+      shape,
+      parse: (output) => parseCompact(output, view, row.task),
+      infos,
+    };
   }
 
   /**
