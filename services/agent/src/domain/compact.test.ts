@@ -468,3 +468,13 @@ test('a text the task writes without spaces around it is typed without them', ()
   assert.equal(typed(' two spaces ', 'Type " two spaces " into the box.'), ' two spaces ', 'as the task has it');
   assert.equal(typed(' Tora', 'Type something'), ' Tora', 'a text the task does not hold is left');
 });
+
+test('a long list shows the option the task names, wherever it is', () => {
+  const countries = Array.from({ length: 20 }, (_, i) => `Country ${String.fromCharCode(65 + i)}`);
+  countries[16] = 'Finland';
+  const info = { role: 'select', name: 'Country', options: countries } as const;
+  const line = elementLine('Country', info, 'Pick “Finland” from the Country list, then click Save.');
+  assert.match(line, / \| Finland \| … 8 more$/);
+  assert.equal(line.split(' | ').length, 13, 'twelve options and the count of the rest');
+  assert.doesNotMatch(elementLine('Country', info, 'Pick one'), /Finland/, 'unnamed, the first twelve');
+});

@@ -61,14 +61,20 @@ const MASKED = '•••';
 const holds = (value: string) => (value === MASKED ? 'filled (hidden)' : `value=${quote(value)}`);
 
 /** An element as the compact view shows it: `checkbox "Apples" checked`; `label` is what the model names it by. */
-export function elementLine(label: string, info: ElementInfo): string {
+export function elementLine(label: string, info: ElementInfo, task = ''): string {
   let line = `${ROLE_WORD[info.role]} ${quote(label)}`;
   if (info.role === 'checkbox' || info.role === 'radio') line += info.checked ? ' checked' : ' unchecked';
   else if (info.checked) line += ' selected';
   if (info.value !== undefined) line += ` ${holds(info.value)}`;
   else if (info.role === 'textbox') line += ' empty';
   if (info.options?.length) {
-    const shown = info.options.slice(0, MAX_OPTIONS);
+    // Of a long list, the options the task names are always shown (the one to choose may be the 20th),
+    // the others first in page order, all of them in page order.
+    const said = phrase(task);
+    const named = new Set(info.options.filter((o) => phrase(o).trim().length >= 2 && said.includes(phrase(o))));
+    const others = info.options.filter((o) => !named.has(o)).slice(0, Math.max(0, MAX_OPTIONS - named.size));
+    const chosen = new Set([...named, ...others]);
+    const shown = info.options.filter((o) => chosen.has(o)).slice(0, Math.max(MAX_OPTIONS, named.size));
     const more = info.options.length - shown.length;
     line += ` options: ${shown.join(' | ')}${more > 0 ? ` | … ${more} more` : ''}`;
   }
@@ -128,7 +134,7 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
   const words = taskWords(task);
   const labels = targetLabels(page);
   const labelOf = (index: number) => labels.get(index) ?? String(index);
-  const lineOf = (e: OutlineEntry) => (e.kind === 'element' ? elementLine(labelOf(e.index), e.info) : e.text);
+  const lineOf = (e: OutlineEntry) => (e.kind === 'element' ? elementLine(labelOf(e.index), e.info, task) : e.text);
   // A label's words shown as text beside the control they name say nothing the control's line does not.
   const names = (i: number) => {
     const near = [page.outline[i - 1], page.outline[i + 1]];
