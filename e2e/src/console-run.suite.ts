@@ -117,6 +117,9 @@ describe('starting a run from the console', () => {
     try {
       const form = await fill(page, { task, url: `${site.url}/`, model: 'scripted', steps: '7', credits: '30' });
       await watch.check('the Agent runs page with its form filled');
+      // The session-recorder hears of the run's session a moment after the run names it (through
+      // the SESSIONS stream); on a busy machine the page may ask before, get not_found, and ask again.
+      watch.provoke(404, /^\/v1\/sessions\/[0-9a-f-]{36}$/);
       await form.getByRole('button', { name: 'Start run', exact: true }).click();
 
       // The console opens the new run's page.

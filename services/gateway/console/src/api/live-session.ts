@@ -2,7 +2,7 @@
 // change, the last one `ended`. Read with fetch rather than EventSource: the stream ends on its
 // own after that frame (EventSource would connect again), and a 401 goes through the client.
 import { useEffect, useState } from 'preact/hooks';
-import { send } from './client.js';
+import { send, worthRetrying } from './client.js';
 import type { BrowserSession } from './types.js';
 
 /** Calls `onFrame` with each `data:` frame's JSON until the stream ends or `signal` aborts it. */
@@ -31,7 +31,15 @@ async function readEvents(path: string, signal: AbortSignal, onFrame: (data: unk
   }
 }
 
-/** The newest state of `initial` while it is live; unchanged once it has ended. */
+/** How soon a feed cut before its session ended is opened again. */
+const RECONNECT_MS = 3_000;
+
+/**
+ * The newest state of `initial` while it is live; unchanged once it has ended. A feed cut
+ * before its `ended` frame (a gateway restarting, a network blip, a busy upstream) is opened
+ * again, as EventSource would; one refused for good (the session deleted) leaves the page at
+ * its last state.
+ */
 export function useLiveSession(initial: BrowserSession | undefined): BrowserSession | undefined {
   const [latest, setLatest] = useState(initial);
   useEffect(() => setLatest(initial), [initial]);
@@ -40,11 +48,22 @@ export function useLiveSession(initial: BrowserSession | undefined): BrowserSess
   useEffect(() => {
     if (!id) return;
     const abort = new AbortController();
-    readEvents(`/v1/sessions/${encodeURIComponent(id)}/live`, abort.signal, (data) =>
-      setLatest((data as { session: BrowserSession }).session),
-    ).catch(() => {
-      // The feed failing (the session deleted, the network gone) leaves the page at its last state.
-    });
+    const { signal } = abort;
+    (async () => {
+      let ended = false;
+      while (!ended && !signal.aborted) {
+        try {
+          await readEvents(`/v1/sessions/${encodeURIComponent(id)}/live`, signal, (data) => {
+            const { session } = data as { session: BrowserSession };
+            ended = session.status === 'ended';
+            setLatest(session);
+          });
+        } catch (err) {
+          if (signal.aborted || !worthRetrying(err)) return;
+        }
+        if (!ended) await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+      }
+    })();
     return () => abort.abort();
   }, [id]);
 

@@ -1,5 +1,5 @@
-import { useRef } from 'preact/hooks';
-import { api } from '../api/client.js';
+import { useEffect, useRef } from 'preact/hooks';
+import { ApiFailure, api } from '../api/client.js';
 import { useLiveSession } from '../api/live-session.js';
 import type { BrowserSession } from '../api/types.js';
 import { useLoad } from '../api/use-load.js';
@@ -28,18 +28,33 @@ export function Screen({ session }: { session: BrowserSession }) {
   );
 }
 
-/** A browser session's screen by its id (an agent run's): live while it runs, its replay once ended. */
-export function SessionScreen({ sessionId }: { sessionId: string }) {
+/** How soon a run's session the recorder has not heard of yet is asked for again. */
+const UNKNOWN_RETRY_MS = 1_000;
+
+/**
+ * A browser session's screen by its id (an agent run's): live while it runs, its replay once
+ * ended. The run names its session as the browser opens; the session-recorder hears of it a
+ * moment later, through the SESSIONS stream. So while the run works, not_found means "not
+ * yet": the page says the browser is starting and asks again.
+ */
+export function SessionScreen({ sessionId, running }: { sessionId: string; running: boolean }) {
   const loaded = useLoad(
     (signal) => api<{ session: BrowserSession }>(`/v1/sessions/${encodeURIComponent(sessionId)}`, { signal }),
     [sessionId],
   );
   const session = useLiveSession(loaded.data?.session);
+  const starting = running && loaded.error instanceof ApiFailure && loaded.error.code === 'not_found';
+  const { reload } = loaded;
+  useEffect(() => {
+    if (!starting) return;
+    const timer = setTimeout(reload, UNKNOWN_RETRY_MS);
+    return () => clearTimeout(timer);
+  }, [starting, loaded.error, reload]);
   if (session) return <Screen session={session} />;
   return (
     <section>
       <h2 id="screen">Live view</h2>
-      <Alert error={loaded.error} retry={loaded.reload} />
+      {starting ? <p>The run's browser is starting…</p> : <Alert error={loaded.error} retry={loaded.reload} />}
       {!loaded.error && <p>Loading…</p>}
     </section>
   );

@@ -38,7 +38,7 @@ export function Run({ id }: { id: string }) {
           <RunPause run={run} onAnswered={setRun} />
           <RunControl run={run} onChange={setRun} />
           {/* Its browser as it works (a replay once the session ended); none until the run has one. */}
-          {run.sessionId && <SessionScreen sessionId={run.sessionId} />}
+          {run.sessionId && <SessionScreen sessionId={run.sessionId} running={run.status !== 'settled'} />}
           {run.plan.length > 0 && (
             <section>
               <h2 id="plan">Plan</h2>
