@@ -31,6 +31,8 @@ install() {
   # ip (iproute2) brings up its loopback.
   command -v socat >/dev/null || missing+=(socat)
   [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || [ -x /usr/bin/ip ] || [ -x /bin/ip ] || missing+=(iproute2)
+  # The console's scrape playground shows a request as curl; its suite runs that command.
+  command -v curl >/dev/null || missing+=(curl)
   # The virtualenv scripts/toolchain.sh puts schemathesis in; Debian's python3 makes one only with this.
   python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
   [ ${#missing[@]} -eq 0 ] && return 0

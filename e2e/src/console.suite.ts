@@ -212,12 +212,13 @@ describe('the console', () => {
       assert.equal(await page.title(), 'API keys · Web Access');
       await nav.getByRole('link', { name: 'Web Access', exact: true }).waitFor();
       await nav.getByText(home.name).first().waitFor();
-      for (const link of ['Usage', 'Keys', 'Sessions', 'Agent runs', 'Monitors', 'Profiles', 'Members'])
+      for (const link of ['Usage', 'Keys', 'Scrape', 'Sessions', 'Agent runs', 'Monitors', 'Profiles', 'Members'])
         assert.equal(await nav.getByRole('link', { name: link, exact: true }).count(), 1, `the link ${link}`);
       await watch.check('the first page after signing in');
       // Every page of the navigation opens on its heading, clean.
       for (const [link, h1] of [
         ['Keys', 'API keys'],
+        ['Scrape', 'Scrape'],
         ['Sessions', 'Sessions'],
         ['Agent runs', 'Agent runs'],
         ['Monitors', 'Monitors'],

@@ -14,6 +14,7 @@ import { NotFound } from './pages/NotFound.js';
 import { Profiles } from './pages/Profiles.js';
 import { Run } from './pages/Run.js';
 import { Runs } from './pages/Runs.js';
+import { Scrape } from './pages/Scrape.js';
 import { SessionPage } from './pages/Session.js';
 import { Sessions } from './pages/Sessions.js';
 import { SignIn } from './pages/SignIn.js';
@@ -86,6 +87,7 @@ function Shell() {
           <Route path="/console" component={Usage} />
           <Route path="/console/usage" component={Usage} />
           <Route path="/console/keys" component={Keys} />
+          <Route path="/console/scrape" component={Scrape} />
           <Route path="/console/sessions" component={Sessions} />
           <Route path="/console/sessions/:id" component={SessionPage} />
           <Route path="/console/runs" component={Runs} />

@@ -9,6 +9,7 @@ import { Alert } from './Alert.js';
 const LINKS = [
   { href: '/console/usage', label: 'Usage' },
   { href: '/console/keys', label: 'Keys' },
+  { href: '/console/scrape', label: 'Scrape' },
   { href: '/console/sessions', label: 'Sessions' },
   { href: '/console/runs', label: 'Agent runs' },
   { href: '/console/monitors', label: 'Monitors' },
