@@ -150,6 +150,8 @@ describe('MCP at /mcp', () => {
   test('failures are the Error object: a bad argument, a plan limit; protocol errors stay JSON-RPC', async () => {
     const client = await connect(key);
     try {
+      // As an agent does: the tools first. The client then holds each tool's output schema and checks results against it.
+      await client.listTools();
       const bad = errorOf(await client.callTool({ name: 'service_scrape_page', arguments: { url: 'not a url' } }));
       assert.equal(bad.code, 'bad_request');
       assert.ok(JSON.stringify(bad.details).includes('url'), JSON.stringify(bad));

@@ -11,6 +11,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { until } from '@wap/testkit';
 import { modelReply } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
@@ -243,5 +245,56 @@ describe('scrape: json and summary from the model', () => {
     assert.deepEqual(r.body.data[0]?.json, { name: 'Copper teapot', price: 31, brand: null });
     assert.equal(r.body.usage.meters.page_load, 1);
     assert.ok((r.body.usage.meters.tokens ?? 0) > 0, JSON.stringify(r.body.usage));
+  });
+
+  test("MCP's scrape tool declares the model formats and answers them, billed as on REST", async () => {
+    const client = new McpClient({ name: 'e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${fleet.gatewayUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      // What an AI agent reads before it calls: the json format, its schema and the summary.
+      const { tools } = await client.listTools();
+      const tool = tools.find((t) => t.name === 'service_scrape_page');
+      const declared = JSON.stringify(tool?.inputSchema ?? {});
+      for (const word of ['"json"', '"summary"', '"jsonOptions"'])
+        assert.ok(declared.includes(word), `the tool's input schema declares ${word}`);
+
+      scripted.pages.set(`${base}/kettle`, (format) =>
+        format === 'summary'
+          ? { summary: 'A steel kettle of 1.7 litres for 49.90 euros.' }
+          : { name: 'Steel kettle', price: 49.9, brand: null },
+      );
+      const before = await availableCredits(fleet.gatewayUrl, key);
+      const result = await client.callTool({
+        name: 'service_scrape_page',
+        arguments: { url: `${base}/kettle`, formats: [{ type: 'json', schema: SCHEMA }, 'summary'] },
+      });
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      const out = result.structuredContent as Scraped;
+      assert.deepEqual(out.data.json, { name: 'Steel kettle', price: 49.9, brand: null });
+      assert.equal(out.data.summary, 'A steel kettle of 1.7 litres for 49.90 euros.');
+      assert.equal(out.usage.meters.page_load, 1);
+      assert.ok((out.usage.meters.tokens ?? 0) > 0, JSON.stringify(out.usage));
+      await until(
+        'the page billed',
+        async () => (await availableCredits(fleet.gatewayUrl, key)) === before - 1,
+        10_000,
+      );
+
+      // An answer outside the schema, asked alone: the Error object, as on REST.
+      scripted.pages.set(`${base}/bad`, () => modelReply.text('{"name":"Steel kettle","price":"cheap","brand":null}'));
+      const stalled = await client.callTool({
+        name: 'service_scrape_page',
+        arguments: { url: `${base}/bad`, formats: ['json'], jsonOptions: { schema: SCHEMA } },
+      });
+      assert.equal(stalled.isError, true, JSON.stringify(stalled));
+      const [text] = stalled.content as { type: string; text: string }[];
+      assert.equal((JSON.parse(text?.text ?? '{}') as { code?: string }).code, 'extraction_failed');
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -40,10 +40,14 @@ const INSTRUCTIONS =
   'Error object ({ code, message, details }). Long work (a crawl) answers an id at once: read its status and results ' +
   'with their own tools, paging with the cursor they give.';
 
-/** The tool result of a failed call: the Error object (docs/errors.md), as text and as structured content. */
+/**
+ * The tool result of a failed call: the Error object (docs/errors.md) as its text. Not as
+ * structured content: that is the tool's answer, checked by clients against its output schema
+ * (the MCP SDK's client turns a result that does not match into a protocol error, hiding ours).
+ */
 function errorResult(err: unknown): CallToolResult {
   const body = toErrorBody(isApiError(err) ? err : new ApiError('internal'));
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: { ...body } };
+  return { isError: true, content: [{ type: 'text', text: JSON.stringify(body) }] };
 }
 
 export function mcpRouter(deps: McpDeps): Router {
