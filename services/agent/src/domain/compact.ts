@@ -194,6 +194,8 @@ export interface CompactShapeInput extends StepGrants {
   keep?: ReadonlySet<number>;
   /** The task names a URL: navigate is offered. */
   task: string;
+  /** The text box the last act clicked (by index): the step only writes into it. */
+  writing?: number;
 }
 
 /** The step's schema: one action, over only the elements the view shows and only the actions they allow. */
@@ -212,6 +214,13 @@ export function compactShape(view: CompactView, input: CompactShapeInput): { sch
     .filter((e) => e.info.role === 'textbox' && !e.info.disabled && !typedAgain(e.index) && !input.keep?.has(e.index))
     .map((e) => e.index);
   const files = view.shown.filter((e) => e.info.role === 'file').map((e) => e.index);
+  // A box the last act clicked was chosen to write into: what to write is the whole question.
+  const chosen = view.shown.find((e) => e.index === input.writing && e.info.role === 'textbox' && !e.info.disabled);
+  if (chosen)
+    return {
+      schema: { anyOf: [act('type', { target: { const: chosen.label }, text: str(MAX_TYPED) })] },
+      name: 'compact_step',
+    };
   const actions: unknown[] = [];
   if (clickable.length) actions.push(act('click', { target: oneOf(labelsOf(clickable)) }));
   if (fields.length) actions.push(act('type', { target: oneOf(labelsOf(fields)), text: str(MAX_TYPED) }));
@@ -379,6 +388,8 @@ export function compactMessage(input: {
   plan?: string;
   /** Elements not offered again (what the run set and still holds): never pointed at. */
   keep?: ReadonlySet<number>;
+  /** The text box the last act clicked (by index): the step writes into it. */
+  writing?: number;
 }): string {
   const { memory, page } = input;
   const lines = [`Task: ${input.task}`];
@@ -418,6 +429,9 @@ export function compactMessage(input: {
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
+  const chosen = input.view.shown.find((e) => e.index === input.writing);
+  if (chosen)
+    lines.push(`You chose ${ROLE_WORD[chosen.info.role]} ${quote(chosen.label)}: write into it what the task says.`);
   return lines.join('\n');
 }
 

@@ -281,6 +281,11 @@ export interface Memory {
   ticked?: string[];
   /** The texts the run typed, the options it chose, the names of what it clicked (compact: a part's values entered). */
   typed?: string[];
+  /**
+   * The text box the last act clicked, by element key (compact): a click chooses a box, it types
+   * nothing, so the next step only asks what to write into it.
+   */
+  writing?: string;
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });

@@ -28,6 +28,46 @@ export function taskWords(text: string): Set<string> {
  * next one rather than being a part; one that says "again" is the part before it once more.
  */
 export function taskParts(task: string): string[] {
+  const goal = goalOf(task);
+  if (!goal) return clauses(task);
+  const details = clauses(goal.details);
+  // Details that end by sending ("…, then press Finish") do the goal with their last act.
+  const last = details.at(-1) ?? '';
+  return SENDING_PART.test(last) || SENDS.test(last) ? details : [...details, goal.goal];
+}
+
+/**
+ * A task that says its goal, then its details after a colon ("Create an account for Marta: username
+ * marta_k, email …"): the goal is what the details are for, so it is the last part, done by the act that
+ * sends them (a click of “Create account”), not by the first detail typed. A colon followed by an act
+ * ("A dialog is open: press OK", "Set the password to X: type it into both fields") is not one: the
+ * words after it say how, and the clause before it names the value.
+ */
+function goalOf(task: string): { goal: string; details: string } | undefined {
+  const match = /^([^:“"«‘]{3,160}?):\s+(\S[\s\S]*)$/.exec(task.trim());
+  if (!match) return undefined;
+  const [, goal, details] = match as unknown as [string, string, string];
+  if (!ACT_VERB.test(goal) && !GOAL_VERB.test(goal)) return undefined;
+  if (ACT_VERB.test(details.split(/[,;.]/)[0] ?? '')) return undefined;
+  return { goal: goal.trim(), details };
+}
+
+/** Verbs a goal starts with that are no act of their own on a page. */
+const GOAL_VERB = /^\s*(?:create|register|book|reserve|make|fill|complete|sign up|subscribe|apply|order|request)\b/i;
+
+/** A part that says to send: it starts with the verb of a press or a click. */
+const SENDING_PART = /^(?:then\s+)?(?:press|click|tap|hit|submit|send)\b/i;
+
+/** The index of the goal part `taskParts` put last, when the task says one before a colon; else undefined. */
+export function goalPart(task: string): number | undefined {
+  const goal = goalOf(task);
+  if (!goal) return undefined;
+  const parts = taskParts(task);
+  return parts.at(-1) === goal.goal ? parts.length - 1 : undefined;
+}
+
+/** A task's clauses, as `taskParts` describes them, without a goal put last. */
+function clauses(task: string): string[] {
   const parts: string[] = [];
   let lead: string | undefined;
   for (const clause of task.trim().split(/(\s+(?:and|then)\s+|[,;]|\.\s+(?=\S))/i)) {
@@ -117,11 +157,18 @@ export function partDone(
   // A name too short for a word of its own ("OK", "Go") still names its part whole.
   const name = info?.name ? phrase(info.name) : '';
   const names = (part: string) => name.trim().length >= 2 && phrase(part).includes(name);
-  const found = parts.findIndex(
-    (part, i) =>
-      !finished.has(i) && ([...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part)),
-  );
-  return found >= 0 ? found : undefined;
+  // The goal is done by the act that sends the details, once they are all done: not by a detail typed
+  // (a name in it), and by a button that sends ("Create account" for "Register …") whatever its words.
+  const goal = goalPart(task);
+  const detailsDone = goal !== undefined && parts.every((_, i) => i === goal || finished.has(i));
+  const sends = action.action === 'click' && (info?.role === 'button' || info?.role === 'link');
+  const found = parts.findIndex((part, i) => {
+    if (finished.has(i)) return false;
+    if (i === goal) return detailsDone && sends;
+    return [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part);
+  });
+  if (found >= 0) return found;
+  return goal !== undefined && detailsDone && sends && SENDS.test(info?.name ?? '') ? goal : undefined;
 }
 
 /** Text as names are compared: lowercase, no accents, words between single spaces. */
@@ -187,5 +234,6 @@ export function sentPart(task: string, memory: Pick<Memory, 'partsDone' | 'typed
   const last = parts.length - 1;
   const part = parts[last];
   if (part === undefined || doneParts(task, memory).has(last)) return undefined;
-  return /^(?:then\s+)?(?:press|click|tap|hit|submit|send)\b/i.test(part) || SENDS.test(part) ? last : undefined;
+  if (last === goalPart(task)) return last;
+  return SENDING_PART.test(part) || SENDS.test(part) ? last : undefined;
 }

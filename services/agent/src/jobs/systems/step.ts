@@ -269,13 +269,16 @@ export class StepSystem {
     const keep = new Set<number>();
     for (const e of page.outline)
       if (e.kind === 'element' && memory.ticked?.includes(e.key) && (e.info.checked || e.info.value)) keep.add(e.index);
-    const shape = compactShape(view, { ...grants, refused, keep, task: row.task });
+    const chosen = page.outline.find((e) => e.kind === 'element' && !!memory.writing && e.key === memory.writing);
+    const at = chosen?.kind === 'element' ? chosen.index : undefined;
+    const writing = view.shown.some((e) => e.index === at) ? at : undefined;
+    const shape = compactShape(view, { ...grants, refused, keep, task: row.task, writing });
     const last = this.before
       ? `${this.before.said}; ${whatChanged(this.before, page)}`
       : memory.results.join('; ') || undefined;
     const text = policy.scrub(
       compactMessage({
-        ...{ task: row.task, grants: policy.describe(), files, memory, page, view, last, keep },
+        ...{ task: row.task, grants: policy.describe(), files, memory, page, view, last, keep, writing },
         // Only a lab arm states a plan in the compact profile.
         ...(this.run.plan[0] && { plan: this.run.plan[0] }),
       }),
@@ -371,6 +374,8 @@ export class StepSystem {
       const last = sent ? sentPart(run.row.task, memory) : undefined;
       if (last !== undefined) memory.partsDone = [...(memory.partsDone ?? []), last];
     }
+    // A click into a text box chose it: the next step writes into it (compact).
+    memory.writing = worked && action.action === 'click' && info?.role === 'textbox' ? info.key : undefined;
     await this.failed(!worked);
     const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
     if (worked && acts && (await this.allPartsDone(action, page, info))) {

@@ -1,0 +1,98 @@
+// A task that says its goal before a colon, and a text box chosen by a click: how the compact step
+// splits the one and asks only what to write into the other.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import { compactMessage, compactShape, compactView } from './compact.js';
+import { doneParts, goalPart, partDone, sentPart, taskParts } from './task-parts.js';
+
+const SIGNUP =
+  'Create an account for Marta Kowalski: username marta_k, email marta.k@example.com, password Tulip-garden-42, born on 14 March 1990. Accept the terms.';
+
+const element = (index: number, info: ElementInfo): OutlineEntry => ({
+  kind: 'element',
+  index,
+  depth: 0,
+  info,
+  key: `${info.role}|${info.name}#1`,
+  fresh: false,
+});
+
+const SIGNUP_PAGE: PageState = {
+  url: 'http://127.0.0.1/account/signup',
+  title: 'Create your account',
+  tabs: [],
+  scroll: { above: 0, below: 0 },
+  elements: '',
+  count: 4,
+  outline: [
+    element(1, { role: 'textbox', name: 'Full name' }),
+    element(2, { role: 'textbox', name: 'Message' }),
+    element(3, { role: 'checkbox', name: 'I accept the terms of sale', checked: false }),
+    element(4, { role: 'button', name: 'Create account' }),
+  ],
+  fingerprint: 'f1',
+};
+
+test('a goal said before a colon is the last part, done by the click that sends the details', () => {
+  const parts = taskParts(SIGNUP);
+  assert.deepEqual(parts, [
+    'username marta_k',
+    'email marta.k@example.com',
+    'password Tulip-garden-42',
+    'born on 14 March 1990',
+    'Accept the terms',
+    'Create an account for Marta Kowalski',
+  ]);
+  assert.equal(goalPart(SIGNUP), 5);
+  // The name in the goal does not make typing it the goal's act.
+  const fullName = partDone(
+    SIGNUP,
+    { partsDone: [0, 1, 2, 3, 4], typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '1990'] },
+    { action: 'type', index: 1, text: 'Marta Kowalski' },
+    { role: 'textbox', name: 'Full name' },
+  );
+  assert.equal(fullName, undefined);
+  // Sending before the details are done is not the goal either.
+  const create = { role: 'button', name: 'Create account' } as const;
+  assert.equal(partDone(SIGNUP, { partsDone: [0] }, { action: 'click', index: 4 }, create), undefined);
+  const details = { partsDone: [0, 1, 2, 3, 4], typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '1990'] };
+  assert.equal(partDone(SIGNUP, details, { action: 'click', index: 4 }, create), 5);
+  // A goal whose words the button does not share ("Register …" sent by "Create account") is done by it too.
+  const register = 'Register Priya Nair on this shop: username priya_n, email priya.nair@example.in. Accept the terms.';
+  assert.equal(taskParts(register).at(-1), 'Register Priya Nair on this shop');
+  const registerDone = { partsDone: [0, 1, 2], typed: ['priya_n', 'priya.nair@example.in'] };
+  assert.equal(partDone(register, registerDone, { action: 'click', index: 4 }, create), 3);
+  assert.equal(sentPart(register, registerDone), 3, 'Enter that sent the form does it as well');
+  assert.deepEqual([...doneParts(register, { ...registerDone, partsDone: [0, 1, 2, 3] })].sort(), [0, 1, 2, 3]);
+});
+
+test('a colon that leads an act, or details that end by sending, keep the task as it is', () => {
+  assert.deepEqual(taskParts('A dialog is open: press “Update now” in it.'), [
+    'A dialog is open: press “Update now” in it',
+  ]);
+  assert.equal(goalPart('Set the password to Kite-4417: type it into both fields and press Save.'), undefined);
+  assert.deepEqual(
+    taskParts(
+      'Fill in the form: Name Nadia Martin on the first page, Email nadia@example.com on the second, then press Finish.',
+    ),
+    ['Name Nadia Martin on the first page', 'Email nadia@example.com on the second', 'press Finish'],
+  );
+  assert.equal(goalPart('Book a dental check-up for Ana Ruiz on 17 March 2027 at 10:30.'), undefined, 'a time');
+});
+
+test('a text box the last act clicked is the only thing the next step offers: what to write into it', () => {
+  const task = 'Use the contact form to ask for a replacement lid';
+  const view = compactView(SIGNUP_PAGE, task);
+  const shape = compactShape(view, { files: false, task, writing: 2 });
+  const offered = (shape.schema as { anyOf: { properties: Record<string, unknown> }[] }).anyOf;
+  assert.equal(offered.length, 1);
+  assert.deepEqual(offered[0]?.properties.action, { type: 'string', const: 'type' });
+  assert.deepEqual(offered[0]?.properties.target, { const: 'Message' });
+  const memory = { memory: '', results: [], recent: [], failures: 0 };
+  const text = compactMessage({ task, files: [], memory, page: SIGNUP_PAGE, view, writing: 2 });
+  assert.match(text, /\nYou chose textbox "Message": write into it what the task says\.$/);
+  // Not a text box (a stale index): the whole choice is offered.
+  const whole = compactShape(view, { files: false, task, writing: 4 });
+  assert.ok((whole.schema as { anyOf: unknown[] }).anyOf.length > 3);
+});
