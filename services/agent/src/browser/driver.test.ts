@@ -245,6 +245,23 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it("an empty box's placeholder is its hint when a label names it; a filled one or one named by it has none", async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(`<label>Date of birth <input name=dob placeholder="YYYY-MM-DD"></label>
+<label>Born <input name=b placeholder="YYYY-MM-DD" value="1990-03-14"></label><input name=q placeholder="Search">`);
+      const state = await driver.observe();
+      const infos = state.outline.flatMap((e) => (e.kind === 'element' ? [[e.info.name, e.info.hint]] : []));
+      assert.deepEqual(infos, [
+        ['Date of birth', 'YYYY-MM-DD'],
+        ['Born', undefined],
+        ['Search', undefined],
+      ]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('a click or Enter that sends a form waits for its document; one the browser will not send, for none', async () => {
     const { driver, page } = await open('/deferred-submit');
     try {

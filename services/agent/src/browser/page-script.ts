@@ -36,6 +36,8 @@ export interface ElementInfo {
   disabled?: boolean;
   expanded?: boolean;
   required?: boolean;
+  /** An empty text box's placeholder when it is not its name: the form it wants ("YYYY-MM-DD"). */
+  hint?: string;
   /** A select's option labels, bounded as the line's. */
   options?: string[];
   /** The first words of the table row or list entry it is in, when they are not its own. */
@@ -303,6 +305,8 @@ export function scanFrame(limits: ScanLimits): FrameScan {
             ? ownText(el)
             : (el.getAttribute('aria-valuetext') ?? '');
       if (value) info.value = secret ? '•••' : clean(value, limits.attrChars);
+      const placeholder = clean(control.getAttribute('placeholder') ?? '', limits.attrChars);
+      if (!value && placeholder && placeholder !== info.name) info.hint = placeholder;
     }
     if (control instanceof HTMLInputElement && CHECKABLE.has(control.type)) info.checked = control.checked;
     else if (el.getAttribute('aria-checked')) info.checked = el.getAttribute('aria-checked') === 'true';

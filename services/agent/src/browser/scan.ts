@@ -106,6 +106,8 @@ function checkInfo(raw: unknown): ElementInfo {
   if (value) info.value = value;
   const context = plainText(r.context);
   if (context) info.context = context;
+  const hint = plainText(r.hint);
+  if (hint && role === 'textbox') info.hint = hint;
   for (const flag of ['checked', 'disabled', 'expanded', 'required'] as const)
     if (typeof r[flag] === 'boolean') info[flag] = r[flag];
   if (Array.isArray(r.options))

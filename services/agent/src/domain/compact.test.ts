@@ -86,6 +86,11 @@ test('each element says its role, its name and its state', () => {
     elementLine('First name', { role: 'textbox', name: 'First name', value: 'Tora' }),
     'textbox "First name" value="Tora"',
   );
+  // An empty box's placeholder says the form it wants ("14 March 1990" is refused as YYYY-MM-DD).
+  assert.equal(
+    elementLine('Date of birth', { role: 'textbox', name: 'Date of birth', hint: 'YYYY-MM-DD' }),
+    'textbox "Date of birth" empty, like "YYYY-MM-DD"',
+  );
   // A password's value is never shown, nor a stand-in a small model would copy into the next field.
   assert.equal(
     elementLine('New password', { role: 'textbox', name: 'New password', value: '•••' }),
