@@ -415,7 +415,7 @@ export function compactMessage(input: {
   // Said last, nearest the answer: the part to do now, once one is done, and the elements it names.
   const next = parts.findIndex((_, i) => !done.has(i));
   const started = parts.length > 1 && (memory.partsDone ?? []).length > 0;
-  if (started) lines.push(next >= 0 ? `Next part: ${parts[next]}` : 'Every part is done: finish.');
+  if (started) lines.push(next >= 0 ? `Next part: ${parts[next]}` : allDone(page, input.view, memory.unsent));
   const asks = asksForAnswer(input.task);
   const part = parts.length > 1 ? parts[next] : input.task;
   // What the part asks to have entered and nothing holds yet: a small model stops at the first of two.
@@ -433,6 +433,22 @@ export function compactMessage(input: {
   if (chosen)
     lines.push(`You chose ${ROLE_WORD[chosen.info.role]} ${quote(chosen.label)}: write into it what the task says.`);
   return lines.join('\n');
+}
+
+/**
+ * The line once every part is done: finish; or, when a field the run set was not sent since, the
+ * button after it in the page (its form's, as a person reads the page) to send it with.
+ */
+function allDone(page: PageState, view: CompactView, unsent: string | undefined): string {
+  if (!unsent) return 'Every part is done: finish.';
+  const at = page.outline.findIndex((e) => e.kind === 'element' && e.key === unsent);
+  const button = page.outline
+    .slice(at + 1)
+    .find((e) => e.kind === 'element' && e.info.role === 'button' && view.shown.some((s) => s.index === e.index));
+  const label = button?.kind === 'element' ? view.shown.find((s) => s.index === button.index)?.label : undefined;
+  return label
+    ? `Every part is entered but not sent: press button ${quote(label)}.`
+    : 'Every part is entered but not sent: send the form.';
 }
 
 /** Elements named at most, in the hint a step ends with. */

@@ -286,6 +286,12 @@ export interface Memory {
    * nothing, so the next step only asks what to write into it.
    */
   writing?: string;
+  /**
+   * The text box the run typed into last, by element key, while no act has sent it since (compact):
+   * a button clicked, Enter that loaded a document, another page. Text typed and never sent did
+   * nothing.
+   */
+  unsent?: string;
 }
 
 export const emptyMemory = (): Memory => ({ memory: '', results: [], recent: [], failures: 0 });

@@ -96,3 +96,35 @@ test('a text box the last act clicked is the only thing the next step offers: wh
   const whole = compactShape(view, { files: false, task, writing: 4 });
   assert.ok((whole.schema as { anyOf: unknown[] }).anyOf.length > 3);
 });
+
+test('a link named by what a part acts on leads there; the part is done by the act, or by a link that says it', () => {
+  const task = 'Log in with username jules and password harbor-7781 and cancel my Premium subscription.';
+  const memory = { partsDone: [0, 1], typed: ['jules', 'harbor-7781'] };
+  const link = (name: string) => [{ action: 'click', index: 4 } as const, { role: 'link', name } as const] as const;
+  assert.equal(partDone(task, memory, ...link('Subscription')), undefined, 'the way to it');
+  assert.equal(partDone(task, memory, ...link('Cancel subscription')), 2);
+  const button = { role: 'button', name: 'Cancel subscription' } as const;
+  assert.equal(partDone(task, memory, { action: 'click', index: 5 }, button), 2);
+  // A part that says to go somewhere is done by the link it names.
+  assert.equal(partDone('Open the Pricing page and tell me the price', {}, ...link('Pricing')), 0);
+  assert.equal(partDone('Click Pricing, then press Buy', {}, ...link('Pricing')), 0);
+});
+
+test('every part entered but a field the run set not sent: the step says to press the button after it', () => {
+  const task = 'Change the city to Bristol and the postcode to BS1 4DJ';
+  const page: PageState = {
+    ...SIGNUP_PAGE,
+    outline: [
+      element(1, { role: 'link', name: 'Overview' }),
+      element(2, { role: 'textbox', name: 'City', value: 'Bristol' }),
+      element(3, { role: 'textbox', name: 'Postcode', value: 'BS1 4DJ' }),
+      element(4, { role: 'button', name: 'Save address' }),
+    ],
+  };
+  const view = compactView(page, task);
+  const memory = { memory: '', results: [], recent: [], failures: 0, partsDone: [0, 1], typed: ['Bristol', 'BS1 4DJ'] };
+  const unsent = compactMessage({ task, files: [], memory: { ...memory, unsent: 'textbox|Postcode#1' }, page, view });
+  assert.match(unsent, /\nEvery part is entered but not sent: press button "Save address"\.$/);
+  const sent = compactMessage({ task, files: [], memory, page, view });
+  assert.match(sent, /\nEvery part is done: finish\.$/);
+});

@@ -165,11 +165,31 @@ export function partDone(
   const found = parts.findIndex((part, i) => {
     if (finished.has(i)) return false;
     if (i === goal) return detailsDone && sends;
+    if (info?.role === 'link' && !leadsTo(part, words)) return false;
     return [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part);
   });
   if (found >= 0) return found;
   return goal !== undefined && detailsDone && sends && SENDS.test(info?.name ?? '') ? goal : undefined;
 }
+
+/**
+ * Whether a link named by `words` does `part`: a part that says to go somewhere ("open the Billing
+ * page", "click Pricing") is done by the link it names; one that says to do something there ("cancel
+ * my Premium subscription") only by a link that says its verb too ("Cancel subscription"). A link
+ * named by the part's object ("Subscription") leads to where the act is, it is not the act.
+ */
+function leadsTo(part: string, words: string[]): boolean {
+  const verb = /^\s*(?:then\s+)?(\p{L}+)/u.exec(part)?.[1]?.toLowerCase() ?? '';
+  if (GOES.test(verb) || (!ACT_VERB.test(verb) && !DOES.test(verb))) return true;
+  return words.some((w) => sameWord(w, verb));
+}
+
+/** Verbs of a part a link does by being followed. */
+const GOES = /^(?:open|go|visit|follow|view|show|see|navigate|click|tap|press|choose|pick|select)$/;
+
+/** Verbs of a part that are an act on a page, besides those of ACT_VERB. */
+const DOES =
+  /^(?:cancel|delete|remove|change|update|edit|rename|save|buy|order|book|add|subscribe|unsubscribe|pay|download|accept|confirm|reset|message|reply|archive|approve|reject)$/;
 
 /** Text as names are compared: lowercase, no accents, words between single spaces. */
 export const phrase = (text: string) =>
@@ -236,4 +256,55 @@ export function sentPart(task: string, memory: Pick<Memory, 'partsDone' | 'typed
   if (part === undefined || doneParts(task, memory).has(last)) return undefined;
   if (last === goalPart(task)) return last;
   return SENDING_PART.test(part) || SENDS.test(part) ? last : undefined;
+}
+
+/** An act the loop ran, as the memory of the compact step keeps it. */
+export interface Act {
+  action: StepAction;
+  /** The element it acted on, as the step read it. */
+  info: (ElementInfo & { key?: string }) | undefined;
+  /** The act as the step's message tells it ("typed "Tora" into textbox "Name""). */
+  said: string;
+  worked: boolean;
+  /** Documents the act loaded (a form sent, a link followed). */
+  documents: number;
+}
+
+/**
+ * What an act leaves in the run's memory: the acts done, the boxes it set, the parts of `task` it did,
+ * what it entered, the text still waiting to be sent, the text box it chose to write into.
+ */
+export function rememberAct(task: string, memory: Memory, { action, info, said, worked, documents }: Act): void {
+  // A click into a text box chose it: the next step writes into it.
+  memory.writing = worked && action.action === 'click' && info?.role === 'textbox' ? info.key : undefined;
+  if (!worked) return;
+  memory.done = [...(memory.done ?? []), said].slice(-20);
+  const sets =
+    (action.action === 'click' && (info?.role === 'checkbox' || info?.role === 'radio') && !info.checked) ||
+    action.action === 'type' ||
+    action.action === 'select' ||
+    action.action === 'fill_secret';
+  if (sets && info?.key) memory.ticked = [...(memory.ticked ?? []), info.key].slice(-50);
+  const part = partDone(task, memory, action, info);
+  if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
+  // What the act entered: the text typed, the option chosen, or the name of what it clicked (a box
+  // ticked is its name chosen).
+  const entered =
+    action.action === 'type'
+      ? action.text
+      : action.action === 'select'
+        ? action.option
+        : action.action === 'click'
+          ? info?.name
+          : undefined;
+  if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
+  // Enter that sent a form did what its submit button would: the part that says to press it.
+  const sent = action.action === 'press' && action.key === 'Enter' && documents > 0;
+  const last = sent ? sentPart(task, memory) : undefined;
+  if (last !== undefined) memory.partsDone = [...(memory.partsDone ?? []), last];
+  // Text the run typed waits for a send: a button, Enter that loaded a document, or a page left. (A
+  // box ticked or an option chosen may be all a task asks: "pick France and tick I agree".)
+  const writes = action.action === 'type' || action.action === 'fill_secret';
+  if (writes && info?.key) memory.unsent = info.key;
+  else if (sent || (action.action === 'click' && info?.role === 'button') || documents > 0) memory.unsent = undefined;
 }

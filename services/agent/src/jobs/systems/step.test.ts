@@ -345,4 +345,24 @@ describe('StepSystem', () => {
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
   });
+
+  test('compact: text typed and never sent is not the task done; the step names the button to send it', async () => {
+    const task = 'Type Tora, then Oslo';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      const prompt = promptOf(request);
+      if (/not sent: press button "Send"\.$/.test(prompt)) return { step: { action: 'click', target: 'Send' } };
+      return /"Query" value="Tora"/.test(prompt)
+        ? { step: { action: 'type', target: 'Query', text: 'Tora Oslo' } }
+        : { step: { action: 'type', target: 'Query', text: 'Tora' } };
+    });
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact' });
+    await next();
+    await next();
+    assert.equal(run.memory.partsDone?.length, 2, 'both parts typed');
+    await assert.rejects(next(), Stop);
+    assert.match(promptOf(requestsOf(task).at(-1)), /\nEvery part is entered but not sent: press button "Send"\.$/);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 3]);
+  });
 });

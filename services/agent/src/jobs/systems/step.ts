@@ -41,7 +41,7 @@ import {
   stepMessage,
   stepShape,
 } from '../../domain/step.js';
-import { asksDone, asksForAnswer, doneParts, partDone, sentPart, taskParts } from '../../domain/task-parts.js';
+import { asksDone, asksForAnswer, doneParts, rememberAct, taskParts } from '../../domain/task-parts.js';
 import { baseProfile, type ModelClient, ModelError, type RunProfile, type StepResult } from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';
@@ -348,34 +348,7 @@ export class StepSystem {
       ...(info?.key && { targetKey: info.key }),
       said: worked ? said : `${said}, which failed: ${(results.at(-1) ?? '').slice(0, 200)}`,
     };
-    if (worked) {
-      memory.done = [...(memory.done ?? []), said].slice(-20);
-      const sets =
-        (action.action === 'click' && (info?.role === 'checkbox' || info?.role === 'radio') && !info.checked) ||
-        action.action === 'type' ||
-        action.action === 'select' ||
-        action.action === 'fill_secret';
-      if (sets && info?.key) memory.ticked = [...(memory.ticked ?? []), info.key].slice(-50);
-      const part = partDone(run.row.task, memory, action, info);
-      if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
-      // What the act entered: the text typed, the option chosen, or the name of what it clicked (a box
-      // ticked is its name chosen).
-      const entered =
-        action.action === 'type'
-          ? action.text
-          : action.action === 'select'
-            ? action.option
-            : action.action === 'click'
-              ? info?.name
-              : undefined;
-      if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
-      // Enter that sent a form did what its submit button would: the part that says to press it.
-      const sent = action.action === 'press' && action.key === 'Enter' && this.documents > 0;
-      const last = sent ? sentPart(run.row.task, memory) : undefined;
-      if (last !== undefined) memory.partsDone = [...(memory.partsDone ?? []), last];
-    }
-    // A click into a text box chose it: the next step writes into it (compact).
-    memory.writing = worked && action.action === 'click' && info?.role === 'textbox' ? info.key : undefined;
+    rememberAct(run.row.task, memory, { action, info, said, worked, documents: this.documents });
     await this.failed(!worked);
     const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
     if (worked && acts && (await this.allPartsDone(action, page, info))) {
@@ -397,6 +370,7 @@ export class StepSystem {
     const { memory, row } = this.run;
     const parts = taskParts(row.task).length;
     if (doneParts(row.task, memory).size < parts) return false;
+    if (parts > 1 && memory.unsent) return false;
     const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
     if (parts > 1 && !sends) return false;
     const after = await this.systems.browser.observe(false);
