@@ -2,9 +2,13 @@
 // by one tool whose input schema is the step's, forced with `tool_choice`,
 // and read from the `tool_use` block. The system prompt is marked for the
 // prompt cache: it is byte-identical across a run's steps, and the cache is
-// opt-in on this API (below its minimum length the mark is ignored).
+// opt-in on this API (below its minimum length the mark is ignored). The
+// official `@anthropic-ai/sdk` speaks the wire; retries, timeouts and errors
+// are retry.ts's.
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { extractJsonObject, objectRoot, requireObject, tokenCount } from './json.js';
-import { postWithRetries, type RetryOptions, readJson } from './retry.js';
+import { boundedFetch, type RetryOptions, withRetries } from './retry.js';
 import type { ModelClient, ModelMessage, StepRequest, StepResult } from './types.js';
 import { ModelError, type StepProfile } from './types.js';
 
@@ -23,8 +27,6 @@ export interface AnthropicOptions extends RetryOptions {
   fetch?: typeof fetch;
 }
 
-const API_VERSION = '2023-06-01';
-
 interface Block {
   type?: unknown;
   name?: unknown;
@@ -32,45 +34,50 @@ interface Block {
   text?: unknown;
 }
 
+const API_VERSION = '2023-06-01';
+
 export class AnthropicClient implements ModelClient {
   readonly name: string;
   readonly vision: boolean;
   readonly profile: StepProfile;
   readonly #options: AnthropicOptions;
+  readonly #sdk: Anthropic;
 
   constructor(options: AnthropicOptions) {
     this.name = options.name;
     this.vision = options.vision ?? false;
     this.profile = options.profile ?? 'full';
     this.#options = options;
+    this.#sdk = new Anthropic({
+      baseURL: (options.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, ''),
+      // Never a key from the replica's environment (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN): only the endpoint's,
+      // as `x-api-key` (the SDK would send it as a bearer token), under the API version the bodies are written for.
+      apiKey: null,
+      authToken: null,
+      defaultHeaders: { 'x-api-key': options.apiKey ?? null, authorization: null, 'anthropic-version': API_VERSION },
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 120_000,
+      fetch: boundedFetch(options.name, options.fetch),
+    });
   }
 
   async step(request: StepRequest): Promise<StepResult> {
     const started = performance.now();
     const o = this.#options;
-    const body = await postWithRetries(
-      {
-        ...o,
-        url: `${(o.baseUrl ?? 'https://api.anthropic.com').replace(/\/+$/, '')}/v1/messages`,
-        headers: {
-          'content-type': 'application/json',
-          'anthropic-version': API_VERSION,
-          ...(o.apiKey ? { 'x-api-key': o.apiKey } : {}),
-        },
-        body: JSON.stringify({
-          model: o.model,
-          max_tokens: request.maxOutputTokens ?? o.maxTokens ?? 1024,
-          system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
-          messages: request.messages.map((m) => this.#message(m)),
-          tools: [{ name: request.schemaName, input_schema: objectRoot(request.schema).schema }],
-          tool_choice: { type: 'tool', name: request.schemaName },
-        }),
-        signal: request.signal,
-        secrets: o.apiKey ? [o.apiKey] : [],
-      },
-      (res) => readJson(res, o.name),
+    const params: MessageCreateParamsNonStreaming = {
+      model: o.model,
+      max_tokens: request.maxOutputTokens ?? o.maxTokens ?? 1024,
+      system: [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }],
+      messages: request.messages.map((m) => this.#message(m)),
+      tools: [{ name: request.schemaName, input_schema: objectRoot(request.schema).schema as { type: 'object' } }],
+      tool_choice: { type: 'tool', name: request.schemaName },
+    };
+    const body: unknown = await withRetries(
+      { ...o, signal: request.signal, secrets: o.apiKey ? [o.apiKey] : [] },
+      (signal) => this.#sdk.messages.create(params, { signal }),
     );
-    const answer = (body ?? {}) as {
+    // What a hostile server sent: every field checked before it is read.
+    const answer = (typeof body === 'object' && body !== null ? body : {}) as {
       model?: unknown;
       content?: unknown;
       stop_reason?: unknown;
@@ -92,14 +99,17 @@ export class AnthropicClient implements ModelClient {
     };
   }
 
-  #message(m: ModelMessage): Record<string, unknown> {
+  #message(m: ModelMessage): MessageParam {
     if (m.role !== 'user' || !this.vision || !m.images?.length) return { role: m.role, content: m.text };
     return {
       role: 'user',
       content: [
-        ...m.images.map((png) => ({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } })),
+        ...m.images.map((png) => ({
+          type: 'image' as const,
+          source: { type: 'base64' as const, media_type: 'image/png' as const, data: png },
+        })),
         // The API refuses an empty text block.
-        ...(m.text ? [{ type: 'text', text: m.text }] : []),
+        ...(m.text ? [{ type: 'text' as const, text: m.text }] : []),
       ],
     };
   }

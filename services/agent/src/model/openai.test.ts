@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { type FakeModel, modelReply, startFakeOpenAi } from '@wap/testsite';
@@ -110,6 +113,64 @@ test('garbage is bad_output, not retried, and not quoted back', async () => {
     assert.equal(fake.requests.length, 1);
     assert.ok(!error.message.includes('click the button'));
   }
+});
+
+test('an answer over the body bound is bad_output, read no further, and not retried', async () => {
+  const { fake, client } = await openAi([modelReply.text('x'.repeat(1_100_000)), STEP]);
+  const error = await modelFailure(client.step(stepRequest()));
+  assert.equal(error.kind, 'bad_output');
+  assert.match(error.message, /^fake-openai: answer over 1048576 bytes$/);
+  assert.equal(fake.requests.length, 1);
+});
+
+test('a 200 that is not JSON (a proxy page) is bad_output, and not retried', async () => {
+  let served = 0;
+  const server = createServer((_req, res) => {
+    served++;
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html><body>Sign in to the proxy</body></html>');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const client = new OpenAiCompatibleClient({
+    name: 'proxy',
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    model: 'm',
+    mode: 'json_schema',
+  });
+  const error = await modelFailure(client.step(stepRequest()));
+  assert.equal(error.kind, 'bad_output');
+  assert.match(error.message, /^proxy: answer has no message$/);
+  assert.equal(served, 1);
+});
+
+test('a stream the server closes before the choice finished is unavailable, and retried', async () => {
+  const chunk = (delta: unknown) => `data: ${JSON.stringify({ model: 'cut', choices: [{ index: 0, delta }] })}\n\n`;
+  let served = 0;
+  const server = createServer((_req, res) => {
+    served++;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(chunk({ content: '{"action":' }));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  after(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const client = new OpenAiCompatibleClient({
+    name: 'cut',
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    model: 'm',
+    mode: 'json_schema',
+    stream: true,
+    retries: 1,
+    backoffMs: 10,
+  });
+  const error = await modelFailure(client.step(stepRequest()));
+  assert.equal(error.kind, 'unavailable');
+  assert.match(error.message, /^cut: stream ended before the answer finished$/);
+  assert.equal(served, 2);
 });
 
 test('429 then 503: retried, waiting at least the Retry-After', async () => {

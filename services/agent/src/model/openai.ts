@@ -3,9 +3,17 @@
 // `response_format: json_schema` where the server supports it, or by one
 // forced function tool where it does not; either way the answer is read as
 // hostile text (json.ts). Streaming (SSE) is optional: some gateways cut a
-// request that stays silent while a slow model thinks.
+// request that stays silent while a slow model thinks. The official `openai`
+// SDK speaks the wire (its baseURL reaches every compatible server); retries,
+// timeouts and errors are retry.ts's.
+import OpenAI from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionMessageParam,
+} from 'openai/resources/chat/completions';
 import { extractJsonObject, MAX_OUTPUT_CHARS, objectRoot, tokenCount } from './json.js';
-import { MAX_BODY_BYTES, postWithRetries, type RetryOptions, readJson } from './retry.js';
+import { boundedFetch, type RetryOptions, withRetries } from './retry.js';
 import {
   type ModelClient,
   ModelError,
@@ -50,31 +58,40 @@ export class OpenAiCompatibleClient implements ModelClient {
   readonly vision: boolean;
   readonly profile: StepProfile;
   readonly #options: OpenAiCompatibleOptions;
+  readonly #sdk: OpenAI;
 
   constructor(options: OpenAiCompatibleOptions) {
     this.name = options.name;
     this.vision = options.vision ?? false;
     this.profile = options.profile ?? 'full';
     this.#options = options;
+    this.#sdk = new OpenAI({
+      baseURL: options.baseUrl.replace(/\/+$/, ''),
+      // A local server needs no key: the SDK wants one, and the header it would carry is left out.
+      apiKey: options.apiKey ?? 'none',
+      ...(!options.apiKey && { defaultHeaders: { authorization: null } }),
+      // Nothing from the replica's environment (OPENAI_ORG_ID, OPENAI_PROJECT_ID) reaches the endpoint.
+      organization: null,
+      project: null,
+      maxRetries: 0,
+      timeout: options.timeoutMs ?? 120_000,
+      fetch: boundedFetch(options.name, options.fetch),
+    });
   }
 
   async step(request: StepRequest): Promise<StepResult> {
     const started = performance.now();
     const o = this.#options;
-    const answer = await postWithRetries(
-      {
-        ...o,
-        url: `${o.baseUrl.replace(/\/+$/, '')}/chat/completions`,
-        headers: {
-          'content-type': 'application/json',
-          accept: o.stream ? 'text/event-stream' : 'application/json',
-          ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}),
-        },
-        body: JSON.stringify(this.#body(request)),
-        signal: request.signal,
-        secrets: o.apiKey ? [o.apiKey] : [],
+    const body = this.#body(request);
+    const answer = await withRetries(
+      { ...o, signal: request.signal, secrets: o.apiKey ? [o.apiKey] : [] },
+      async (signal) => {
+        const headers = body.stream ? { accept: 'text/event-stream' } : {};
+        const answered = await this.#sdk.chat.completions.create(body, { signal, headers });
+        // A stream when asked for one; anything else is read as a completion (the SDK hands a body that is not JSON on as text).
+        const stream = typeof answered === 'object' && answered !== null && Symbol.asyncIterator in answered;
+        return stream ? readStream(answered, o.name) : readCompletion(answered, o.name);
       },
-      (res) => (o.stream ? readStream(res, o.name) : readCompletion(res, o.name)),
     );
     return {
       output: objectRoot(request.schema).unwrap(this.#output(answer, request.schemaName)),
@@ -84,22 +101,26 @@ export class OpenAiCompatibleClient implements ModelClient {
     };
   }
 
-  #body(request: StepRequest): Record<string, unknown> {
+  #body(request: StepRequest): ChatCompletionCreateParams {
     const o = this.#options;
-    const body: Record<string, unknown> = {
+    const body: ChatCompletionCreateParams & Record<string, unknown> = {
       model: o.model,
       messages: [
         { role: 'system', content: request.system },
-        ...request.messages.map((m) =>
-          m.role === 'user' && this.vision && m.images?.length
-            ? {
-                role: 'user',
-                content: [
-                  { type: 'text', text: m.text },
-                  ...m.images.map((png) => ({ type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } })),
-                ],
-              }
-            : { role: m.role, content: m.text },
+        ...request.messages.map(
+          (m): ChatCompletionMessageParam =>
+            m.role === 'user' && this.vision && m.images?.length
+              ? {
+                  role: 'user',
+                  content: [
+                    { type: 'text', text: m.text },
+                    ...m.images.map((png) => ({
+                      type: 'image_url' as const,
+                      image_url: { url: `data:image/png;base64,${png}` },
+                    })),
+                  ],
+                }
+              : { role: m.role, content: m.text },
         ),
       ],
     };
@@ -114,11 +135,7 @@ export class OpenAiCompatibleClient implements ModelClient {
       body.tools = [{ type: 'function', function: { name: request.schemaName, parameters: schema } }];
       body.tool_choice = { type: 'function', function: { name: request.schemaName } };
     }
-    if (o.stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    }
-    return body;
+    return o.stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body;
   }
 
   /** The step: the forced tool call's arguments, or the content (a server that ignored the tool answers there). */
@@ -138,19 +155,22 @@ export class OpenAiCompatibleClient implements ModelClient {
   }
 }
 
+/** A completion as a hostile server may send it: every field checked before it is read. */
+interface Completion {
+  model?: unknown;
+  choices?: { message?: Message; finish_reason?: unknown }[];
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
+}
+
 interface Message {
   content?: unknown;
   refusal?: unknown;
   tool_calls?: { function?: { name?: unknown; arguments?: unknown } }[];
 }
 
-async function readCompletion(res: Response, name: string): Promise<Answer> {
-  const body = (await readJson(res, name)) as {
-    model?: unknown;
-    choices?: { message?: Message; finish_reason?: unknown }[];
-    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
-  };
-  const choice = Array.isArray(body?.choices) ? body.choices[0] : undefined;
+function readCompletion(completion: unknown, name: string): Answer {
+  const body = (typeof completion === 'object' && completion !== null ? completion : {}) as Completion;
+  const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
   const message = choice?.message;
   if (!message || typeof message !== 'object') throw new ModelError(`${name}: answer has no message`, 'bad_output');
   const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
@@ -172,7 +192,6 @@ async function readCompletion(res: Response, name: string): Promise<Answer> {
 
 interface Chunk {
   model?: unknown;
-  error?: { message?: unknown; code?: unknown };
   choices?: {
     delta?: {
       content?: unknown;
@@ -184,9 +203,8 @@ interface Chunk {
   usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
 }
 
-/** Assembles `data:` chunks until `data: [DONE]`; the content and each tool call's arguments stay under the output bound. */
-async function readStream(res: Response, name: string): Promise<Answer> {
-  if (!res.body) throw new ModelError(`${name}: stream has no body`, 'unavailable');
+/** Assembles the SDK's chunks; the content and each tool call's arguments stay under the output bound. */
+async function readStream(chunks: AsyncIterable<ChatCompletionChunk>, name: string): Promise<Answer> {
   const answer: Answer = { content: '', toolCalls: [], usage: { inputTokens: 0, outputTokens: 0 } };
   const grow = (text: string, more: unknown) => {
     if (typeof more !== 'string') return text;
@@ -196,7 +214,6 @@ async function readStream(res: Response, name: string): Promise<Answer> {
     return text + more;
   };
   const take = (chunk: Chunk) => {
-    if (chunk.error) throw streamError(chunk.error, name);
     if (typeof chunk.model === 'string') answer.model = chunk.model.slice(0, 200);
     if (chunk.usage) {
       answer.usage = {
@@ -220,56 +237,10 @@ async function readStream(res: Response, name: string): Promise<Answer> {
       call.arguments = grow(call.arguments, part.function?.arguments);
     }
   };
-  const reader = res.body.getReader();
-  try {
-    await eachData(reader, name, (data) => take(parseChunk(data, name)));
-  } finally {
-    // Frees the connection when the answer is refused halfway.
-    await reader.cancel().catch(() => {});
-  }
+  // Leaving the loop early (a refusal halfway) makes the SDK abort the request and free the connection.
+  for await (const chunk of chunks) take(typeof chunk === 'object' && chunk !== null ? (chunk as Chunk) : {});
+  // The SDK ends quietly when the server closes before `[DONE]`; a choice that never finished was cut.
+  if (answer.finishReason === undefined)
+    throw new ModelError(`${name}: stream ended before the answer finished`, 'unavailable');
   return { ...answer, toolCalls: answer.toolCalls.filter(Boolean) };
-}
-
-/** Hands each server-sent event's `data:` to `each` until `data: [DONE]`; a stream that ends before it was cut. */
-async function eachData(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  name: string,
-  each: (data: string) => void,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let pending = '';
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    pending += decoder.decode(read.value, { stream: true });
-    if (pending.length > MAX_BODY_BYTES) {
-      throw new ModelError(`${name}: stream line over ${MAX_BODY_BYTES} bytes`, 'bad_output');
-    }
-    for (let nl = pending.indexOf('\n'); nl !== -1; nl = pending.indexOf('\n')) {
-      const line = pending.slice(0, nl).replace(/\r$/, '');
-      pending = pending.slice(nl + 1);
-      // Blank lines end events; `:` comments keep the connection alive; event:, id:, retry: say nothing here.
-      if (!line.startsWith('data:')) continue;
-      const data = line.slice(5).trim();
-      if (data === '[DONE]') return;
-      each(data);
-    }
-  }
-  throw new ModelError(`${name}: stream ended before [DONE]`, 'unavailable');
-}
-
-function parseChunk(data: string, name: string): Chunk {
-  try {
-    const chunk: unknown = JSON.parse(data);
-    if (typeof chunk === 'object' && chunk !== null) return chunk as Chunk;
-  } catch {
-    // Falls through to the error below.
-  }
-  throw new ModelError(`${name}: a stream chunk is not a JSON object`, 'bad_output');
-}
-
-/** An error sent inside the stream (vLLM's, OpenAI's): a 4xx code is the request's fault, anything else the server's. */
-function streamError(error: NonNullable<Chunk['error']>, name: string): ModelError {
-  const message = typeof error.message === 'string' ? error.message.slice(0, 300) : 'error';
-  const code = Number(error.code);
-  const kind = code >= 400 && code < 500 ? 'bad_request' : 'unavailable';
-  return new ModelError(`${name}: error in stream: ${message}`, kind);
 }

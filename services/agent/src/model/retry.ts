@@ -1,10 +1,16 @@
-// One model call over HTTP, tried again while the provider is only busy:
-// 429, 500, 502, 503, 504, 529 and lost connections or timed-out attempts,
-// with exponential backoff and full jitter, never sooner than the provider's
-// Retry-After. Every attempt has its own timeout, joined to the caller's
-// signal (which ends the call, waits included). Failures become ModelErrors
-// whose messages carry the provider's own words, short and without keys.
+// One model call, tried again while the provider is only busy: 429, 500, 502,
+// 503, 504, 529 and lost connections or timed-out attempts, with exponential
+// backoff and full jitter, never sooner than the provider's Retry-After. The
+// providers' SDKs (openai, @anthropic-ai/sdk) speak the wire; their own
+// retries are off, because they wait past any Retry-After over a minute with
+// their own backoff instead of failing the call, which a run needs to pause on
+// (docs/decisions/0023). Every attempt has its own timeout, joined to the
+// caller's signal (which ends the call, waits included). Failures become
+// ModelErrors whose messages carry the provider's own words, short and
+// without keys.
 import { setTimeout as delay } from 'node:timers/promises';
+import { APIError as AnthropicApiError, APIConnectionError as AnthropicConnectionError } from '@anthropic-ai/sdk';
+import { APIConnectionError, APIError } from 'openai';
 import { ModelError } from './types.js';
 
 export interface RetryOptions {
@@ -18,14 +24,9 @@ export interface RetryOptions {
   maxWaitMs?: number;
 }
 
-export interface HttpCall extends RetryOptions {
+export interface Attempts extends RetryOptions {
   /** The client's name, first in every message. */
   name: string;
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-  /** Default: the global fetch. */
-  fetch?: typeof fetch | undefined;
   signal?: AbortSignal | undefined;
   /** Strings never to repeat in a message (the API key). */
   secrets: string[];
@@ -34,17 +35,18 @@ export interface HttpCall extends RetryOptions {
 const RETRIED = new Set([429, 500, 502, 503, 504, 529]);
 /** Enough for any step's envelope; more is a broken or hostile endpoint. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-const MAX_ERROR_BODY_BYTES = 16 * 1024;
+/** A stream repeats its envelope around every token: a 64 KiB step streams in a few MiB. */
+const MAX_STREAM_BYTES = 16 * MAX_BODY_BYTES;
 const MAX_MESSAGE_CHARS = 300;
 
-/** POSTs `call.body` until an attempt answers 2xx and `read` accepts it, or the failure is final. */
-export async function postWithRetries<T>(call: HttpCall, read: (res: Response) => Promise<T>): Promise<T> {
+/** Runs `attempt` (an SDK call under the signal it is given) until it answers or the failure is final. */
+export async function withRetries<T>(call: Attempts, attempt: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const retries = call.retries ?? 2;
-  for (let attempt = 0; ; attempt++) {
-    const outcome = await tryOnce(call, read);
+  for (let tried = 0; ; tried++) {
+    const outcome = await tryOnce(call, attempt);
     if (outcome.ok) return outcome.value;
     const { error, retryAfter } = outcome;
-    if (!outcome.retry || attempt >= retries)
+    if (!outcome.retry || tried >= retries)
       throw retryAfter === undefined ? error : new ModelError(error.message, error.kind, error.status, retryAfter);
     const maxWait = call.maxWaitMs ?? 30_000;
     if (retryAfter !== undefined && retryAfter > maxWait) {
@@ -56,7 +58,7 @@ export async function postWithRetries<T>(call: HttpCall, read: (res: Response) =
       );
     }
     try {
-      await delay(backoffMs(attempt, retryAfter, call.backoffMs ?? 500, maxWait), undefined, { signal: call.signal });
+      await delay(backoffMs(tried, retryAfter, call.backoffMs ?? 500, maxWait), undefined, { signal: call.signal });
     } catch {
       throw aborted(call.name);
     }
@@ -65,30 +67,68 @@ export async function postWithRetries<T>(call: HttpCall, read: (res: Response) =
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: ModelError; retry: boolean; retryAfter?: number };
 
-async function tryOnce<T>(call: HttpCall, read: (res: Response) => Promise<T>): Promise<Outcome<T>> {
+async function tryOnce<T>(call: Attempts, attempt: (signal: AbortSignal) => Promise<T>): Promise<Outcome<T>> {
   if (call.signal?.aborted) return { ok: false, error: aborted(call.name), retry: false };
   const timeoutMs = call.timeoutMs ?? 120_000;
   const timeout = AbortSignal.timeout(timeoutMs);
   // The caller's signal joins the timeout, never replaces it.
   const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
   try {
-    const res = await (call.fetch ?? fetch)(call.url, {
-      method: 'POST',
-      headers: call.headers,
-      body: call.body,
-      signal,
-    });
-    if (!res.ok) {
-      const error = await errorOf(res, call);
-      return { ok: false, error, retry: RETRIED.has(res.status), retryAfter: retryAfterMs(res.headers) };
-    }
-    return { ok: true, value: await read(res) };
+    return { ok: true, value: await attempt(signal) };
   } catch (e) {
     if (call.signal?.aborted) return { ok: false, error: aborted(call.name), retry: false };
-    if (e instanceof ModelError) return { ok: false, error: e, retry: e.retryable };
-    const why = timeout.aborted ? `no answer within ${timeoutMs} ms` : `connection failed (${causeOf(e)})`;
-    return { ok: false, error: new ModelError(`${call.name}: ${why}`, 'unavailable'), retry: true };
+    if (timeout.aborted) {
+      return {
+        ok: false,
+        error: new ModelError(`${call.name}: no answer within ${timeoutMs} ms`, 'unavailable'),
+        retry: true,
+      };
+    }
+    return failure(e, call);
   }
+}
+
+/** What an SDK's error means: the provider's status and words, a lost connection, or output that is not JSON. */
+function failure(e: unknown, call: Attempts): Outcome<never> {
+  const bounded = modelErrorIn(e);
+  if (bounded) return { ok: false, error: bounded, retry: bounded.retryable };
+  if (e instanceof APIConnectionError || e instanceof AnthropicConnectionError) {
+    const error = new ModelError(`${call.name}: connection failed (${causeOf(e)})`, 'unavailable');
+    return { ok: false, error, retry: true };
+  }
+  if (e instanceof APIError || e instanceof AnthropicApiError) {
+    const detail = clip(redact(providerWords(e), call.secrets));
+    if (e.status === undefined) {
+      // An error sent inside a stream (vLLM's, OpenAI's): a 4xx code is the request's fault, anything else the server's.
+      const code = Number((e.error as { code?: unknown } | undefined)?.code);
+      const kind = code >= 400 && code < 500 ? 'bad_request' : 'unavailable';
+      return { ok: false, error: new ModelError(`${call.name}: error in stream: ${detail}`, kind), retry: false };
+    }
+    const error = new ModelError(
+      `${call.name}: HTTP ${e.status}${detail ? ` ${detail}` : ''}`,
+      kindOf(e.status),
+      e.status,
+    );
+    const retryAfter = e.headers ? retryAfterMs(e.headers) : undefined;
+    return { ok: false, error, retry: RETRIED.has(e.status), ...(retryAfter !== undefined && { retryAfter }) };
+  }
+  if (e instanceof SyntaxError) {
+    return { ok: false, error: new ModelError(`${call.name}: answer is not JSON`, 'bad_output'), retry: false };
+  }
+  const error = new ModelError(`${call.name}: connection failed (${causeOf(e)})`, 'unavailable');
+  return { ok: false, error, retry: true };
+}
+
+/**
+ * The provider's `{error:{type,message}}` as `type: message`: OpenAI's SDK holds the inner object,
+ * Anthropic's the whole body; a body that is not JSON (a proxy's HTML page) is the text itself.
+ */
+function providerWords(e: APIError | AnthropicApiError): string {
+  const body = e.error as { type?: unknown; message?: unknown; error?: unknown } | undefined;
+  const inner = (typeof body?.error === 'object' && body.error ? body.error : body) as typeof body;
+  if (inner && typeof inner.message === 'string')
+    return typeof inner.type === 'string' ? `${inner.type}: ${inner.message}` : inner.message;
+  return e.message.replace(/^\d{3} /, '').replace(/^status code \(no body\)$/, '');
 }
 
 /** The wait before attempt `attempt + 2`: full jitter under a doubling ceiling, at least the Retry-After. */
@@ -108,23 +148,6 @@ export function retryAfterMs(headers: Headers, now = Date.now()): number | undef
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** The ModelError a non-2xx answer means, with the provider's `{error:{type,message}}` in its message. */
-async function errorOf(res: Response, call: HttpCall): Promise<ModelError> {
-  // A body cut short still leaves the status to judge by.
-  const { text } = await readText(res, MAX_ERROR_BODY_BYTES).catch(() => ({ text: '' }));
-  let detail = text;
-  try {
-    const { error } = JSON.parse(text) as { error?: { type?: unknown; message?: unknown } };
-    if (error && typeof error.message === 'string') {
-      detail = typeof error.type === 'string' ? `${error.type}: ${error.message}` : error.message;
-    }
-  } catch {
-    // Not JSON (a proxy's HTML page): the text itself, shortened.
-  }
-  const message = `${call.name}: HTTP ${res.status}${detail ? ` ${clip(redact(detail, call.secrets))}` : ''}`;
-  return new ModelError(message, kindOf(res.status), res.status);
-}
-
 function kindOf(status: number): ModelError['kind'] {
   if (status === 401 || status === 403) return 'auth';
   // 529: Anthropic's "overloaded", a capacity answer like 429.
@@ -133,38 +156,35 @@ function kindOf(status: number): ModelError['kind'] {
   return 'bad_request';
 }
 
-/** The body as text, at most `limit` bytes; `over` when there was more (the rest is not read). */
-export async function readText(res: Response, limit: number): Promise<{ text: string; over: boolean }> {
-  if (!res.body) return { text: '', over: false };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      chunks.push(value.subarray(0, value.byteLength - (size - limit)));
-      return { text: Buffer.concat(chunks).toString('utf8'), over: true };
-    }
-    chunks.push(value);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), over: false };
+/**
+ * `fetch` for an SDK whose answers are read no further than a step needs: a body over the bound
+ * (1 MiB, a stream 16 MiB) ends with a `bad_output` ModelError instead of filling memory.
+ */
+export function boundedFetch(name: string, base: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const res = await base(input, init);
+    if (!res.body) return res;
+    const stream = res.headers.get('content-type')?.startsWith('text/event-stream');
+    const limit = stream ? MAX_STREAM_BYTES : MAX_BODY_BYTES;
+    let size = 0;
+    const body = res.body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          size += chunk.byteLength;
+          if (size > limit) controller.error(new ModelError(`${name}: answer over ${limit} bytes`, 'bad_output'));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
 }
 
-/** A 2xx body parsed as JSON; a `bad_output` ModelError when it is too big or not JSON. */
-export async function readJson(res: Response, name: string): Promise<unknown> {
-  const { text, over } = await readText(res, MAX_BODY_BYTES);
-  if (over) throw new ModelError(`${name}: answer over ${MAX_BODY_BYTES} bytes`, 'bad_output');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ModelError(
-      `${name}: answer is not JSON (${res.headers.get('content-type') ?? 'no content-type'})`,
-      'bad_output',
-    );
-  }
+/** The ModelError the bounded body ended with, however the SDK wrapped it. */
+function modelErrorIn(e: unknown): ModelError | undefined {
+  for (let at = e, depth = 0; at && depth < 4; at = (at as { cause?: unknown }).cause, depth++)
+    if (at instanceof ModelError) return at;
+  return undefined;
 }
 
 /** Removes the secrets, and anything shaped like a key or a bearer token, from a provider's words. */
@@ -181,8 +201,11 @@ const clip = (text: string) => {
 
 const aborted = (name: string) => new ModelError(`${name}: aborted`, 'aborted');
 
+/** The system's word for a lost connection (ECONNREFUSED), found under the SDK's and fetch's wrappers. */
 function causeOf(e: unknown): string {
-  const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
+  for (let at = e, depth = 0; at && depth < 4; at = (at as { cause?: unknown }).cause, depth++) {
+    const code = (at as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+  }
   return e instanceof Error ? e.message : String(e);
 }
