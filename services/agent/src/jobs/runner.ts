@@ -2,11 +2,14 @@
 // queued runs, oldest first, and live runs whose replica stopped renewing its
 // claim. A submit (or a cancel, an answer, a take-over) wakes the replicas
 // over core NATS so nothing waits for the next poll; the poll is the fallback.
+// The poll is a PeriodicJob, as the monitor's claims are: one pass at a time,
+// and a wake during a pass runs another right after it.
 
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
+import { PeriodicJob } from '@wap/service';
 import type { RunStore } from '../store/runs.js';
 import { type LoopDeps, RunLoop } from './run-loop.js';
 
@@ -24,9 +27,8 @@ export class Runner {
   readonly replica = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly loops = new Map<string, { loop: RunLoop; done: Promise<void> }>();
   private readonly stopping = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
+  private poll: PeriodicJob | undefined;
   private subscription: ReturnType<NatsLink['nc']['subscribe']> | undefined;
-  private claiming = false;
 
   constructor(
     private readonly store: RunStore,
@@ -37,18 +39,21 @@ export class Runner {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.claim(), this.settings.pollMs);
-    this.timer.unref();
+    const poll = new PeriodicJob(
+      { name: 'agent run claims', intervalMs: this.settings.pollMs, log: this.log, immediately: true },
+      () => this.claim(),
+    );
+    this.poll = poll;
     this.subscription = this.nats.nc.subscribe(agentWakeSubject(this.settings.namespace), {
       callback: (err, message) => {
         if (err) return;
         const runId = message.string();
         const mine = this.loops.get(runId);
         if (mine) mine.loop.poke();
-        else void this.claim();
+        else poll.nudge();
       },
     });
-    void this.claim();
+    poll.start();
   }
 
   /** Tells every replica to look at a run now. */
@@ -56,31 +61,24 @@ export class Runner {
     this.nats.nc.publish(agentWakeSubject(this.settings.namespace), runId);
   }
 
-  /** Claims what this replica has room for and starts a loop for each. */
-  async claim(): Promise<void> {
-    if (this.claiming || this.stopping.signal.aborted) return;
+  /** Claims what this replica has room for and starts a loop for each (one pass of the poll; a failure is logged and the next pass tries again). */
+  private async claim(): Promise<void> {
+    if (this.stopping.signal.aborted) return;
     const room = this.settings.concurrency - this.loops.size;
     if (room <= 0) return;
-    this.claiming = true;
-    try {
-      const rows = await this.store.claim(this.replica, room, this.settings.leaseMs);
-      for (const row of rows) {
-        const loop = new RunLoop(
-          { ...this.loopDeps, replica: this.replica, leaseMs: this.settings.leaseMs },
-          row,
-          this.stopping.signal,
-        );
-        const done = loop.run().finally(() => {
-          this.loops.delete(row.id);
-          // A slot freed: there may be more queued.
-          if (!this.stopping.signal.aborted) setImmediate(() => void this.claim());
-        });
-        this.loops.set(row.id, { loop, done });
-      }
-    } catch (err) {
-      this.log.warn({ err }, 'claiming runs failed; the next poll tries again');
-    } finally {
-      this.claiming = false;
+    const rows = await this.store.claim(this.replica, room, this.settings.leaseMs);
+    for (const row of rows) {
+      const loop = new RunLoop(
+        { ...this.loopDeps, replica: this.replica, leaseMs: this.settings.leaseMs },
+        row,
+        this.stopping.signal,
+      );
+      const done = loop.run().finally(() => {
+        this.loops.delete(row.id);
+        // A slot freed: there may be more queued.
+        this.poll?.nudge();
+      });
+      this.loops.set(row.id, { loop, done });
     }
   }
 
@@ -91,9 +89,9 @@ export class Runner {
 
   /** Stops claiming and lets every run go (unsettled): another replica takes each at once. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
     this.subscription?.unsubscribe();
     this.stopping.abort();
+    await this.poll?.stop();
     await Promise.all([...this.loops.values()].map((l) => l.done));
   }
 }
