@@ -91,20 +91,29 @@ export function webhookBody(c: Change) {
   };
 }
 
-/** The request a target receives for a change; the webhook's signed with `secret` (`whsec_…`). */
-export function requestFor(target: Target, change: Change, secret?: string, now = new Date()): Request {
+/**
+ * The request a target receives for a change; the webhook's signed with `secret` (`whsec_…`) under
+ * `messageId`, which a delivery repeats on every attempt so a receiver can drop a repeat (Standard
+ * Webhooks: the same id when a message is sent again).
+ */
+export function requestFor(
+  target: Target,
+  change: Change,
+  secret?: string,
+  messageId = `msg_${randomUUID()}`,
+  now = new Date(),
+): Request {
   const json = { 'content-type': 'application/json' };
   if (target.kind === 'discord') return { body: JSON.stringify(discordBody(change)), headers: json };
   if (target.kind === 'slack') return { body: JSON.stringify(slackBody(change)), headers: json };
   if (!secret) throw new Error('a webhook target needs its signing secret');
   const body = JSON.stringify(webhookBody(change));
-  const id = `msg_${randomUUID()}`;
-  const signature = new Webhook(secret).sign(id, now, body);
+  const signature = new Webhook(secret).sign(messageId, now, body);
   return {
     body,
     headers: {
       ...json,
-      'webhook-id': id,
+      'webhook-id': messageId,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
       'webhook-signature': signature,
     },

@@ -144,4 +144,10 @@ test('each target gets its own wire format within its limits; the webhook is sig
   const verified = new Webhook(secret).verify(request.body, request.headers) as { type: string; data: { url: string } };
   assert.deepEqual([verified.type, verified.data.url], ['monitor.changed', change.url]);
   assert.throws(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(request.body, request.headers));
+  // A delivery tried again is the same message: the same id, signed again, and still verified.
+  const again = requestFor({ kind: 'webhook', url: 'https://example.com/hook' }, change, secret, 'msg_delivery-1');
+  const later = requestFor({ kind: 'webhook', url: 'https://example.com/hook' }, change, secret, 'msg_delivery-1');
+  assert.equal(again.headers['webhook-id'], 'msg_delivery-1');
+  assert.equal(later.headers['webhook-id'], again.headers['webhook-id']);
+  assert.doesNotThrow(() => new Webhook(secret).verify(later.body, later.headers));
 });

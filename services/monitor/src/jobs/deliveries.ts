@@ -54,6 +54,8 @@ async function send(deps: DeliveryDeps, delivery: Delivery) {
       snapshots: { before: before ? deps.links.url(before) : null, after: deps.links.url(snapshot.id) },
     },
     secret,
+    // Every attempt of one delivery is one message: a receiver that got an attempt whose answer was lost drops the next.
+    `msg_${delivery.id}`,
   );
   try {
     const answer = await request(target.url, {
