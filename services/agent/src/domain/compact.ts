@@ -486,6 +486,46 @@ export function saidDone(output: unknown): boolean {
   return (output as { done?: unknown } | null)?.done === 'yes';
 }
 
+/** Characters of new page text an answer check reads. */
+const ANSWER_TEXT_CHARS = 800;
+
+/**
+ * The page's text an act brought (lines that were not there before), whole rather than cut as a
+ * change names them, bounded: what a question's answer is read from. Empty when nothing came.
+ */
+export function newText(before: Before, page: PageState): string {
+  const seen = new Map<string, number>();
+  for (const line of before.lines ?? []) seen.set(line, (seen.get(line) ?? 0) + 1);
+  const fresh: string[] = [];
+  for (const e of page.outline) {
+    if (e.kind !== 'text') continue;
+    const line = quote(e.text.slice(0, 60));
+    const n = page.url === before.url ? (seen.get(line) ?? 0) : 0;
+    if (n > 0) seen.set(line, n - 1);
+    else fresh.push(e.text);
+  }
+  return fresh.join('\n').slice(0, ANSWER_TEXT_CHARS);
+}
+
+export const ANSWER_SCHEMA: JsonSchema = obj({ answer: str(200) });
+
+/**
+ * The question after an act of a task that asks for an answer, put after the step's own message and
+ * answer: whether the text the act brought answers it. A small model that sees the answer on the page
+ * still clicks on; asked this alone, it says it.
+ */
+export function answerQuestion(task: string, text: string): string {
+  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer in a few words: {"answer":"..."}. If it does not, {"answer":""}`;
+}
+
+/** The answer the model read from the page; undefined when it said none. */
+export function statedAnswer(output: unknown): string | undefined {
+  const answer = (output as { answer?: unknown } | null)?.answer;
+  if (typeof answer !== 'string') return undefined;
+  const text = answer.trim();
+  return text && !/^(?:none|no|not (?:shown|found|here)|unknown|n\/a)\.?$/i.test(text) ? text : undefined;
+}
+
 /** The lab arm `compact-plan`'s one question at a run's start: the plan, one short sentence. */
 export const PLAN_SCHEMA: JsonSchema = obj({ plan: str(160) });
 

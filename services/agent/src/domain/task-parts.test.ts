@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
-import { compactMessage, compactShape, compactView } from './compact.js';
+import { compactMessage, compactShape, compactView, newText, pageLines, statedAnswer } from './compact.js';
 import { doneParts, goalPart, partDone, sentPart, taskParts } from './task-parts.js';
 
 const SIGNUP =
@@ -127,4 +127,26 @@ test('every part entered but a field the run set not sent: the step says to pres
   assert.match(unsent, /\nEvery part is entered but not sent: press button "Save address"\.$/);
   const sent = compactMessage({ task, files: [], memory, page, view });
   assert.match(sent, /\nEvery part is done: finish\.$/);
+});
+
+test('the answer check reads the text an act brought, whole, and takes "none" for no answer', () => {
+  const before = {
+    url: SIGNUP_PAGE.url,
+    fingerprint: 'f0',
+    lines: pageLines({ ...SIGNUP_PAGE, outline: [{ kind: 'text', depth: 0, text: 'Arden desk lamp' }] }),
+  };
+  const long = `The Arden desk lamp is covered by a 30-month warranty on the arm, joints and switch. ${'More. '.repeat(20)}`;
+  const after: PageState = {
+    ...SIGNUP_PAGE,
+    outline: [
+      { kind: 'text', depth: 0, text: 'Arden desk lamp' },
+      { kind: 'text', depth: 0, text: long },
+    ],
+  };
+  assert.equal(newText(before, after), long.slice(0, 800), 'the line that came, not the one that stayed');
+  assert.equal(newText(before, { ...after, url: 'http://127.0.0.1/other' }).split('\n').length, 2, 'a new page: all');
+  assert.equal(newText({ ...before, lines: pageLines(after) }, after), '', 'nothing came');
+  assert.equal(statedAnswer({ answer: ' 30 months ' }), '30 months');
+  for (const none of ['', 'none', 'Not shown.', 'n/a']) assert.equal(statedAnswer({ answer: none }), undefined, none);
+  assert.equal(statedAnswer({ nothing: true }), undefined);
 });

@@ -330,6 +330,29 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 1]);
   });
 
+  test('compact: a question whose answer an act brought onto the page is answered from it, and the run ends', async () => {
+    const task = 'What does the Reviews tab say?';
+    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('If this text answers it');
+    scripts.set(task, (request) => {
+      if (isAnswerCheck(request))
+        return { answer: lastPromptOf(request).includes('No reviews yet.') ? 'No reviews yet' : '' };
+      return { step: { action: 'click', target: 'Reviews' } };
+    });
+    const { run, next } = await stepRun(task, '/tab-strip', { profile: 'compact' });
+    await assert.rejects(next(), Stop);
+    const checks = requestsOf(task).filter(isAnswerCheck);
+    assert.equal(checks.length, 1);
+    // The question reads only what the act brought, whole.
+    assert.match(
+      lastPromptOf(checks[0] as ModelRequest),
+      /The page now also says:\nNo reviews yet\.\nQuestion: What does/,
+    );
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 1, 'No reviews yet']);
+    const events = await fx.stores.store.events(run.row.id, ['step'], 0n, 200);
+    assert.ok(events.some((e) => e.kind === 'answer_check' && /"No reviews yet"/.test(e.message)));
+  });
+
   test('compact: Enter that sends the form does the part that says to press its button', async () => {
     const task = 'Type Tora and press Send';
     scripts.set(task, (request) => {

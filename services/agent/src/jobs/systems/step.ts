@@ -16,13 +16,10 @@ import {
   compactMessage,
   compactShape,
   compactView,
-  DONE_SCHEMA,
-  doneQuestion,
   PLAN_SCHEMA,
   pageLines,
   parseCompact,
   planQuestion,
-  saidDone,
   sayAction,
   statedPlan,
   whatChanged,
@@ -51,6 +48,7 @@ import type { MeteringSystem } from './metering.js';
 import type { OutputSystem } from './output.js';
 import type { PauseSystem } from './pauses.js';
 import type { SecretSystem } from './secrets.js';
+import { type Asking, StepChecks } from './step-checks.js';
 import type { ToolSystem } from './tools.js';
 
 /** Steps in a row that achieve nothing before the run fails. */
@@ -77,8 +75,6 @@ const COMPACT_REFUSALS = 2;
 /** Waits for model capacity a run takes without counting them as failures, and the wait when none is said. */
 const MAX_CAPACITY_WAITS = 60;
 const CAPACITY_WAIT_MS = 5_000;
-/** Tokens the done question may generate: `{"done":"yes"}`. */
-const DONE_TOKENS = 12;
 /** Of a step's message, the characters its debug event keeps. */
 const MODEL_INPUT_SHOWN = 16_000;
 /** Roles whose act shows what it chose (a tab's panel, a box's own fields): nothing new to answer. */
@@ -120,6 +116,8 @@ export class StepSystem {
   private planAsked = false;
   /** The compact profile's last act: the page it was on and how the next message tells it. */
   private before: (Before & { said: string }) | undefined;
+  /** The short questions after an act: is the task done, does the page answer it. */
+  private readonly checks: StepChecks;
 
   constructor(
     private readonly run: RunContext,
@@ -128,6 +126,10 @@ export class StepSystem {
     private readonly store: RunStore,
   ) {
     run.onEnd('before', () => this.timing());
+    this.checks = new StepChecks(run, systems, (result) => {
+      this.charge(result);
+      this.addCall(result);
+    });
   }
 
   /** Observes the page, asks `model` for the step (in its profile, with the run's `grants`) and runs its actions. */
@@ -300,7 +302,8 @@ export class StepSystem {
   /**
    * The compact profile's one action: refused when it already ran twice on this page without changing
    * it (and not offered again there; two refusals in a row end the run as a loop), else run; then,
-   * after an act the task may end with, the question whether the task is done.
+   * after an act the task may end with, the question whether the task is done, and after one of a
+   * task that asks something, whether the page now answers it.
    */
   private async compactAct(
     model: ModelClient,
@@ -350,13 +353,20 @@ export class StepSystem {
     };
     rememberAct(run.row.task, memory, { action, info, said, worked, documents: this.documents });
     await this.failed(!worked);
-    const acts = !run.row.outputSchema && !asksForAnswer(run.row.task) && run.latest.status !== 'settled';
+    const open = !run.row.outputSchema && run.latest.status !== 'settled';
+    const acts = open && !asksForAnswer(run.row.task);
+    const answers = open && asksForAnswer(run.row.task);
     if (worked && acts && (await this.allPartsDone(action, page, info))) {
       await this.systems.output.finish(
         { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
         [],
       );
-    } else if (worked && acts && asksDone(run.row.task, action, info)) await this.askDone(model, prepared, answer);
+      return this.afterStep();
+    }
+    // The question goes on from the step's own message and answer.
+    const ask: Asking = { model, system: prepared.system, text: prepared.text, answer };
+    if (worked && acts && asksDone(run.row.task, action, info)) await this.checks.done(ask, this.before);
+    else if (worked && answers) await this.checks.answer(ask, this.before);
     await this.afterStep();
   }
 
@@ -436,41 +446,6 @@ export class StepSystem {
       });
     }
     return result;
-  }
-
-  private async askDone(model: ModelClient, prepared: Prepared, answer: unknown): Promise<void> {
-    const { run } = this;
-    const before = this.before;
-    if (!before) return;
-    const page = await this.systems.browser.observe(false);
-    const last = `${before.said}; ${whatChanged(before, page)}`;
-    let result: StepResult;
-    try {
-      result = await model.step({
-        system: prepared.system,
-        messages: [
-          { role: 'user', text: prepared.text },
-          { role: 'assistant', text: JSON.stringify(answer) },
-          { role: 'user', text: run.policy.scrub(doneQuestion(run.row.task, last)) },
-        ],
-        schema: DONE_SCHEMA,
-        schemaName: 'compact_done',
-        maxOutputTokens: DONE_TOKENS,
-        signal: AbortSignal.any([run.stepAbort.signal, run.signal]),
-      });
-    } catch {
-      return; // no answer is a no: the next step goes on
-    }
-    this.charge(result);
-    this.addCall(result);
-    const yes = saidDone(result.output);
-    await run.event('step', 'done_check', `is the task done? ${yes ? 'yes' : 'no'}`, {
-      done: yes,
-      inputTokens: result.usage.inputTokens,
-      outputTokens: result.usage.outputTokens,
-      ...(result.evaluatedInputTokens !== undefined && { evaluatedInputTokens: result.evaluatedInputTokens }),
-    });
-    if (yes) await this.systems.output.finish({ action: 'finish', success: true, answer: `Done: ${last}` }, []);
   }
 
   /**

@@ -1,0 +1,110 @@
+// The compact step's short questions after an act (docs/models.md, "Step profiles"): is the task
+// done now, and, for a task that asks something, does the text the act brought answer it. Each is a
+// continuation of the step's own message and answer, so only the question is evaluated; it is
+// charged and timed with the step. A yes finishes the run.
+import {
+  ANSWER_SCHEMA,
+  answerQuestion,
+  type Before,
+  DONE_SCHEMA,
+  doneQuestion,
+  newText,
+  saidDone,
+  statedAnswer,
+  whatChanged,
+} from '../../domain/compact.js';
+import type { JsonSchema, ModelClient, StepResult } from '../../model/types.js';
+import type { BrowserSystem } from './browser.js';
+import type { RunContext } from './context.js';
+import type { OutputSystem } from './output.js';
+
+/** Tokens the done question may generate: `{"done":"yes"}`. */
+const DONE_TOKENS = 12;
+/** Tokens of the answer check's answer: a few words. */
+const ANSWER_TOKENS = 48;
+
+/** The step a question goes on from: its model, its system prompt, its message and the model's answer. */
+export interface Asking {
+  model: ModelClient;
+  system: string;
+  text: string;
+  answer: unknown;
+}
+
+/** A question's tokens, as its event tells them. */
+const tokensOf = (result: StepResult) => ({
+  inputTokens: result.usage.inputTokens,
+  outputTokens: result.usage.outputTokens,
+  ...(result.evaluatedInputTokens !== undefined && { evaluatedInputTokens: result.evaluatedInputTokens }),
+});
+
+export class StepChecks {
+  constructor(
+    private readonly run: RunContext,
+    private readonly systems: { browser: BrowserSystem; output: OutputSystem },
+    /** Charges a question's tokens to the run and adds its model time to the step's. */
+    private readonly account: (result: StepResult) => void,
+  ) {}
+
+  /** Is the task done after the act `before` tells? Yes finishes the run with what was done. */
+  async done(ask: Asking, before: (Before & { said: string }) | undefined): Promise<void> {
+    if (!before) return;
+    const last = `${before.said}; ${whatChanged(before, await this.systems.browser.observe(false))}`;
+    const result = await this.ask(ask, doneQuestion(this.run.row.task, last), DONE_SCHEMA, 'done', DONE_TOKENS);
+    if (!result) return; // no answer is a no: the next step goes on
+    const yes = saidDone(result.output);
+    await this.run.event('step', 'done_check', `is the task done? ${yes ? 'yes' : 'no'}`, {
+      done: yes,
+      ...tokensOf(result),
+    });
+    if (yes) await this.systems.output.finish({ action: 'finish', success: true, answer: `Done: ${last}` }, []);
+  }
+
+  /**
+   * Does the text the act brought answer the task's question? A small model that sees the answer on
+   * the page still clicks on; asked this alone, it says it, and the run finishes with it.
+   */
+  async answer(ask: Asking, before: Before | undefined): Promise<void> {
+    if (!before) return;
+    const text = newText(before, await this.systems.browser.observe(false));
+    if (!text) return;
+    const question = answerQuestion(this.run.row.task, text);
+    const result = await this.ask(ask, question, ANSWER_SCHEMA, 'answer', ANSWER_TOKENS);
+    if (!result) return;
+    const said = statedAnswer(result.output);
+    await this.run.event('step', 'answer_check', `does the page answer it? ${said ? JSON.stringify(said) : 'no'}`, {
+      answered: !!said,
+      ...tokensOf(result),
+    });
+    if (said) await this.systems.output.finish({ action: 'finish', success: true, answer: said }, []);
+  }
+
+  /** One question after the step; undefined when the model gave no answer (a failure is a no). */
+  private async ask(
+    ask: Asking,
+    question: string,
+    schema: JsonSchema,
+    name: string,
+    maxOutputTokens: number,
+  ): Promise<StepResult | undefined> {
+    const { run } = this;
+    try {
+      const result = await ask.model.step({
+        system: ask.system,
+        messages: [
+          { role: 'user', text: ask.text },
+          { role: 'assistant', text: JSON.stringify(ask.answer) },
+          { role: 'user', text: run.policy.scrub(question) },
+        ],
+        schema,
+        schemaName: `compact_${name}`,
+        maxOutputTokens,
+        signal: AbortSignal.any([run.stepAbort.signal, run.signal]),
+      });
+      this.account(result);
+      return result;
+    } catch {
+      return undefined;
+    }
+  }
+}
