@@ -1,3 +1,5 @@
+export { type CaptchaReport, type CaptchaSite, type CaptchaSiteOptions, startCaptchaSite } from './captcha/site.js';
+export { type FakeSolver, startFakeSolver } from './captcha/solver-fake.js';
 export { CHARSET_PAGES, type CharsetPage, JAPANESE_TEXT, WESTERN_TEXT } from './charsets.js';
 export { type Article, mainText, random } from './content.js';
 export { type DetectionSite, type DetectionSiteOptions, startDetectionSite } from './detection/site.js';
