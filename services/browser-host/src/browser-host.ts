@@ -7,6 +7,8 @@ import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import type { Registry } from '@wap/service';
 import type { Browser } from 'puppeteer-core';
+import { stopOcr } from './captcha/ocr.js';
+import { taskApiProvider } from './captcha/provider.js';
 import type { BrowserHostConfig } from './config.js';
 import { renderFace } from './domain/browser-face.js';
 import { parseExits } from './domain/exits.js';
@@ -115,7 +117,15 @@ export function openBrowserHost(
           log,
         )
       : undefined;
-  const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp, profiles };
+  const captchaSolver =
+    config.CAPTCHA_SOLVER_URL && config.CAPTCHA_SOLVER_KEY
+      ? taskApiProvider({
+          url: config.CAPTCHA_SOLVER_URL,
+          key: config.CAPTCHA_SOLVER_KEY,
+          pollMs: config.CAPTCHA_SOLVER_POLL,
+        })
+      : undefined;
+  const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp, profiles, captchaSolver };
   return {
     deps,
     store,
@@ -141,6 +151,7 @@ export function openBrowserHost(
       // After the sessions ended, so their last snapshots go out before the host does.
       await relay?.drainOnce().catch((err) => log.warn({ err }, 'outbox not drained; the next host start relays it'));
       await relay?.stop();
+      await stopOcr();
       await cdp.close();
       await pool.close();
       await egress.stop();

@@ -111,6 +111,19 @@ export const env = baseEnv(50056).extend({
     .describe(
       "How long a profile stays held after its host's last heartbeat (a killed host's profile frees within it).",
     ),
+  CAPTCHA_SOLVER_URL: url({ protocols: ['https:', 'http:'] })
+    .optional()
+    .describe(
+      "The captcha solver provider's task API (createTask/getTaskResult: https://api.2captcha.com, https://api.capsolver.com); unset, token widgets (reCAPTCHA v2, hCaptcha, Turnstile) are found but not solved (docs/connect.md, Captchas).",
+    ),
+  CAPTCHA_SOLVER_KEY: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Secret: the solver provider's client key; sent to it alone, never logged."),
+  CAPTCHA_SOLVER_POLL: duration({ min: '100ms', max: '30s' })
+    .prefault('1s')
+    .describe("How often a solver task's result is asked for (the providers ask for no more than one a second)."),
   EXITS: z
     .string()
     .default('')

@@ -45,7 +45,11 @@ export interface TestHost {
   close(): Promise<void>;
 }
 
-export async function startTestHost(site: RequestListener, recycleAfterPages = 10): Promise<TestHost> {
+export async function startTestHost(
+  site: RequestListener,
+  recycleAfterPages = 10,
+  overrides: Partial<BrowserHostConfig> = {},
+): Promise<TestHost> {
   const server: Server = createServer(site);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
@@ -56,15 +60,17 @@ export async function startTestHost(site: RequestListener, recycleAfterPages = 1
       RECYCLE_AFTER_PAGES: recycleAfterPages,
       EGRESS_ALLOW: '127.0.0.0/8',
       SESSION_UIDS: 'off',
+      ...overrides,
     }),
     quietLog(),
   );
   await host.start();
-  const { pool, egress } = host.deps;
+  const { pool, egress, captchaSolver } = host.deps;
   return {
     host,
     base,
-    run: (req) => pool.with((b, { faces }) => render(b, egress, req, new AbortController().signal, { faces })),
+    run: (req) =>
+      pool.with((b, { faces }) => render(b, egress, req, new AbortController().signal, { faces, captchaSolver })),
     close: async () => {
       await host.stop();
       server.close();

@@ -1,5 +1,6 @@
 // What the BrowserService handlers share: built once by the composition root (browser-host.ts).
 import type { AllowList } from '@wap/netguard';
+import type { SolverProvider } from '../captcha/provider.js';
 import type { EgressProxy } from '../egress/proxy.js';
 import type { BrowserPool } from '../pool/pool.js';
 import type { Profiles } from '../profiles/profiles.js';
@@ -15,4 +16,6 @@ export interface BrowserHostDeps {
   cdp: CdpServer;
   /** Unset without PROFILE_KEY: the profile capabilities are unavailable. */
   profiles: Profiles | undefined;
+  /** The operator's captcha solver (CAPTCHA_SOLVER_URL and _KEY); unset, token widgets are not solved. */
+  captchaSolver: SolverProvider | undefined;
 }

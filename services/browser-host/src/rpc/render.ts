@@ -9,7 +9,7 @@ import type { BrowserHostDeps } from './deps.js';
  * browser.Render: one page in an isolated context of a pooled Chromium, through the egress proxy;
  * recorded as a session of kind `scrape` when the host records and the request names its workspace and request.
  */
-export function renderPage({ pool, egress, allow, sessions }: BrowserHostDeps) {
+export function renderPage({ pool, egress, allow, sessions, captchaSolver }: BrowserHostDeps) {
   return async (req: proto.RenderRequest, ctx: CallContext) => {
     checkUrl(req.url, { allow });
     // Refused before a browser is taken: Chromium would throw on them mid-render.
@@ -23,6 +23,7 @@ export function renderPage({ pool, egress, allow, sessions }: BrowserHostDeps) {
           session: sessions.recordRender(req.workspaceId, req.requestId, recorder),
           linger,
           faces,
+          captchaSolver,
         }),
       ctx.signal,
     );

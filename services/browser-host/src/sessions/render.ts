@@ -1,7 +1,10 @@
+import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { versionOf } from '@wap/fetch';
 import { browser as proto } from '@wap/proto';
 import type { Browser, HTTPResponse, Page, PuppeteerLifeCycleEvent } from 'puppeteer-core';
+import type { SolverProvider } from '../captcha/provider.js';
+import { type CaptchaReport, handleCaptchas } from '../captcha/solve.js';
 import { userAgentOverride } from '../domain/browser-face.js';
 import type { EgressProxy, EgressTally } from '../egress/proxy.js';
 import type { FaceKeeper } from './face-keeper.js';
@@ -60,6 +63,20 @@ function unreachable(url: string, err: unknown, tally: EgressTally): ApiError {
         (/timeout/i.test(message) ? 'timeout' : 'connect'));
   return new ApiError('page_unreachable', { url, reason }, { cause: err });
 }
+
+/** What a render keeps of its time for the page once its captcha is done (content, screenshot). */
+const CAPTCHA_RESERVE_MS = 3_000;
+
+const reportOf = (r: CaptchaReport): proto.CaptchaReport =>
+  create(proto.CaptchaReportSchema, {
+    found: r.found,
+    outcome: r.outcome,
+    kind: r.kind ?? '',
+    method: r.method ?? '',
+    durationMs: r.durationMs,
+    blocked: r.blocked,
+    reason: r.reason ?? '',
+  });
 
 /** A header name as HTTP allows it (a token), and a value without line breaks or NUL. */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -129,10 +146,12 @@ export async function render(
     session,
     linger,
     faces,
+    captchaSolver,
   }: {
     session?: RenderSession | undefined;
     linger?(done: Promise<unknown>): void;
     faces?: FaceKeeper | undefined;
+    captchaSolver?: SolverProvider | undefined;
   } = {},
 ) {
   const started = Date.now();
@@ -180,6 +199,15 @@ export async function render(
       await page.waitForSelector(req.waitForSelector, { timeout: Math.max(deadline - Date.now(), 1) });
     if (req.waitMs > 0)
       await new Promise((r) => setTimeout(r, Math.min(req.waitMs, Math.max(deadline - Date.now(), 0))));
+    // Before the actions: they are for the page the captcha guards. Its time is the render's own, unbilled beyond it.
+    const captcha = await handleCaptchas(page, {
+      provider: captchaSolver,
+      deadline: deadline - CAPTCHA_RESERVE_MS,
+      status: response?.status() ?? 0,
+      signal,
+    });
+    if (captcha.outcome !== 'none')
+      await page.waitForNetworkIdle({ idleTime: 300, timeout: 3_000 }).catch(() => undefined);
     // The recording starts before the actions, so they are in it step by step, not only what they left.
     if (session && req.actions.length > 0) await session.flush();
     await runActions(page, req.actions, deadline);
@@ -216,6 +244,7 @@ export async function render(
       proxyBytes: BigInt(tally.bytes),
       blockedRequests: tally.blocked,
       sessionId: session?.id ?? '',
+      ...(captcha.outcome !== 'none' && { captcha: reportOf(captcha) }),
     };
   } finally {
     if (abandon) signal.removeEventListener('abort', abandon);

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wap/browser/v1/browser.proto.
  */
 export const file_wap_browser_v1_browser: GenFile = /*@__PURE__*/
-  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKbAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJEhIKCnNlc3Npb25faWQYCSABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi7QEKDlNlc3Npb25PcHRpb25zEhwKFGlkbGVfdGltZW91dF9zZWNvbmRzGAEgASgFEhwKFG1heF9saWZldGltZV9zZWNvbmRzGAIgASgFEhYKDnZpZXdwb3J0X3dpZHRoGAMgASgFEhcKD3ZpZXdwb3J0X2hlaWdodBgEIAEoBRIOCgZsb2NhbGUYBSABKAkSEAoIdGltZXpvbmUYBiABKAkSFAoHc3RlYWx0aBgHIAEoCEgAiAEBEhYKDm5ldHdvcmtfYm9kaWVzGAggASgIEhIKCnByb2ZpbGVfaWQYCSABKAlCCgoIX3N0ZWFsdGgirgEKEk9wZW5TZXNzaW9uUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIvCgdvcHRpb25zGAMgASgLMh4ud2FwLmJyb3dzZXIudjEuU2Vzc2lvbk9wdGlvbnMSEgoKc2Vzc2lvbl9pZBgEIAEoCRIpCgR0YXNrGAUgASgLMhsud2FwLmJyb3dzZXIudjEuU2Vzc2lvblRhc2siKwoLU2Vzc2lvblRhc2sSDAoEa2luZBgBIAEoCRIOCgZydW5faWQYAiABKAkizAEKE09wZW5TZXNzaW9uUmVzcG9uc2USEgoKc2Vzc2lvbl9pZBgBIAEoCRIWCg53ZWJfc29ja2V0X3VybBgCIAEoCRI1ChF0aWNrZXRfZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYnJvd3NlchgEIAEoCRIYChBwcm90b2NvbF92ZXJzaW9uGAUgASgJEhIKCnVzZXJfYWdlbnQYBiABKAkSEwoLdmVyc2lvbl91cmwYByABKAki+QEKB1Byb2ZpbGUSCgoCaWQYASABKAkSFAoMd29ya3NwYWNlX2lkGAIgASgJEg0KBWxhYmVsGAMgASgJEg8KB2V4aXRfaWQYBCABKAkSEQoJZXhpdF9raW5kGAUgASgJEhMKC2V4aXRfcmVnaW9uGAYgASgJEi4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKDGxhc3RfdXNlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc2l6ZV9ieXRlcxgJIAEoAxIOCgZpbl91c2UYCiABKAgiOAoMRXhpdFNlbGVjdG9yEgoKAmlkGAEgASgJEg4KBnJlZ2lvbhgCIAEoCRIMCgRraW5kGAMgASgJImcKFENyZWF0ZVByb2ZpbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRINCgVsYWJlbBgCIAEoCRIqCgRleGl0GAMgASgLMhwud2FwLmJyb3dzZXIudjEuRXhpdFNlbGVjdG9yIkEKFUNyZWF0ZVByb2ZpbGVSZXNwb25zZRIoCgdwcm9maWxlGAEgASgLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZSJyChNMaXN0UHJvZmlsZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIXCgpsYWJlbF9nbG9iGAIgASgJSACIAQESDQoFbGltaXQYAyABKAUSDgoGY3Vyc29yGAQgASgJQg0KC19sYWJlbF9nbG9iIlYKFExpc3RQcm9maWxlc1Jlc3BvbnNlEikKCHByb2ZpbGVzGAEgAygLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZRITCgtuZXh0X2N1cnNvchgCIAEoCSI9ChFHZXRQcm9maWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcHJvZmlsZV9pZBgCIAEoCSI+ChJHZXRQcm9maWxlUmVzcG9uc2USKAoHcHJvZmlsZRgBIAEoCzIXLndhcC5icm93c2VyLnYxLlByb2ZpbGUiQAoURGVsZXRlUHJvZmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnByb2ZpbGVfaWQYAiABKAkiFwoVRGVsZXRlUHJvZmlsZVJlc3BvbnNlKnwKCVdhaXRVbnRpbBIaChZXQUlUX1VOVElMX1VOU1BFQ0lGSUVEEAASEwoPV0FJVF9VTlRJTF9MT0FEEAESIQodV0FJVF9VTlRJTF9ET01fQ09OVEVOVF9MT0FERUQQAhIbChdXQUlUX1VOVElMX05FVFdPUktfSURMRRADMp0ECg5Ccm93c2VyU2VydmljZRJHCgZSZW5kZXISHS53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXF1ZXN0Gh4ud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2USVgoLT3BlblNlc3Npb24SIi53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlcXVlc3QaIy53YXAuYnJvd3Nlci52MS5PcGVuU2Vzc2lvblJlc3BvbnNlElwKDUNyZWF0ZVByb2ZpbGUSJC53YXAuYnJvd3Nlci52MS5DcmVhdGVQcm9maWxlUmVxdWVzdBolLndhcC5icm93c2VyLnYxLkNyZWF0ZVByb2ZpbGVSZXNwb25zZRJZCgxMaXN0UHJvZmlsZXMSIy53YXAuYnJvd3Nlci52MS5MaXN0UHJvZmlsZXNSZXF1ZXN0GiQud2FwLmJyb3dzZXIudjEuTGlzdFByb2ZpbGVzUmVzcG9uc2USUwoKR2V0UHJvZmlsZRIhLndhcC5icm93c2VyLnYxLkdldFByb2ZpbGVSZXF1ZXN0GiIud2FwLmJyb3dzZXIudjEuR2V0UHJvZmlsZVJlc3BvbnNlElwKDURlbGV0ZVByb2ZpbGUSJC53YXAuYnJvd3Nlci52MS5EZWxldGVQcm9maWxlUmVxdWVzdBolLndhcC5icm93c2VyLnYxLkRlbGV0ZVByb2ZpbGVSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("Chx3YXAvYnJvd3Nlci92MS9icm93c2VyLnByb3RvEg53YXAuYnJvd3Nlci52MSL2AQoGQWN0aW9uEioKBHdhaXQYASABKAsyGi53YXAuYnJvd3Nlci52MS5XYWl0QWN0aW9uSAASLAoFY2xpY2sYAiABKAsyGy53YXAuYnJvd3Nlci52MS5DbGlja0FjdGlvbkgAEiwKBXdyaXRlGAMgASgLMhsud2FwLmJyb3dzZXIudjEuV3JpdGVBY3Rpb25IABIsCgVwcmVzcxgEIAEoCzIbLndhcC5icm93c2VyLnYxLlByZXNzQWN0aW9uSAASLgoGc2Nyb2xsGAUgASgLMhwud2FwLmJyb3dzZXIudjEuU2Nyb2xsQWN0aW9uSABCBgoEa2luZCI0CgpXYWl0QWN0aW9uEhQKDG1pbGxpc2Vjb25kcxgBIAEoBRIQCghzZWxlY3RvchgCIAEoCSIfCgtDbGlja0FjdGlvbhIQCghzZWxlY3RvchgBIAEoCSIbCgtXcml0ZUFjdGlvbhIMCgR0ZXh0GAEgASgJIhoKC1ByZXNzQWN0aW9uEgsKA2tleRgBIAEoCSIzCgxTY3JvbGxBY3Rpb24SEQoJZGlyZWN0aW9uGAEgASgJEhAKCHNlbGVjdG9yGAIgASgJIo0DCg1SZW5kZXJSZXF1ZXN0EgsKA3VybBgBIAEoCRItCgp3YWl0X3VudGlsGAIgASgOMhkud2FwLmJyb3dzZXIudjEuV2FpdFVudGlsEhkKEXdhaXRfZm9yX3NlbGVjdG9yGAMgASgJEg8KB3dhaXRfbXMYBCABKAUSEgoKdGltZW91dF9tcxgFIAEoBRI7CgdoZWFkZXJzGAYgAygLMioud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVxdWVzdC5IZWFkZXJzRW50cnkSDgoGbW9iaWxlGAcgASgIEicKB2FjdGlvbnMYCCADKAsyFi53YXAuYnJvd3Nlci52MS5BY3Rpb24SEgoKc2NyZWVuc2hvdBgJIAEoCBIcChRmdWxsX3BhZ2Vfc2NyZWVuc2hvdBgKIAEoCBIUCgx3b3Jrc3BhY2VfaWQYCyABKAkSEgoKcmVxdWVzdF9pZBgMIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASLLAgoOUmVuZGVyUmVzcG9uc2USEQoJZmluYWxfdXJsGAEgASgJEg4KBnN0YXR1cxgCIAEoBRI8CgdoZWFkZXJzGAMgAygLMisud2FwLmJyb3dzZXIudjEuUmVuZGVyUmVzcG9uc2UuSGVhZGVyc0VudHJ5EgwKBGh0bWwYBCABKAkSEgoKc2NyZWVuc2hvdBgFIAEoDBITCgtkdXJhdGlvbl9tcxgGIAEoBRITCgtwcm94eV9ieXRlcxgHIAEoAxIYChBibG9ja2VkX3JlcXVlc3RzGAggAygJEhIKCnNlc3Npb25faWQYCSABKAkSLgoHY2FwdGNoYRgKIAEoCzIdLndhcC5icm93c2VyLnYxLkNhcHRjaGFSZXBvcnQaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEigwEKDUNhcHRjaGFSZXBvcnQSDQoFZm91bmQYASADKAkSDwoHb3V0Y29tZRgCIAEoCRIMCgRraW5kGAMgASgJEg4KBm1ldGhvZBgEIAEoCRITCgtkdXJhdGlvbl9tcxgFIAEoBRIPCgdibG9ja2VkGAYgASgIEg4KBnJlYXNvbhgHIAEoCSLtAQoOU2Vzc2lvbk9wdGlvbnMSHAoUaWRsZV90aW1lb3V0X3NlY29uZHMYASABKAUSHAoUbWF4X2xpZmV0aW1lX3NlY29uZHMYAiABKAUSFgoOdmlld3BvcnRfd2lkdGgYAyABKAUSFwoPdmlld3BvcnRfaGVpZ2h0GAQgASgFEg4KBmxvY2FsZRgFIAEoCRIQCgh0aW1lem9uZRgGIAEoCRIUCgdzdGVhbHRoGAcgASgISACIAQESFgoObmV0d29ya19ib2RpZXMYCCABKAgSEgoKcHJvZmlsZV9pZBgJIAEoCUIKCghfc3RlYWx0aCKuAQoST3BlblNlc3Npb25SZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEi8KB29wdGlvbnMYAyABKAsyHi53YXAuYnJvd3Nlci52MS5TZXNzaW9uT3B0aW9ucxISCgpzZXNzaW9uX2lkGAQgASgJEikKBHRhc2sYBSABKAsyGy53YXAuYnJvd3Nlci52MS5TZXNzaW9uVGFzayIrCgtTZXNzaW9uVGFzaxIMCgRraW5kGAEgASgJEg4KBnJ1bl9pZBgCIAEoCSLMAQoTT3BlblNlc3Npb25SZXNwb25zZRISCgpzZXNzaW9uX2lkGAEgASgJEhYKDndlYl9zb2NrZXRfdXJsGAIgASgJEjUKEXRpY2tldF9leHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdicm93c2VyGAQgASgJEhgKEHByb3RvY29sX3ZlcnNpb24YBSABKAkSEgoKdXNlcl9hZ2VudBgGIAEoCRITCgt2ZXJzaW9uX3VybBgHIAEoCSL5AQoHUHJvZmlsZRIKCgJpZBgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSDQoFbGFiZWwYAyABKAkSDwoHZXhpdF9pZBgEIAEoCRIRCglleGl0X2tpbmQYBSABKAkSEwoLZXhpdF9yZWdpb24YBiABKAkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpzaXplX2J5dGVzGAkgASgDEg4KBmluX3VzZRgKIAEoCCI4CgxFeGl0U2VsZWN0b3ISCgoCaWQYASABKAkSDgoGcmVnaW9uGAIgASgJEgwKBGtpbmQYAyABKAkiZwoUQ3JlYXRlUHJvZmlsZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEg0KBWxhYmVsGAIgASgJEioKBGV4aXQYAyABKAsyHC53YXAuYnJvd3Nlci52MS5FeGl0U2VsZWN0b3IiQQoVQ3JlYXRlUHJvZmlsZVJlc3BvbnNlEigKB3Byb2ZpbGUYASABKAsyFy53YXAuYnJvd3Nlci52MS5Qcm9maWxlInIKE0xpc3RQcm9maWxlc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhcKCmxhYmVsX2dsb2IYAiABKAlIAIgBARINCgVsaW1pdBgDIAEoBRIOCgZjdXJzb3IYBCABKAlCDQoLX2xhYmVsX2dsb2IiVgoUTGlzdFByb2ZpbGVzUmVzcG9uc2USKQoIcHJvZmlsZXMYASADKAsyFy53YXAuYnJvd3Nlci52MS5Qcm9maWxlEhMKC25leHRfY3Vyc29yGAIgASgJIj0KEUdldFByb2ZpbGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpwcm9maWxlX2lkGAIgASgJIj4KEkdldFByb2ZpbGVSZXNwb25zZRIoCgdwcm9maWxlGAEgASgLMhcud2FwLmJyb3dzZXIudjEuUHJvZmlsZSJAChREZWxldGVQcm9maWxlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEgoKcHJvZmlsZV9pZBgCIAEoCSIXChVEZWxldGVQcm9maWxlUmVzcG9uc2UqfAoJV2FpdFVudGlsEhoKFldBSVRfVU5USUxfVU5TUEVDSUZJRUQQABITCg9XQUlUX1VOVElMX0xPQUQQARIhCh1XQUlUX1VOVElMX0RPTV9DT05URU5UX0xPQURFRBACEhsKF1dBSVRfVU5USUxfTkVUV09SS19JRExFEAMynQQKDkJyb3dzZXJTZXJ2aWNlEkcKBlJlbmRlchIdLndhcC5icm93c2VyLnYxLlJlbmRlclJlcXVlc3QaHi53YXAuYnJvd3Nlci52MS5SZW5kZXJSZXNwb25zZRJWCgtPcGVuU2Vzc2lvbhIiLndhcC5icm93c2VyLnYxLk9wZW5TZXNzaW9uUmVxdWVzdBojLndhcC5icm93c2VyLnYxLk9wZW5TZXNzaW9uUmVzcG9uc2USXAoNQ3JlYXRlUHJvZmlsZRIkLndhcC5icm93c2VyLnYxLkNyZWF0ZVByb2ZpbGVSZXF1ZXN0GiUud2FwLmJyb3dzZXIudjEuQ3JlYXRlUHJvZmlsZVJlc3BvbnNlElkKDExpc3RQcm9maWxlcxIjLndhcC5icm93c2VyLnYxLkxpc3RQcm9maWxlc1JlcXVlc3QaJC53YXAuYnJvd3Nlci52MS5MaXN0UHJvZmlsZXNSZXNwb25zZRJTCgpHZXRQcm9maWxlEiEud2FwLmJyb3dzZXIudjEuR2V0UHJvZmlsZVJlcXVlc3QaIi53YXAuYnJvd3Nlci52MS5HZXRQcm9maWxlUmVzcG9uc2USXAoNRGVsZXRlUHJvZmlsZRIkLndhcC5icm93c2VyLnYxLkRlbGV0ZVByb2ZpbGVSZXF1ZXN0GiUud2FwLmJyb3dzZXIudjEuRGVsZXRlUHJvZmlsZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * One step before capture, named as Firecrawl names its actions.
@@ -306,6 +306,13 @@ export type RenderResponse = Message<"wap.browser.v1.RenderResponse"> & {
    * @generated from field: string session_id = 9;
    */
   sessionId: string;
+
+  /**
+   * The captchas the page showed and what the host did with them (docs/connect.md, "Captchas"); unset: none.
+   *
+   * @generated from field: wap.browser.v1.CaptchaReport captcha = 10;
+   */
+  captcha?: CaptchaReport | undefined;
 };
 
 /**
@@ -314,6 +321,63 @@ export type RenderResponse = Message<"wap.browser.v1.RenderResponse"> & {
  */
 export const RenderResponseSchema: GenMessage<RenderResponse> = /*@__PURE__*/
   messageDesc(file_wap_browser_v1_browser, 7);
+
+/**
+ * What a render did with the page's captchas; a solve is never metered.
+ *
+ * @generated from message wap.browser.v1.CaptchaReport
+ */
+export type CaptchaReport = Message<"wap.browser.v1.CaptchaReport"> & {
+  /**
+   * The kinds found (docs/connect.md lists them: recaptcha_v2, hcaptcha, turnstile, altcha, text_image...).
+   *
+   * @generated from field: repeated string found = 1;
+   */
+  found: string[];
+
+  /**
+   * solved, failed or unsupported (none is not reported).
+   *
+   * @generated from field: string outcome = 2;
+   */
+  outcome: string;
+
+  /**
+   * The kind worked on, and how: pow, ocr or provider.
+   *
+   * @generated from field: string kind = 3;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string method = 4;
+   */
+  method: string;
+
+  /**
+   * @generated from field: int32 duration_ms = 5;
+   */
+  durationMs: number;
+
+  /**
+   * The page stayed behind a captcha: what the site keeps behind it was not reached.
+   *
+   * @generated from field: bool blocked = 6;
+   */
+  blocked: boolean;
+
+  /**
+   * @generated from field: string reason = 7;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message wap.browser.v1.CaptchaReport.
+ * Use `create(CaptchaReportSchema)` to create a new message.
+ */
+export const CaptchaReportSchema: GenMessage<CaptchaReport> = /*@__PURE__*/
+  messageDesc(file_wap_browser_v1_browser, 8);
 
 /**
  * How a session behaves; every field has a default (docs/connect.md).
@@ -386,7 +450,7 @@ export type SessionOptions = Message<"wap.browser.v1.SessionOptions"> & {
  * Use `create(SessionOptionsSchema)` to create a new message.
  */
 export const SessionOptionsSchema: GenMessage<SessionOptions> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 8);
+  messageDesc(file_wap_browser_v1_browser, 9);
 
 /**
  * @generated from message wap.browser.v1.OpenSessionRequest
@@ -429,7 +493,7 @@ export type OpenSessionRequest = Message<"wap.browser.v1.OpenSessionRequest"> & 
  * Use `create(OpenSessionRequestSchema)` to create a new message.
  */
 export const OpenSessionRequestSchema: GenMessage<OpenSessionRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 9);
+  messageDesc(file_wap_browser_v1_browser, 10);
 
 /**
  * A session opened for a service's own work rather than a /connect client.
@@ -457,7 +521,7 @@ export type SessionTask = Message<"wap.browser.v1.SessionTask"> & {
  * Use `create(SessionTaskSchema)` to create a new message.
  */
 export const SessionTaskSchema: GenMessage<SessionTask> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 10);
+  messageDesc(file_wap_browser_v1_browser, 11);
 
 /**
  * @generated from message wap.browser.v1.OpenSessionResponse
@@ -512,7 +576,7 @@ export type OpenSessionResponse = Message<"wap.browser.v1.OpenSessionResponse"> 
  * Use `create(OpenSessionResponseSchema)` to create a new message.
  */
 export const OpenSessionResponseSchema: GenMessage<OpenSessionResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 11);
+  messageDesc(file_wap_browser_v1_browser, 12);
 
 /**
  * @generated from message wap.browser.v1.Profile
@@ -584,7 +648,7 @@ export type Profile = Message<"wap.browser.v1.Profile"> & {
  * Use `create(ProfileSchema)` to create a new message.
  */
 export const ProfileSchema: GenMessage<Profile> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 12);
+  messageDesc(file_wap_browser_v1_browser, 13);
 
 /**
  * Which exit a new profile pins: by id, or the first of a region (and kind); empty: direct.
@@ -613,7 +677,7 @@ export type ExitSelector = Message<"wap.browser.v1.ExitSelector"> & {
  * Use `create(ExitSelectorSchema)` to create a new message.
  */
 export const ExitSelectorSchema: GenMessage<ExitSelector> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 13);
+  messageDesc(file_wap_browser_v1_browser, 14);
 
 /**
  * @generated from message wap.browser.v1.CreateProfileRequest
@@ -640,7 +704,7 @@ export type CreateProfileRequest = Message<"wap.browser.v1.CreateProfileRequest"
  * Use `create(CreateProfileRequestSchema)` to create a new message.
  */
 export const CreateProfileRequestSchema: GenMessage<CreateProfileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 14);
+  messageDesc(file_wap_browser_v1_browser, 15);
 
 /**
  * @generated from message wap.browser.v1.CreateProfileResponse
@@ -657,7 +721,7 @@ export type CreateProfileResponse = Message<"wap.browser.v1.CreateProfileRespons
  * Use `create(CreateProfileResponseSchema)` to create a new message.
  */
 export const CreateProfileResponseSchema: GenMessage<CreateProfileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 15);
+  messageDesc(file_wap_browser_v1_browser, 16);
 
 /**
  * @generated from message wap.browser.v1.ListProfilesRequest
@@ -691,7 +755,7 @@ export type ListProfilesRequest = Message<"wap.browser.v1.ListProfilesRequest"> 
  * Use `create(ListProfilesRequestSchema)` to create a new message.
  */
 export const ListProfilesRequestSchema: GenMessage<ListProfilesRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 16);
+  messageDesc(file_wap_browser_v1_browser, 17);
 
 /**
  * @generated from message wap.browser.v1.ListProfilesResponse
@@ -715,7 +779,7 @@ export type ListProfilesResponse = Message<"wap.browser.v1.ListProfilesResponse"
  * Use `create(ListProfilesResponseSchema)` to create a new message.
  */
 export const ListProfilesResponseSchema: GenMessage<ListProfilesResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 17);
+  messageDesc(file_wap_browser_v1_browser, 18);
 
 /**
  * @generated from message wap.browser.v1.GetProfileRequest
@@ -737,7 +801,7 @@ export type GetProfileRequest = Message<"wap.browser.v1.GetProfileRequest"> & {
  * Use `create(GetProfileRequestSchema)` to create a new message.
  */
 export const GetProfileRequestSchema: GenMessage<GetProfileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 18);
+  messageDesc(file_wap_browser_v1_browser, 19);
 
 /**
  * @generated from message wap.browser.v1.GetProfileResponse
@@ -754,7 +818,7 @@ export type GetProfileResponse = Message<"wap.browser.v1.GetProfileResponse"> & 
  * Use `create(GetProfileResponseSchema)` to create a new message.
  */
 export const GetProfileResponseSchema: GenMessage<GetProfileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 19);
+  messageDesc(file_wap_browser_v1_browser, 20);
 
 /**
  * @generated from message wap.browser.v1.DeleteProfileRequest
@@ -776,7 +840,7 @@ export type DeleteProfileRequest = Message<"wap.browser.v1.DeleteProfileRequest"
  * Use `create(DeleteProfileRequestSchema)` to create a new message.
  */
 export const DeleteProfileRequestSchema: GenMessage<DeleteProfileRequest> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 20);
+  messageDesc(file_wap_browser_v1_browser, 21);
 
 /**
  * @generated from message wap.browser.v1.DeleteProfileResponse
@@ -789,7 +853,7 @@ export type DeleteProfileResponse = Message<"wap.browser.v1.DeleteProfileRespons
  * Use `create(DeleteProfileResponseSchema)` to create a new message.
  */
 export const DeleteProfileResponseSchema: GenMessage<DeleteProfileResponse> = /*@__PURE__*/
-  messageDesc(file_wap_browser_v1_browser, 21);
+  messageDesc(file_wap_browser_v1_browser, 22);
 
 /**
  * @generated from enum wap.browser.v1.WaitUntil
