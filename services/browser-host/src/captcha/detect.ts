@@ -10,7 +10,7 @@ import {
   SIGNATURES,
   TEXT_IMAGE,
 } from '../domain/captcha-kinds.js';
-import type { PageWorld } from './page-world.js';
+import { openPageWorld, type PageTarget, type PageWorld } from './page-world.js';
 
 const SELECTORS: [CaptchaKind, string][] = SIGNATURES.flatMap((s) => (s.selector ? [[s.kind, s.selector]] : []));
 
@@ -36,4 +36,14 @@ export interface Detection {
 export async function detectCaptchas(world: PageWorld): Promise<Detection> {
   const traces = await world.evaluate<PageTraces & { text: number }>(GATHER);
   return { found: recognise(traces), textLength: traces.text };
+}
+
+/** The kinds a page shows, from a world opened for the look alone. */
+export async function findCaptchas(page: PageTarget): Promise<CaptchaKind[]> {
+  const world = await openPageWorld(page);
+  try {
+    return (await detectCaptchas(world)).found.map((f) => f.kind);
+  } finally {
+    await world.close();
+  }
 }

@@ -4,7 +4,7 @@
 // the page's main world, nothing is patched, Runtime is never enabled (its
 // console reporting is what careful pages probe): the page cannot tell the
 // host is looking. Pointer and keys go in through Input, as a person's would.
-import type { CDPSession, Page } from 'puppeteer-core';
+import type { CDPSession } from 'puppeteer-core';
 
 /** The name of the host's world in a page (as puppeteer names its own, so it is one more of a kind). */
 const WORLD = '__puppeteer_utility_world__captcha';
@@ -23,8 +23,13 @@ export interface PageWorld {
   close(): Promise<void>;
 }
 
+/** What a world can be opened in: a puppeteer Page, or a Target the host never made a Page of. */
+export interface PageTarget {
+  createCDPSession(): Promise<CDPSession>;
+}
+
 /** A world of the host's own in `page`; each call makes it anew if the page navigated meanwhile. */
-export async function openPageWorld(page: Page): Promise<PageWorld> {
+export async function openPageWorld(page: PageTarget): Promise<PageWorld> {
   const cdp: CDPSession = await page.createCDPSession();
   let context: { frameId: string; id: number } | undefined;
   const world = async () => {

@@ -4,7 +4,6 @@
 // token widgets by the operator's provider (provider.ts), then waits for the
 // page to let it through. Every step is told to `events` (a /connect
 // client's Captcha domain). A solve is never metered (docs/billing.md).
-import type { Page } from 'puppeteer-core';
 import {
   type CaptchaKind,
   type FoundCaptcha,
@@ -14,7 +13,7 @@ import {
 } from '../domain/captcha-kinds.js';
 import { type Detection, detectCaptchas } from './detect.js';
 import { readText } from './ocr.js';
-import { openPageWorld, type PageWorld } from './page-world.js';
+import { openPageWorld, type PageTarget, type PageWorld } from './page-world.js';
 import type { SolverProvider } from './provider.js';
 
 /** A page of less text than this, still showing a captcha, is the captcha's page: the site is behind it. */
@@ -92,7 +91,16 @@ async function solvePow(world: PageWorld, kind: CaptchaKind, until: number): Pro
     const f = document.querySelector(${field});
     return !!f && !!f.value && !f.value.startsWith('.');
   })()`;
-  if (await waitFor(world, answered, Math.min(until, Date.now() + 500))) return;
+  // One that starts itself (ALTCHA's auto="onload", Friendly Captcha's data-start="auto") is only waited for.
+  const starts = await world.evaluate<boolean>(`(() => {
+    const w = document.querySelector(${widget});
+    const a = (w && (w.getAttribute('auto') || w.getAttribute('data-start'))) || '';
+    return a === 'onload' || a === 'auto';
+  })()`);
+  if (starts || (await world.evaluate<boolean>(answered))) {
+    if (await waitFor(world, answered, until)) return;
+    throw new Error('its proof of work did not finish in time');
+  }
   const box = await world.evaluate<{ x: number; y: number } | null>(`(() => {
     const w = document.querySelector('altcha-widget, .frc-captcha, .mcaptcha__widget');
     const root = (w && (w.shadowRoot || w)) || document;
@@ -161,7 +169,7 @@ async function solveByProvider(
 }
 
 /** Finds and solves the captchas of `page`; never throws for a captcha (its failure is in the report). */
-export async function handleCaptchas(page: Page, options: SolveOptions): Promise<CaptchaReport> {
+export async function handleCaptchas(page: PageTarget, options: SolveOptions): Promise<CaptchaReport> {
   const started = Date.now();
   const world = await openPageWorld(page);
   const report = (r: Omit<CaptchaReport, 'durationMs'>): CaptchaReport => ({ ...r, durationMs: Date.now() - started });
