@@ -102,7 +102,15 @@ export function openBrowserHost(
     screencastAlways: config.SCREENCAST === 'always',
     ...(profiles && { profiles }),
   });
-  const cdp = new CdpServer(sessions, log);
+  const captchaSolver =
+    config.CAPTCHA_SOLVER_URL && config.CAPTCHA_SOLVER_KEY
+      ? taskApiProvider({
+          url: config.CAPTCHA_SOLVER_URL,
+          key: config.CAPTCHA_SOLVER_KEY,
+          pollMs: config.CAPTCHA_SOLVER_POLL,
+        })
+      : undefined;
+  const cdp = new CdpServer(sessions, log, captchaSolver);
   const jobs =
     store && ledger ? [sessionHeartbeat(store, sessions, log, profiles), lostSessionSweeper(store, ledger, log)] : [];
   if (metrics) sessionGauges(metrics, sessions);
@@ -116,14 +124,6 @@ export function openBrowserHost(
           sessions,
           log,
         )
-      : undefined;
-  const captchaSolver =
-    config.CAPTCHA_SOLVER_URL && config.CAPTCHA_SOLVER_KEY
-      ? taskApiProvider({
-          url: config.CAPTCHA_SOLVER_URL,
-          key: config.CAPTCHA_SOLVER_KEY,
-          pollMs: config.CAPTCHA_SOLVER_POLL,
-        })
       : undefined;
   const deps: BrowserHostDeps = { pool, egress, allow, sessions, cdp, profiles, captchaSolver };
   return {

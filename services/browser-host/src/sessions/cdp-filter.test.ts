@@ -338,3 +338,22 @@ test("a client's code never runs in the recorder's world: breakpoints kept off i
   filter.fromBrowser(JSON.stringify({ method: 'Debugger.resumed', params: {}, sessionId: 'P' }));
   assert.equal(answered(setReturn()).error?.message, 'Could not set return value');
 });
+
+test("the host's Captcha domain is the host's to answer, naming the page of the session it came on", () => {
+  const filter = new CdpFilter();
+  filter.fromBrowser(
+    JSON.stringify({
+      method: 'Target.attachedToTarget',
+      params: { sessionId: 'PAGE1', targetInfo: { targetId: 'T1', type: 'page', url: 'https://a.test/' } },
+    }),
+  );
+  const verdict = filter.fromClient('{"id":7,"method":"Captcha.solve","params":{},"sessionId":"PAGE1"}');
+  assert.equal(verdict.kind, 'host');
+  assert.equal(verdict.kind === 'host' && verdict.targetId, 'T1');
+  // On the browser's own session it names no page; Chromium never sees either.
+  const browserLevel = filter.fromClient('{"id":8,"method":"Captcha.enable"}');
+  assert.deepEqual(browserLevel.kind === 'host' && browserLevel.targetId, undefined);
+  filter.fromBrowser('{"method":"Target.detachedFromTarget","params":{"sessionId":"PAGE1"}}');
+  const after = filter.fromClient('{"id":9,"method":"Captcha.solve","sessionId":"PAGE1"}');
+  assert.equal(after.kind === 'host' && after.targetId, undefined);
+});

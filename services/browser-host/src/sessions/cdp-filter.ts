@@ -21,7 +21,9 @@
 // client's running in the recorder's world could post events of its making.
 //
 // A refused command is answered by the host under its id and session with a
-// CDP error; Chromium never sees it.
+// CDP error; Chromium never sees it. Nor does it see a command of the host's
+// own Captcha domain: the host answers those (captcha/cdp-domain.ts), told
+// the page target of the session the command came on.
 
 import { EXTENSION, isObject, type Json, ruleFor } from './cdp-rules.js';
 
@@ -33,6 +35,8 @@ const SESSION_ID = /^[A-Za-z0-9]{1,64}$/;
 const TAIL_SESSION = /,"sessionId":"([A-Za-z0-9]{1,64})"\}$/;
 const HEAD_METHOD = /^\{"method":"([A-Za-z0-9.]+)"/;
 const HEAD_ID = /^\{"id":(-?\d+),/;
+/** The host's own CDP domains: answered by the host, never sent to Chromium (captcha/cdp-domain.ts). */
+const HOST_DOMAIN = /^Captcha\./;
 
 /** A client's command as parsed: nothing else of its message exists for the host. */
 export interface Command {
@@ -50,7 +54,9 @@ export type ClientVerdict =
   /** The client asked to close the browser: answer it, then end the session. */
   | { kind: 'closeBrowser'; text: string }
   /** Not a CDP command: close the connection (RFC 6455 status code). */
-  | { kind: 'violation'; code: number; reason: string };
+  | { kind: 'violation'; code: number; reason: string }
+  /** A command of the host's own domain (Captcha.*): the host answers it; `targetId`, its session's page. */
+  | { kind: 'host'; command: Command; targetId: string | undefined };
 
 /** The context an object id names (Chromium's `<isolate>.<context>.<object>`), if it names one. */
 function contextOfObject(objectId: unknown): number | undefined {
@@ -140,6 +146,8 @@ export class CdpFilter {
   private readonly scopes = new Map<string, Scope>();
   /** Commands whose results are read, by session and id. */
   private readonly pending = new Map<string, string>();
+  /** The target of each flat session the client was shown: a Captcha command names its page by its session. */
+  private readonly targets = new Map<string, string>();
   /** The host's own commands count down from -1; their answers are dropped. */
   private ownId = 0;
 
@@ -195,6 +203,12 @@ export class CdpFilter {
     };
     if (command.sessionId !== undefined && this.hiddenSessions.has(command.sessionId))
       return error(NOT_FOUND.session, 'hiddenSession');
+    if (HOST_DOMAIN.test(command.method))
+      return {
+        kind: 'host',
+        command,
+        targetId: command.sessionId === undefined ? undefined : this.targets.get(command.sessionId),
+      };
     const hidden = this.namesHidden(command);
     if (hidden) return error(NOT_FOUND[hidden], `${hidden}NotShown`);
     const rule = ruleFor(command);
@@ -315,7 +329,12 @@ export class CdpFilter {
       case 'Target.targetCrashed':
         return this.isHiddenTarget(params.targetId) ? drop : pass;
       case 'Target.attachedToTarget': {
-        if (!this.hideIfExtension(params.targetInfo)) return pass;
+        if (!this.hideIfExtension(params.targetInfo)) {
+          const targetId = isObject(params.targetInfo) ? params.targetInfo.targetId : undefined;
+          if (typeof params.sessionId === 'string' && typeof targetId === 'string')
+            this.targets.set(params.sessionId, targetId);
+          return pass;
+        }
         const child = params.sessionId;
         if (typeof child !== 'string') return drop;
         this.hiddenSessions.add(child);
@@ -331,6 +350,7 @@ export class CdpFilter {
       case 'Target.detachedFromTarget':
         if (typeof params.sessionId === 'string') {
           this.scopes.delete(params.sessionId);
+          this.targets.delete(params.sessionId);
           if (this.hiddenSessions.has(params.sessionId)) return drop;
         }
         return this.isHiddenTarget(params.targetId) ? drop : pass;

@@ -13,6 +13,8 @@ import type { Duplex } from 'node:stream';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { WebSocket, WebSocketServer } from 'ws';
+import { CaptchaDomain } from '../captcha/cdp-domain.js';
+import type { SolverProvider } from '../captcha/provider.js';
 import { CdpFilter } from './cdp-filter.js';
 import type { CdpChannel } from './cdp-hub.js';
 import type { SessionManager } from './manager.js';
@@ -53,6 +55,8 @@ export class CdpServer {
   constructor(
     private readonly manager: SessionManager,
     private readonly log: Logger,
+    /** The operator's captcha solver, for the clients' Captcha.solve (captcha/cdp-domain.ts). */
+    private readonly captchaSolver?: SolverProvider,
   ) {
     this.server = createServer((req, res) => {
       // The host's json/version, for a plain GET /connect sent here: the ticket is read, not spent.
@@ -148,9 +152,12 @@ export class CdpServer {
       hiddenTarget: (targetId) => session.browser.hiddenTargets().has(targetId),
     });
     let done = false;
+    // Its own domain's answers and events go the way Chromium's do.
+    const captchas = new CaptchaDomain(session.browser.browser, this.captchaSolver, (text) => reply(text));
     const close = (code?: number, reason?: string) => {
       if (done) return;
       done = true;
+      captchas.close();
       clearInterval(heartbeat);
       this.clients.delete(client);
       if (code !== undefined && client.readyState === WebSocket.OPEN) {
@@ -185,6 +192,11 @@ export class CdpServer {
       const verdict = filter.fromClient(data.toString());
       if (verdict.kind === 'forward') send(verdict.text);
       else if (verdict.kind === 'answer') reply(verdict.text);
+      else if (verdict.kind === 'host')
+        void captchas.command(verdict.command, verdict.targetId).then(
+          (text) => reply(text),
+          (err: unknown) => this.log.warn({ err, sessionId }, 'captcha command failed'),
+        );
       else if (verdict.kind === 'closeBrowser') {
         reply(verdict.text);
         void session.end('closed');
