@@ -32,7 +32,17 @@ export const pages: Entries<CodesOf<'Pages and extraction'>> = {
         .describe(
           "`blocked`: the site refused access (a crawl's start page its robots.txt forbids is never fetched: blocked too); `private_address`: the URL or a redirect leads to a loopback, private, link-local or metadata address, which is never fetched.",
         ),
-      status: z.int().nonnegative().describe("The site's HTTP status, when reason is http_status.").optional(),
+      status: z
+        .int()
+        .nonnegative()
+        .describe("The site's HTTP status, when reason is http_status (or a challenge page's, with captcha).")
+        .optional(),
+      captcha: z
+        .string()
+        .describe(
+          'The captcha a browser render was left behind (reason blocked): recaptcha_v2, hcaptcha, turnstile, cloudflare_interstitial, datadome... (docs/connect.md, "Captchas").',
+        )
+        .optional(),
     }),
   },
   document_unrepresentable: {

@@ -40,6 +40,31 @@ export interface RawPage {
   document?: { kind: DocumentKind; bytes: Uint8Array };
   /** `html` holds the document's own bytes in base64 (a PDF asked with `parsers: []`). */
   rawBase64?: boolean;
+  /** What the render did with the page's captchas (browser engine, when it showed one): `metadata.captcha`. */
+  captcha?: CaptchaMetadata;
+}
+
+/** A page's captchas as its `metadata.captcha` tells them (docs/connect.md, "Captchas"). */
+export interface CaptchaMetadata {
+  found: string[];
+  outcome: string;
+  kind?: string;
+  method?: string;
+  durationMs: number;
+  blocked: boolean;
+  reason?: string;
+}
+
+function captchaMetadata(r: browser.CaptchaReport): CaptchaMetadata {
+  return {
+    found: r.found,
+    outcome: r.outcome,
+    ...(r.kind && { kind: r.kind }),
+    ...(r.method && { method: r.method }),
+    durationMs: r.durationMs,
+    blocked: r.blocked,
+    ...(r.reason && { reason: r.reason }),
+  };
 }
 
 /**
@@ -193,9 +218,19 @@ async function viaBrowser(
     slot && deps.ledger
       ? await withBrowserSlot(deps.ledger, slot, signal, deps.log ?? console, render)
       : await render();
+  const captcha = rendered.captcha && captchaMetadata(rendered.captcha);
+  // Still behind its captcha: what the site keeps there was never reached (docs/errors.md, page_unreachable).
+  if (captcha?.blocked)
+    throw new ApiError('page_unreachable', {
+      url,
+      reason: 'blocked',
+      ...(rendered.status >= 400 && { status: rendered.status }),
+      captcha: captcha.kind ?? captcha.found[0],
+    });
   if (rendered.status >= 400)
     throw new ApiError('page_unreachable', { url, reason: 'http_status', status: rendered.status });
   return {
+    ...(captcha && { captcha }),
     finalUrl: rendered.finalUrl,
     status: rendered.status,
     html: rendered.html,
@@ -312,6 +347,7 @@ export function toDocument(
     url: page.finalUrl,
     statusCode: page.status,
     contentType: page.contentType,
+    ...(page.captcha && { captcha: page.captcha }),
   };
   return create(crawl.DocumentSchema, {
     url: page.finalUrl,

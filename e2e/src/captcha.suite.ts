@@ -1,0 +1,94 @@
+// Captchas as a user meets them through the fleet (docs/connect.md,
+// "Captchas"), on @wap/testsite's captcha site: a browser scrape passes the
+// real ALTCHA widget's wall and says so in `metadata.captcha`; one left
+// behind a challenge page it cannot pass answers 422 page_unreachable,
+// reason `blocked`, naming the captcha; a /connect
+// client hears Captcha.found over CDP and has its page solved with
+// Captcha.solve, as Browserless's clients do. The fleet has no solver
+// provider: token widgets are found and left (browser-host's tests hand them
+// to a fake one).
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { type CaptchaSite, startCaptchaSite } from '@wap/testsite';
+import puppeteer from 'puppeteer-core';
+import { call } from './api.js';
+import { auth, workspaces } from './connect-fixtures.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
+
+let site: CaptchaSite;
+const { workspace } = workspaces(() => fleet);
+
+interface Scraped {
+  data: { markdown?: string; metadata?: { captcha?: Record<string, unknown> } };
+}
+
+describe('captchas through the fleet', () => {
+  before(async () => {
+    // A light proof of work: the figure at altcha-lib's example cost is in make bench.
+    site = await startCaptchaSite({ altcha: { cost: 500, counter: [500, 1_000] } });
+    await sharedFleet('browsers');
+  });
+
+  after(() => site?.close());
+
+  test('a scrape passes a proof-of-work wall and says so in its metadata', async () => {
+    const { apiKey } = await workspace('free');
+    const r = await call<Scraped>(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key: apiKey,
+      body: { url: `${site.url}/captcha/altcha?wall=1`, engine: 'browser', formats: ['markdown'] },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.match(r.body.data.markdown ?? '', /What the check kept/);
+    const captcha = r.body.data.metadata?.captcha;
+    assert.deepEqual(
+      { found: captcha?.found, outcome: captcha?.outcome, method: captcha?.method, blocked: captcha?.blocked },
+      { found: ['altcha'], outcome: 'solved', method: 'pow', blocked: false },
+    );
+    assert.deepEqual(site.passed.at(-1), { kind: 'altcha', ok: true });
+  });
+
+  test('a scrape left behind a challenge page is page_unreachable, blocked, naming it', async () => {
+    const { apiKey } = await workspace('free');
+    const r = await call<{ code: string; details: Record<string, unknown> }>(fleet.gatewayUrl, 'POST', '/v1/scrape', {
+      key: apiKey,
+      body: { url: `${site.url}/captcha/cloudflare-interstitial`, engine: 'browser', formats: ['markdown'] },
+    });
+    assert.equal(r.status, 422, JSON.stringify(r.body));
+    assert.equal(r.body.code, 'page_unreachable');
+    assert.equal(r.body.details.reason, 'blocked');
+    assert.equal(r.body.details.captcha, 'cloudflare_interstitial');
+  });
+
+  test('a /connect client hears Captcha.found and has its page solved with Captcha.solve', async () => {
+    const { apiKey } = await workspace('free');
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: `${fleet.gatewayUrl.replace(/^http/, 'ws')}/connect`,
+      headers: auth(apiKey),
+      defaultViewport: null,
+    });
+    try {
+      const page = await browser.newPage();
+      const cdp = await page.createCDPSession();
+      const found = new Promise<{ targetId: string; kinds: string[] }>((resolve) =>
+        cdp.once('Captcha.found' as never, resolve as never),
+      );
+      const events: string[] = [];
+      for (const name of ['solving', 'solved', 'failed'])
+        cdp.on(`Captcha.${name}` as never, (() => events.push(name)) as never);
+      await cdp.send('Captcha.enable' as never);
+      await page.goto(`${site.url}/captcha/altcha?wall=1`);
+      assert.deepEqual((await found).kinds, ['altcha']);
+      const report = (await cdp.send('Captcha.solve' as never)) as unknown as { outcome: string; method: string };
+      assert.equal(report.outcome, 'solved');
+      assert.equal(report.method, 'pow');
+      await page.waitForFunction("document.title === 'Through'");
+      assert.deepEqual(events, ['solving', 'solved']);
+      // A page with no captcha has nothing to solve.
+      await page.goto(`${site.url}/captcha/passed`);
+      const none = (await cdp.send('Captcha.solve' as never)) as unknown as { outcome: string };
+      assert.equal(none.outcome, 'none');
+    } finally {
+      await browser.close();
+    }
+  });
+});
