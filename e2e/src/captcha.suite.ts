@@ -4,11 +4,14 @@
 // behind a challenge page it cannot pass answers 422 page_unreachable,
 // reason `blocked`, naming the captcha; a /connect
 // client hears Captcha.found over CDP and has its page solved with
-// Captcha.solve, as Browserless's clients do. The fleet has no solver
+// Captcha.solve, as Browserless's clients do; an agent run whose start page
+// stays behind a captcha pauses for a person (`pausedFor: control`) with a
+// question saying why, and goes on once handed back. The fleet has no solver
 // provider: token widgets are found and left (browser-host's tests hand them
 // to a fake one).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { until } from '@wap/testkit';
 import { type CaptchaSite, startCaptchaSite } from '@wap/testsite';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
@@ -90,5 +93,43 @@ describe('captchas through the fleet', () => {
     } finally {
       await browser.close();
     }
+  });
+
+  test('an agent run left behind a captcha pauses for a person, saying why, and goes on once handed back', async () => {
+    const { apiKey } = await workspace('pro');
+    const url = `${site.url}/captcha/hcaptcha?wall=1`;
+    const submitted = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/agent', {
+      key: apiKey,
+      body: { task: 'Read the page behind the check', url },
+    });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    const { id } = submitted.body;
+    type Run = { status: string; pausedFor: string | null };
+    const read = async () =>
+      (await call<{ run: Run }>(fleet.gatewayUrl, 'GET', `/v1/agent/${id}`, { key: apiKey })).body.run;
+    await until('the run to pause for control', async () => (await read()).pausedFor === 'control', 90_000);
+    const events = await call<{ events: { kind: string; message: string; data: Record<string, unknown> }[] }>(
+      fleet.gatewayUrl,
+      'GET',
+      `/v1/agent/${id}/events?level=debug&limit=500`,
+      { key: apiKey },
+    );
+    const question = events.body.events.find((e) => e.kind === 'question');
+    assert.match(question?.message ?? '', /hcaptcha captcha/);
+    assert.equal(question?.data.takeOver, `/v1/agent/${id}/control`);
+    assert.ok(events.body.events.some((e) => e.kind === 'captcha' && e.data.outcome === 'unsupported'));
+    // The person takes over (the link the question names), then hands back: the run goes on and ends.
+    const taken = await call<{ controlUrl: string | null }>(fleet.gatewayUrl, 'POST', `/v1/agent/${id}/control`, {
+      key: apiKey,
+      body: { action: 'take' },
+    });
+    assert.equal(taken.status, 200, JSON.stringify(taken.body));
+    assert.ok(taken.body.controlUrl);
+    const released = await call(fleet.gatewayUrl, 'POST', `/v1/agent/${id}/control`, {
+      key: apiKey,
+      body: { action: 'release' },
+    });
+    assert.equal(released.status, 200, JSON.stringify(released.body));
+    await until('the run to settle', async () => (await read()).status === 'settled', 90_000);
   });
 });

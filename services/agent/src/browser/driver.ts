@@ -28,7 +28,15 @@ import {
 } from './page-actions.js';
 import { type PageScan, releaseAll, type ScanHandle, scanPage, within } from './scan.js';
 import { Tabs } from './tabs.js';
-import type { ActionOutcome, BrowserAction, BrowserDriver, PageState, RunFile, TabState } from './types.js';
+import type {
+  ActionOutcome,
+  BrowserAction,
+  BrowserDriver,
+  CaptchaOutcome,
+  PageState,
+  RunFile,
+  TabState,
+} from './types.js';
 
 export type { Extractor };
 
@@ -281,6 +289,19 @@ export class PlaywrightDriver implements BrowserDriver {
 
   takeNavigations(): string[] {
     return this.tabs.takeNavigations();
+  }
+
+  /** Asks the host to solve the active tab's captcha, over its own CDP domain; a host without one answers none. */
+  async solveCaptcha(): Promise<CaptchaOutcome> {
+    const page = await this.tabs.active();
+    const cdp = await page.context().newCDPSession(page);
+    try {
+      return (await cdp.send('Captcha.solve' as never)) as unknown as CaptchaOutcome;
+    } catch {
+      return { found: [], outcome: 'none', blocked: false };
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
   }
 
   /** Lets go of the pages (listeners, handles); the connection stays its maker's to close or keep. */

@@ -77,7 +77,20 @@ export interface ActionOutcome {
   extracted?: string;
 }
 
+/** What the browser host did with the page's captcha (docs/connect.md, "Captchas": Captcha.solve's report). */
+export interface CaptchaOutcome {
+  found: string[];
+  outcome: 'none' | 'solved' | 'failed' | 'unsupported';
+  kind?: string;
+  method?: string;
+  /** The page stayed behind the captcha. */
+  blocked: boolean;
+  reason?: string;
+}
+
 export interface BrowserDriver {
+  /** The host's Captcha.solve on the active tab (a session browser's driver only). */
+  solveCaptcha?(): Promise<CaptchaOutcome>;
   observe(options?: { screenshot?: boolean }): Promise<PageState>;
   /** `files` resolves an attach_file handle to its bytes (undefined: no such file of this run). */
   act(

@@ -8,7 +8,7 @@ import { create } from '@bufbuild/protobuf';
 import { isApiError } from '@wap/errors';
 import { browser as proto } from '@wap/proto';
 import { type BrowserHosts, openOnHosts } from '@wap/rpc';
-import type { BrowserDriver, PageState, RunFile } from '../../browser/types.js';
+import type { BrowserDriver, CaptchaOutcome, PageState, RunFile } from '../../browser/types.js';
 import { unsealFile } from '../../domain/files.js';
 import { siteOf } from '../../domain/site.js';
 import { browserAction, describeAction, type StepAction } from '../../domain/step.js';
@@ -59,6 +59,8 @@ export class BrowserSystem {
   private session: SessionDriver | undefined;
   /** The page the model saw last. */
   pageUrl = '';
+  /** Hands the wheel to a person when a page stays behind a captcha the host could not solve (pauses.ts). */
+  onBlocked: ((captcha: CaptchaOutcome, url: string) => Promise<void>) | undefined;
 
   constructor(
     private readonly run: RunContext,
@@ -138,7 +140,27 @@ export class BrowserSystem {
     });
     // Said only when it failed: "navigate" among the last actions invites a small model to repeat it.
     if (!outcome.ok) this.run.memory.results.push(`The start page could not be opened: ${outcome.message}`);
-    await this.countPages();
+    if ((await this.countPages()) > 0) await this.captchas(this.run.memory.results);
+  }
+
+  /**
+   * A new page's captcha, solved by the host if it can (docs/connect.md, "Captchas"; never metered);
+   * one it cannot, which the page stays behind, hands the wheel to a person.
+   */
+  private async captchas(results: string[]): Promise<void> {
+    const captcha = await this.session?.solveCaptcha?.().catch(() => undefined);
+    if (!captcha || captcha.outcome === 'none') return;
+    const kind = captcha.kind ?? captcha.found[0] ?? 'captcha';
+    await this.run.event('step', 'captcha', `${kind}: ${captcha.outcome}`, { ...captcha });
+    if (captcha.outcome === 'solved') {
+      results.push(`A ${kind} captcha on the page was solved.`);
+      return;
+    }
+    if (captcha.blocked) await this.onBlocked?.(captcha, await this.activeUrl());
+  }
+
+  private async activeUrl(): Promise<string> {
+    return (await this.session?.observe({ screenshot: false }).catch(() => undefined))?.url ?? this.pageUrl;
   }
 
   /** The page as the model is shown it; the site the run is on is kept as it changes. */
@@ -185,6 +207,7 @@ export class BrowserSystem {
       message: outcome.message.slice(0, 300),
     });
     const documents = await this.countPages();
+    if (documents > 0) await this.captchas(results);
     if (!outcome.ok) return { done: 'failed', actMs, documents };
     // A navigation ends the step whatever it changed: what the model saw is of the page before.
     return { done: outcome.pageChanged || moved ? 'changed' : 'ok', actMs, documents };

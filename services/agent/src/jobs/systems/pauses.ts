@@ -5,6 +5,7 @@
 // an approval nobody gives lapses; what completed the pause is read in one
 // place, once: a hand back, an answer for the model, a decision for the
 // system that asked it.
+import type { CaptchaOutcome } from '../../browser/types.js';
 import { openApproval } from '../../domain/step.js';
 import { type PauseStore, readApproval } from '../../store/pauses.js';
 import type { RunRow } from '../../store/runs.js';
@@ -34,7 +35,38 @@ export class PauseSystem {
     private readonly metering: MeteringSystem,
     private readonly browser: BrowserSystem,
     private readonly deps: PauseDeps,
-  ) {}
+  ) {
+    browser.onBlocked = (captcha, url) => this.handOver(captcha, url);
+  }
+
+  /**
+   * A page the run stays behind, its captcha one the host could not solve: the run pauses for a
+   * person (`pausedFor: control`, unmetered like any pause), saying why and where to take over,
+   * and the step in flight stops; the hand back resumes it on the page the person left.
+   */
+  async handOver(captcha: CaptchaOutcome, url: string): Promise<void> {
+    const { row } = this.run;
+    const kind = captcha.kind ?? captcha.found[0] ?? 'captcha';
+    const question =
+      `The page ${url.slice(0, 300)} stays behind a ${kind} captcha that could not be solved here` +
+      `${captcha.reason ? ` (${captcha.reason})` : ''}. Take control to solve it ` +
+      `(POST /v1/agent/${row.id}/control {"action": "take"} answers the take-over link), then hand back.`;
+    this.metering.pauseClock();
+    await this.run.saveProgress();
+    const taken = await this.deps.pauses.control(row.workspaceId, row.id, true);
+    if ('refused' in taken) {
+      this.metering.resumeClock();
+      return;
+    }
+    await this.run.event('summary', 'question', question, {
+      question,
+      pausedFor: 'control',
+      captcha: kind,
+      takeOver: `/v1/agent/${row.id}/control`,
+    });
+    // The model's step ends here: the checkpoint waits for the hand back.
+    this.run.stepAbort.abort();
+  }
 
   /** The model's question for its caller: the run pauses until it is answered. */
   async ask(question: string, results: string[]): Promise<'stop'> {
