@@ -20,6 +20,9 @@ import { handleCaptchas } from './solve.js';
 const SOLVE_TIMEOUT_MS = 120_000;
 
 const idOf = (target: Target): string => (target as unknown as { _targetId: string })._targetId;
+/** A web page of the session's: never the recorder extension's own pages (cdp-filter.ts hides them). */
+const isWebPage = (target: Target): boolean =>
+  target.type() === 'page' && !target.url().startsWith('chrome-extension://');
 
 export class CaptchaDomain {
   private enabled = false;
@@ -63,7 +66,7 @@ export class CaptchaDomain {
         return answer({ result: {} });
       case 'Captcha.solve': {
         const id = typeof params.targetId === 'string' ? params.targetId : targetId;
-        const target = this.browser.targets().find((t) => idOf(t) === id && t.type() === 'page');
+        const target = this.browser.targets().find((t) => idOf(t) === id && isWebPage(t));
         if (!id || !target)
           return answer({
             error: { code: -32602, message: 'No page target: name targetId or send it on a page session' },
@@ -89,7 +92,7 @@ export class CaptchaDomain {
   }
 
   private async watch(target: Target): Promise<void> {
-    if (target.type() !== 'page' || this.watched.has(idOf(target)) || this.closed) return;
+    if (!isWebPage(target) || this.watched.has(idOf(target)) || this.closed) return;
     const targetId = idOf(target);
     const cdp = await target.createCDPSession().catch(() => undefined);
     if (!cdp) return;

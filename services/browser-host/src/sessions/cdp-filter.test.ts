@@ -357,3 +357,10 @@ test("the host's Captcha domain is the host's to answer, naming the page of the 
   const after = filter.fromClient('{"id":9,"method":"Captcha.solve","sessionId":"PAGE1"}');
   assert.equal(after.kind === 'host' && after.targetId, undefined);
 });
+
+test('a Captcha command naming a target the client was never shown is answered as Chromium answers an unknown one', () => {
+  const filter = new CdpFilter({ hiddenTarget: (id) => id === 'EXT' });
+  const verdict = filter.fromClient('{"id":3,"method":"Captcha.solve","params":{"targetId":"EXT"}}');
+  assert.equal(verdict.kind, 'answer');
+  assert.equal(answered(verdict).error?.message, 'No target with given id found');
+});

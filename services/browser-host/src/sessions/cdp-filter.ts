@@ -203,14 +203,14 @@ export class CdpFilter {
     };
     if (command.sessionId !== undefined && this.hiddenSessions.has(command.sessionId))
       return error(NOT_FOUND.session, 'hiddenSession');
+    const hidden = this.namesHidden(command);
+    if (hidden) return error(NOT_FOUND[hidden], `${hidden}NotShown`);
     if (HOST_DOMAIN.test(command.method))
       return {
         kind: 'host',
         command,
         targetId: command.sessionId === undefined ? undefined : this.targets.get(command.sessionId),
       };
-    const hidden = this.namesHidden(command);
-    if (hidden) return error(NOT_FOUND[hidden], `${hidden}NotShown`);
     const rule = ruleFor(command);
     if (rule.kind === 'refuse')
       return error({ code: -32000, message: `Refused by the browser host: ${rule.reason}` }, rule.reason);
