@@ -31,7 +31,7 @@ export interface CaptchaSite {
   /** ALTCHA answers the site verified, and text answers it let through. */
   readonly passed: { kind: 'altcha' | 'text'; ok: boolean }[];
   /** A new text captcha's page and its answer (svg-captcha's, or plain text). */
-  textCaptcha(options?: { plain?: boolean; wall?: boolean }): { url: string; text: string };
+  textCaptcha(options?: { plain?: boolean; wall?: boolean; text?: string }): { url: string; text: string };
   close(): Promise<void>;
 }
 
@@ -182,11 +182,12 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
     url: base,
     reports,
     passed,
-    textCaptcha({ plain = false, wall = false } = {}) {
+    textCaptcha({ plain = false, wall = false, text } = {}) {
       const id = String(++nextText);
       const made = plain
         ? (() => {
-            const t = Array.from({ length: 4 }, () => 'ABCDEFGHJKMNPRSTUVWXYZ23456789'[randomInt(0, 29)]).join('');
+            const t =
+              text ?? Array.from({ length: 4 }, () => 'ABCDEFGHJKMNPRSTUVWXYZ23456789'[randomInt(0, 29)]).join('');
             return { text: t, data: plainSvg(t) };
           })()
         : svgCaptcha.create({ ignoreChars: '0oO1ilI' });
