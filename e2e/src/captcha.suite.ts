@@ -118,6 +118,10 @@ describe('captchas through the fleet', () => {
     assert.match(question?.message ?? '', /hcaptcha captcha/);
     assert.equal(question?.data.takeOver, `/v1/agent/${id}/control`);
     assert.ok(events.body.events.some((e) => e.kind === 'captcha' && e.data.outcome === 'unsupported'));
+    // The status says why it paused: nobody took control yet.
+    const statuses = events.body.events.filter((e) => e.kind === 'status').map((e) => e.message);
+    assert.ok(statuses.includes('paused: a hcaptcha captcha waits for a person'), statuses.join('; '));
+    assert.ok(!statuses.includes('paused: a person took control'), statuses.join('; '));
     // The person takes over (the link the question names), then hands back: the run goes on and ends.
     const taken = await call<{ controlUrl: string | null }>(fleet.gatewayUrl, 'POST', `/v1/agent/${id}/control`, {
       key: apiKey,

@@ -88,14 +88,16 @@ export class PauseStore {
 
   /**
    * Moves a run between the loop's hands and a person's: `take` pauses a live run (`paused_for:
-   * control`), `release` completes that pause. Answers the row after, or why it could not.
+   * control`), `release` completes that pause. Answers the row after, or why it could not. `why` is
+   * the pause's status message when the run itself hands over (a captcha it could not pass).
    */
   async control(
     workspaceId: string,
     runId: string,
     take: boolean,
+    why = 'paused: a person took control',
   ): Promise<{ row: RunRow } | { refused: 'not_found' | 'not_live' | 'not_taken' }> {
-    if (take) return this.take(workspaceId, runId);
+    if (take) return this.take(workspaceId, runId, why);
     const out = await this.complete(workspaceId, runId, 'control', undefined, [
       { ...RUNNING, message: 'running: control handed back' },
     ]);
@@ -104,7 +106,11 @@ export class PauseStore {
   }
 
   /** A person takes the wheel of a live run; taking a run already taken is one take. */
-  private take(workspaceId: string, runId: string): Promise<{ row: RunRow } | { refused: 'not_found' | 'not_live' }> {
+  private take(
+    workspaceId: string,
+    runId: string,
+    why: string,
+  ): Promise<{ row: RunRow } | { refused: 'not_found' | 'not_live' }> {
     return this.db.$transaction(async (tx) => {
       const [row] = await tx.$queryRaw<{ status: string; paused_for: string | null; session_id: string | null }[]>`
         SELECT status, paused_for, session_id FROM agent_runs
@@ -117,7 +123,7 @@ export class PauseStore {
         await appendEvent(tx, runId, undefined, {
           level: 'summary',
           kind: 'status',
-          message: 'paused: a person took control',
+          message: why,
           data: { status: 'paused', pausedFor: 'control' },
         });
       }

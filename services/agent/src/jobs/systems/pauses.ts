@@ -53,7 +53,12 @@ export class PauseSystem {
       `(POST /v1/agent/${row.id}/control {"action": "take"} answers the take-over link), then hand back.`;
     this.metering.pauseClock();
     await this.run.saveProgress();
-    const taken = await this.deps.pauses.control(row.workspaceId, row.id, true);
+    const taken = await this.deps.pauses.control(
+      row.workspaceId,
+      row.id,
+      true,
+      `paused: a ${kind} captcha waits for a person`,
+    );
     if ('refused' in taken) {
       this.metering.resumeClock();
       return;
