@@ -262,6 +262,23 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it('a click of a submit button the browser will not send names the fields that kept the form', async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(`<form action="/article"><label>Your name <input name=n required value=Dana></label>
+<label>Email <input name=e type=email required></label><input name=s required placeholder="Subject">
+<textarea name=m required aria-label="Message"></textarea><button>Send message</button><button type=button>Help</button></form>`);
+      const state = await driver.observe();
+      const sent = await driver.act({ action: 'click', index: indexOf(state, 'Send message') }, noFiles);
+      assert.equal(sent.ok, true, sent.message);
+      assert.deepEqual(sent.unsent, ['Email', 'Subject', 'Message']);
+      const help = await driver.act({ action: 'click', index: indexOf(state, 'Help') }, noFiles);
+      assert.equal(help.unsent, undefined, 'no send: nothing kept');
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('a click or Enter that sends a form waits for its document; one the browser will not send, for none', async () => {
     const { driver, page } = await open('/deferred-submit');
     try {

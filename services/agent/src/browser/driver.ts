@@ -116,6 +116,36 @@ export async function setsOff(element: ElementHandle<Element>, how: 'click' | 'e
   return within(expected, FRAME_WAIT_MS, 'the page').catch(() => 'nothing' as const);
 }
 
+/**
+ * The fields that keep a form from being sent by a click of `element`, its submit button: those the
+ * browser finds invalid (a required one empty, a pattern unmet), named as a person reads them (their
+ * label, aria-label, placeholder or name), at most ten; none when the click is no such send.
+ */
+export async function keptUnsent(element: ElementHandle<Element>): Promise<string[]> {
+  const names = element.evaluate((el) => {
+    const submitter =
+      (el instanceof HTMLButtonElement && el.type === 'submit') ||
+      (el instanceof HTMLInputElement && (el.type === 'submit' || el.type === 'image'));
+    const form = submitter ? (el as HTMLButtonElement | HTMLInputElement).form : null;
+    if (!form || form.noValidate || (el as HTMLButtonElement).formNoValidate || !form.matches(':invalid')) return [];
+    const nameOf = (field: Element) => {
+      const control = field as HTMLInputElement;
+      const label = Array.from(control.labels ?? [], (l) => l.textContent ?? '').join(' ');
+      return (field.getAttribute('aria-label') || label || control.placeholder || control.name || '')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .slice(0, 60);
+    };
+    return Array.from(form.querySelectorAll(':invalid'))
+      .filter((field) => field !== form && !(field instanceof HTMLFieldSetElement))
+      .map(nameOf)
+      .filter(Boolean)
+      .slice(0, 10);
+  });
+  const found = await within(names, FRAME_WAIT_MS, 'the page').catch(() => [] as string[]);
+  return Array.isArray(found) ? found.filter((n): n is string => typeof n === 'string') : [];
+}
+
 /** The element that has the focus, inside shadow roots too; undefined when it is the body or none. */
 async function focusedElement(page: Page): Promise<ElementHandle<Element> | undefined> {
   const handle = await within(
@@ -218,6 +248,7 @@ export class PlaywrightDriver implements BrowserDriver {
     const outcome: ActionOutcome = { ok: result.ok, message: result.message };
     if (options.detectChange !== false) outcome.pageChanged = result.acted ? await this.changed() : false;
     if (result.extracted !== undefined) outcome.extracted = result.extracted;
+    if (result.unsent?.length) outcome.unsent = result.unsent;
     return outcome;
   }
 
@@ -359,9 +390,11 @@ export class PlaywrightDriver implements BrowserDriver {
       case 'extract':
         return extractPart(page, String(action.query ?? ''), this.extractor);
       case 'click':
-        return this.onElement(action.index, async (element) =>
-          this.settled(page, () => click(element, action.index), await setsOff(element, 'click')),
-        );
+        return this.onElement(action.index, async (element) => {
+          const unsent = await keptUnsent(element);
+          const done = await this.settled(page, () => click(element, action.index), await setsOff(element, 'click'));
+          return unsent.length ? { ...done, unsent } : done;
+        });
       case 'type':
         return this.onElement(action.index, async (element) =>
           this.settled(

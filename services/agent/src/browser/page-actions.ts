@@ -7,7 +7,7 @@ import { within } from './scan.js';
 import { isWebUrl } from './tabs.js';
 
 /** An action's result before pageChanged is known; `acted` false when it was refused before touching the page. */
-export type Result = Done & { acted: boolean; extracted?: string };
+export type Result = Done & { acted: boolean; extracted?: string; unsent?: string[] };
 
 /** Page HTML to markdown, for `extract`. */
 export type Extractor = (html: string, url: string) => string | Promise<string>;

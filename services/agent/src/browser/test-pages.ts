@@ -95,6 +95,8 @@ document.querySelector('form').addEventListener('submit', (event) => {
     ),
   // A plain form that sends its query to the article.
   '/send-form': () => page('Send', `<form action=/article><input name=q aria-label=Query><button>Send</button></form>`),
+  '/required-form': () =>
+    page('Send', `<form action=/article><input name=q aria-label=Query required><button>Send</button></form>`),
   // A tab strip whose second tab shows a panel with a button of its own.
   '/tab-strip': () =>
     page(

@@ -75,6 +75,11 @@ export interface ActionOutcome {
   pageChanged?: boolean;
   /** For `extract`: the relevant part of the page as markdown, bounded in size. */
   extracted?: string;
+  /**
+   * A click of a form's submit button the browser would not send (a required field empty, a
+   * pattern unmet): the names of the fields that kept it, in the form's order.
+   */
+  unsent?: string[];
 }
 
 /** What the browser host did with the page's captcha (docs/connect.md, "Captchas": Captcha.solve's report). */

@@ -41,6 +41,8 @@ export interface Acted {
   actMs: number;
   /** New documents the act loaded (a link followed, a form sent). */
   documents: number;
+  /** A send the browser refused: the fields that kept the form (driver's `unsent`). */
+  unsent?: string[];
 }
 
 /** Two URLs of one document (a fragment apart): navigating from one to the other reloads nothing useful. */
@@ -209,8 +211,9 @@ export class BrowserSystem {
     const documents = await this.countPages();
     if (documents > 0) await this.captchas(results);
     if (!outcome.ok) return { done: 'failed', actMs, documents };
+    const unsent = outcome.unsent?.map((name) => this.run.policy.scrub(name));
     // A navigation ends the step whatever it changed: what the model saw is of the page before.
-    return { done: outcome.pageChanged || moved ? 'changed' : 'ok', actMs, documents };
+    return { done: outcome.pageChanged || moved ? 'changed' : 'ok', actMs, documents, ...(unsent && { unsent }) };
   }
 
   /** A person drove the browser and handed it back: the host's guard on them ends, and their pages are theirs. */

@@ -369,6 +369,23 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
   });
 
+  test('compact: a send the browser refused says which fields kept the form', async () => {
+    const task = 'Search for Tora and press Send';
+    scripts.set(task, (request) =>
+      isDoneQuestion(request) ? { done: 'no' } : { step: { action: 'click', target: 'Send' } },
+    );
+    const { next } = await stepRun(task, '/required-form', { profile: 'compact' });
+    await next();
+    await next().catch(() => {});
+    const said = requestsOf(task)
+      .filter((r) => !isDoneQuestion(r))
+      .map(promptOf);
+    assert.match(
+      said[1] ?? '',
+      /\nLast action: clicked button "Send", but the form was not sent: "Query" must be filled in first;/,
+    );
+  });
+
   test('compact: text typed and never sent is not the task done; the step names the button to send it', async () => {
     const task = 'Type Tora, then Oslo';
     scripts.set(task, (request) => {

@@ -112,6 +112,8 @@ export class StepSystem {
   private fullShape: StepShape | undefined;
   /** New documents the last action performed loaded (a link followed, a form sent). */
   private documents = 0;
+  /** The fields that kept the last action's form from being sent, when the browser refused it. */
+  private unsent: string[] | undefined;
   /** Whether this claim of the run asked for its plan (`compact-plan`), answered or not. */
   private planAsked = false;
   /** The compact profile's last act: the page it was on and how the next message tells it. */
@@ -349,7 +351,11 @@ export class StepSystem {
       fingerprint: page.fingerprint,
       lines: pageLines(page),
       ...(info?.key && { targetKey: info.key }),
-      said: worked ? said : `${said}, which failed: ${(results.at(-1) ?? '').slice(0, 200)}`,
+      said: !worked
+        ? `${said}, which failed: ${(results.at(-1) ?? '').slice(0, 200)}`
+        : this.unsent?.length
+          ? `${said}, but the form was not sent: ${this.unsent.map((n) => JSON.stringify(n)).join(', ')} must be filled in first`
+          : said,
     };
     rememberAct(run.row.task, memory, { action, info, said, worked, documents: this.documents });
     await this.failed(!worked);
@@ -455,6 +461,7 @@ export class StepSystem {
   private async perform(action: StepAction, results: string[], more: boolean, pageUrl: string): Promise<Done> {
     const { gates, secrets, tools, output, pauses, browser } = this.systems;
     this.documents = 0;
+    this.unsent = undefined;
     const gated = await gates.check(action, pageUrl, results);
     if (gated) return gated;
     switch (action.action) {
@@ -471,9 +478,10 @@ export class StepSystem {
       case 'finish':
         return output.finish(action, results);
       default: {
-        const { done, actMs, documents } = await browser.act(action, results, more);
+        const { done, actMs, documents, unsent } = await browser.act(action, results, more);
         if (this.current) this.current.actMs += actMs;
         this.documents = documents;
+        this.unsent = unsent;
         return done;
       }
     }
