@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { timestampMs } from '@bufbuild/protobuf/wkt';
-import { ledger } from '@wap/proto';
 import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
-import { type InProcessCrawl, serveCrawl } from './test-support.js';
+import { type InProcessCrawl, proWorkspace, serveCrawl } from './test-support.js';
 
 let served: InProcessCrawl;
 let site: TestSite;
@@ -23,11 +22,7 @@ after(async () => {
   await site?.close();
 });
 
-async function workspace(): Promise<string> {
-  const workspaceId = randomUUID();
-  await served.ledger.client.ensureAccount({ workspaceId, plan: ledger.Plan.PRO });
-  return workspaceId;
-}
+const workspace = () => proWorkspace(served);
 
 const spent = async (workspaceId: string) => {
   const c = await served.ledger.client.credits({ workspaceId });
@@ -146,4 +141,45 @@ test('a crawl whose start page robots.txt forbids ends failed, saying so, and bi
   } finally {
     await forbidding.close();
   }
+});
+
+test('a batch scrape is a crawl of its pages alone: each scraped once, no link followed, billed a page each', async () => {
+  const workspaceId = await workspace();
+  const before = await spent(workspaceId);
+  const pages = ['/articles/1', '/articles/2', '/articles/3'].map((p) => `${site.url}${p}`);
+  const { crawl: started } = await served.client.startCrawl({
+    workspaceId,
+    requestId: randomUUID(),
+    urls: [...pages, pages[0] as string, `${site.url}/articles/2#again`],
+    options: { scrapeOptions: {} },
+  });
+  assert.ok(started);
+  assert.equal(started.options?.batch, true);
+  assert.equal(started.limit, 3, 'one page per distinct URL, and as many credits held');
+  const done = await settled(workspaceId, started.id);
+  assert.equal(done.outcome, 'completed');
+  assert.deepEqual([done.discovered, done.completed, done.failed], [3, 3, 0], 'nothing discovered beyond the pages');
+  const read = await served.client.crawlResults({ workspaceId, crawlId: started.id, cursor: '', pageSize: 10 });
+  assert.deepEqual(read.pages.map((p) => p.document?.url).toSorted(), pages.toSorted());
+  const after = await spent(workspaceId);
+  assert.equal(after.spent - before.spent, 3_000n);
+  assert.equal(after.held, 0n);
+});
+
+test('a batch with a URL that may not be fetched is refused, naming it, before anything is held', async () => {
+  const workspaceId = await workspace();
+  await assert.rejects(
+    served.client.startCrawl({
+      workspaceId,
+      requestId: randomUUID(),
+      urls: [`${site.url}/articles/1`, 'ftp://example.com/file'],
+      options: {},
+    }),
+    (err: { code?: string; details?: { issues?: { path: string }[] } }) => {
+      assert.equal(err.code, 'bad_request');
+      assert.equal(err.details?.issues?.[0]?.path, 'urls.1');
+      return true;
+    },
+  );
+  assert.equal((await spent(workspaceId)).held, 0n);
 });

@@ -12,7 +12,7 @@ import {
   serveLedger,
 } from '@wap/billing-ledger/test-support';
 import { ensureStreams } from '@wap/events';
-import { crawl } from '@wap/proto';
+import { crawl, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import { type FreshDatabase, freshServiceDatabase, infra, quietLog, testNats, uniqueNamespace } from '@wap/testkit';
 import { env } from './config.js';
@@ -89,6 +89,13 @@ export async function serveCrawl(settings: Record<string, string> = {}): Promise
       await Promise.all([database.drop(), ledgerDatabase.drop()]);
     },
   };
+}
+
+/** A new workspace with a Pro account on the served crawl's ledger. */
+export async function proWorkspace(served: InProcessCrawl): Promise<string> {
+  const workspaceId = randomUUID();
+  await served.ledger.client.ensureAccount({ workspaceId, plan: ledger.Plan.PRO });
+  return workspaceId;
 }
 
 /** The host of the stores' tests' crawls. */

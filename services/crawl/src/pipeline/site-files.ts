@@ -54,7 +54,15 @@ const locs = (entries: { loc?: unknown }[] | undefined) =>
  */
 export async function sitemapUrls(
   roots: readonly string[],
-  settings: { agent: FetchAgent; maxUrls: number; maxFiles?: number; concurrency?: number; signal?: AbortSignal },
+  settings: {
+    agent: FetchAgent;
+    maxUrls: number;
+    maxFiles?: number;
+    concurrency?: number;
+    signal?: AbortSignal;
+    /** Called for each sitemap file read. */
+    onFile?: () => void;
+  },
 ): Promise<string[]> {
   const found: string[] = [];
   const seen = new Set<string>();
@@ -87,7 +95,7 @@ export function warmSitemapParser(rounds = 20): void {
   for (let i = 0; i < rounds; i++) locs((xml.parse(doc) as SitemapDoc).urlset?.url);
 }
 
-async function readSitemap(url: string, settings: { agent: FetchAgent; signal?: AbortSignal }) {
+async function readSitemap(url: string, settings: { agent: FetchAgent; signal?: AbortSignal; onFile?: () => void }) {
   try {
     const out = await fetchText(url, {
       agent: settings.agent,
@@ -95,7 +103,10 @@ async function readSitemap(url: string, settings: { agent: FetchAgent; signal?: 
       timeoutMs: 15_000,
       maxBytes: 50 * 1024 * 1024,
     });
-    return out.status >= 400 ? undefined : (xml.parse(out.text) as SitemapDoc);
+    if (out.status >= 400) return undefined;
+    const doc = xml.parse(out.text) as SitemapDoc;
+    settings.onFile?.();
+    return doc;
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@ import { cancelCrawl } from './cancel-crawl.js';
 import { crawlResults } from './crawl-results.js';
 import type { CrawlDeps } from './deps.js';
 import { getCrawl } from './get-crawl.js';
+import { map } from './map.js';
 import { scrape } from './scrape.js';
 import { search } from './search.js';
 import { startCrawl } from './start-crawl.js';
@@ -19,5 +20,6 @@ export function crawlService(deps: CrawlDeps): ServiceImpl<(typeof crawl.CrawlSe
     getCrawl: getCrawl(deps),
     crawlResults: crawlResults(deps),
     cancelCrawl: cancelCrawl(deps),
+    map: map(deps),
   };
 }

@@ -19,7 +19,7 @@ import { invalid, requireOperation } from './parse.js';
 export const startCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
-    const { options, start, key } = parseStartCrawl(req, deps.allow);
+    const { options, start, key, more } = parseStartCrawl(req, deps.allow);
     // Each page's model formats are asked of the agent: a model or schema it cannot use is refused now.
     const scrape = options.scrapeOptions ?? create(crawl.ScrapeOptionsSchema, {});
     await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(scrape), scrape);
@@ -41,6 +41,7 @@ export const startCrawl =
         workspaceId: req.workspaceId,
         requestId: req.requestId,
         start: { key, url: start.href, host: start.host, depth: 0 },
+        more,
         options: toJson(crawl.CrawlOptionsSchema, options),
         holdId: hold.holdId,
         limit: options.limit,
@@ -52,7 +53,7 @@ export const startCrawl =
       throw err;
     }
     // Published again on a retried start: the de-duplication window or the take makes it harmless.
-    await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }]);
+    await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }, ...more]);
     return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, row, false) });
   };
 
@@ -64,6 +65,7 @@ export const startCrawl =
 export function parseStartCrawl(req: crawl.StartCrawlRequest, allow: AllowList) {
   requireOperation(req);
   const options = req.options ?? create(crawl.CrawlOptionsSchema, {});
+  if (req.urls.length > 0) asBatch(req, options);
   if (options.limit < 1 || options.limit > MAX_CRAWL_LIMIT) invalid('limit', `between 1 and ${MAX_CRAWL_LIMIT}`);
   for (const [path, patterns] of [
     ['includePaths', options.includePaths],
@@ -72,9 +74,45 @@ export function parseStartCrawl(req: crawl.StartCrawlRequest, allow: AllowList) 
     const compiled = compilePatterns(patterns);
     if ('bad' in compiled) invalid(`${path}.${compiled.bad}`, 'not a valid regular expression');
   }
-  const start = checkUrl(req.url, { allow });
+  const start = checkUrl(req.url, { allow, field: options.batch ? 'urls.0' : 'url' });
   const key = urlKey(start, { ignoreQuery: options.ignoreQueryParameters });
   if (!key) invalid('url', 'must be an http or https URL');
   if (!options.maxConcurrencyPerHost) options.maxConcurrencyPerHost = DEFAULT_MAX_PER_HOST;
-  return { options, start, key };
+  return { options, start, key, more: batchPages(req, options, allow, key) };
+}
+
+/**
+ * A batch scrape is a crawl of its pages alone: the first is its start, each is
+ * scraped as a page (robots.txt is not read, as for a scrape), no link is followed
+ * and no sitemap read; one page per distinct URL, so `limit` is their number.
+ */
+function asBatch(req: crawl.StartCrawlRequest, options: crawl.CrawlOptions) {
+  if (req.urls.length > MAX_CRAWL_LIMIT) invalid('urls', `at most ${MAX_CRAWL_LIMIT}`);
+  req.url = req.urls[0] ?? '';
+  options.limit = req.urls.length;
+  options.batch = true;
+  options.maxDepth = 0;
+  options.sitemap = crawl.SitemapMode.SKIP;
+  options.ignoreRobotsTxt = true;
+  options.allowExternalLinks = true;
+  options.allowSubdomains = true;
+  options.includePaths = [];
+  options.excludePaths = [];
+}
+
+/** A batch's pages after its first, each checked as a start URL is; duplicates are one page. */
+function batchPages(req: crawl.StartCrawlRequest, options: crawl.CrawlOptions, allow: AllowList, first: string) {
+  if (!options.batch) return [];
+  const seen = new Set([first]);
+  const more: { key: string; url: string; host: string; depth: number }[] = [];
+  for (const [i, raw] of req.urls.entries()) {
+    const url = checkUrl(raw, { allow, field: `urls.${i}` });
+    const key = urlKey(url, { ignoreQuery: options.ignoreQueryParameters });
+    if (!key) invalid(`urls.${i}`, 'must be an http or https URL');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    more.push({ key, url: url.href, host: url.host, depth: 0 });
+  }
+  options.limit = more.length + 1;
+  return more;
 }

@@ -44,6 +44,8 @@ export class CrawlStore {
     workspaceId: string;
     requestId: string;
     start: NewUrl;
+    /** A batch's other pages, beside its first (`start`). */
+    more?: NewUrl[];
     options: unknown;
     holdId: string;
     limit: number;
@@ -56,7 +58,7 @@ export class CrawlStore {
         tx,
         `INSERT INTO crawls (id, workspace_id, request_id, url, options, hold_id, "limit", discovered, deadline_at,
                              sitemaps_pending)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 1, $8, $9)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $8, $9)
          ON CONFLICT (workspace_id, request_id) DO NOTHING RETURNING ${CRAWL_COLUMNS}`,
         [
           c.id,
@@ -68,6 +70,7 @@ export class CrawlStore {
           c.limit,
           c.deadlineAt,
           c.sitemapsPending,
+          1 + (c.more?.length ?? 0),
         ],
       );
       if (!inserted) {
@@ -79,13 +82,12 @@ export class CrawlStore {
         if (!first) throw new Error('crawl vanished during an idempotent start');
         return { crawl: first, created: false };
       }
-      await tx.query(`INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth) VALUES ($1, $2, $3, $4, $5)`, [
-        c.id,
-        c.start.key,
-        c.start.url,
-        c.start.host,
-        c.start.depth,
-      ]);
+      const all = [c.start, ...(c.more ?? [])];
+      await tx.query(
+        `INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth)
+         SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[])`,
+        [c.id, all.map((u) => u.key), all.map((u) => u.url), all.map((u) => u.host), all.map((u) => u.depth)],
+      );
       return { crawl: inserted, created: true };
     });
   }
@@ -156,8 +158,9 @@ export class CrawlStore {
     const ending = (outcome: CrawlOutcome) => ({ outcome, holdId: row.holdId, workspaceId: row.workspaceId });
     if (row.closed && row.outcome) return ending(row.outcome);
     if (row.status === 'cancelled') return row.live === 0 ? ending('cancelled') : undefined;
-    if (row.completed >= row.limit) return ending('limit_reached');
+    // Nothing left to fetch is completed, even at the limit: a batch's limit is its page count.
     if (row.open === 0) return ending(row.completed === 0 && row.failed > 0 ? 'failed' : 'completed');
+    if (row.completed >= row.limit) return ending('limit_reached');
     if (row.expired) return ending('expired');
     return undefined;
   }

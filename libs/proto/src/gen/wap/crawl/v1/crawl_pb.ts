@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file wap/crawl/v1/crawl.proto.
  */
 export const file_wap_crawl_v1_crawl: GenFile = /*@__PURE__*/
-  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKYBAoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRIWCglwYXJzZV9wZGYYDCABKAhIAYgBARIRCgltYXhfcGFnZXMYDSABKAUSLwoManNvbl9vcHRpb25zGA4gASgLMhkud2FwLmFnZW50LnYxLkpzb25PcHRpb25zEg0KBW1vZGVsGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9vbmx5X21haW5fY29udGVudEIMCgpfcGFyc2VfcGRmIqEBCg1TY3JhcGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIsCgdvcHRpb25zGAQgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSGAoQYmlsbGVkX2J5X2NhbGxlchgFIAEoCBIRCglyZWZlcmVuY2UYBiABKAkinwMKCERvY3VtZW50EgsKA3VybBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCRIMCgRodG1sGAMgASgJEhAKCHJhd19odG1sGAQgASgJEgwKBHRleHQYBSABKAkSDQoFbGlua3MYBiADKAkSKQoIbWV0YWRhdGEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnNjcmVlbnNob3QYCCABKAwSEwoLc3RhdHVzX2NvZGUYCSABKAUSDgoGZW5naW5lGAogASgJEg4KBmNhY2hlZBgLIAEoCBIQCgh3YXJuaW5ncxgMIAMoCRISCgpzZXNzaW9uX2lkGA0gASgJEhIKCnJhd19iYXNlNjQYDiABKAgSDQoFcGFnZXMYDyABKAUSKgoEanNvbhgQIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAIgBARIPCgdzdW1tYXJ5GBEgASgJEjQKD2Zvcm1hdF9mYWlsdXJlcxgSIAMoCzIbLndhcC5hZ2VudC52MS5Gb3JtYXRGYWlsdXJlQgcKBV9qc29uImcKDlNjcmFwZVJlc3BvbnNlEigKCGRvY3VtZW50GAEgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50EisKBXVzYWdlGAIgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5IucCCgxDcmF3bE9wdGlvbnMSDQoFbGltaXQYASABKAUSEQoJbWF4X2RlcHRoGAIgASgFEhUKDWluY2x1ZGVfcGF0aHMYAyADKAkSFQoNZXhjbHVkZV9wYXRocxgEIAMoCRIYChBhbGxvd19zdWJkb21haW5zGAUgASgIEhwKFGFsbG93X2V4dGVybmFsX2xpbmtzGAYgASgIEioKB3NpdGVtYXAYByABKA4yGS53YXAuY3Jhd2wudjEuU2l0ZW1hcE1vZGUSGQoRaWdub3JlX3JvYm90c190eHQYCCABKAgSIAoYbWF4X2NvbmN1cnJlbmN5X3Blcl9ob3N0GAkgASgFEhAKCGRlbGF5X21zGAogASgFEh8KF2lnbm9yZV9xdWVyeV9wYXJhbWV0ZXJzGAsgASgIEjMKDnNjcmFwZV9vcHRpb25zGAwgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMidwoRU3RhcnRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEisKB29wdGlvbnMYBCABKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xPcHRpb25zIjgKElN0YXJ0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI5Cg9HZXRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjYKEEdldENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiPAoSQ2FuY2VsQ3Jhd2xSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCSI5ChNDYW5jZWxDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsIlMKDENyYXdsRmFpbHVyZRILCgN1cmwYASABKAkSDAoEY29kZRgCIAEoCRIoCgdkZXRhaWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKxAwoFQ3Jhd2wSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSCwoDdXJsGAQgASgJEg0KBWxpbWl0GAUgASgFEhIKCmRpc2NvdmVyZWQYBiABKAUSEQoJY29tcGxldGVkGAcgASgFEg4KBmZhaWxlZBgIIAEoBRIPCgdza2lwcGVkGAkgASgFEisKBXVzYWdlGAogASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5EiwKCGZhaWx1cmVzGAsgAygLMhoud2FwLmNyYXdsLnYxLkNyYXdsRmFpbHVyZRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoHb3B0aW9ucxgOIAEoCzIaLndhcC5jcmF3bC52MS5DcmF3bE9wdGlvbnMSLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYAoTQ3Jhd2xSZXN1bHRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkSDgoGY3Vyc29yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBSJRCglDcmF3bFBhZ2USCwoDc2VxGAEgASgDEg0KBWRlcHRoGAIgASgFEigKCGRvY3VtZW50GAMgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50IooBChRDcmF3bFJlc3VsdHNSZXNwb25zZRImCgVwYWdlcxgBIAMoCzIXLndhcC5jcmF3bC52MS5DcmF3bFBhZ2USEwoLbmV4dF9jdXJzb3IYAiABKAkSDgoGc3RhdHVzGAMgASgJEiUKB2Zvcm1hdHMYBCADKA4yFC53YXAuY3Jhd2wudjEuRm9ybWF0Ir4BCg1TZWFyY2hSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEg0KBXF1ZXJ5GAMgASgJEg0KBWxpbWl0GAQgASgFEjMKDnNjcmFwZV9vcHRpb25zGAUgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSDAoEbGFuZxgGIAEoCRIPCgdjb3VudHJ5GAcgASgJEhEKCXJlZmVyZW5jZRgIIAEoCSJ1CglTZWFyY2hIaXQSCwoDdXJsGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEigKCGRvY3VtZW50GAQgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50Eg0KBWVycm9yGAUgASgJInYKDlNlYXJjaFJlc3BvbnNlEiUKBGhpdHMYASADKAsyFy53YXAuY3Jhd2wudjEuU2VhcmNoSGl0EhAKCHByb3ZpZGVyGAIgASgJEisKBXVzYWdlGAMgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5KvABCgZGb3JtYXQSFgoSRk9STUFUX1VOU1BFQ0lGSUVEEAASEwoPRk9STUFUX01BUktET1dOEAESDwoLRk9STUFUX0hUTUwQAhITCg9GT1JNQVRfUkFXX0hUTUwQAxIPCgtGT1JNQVRfVEVYVBAEEhAKDEZPUk1BVF9MSU5LUxAFEhMKD0ZPUk1BVF9NRVRBREFUQRAGEhUKEUZPUk1BVF9TQ1JFRU5TSE9UEAcSHwobRk9STUFUX1NDUkVFTlNIT1RfRlVMTF9QQUdFEAgSDwoLRk9STUFUX0pTT04QCRISCg5GT1JNQVRfU1VNTUFSWRAKKlcKBkVuZ2luZRIWChJFTkdJTkVfVU5TUEVDSUZJRUQQABIPCgtFTkdJTkVfQVVUTxABEhAKDEVOR0lORV9GRVRDSBACEhIKDkVOR0lORV9CUk9XU0VSEAMqcwoLU2l0ZW1hcE1vZGUSHAoYU0lURU1BUF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoUU0lURU1BUF9NT0RFX0lOQ0xVREUQARIVChFTSVRFTUFQX01PREVfU0tJUBACEhUKEVNJVEVNQVBfTU9ERV9PTkxZEAMy3wMKDENyYXdsU2VydmljZRJDCgZTY3JhcGUSGy53YXAuY3Jhd2wudjEuU2NyYXBlUmVxdWVzdBocLndhcC5jcmF3bC52MS5TY3JhcGVSZXNwb25zZRJPCgpTdGFydENyYXdsEh8ud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXF1ZXN0GiAud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXNwb25zZRJJCghHZXRDcmF3bBIdLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlcXVlc3QaHi53YXAuY3Jhd2wudjEuR2V0Q3Jhd2xSZXNwb25zZRJVCgxDcmF3bFJlc3VsdHMSIS53YXAuY3Jhd2wudjEuQ3Jhd2xSZXN1bHRzUmVxdWVzdBoiLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXNwb25zZRJSCgtDYW5jZWxDcmF3bBIgLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlcXVlc3QaIS53YXAuY3Jhd2wudjEuQ2FuY2VsQ3Jhd2xSZXNwb25zZRJDCgZTZWFyY2gSGy53YXAuY3Jhd2wudjEuU2VhcmNoUmVxdWVzdBocLndhcC5jcmF3bC52MS5TZWFyY2hSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_agent_v1_extract, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
+  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKYBAoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRIWCglwYXJzZV9wZGYYDCABKAhIAYgBARIRCgltYXhfcGFnZXMYDSABKAUSLwoManNvbl9vcHRpb25zGA4gASgLMhkud2FwLmFnZW50LnYxLkpzb25PcHRpb25zEg0KBW1vZGVsGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9vbmx5X21haW5fY29udGVudEIMCgpfcGFyc2VfcGRmIqEBCg1TY3JhcGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIsCgdvcHRpb25zGAQgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSGAoQYmlsbGVkX2J5X2NhbGxlchgFIAEoCBIRCglyZWZlcmVuY2UYBiABKAkinwMKCERvY3VtZW50EgsKA3VybBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCRIMCgRodG1sGAMgASgJEhAKCHJhd19odG1sGAQgASgJEgwKBHRleHQYBSABKAkSDQoFbGlua3MYBiADKAkSKQoIbWV0YWRhdGEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnNjcmVlbnNob3QYCCABKAwSEwoLc3RhdHVzX2NvZGUYCSABKAUSDgoGZW5naW5lGAogASgJEg4KBmNhY2hlZBgLIAEoCBIQCgh3YXJuaW5ncxgMIAMoCRISCgpzZXNzaW9uX2lkGA0gASgJEhIKCnJhd19iYXNlNjQYDiABKAgSDQoFcGFnZXMYDyABKAUSKgoEanNvbhgQIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAIgBARIPCgdzdW1tYXJ5GBEgASgJEjQKD2Zvcm1hdF9mYWlsdXJlcxgSIAMoCzIbLndhcC5hZ2VudC52MS5Gb3JtYXRGYWlsdXJlQgcKBV9qc29uImcKDlNjcmFwZVJlc3BvbnNlEigKCGRvY3VtZW50GAEgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50EisKBXVzYWdlGAIgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5IvYCCgxDcmF3bE9wdGlvbnMSDQoFbGltaXQYASABKAUSEQoJbWF4X2RlcHRoGAIgASgFEhUKDWluY2x1ZGVfcGF0aHMYAyADKAkSFQoNZXhjbHVkZV9wYXRocxgEIAMoCRIYChBhbGxvd19zdWJkb21haW5zGAUgASgIEhwKFGFsbG93X2V4dGVybmFsX2xpbmtzGAYgASgIEioKB3NpdGVtYXAYByABKA4yGS53YXAuY3Jhd2wudjEuU2l0ZW1hcE1vZGUSGQoRaWdub3JlX3JvYm90c190eHQYCCABKAgSIAoYbWF4X2NvbmN1cnJlbmN5X3Blcl9ob3N0GAkgASgFEhAKCGRlbGF5X21zGAogASgFEh8KF2lnbm9yZV9xdWVyeV9wYXJhbWV0ZXJzGAsgASgIEjMKDnNjcmFwZV9vcHRpb25zGAwgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSDQoFYmF0Y2gYDSABKAgihQEKEVN0YXJ0Q3Jhd2xSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIrCgdvcHRpb25zGAQgASgLMhoud2FwLmNyYXdsLnYxLkNyYXdsT3B0aW9ucxIMCgR1cmxzGAUgAygJIjgKElN0YXJ0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI5Cg9HZXRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjYKEEdldENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiPAoSQ2FuY2VsQ3Jhd2xSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCSI5ChNDYW5jZWxDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsIlMKDENyYXdsRmFpbHVyZRILCgN1cmwYASABKAkSDAoEY29kZRgCIAEoCRIoCgdkZXRhaWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKxAwoFQ3Jhd2wSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSCwoDdXJsGAQgASgJEg0KBWxpbWl0GAUgASgFEhIKCmRpc2NvdmVyZWQYBiABKAUSEQoJY29tcGxldGVkGAcgASgFEg4KBmZhaWxlZBgIIAEoBRIPCgdza2lwcGVkGAkgASgFEisKBXVzYWdlGAogASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5EiwKCGZhaWx1cmVzGAsgAygLMhoud2FwLmNyYXdsLnYxLkNyYXdsRmFpbHVyZRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoHb3B0aW9ucxgOIAEoCzIaLndhcC5jcmF3bC52MS5DcmF3bE9wdGlvbnMSLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYAoTQ3Jhd2xSZXN1bHRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkSDgoGY3Vyc29yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBSJRCglDcmF3bFBhZ2USCwoDc2VxGAEgASgDEg0KBWRlcHRoGAIgASgFEigKCGRvY3VtZW50GAMgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50IooBChRDcmF3bFJlc3VsdHNSZXNwb25zZRImCgVwYWdlcxgBIAMoCzIXLndhcC5jcmF3bC52MS5DcmF3bFBhZ2USEwoLbmV4dF9jdXJzb3IYAiABKAkSDgoGc3RhdHVzGAMgASgJEiUKB2Zvcm1hdHMYBCADKA4yFC53YXAuY3Jhd2wudjEuRm9ybWF0Ir4BCg1TZWFyY2hSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEg0KBXF1ZXJ5GAMgASgJEg0KBWxpbWl0GAQgASgFEjMKDnNjcmFwZV9vcHRpb25zGAUgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSDAoEbGFuZxgGIAEoCRIPCgdjb3VudHJ5GAcgASgJEhEKCXJlZmVyZW5jZRgIIAEoCSJ1CglTZWFyY2hIaXQSCwoDdXJsGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEigKCGRvY3VtZW50GAQgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50Eg0KBWVycm9yGAUgASgJInYKDlNlYXJjaFJlc3BvbnNlEiUKBGhpdHMYASADKAsyFy53YXAuY3Jhd2wudjEuU2VhcmNoSGl0EhAKCHByb3ZpZGVyGAIgASgJEisKBXVzYWdlGAMgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5IvIBCgpNYXBSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIOCgZzZWFyY2gYBCABKAkSGgoSaW5jbHVkZV9zdWJkb21haW5zGAUgASgIEh8KF2lnbm9yZV9xdWVyeV9wYXJhbWV0ZXJzGAYgASgIEioKB3NpdGVtYXAYByABKA4yGS53YXAuY3Jhd2wudjEuU2l0ZW1hcE1vZGUSDQoFbGltaXQYCCABKAUSEgoKdGltZW91dF9tcxgJIAEoBRIRCglyZWZlcmVuY2UYCiABKAkiJQoHTWFwTGluaxILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkiiwEKC01hcFJlc3BvbnNlEiQKBWxpbmtzGAEgAygLMhUud2FwLmNyYXdsLnYxLk1hcExpbmsSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSFQoNc2l0ZW1hcHNfcmVhZBgDIAEoBRISCgpwYWdlc19yZWFkGAQgASgFKvABCgZGb3JtYXQSFgoSRk9STUFUX1VOU1BFQ0lGSUVEEAASEwoPRk9STUFUX01BUktET1dOEAESDwoLRk9STUFUX0hUTUwQAhITCg9GT1JNQVRfUkFXX0hUTUwQAxIPCgtGT1JNQVRfVEVYVBAEEhAKDEZPUk1BVF9MSU5LUxAFEhMKD0ZPUk1BVF9NRVRBREFUQRAGEhUKEUZPUk1BVF9TQ1JFRU5TSE9UEAcSHwobRk9STUFUX1NDUkVFTlNIT1RfRlVMTF9QQUdFEAgSDwoLRk9STUFUX0pTT04QCRISCg5GT1JNQVRfU1VNTUFSWRAKKlcKBkVuZ2luZRIWChJFTkdJTkVfVU5TUEVDSUZJRUQQABIPCgtFTkdJTkVfQVVUTxABEhAKDEVOR0lORV9GRVRDSBACEhIKDkVOR0lORV9CUk9XU0VSEAMqcwoLU2l0ZW1hcE1vZGUSHAoYU0lURU1BUF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoUU0lURU1BUF9NT0RFX0lOQ0xVREUQARIVChFTSVRFTUFQX01PREVfU0tJUBACEhUKEVNJVEVNQVBfTU9ERV9PTkxZEAMymwQKDENyYXdsU2VydmljZRJDCgZTY3JhcGUSGy53YXAuY3Jhd2wudjEuU2NyYXBlUmVxdWVzdBocLndhcC5jcmF3bC52MS5TY3JhcGVSZXNwb25zZRJPCgpTdGFydENyYXdsEh8ud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXF1ZXN0GiAud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXNwb25zZRJJCghHZXRDcmF3bBIdLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlcXVlc3QaHi53YXAuY3Jhd2wudjEuR2V0Q3Jhd2xSZXNwb25zZRJVCgxDcmF3bFJlc3VsdHMSIS53YXAuY3Jhd2wudjEuQ3Jhd2xSZXN1bHRzUmVxdWVzdBoiLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXNwb25zZRJSCgtDYW5jZWxDcmF3bBIgLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlcXVlc3QaIS53YXAuY3Jhd2wudjEuQ2FuY2VsQ3Jhd2xSZXNwb25zZRJDCgZTZWFyY2gSGy53YXAuY3Jhd2wudjEuU2VhcmNoUmVxdWVzdBocLndhcC5jcmF3bC52MS5TZWFyY2hSZXNwb25zZRI6CgNNYXASGC53YXAuY3Jhd2wudjEuTWFwUmVxdWVzdBoZLndhcC5jcmF3bC52MS5NYXBSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_agent_v1_extract, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
 
 /**
  * How one page is fetched and turned into formats (Firecrawl's scrape options).
@@ -381,6 +381,13 @@ export type CrawlOptions = Message<"wap.crawl.v1.CrawlOptions"> & {
    * @generated from field: wap.crawl.v1.ScrapeOptions scrape_options = 12;
    */
   scrapeOptions?: ScrapeOptions | undefined;
+
+  /**
+   * A batch scrape (StartCrawlRequest.urls): set by the service, never followed links or sitemaps.
+   *
+   * @generated from field: bool batch = 13;
+   */
+  batch: boolean;
 };
 
 /**
@@ -415,6 +422,14 @@ export type StartCrawlRequest = Message<"wap.crawl.v1.StartCrawlRequest"> & {
    * @generated from field: wap.crawl.v1.CrawlOptions options = 4;
    */
   options?: CrawlOptions | undefined;
+
+  /**
+   * A batch scrape: these pages and nothing else (no links followed, no sitemap read);
+   * `url` is then the first of them.
+   *
+   * @generated from field: repeated string urls = 5;
+   */
+  urls: string[];
 };
 
 /**
@@ -858,6 +873,134 @@ export const SearchResponseSchema: GenMessage<SearchResponse> = /*@__PURE__*/
   messageDesc(file_wap_crawl_v1_crawl, 18);
 
 /**
+ * @generated from message wap.crawl.v1.MapRequest
+ */
+export type MapRequest = Message<"wap.crawl.v1.MapRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * As in ScrapeRequest.
+   *
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * Words the URLs are ranked by (most relevant first); empty keeps the order found.
+   *
+   * @generated from field: string search = 4;
+   */
+  search: string;
+
+  /**
+   * @generated from field: bool include_subdomains = 5;
+   */
+  includeSubdomains: boolean;
+
+  /**
+   * @generated from field: bool ignore_query_parameters = 6;
+   */
+  ignoreQueryParameters: boolean;
+
+  /**
+   * @generated from field: wap.crawl.v1.SitemapMode sitemap = 7;
+   */
+  sitemap: SitemapMode;
+
+  /**
+   * The most URLs answered; 0: 5,000.
+   *
+   * @generated from field: int32 limit = 8;
+   */
+  limit: number;
+
+  /**
+   * The most the map takes; 0: the service's default. What was found by then is answered.
+   *
+   * @generated from field: int32 timeout_ms = 9;
+   */
+  timeoutMs: number;
+
+  /**
+   * As in ScrapeRequest.
+   *
+   * @generated from field: string reference = 10;
+   */
+  reference: string;
+};
+
+/**
+ * Describes the message wap.crawl.v1.MapRequest.
+ * Use `create(MapRequestSchema)` to create a new message.
+ */
+export const MapRequestSchema: GenMessage<MapRequest> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 19);
+
+/**
+ * @generated from message wap.crawl.v1.MapLink
+ */
+export type MapLink = Message<"wap.crawl.v1.MapLink"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+};
+
+/**
+ * Describes the message wap.crawl.v1.MapLink.
+ * Use `create(MapLinkSchema)` to create a new message.
+ */
+export const MapLinkSchema: GenMessage<MapLink> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 20);
+
+/**
+ * @generated from message wap.crawl.v1.MapResponse
+ */
+export type MapResponse = Message<"wap.crawl.v1.MapResponse"> & {
+  /**
+   * @generated from field: repeated wap.crawl.v1.MapLink links = 1;
+   */
+  links: MapLink[];
+
+  /**
+   * @generated from field: wap.billing.v1.UsageSummary usage = 2;
+   */
+  usage?: UsageSummary | undefined;
+
+  /**
+   * Where the URLs came from: sitemap files read and pages fetched for their links.
+   *
+   * @generated from field: int32 sitemaps_read = 3;
+   */
+  sitemapsRead: number;
+
+  /**
+   * @generated from field: int32 pages_read = 4;
+   */
+  pagesRead: number;
+};
+
+/**
+ * Describes the message wap.crawl.v1.MapResponse.
+ * Use `create(MapResponseSchema)` to create a new message.
+ */
+export const MapResponseSchema: GenMessage<MapResponse> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 21);
+
+/**
  * @generated from enum wap.crawl.v1.Format
  */
 export enum Format {
@@ -1050,6 +1193,16 @@ export const CrawlService: GenService<{
     methodKind: "unary";
     input: typeof SearchRequestSchema;
     output: typeof SearchResponseSchema;
+  },
+  /**
+   * The URLs of a site without rendering: robots.txt's sitemaps, then the start page's links.
+   *
+   * @generated from rpc wap.crawl.v1.CrawlService.Map
+   */
+  map: {
+    methodKind: "unary";
+    input: typeof MapRequestSchema;
+    output: typeof MapResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wap_crawl_v1_crawl, 0);
