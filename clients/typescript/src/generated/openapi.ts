@@ -120,6 +120,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/batch/scrape/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status of a crawl
+         * @description The status of a batch scrape (a batch is a crawl of its pages alone: POST /v1/batch/scrape), as Firecrawl’s clients ask for it. Same input, answer, billing (free) and errors.
+         */
+        get: operations["crawl.get.get"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel a crawl
+         * @description Cancels a batch scrape, the request Firecrawl’s clients send (`cancelBatchScrape`, `cancel_batch_scrape`). Same input, answer, billing (free) and errors.
+         */
+        delete: operations["crawl.cancel.batch.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/crawl/{id}/results": {
         parameters: {
             query?: never;
@@ -132,6 +156,26 @@ export interface paths {
          * @description Delivered pages, oldest first, a page of results at a time; resume with `cursor`. Answers while the crawl runs and after it is cancelled. `nextCursor` is null once the crawl is settled and every page has been read. Never billed.
          */
         get: operations["crawl.results"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batch/scrape/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pages a crawl delivered
+         * @description The pages of a batch scrape, as for a crawl. Same input, answer, billing (free) and errors.
+         */
+        get: operations["crawl.results.get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -154,6 +198,66 @@ export interface paths {
          * @description Stops taking new pages. Pages already delivered stay available from `crawl.results` and stay billed; pages in flight finish; the unused part of the hold is released. Cancelling a settled crawl changes nothing. `DELETE /v1/crawl/{id}` is the same call, as Firecrawl’s clients send it.
          */
         post: operations["crawl.cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batch/scrape/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a crawl
+         * @description Cancels a batch scrape, as a crawl is cancelled. Same input, answer, billing (free) and errors.
+         */
+        post: operations["crawl.cancel.batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The URLs of a site, fast
+         * @description Lists the pages of a site without rendering any: what robots.txt’s `Sitemap:` lines (else /sitemap.xml) list, sitemap indexes and gzipped sitemaps followed, and the start page’s links; without a sitemap, links are followed a few hops from the start page. URLs of the start host (and its subdomains with `includeSubdomains`), one per page, ranked by `search` when given. 1 credit per map.
+         */
+        post: operations["map"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batch/scrape": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Scrape many pages as one job
+         * @description A crawl of the given pages alone: no link followed, no sitemap read, robots.txt not read (as for a scrape). Returns at once with the job’s id; its status, pages, errors and cancel are the crawl’s routes (`GET /v1/batch/scrape/{id}` is `GET /v1/crawl/{id}`). 1 credit per page delivered, as a scrape; a credit per distinct page is held while it runs. With `Idempotency-Key`, a retried start is the same job.
+         */
+        post: operations["batch.scrape"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2259,7 +2363,540 @@ export interface operations {
             };
         };
     };
+    "crawl.get.get": {
+        parameters: {
+            query?: {
+                /** @description From `next`: `data` then holds the delivered pages after it, as crawl.results answers them. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The crawl id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        crawl: {
+                            id: string;
+                            /**
+                             * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled" | "settled" | (string & {});
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
+                            url: string;
+                            limit: number;
+                            /** @description URLs found and in scope (start page included). */
+                            discovered: number;
+                            /** @description Pages delivered (and billed). */
+                            completed: number;
+                            /** @description Pages that could not be fetched (not billed); see `failures`. */
+                            failed: number;
+                            /** @description URLs not fetched: robots.txt, the limit reached, or the crawl stopped. */
+                            skipped: number;
+                            /** @description What the crawl has cost so far: reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            failures: {
+                                url: string;
+                                /** @description The error code the page failed with (never billed). */
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            createdAt: string | null;
+                            finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
+                        };
+                        /**
+                         * @description Firecrawl's word for where the crawl is, for its clients: `scraping` while `crawl.status` is running; `completed` once settled with outcome completed or limit_reached; `cancelled` once cancelled; `failed` when settled failed or expired. The crawl's own state is `crawl.status`.
+                         * @enum {string}
+                         */
+                        status: "scraping" | "completed" | "failed" | "cancelled" | (string & {});
+                        /** @description URLs fetched or still to fetch: `crawl.discovered` − `crawl.skipped`. */
+                        total: number;
+                        /** @description As `crawl.completed`: pages delivered. */
+                        completed: number;
+                        /** @description As `crawl.usage.credits`. */
+                        creditsUsed: number;
+                        /** @description As `crawl.expiresAt`. */
+                        expiresAt: string | null;
+                        /** @description Once the crawl stopped running, or with `cursor`: up to 100 delivered pages (about 10 MB at most), oldest first, as crawl.results answers them. Empty while it runs: read pages as they come from crawl.results. */
+                        data: {
+                            markdown?: string;
+                            html?: string;
+                            rawHtml?: string;
+                            text?: string;
+                            links?: string[];
+                            /** @description A data: URL of the PNG. */
+                            screenshot?: string;
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
+                            depth: number;
+                        }[];
+                        /** @description The URL of the pages after `data` (this route with `cursor`); absent after the last. */
+                        next?: string;
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The path names no route of this deployment, or an id that does not exist in the caller's workspace (ids of other workspaces answer the same, so they cannot be probed). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "crawl.cancel.batch.delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The crawl id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        crawl: {
+                            id: string;
+                            /**
+                             * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled" | "settled" | (string & {});
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
+                            url: string;
+                            limit: number;
+                            /** @description URLs found and in scope (start page included). */
+                            discovered: number;
+                            /** @description Pages delivered (and billed). */
+                            completed: number;
+                            /** @description Pages that could not be fetched (not billed); see `failures`. */
+                            failed: number;
+                            /** @description URLs not fetched: robots.txt, the limit reached, or the crawl stopped. */
+                            skipped: number;
+                            /** @description What the crawl has cost so far: reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            failures: {
+                                url: string;
+                                /** @description The error code the page failed with (never billed). */
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            createdAt: string | null;
+                            finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
+                        };
+                        /**
+                         * @description Firecrawl's word for where the crawl is now, as crawl.get answers it: `cancelled`, or how a crawl that had already settled ended. The crawl's own state is `crawl.status`.
+                         * @enum {string}
+                         */
+                        status: "scraping" | "completed" | "failed" | "cancelled" | (string & {});
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The path names no route of this deployment, or an id that does not exist in the caller's workspace (ids of other workspaces answer the same, so they cannot be probed). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "crawl.results": {
+        parameters: {
+            query?: {
+                /** @description From the previous answer’s `nextCursor`; omit to start at the first page. */
+                cursor?: string;
+                /** @description Pages per answer (also capped at about 10 MB). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The crawl id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /**
+                         * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                         * @enum {string}
+                         */
+                        status: "running" | "cancelled" | "settled" | (string & {});
+                        data: {
+                            markdown?: string;
+                            html?: string;
+                            rawHtml?: string;
+                            text?: string;
+                            links?: string[];
+                            /** @description A data: URL of the PNG. */
+                            screenshot?: string;
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
+                            depth: number;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The path names no route of this deployment, or an id that does not exist in the caller's workspace (ids of other workspaces answer the same, so they cannot be probed). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "crawl.results.get": {
         parameters: {
             query?: {
                 /** @description From the previous answer’s `nextCursor`; omit to start at the first page. */
@@ -2532,6 +3169,668 @@ export interface operations {
             };
             /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "crawl.cancel.batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The crawl id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        crawl: {
+                            id: string;
+                            /**
+                             * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled" | "settled" | (string & {});
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
+                            url: string;
+                            limit: number;
+                            /** @description URLs found and in scope (start page included). */
+                            discovered: number;
+                            /** @description Pages delivered (and billed). */
+                            completed: number;
+                            /** @description Pages that could not be fetched (not billed); see `failures`. */
+                            failed: number;
+                            /** @description URLs not fetched: robots.txt, the limit reached, or the crawl stopped. */
+                            skipped: number;
+                            /** @description What the crawl has cost so far: reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            failures: {
+                                url: string;
+                                /** @description The error code the page failed with (never billed). */
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            createdAt: string | null;
+                            finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
+                        };
+                        /**
+                         * @description Firecrawl's word for where the crawl is now, as crawl.get answers it: `cancelled`, or how a crawl that had already settled ended. The crawl's own state is `crawl.status`.
+                         * @enum {string}
+                         */
+                        status: "scraping" | "completed" | "failed" | "cancelled" | (string & {});
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The path names no route of this deployment, or an id that does not exist in the caller's workspace (ids of other workspaces answer the same, so they cannot be probed). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    map: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://example.com",
+                 *       "search": "pricing",
+                 *       "limit": 100
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description The site to map: its start page (http or https).
+                     */
+                    url: string;
+                    /** @description Words to rank the URLs by: those whose address or title holds more of them come first. */
+                    search?: string;
+                    /**
+                     * @description Keep URLs of subdomains of the start host too.
+                     * @default true
+                     */
+                    includeSubdomains?: boolean;
+                    /**
+                     * @description Drop the query of every URL, so `/a?x=1` and `/a` are one URL.
+                     * @default true
+                     */
+                    ignoreQueryParameters?: boolean;
+                    /**
+                     * @description `include`: the sitemaps and the start page’s links; `skip`: links only (followed a few hops from the start page); `only`: the sitemaps only.
+                     * @default include
+                     * @enum {string}
+                     */
+                    sitemap?: "include" | "skip" | "only";
+                    /**
+                     * @description The most URLs answered.
+                     * @default 5000
+                     */
+                    limit?: number;
+                    /** @description Milliseconds the map may take (default 30 s); what was found by then is answered. */
+                    timeout?: number;
+                    /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
+                    origin?: string;
+                    /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one. */
+                    integration?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Billed: page_load. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description The URLs found, most relevant first with `search`, else in the order found. */
+                        links: {
+                            url: string;
+                            /** @description The page’s title, where the map read the page. */
+                            title?: string;
+                        }[];
+                        /** @description The usage a call caused: metered quantities and the credits they cost. */
+                        usage: {
+                            /** @description Credits charged, to three decimals. */
+                            credits: number;
+                            /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                            meters: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: The remaining credits, plan allowance plus grants as shown by `GET /v1/credits`, are fewer than the call's charge. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `page_unreachable`: Fetching the URL failed before a usable response: DNS, connection, TLS, the site's own timeout, an error status, or the site blocking access. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "batch.scrape": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "urls": [
+                 *         "https://example.com/a",
+                 *         "https://example.com/b"
+                 *       ],
+                 *       "formats": [
+                 *         "markdown"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+                     * @default [
+                     *       "markdown"
+                     *     ]
+                     */
+                    formats?: (("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage" | "json" | "summary") | {
+                        /** @constant */
+                        type: "json";
+                        /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words. */
+                        prompt?: string;
+                    })[];
+                    /** @description The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both. */
+                    jsonOptions?: {
+                        /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words; with a schema, how to fill it. */
+                        prompt?: string;
+                        /** @description Instructions added to the model's own (which answer null for what the page lacks). */
+                        systemPrompt?: string;
+                    };
+                    /** @description The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model. */
+                    model?: string;
+                    /**
+                     * @description Keep only the main content, without navigation, footers and ads.
+                     * @default true
+                     */
+                    onlyMainContent?: boolean;
+                    /** @description CSS selectors to keep; everything else is dropped. */
+                    includeTags?: string[];
+                    /** @description CSS selectors to remove before extraction. */
+                    excludeTags?: string[];
+                    /**
+                     * @description Milliseconds to wait after loading (renders in a browser).
+                     * @default 0
+                     */
+                    waitFor?: number;
+                    /**
+                     * @description Milliseconds the whole page may take.
+                     * @default 30000
+                     */
+                    timeout?: number;
+                    /** @description Extra request headers (cookies, user agent...): names are HTTP tokens, values visible ASCII. */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * @description Fetch as a mobile device.
+                     * @default false
+                     */
+                    mobile?: boolean;
+                    /** @description Steps run in a browser before capture. */
+                    actions?: ({
+                        /** @constant */
+                        type: "wait";
+                        milliseconds?: number;
+                        selector?: string;
+                    } | {
+                        /** @constant */
+                        type: "click";
+                        selector: string;
+                    } | {
+                        /** @constant */
+                        type: "write";
+                        text: string;
+                    } | {
+                        /** @constant */
+                        type: "press";
+                        key: string;
+                    } | {
+                        /** @constant */
+                        type: "scroll";
+                        /**
+                         * @default down
+                         * @enum {string}
+                         */
+                        direction?: "up" | "down";
+                        selector?: string;
+                    })[];
+                    /**
+                     * @description Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.
+                     * @default 0
+                     */
+                    maxAge?: number;
+                    /**
+                     * @description `auto` fetches and renders only pages that need scripts.
+                     * @default auto
+                     * @enum {string}
+                     */
+                    engine?: "auto" | "fetch" | "browser";
+                    /** @description How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read. */
+                    parsers?: ("pdf" | {
+                        /** @constant */
+                        type: "pdf";
+                        /** @description Read (and bill) at most this many pages of a PDF, the first ones. */
+                        maxPages?: number;
+                    })[];
+                    /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
+                    parsePDF?: boolean;
+                    /** @description The pages to scrape (http or https); the same page twice is scraped once. */
+                    urls: string[];
+                    /**
+                     * @description Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
+                     * @default false
+                     */
+                    ignoreInvalidURLs?: boolean;
+                    /**
+                     * @description Pages of one host fetched at once.
+                     * @default 4
+                     */
+                    maxConcurrency?: number;
+                    /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
+                    origin?: string;
+                    /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one. */
+                    integration?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Billed: page_load. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        id: string;
+                        /** @description Where the batch answers (`GET /v1/batch/scrape/{id}`). */
+                        url: string;
+                        /** @description With `ignoreInvalidURLs`: the URLs left out. */
+                        invalidURLs?: string[];
+                        crawl: {
+                            id: string;
+                            /**
+                             * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled" | "settled" | (string & {});
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
+                            url: string;
+                            limit: number;
+                            /** @description URLs found and in scope (start page included). */
+                            discovered: number;
+                            /** @description Pages delivered (and billed). */
+                            completed: number;
+                            /** @description Pages that could not be fetched (not billed); see `failures`. */
+                            failed: number;
+                            /** @description URLs not fetched: robots.txt, the limit reached, or the crawl stopped. */
+                            skipped: number;
+                            /** @description What the crawl has cost so far: reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            failures: {
+                                url: string;
+                                /** @description The error code the page failed with (never billed). */
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            createdAt: string | null;
+                            finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: The remaining credits, plan allowance plus grants as shown by `GET /v1/credits`, are fewer than the call's charge. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `page_unreachable`: Fetching the URL failed before a usable response: DNS, connection, TLS, the site's own timeout, an error status, or the site blocking access. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

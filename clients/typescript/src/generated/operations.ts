@@ -722,6 +722,186 @@ export const OPERATIONS = {
     ],
     "description": ""
   },
+  "batch.scrape": {
+    "id": "batch.scrape",
+    "group": "crawl",
+    "name": "batchScrape",
+    "tag": "Crawl",
+    "method": "POST",
+    "path": "/v1/batch/scrape",
+    "pathParams": [],
+    "summary": "Scrape many pages as one job",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": true,
+    "idempotent": true,
+    "params": [
+      {
+        "name": "formats",
+        "in": "body",
+        "type": "array",
+        "items": "json",
+        "required": false,
+        "default": [
+          "markdown"
+        ],
+        "description": "What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ \"type\": \"json\", \"schema\", \"prompt\" }`) and `summary` are answered by a model over the page (docs/api.md, \"Model formats\")."
+      },
+      {
+        "name": "jsonOptions",
+        "in": "body",
+        "type": "object",
+        "required": false,
+        "description": "The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both."
+      },
+      {
+        "name": "model",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model."
+      },
+      {
+        "name": "onlyMainContent",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "default": true,
+        "description": "Keep only the main content, without navigation, footers and ads."
+      },
+      {
+        "name": "includeTags",
+        "in": "body",
+        "type": "array",
+        "items": "string",
+        "required": false,
+        "description": "CSS selectors to keep; everything else is dropped."
+      },
+      {
+        "name": "excludeTags",
+        "in": "body",
+        "type": "array",
+        "items": "string",
+        "required": false,
+        "description": "CSS selectors to remove before extraction."
+      },
+      {
+        "name": "waitFor",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "default": 0,
+        "description": "Milliseconds to wait after loading (renders in a browser)."
+      },
+      {
+        "name": "timeout",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "default": 30000,
+        "description": "Milliseconds the whole page may take."
+      },
+      {
+        "name": "headers",
+        "in": "body",
+        "type": "object",
+        "required": false,
+        "description": "Extra request headers (cookies, user agent...): names are HTTP tokens, values visible ASCII."
+      },
+      {
+        "name": "mobile",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "default": false,
+        "description": "Fetch as a mobile device."
+      },
+      {
+        "name": "actions",
+        "in": "body",
+        "type": "array",
+        "items": "json",
+        "required": false,
+        "description": "Steps run in a browser before capture."
+      },
+      {
+        "name": "maxAge",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "default": 0,
+        "description": "Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches."
+      },
+      {
+        "name": "engine",
+        "in": "body",
+        "type": "string",
+        "enum": [
+          "auto",
+          "fetch",
+          "browser"
+        ],
+        "required": false,
+        "default": "auto",
+        "description": "`auto` fetches and renders only pages that need scripts."
+      },
+      {
+        "name": "parsers",
+        "in": "body",
+        "type": "array",
+        "items": "json",
+        "required": false,
+        "description": "How documents are read, as Firecrawl has it. Default `[\"pdf\"]`: a PDF is read into the formats, 1 credit per page read; `[{ \"type\": \"pdf\", \"maxPages\": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read."
+      },
+      {
+        "name": "parsePDF",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "description": "Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent."
+      },
+      {
+        "name": "urls",
+        "in": "body",
+        "type": "array",
+        "items": "string",
+        "required": true,
+        "description": "The pages to scrape (http or https); the same page twice is scraped once."
+      },
+      {
+        "name": "ignoreInvalidURLs",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "default": false,
+        "description": "Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch."
+      },
+      {
+        "name": "maxConcurrency",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "default": 4,
+        "description": "Pages of one host fetched at once."
+      },
+      {
+        "name": "origin",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`)."
+      },
+      {
+        "name": "integration",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one."
+      }
+    ],
+    "description": "A crawl of the given pages alone: no link followed, no sitemap read, robots.txt not read (as for a scrape). Returns at once with the job’s id; its status, pages, errors and cancel are the crawl’s routes (`GET /v1/batch/scrape/{id}` is `GET /v1/crawl/{id}`). 1 credit per page delivered, as a scrape; a credit per distinct page is held while it runs. With `Idempotency-Key`, a retried start is the same job."
+  },
   "crawl": {
     "id": "crawl",
     "group": "crawl",
@@ -960,6 +1140,96 @@ export const OPERATIONS = {
       }
     ],
     "description": "Delivered pages, oldest first, a page of results at a time; resume with `cursor`. Answers while the crawl runs and after it is cancelled. `nextCursor` is null once the crawl is settled and every page has been read. Never billed."
+  },
+  "map": {
+    "id": "map",
+    "group": "crawl",
+    "name": "map",
+    "tag": "Crawl",
+    "method": "POST",
+    "path": "/v1/map",
+    "pathParams": [],
+    "summary": "The URLs of a site, fast",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": true,
+    "idempotent": true,
+    "params": [
+      {
+        "name": "url",
+        "in": "body",
+        "type": "string",
+        "required": true,
+        "description": "The site to map: its start page (http or https)."
+      },
+      {
+        "name": "search",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Words to rank the URLs by: those whose address or title holds more of them come first."
+      },
+      {
+        "name": "includeSubdomains",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "default": true,
+        "description": "Keep URLs of subdomains of the start host too."
+      },
+      {
+        "name": "ignoreQueryParameters",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "default": true,
+        "description": "Drop the query of every URL, so `/a?x=1` and `/a` are one URL."
+      },
+      {
+        "name": "sitemap",
+        "in": "body",
+        "type": "string",
+        "enum": [
+          "include",
+          "skip",
+          "only"
+        ],
+        "required": false,
+        "default": "include",
+        "description": "`include`: the sitemaps and the start page’s links; `skip`: links only (followed a few hops from the start page); `only`: the sitemaps only."
+      },
+      {
+        "name": "limit",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "default": 5000,
+        "description": "The most URLs answered."
+      },
+      {
+        "name": "timeout",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "description": "Milliseconds the map may take (default 30 s); what was found by then is answered."
+      },
+      {
+        "name": "origin",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`)."
+      },
+      {
+        "name": "integration",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one."
+      }
+    ],
+    "description": "Lists the pages of a site without rendering any: what robots.txt’s `Sitemap:` lines (else /sitemap.xml) list, sitemap indexes and gzipped sitemaps followed, and the start page’s links; without a sitemap, links are followed a few hops from the start page. URLs of the start host (and its subdomains with `includeSubdomains`), one per page, ranked by `search` when given. 1 credit per map."
   },
   "credits": {
     "id": "credits",
@@ -2169,6 +2439,12 @@ export interface BrowsersOperations {
 /** crawl: the operations tagged Crawl. */
 export interface CrawlOperations {
   /**
+   * Scrape many pages as one job: `POST /v1/batch/scrape` (`batch.scrape`).
+   *
+   * A crawl of the given pages alone: no link followed, no sitemap read, robots.txt not read (as for a scrape). Returns at once with the job’s id; its status, pages, errors and cancel are the crawl’s routes (`GET /v1/batch/scrape/{id}` is `GET /v1/crawl/{id}`). 1 credit per page delivered, as a scrape; a credit per distinct page is held while it runs. With `Idempotency-Key`, a retried start is the same job.
+   */
+  batchScrape(params: operations["batch.scrape"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["batch.scrape"]['responses'][200]['content']["application/json"]>;
+  /**
    * Start a crawl: `POST /v1/crawl` (`crawl`).
    *
    * Walks a site from a start URL (robots.txt respected, sitemaps used, per-host politeness) and delivers each page as it is scraped. Returns at once with the crawl id. 1 credit per delivered page; `limit` is the spend cap.
@@ -2194,6 +2470,12 @@ export interface CrawlOperations {
    * Awaited: one page. Iterated (`for await`): every item of `data`, page after page.
    */
   results(id: string, params?: NonNullable<operations["crawl.results"]['parameters']['query']>, options?: RequestOptions): PagePromise<operations["crawl.results"]['responses'][200]['content']["application/json"], operations["crawl.results"]['responses'][200]['content']["application/json"]["data"][number]>;
+  /**
+   * The URLs of a site, fast: `POST /v1/map` (`map`).
+   *
+   * Lists the pages of a site without rendering any: what robots.txt’s `Sitemap:` lines (else /sitemap.xml) list, sitemap indexes and gzipped sitemaps followed, and the start page’s links; without a sitemap, links are followed a few hops from the start page. URLs of the start host (and its subdomains with `includeSubdomains`), one per page, ranked by `search` when given. 1 credit per map.
+   */
+  map(params: operations["map"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["map"]['responses'][200]['content']["application/json"]>;
 }
 
 /** credits: the operations tagged Credits. */

@@ -55,6 +55,18 @@ export function errorHandler(
     if (error instanceof ApiError && error.code === 'unauthorized') {
       res.setHeader('WWW-Authenticate', bearerChallenge(error.details?.reason, resourceMetadata?.(req.path)));
     }
-    res.status(status).json(body);
+    res.status(status).json(req.path.startsWith('/v2/') ? firecrawlErrorBody(body) : body);
   };
+}
+
+/**
+ * The Error object in Firecrawl's v2 error body, which its clients read into their typed
+ * errors: `error` our message (for a route we do not have, that it is not offered), `code`
+ * and `details` ours (docs/migrating-from-firecrawl.md).
+ */
+export function firecrawlErrorBody(body: ReturnType<typeof toErrorBody>) {
+  const notOffered = body.details?.notOffered;
+  const error =
+    typeof notOffered === 'string' ? `${notOffered} is not offered by this server (Firecrawl v2 API).` : body.message;
+  return { success: false as const, error, code: body.code, ...(body.details && { details: body.details }) };
 }

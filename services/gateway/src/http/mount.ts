@@ -1,7 +1,8 @@
 import { ApiError } from '@wap/errors';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Invoker } from '../invoke/invoke.js';
-import { bodyLimitOf, type Capability, surfacesOf } from '../registry/types.js';
+import { FIRECRAWL_V2_NOT_OFFERED } from '../registry/firecrawl-v2.js';
+import { bodyLimitOf, type Capability, type RawInput, type RouteAlias, surfacesOf } from '../registry/types.js';
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
 import type { Principal } from '../store/identity.js';
 import { JSON_BODY_TYPES, requireBodyOf, requireJsonBody } from './input.js';
@@ -97,35 +98,47 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   const router = express.Router({ strict: false });
   const methodsByPath = new Map<string, string[]>();
 
+  // Firecrawl v2 routes we do not have, whose paths a row's v2 route would otherwise take (`/v2/crawl/active`).
+  for (const route of FIRECRAWL_V2_NOT_OFFERED) router[route.method](route.path, notOffered);
+
   for (const row of rows.filter((r) => surfacesOf(r).includes('rest'))) {
-    const run: RequestHandler = async (req, res, next) => {
-      const abort = new AbortController();
-      // Only a client that left before its answer aborts the work (an abort also builds a DOMException).
-      res.on('close', () => {
-        if (!res.writableFinished) abort.abort();
-      });
-      try {
-        const answer = await deps.invoker.invoke({
-          row,
-          principal: res.locals.principal as Principal,
-          surface: 'rest',
-          input: { params: req.params, query: req.query, body: req.body },
-          requestId: res.locals.requestId as string,
-          idempotencyKey: idempotencyKeyOf(req, row),
-          signal: abort.signal,
-          setHeader: (name, value) => res.setHeader(name, value),
+    const run =
+      (route: Capability | RouteAlias): RequestHandler =>
+      async (req, res, next) => {
+        const abort = new AbortController();
+        // Only a client that left before its answer aborts the work (an abort also builds a DOMException).
+        res.on('close', () => {
+          if (!res.writableFinished) abort.abort();
         });
-        await write(res, answer, abort.signal);
-      } catch (err) {
-        next(err);
-      }
-    };
+        try {
+          const translate = 'translate' in route ? route.translate : undefined;
+          const sent: RawInput = { params: req.params as Record<string, string>, query: req.query, body: req.body };
+          const input = translate?.request ? translate.request(sent) : sent;
+          const answer = await deps.invoker.invoke({
+            row,
+            principal: res.locals.principal as Principal,
+            surface: 'rest',
+            input,
+            requestId: res.locals.requestId as string,
+            idempotencyKey: idempotencyKeyOf(req, row),
+            signal: abort.signal,
+            setHeader: (name, value) => res.setHeader(name, value),
+          });
+          const answered =
+            translate?.response && answer.kind === 'json'
+              ? { ...answer, body: translate.response(answer.body, sent) }
+              : answer;
+          await write(res, answered, abort.signal);
+        } catch (err) {
+          next(err);
+        }
+      };
     // An alias reads its input as the row does, so it answers exactly what the row would.
     const body = bodyParsers(row, deps.maxBodyBytes);
     for (const route of [row, ...(row.alsoAt ?? [])]) {
       const path = expressPath(route.path);
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);
-      router[route.method](path, ...deps.guard, ...body, run);
+      router[route.method](path, ...deps.guard, ...body, run(route));
     }
   }
 
@@ -136,5 +149,19 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
       next(new ApiError('method_not_allowed', { allow }));
     });
   }
+  // Every other route of Firecrawl's v2 API (extract, parse, agent, browser...): said so, never a bare 404.
+  router.all('/v2/*splat', notOffered);
   return router;
 }
+
+/**
+ * A route of Firecrawl's v2 API this server has no counterpart for: `not_found` with
+ * `details.notOffered`, which the v2 error body words as "not offered by this server".
+ */
+const notOffered: RequestHandler = (req, _res, next) =>
+  next(
+    new ApiError('not_found', {
+      notOffered: `${req.method} ${req.path}`,
+      docs: 'docs/migrating-from-firecrawl.md',
+    }),
+  );

@@ -1,4 +1,5 @@
 import type { Upstreams } from '../clients/upstreams.js';
+import { FIRECRAWL_V2 } from './firecrawl-v2.js';
 import {
   agentAnswerRow,
   agentCancelRow,
@@ -10,9 +11,11 @@ import {
   agentResultsRow,
   agentRow,
 } from './rows/agent.js';
+import { batchScrapeRow } from './rows/batch.js';
 import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
 import { integrationsConnectRow, integrationsDeleteRow, integrationsListRow } from './rows/integrations.js';
+import { mapRow } from './rows/map.js';
 import { monitorsCreateRow, monitorsDeleteRow, monitorsListRow } from './rows/monitors.js';
 import { profilesCreateRow, profilesDeleteRow, profilesGetRow, profilesListRow } from './rows/profiles.js';
 import { rulesGetRow, rulesSetRow } from './rows/rules.js';
@@ -33,6 +36,8 @@ const ALL_ROWS: Capability[] = [
   crawlGetRow,
   crawlResultsRow,
   crawlCancelRow,
+  mapRow,
+  batchScrapeRow,
   searchRow,
   agentRow,
   agentListRow,
@@ -72,5 +77,11 @@ const ALL_ROWS: Capability[] = [
 
 /** The registry of this deployment: the only truth about what is served. */
 export function buildRegistry(upstreams: Pick<Upstreams, 'configured'>): Capability[] {
-  return ALL_ROWS.filter((row) => upstreams.configured(row.backend));
+  return ALL_ROWS.filter((row) => upstreams.configured(row.backend)).map(withFirecrawlV2);
+}
+
+/** A row with its Firecrawl v2 routes (firecrawl-v2.ts) among its aliases. */
+function withFirecrawlV2(row: Capability): Capability {
+  const v2 = FIRECRAWL_V2[row.name];
+  return v2 ? { ...row, alsoAt: [...(row.alsoAt ?? []), ...v2] } : row;
 }

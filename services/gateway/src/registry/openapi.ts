@@ -307,7 +307,8 @@ export function openApiDocument(rows: Capability[], serverUrl: string, connect?:
     paths[row.path] = { ...paths[row.path], [row.method]: operation };
     // An alias is the same operation at another route: its own id and description, and no MCP tool.
     const { 'x-mcp-tool': _tool, ...same } = operation;
-    for (const alias of row.alsoAt ?? []) {
+    // A translated route (Firecrawl v2's) takes and answers another API's shapes: docs/migrating-from-firecrawl.md.
+    for (const alias of (row.alsoAt ?? []).filter((a) => !a.translate)) {
       paths[alias.path] = {
         ...paths[alias.path],
         [alias.method]: {

@@ -125,9 +125,9 @@ function routeErrors(row: Capability): ErrorCode[] {
 }
 
 const errorList = (codes: ErrorCode[]) => codes.map((c) => `${ERRORS[c].status} \`${c}\``).join(', ');
-const heading = (row: Pick<Capability, 'method' | 'path'>) => `${row.method.toUpperCase()} ${row.path}`;
+const heading = (row: Pick<RouteAlias, 'method' | 'path'>) => `${row.method.toUpperCase()} ${row.path}`;
 /** The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchor = (row: Pick<Capability, 'method' | 'path'>) =>
+const anchor = (row: Pick<RouteAlias, 'method' | 'path'>) =>
   `#${heading(row)
     .toLowerCase()
     .replace(/[^a-z0-9 _-]/g, '')
@@ -140,7 +140,9 @@ const aliasSection = (row: Capability, alias: RouteAlias) => [
   '',
   `**${row.summary}.** ${cell(alias.description)}`,
   '',
-  `Its fields: see [\`${heading(row)}\`](${anchor(row)}).`,
+  alias.translate
+    ? `Firecrawl v2's request and answer, translated to and from [\`${heading(row)}\`](${anchor(row)}) (docs/migrating-from-firecrawl.md).`
+    : `Its fields: see [\`${heading(row)}\`](${anchor(row)}).`,
   '',
 ];
 
@@ -160,7 +162,7 @@ export function renderRoutes(rows: Capability[] = buildRegistry({ configured: ()
     '|---|---|---|---|---|',
     ...rows.flatMap((row) => {
       const bills = row.bills.length ? row.bills.map((m) => `\`${m}\``).join(', ') : 'free';
-      const line = (route: Pick<Capability, 'method' | 'path'>, tool: string) =>
+      const line = (route: Pick<RouteAlias, 'method' | 'path'>, tool: string) =>
         `| [\`${heading(route)}\`](${anchor(route)}) | \`${row.name}\` | ${tool} | ${bills} | ${errorList(routeErrors(row)) || '—'} |`;
       // An alias is the row again at another route: no MCP tool of its own.
       return [line(row, `\`${row.mcpTool}\``), ...(row.alsoAt ?? []).map((alias) => line(alias, '—'))];

@@ -65,16 +65,39 @@ export type AnswerKind =
 /** The surfaces a row can be served on; /connect is not a registry surface. */
 export type RowSurface = 'rest' | 'mcp';
 
+/** A request as the client sent it, before the row reads it. */
+export interface RawInput {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+/**
+ * Another API's form of a row (Firecrawl v2's, docs/migrating-from-firecrawl.md): its
+ * request rewritten into the row's before the row reads it, and the row's answer
+ * rewritten into theirs. Nothing else differs: the same handler, billing, limits,
+ * idempotency and errors (in that API's error body).
+ */
+export interface Translation {
+  request?(input: RawInput): RawInput;
+  response?(body: unknown, input: RawInput): unknown;
+}
+
 /** One more route a row answers at (`alsoAt`). */
 export interface RouteAlias {
   method: 'get' | 'post' | 'put' | 'delete';
-  path: `/v1/${string}`;
+  path: `/v1/${string}` | `/v2/${string}`;
   /** What this form is and whom it is for: its description in the OpenAPI document and docs/api.md. */
   description: string;
+  /** Its operation id in the OpenAPI document when the row has two aliases of one method; default `<row>.<method>`. */
+  operationId?: string;
+  /** A route of Firecrawl's v2 API: its request and answer translated; left out of the OpenAPI document. */
+  translate?: Translation;
 }
 
 /** An alias's operation in the OpenAPI document: the row's name and the alias's method (`crawl.cancel.delete`). */
-export const aliasOperationId = (row: Capability, alias: RouteAlias) => `${row.name}.${alias.method}`;
+export const aliasOperationId = (row: Capability, alias: RouteAlias) =>
+  alias.operationId ?? `${row.name}.${alias.method}`;
 
 /**
  * The files a row's body carries (docs/api.md, "Requests"). Its JSON body may be larger than

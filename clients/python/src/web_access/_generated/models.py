@@ -758,6 +758,286 @@ class CrawlCancelResponse(Model):
     """
 
 
+class MapResponseLink(Model):
+    url: str
+    title: str | None = None
+    """
+    The page’s title, where the map read the page.
+    """
+
+
+class MapResponseUsage(ScrapeResponseUsage):
+    """
+    The usage a call caused: metered quantities and the credits they cost.
+    """
+
+
+class MapResponse(Model):
+    success: Literal[True]
+    links: list[MapResponseLink]
+    """
+    The URLs found, most relevant first with `search`, else in the order found.
+    """
+    usage: MapResponseUsage
+    """
+    The usage a call caused: metered quantities and the credits they cost.
+    """
+
+
+class MapRequest(Model):
+    url: str
+    """
+    The site to map: its start page (http or https).
+    """
+    search: str | None = None
+    """
+    Words to rank the URLs by: those whose address or title holds more of them come first.
+    """
+    include_subdomains: Annotated[bool | None, Field(alias="includeSubdomains")] = True
+    """
+    Keep URLs of subdomains of the start host too.
+    """
+    ignore_query_parameters: Annotated[
+        bool | None, Field(alias="ignoreQueryParameters")
+    ] = True
+    """
+    Drop the query of every URL, so `/a?x=1` and `/a` are one URL.
+    """
+    sitemap: Literal["include", "skip", "only"] | None = "include"
+    """
+    `include`: the sitemaps and the start page’s links; `skip`: links only (followed a few hops from the start page); `only`: the sitemaps only.
+    """
+    limit: int | None = 5000
+    """
+    The most URLs answered.
+    """
+    timeout: int | None = None
+    """
+    Milliseconds the map may take (default 30 s); what was found by then is answered.
+    """
+    origin: str | None = None
+    """
+    Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+    """
+    integration: str | None = None
+    """
+    Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+    """
+
+
+class BatchScrapeResponseCrawlUsage(CrawlResponseCrawlUsage):
+    """
+    What the crawl has cost so far: reading it never adds to it.
+    """
+
+
+class BatchScrapeResponseCrawlFailure(CrawlResponseCrawlFailure):
+    pass
+
+
+class BatchScrapeResponseCrawl(Model):
+    id: str
+    status: str
+    """
+    `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released. One of `running`, `cancelled`, `settled`, or a value added since.
+    """
+    outcome: str | None
+    """
+    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed).
+    """
+    url: str
+    limit: int
+    discovered: int
+    """
+    URLs found and in scope (start page included).
+    """
+    completed: int
+    """
+    Pages delivered (and billed).
+    """
+    failed: int
+    """
+    Pages that could not be fetched (not billed); see `failures`.
+    """
+    skipped: int
+    """
+    URLs not fetched: robots.txt, the limit reached, or the crawl stopped.
+    """
+    usage: BatchScrapeResponseCrawlUsage
+    """
+    What the crawl has cost so far: reading it never adds to it.
+    """
+    failures: list[BatchScrapeResponseCrawlFailure]
+    created_at: Annotated[str | None, Field(alias="createdAt")]
+    finished_at: Annotated[str | None, Field(alias="finishedAt")]
+    expires_at: Annotated[str | None, Field(alias="expiresAt")]
+    """
+    When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be.
+    """
+
+
+class BatchScrapeResponse(Model):
+    success: Literal[True]
+    id: str
+    url: str
+    """
+    Where the batch answers (`GET /v1/batch/scrape/{id}`).
+    """
+    invalid_ur_ls: Annotated[list[str] | None, Field(alias="invalidURLs")] = None
+    """
+    With `ignoreInvalidURLs`: the URLs left out.
+    """
+    crawl: BatchScrapeResponseCrawl
+
+
+class BatchScrapeRequestFormatsJson(ScrapeRequestFormatsJson):
+    pass
+
+
+class BatchScrapeRequestJsonOptions(ScrapeRequestJsonOptions):
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+
+
+class BatchScrapeRequestActionsWait(ScrapeRequestActionsWait):
+    pass
+
+
+class BatchScrapeRequestActionsClick(ScrapeRequestActionsClick):
+    pass
+
+
+class BatchScrapeRequestActionsWrite(ScrapeRequestActionsWrite):
+    pass
+
+
+class BatchScrapeRequestActionsPress(ScrapeRequestActionsPress):
+    pass
+
+
+class BatchScrapeRequestActionsScroll(ScrapeRequestActionsScroll):
+    pass
+
+
+class BatchScrapeRequestParsersPdf(ScrapeRequestParsersPdf):
+    pass
+
+
+class BatchScrapeRequest(Model):
+    formats: Annotated[
+        list[
+            Literal[
+                "markdown",
+                "html",
+                "rawHtml",
+                "text",
+                "links",
+                "metadata",
+                "screenshot",
+                "screenshot@fullPage",
+                "json",
+                "summary",
+            ]
+            | BatchScrapeRequestFormatsJson
+        ]
+        | None,
+        Field(validate_default=True),
+    ] = ["markdown"]
+    """
+    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+    """
+    json_options: Annotated[
+        BatchScrapeRequestJsonOptions | None, Field(alias="jsonOptions")
+    ] = None
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+    model: str | None = None
+    """
+    The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
+    """
+    only_main_content: Annotated[bool | None, Field(alias="onlyMainContent")] = True
+    """
+    Keep only the main content, without navigation, footers and ads.
+    """
+    include_tags: Annotated[list[str] | None, Field(alias="includeTags")] = None
+    """
+    CSS selectors to keep; everything else is dropped.
+    """
+    exclude_tags: Annotated[list[str] | None, Field(alias="excludeTags")] = None
+    """
+    CSS selectors to remove before extraction.
+    """
+    wait_for: Annotated[int | None, Field(alias="waitFor")] = 0
+    """
+    Milliseconds to wait after loading (renders in a browser).
+    """
+    timeout: int | None = 30000
+    """
+    Milliseconds the whole page may take.
+    """
+    headers: dict[str, str] | None = None
+    """
+    Extra request headers (cookies, user agent...): names are HTTP tokens, values visible ASCII.
+    """
+    mobile: bool | None = False
+    """
+    Fetch as a mobile device.
+    """
+    actions: (
+        list[
+            BatchScrapeRequestActionsWait
+            | BatchScrapeRequestActionsClick
+            | BatchScrapeRequestActionsWrite
+            | BatchScrapeRequestActionsPress
+            | BatchScrapeRequestActionsScroll
+        ]
+        | None
+    ) = None
+    """
+    Steps run in a browser before capture.
+    """
+    max_age: Annotated[int | None, Field(alias="maxAge")] = 0
+    """
+    Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.
+    """
+    engine: Literal["auto", "fetch", "browser"] | None = "auto"
+    """
+    `auto` fetches and renders only pages that need scripts.
+    """
+    parsers: list[Literal["pdf"] | BatchScrapeRequestParsersPdf] | None = None
+    """
+    How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+    """
+    parse_pdf: Annotated[bool | None, Field(alias="parsePDF")] = None
+    """
+    Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
+    """
+    urls: list[str]
+    """
+    The pages to scrape (http or https); the same page twice is scraped once.
+    """
+    ignore_invalid_ur_ls: Annotated[bool | None, Field(alias="ignoreInvalidURLs")] = (
+        False
+    )
+    """
+    Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
+    """
+    max_concurrency: Annotated[int | None, Field(alias="maxConcurrency")] = 4
+    """
+    Pages of one host fetched at once.
+    """
+    origin: str | None = None
+    """
+    Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+    """
+    integration: str | None = None
+    """
+    Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+    """
+
+
 class SearchResponseDatumErrors(ScrapeResponseDataErrors):
     pass
 

@@ -32,6 +32,16 @@ from .models import (
     AgentResponse,
     AgentResultsResponse,
     AgentResultsResponseDatum,
+    BatchScrapeRequest,
+    BatchScrapeRequestActionsClick,
+    BatchScrapeRequestActionsPress,
+    BatchScrapeRequestActionsScroll,
+    BatchScrapeRequestActionsWait,
+    BatchScrapeRequestActionsWrite,
+    BatchScrapeRequestFormatsJson,
+    BatchScrapeRequestJsonOptions,
+    BatchScrapeRequestParsersPdf,
+    BatchScrapeResponse,
     ConnectVersionResponse,
     ConnectVersionSlashResponse,
     CrawlCancelResponse,
@@ -46,6 +56,8 @@ from .models import (
     IntegrationsConnectResponse,
     IntegrationsDeleteResponse,
     IntegrationsListResponse,
+    MapRequest,
+    MapResponse,
     MonitorsCreateRequest,
     MonitorsCreateRequestNotify,
     MonitorsCreateRequestNotify1,
@@ -117,6 +129,8 @@ OPERATIONS: dict[str, Operation] = {
         "crawl.results", "GET", "/v1/crawl/{id}/results", "json", CrawlResultsResponse, ("cursor", "nextCursor", "data")
     ),
     "crawl.cancel": Operation("crawl.cancel", "POST", "/v1/crawl/{id}/cancel", "json", CrawlCancelResponse, None),
+    "map": Operation("map", "POST", "/v1/map", "json", MapResponse, None),
+    "batch.scrape": Operation("batch.scrape", "POST", "/v1/batch/scrape", "json", BatchScrapeResponse, None),
     "search": Operation("search", "POST", "/v1/search", "json", SearchResponse, None),
     "agent": Operation("agent", "POST", "/v1/agent", "json", AgentResponse, None),
     "agent.list": Operation(
@@ -983,6 +997,191 @@ class Crawl(CrawlWatch, SyncResource):
             ),
         )
 
+    def map(
+        self,
+        *,
+        url: str,
+        search: str | None = None,
+        include_subdomains: bool | None = None,
+        ignore_query_parameters: bool | None = None,
+        sitemap: Literal["include", "skip", "only"] | None = None,
+        limit: int | None = None,
+        timeout: int | None = None,
+        origin: str | None = None,
+        integration: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> MapResponse:
+        """
+        The URLs of a site, fast.
+
+        Lists the pages of a site without rendering any: what robots.txt’s `Sitemap:` lines (else /sitemap.xml) list, sitemap indexes and gzipped sitemaps followed, and the start page’s links; without a sitemap, links are followed a few hops from the start page. URLs of the start host (and its subdomains with `includeSubdomains`), one per page, ranked by `search` when given. 1 credit per map.
+
+        `POST /v1/map` (operation `map`).
+
+        Args:
+            url: The site to map: its start page (http or https).
+            search: Words to rank the URLs by: those whose address or title holds more of them come first.
+            include_subdomains: Keep URLs of subdomains of the start host too.
+            ignore_query_parameters: Drop the query of every URL, so `/a?x=1` and `/a` are one URL.
+            sitemap: `include`: the sitemaps and the start page’s links; `skip`: links only (followed a few hops from the start page); `only`: the sitemaps only.
+            limit: The most URLs answered.
+            timeout: Milliseconds the map may take (default 30 s); what was found by then is answered.
+            origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+            integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+            idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
+        """
+        return self._client._request(
+            OPERATIONS["map"],
+            path={},
+            query={},
+            body={
+                "url": url,
+                "search": search,
+                "includeSubdomains": include_subdomains,
+                "ignoreQueryParameters": ignore_query_parameters,
+                "sitemap": sitemap,
+                "limit": limit,
+                "timeout": timeout,
+                "origin": origin,
+                "integration": integration,
+            },
+            options=CallOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout_seconds=timeout_seconds,
+                idempotency_key=idempotency_key,
+            ),
+        )
+
+    def batch_scrape(
+        self,
+        *,
+        urls: builtins.list[str],
+        formats: (
+            builtins.list[
+                Literal[
+                    "markdown",
+                    "html",
+                    "rawHtml",
+                    "text",
+                    "links",
+                    "metadata",
+                    "screenshot",
+                    "screenshot@fullPage",
+                    "json",
+                    "summary",
+                ]
+                | BatchScrapeRequestFormatsJson
+                | builtins.dict[str, Any]
+            ]
+            | None
+        ) = None,
+        json_options: BatchScrapeRequestJsonOptions | builtins.dict[str, Any] | None = None,
+        model: str | None = None,
+        only_main_content: bool | None = None,
+        include_tags: builtins.list[str] | None = None,
+        exclude_tags: builtins.list[str] | None = None,
+        wait_for: int | None = None,
+        timeout: int | None = None,
+        headers: builtins.dict[str, str] | None = None,
+        mobile: bool | None = None,
+        actions: (
+            builtins.list[
+                BatchScrapeRequestActionsWait
+                | BatchScrapeRequestActionsClick
+                | BatchScrapeRequestActionsWrite
+                | BatchScrapeRequestActionsPress
+                | BatchScrapeRequestActionsScroll
+                | builtins.dict[str, Any]
+            ]
+            | None
+        ) = None,
+        max_age: int | None = None,
+        engine: Literal["auto", "fetch", "browser"] | None = None,
+        parsers: builtins.list[Literal["pdf"] | BatchScrapeRequestParsersPdf | builtins.dict[str, Any]] | None = None,
+        parse_pdf: bool | None = None,
+        ignore_invalid_ur_ls: bool | None = None,
+        max_concurrency: int | None = None,
+        origin: str | None = None,
+        integration: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> BatchScrapeResponse:
+        """
+        Scrape many pages as one job.
+
+        A crawl of the given pages alone: no link followed, no sitemap read, robots.txt not read (as for a scrape). Returns at once with the job’s id; its status, pages, errors and cancel are the crawl’s routes (`GET /v1/batch/scrape/{id}` is `GET /v1/crawl/{id}`). 1 credit per page delivered, as a scrape; a credit per distinct page is held while it runs. With `Idempotency-Key`, a retried start is the same job.
+
+        `POST /v1/batch/scrape` (operation `batch.scrape`).
+
+        Args:
+            urls: The pages to scrape (http or https); the same page twice is scraped once.
+            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+            json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+            model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
+            only_main_content: Keep only the main content, without navigation, footers and ads.
+            include_tags: CSS selectors to keep; everything else is dropped.
+            exclude_tags: CSS selectors to remove before extraction.
+            wait_for: Milliseconds to wait after loading (renders in a browser).
+            timeout: Milliseconds the whole page may take.
+            headers: Extra request headers (cookies, user agent...): names are HTTP tokens, values visible ASCII.
+            mobile: Fetch as a mobile device.
+            actions: Steps run in a browser before capture.
+            max_age: Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.
+            engine: `auto` fetches and renders only pages that need scripts.
+            parsers: How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+            parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
+            ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
+            max_concurrency: Pages of one host fetched at once.
+            origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+            integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+            idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
+        """
+        return self._client._request(
+            OPERATIONS["batch.scrape"],
+            path={},
+            query={},
+            body={
+                "urls": urls,
+                "formats": formats,
+                "jsonOptions": json_options,
+                "model": model,
+                "onlyMainContent": only_main_content,
+                "includeTags": include_tags,
+                "excludeTags": exclude_tags,
+                "waitFor": wait_for,
+                "timeout": timeout,
+                "headers": headers,
+                "mobile": mobile,
+                "actions": actions,
+                "maxAge": max_age,
+                "engine": engine,
+                "parsers": parsers,
+                "parsePDF": parse_pdf,
+                "ignoreInvalidURLs": ignore_invalid_ur_ls,
+                "maxConcurrency": max_concurrency,
+                "origin": origin,
+                "integration": integration,
+            },
+            options=CallOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout_seconds=timeout_seconds,
+                idempotency_key=idempotency_key,
+            ),
+        )
+
 
 class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
     """Walk a site and stream each page as it is scraped."""
@@ -1151,6 +1350,191 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             path={"id": id},
             query={},
             body=None,
+            options=CallOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout_seconds=timeout_seconds,
+                idempotency_key=idempotency_key,
+            ),
+        )
+
+    async def map(
+        self,
+        *,
+        url: str,
+        search: str | None = None,
+        include_subdomains: bool | None = None,
+        ignore_query_parameters: bool | None = None,
+        sitemap: Literal["include", "skip", "only"] | None = None,
+        limit: int | None = None,
+        timeout: int | None = None,
+        origin: str | None = None,
+        integration: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> MapResponse:
+        """
+        The URLs of a site, fast.
+
+        Lists the pages of a site without rendering any: what robots.txt’s `Sitemap:` lines (else /sitemap.xml) list, sitemap indexes and gzipped sitemaps followed, and the start page’s links; without a sitemap, links are followed a few hops from the start page. URLs of the start host (and its subdomains with `includeSubdomains`), one per page, ranked by `search` when given. 1 credit per map.
+
+        `POST /v1/map` (operation `map`).
+
+        Args:
+            url: The site to map: its start page (http or https).
+            search: Words to rank the URLs by: those whose address or title holds more of them come first.
+            include_subdomains: Keep URLs of subdomains of the start host too.
+            ignore_query_parameters: Drop the query of every URL, so `/a?x=1` and `/a` are one URL.
+            sitemap: `include`: the sitemaps and the start page’s links; `skip`: links only (followed a few hops from the start page); `only`: the sitemaps only.
+            limit: The most URLs answered.
+            timeout: Milliseconds the map may take (default 30 s); what was found by then is answered.
+            origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+            integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+            idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
+        """
+        return await self._client._request(
+            OPERATIONS["map"],
+            path={},
+            query={},
+            body={
+                "url": url,
+                "search": search,
+                "includeSubdomains": include_subdomains,
+                "ignoreQueryParameters": ignore_query_parameters,
+                "sitemap": sitemap,
+                "limit": limit,
+                "timeout": timeout,
+                "origin": origin,
+                "integration": integration,
+            },
+            options=CallOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout_seconds=timeout_seconds,
+                idempotency_key=idempotency_key,
+            ),
+        )
+
+    async def batch_scrape(
+        self,
+        *,
+        urls: builtins.list[str],
+        formats: (
+            builtins.list[
+                Literal[
+                    "markdown",
+                    "html",
+                    "rawHtml",
+                    "text",
+                    "links",
+                    "metadata",
+                    "screenshot",
+                    "screenshot@fullPage",
+                    "json",
+                    "summary",
+                ]
+                | BatchScrapeRequestFormatsJson
+                | builtins.dict[str, Any]
+            ]
+            | None
+        ) = None,
+        json_options: BatchScrapeRequestJsonOptions | builtins.dict[str, Any] | None = None,
+        model: str | None = None,
+        only_main_content: bool | None = None,
+        include_tags: builtins.list[str] | None = None,
+        exclude_tags: builtins.list[str] | None = None,
+        wait_for: int | None = None,
+        timeout: int | None = None,
+        headers: builtins.dict[str, str] | None = None,
+        mobile: bool | None = None,
+        actions: (
+            builtins.list[
+                BatchScrapeRequestActionsWait
+                | BatchScrapeRequestActionsClick
+                | BatchScrapeRequestActionsWrite
+                | BatchScrapeRequestActionsPress
+                | BatchScrapeRequestActionsScroll
+                | builtins.dict[str, Any]
+            ]
+            | None
+        ) = None,
+        max_age: int | None = None,
+        engine: Literal["auto", "fetch", "browser"] | None = None,
+        parsers: builtins.list[Literal["pdf"] | BatchScrapeRequestParsersPdf | builtins.dict[str, Any]] | None = None,
+        parse_pdf: bool | None = None,
+        ignore_invalid_ur_ls: bool | None = None,
+        max_concurrency: int | None = None,
+        origin: str | None = None,
+        integration: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> BatchScrapeResponse:
+        """
+        Scrape many pages as one job.
+
+        A crawl of the given pages alone: no link followed, no sitemap read, robots.txt not read (as for a scrape). Returns at once with the job’s id; its status, pages, errors and cancel are the crawl’s routes (`GET /v1/batch/scrape/{id}` is `GET /v1/crawl/{id}`). 1 credit per page delivered, as a scrape; a credit per distinct page is held while it runs. With `Idempotency-Key`, a retried start is the same job.
+
+        `POST /v1/batch/scrape` (operation `batch.scrape`).
+
+        Args:
+            urls: The pages to scrape (http or https); the same page twice is scraped once.
+            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+            json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+            model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
+            only_main_content: Keep only the main content, without navigation, footers and ads.
+            include_tags: CSS selectors to keep; everything else is dropped.
+            exclude_tags: CSS selectors to remove before extraction.
+            wait_for: Milliseconds to wait after loading (renders in a browser).
+            timeout: Milliseconds the whole page may take.
+            headers: Extra request headers (cookies, user agent...): names are HTTP tokens, values visible ASCII.
+            mobile: Fetch as a mobile device.
+            actions: Steps run in a browser before capture.
+            max_age: Serve this workspace’s stored copy if younger than this many milliseconds. 0 always fetches.
+            engine: `auto` fetches and renders only pages that need scripts.
+            parsers: How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+            parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
+            ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
+            max_concurrency: Pages of one host fetched at once.
+            origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+            integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+            idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
+        """
+        return await self._client._request(
+            OPERATIONS["batch.scrape"],
+            path={},
+            query={},
+            body={
+                "urls": urls,
+                "formats": formats,
+                "jsonOptions": json_options,
+                "model": model,
+                "onlyMainContent": only_main_content,
+                "includeTags": include_tags,
+                "excludeTags": exclude_tags,
+                "waitFor": wait_for,
+                "timeout": timeout,
+                "headers": headers,
+                "mobile": mobile,
+                "actions": actions,
+                "maxAge": max_age,
+                "engine": engine,
+                "parsers": parsers,
+                "parsePDF": parse_pdf,
+                "ignoreInvalidURLs": ignore_invalid_ur_ls,
+                "maxConcurrency": max_concurrency,
+                "origin": origin,
+                "integration": integration,
+            },
             options=CallOptions(
                 extra_headers=extra_headers,
                 extra_query=extra_query,

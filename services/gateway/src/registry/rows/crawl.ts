@@ -18,7 +18,12 @@ import { pageUrl, scrapeOptions, toScrapeOptions } from './scrape.js';
 export const DEFAULT_CRAWL_LIMIT = 100;
 export const MAX_CRAWL_LIMIT = 10_000;
 
-const SITEMAP = { include: crawl.SitemapMode.INCLUDE, skip: crawl.SitemapMode.SKIP, only: crawl.SitemapMode.ONLY };
+/** The `sitemap` field's words as the crawl service takes them (crawl and map). */
+export const SITEMAP = {
+  include: crawl.SitemapMode.INCLUDE,
+  skip: crawl.SitemapMode.SKIP,
+  only: crawl.SitemapMode.ONLY,
+};
 
 const isRegex = (p: string) => {
   try {
@@ -182,6 +187,14 @@ export const crawlGetRow = capability({
       .optional()
       .describe('The URL of the pages after `data` (this route with `cursor`); absent after the last.'),
   }),
+  alsoAt: [
+    {
+      method: 'get',
+      path: '/v1/batch/scrape/{id}',
+      description:
+        'The status of a batch scrape (a batch is a crawl of its pages alone: POST /v1/batch/scrape), as Firecrawl’s clients ask for it. Same input, answer, billing (free) and errors.',
+    },
+  ],
   errors: ['not_found'],
   handler: async ({ principal, upstreams, signal, publicUrl }, { params: p, query: q }) => {
     const ref = { workspaceId: principal.workspaceId, crawlId: p.id };
@@ -234,6 +247,13 @@ export const crawlResultsRow = capability({
     data: z.array(pageJson),
     nextCursor: z.string().nullable(),
   }),
+  alsoAt: [
+    {
+      method: 'get',
+      path: '/v1/batch/scrape/{id}/results',
+      description: 'The pages of a batch scrape, as for a crawl. Same input, answer, billing (free) and errors.',
+    },
+  ],
   errors: ['not_found'],
   handler: async ({ principal, upstreams, signal }, { params: p, query: q }) => {
     const out = await upstreams.crawl.crawlResults(
@@ -266,6 +286,19 @@ export const crawlCancelRow = capability({
       path: '/v1/crawl/{id}',
       description:
         'The Firecrawl-compatible form of `POST /v1/crawl/{id}/cancel`, the request Firecrawl’s clients send to cancel (`cancelCrawl`, `cancel_crawl`): it cancels the crawl, it does not delete it or its pages. Same input, answer (`status` is the field those clients read), billing (free) and errors.',
+    },
+    {
+      method: 'post',
+      path: '/v1/batch/scrape/{id}/cancel',
+      description: 'Cancels a batch scrape, as a crawl is cancelled. Same input, answer, billing (free) and errors.',
+      operationId: 'crawl.cancel.batch',
+    },
+    {
+      method: 'delete',
+      path: '/v1/batch/scrape/{id}',
+      description:
+        'Cancels a batch scrape, the request Firecrawl’s clients send (`cancelBatchScrape`, `cancel_batch_scrape`). Same input, answer, billing (free) and errors.',
+      operationId: 'crawl.cancel.batch.delete',
     },
   ],
   request: { params },

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ApiError, isApiError, toErrorBody } from '@wap/errors';
+import { firecrawlErrorBody } from '../http/errors.js';
+import { FIRECRAWL_V2, scrapeOptionsOf } from './firecrawl-v2.js';
+import type { RawInput } from './types.js';
+
+const routeOf = (row: string, path: string) => {
+  const route = FIRECRAWL_V2[row]?.find((r) => r.path === path);
+  assert.ok(route?.translate, `${row} at ${path}`);
+  return route.translate;
+};
+const input = (body: unknown): RawInput => ({ params: {}, query: {}, body });
+
+test('scrape options: the Python client’s defaults are dropped, v2’s format objects named as ours', () => {
+  const sent = {
+    formats: [
+      'markdown',
+      { type: 'screenshot', fullPage: true },
+      { type: 'screenshot' },
+      { type: 'json', prompt: 'x' },
+    ],
+    onlyMainContent: true,
+    skipTlsVerification: true,
+    removeBase64Images: true,
+    fastMode: false,
+    blockAds: true,
+    maxAge: 14_400_000,
+    storeInCache: true,
+  };
+  assert.deepEqual(scrapeOptionsOf(sent), {
+    formats: ['markdown', 'screenshot@fullPage', 'screenshot', { type: 'json', prompt: 'x' }],
+    onlyMainContent: true,
+    maxAge: 14_400_000,
+  });
+  // A value that asks something of us stays, for the row to refuse by name.
+  assert.deepEqual(scrapeOptionsOf({ fastMode: true, storeInCache: false }), { fastMode: true, storeInCache: false });
+  assert.deepEqual(scrapeOptionsOf({ formats: [{ type: 'screenshot', quality: 50 }] }), {
+    formats: [{ type: 'screenshot', quality: 50 }],
+  });
+});
+
+test('crawl: maxDiscoveryDepth is maxDepth, and without crawlEntireDomain the paths under the start URL’s', () => {
+  const crawl = routeOf('crawl', '/v2/crawl');
+  const sent = {
+    url: 'https://a.test/docs/v1.2/',
+    maxDiscoveryDepth: 2,
+    crawlEntireDomain: false,
+    ignoreRobotsTxt: false,
+    deduplicateSimilarURLs: true,
+    scrapeOptions: { formats: ['markdown'], blockAds: true },
+  };
+  assert.deepEqual(crawl.request?.(input(sent)).body, {
+    url: 'https://a.test/docs/v1.2/',
+    maxDepth: 2,
+    includePaths: ['^/docs/v1\\.2'],
+    scrapeOptions: { formats: ['markdown'] },
+  });
+  const whole = crawl.request?.(input({ url: 'https://a.test/docs/', crawlEntireDomain: true })).body;
+  assert.deepEqual(whole, { url: 'https://a.test/docs/' });
+  assert.deepEqual(crawl.request?.(input({ url: 'https://a.test/' })).body, { url: 'https://a.test/' });
+});
+
+test('search: web results grouped under data.web; other sources refused by name', () => {
+  const search = routeOf('search', '/v2/search');
+  assert.deepEqual(search.request?.(input({ query: 'q', sources: ['web'], ignoreInvalidURLs: false })).body, {
+    query: 'q',
+  });
+  assert.throws(
+    () => search.request?.(input({ query: 'q', sources: [{ type: 'web' }, { type: 'news' }] })),
+    (err) => isApiError(err) && JSON.stringify(err.details).includes('body.sources.1'),
+  );
+  assert.deepEqual(search.response?.({ success: true, data: [{ url: 'u' }] }, input({})), {
+    success: true,
+    data: { web: [{ url: 'u' }] },
+  });
+});
+
+test('credit usage: the balance in whole credits, the allowance as the plan’s', () => {
+  const usage = routeOf('credits', '/v2/team/credit-usage');
+  const answer = usage.response?.(
+    { available: 1234.5, allowance: { plan: 'pro', credits: 5000, spent: 10, resetsAt: '2026-12-01T00:00:00.000Z' } },
+    input(undefined),
+  );
+  assert.deepEqual(answer, {
+    success: true,
+    data: {
+      remainingCredits: 1234,
+      planCredits: 5000,
+      billingPeriodStart: null,
+      billingPeriodEnd: '2026-12-01T00:00:00.000Z',
+    },
+  });
+});
+
+test('crawl errors: each failure with its code, in v2’s list', () => {
+  const errors = routeOf('crawl.get', '/v2/crawl/{id}/errors');
+  const body = {
+    crawl: { failures: [{ url: 'https://a.test/x', code: 'page_unreachable', details: { reason: 'dns' } }] },
+  };
+  assert.deepEqual(errors.response?.(body, input(undefined)), {
+    success: true,
+    errors: [{ id: '0', url: 'https://a.test/x', code: 'page_unreachable', error: 'page_unreachable: dns' }],
+    robotsBlocked: [],
+  });
+});
+
+test('the v2 error body carries our message, code and details; a route we lack says it is not offered', () => {
+  const bad = firecrawlErrorBody(
+    toErrorBody(new ApiError('bad_request', { issues: [{ path: 'body.x', message: 'm' }] })),
+  );
+  assert.equal(bad.success, false);
+  assert.equal(bad.code, 'bad_request');
+  assert.equal(bad.error, toErrorBody(new ApiError('bad_request')).message);
+  assert.deepEqual(bad.details, { issues: [{ path: 'body.x', message: 'm' }] });
+  const missing = firecrawlErrorBody(toErrorBody(new ApiError('not_found', { notOffered: 'POST /v2/extract' })));
+  assert.match(missing.error, /^POST \/v2\/extract is not offered by this server/);
+  assert.equal(missing.code, 'not_found');
+});

@@ -1,0 +1,181 @@
+// Firecrawl's v2 API (the default of firecrawl-py and @mendable/firecrawl-js 4.x), each route
+// a thin translation onto one of our rows: its request rewritten into the row's before the
+// row reads it, the row's answer rewritten into theirs (docs/migrating-from-firecrawl.md).
+// The row does the work, so billing, limits, idempotency and errors are the native call's;
+// on /v2 an error leaves in Firecrawl's body (http/errors.ts) and a route of theirs we do
+// not have answers "not offered by this server" (http/mount.ts).
+import { ApiError } from '@wap/errors';
+import type { RawInput, RouteAlias, Translation } from './types.js';
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The body as an object to rewrite; anything else is left for the row to refuse. */
+const withBody = (input: RawInput, rewrite: (body: Json) => Json): RawInput =>
+  isObject(input.body) ? { ...input, body: rewrite({ ...input.body }) } : input;
+
+/** v2's format objects in our names: `{ type: "screenshot", fullPage }` is `screenshot@fullPage`; the json object stays. */
+function formatsOf(formats: unknown): unknown {
+  if (!Array.isArray(formats)) return formats;
+  return formats.map((f) => {
+    if (!isObject(f) || f.type !== 'screenshot') return f;
+    const { type: _t, fullPage, ...rest } = f;
+    // A screenshot's quality or viewport is not ours to set: left in place, refused by name.
+    if (Object.keys(rest).length > 0) return f;
+    return fullPage === true ? 'screenshot@fullPage' : 'screenshot';
+  });
+}
+
+/**
+ * Fields the clients send on every call with a value that asks nothing of us: firecrawl-py fills
+ * in its defaults (`skipTlsVerification: true`, `blockAds: true`, `storeInCache: true`...).
+ * Dropped when they carry one of these values; any other value stays, for the row to refuse by name.
+ */
+const INERT: Record<string, unknown[]> = {
+  skipTlsVerification: [true, false], // we verify certificates: a page with a bad one fails (docs)
+  removeBase64Images: [true, false], // our markdown never inlines images as base64
+  fastMode: [false],
+  blockAds: [true, false], // pages are fetched without ads' scripts unless rendered; nothing to switch
+  storeInCache: [true],
+  zeroDataRetention: [false],
+  ignoreRobotsTxt: [false],
+  deduplicateSimilarURLs: [true, false], // URLs are one page by their normalised key whatever it says (docs/crawl.md)
+  regexOnFullURL: [false],
+  lockdown: [false],
+  checkPromptInjection: [false],
+};
+
+const withoutInert = (body: Json): Json =>
+  Object.fromEntries(Object.entries(body).filter(([k, v]) => !INERT[k]?.includes(v)));
+
+/** Scrape options in v2's form (formats as strings or objects, the clients' defaults) in ours. */
+export function scrapeOptionsOf(options: Json): Json {
+  const out = withoutInert(options);
+  return 'formats' in out ? { ...out, formats: formatsOf(out.formats) } : out;
+}
+
+/** Regular-expression text matching `text` literally. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A refused field, named where the client sent it, as the row's own checks name one. */
+const refuse = (path: string, message: string): never => {
+  throw new ApiError('bad_request', { issues: [{ path: `body.${path}`, message }] });
+};
+
+const scrape: Translation = { request: (input) => withBody(input, scrapeOptionsOf) };
+
+/**
+ * v2's crawl request in ours: `maxDiscoveryDepth` is our `maxDepth`; without
+ * `crawlEntireDomain` Firecrawl keeps to the paths under the start URL's, which is our
+ * `includePaths` of that prefix (we crawl the whole site otherwise).
+ */
+const crawlStart: Translation = {
+  request: (input) =>
+    withBody(input, (sent) => {
+      const { maxDiscoveryDepth, crawlEntireDomain, scrapeOptions, ...body } = withoutInert(sent);
+      const path = typeof body.url === 'string' && URL.canParse(body.url) ? new URL(body.url).pathname : '/';
+      const underStart = crawlEntireDomain !== true && path !== '/' && body.includePaths === undefined;
+      return {
+        ...body,
+        ...(underStart && { includePaths: [`^${literal(path.replace(/\/+$/, ''))}`] }),
+        ...(maxDiscoveryDepth !== undefined && { maxDepth: maxDiscoveryDepth }),
+        ...(isObject(scrapeOptions) && { scrapeOptions: scrapeOptionsOf(scrapeOptions) }),
+      };
+    }),
+};
+
+/** `next` on /v2 points at /v2, where the client's next poll gets v2's errors. */
+const v2Next = (prefix: string): Translation => ({
+  response: (body) => {
+    if (!isObject(body) || typeof body.next !== 'string') return body;
+    return { ...body, next: body.next.replace('/v1/crawl/', prefix) };
+  },
+});
+
+/**
+ * A crawl's failures as v2's errors: `{ errors: [{ id, url, code, error }], robotsBlocked }`.
+ * A page robots.txt forbids is skipped, not failed, so `robotsBlocked` stays empty (the start
+ * page forbidden is a failure with its reason).
+ */
+const errors: Translation = {
+  response: (body) => {
+    const crawl = isObject(body) && isObject(body.crawl) ? body.crawl : {};
+    const failures = Array.isArray(crawl.failures) ? crawl.failures.filter(isObject) : [];
+    return {
+      success: true,
+      errors: failures.map((f, i) => ({
+        id: String(i),
+        url: f.url,
+        code: f.code,
+        error: isObject(f.details) && typeof f.details.reason === 'string' ? `${f.code}: ${f.details.reason}` : f.code,
+      })),
+      robotsBlocked: [],
+    };
+  },
+};
+
+/** v2's batch request: the scrape options at its top level, as ours; a webhook is not offered yet. */
+const batchStart: Translation = { request: (input) => withBody(input, scrapeOptionsOf) };
+
+/** v2's search: web results only, answered grouped by source (`data.web`). */
+const search: Translation = {
+  request: (input) =>
+    withBody(input, ({ sources, ignoreInvalidURLs: _i, scrapeOptions, ...body }) => {
+      const names = Array.isArray(sources) ? sources.map((s) => (isObject(s) ? s.type : s)) : [];
+      const other = names.findIndex((s) => s !== 'web');
+      if (other >= 0) refuse(`sources.${other}`, 'only `web` is offered by this server');
+      return { ...body, ...(isObject(scrapeOptions) && { scrapeOptions: scrapeOptionsOf(scrapeOptions) }) };
+    }),
+  response: (body) => (isObject(body) ? { ...body, data: { web: body.data } } : body),
+};
+
+/** Our balance in v2's words: credits as integers (theirs are), the plan's allowance and when it resets. */
+const creditUsage: Translation = {
+  response: (body) => {
+    const c = isObject(body) ? body : {};
+    const allowance = isObject(c.allowance) ? c.allowance : {};
+    return {
+      success: true,
+      data: {
+        remainingCredits: Math.floor(Number(c.available ?? 0)),
+        planCredits: Math.floor(Number(allowance.credits ?? 0)),
+        billingPeriodStart: null,
+        billingPeriodEnd: allowance.resetsAt ?? null,
+      },
+    };
+  },
+};
+
+const v2 = (
+  method: RouteAlias['method'],
+  path: `/v2/${string}`,
+  description: string,
+  translate: Translation = {},
+  operationId?: string,
+): RouteAlias => ({ method, path, description: `Firecrawl v2: ${description}`, translate, operationId });
+
+/** The v2 routes of each row, by the row's name. */
+export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
+  scrape: [v2('post', '/v2/scrape', '`scrape`; formats as strings or objects.', scrape)],
+  crawl: [v2('post', '/v2/crawl', '`startCrawl`, `crawl`.', crawlStart)],
+  'crawl.get': [
+    v2('get', '/v2/crawl/{id}', '`getCrawlStatus`, `crawl` polling.', v2Next('/v2/crawl/'), 'crawl.get.v2'),
+    v2('get', '/v2/crawl/{id}/errors', '`getCrawlErrors`.', errors, 'crawl.get.v2.errors'),
+    v2('get', '/v2/batch/scrape/{id}', '`getBatchScrapeStatus`.', v2Next('/v2/batch/scrape/'), 'crawl.get.v2.batch'),
+    v2('get', '/v2/batch/scrape/{id}/errors', '`getBatchScrapeErrors`.', errors, 'crawl.get.v2.batch.errors'),
+  ],
+  'crawl.cancel': [
+    v2('delete', '/v2/crawl/{id}', '`cancelCrawl`.', {}, 'crawl.cancel.v2'),
+    v2('delete', '/v2/batch/scrape/{id}', '`cancelBatchScrape`.', {}, 'crawl.cancel.v2.batch'),
+  ],
+  map: [v2('post', '/v2/map', '`map`.')],
+  'batch.scrape': [v2('post', '/v2/batch/scrape', '`startBatchScrape`, `batchScrape`.', batchStart)],
+  search: [v2('post', '/v2/search', '`search` (web results).', search)],
+  credits: [v2('get', '/v2/team/credit-usage', '`getCreditUsage`.', creditUsage)],
+};
+
+/** Routes of Firecrawl's v2 clients that would otherwise reach one of the rows above by their path. */
+export const FIRECRAWL_V2_NOT_OFFERED: { method: RouteAlias['method']; path: `/v2/${string}` }[] = [
+  { method: 'get', path: '/v2/crawl/active' },
+  { method: 'post', path: '/v2/crawl/params-preview' },
+];
