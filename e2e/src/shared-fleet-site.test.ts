@@ -3,6 +3,7 @@
 // (shared-fleet.ts says why these share one and others do not). The monitors' suites come last:
 // a monitor they leave checks every minute.
 import './scrape.suite.js';
+import './firecrawl-v2.suite.js';
 import './documents.suite.js';
 import './scrape-recording.suite.js';
 import './usage-calls.suite.js';

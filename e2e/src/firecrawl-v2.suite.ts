@@ -1,0 +1,268 @@
+// Firecrawl's current clients as their documentation shows them: the default export of
+// @mendable/firecrawl-js and firecrawl-py's `Firecrawl`, whose methods call Firecrawl's v2 API,
+// given our base URL and nothing else. Each method we have works against a local site with a
+// robots.txt and sitemaps, billed as the same call made natively; what we do not have raises
+// the clients' typed errors saying so (docs/migrating-from-firecrawl.md).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
+import Firecrawl from '@mendable/firecrawl-js';
+import { ROOT } from '@wap/fleet';
+import { until } from '@wap/testkit';
+import { startTestSite, type TestSite } from '@wap/testsite';
+import { availableCredits, call } from './api.js';
+import { fleet, sharedFleet } from './shared-fleet.js';
+
+const PYTHON = path.join(ROOT, '.tools/firecrawl-py/bin/python');
+const PYTHON_CLIENT = path.join(ROOT, 'e2e/src/firecrawl_v2.py');
+const run = promisify(execFile);
+
+let site: TestSite;
+/** Every answer late: a crawl of it is still running when it is cancelled. */
+let slowSite: TestSite;
+/** A workspace per client, so each bill is the client's own. */
+const keys = { js: '', py: '', http: '' };
+
+const js = () => new Firecrawl({ apiKey: keys.js, apiUrl: fleet.gatewayUrl });
+
+type PyAnswer<T> = { ok: true; result: T } | { ok: false; type: string; error: string; status?: number; code?: string };
+
+/** One call of the Python client's default class, in its own process. */
+async function py<T>(method: string, args: unknown[], kwargs: Record<string, unknown> = {}): Promise<PyAnswer<T>> {
+  const { stdout } = await run(
+    PYTHON,
+    [PYTHON_CLIENT, fleet.gatewayUrl, keys.py, JSON.stringify({ method, args, kwargs })],
+    { timeout: 120_000 },
+  );
+  return JSON.parse(stdout) as PyAnswer<T>;
+}
+
+function pyOk<T>(answer: PyAnswer<T>): T {
+  assert.ok(answer.ok, JSON.stringify(answer));
+  return answer.result;
+}
+
+/** What the JS client threw: its SdkError carries the status, our code and our details. */
+async function jsError(work: () => Promise<unknown>) {
+  try {
+    await work();
+  } catch (err) {
+    return err as Error & { status?: number; code?: string; details?: unknown };
+  }
+  assert.fail('the call did not throw');
+}
+
+const spent = async (key: string, work: () => Promise<unknown>) => {
+  const before = await availableCredits(fleet.gatewayUrl, key);
+  await work();
+  return before - (await availableCredits(fleet.gatewayUrl, key));
+};
+
+describe('Firecrawl v2 clients', () => {
+  before(async () => {
+    // 127.0.0.2 is the one address the site fleet's egress lets through. The site's robots.txt
+    // names /sitemap.xml and /sitemap_index.xml (an index of child sitemaps).
+    site = await startTestSite({ pages: 30, host: '127.0.0.2', extras: false });
+    slowSite = await startTestSite({ pages: 40, host: '127.0.0.2', extras: false, latencyMs: 250 });
+    await sharedFleet('site');
+    for (const client of ['js', 'py', 'http'] as const) keys[client] = (await fleet.workspace('pro')).apiKey;
+  });
+  after(async () => {
+    await site?.close();
+    await slowSite?.close();
+  });
+
+  /** What the sitemaps list: the home page and every article, among the site's other pages. */
+  const every = () => [`${site.url}/`, ...Array.from({ length: 30 }, (_, i) => `${site.url}/articles/${i}`)];
+
+  describe('map', () => {
+    test('JS map lists every page the sitemaps name, billed one credit as POST /v1/map', async () => {
+      let links: { url: string }[] = [];
+      const jsCost = await spent(keys.js, async () => {
+        ({ links } = await js().map(site.url));
+      });
+      const urls = new Set(links.map((l) => l.url));
+      for (const url of every()) assert.ok(urls.has(url), url);
+      const native = await call<{ links: unknown[]; usage: { credits: number } }>(fleet.gatewayUrl, 'POST', '/v1/map', {
+        key: keys.http,
+        body: { url: site.url },
+      });
+      assert.equal(native.status, 200, JSON.stringify(native.body));
+      assert.equal(native.body.links.length, links.length);
+      assert.equal(native.body.usage.credits, 1);
+      assert.equal(jsCost, 1);
+    });
+
+    test('Python map ranks by search and keeps to the limit', async () => {
+      const out = pyOk(await py<{ links: { url: string }[] }>('map', [site.url], { search: 'articles 7', limit: 3 }));
+      assert.equal(out.links.length, 3);
+      assert.equal(out.links[0]?.url, `${site.url}/articles/7`);
+    });
+
+    test('without the sitemaps, the links from the start page find the site', async () => {
+      const { links } = await js().map(site.url, { sitemap: 'skip' });
+      const urls = new Set(links.map((l) => l.url));
+      for (const i of [0, 12, 29]) assert.ok(urls.has(`${site.url}/articles/${i}`), `article ${i}`);
+    });
+
+    test('a private address is refused: both clients raise it with our code, nothing billed', async () => {
+      const err = await jsError(() => js().map('http://127.0.0.1:9/'));
+      assert.equal(err.status, 422);
+      assert.equal(err.code, 'page_unreachable');
+      const answer = await py('map', ['http://127.0.0.1:9/']);
+      assert.ok(!answer.ok);
+      assert.equal(answer.code, 'page_unreachable');
+      assert.equal(answer.status, 422);
+    });
+  });
+
+  describe('scrape', () => {
+    test('JS scrape answers the formats asked, as objects too, billed as POST /v1/scrape', async () => {
+      const article = site.article(4);
+      let doc: { markdown?: string; links?: string[]; html?: string; metadata?: { statusCode?: number } } | undefined;
+      const cost = await spent(keys.js, async () => {
+        doc = await js().scrape(`${site.url}/articles/4`, { formats: ['markdown', 'links', 'html'] });
+      });
+      assert.ok(doc?.markdown?.includes(article.title));
+      assert.ok(doc?.links?.some((l) => l.startsWith(site.url)));
+      assert.ok(doc?.html?.includes('<'));
+      assert.equal(doc?.metadata?.statusCode, 200);
+      assert.equal(cost, 1);
+    });
+
+    test('Python scrape, with the defaults it sends on every call', async () => {
+      const article = site.article(5);
+      const doc = pyOk(await py<{ markdown: string }>('scrape', [`${site.url}/articles/5`], { formats: ['markdown'] }));
+      assert.ok(doc.markdown.includes(article.title));
+    });
+
+    test('a field we do not take: BadRequestError naming it, with our code and details', async () => {
+      const err = await jsError(() =>
+        js().scrape(`${site.url}/articles/1`, { formats: ['markdown'], proxy: 'stealth' } as never),
+      );
+      assert.equal(err.status, 400);
+      assert.equal(err.code, 'bad_request');
+      assert.match(JSON.stringify(err.details), /body\.proxy/);
+      const answer = await py('scrape', [`${site.url}/articles/1`], { proxy: 'stealth' });
+      assert.ok(!answer.ok);
+      assert.equal(answer.type, 'BadRequestError');
+      assert.equal(answer.code, 'bad_request');
+      assert.match(answer.error, /body\.proxy/);
+    });
+  });
+
+  describe('crawl', () => {
+    test('JS crawl waits for the crawl and reads its pages', async () => {
+      const job = await js().crawl(site.url, { limit: 8, pollInterval: 1 });
+      assert.equal(job.status, 'completed');
+      assert.equal(job.data.length, 8);
+      assert.equal(job.creditsUsed, 8);
+      const running = await js().startCrawl(slowSite.url, { limit: 20 });
+      assert.equal(await js().cancelCrawl(running.id), true);
+      assert.equal((await js().getCrawlStatus(running.id)).status, 'cancelled');
+      const errors = await js().getCrawlErrors(running.id);
+      assert.deepEqual(errors, { errors: [], robotsBlocked: [] });
+    });
+
+    test('Python crawl, then its status, errors and cancel', async () => {
+      const job = pyOk(
+        await py<{ status: string; data: unknown[] }>('crawl', [site.url], { limit: 5, poll_interval: 1 }),
+      );
+      assert.equal(job.status, 'completed');
+      assert.equal(job.data.length, 5);
+      // Its start page answers after 8 s: the crawl is running when the next process cancels it.
+      const started = pyOk(await py<{ id: string }>('start_crawl', [`${slowSite.url}/slow/8000`], { limit: 5 }));
+      assert.equal(pyOk(await py<boolean>('cancel_crawl', [started.id])), true);
+      const status = pyOk(await py<{ status: string }>('get_crawl_status', [started.id]));
+      assert.equal(status.status, 'cancelled');
+      const errors = pyOk(await py<{ errors: unknown[] }>('get_crawl_errors', [started.id]));
+      assert.deepEqual(errors.errors, []);
+    });
+
+    test('a crawl id that does not exist: a typed not-found error', async () => {
+      const answer = await py('get_crawl_status', ['00000000-0000-4000-8000-000000000000']);
+      assert.ok(!answer.ok);
+      assert.equal(answer.status, 404);
+      assert.equal(answer.code, 'not_found');
+    });
+  });
+
+  describe('batch scrape', () => {
+    const urls = () => [1, 2, 3, 4].map((i) => `${site.url}/articles/${i}`);
+
+    test('JS batchScrape scrapes each page once, billed a credit each', async () => {
+      let job: Awaited<ReturnType<ReturnType<typeof js>['batchScrape']>> | undefined;
+      const cost = await spent(keys.js, async () => {
+        job = await js().batchScrape([...urls(), urls()[0] as string], {
+          options: { formats: ['markdown'] },
+          pollInterval: 1,
+        });
+      });
+      assert.equal(job?.status, 'completed');
+      assert.equal(job?.data.length, 4);
+      const titles = job?.data.map((d) => d.metadata?.title).sort();
+      assert.deepEqual(titles, [1, 2, 3, 4].map((i) => site.article(i).title).sort());
+      assert.equal(cost, 4);
+    });
+
+    test('Python batch_scrape, a page that fails listed in its errors', async () => {
+      const job = pyOk(
+        await py<{ status: string; data: unknown[]; completed: number }>(
+          'batch_scrape',
+          [[...urls(), 'http://127.0.0.2:9/gone']],
+          {
+            formats: ['markdown'],
+            poll_interval: 1,
+          },
+        ),
+      );
+      assert.equal(job.status, 'completed');
+      assert.equal(job.data.length, 4);
+      const started = pyOk(await py<{ id: string }>('start_batch_scrape', [['http://127.0.0.2:9/gone']]));
+      await until('the batch’s page failed', async () => {
+        const errors = pyOk(
+          await py<{ errors: { url: string; code: string }[] }>('get_batch_scrape_errors', [started.id]),
+        );
+        return errors.errors[0]?.code === 'page_unreachable';
+      });
+      assert.equal(typeof pyOk(await py<boolean>('cancel_batch_scrape', [started.id])), 'boolean');
+    });
+
+    test('a retried start with the same idempotency key is the same batch', async () => {
+      const first = pyOk(await py<{ id: string }>('start_batch_scrape', [urls()], { idempotency_key: 'batch-once-1' }));
+      const again = pyOk(await py<{ id: string }>('start_batch_scrape', [urls()], { idempotency_key: 'batch-once-1' }));
+      assert.equal(again.id, first.id);
+    });
+  });
+
+  describe('search, usage and what is not offered', () => {
+    test('search finds the workspace’s scraped pages, grouped under web', async () => {
+      const article = site.article(9);
+      await js().scrape(`${site.url}/articles/9`, { formats: ['markdown'] });
+      const word = article.title.split(' ').find((w) => w.length > 5) ?? article.title;
+      const out = await js().search(word, { limit: 5 });
+      assert.ok(
+        out.web?.some((hit) => 'url' in hit && hit.url === `${site.url}/articles/9`),
+        JSON.stringify(out),
+      );
+    });
+
+    test('credit usage is the balance, in whole credits', async () => {
+      const usage = await js().getCreditUsage();
+      assert.equal(usage.remainingCredits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.js)));
+      const answer = pyOk(await py<{ remaining_credits: number }>('get_credit_usage', []));
+      assert.equal(answer.remaining_credits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.py)));
+    });
+
+    test('extract is not offered by this server: both clients say so', async () => {
+      const err = await jsError(() => js().startExtract({ urls: [site.url], prompt: 'the title' }));
+      assert.equal(err.status, 404);
+      assert.match(err.message, /not offered by this server/);
+      const answer = await py('get_active_crawls', []);
+      assert.ok(!answer.ok);
+      assert.match(answer.error, /not offered by this server/);
+    });
+  });
+});
