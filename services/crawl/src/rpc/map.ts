@@ -18,7 +18,7 @@ const DEFAULT_MAP_TIMEOUT_MS = 30_000;
 /** Sitemap files one map reads at most (indexes and their children). */
 const MAX_SITEMAP_FILES = 200;
 /** Pages fetched for their links when the sitemaps did not list the site: the start page, then what it links to. */
-const MAX_LINK_PAGES = 200;
+const MAX_LINK_PAGES = 1_000;
 const LINK_CONCURRENCY = 8;
 
 export type MapDeps = Pick<CrawlDeps, 'agent' | 'allow' | 'extractor' | 'ledger' | 'log' | 'documents'>;
