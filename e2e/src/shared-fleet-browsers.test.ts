@@ -18,3 +18,4 @@ import './sdk-python.suite.js';
 import './detection.suite.js';
 import './captcha.suite.js';
 import './model-formats.suite.js';
+import './firecrawl-v2-extract.suite.js';

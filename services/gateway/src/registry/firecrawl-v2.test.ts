@@ -117,3 +117,55 @@ test('the v2 error body carries our message, code and details; a route we lack s
   assert.match(missing.error, /^POST \/v2\/extract is not offered by this server/);
   assert.equal(missing.code, 'not_found');
 });
+
+test('extract: a batch of the pages with the json format; patterns refused by name', () => {
+  const start = routeOf('batch.scrape', '/v2/extract');
+  const body = start.request?.(
+    input({
+      urls: ['https://a.test/1'],
+      prompt: 'p',
+      schema: { type: 'object' },
+      systemPrompt: 's',
+      enableWebSearch: false,
+    }),
+  ).body;
+  assert.deepEqual(body, {
+    urls: ['https://a.test/1'],
+    formats: [{ type: 'json', schema: { type: 'object' }, prompt: 'p' }],
+    jsonOptions: { systemPrompt: 's' },
+  });
+  assert.throws(
+    () => start.request?.(input({ urls: ['https://a.test/1', 'https://a.test/*'], prompt: 'p' })),
+    (err) => isApiError(err) && JSON.stringify(err.details).includes('body.urls.1'),
+  );
+});
+
+test('extract status: processing while the batch runs, then the pages’ answers merged', () => {
+  const status = routeOf('crawl.get', '/v2/extract/{id}');
+  const running = status.response?.(
+    { crawl: { id: 'x' }, status: 'scraping', data: [], creditsUsed: 0 },
+    input(undefined),
+  );
+  assert.equal((running as { status: string }).status, 'processing');
+  const done = status.response?.(
+    {
+      crawl: { id: 'x' },
+      status: 'completed',
+      creditsUsed: 3,
+      data: [
+        { url: 'u1', json: { name: 'A', price: null, tags: ['x'] } },
+        { url: 'u2', json: { name: 'B', price: 3, tags: ['x', 'y'] } },
+        { url: 'u3' },
+      ],
+    },
+    input(undefined),
+  ) as Record<string, unknown>;
+  assert.deepEqual(done.data, { name: 'A', price: 3, tags: ['x', 'y'] });
+  assert.equal(done.status, 'completed');
+  assert.equal(done.warning, 'Not answered: u3');
+  const none = status.response?.({ status: 'completed', data: [{ url: 'u1' }] }, input(undefined)) as Record<
+    string,
+    unknown
+  >;
+  assert.equal(none.status, 'failed');
+});

@@ -42,6 +42,8 @@ const INERT: Record<string, unknown[]> = {
   deduplicateSimilarURLs: [true, false], // URLs are one page by their normalised key whatever it says (docs/crawl.md)
   regexOnFullURL: [false],
   lockdown: [false],
+  enableWebSearch: [false],
+  allowExternalLinks: [false], // our crawl's default; a batch follows no link
   checkPromptInjection: [false],
 };
 
@@ -117,6 +119,81 @@ const errors: Translation = {
 /** v2's batch request: the scrape options at its top level, as ours; a webhook is not offered yet. */
 const batchStart: Translation = { request: (input) => withBody(input, scrapeOptionsOf) };
 
+/** The most pages one extract reads: its answer is merged from one status read of the batch. */
+export const MAX_EXTRACT_URLS = 100;
+
+/**
+ * v2's extract is a batch scrape of its pages with the `json` format (its prompt, schema
+ * and system prompt), each page billed as a scrape with its tokens; the status merges the
+ * pages' answers into one object. Patterns (`https://site/*`), web search and sources are
+ * not offered: list the pages (map finds them).
+ */
+const extractStart: Translation = {
+  request: (input) =>
+    withBody(input, (sent) => {
+      const { urls, prompt, schema, systemPrompt, scrapeOptions, ...body } = withoutInert(sent);
+      if (Array.isArray(urls)) {
+        const pattern = urls.findIndex((u) => typeof u === 'string' && u.includes('*'));
+        if (pattern >= 0) refuse(`urls.${pattern}`, 'patterns are not offered by this server: list the pages');
+        if (urls.length > MAX_EXTRACT_URLS) refuse('urls', `at most ${MAX_EXTRACT_URLS} pages`);
+      }
+      const json = { type: 'json', ...(schema !== undefined && { schema }), ...(prompt !== undefined && { prompt }) };
+      return {
+        ...body,
+        urls,
+        ...scrapeOptionsOf(isObject(scrapeOptions) ? scrapeOptions : {}),
+        formats: [json],
+        ...(systemPrompt !== undefined && { jsonOptions: { systemPrompt } }),
+      };
+    }),
+  response: (body) => ({ success: true, id: isObject(body) ? body.id : undefined }),
+};
+
+const EXTRACT_STATUS: Record<string, string> = { scraping: 'processing' };
+
+/**
+ * One object from the pages' `json`: for each field the first page's value that is not
+ * null; arrays joined, each item once. Null when no page answered.
+ */
+export function mergeAnswers(answers: unknown[]): Json | null {
+  const objects = answers.filter(isObject);
+  if (objects.length === 0) return null;
+  const out: Json = {};
+  for (const o of objects)
+    for (const [k, v] of Object.entries(o)) {
+      const cur = out[k];
+      if (cur === undefined || cur === null) out[k] = v ?? null;
+      else if (Array.isArray(cur) && Array.isArray(v)) {
+        const seen = new Set(cur.map((x) => JSON.stringify(x)));
+        out[k] = [...cur, ...v.filter((x) => !seen.has(JSON.stringify(x)))];
+      }
+    }
+  return out;
+}
+
+/** The batch's state as v2's extract status: `processing`, then the pages' answers merged. */
+const extractStatus: Translation = {
+  response: (body) => {
+    const b = isObject(body) ? body : {};
+    const status = typeof b.status === 'string' ? (EXTRACT_STATUS[b.status] ?? b.status) : 'processing';
+    const pages = Array.isArray(b.data) ? b.data.filter(isObject) : [];
+    const data = mergeAnswers(pages.map((p) => p.json));
+    const unanswered = pages.filter((p) => p.json === undefined).map((p) => p.url ?? '');
+    const done = status === 'completed';
+    const failed = done && data === null;
+    return {
+      success: true,
+      id: isObject(b.crawl) ? b.crawl.id : undefined,
+      status: failed ? 'failed' : status,
+      ...(done && !failed && { data }),
+      ...(failed && { error: 'No page answered the json format (each page’s error is in its scrape).' }),
+      ...(done && !failed && unanswered.length > 0 && { warning: `Not answered: ${unanswered.join(', ')}` }),
+      creditsUsed: Math.ceil(Number(b.creditsUsed ?? 0)),
+      expiresAt: b.expiresAt,
+    };
+  },
+};
+
 /** v2's search: web results only, answered grouped by source (`data.web`). */
 const search: Translation = {
   request: (input) =>
@@ -163,13 +240,23 @@ export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
     v2('get', '/v2/crawl/{id}/errors', '`getCrawlErrors`.', errors, 'crawl.get.v2.errors'),
     v2('get', '/v2/batch/scrape/{id}', '`getBatchScrapeStatus`.', v2Next('/v2/batch/scrape/'), 'crawl.get.v2.batch'),
     v2('get', '/v2/batch/scrape/{id}/errors', '`getBatchScrapeErrors`.', errors, 'crawl.get.v2.batch.errors'),
+    v2('get', '/v2/extract/{id}', '`getExtractStatus`, `extract` polling.', extractStatus, 'crawl.get.v2.extract'),
   ],
   'crawl.cancel': [
     v2('delete', '/v2/crawl/{id}', '`cancelCrawl`.', {}, 'crawl.cancel.v2'),
     v2('delete', '/v2/batch/scrape/{id}', '`cancelBatchScrape`.', {}, 'crawl.cancel.v2.batch'),
   ],
   map: [v2('post', '/v2/map', '`map`.')],
-  'batch.scrape': [v2('post', '/v2/batch/scrape', '`startBatchScrape`, `batchScrape`.', batchStart)],
+  'batch.scrape': [
+    v2('post', '/v2/batch/scrape', '`startBatchScrape`, `batchScrape`.', batchStart),
+    v2(
+      'post',
+      '/v2/extract',
+      '`startExtract`, `extract`: a batch scrape with the json format.',
+      extractStart,
+      'batch.scrape.v2.extract',
+    ),
+  ],
   search: [v2('post', '/v2/search', '`search` (web results).', search)],
   credits: [v2('get', '/v2/team/credit-usage', '`getCreditUsage`.', creditUsage)],
 };
