@@ -141,6 +141,7 @@ export class CrawlStore {
       open: number;
       live: number;
       expired: boolean;
+      batch: boolean;
     }>(
       this.db.pool,
       `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, failed, "limit", hold_id AS "holdId",
@@ -148,6 +149,7 @@ export class CrawlStore {
             OR ($2::double precision > 0 AND progress_at < now() - make_interval(secs => $2::double precision / 1000)))
             AS expired,
           discovered - completed - failed - skipped + sitemaps_pending::int AS open,
+          coalesce((options->>'batch')::boolean, false) AS batch,
           CASE WHEN status = 'cancelled' AND closed_at IS NULL THEN
             (SELECT count(*)::int FROM crawl_urls u
               WHERE u.crawl_id = c.id AND u.state = 'fetching' AND u.lease_until > now()) ELSE 0 END AS live
@@ -158,9 +160,9 @@ export class CrawlStore {
     const ending = (outcome: CrawlOutcome) => ({ outcome, holdId: row.holdId, workspaceId: row.workspaceId });
     if (row.closed && row.outcome) return ending(row.outcome);
     if (row.status === 'cancelled') return row.live === 0 ? ending('cancelled') : undefined;
-    // Nothing left to fetch is completed, even at the limit: a batch's limit is its page count.
+    // A batch's limit is its page count: it ends when nothing is left, as completed.
+    if (row.completed >= row.limit && !row.batch) return ending('limit_reached');
     if (row.open === 0) return ending(row.completed === 0 && row.failed > 0 ? 'failed' : 'completed');
-    if (row.completed >= row.limit) return ending('limit_reached');
     if (row.expired) return ending('expired');
     return undefined;
   }
