@@ -181,6 +181,22 @@ describe('Firecrawl v2 clients', () => {
       assert.deepEqual(errors.errors, []);
     });
 
+    test('watchers: we serve no WebSocket; Python’s polls to the end by itself, JS’s reports an error', async () => {
+      const started = pyOk(await py<{ id: string }>('start_crawl', [site.url], { limit: 3 }));
+      const watched = pyOk(await py<{ status: string; pages: number; error?: string }>('watch', [started.id, 'crawl']));
+      assert.deepEqual(watched, { status: 'completed', pages: 3, error: null });
+      const { id } = await js().startCrawl(site.url, { limit: 3 });
+      const watcher = js().watcher(id, { kind: 'crawl', pollInterval: 1 });
+      const ended = new Promise<{ status: string; error?: string }>((resolve) => {
+        watcher.on('done', resolve);
+        watcher.on('error', resolve);
+      });
+      await watcher.start().catch(() => undefined);
+      const end = await ended;
+      watcher.close();
+      assert.equal(end.error, 'WebSocket error', JSON.stringify(end));
+    });
+
     test('a crawl id that does not exist: a typed not-found error', async () => {
       const answer = await py('get_crawl_status', ['00000000-0000-4000-8000-000000000000']);
       assert.ok(!answer.ok);
@@ -256,8 +272,8 @@ describe('Firecrawl v2 clients', () => {
       assert.equal(answer.remaining_credits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.py)));
     });
 
-    test('extract is not offered by this server: both clients say so', async () => {
-      const err = await jsError(() => js().startExtract({ urls: [site.url], prompt: 'the title' }));
+    test('agent runs are not offered on /v2: both clients say so', async () => {
+      const err = await jsError(() => js().startAgent({ prompt: 'find the title' }));
       assert.equal(err.status, 404);
       assert.match(err.message, /not offered by this server/);
       const answer = await py('get_active_crawls', []);

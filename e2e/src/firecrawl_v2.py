@@ -5,11 +5,13 @@ default client, `Firecrawl(api_key=..., api_url=...)`, whose methods call Firecr
 
 Prints one JSON line: `{"ok": true, "result": ...}` with what the call returned, or
 `{"ok": false, "type": ..., "error": ..., "status": ..., "code": ...}` with the typed error it
-raised. Run by e2e/src/firecrawl-v2.suite.ts with the virtualenv scripts/toolchain.sh makes.
+raised. The method `watch` (args: job id, kind) runs the client's watcher until its `done` or
+`error` event and answers that event's status and page count. Run by e2e/src/firecrawl-v2.suite.ts with the virtualenv scripts/toolchain.sh makes.
 """
 
 import json
 import sys
+import threading
 
 import pydantic
 from firecrawl import Firecrawl
@@ -25,10 +27,31 @@ def plain(value):
     return value
 
 
+def watch(client, job_id, kind):
+    """The client's watcher on a job until it says the job ended (or 90 s pass)."""
+    ended = threading.Event()
+    seen = {}
+
+    def on_end(detail):
+        seen.update(detail)
+        ended.set()
+
+    watcher = client.watcher(job_id, kind=kind, poll_interval=1, timeout=60)
+    watcher.add_event_listener("done", on_end)
+    watcher.add_event_listener("error", on_end)
+    watcher.start()
+    ended.wait(90)
+    watcher.stop()
+    return {"status": seen.get("status"), "pages": len(seen.get("data") or []), "error": seen.get("error")}
+
+
 def main():
     api_url, api_key, call = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     client = Firecrawl(api_key=api_key, api_url=api_url)
     try:
+        if call["method"] == "watch":
+            print(json.dumps({"ok": True, "result": watch(client, *call["args"])}))
+            return
         result = getattr(client, call["method"])(*call.get("args", []), **call.get("kwargs", {}))
         out = {"ok": True, "result": plain(result)}
     except FirecrawlError as err:
