@@ -197,6 +197,18 @@ describe('Firecrawl v2 clients', () => {
       assert.equal(end.error, 'WebSocket error', JSON.stringify(end));
     });
 
+    test('active crawls: a running crawl is listed to its own workspace', async () => {
+      const started = pyOk(await py<{ id: string }>('start_crawl', [`${slowSite.url}/slow/6000`], { limit: 2 }));
+      const listed = pyOk(await py<{ crawls: { id: string; url: string }[] }>('get_active_crawls', []));
+      // Crawls cancelled earlier may still be finishing their page in flight: listed too.
+      assert.ok(
+        listed.crawls.some((c) => c.id === started.id && c.url === `${slowSite.url}/slow/6000`),
+        JSON.stringify(listed),
+      );
+      const { crawls } = await js().getActiveCrawls();
+      assert.ok(!crawls.some((c) => c.id === started.id), 'another workspace’s crawl is not listed');
+    });
+
     test('a crawl id that does not exist: a typed not-found error', async () => {
       const answer = await py('get_crawl_status', ['00000000-0000-4000-8000-000000000000']);
       assert.ok(!answer.ok);
@@ -276,7 +288,7 @@ describe('Firecrawl v2 clients', () => {
       const err = await jsError(() => js().startAgent({ prompt: 'find the title' }));
       assert.equal(err.status, 404);
       assert.match(err.message, /not offered by this server/);
-      const answer = await py('get_active_crawls', []);
+      const answer = await py('get_token_usage', []);
       assert.ok(!answer.ok);
       assert.match(answer.error, /not offered by this server/);
     });

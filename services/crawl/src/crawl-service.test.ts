@@ -183,3 +183,27 @@ test('a batch with a URL that may not be fetched is refused, naming it, before a
   );
   assert.equal((await spent(workspaceId)).held, 0n);
 });
+
+test('ListCrawls: the workspace’s crawls until they settle, never another workspace’s', async () => {
+  const slow = await startTestSite({ pages: 4, extras: false, latencyMs: 300 });
+  try {
+    const workspaceId = await workspace();
+    const { crawl: started } = await served.client.startCrawl({
+      workspaceId,
+      requestId: randomUUID(),
+      url: `${slow.url}/`,
+      options: { limit: 10, maxDepth: 2 },
+    });
+    assert.ok(started);
+    const listed = await served.client.listCrawls({ workspaceId });
+    assert.deepEqual(
+      listed.crawls.map((c) => [c.id, c.url]),
+      [[started.id, `${slow.url}/`]],
+    );
+    assert.deepEqual((await served.client.listCrawls({ workspaceId: await workspace() })).crawls, []);
+    await settled(workspaceId, started.id);
+    assert.deepEqual((await served.client.listCrawls({ workspaceId })).crawls, []);
+  } finally {
+    await slow.close();
+  }
+});

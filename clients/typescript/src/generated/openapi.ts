@@ -83,7 +83,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Crawls still running
+         * @description The workspace’s crawls and batch scrapes that have not settled yet (running, or cancelled and finishing their pages in flight), newest first, at most 100; each as `crawl.get` answers it, without failures. A plain read: never billed.
+         */
+        get: operations["crawl.list"];
         put?: never;
         /**
          * Start a crawl
@@ -1620,6 +1624,155 @@ export interface operations {
              *
              *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
              */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "crawl.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** @description The workspace the crawls belong to (Firecrawl’s `teamId`). */
+                        workspaceId: string;
+                        crawls: {
+                            id: string;
+                            /**
+                             * @description `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released.
+                             * @enum {string}
+                             */
+                            status: "running" | "cancelled" | "settled" | (string & {});
+                            /** @description How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed). */
+                            outcome: ("completed" | "failed" | "limit_reached" | "cancelled" | "expired") | null;
+                            url: string;
+                            limit: number;
+                            /** @description URLs found and in scope (start page included). */
+                            discovered: number;
+                            /** @description Pages delivered (and billed). */
+                            completed: number;
+                            /** @description Pages that could not be fetched (not billed); see `failures`. */
+                            failed: number;
+                            /** @description URLs not fetched: robots.txt, the limit reached, or the crawl stopped. */
+                            skipped: number;
+                            /** @description What the crawl has cost so far: reading it never adds to it. */
+                            usage: {
+                                /** @description Credits charged, to three decimals. */
+                                credits: number;
+                                /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                                meters: {
+                                    [key: string]: number;
+                                };
+                            };
+                            failures: {
+                                url: string;
+                                /** @description The error code the page failed with (never billed). */
+                                code: string;
+                                details?: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                            createdAt: string | null;
+                            finishedAt: string | null;
+                            /** @description When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be. */
+                            expiresAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3701,7 +3854,7 @@ export interface operations {
                     })[];
                     /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
                     parsePDF?: boolean;
-                    /** @description The pages to scrape (http or https); the same page twice is scraped once. */
+                    /** @description The pages to scrape (http or https, 2048 characters at most each); the same page twice is scraped once. */
                     urls: string[];
                     /**
                      * @description Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.

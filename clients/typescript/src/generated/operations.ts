@@ -867,7 +867,7 @@ export const OPERATIONS = {
         "type": "array",
         "items": "string",
         "required": true,
-        "description": "The pages to scrape (http or https); the same page twice is scraped once."
+        "description": "The pages to scrape (http or https, 2048 characters at most each); the same page twice is scraped once."
       },
       {
         "name": "ignoreInvalidURLs",
@@ -1095,6 +1095,23 @@ export const OPERATIONS = {
       }
     ],
     "description": "Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures in `crawl`. Beside it, the fields Firecrawl’s clients poll for (`status` in their words, `total`, `completed`, `creditsUsed`, `expiresAt`, `data`, `next`). While the crawl runs this is a plain row read: safe to poll, never billed. Once it stopped, `data` holds its first delivered pages and `next` links the rest (docs/migrating-from-firecrawl.md)."
+  },
+  "crawl.list": {
+    "id": "crawl.list",
+    "group": "crawl",
+    "name": "list",
+    "tag": "Crawl",
+    "method": "GET",
+    "path": "/v1/crawl",
+    "pathParams": [],
+    "summary": "Crawls still running",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": false,
+    "idempotent": false,
+    "params": [],
+    "description": "The workspace’s crawls and batch scrapes that have not settled yet (running, or cancelled and finishing their pages in flight), newest first, at most 100; each as `crawl.get` answers it, without failures. A plain read: never billed."
   },
   "crawl.results": {
     "id": "crawl.results",
@@ -2462,6 +2479,12 @@ export interface CrawlOperations {
    * Status, pages discovered, completed, failed and skipped, the spend so far and per-URL failures in `crawl`. Beside it, the fields Firecrawl’s clients poll for (`status` in their words, `total`, `completed`, `creditsUsed`, `expiresAt`, `data`, `next`). While the crawl runs this is a plain row read: safe to poll, never billed. Once it stopped, `data` holds its first delivered pages and `next` links the rest (docs/migrating-from-firecrawl.md).
    */
   get(id: string, params?: NonNullable<operations["crawl.get"]['parameters']['query']>, options?: RequestOptions): APIPromise<operations["crawl.get"]['responses'][200]['content']["application/json"]>;
+  /**
+   * Crawls still running: `GET /v1/crawl` (`crawl.list`).
+   *
+   * The workspace’s crawls and batch scrapes that have not settled yet (running, or cancelled and finishing their pages in flight), newest first, at most 100; each as `crawl.get` answers it, without failures. A plain read: never billed.
+   */
+  list(options?: RequestOptions): APIPromise<operations["crawl.list"]['responses'][200]['content']["application/json"]>;
   /**
    * Pages a crawl delivered: `GET /v1/crawl/{id}/results` (`crawl.results`).
    *

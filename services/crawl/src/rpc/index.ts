@@ -5,6 +5,7 @@ import { cancelCrawl } from './cancel-crawl.js';
 import { crawlResults } from './crawl-results.js';
 import type { CrawlDeps } from './deps.js';
 import { getCrawl } from './get-crawl.js';
+import { listCrawls } from './list-crawls.js';
 import { map } from './map.js';
 import { scrape } from './scrape.js';
 import { search } from './search.js';
@@ -21,5 +22,6 @@ export function crawlService(deps: CrawlDeps): ServiceImpl<(typeof crawl.CrawlSe
     crawlResults: crawlResults(deps),
     cancelCrawl: cancelCrawl(deps),
     map: map(deps),
+    listCrawls: listCrawls(deps),
   };
 }

@@ -100,6 +100,16 @@ export class CrawlStore {
     ]);
   }
 
+  /** The workspace's running (or cancelled, still finishing) crawls, newest first. */
+  async running(workspaceId: string, most: number): Promise<CrawlRow[]> {
+    const { rows } = await this.db.pool.query<CrawlRow>(
+      `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE workspace_id = $1 AND status <> 'settled'
+        ORDER BY created_at DESC LIMIT $2`,
+      [workspaceId, most],
+    );
+    return rows;
+  }
+
   /** The crawl row by id alone (workers know crawls by id; the gateway always adds the workspace). */
   crawl(id: string): Promise<CrawlRow | undefined> {
     return firstRow<CrawlRow>(this.db.pool, `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1`, [id]);

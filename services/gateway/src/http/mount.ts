@@ -24,8 +24,8 @@ function bodyParsers(row: Capability, maxBodyBytes: number): RequestHandler[] {
   if (row.method !== 'post' && row.method !== 'put') return [];
   // Any JSON value is read; one that is not an object is refused by the row's schema, naming the body.
   const json = (limit: number) => express.json({ limit, type: JSON_BODY_TYPES, strict: false });
-  if (!row.files) return [requireJsonBody, json(maxBodyBytes)];
   const limit = bodyLimitOf(row, maxBodyBytes);
+  if (!row.files) return [requireJsonBody, json(limit)];
   return [
     requireBodyOf([...JSON_BODY_TYPES, ...MULTIPART_BODY_TYPES], 'application/json or multipart/form-data'),
     json(limit),

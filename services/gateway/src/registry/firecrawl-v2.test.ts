@@ -169,3 +169,12 @@ test('extract status: processing while the batch runs, then the pages’ answers
   >;
   assert.equal(none.status, 'failed');
 });
+
+test('active crawls: each running crawl’s id and url, the workspace as teamId', () => {
+  const active = routeOf('crawl.list', '/v2/crawl/active');
+  const body = { success: true, workspaceId: 'w1', crawls: [{ id: 'c1', url: 'https://a.test/', status: 'running' }] };
+  assert.deepEqual(active.response?.(body, input(undefined)), {
+    success: true,
+    crawls: [{ id: 'c1', teamId: 'w1', url: 'https://a.test/' }],
+  });
+});

@@ -231,10 +231,20 @@ const v2 = (
   operationId?: string,
 ): RouteAlias => ({ method, path, description: `Firecrawl v2: ${description}`, translate, operationId });
 
+/** The running crawls as v2's active crawls: `{ id, teamId, url }` each (the options are ours: GET /v1/crawl has them). */
+const activeCrawls: Translation = {
+  response: (body) => {
+    const b = isObject(body) ? body : {};
+    const crawls = Array.isArray(b.crawls) ? b.crawls.filter(isObject) : [];
+    return { success: true, crawls: crawls.map((c) => ({ id: c.id, teamId: b.workspaceId, url: c.url })) };
+  },
+};
+
 /** The v2 routes of each row, by the row's name. */
 export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
   scrape: [v2('post', '/v2/scrape', '`scrape`; formats as strings or objects.', scrape)],
   crawl: [v2('post', '/v2/crawl', '`startCrawl`, `crawl`.', crawlStart)],
+  'crawl.list': [v2('get', '/v2/crawl/active', '`getActiveCrawls`.', activeCrawls)],
   'crawl.get': [
     v2('get', '/v2/crawl/{id}', '`getCrawlStatus`, `crawl` polling.', v2Next('/v2/crawl/'), 'crawl.get.v2'),
     v2('get', '/v2/crawl/{id}/errors', '`getCrawlErrors`.', errors, 'crawl.get.v2.errors'),
@@ -263,6 +273,5 @@ export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
 
 /** Routes of Firecrawl's v2 clients that would otherwise reach one of the rows above by their path. */
 export const FIRECRAWL_V2_NOT_OFFERED: { method: RouteAlias['method']; path: `/v2/${string}` }[] = [
-  { method: 'get', path: '/v2/crawl/active' },
   { method: 'post', path: '/v2/crawl/params-preview' },
 ];

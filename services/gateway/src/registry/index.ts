@@ -12,7 +12,7 @@ import {
   agentRow,
 } from './rows/agent.js';
 import { batchScrapeRow } from './rows/batch.js';
-import { crawlCancelRow, crawlGetRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
+import { crawlCancelRow, crawlGetRow, crawlListRow, crawlResultsRow, crawlRow } from './rows/crawl.js';
 import { creditsRow } from './rows/credits.js';
 import { integrationsConnectRow, integrationsDeleteRow, integrationsListRow } from './rows/integrations.js';
 import { mapRow } from './rows/map.js';
@@ -33,6 +33,8 @@ import type { Capability } from './types.js';
 const ALL_ROWS: Capability[] = [
   scrapeRow,
   crawlRow,
+  // Before crawl.get: Firecrawl's GET /v2/crawl/active must not be read as the crawl `active`.
+  crawlListRow,
   crawlGetRow,
   crawlResultsRow,
   crawlCancelRow,

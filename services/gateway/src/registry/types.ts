@@ -123,9 +123,9 @@ export interface FileUpload {
 /** Bytes of `bytes` written as base64 (with padding). */
 export const base64Length = (bytes: number): number => Math.ceil(bytes / 3) * 4;
 
-/** The largest body a row takes, JSON or multipart: the default, plus what its files may add as base64. */
+/** The largest body a row takes, JSON or multipart: the default (or the row's own, when larger), plus what its files may add as base64. */
 export const bodyLimitOf = (row: Capability, maxBodyBytes: number): number =>
-  maxBodyBytes + (row.files ? base64Length(row.files.totalBytes) : 0);
+  Math.max(maxBodyBytes, row.bodyBytes ?? 0) + (row.files ? base64Length(row.files.totalBytes) : 0);
 
 /** A redirect row's handler answers where to. */
 export interface Redirect {
@@ -168,6 +168,11 @@ export interface Capability<
   request: { params?: P; query?: Q; body?: B };
   /** The files its body carries: a larger body, and multipart/form-data as well as JSON. */
   files?: FileUpload;
+  /**
+   * The largest JSON body it takes, when its fields may add up to more than MAX_BODY_BYTES
+   * (a batch's thousand URLs): its schema must bound the body under this.
+   */
+  bodyBytes?: number;
   /**
    * A valid request body, shown on `/docs` and in the OpenAPI document
    * (required when the row has a body; examples.test.ts parses it with `body`).

@@ -536,6 +536,66 @@ class CrawlRequest(Model):
     """
 
 
+class CrawlListResponseCrawlUsage(CrawlResponseCrawlUsage):
+    """
+    What the crawl has cost so far: reading it never adds to it.
+    """
+
+
+class CrawlListResponseCrawlFailure(CrawlResponseCrawlFailure):
+    pass
+
+
+class CrawlListResponseCrawl(Model):
+    id: str
+    status: str
+    """
+    `running` takes pages; `cancelled` takes no new page while pages in flight finish; `settled` is final: the unused hold is released. One of `running`, `cancelled`, `settled`, or a value added since.
+    """
+    outcome: str | None
+    """
+    How a settled crawl ended; null while it runs. `failed`: the start page could not be fetched, or its robots.txt forbids it, so nothing was crawled (its failure is in `failures`, nothing is billed).
+    """
+    url: str
+    limit: int
+    discovered: int
+    """
+    URLs found and in scope (start page included).
+    """
+    completed: int
+    """
+    Pages delivered (and billed).
+    """
+    failed: int
+    """
+    Pages that could not be fetched (not billed); see `failures`.
+    """
+    skipped: int
+    """
+    URLs not fetched: robots.txt, the limit reached, or the crawl stopped.
+    """
+    usage: CrawlListResponseCrawlUsage
+    """
+    What the crawl has cost so far: reading it never adds to it.
+    """
+    failures: list[CrawlListResponseCrawlFailure]
+    created_at: Annotated[str | None, Field(alias="createdAt")]
+    finished_at: Annotated[str | None, Field(alias="finishedAt")]
+    expires_at: Annotated[str | None, Field(alias="expiresAt")]
+    """
+    When the crawl and its pages are deleted (then it answers not_found): a retention time after it settled (7 days by default); while it runs, the earliest that can be.
+    """
+
+
+class CrawlListResponse(Model):
+    success: Literal[True]
+    workspace_id: Annotated[str, Field(alias="workspaceId")]
+    """
+    The workspace the crawls belong to (Firecrawl’s `teamId`).
+    """
+    crawls: list[CrawlListResponseCrawl]
+
+
 class CrawlGetResponseCrawlUsage(CrawlResponseCrawlUsage):
     """
     What the crawl has cost so far: reading it never adds to it.
@@ -1016,7 +1076,7 @@ class BatchScrapeRequest(Model):
     """
     urls: list[str]
     """
-    The pages to scrape (http or https); the same page twice is scraped once.
+    The pages to scrape (http or https, 2048 characters at most each); the same page twice is scraped once.
     """
     ignore_invalid_ur_ls: Annotated[bool | None, Field(alias="ignoreInvalidURLs")] = (
         False

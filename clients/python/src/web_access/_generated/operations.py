@@ -46,6 +46,7 @@ from .models import (
     ConnectVersionSlashResponse,
     CrawlCancelResponse,
     CrawlGetResponse,
+    CrawlListResponse,
     CrawlRequest,
     CrawlRequestScrapeOptions,
     CrawlResponse,
@@ -124,6 +125,7 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "scrape": Operation("scrape", "POST", "/v1/scrape", "json", ScrapeResponse, None),
     "crawl": Operation("crawl", "POST", "/v1/crawl", "json", CrawlResponse, None),
+    "crawl.list": Operation("crawl.list", "GET", "/v1/crawl", "json", CrawlListResponse, None),
     "crawl.get": Operation("crawl.get", "GET", "/v1/crawl/{id}", "json", CrawlGetResponse, None),
     "crawl.results": Operation(
         "crawl.results", "GET", "/v1/crawl/{id}/results", "json", CrawlResultsResponse, ("cursor", "nextCursor", "data")
@@ -901,6 +903,31 @@ class Crawl(CrawlWatch, SyncResource):
             ),
         )
 
+    def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> CrawlListResponse:
+        """
+        Crawls still running.
+
+        The workspace’s crawls and batch scrapes that have not settled yet (running, or cancelled and finishing their pages in flight), newest first, at most 100; each as `crawl.get` answers it, without failures. A plain read: never billed.
+
+        `GET /v1/crawl` (operation `crawl.list`).
+
+        Args:
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._request(
+            OPERATIONS["crawl.list"],
+            path={},
+            query={},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
     def get(
         self,
         id: str,
@@ -1124,7 +1151,7 @@ class Crawl(CrawlWatch, SyncResource):
         `POST /v1/batch/scrape` (operation `batch.scrape`).
 
         Args:
-            urls: The pages to scrape (http or https); the same page twice is scraped once.
+            urls: The pages to scrape (http or https, 2048 characters at most each); the same page twice is scraped once.
             formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
             json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
             model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
@@ -1261,6 +1288,31 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
                 timeout_seconds=timeout_seconds,
                 idempotency_key=idempotency_key,
             ),
+        )
+
+    async def list(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> CrawlListResponse:
+        """
+        Crawls still running.
+
+        The workspace’s crawls and batch scrapes that have not settled yet (running, or cancelled and finishing their pages in flight), newest first, at most 100; each as `crawl.get` answers it, without failures. A plain read: never billed.
+
+        `GET /v1/crawl` (operation `crawl.list`).
+
+        Args:
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return await self._client._request(
+            OPERATIONS["crawl.list"],
+            path={},
+            query={},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
     async def get(
@@ -1486,7 +1538,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
         `POST /v1/batch/scrape` (operation `batch.scrape`).
 
         Args:
-            urls: The pages to scrape (http or https); the same page twice is scraped once.
+            urls: The pages to scrape (http or https, 2048 characters at most each); the same page twice is scraped once.
             formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
             json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
             model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.

@@ -4,16 +4,21 @@ import { crawl } from '@wap/proto';
 import { z } from 'zod';
 import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
-import { MAX_CRAWL_LIMIT } from './crawl.js';
 import { crawlObject, toCrawlJson } from './crawl-object.js';
 import { scrapeOptions, toScrapeOptions } from './scrape.js';
 
+/** Pages one batch takes, and the longest URL of one: 2 MiB of URLs at most. */
+export const MAX_BATCH_URLS = 1_000;
+const MAX_BATCH_URL_CHARS = 2_048;
+
 const body = scrapeOptions.extend({
   urls: z
-    .array(z.string().max(8_192))
+    .array(z.string().max(MAX_BATCH_URL_CHARS))
     .min(1)
-    .max(MAX_CRAWL_LIMIT)
-    .describe('The pages to scrape (http or https); the same page twice is scraped once.'),
+    .max(MAX_BATCH_URLS)
+    .describe(
+      `The pages to scrape (http or https, ${MAX_BATCH_URL_CHARS} characters at most each); the same page twice is scraped once.`,
+    ),
   ignoreInvalidURLs: z
     .boolean()
     .default(false)
@@ -50,6 +55,8 @@ export const batchScrapeRow = capability({
   bills: ['page_load'],
   mcpTool: 'service_batch_scrape',
   request: { body },
+  // 1,000 URLs of 2,048 characters and the scrape options' bounded fields stay under this.
+  bodyBytes: 4 * 1024 * 1024,
   example: { urls: ['https://example.com/a', 'https://example.com/b'], formats: ['markdown'] },
   response: z.object({
     success: z.literal(true),

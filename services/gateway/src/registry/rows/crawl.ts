@@ -316,3 +316,31 @@ export const crawlCancelRow = capability({
     return { success: true as const, crawl: c, status: firecrawlStatus(c) };
   },
 });
+
+export const crawlListRow = capability({
+  name: 'crawl.list',
+  method: 'get',
+  path: '/v1/crawl',
+  tag: 'Crawl',
+  summary: 'Crawls still running',
+  description:
+    'The workspace’s crawls and batch scrapes that have not settled yet (running, or cancelled and finishing their pages in flight), newest first, at most 100; each as `crawl.get` answers it, without failures. A plain read: never billed.',
+  backend: 'crawl',
+  bills: [],
+  mcpTool: 'service_crawl_list',
+  request: {},
+  response: z.object({
+    success: z.literal(true),
+    workspaceId: z.string().describe('The workspace the crawls belong to (Firecrawl’s `teamId`).'),
+    crawls: z.array(crawlObject),
+  }),
+  errors: [],
+  handler: async ({ principal, upstreams, signal }) => {
+    const out = await upstreams.crawl.listCrawls({ workspaceId: principal.workspaceId }, { signal });
+    return {
+      success: true as const,
+      workspaceId: principal.workspaceId,
+      crawls: out.crawls.map((c) => toCrawlJson(c)),
+    };
+  },
+});
