@@ -284,6 +284,22 @@ describe('Firecrawl v2 clients', () => {
       assert.equal(answer.remaining_credits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.py)));
     });
 
+    test('a key we do not know: UnauthorizedError with our code', async () => {
+      const stranger = new Firecrawl({ apiKey: 'ock_nobody.nothing', apiUrl: fleet.gatewayUrl });
+      const err = await jsError(() => stranger.scrape(`${site.url}/articles/1`, { formats: ['markdown'] }));
+      assert.equal(err.status, 401);
+      assert.equal(err.code, 'unauthorized');
+      const { stdout } = await run(
+        PYTHON,
+        [PYTHON_CLIENT, fleet.gatewayUrl, 'ock_nobody.nothing', JSON.stringify({ method: 'get_credit_usage' })],
+        { timeout: 120_000 },
+      );
+      const answer = JSON.parse(stdout) as PyAnswer<unknown>;
+      assert.ok(!answer.ok);
+      assert.equal(answer.type, 'UnauthorizedError');
+      assert.equal(answer.code, 'unauthorized');
+    });
+
     test('agent runs are not offered on /v2: both clients say so', async () => {
       const err = await jsError(() => js().startAgent({ prompt: 'find the title' }));
       assert.equal(err.status, 404);
