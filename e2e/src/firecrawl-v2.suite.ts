@@ -282,6 +282,16 @@ describe('Firecrawl v2 clients', () => {
       assert.equal(usage.remainingCredits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.js)));
       const answer = pyOk(await py<{ remaining_credits: number }>('get_credit_usage', []));
       assert.equal(answer.remaining_credits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.py)));
+      // The last 30 days as one period: this workspace spent whole credits on its pages and maps.
+      const history = await js().getCreditUsageHistorical();
+      assert.equal(history.periods.length, 1);
+      assert.ok((history.periods[0]?.creditsUsed ?? 0) >= 1, JSON.stringify(history));
+      // firecrawl-py's Firecrawl does not expose the historical methods (its v2 class does).
+      const tokens = await js().getTokenUsageHistorical();
+      assert.deepEqual(
+        tokens.periods.map((p) => p.tokensUsed),
+        [0],
+      );
     });
 
     test('a key we do not know: UnauthorizedError with our code', async () => {

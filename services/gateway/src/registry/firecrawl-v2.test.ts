@@ -178,3 +178,22 @@ test('active crawls: each running crawl’s id and url, the workspace as teamId'
     crawls: [{ id: 'c1', teamId: 'w1', url: 'https://a.test/' }],
   });
 });
+
+test('historical usage: the range’s credits or tokens as one period; per API key refused by name', () => {
+  const credits = routeOf('usage', '/v2/team/credit-usage/historical');
+  const tokens = routeOf('usage', '/v2/team/token-usage/historical');
+  const body = { from: 'a', to: 'b', total: { credits: 2.5, meters: { page_load: 2, tokens: 1200 } } };
+  assert.deepEqual(credits.response?.(body, input(undefined)), {
+    success: true,
+    periods: [{ startDate: 'a', endDate: 'b', creditsUsed: 3 }],
+  });
+  assert.deepEqual(tokens.response?.(body, input(undefined)), {
+    success: true,
+    periods: [{ startDate: 'a', endDate: 'b', tokensUsed: 1200 }],
+  });
+  assert.deepEqual(credits.request?.({ params: {}, query: { byApiKey: 'false' }, body: undefined }).query, {});
+  assert.throws(
+    () => credits.request?.({ params: {}, query: { byApiKey: 'true' }, body: undefined }),
+    (err) => isApiError(err) && JSON.stringify(err.details).includes('query.byApiKey'),
+  );
+});

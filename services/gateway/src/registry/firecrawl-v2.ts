@@ -240,6 +240,28 @@ const activeCrawls: Translation = {
   },
 };
 
+/**
+ * Our usage of the last 30 days as v2's historical usage: one period, the credits (or the
+ * model's tokens) spent in it. Per API key is not offered (`byApiKey=true` refused by name).
+ */
+const historical = (field: 'creditsUsed' | 'tokensUsed'): Translation => ({
+  request: (input) => {
+    const { byApiKey, ...query } = input.query;
+    if (byApiKey !== undefined && byApiKey !== 'false')
+      throw new ApiError('bad_request', {
+        issues: [{ path: 'query.byApiKey', message: 'usage per API key is not offered by this server' }],
+      });
+    return { ...input, query };
+  },
+  response: (body) => {
+    const b = isObject(body) ? body : {};
+    const total = isObject(b.total) ? b.total : {};
+    const meters = isObject(total.meters) ? total.meters : {};
+    const used = field === 'creditsUsed' ? Number(total.credits ?? 0) : Number(meters.tokens ?? 0);
+    return { success: true, periods: [{ startDate: b.from, endDate: b.to, [field]: Math.ceil(used) }] };
+  },
+});
+
 /** The v2 routes of each row, by the row's name. */
 export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
   scrape: [v2('post', '/v2/scrape', '`scrape`; formats as strings or objects.', scrape)],
@@ -269,6 +291,16 @@ export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
   ],
   search: [v2('post', '/v2/search', '`search` (web results).', search)],
   credits: [v2('get', '/v2/team/credit-usage', '`getCreditUsage`.', creditUsage)],
+  usage: [
+    v2('get', '/v2/team/credit-usage/historical', '`getCreditUsageHistorical`.', historical('creditsUsed')),
+    v2(
+      'get',
+      '/v2/team/token-usage/historical',
+      '`getTokenUsageHistorical`.',
+      historical('tokensUsed'),
+      'usage.get.v2.tokens',
+    ),
+  ],
 };
 
 /** Routes of Firecrawl's v2 clients that would otherwise reach one of the rows above by their path. */
