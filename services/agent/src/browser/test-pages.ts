@@ -95,6 +95,19 @@ document.querySelector('form').addEventListener('submit', (event) => {
     ),
   // A plain form that sends its query to the article.
   '/send-form': () => page('Send', `<form action=/article><input name=q aria-label=Query><button>Send</button></form>`),
+  // A form whose script refuses a send without a full name, on the same page, as many sites do.
+  '/refusing-form': () =>
+    page(
+      'Sign up',
+      `<form id=f><input name=q aria-label=Query><input name=n aria-label="Full name"><button>Send</button></form>
+<p id=said role=alert></p>
+<script>
+f.addEventListener('submit', (event) => {
+  event.preventDefault();
+  said.textContent = f.n.value ? 'Thanks, ' + f.n.value + '.' : 'Enter your full name.';
+});
+</script>`,
+    ),
   '/required-form': () =>
     page('Send', `<form action=/article><input name=q aria-label=Query required><button>Send</button></form>`),
   // A tab strip whose second tab shows a panel with a button of its own.

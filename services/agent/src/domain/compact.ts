@@ -507,6 +507,19 @@ export function newText(before: Before, page: PageState): string {
   return fresh.join('\n').slice(0, ANSWER_TEXT_CHARS);
 }
 
+/** Words of a page that refuses what was sent: a form's errors. */
+const REFUSES =
+  /\b(?:error|invalid|not valid|required|must|missing|is taken|already (?:taken|in use|exists)|differ|do not match|don't match|too (?:short|long)|try again|could not|couldn't|failed|enter (?:a|an|your)|choose (?:a|an|another)|write the)\b/i;
+
+/** The lines of `text` (what a send brought) that say the page refused it, joined; undefined when none does. */
+export function refusal(text: string): string | undefined {
+  const lines = text
+    .split('\n')
+    .filter((line) => REFUSES.test(line))
+    .map((line) => line.slice(0, 200));
+  return lines.length > 0 ? lines.join(' ').slice(0, 500) : undefined;
+}
+
 export const ANSWER_SCHEMA: JsonSchema = obj({ answer: str(200) });
 
 /**

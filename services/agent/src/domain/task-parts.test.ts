@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
-import { compactMessage, compactShape, compactView, newText, pageLines, statedAnswer } from './compact.js';
+import { compactMessage, compactShape, compactView, newText, pageLines, refusal, statedAnswer } from './compact.js';
 import { doneParts, goalPart, partDone, sentPart, taskParts } from './task-parts.js';
 
 const SIGNUP =
@@ -149,4 +149,14 @@ test('the answer check reads the text an act brought, whole, and takes "none" fo
   assert.equal(statedAnswer({ answer: ' 30 months ' }), '30 months');
   for (const none of ['', 'none', 'Not shown.', 'n/a']) assert.equal(statedAnswer({ answer: none }), undefined, none);
   assert.equal(statedAnswer({ nothing: true }), undefined);
+});
+
+test("a page's refusal of a send is read from the lines that say so", () => {
+  assert.equal(
+    refusal('Create your account\nEnter your full name.\nThe username "oliver" is taken. Choose another one.'),
+    'Enter your full name. The username "oliver" is taken. Choose another one.',
+  );
+  assert.equal(refusal('Write the date of birth as YYYY-MM-DD, for example 1984-07-21.')?.startsWith('Write'), true);
+  assert.equal(refusal('Your account marta_k is ready.\nWelcome to Kettle & Co.'), undefined);
+  assert.equal(refusal(''), undefined);
 });

@@ -308,3 +308,15 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
   if (writes && info?.key) memory.unsent = info.key;
   else if (sent || (action.action === 'click' && info?.role === 'button') || documents > 0) memory.unsent = undefined;
 }
+
+/**
+ * What a send the page refused ("Enter your full name.", "The username is taken") leaves in the
+ * memory: every field offered again (what the run set may be what is wrong), the goal to send again,
+ * and the page's words said once, first.
+ */
+export function rememberRefusal(task: string, memory: Memory, said: string): void {
+  memory.ticked = [];
+  const goal = goalPart(task);
+  if (goal !== undefined) memory.partsDone = (memory.partsDone ?? []).filter((i) => i !== goal);
+  memory.nudge = `The page refused what was sent: ${said} Fix what it says, then send again.`;
+}

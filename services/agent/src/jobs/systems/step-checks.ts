@@ -9,6 +9,7 @@ import {
   DONE_SCHEMA,
   doneQuestion,
   newText,
+  refusal,
   saidDone,
   statedAnswer,
   whatChanged,
@@ -77,6 +78,17 @@ export class StepChecks {
       ...tokensOf(result),
     });
     if (said) await this.systems.output.finish({ action: 'finish', success: true, answer: said }, []);
+  }
+
+  /**
+   * What the page said back to a send (a click of a button, Enter) that it refused: the new text's
+   * lines that say so ("Enter your full name."), on the page it was sent from; undefined when it
+   * took it or moved on (a new page's words are its own, not an answer to the send).
+   */
+  async refused(before: Before | undefined): Promise<string | undefined> {
+    if (!before) return undefined;
+    const after = await this.systems.browser.observe(false);
+    return after.url === before.url ? refusal(newText(before, after)) : undefined;
   }
 
   /** One question after the step; undefined when the model gave no answer (a failure is a no). */

@@ -369,6 +369,33 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
   });
 
+  test('compact: a send the page refused is not the task done; its words are said once and the run fixes it', async () => {
+    const task = 'Type Tora and press Send';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      const prompt = promptOf(request);
+      if (/The page refused what was sent: Enter your full name\./.test(prompt))
+        return { step: { action: 'type', target: 'Full name', text: 'Tora Lund' } };
+      if (/"Full name" value="Tora Lund"/.test(prompt) || /"Query" value="Tora"/.test(prompt))
+        return { step: { action: 'click', target: 'Send' } };
+      return { step: { action: 'type', target: 'Query', text: 'Tora' } };
+    });
+    const { run, next } = await stepRun(task, '/refusing-form', { profile: 'compact' });
+    await next();
+    await next();
+    assert.notEqual(
+      (await fx.stores.store.byId(run.row.id))?.status,
+      'settled',
+      'every part done, but the page said no',
+    );
+    await next();
+    await assert.rejects(next(), Stop);
+    const said = requestsOf(task).map(promptOf);
+    assert.equal(said.filter((p) => p.includes('The page refused what was sent')).length, 1, 'said once');
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 4]);
+  });
+
   test('compact: a send the browser refused says which fields kept the form', async () => {
     const task = 'Search for Tora and press Send';
     scripts.set(task, (request) =>

@@ -38,7 +38,14 @@ import {
   stepMessage,
   stepShape,
 } from '../../domain/step.js';
-import { asksDone, asksForAnswer, doneParts, rememberAct, taskParts } from '../../domain/task-parts.js';
+import {
+  asksDone,
+  asksForAnswer,
+  doneParts,
+  rememberAct,
+  rememberRefusal,
+  taskParts,
+} from '../../domain/task-parts.js';
 import { baseProfile, type ModelClient, ModelError, type RunProfile, type StepResult } from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';
@@ -362,7 +369,11 @@ export class StepSystem {
     const open = !run.row.outputSchema && run.latest.status !== 'settled';
     const acts = open && !asksForAnswer(run.row.task);
     const answers = open && asksForAnswer(run.row.task);
-    if (worked && acts && (await this.allPartsDone(action, page, info))) {
+    // A send the page refused ("Enter your full name."): not done, whatever the parts say.
+    const sends = (action.action === 'click' && info?.role === 'button') || action.action === 'press';
+    const refused = worked && acts && sends ? await this.checks.refused(this.before) : undefined;
+    if (refused) rememberRefusal(run.row.task, memory, refused);
+    else if (worked && acts && (await this.allPartsDone(action, page, info))) {
       await this.systems.output.finish(
         { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
         [],
@@ -371,6 +382,7 @@ export class StepSystem {
     }
     // The question goes on from the step's own message and answer.
     const ask: Asking = { model, system: prepared.system, text: prepared.text, answer };
+    if (refused) return this.afterStep();
     if (worked && acts && asksDone(run.row.task, action, info)) await this.checks.done(ask, this.before);
     else if (worked && answers) await this.checks.answer(ask, this.before);
     await this.afterStep();
