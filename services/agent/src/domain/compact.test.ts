@@ -86,10 +86,15 @@ test('each element says its role, its name and its state', () => {
     elementLine('First name', { role: 'textbox', name: 'First name', value: 'Tora' }),
     'textbox "First name" value="Tora"',
   );
-  // An empty box's placeholder says the form it wants ("14 March 1990" is refused as YYYY-MM-DD).
+  // An empty box's placeholder says the form it wants ("14 March 1990" is refused as YYYY-MM-DD); an
+  // example value is not said: a small model typed "Northwind Supplies" into the box it was shown on.
   assert.equal(
     elementLine('Date of birth', { role: 'textbox', name: 'Date of birth', hint: 'YYYY-MM-DD' }),
-    'textbox "Date of birth" empty, like "YYYY-MM-DD"',
+    'textbox "Date of birth" empty, format "YYYY-MM-DD"',
+  );
+  assert.equal(
+    elementLine('Project', { role: 'textbox', name: 'Project', hint: 'Northwind Supplies' }),
+    'textbox "Project" empty',
   );
   // A password's value is never shown, nor a stand-in a small model would copy into the next field.
   assert.equal(

@@ -66,7 +66,10 @@ export function elementLine(label: string, info: ElementInfo, task = ''): string
   if (info.role === 'checkbox' || info.role === 'radio') line += info.checked ? ' checked' : ' unchecked';
   else if (info.checked) line += ' selected';
   if (info.value !== undefined) line += ` ${holds(info.value)}`;
-  else if (info.role === 'textbox') line += info.hint ? ` empty, like ${quote(info.hint)}` : ' empty';
+  // A placeholder that is a format ("YYYY-MM-DD", "+44 …") is said; an example value ("Northwind
+  // Supplies") is not: a small model copies it into the box.
+  else if (info.role === 'textbox')
+    line += info.hint && !/\p{Ll}/u.test(info.hint) ? ` empty, format ${quote(info.hint)}` : ' empty';
   if (info.options?.length) {
     // Of a long list, the options the task names are always shown (the one to choose may be the 20th),
     // the others first in page order, all of them in page order.

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import { compactMessage, compactShape, compactView, newText, pageLines, refusal, statedAnswer } from './compact.js';
-import { doneParts, goalPart, partDone, sentPart, taskParts } from './task-parts.js';
+import { doneParts, goalPart, partDone, partValues, sentPart, taskParts } from './task-parts.js';
 
 const SIGNUP =
   'Create an account for Marta Kowalski: username marta_k, email marta.k@example.com, password Tulip-garden-42, born on 14 March 1990. Accept the terms.';
@@ -159,4 +159,14 @@ test("a page's refusal of a send is read from the lines that say so", () => {
   assert.equal(refusal('Write the date of birth as YYYY-MM-DD, for example 1984-07-21.')?.startsWith('Write'), true);
   assert.equal(refusal('Your account marta_k is ready.\nWelcome to Kettle & Co.'), undefined);
   assert.equal(refusal(''), undefined);
+});
+
+test('a user name in plain lowercase letters is a value the sign-in part waits for', () => {
+  const task = 'Sign in as omarhaddad with the password Falcon-6670 and press Sign in.';
+  assert.deepEqual(partValues(taskParts(task)[0] as string), ['Falcon-6670', 'omarhaddad']);
+  // The password alone does not do the part.
+  assert.deepEqual([...doneParts(task, { partsDone: [0], typed: ['Falcon-6670'] })], []);
+  assert.deepEqual([...doneParts(task, { partsDone: [0], typed: ['Falcon-6670', 'omarhaddad'] })], [0]);
+  assert.deepEqual(partValues('Continue as Guest'), [], 'a capitalised word is a name on the page, not a value');
+  assert.deepEqual(partValues('Register as a new customer'), []);
 });

@@ -110,7 +110,11 @@ export function partValues(part: string): string[] {
     .split(/\s+/)
     .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
     .filter((w) => w.length >= 3 && /[\d@_]/.test(w));
-  return [...new Set([...quoted, ...marked].filter(Boolean))];
+  // A user name in lowercase letters only ("Sign in as omarhaddad") is a value too, by the word before it.
+  const named = [...rest.matchAll(/\b(?:as|username|user name|user|login)\s+([a-z][a-z0-9.-]{3,39})\b/g)]
+    .map((m) => m[1] as string)
+    .filter((w) => !STOP_WORDS.has(w) && !['name', 'password', 'email'].includes(w));
+  return [...new Set([...quoted, ...marked, ...named].filter(Boolean))];
 }
 
 /** The values of `part` nothing the run typed, chose or clicked holds yet. */
