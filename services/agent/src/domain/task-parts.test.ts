@@ -170,3 +170,13 @@ test('a user name in plain lowercase letters is a value the sign-in part waits f
   assert.deepEqual(partValues('Continue as Guest'), [], 'a capitalised word is a name on the page, not a value');
   assert.deepEqual(partValues('Register as a new customer'), []);
 });
+
+test('a quoted name followed by what it is (the “Tag” field) names an element, not a value', () => {
+  assert.deepEqual(partValues('Enter the word pebble in the “Tag” field'), []);
+  assert.deepEqual(partValues('Type “blue lagoon” into the “Notes” box'), ['blue lagoon']);
+  assert.deepEqual(partValues('Press the "Save" button'), []);
+  const task = 'Enter the word pebble in the “Tag” field, then click OK.';
+  const typed = { action: 'type', index: 1, text: 'pebble' } as const;
+  assert.equal(partDone(task, {}, typed, { role: 'textbox', name: 'Tag' }), 0);
+  assert.deepEqual([...doneParts(task, { partsDone: [0], typed: ['pebble'] })], [0], 'typed: the part is done');
+});

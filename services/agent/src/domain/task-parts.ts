@@ -104,7 +104,12 @@ export function partActs(part: string): number {
  * name, a password, an email address, an order number), as written.
  */
 export function partValues(part: string): string[] {
-  const quoted = [...part.matchAll(/[“"«‘]([^”"»’]{1,200})[”"»’]/g)].map((m) => (m[1] as string).trim());
+  // A quoted text followed by what it is ("the “Tag” field", "the “Save” button") names an element: not a value.
+  const quoted = [
+    ...part.matchAll(
+      /[“"«‘]([^”"»’]{1,200})[”"»’](?!\s*(?:field|box|text ?box|input|area|button|tab|link|menu|list|dropdown|select|checkbox|option|section|dialog|page|panel)\b)/gi,
+    ),
+  ].map((m) => (m[1] as string).trim());
   const rest = part.replace(/[“"«‘][^”"»’]*[”"»’]/g, ' ');
   const marked = rest
     .split(/\s+/)
