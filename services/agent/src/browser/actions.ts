@@ -2,7 +2,9 @@
 // actionability (scrolled into view, visible, stable, enabled, the real
 // mouse and keyboard). Each answers a short message for the model: never
 // page HTML, never the text typed (it may be a secret).
+
 import type { ElementHandle } from 'playwright-core';
+import { isoDate } from './dates.js';
 import { within } from './scan.js';
 import type { RunFile } from './types.js';
 
@@ -84,7 +86,11 @@ export async function type(
   if (kind === 'select') return fail(`[${index}] is a <select>: use select with an option`);
   if (kind === 'file') return fail(`[${index}] is a file input: use attach_file`);
   if (kind === 'checkable' || kind === 'button') return fail(`[${index}] takes no text: click it`);
-  await element.fill(text, { timeout: ACTION_TIMEOUT_MS });
+  // A date input holds only YYYY-MM-DD: a date written out ("December 1, 2026") is put in that form.
+  const dated = (await inPage(element.evaluate((el) => el instanceof HTMLInputElement && el.type === 'date')))
+    ? isoDate(text)
+    : undefined;
+  await element.fill(dated ?? text, { timeout: ACTION_TIMEOUT_MS });
   if (submit) await element.press('Enter', { timeout: ACTION_TIMEOUT_MS });
   return { ok: true, message: `typed ${text.length} characters into [${index}]${submit ? ' and pressed Enter' : ''}` };
 }

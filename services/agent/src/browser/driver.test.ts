@@ -262,6 +262,23 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it('a date written out goes into a date input as the day it names', async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(
+        '<label>Appointment date <input type=date name=d></label><label>Note <input name=n></label>',
+      );
+      await driver.observe();
+      const typed = await driver.act({ action: 'type', index: 1, text: 'December 1, 2026' }, noFiles);
+      assert.equal(typed.ok, true, typed.message);
+      assert.equal(await page.inputValue('input[name=d]'), '2026-12-01');
+      await driver.act({ action: 'type', index: 2, text: 'December 1, 2026' }, noFiles);
+      assert.equal(await page.inputValue('input[name=n]'), 'December 1, 2026', 'a text box keeps it as written');
+    } finally {
+      await driver.close();
+    }
+  });
+
   it('a click of a submit button the browser will not send names the fields that kept the form', async () => {
     const { driver, page } = await open('/deferred-submit');
     try {
