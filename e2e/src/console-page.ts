@@ -2,6 +2,9 @@
 // errors, no failed requests, WCAG 2 A/AA, readable on a phone), and the steps a person takes
 // on it, written with the accessible names of the console's contract only.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Locator, Page, Request, Response } from 'playwright-core';
 
@@ -251,3 +254,19 @@ export async function rowsOf(page: Page, caption: string): Promise<string[]> {
 
 /** A number as the console writes it ("1,234.5"), read back. */
 export const creditsIn = (text: string): number => Number(text.replace(/[^\d.-]/g, ''));
+
+/** A fleet's admin CLI, as `fleet.admin` runs it. */
+type Admin = <T = unknown>(...args: string[]) => Promise<T>;
+
+/** A pro workspace `name` with an API key and `email` as its owner, signing in with `password`; its key. */
+export async function workspaceWithOwner(admin: Admin, name: string, email: string, password: string): Promise<string> {
+  const passwordFile = path.join(tmpdir(), `wap-console-${name}-${process.pid}`);
+  writeFileSync(passwordFile, `${password}\n`);
+  await admin('workspace', 'create', name, '--plan', 'pro');
+  const [{ apiKey }] = await Promise.all([
+    admin<{ apiKey: string }>('key', 'create', name, '--name', 'fixtures'),
+    admin('user', 'create', email, '--password-file', passwordFile),
+  ]);
+  await admin('member', 'add', name, email, '--role', 'owner');
+  return apiKey;
+}

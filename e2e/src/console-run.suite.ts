@@ -6,15 +6,12 @@
 // console's contract are used, never its markup.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { call } from './api.js';
-import { heading, open, PageWatch, RECORDED_PAGE, signIn } from './console-page.js';
+import { heading, open, PageWatch, RECORDED_PAGE, signIn, workspaceWithOwner } from './console-page.js';
 import { type ScriptedModel, step } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
@@ -80,14 +77,7 @@ describe('starting a run from the console', () => {
   before(async () => {
     [site] = await Promise.all([startTestSite({ pages: 3, extras: false }), sharedFleet('browsers')]);
     ({ scripts } = scripted);
-    const passwordFile = path.join(tmpdir(), `wap-console-run-${process.pid}`);
-    writeFileSync(passwordFile, `${PASSWORD}\n`);
-    await fleet.admin('workspace', 'create', home.name, '--plan', 'pro');
-    [{ apiKey: home.key }] = await Promise.all([
-      fleet.admin<{ apiKey: string }>('key', 'create', home.name, '--name', 'fixtures'),
-      fleet.admin('user', 'create', OWNER, '--password-file', passwordFile),
-    ]);
-    await fleet.admin('member', 'add', home.name, OWNER, '--role', 'owner');
+    home.key = await workspaceWithOwner(fleet.admin.bind(fleet), home.name, OWNER, PASSWORD);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   });
 

@@ -16,7 +16,7 @@ import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { call } from './api.js';
-import { heading, open, PageWatch, signIn } from './console-page.js';
+import { heading, open, PageWatch, signIn, workspaceWithOwner } from './console-page.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 const run = promisify(execFile);
@@ -61,14 +61,7 @@ const output = async (page: Page, title: string) =>
 describe('the scrape playground', () => {
   before(async () => {
     [site] = await Promise.all([startTestSite({ pages: 3, extras: false }), sharedFleet('browsers')]);
-    const passwordFile = path.join(tmpdir(), `wap-console-scrape-${process.pid}`);
-    writeFileSync(passwordFile, `${PASSWORD}\n`);
-    await fleet.admin('workspace', 'create', home.name, '--plan', 'pro');
-    [{ apiKey: home.key }] = await Promise.all([
-      fleet.admin<{ apiKey: string }>('key', 'create', home.name, '--name', 'fixtures'),
-      fleet.admin('user', 'create', OWNER, '--password-file', passwordFile),
-    ]);
-    await fleet.admin('member', 'add', home.name, OWNER, '--role', 'owner');
+    home.key = await workspaceWithOwner(fleet.admin.bind(fleet), home.name, OWNER, PASSWORD);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   });
 
