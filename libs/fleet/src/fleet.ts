@@ -97,6 +97,8 @@ export interface FleetPorts {
 /** Starts, stops, kills and restarts the services as separate processes. */
 export class Fleet {
   private readonly children = new Map<ServiceName, Child>();
+  /** Every process launched and not yet exited, replicas included: stop() ends those a test left behind. */
+  private readonly running = new Set<Child>();
   /** Services being stopped on purpose: their exit is no crash. */
   private readonly stopping = new Set<ServiceName>();
   private readonly restartDelay = new Map<ServiceName, number>();
@@ -272,7 +274,10 @@ export class Fleet {
       });
     }
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-    return { proc, log, exited };
+    const child = { proc, log, exited };
+    this.running.add(child);
+    void exited.then(() => this.running.delete(child));
+    return child;
   }
 
   /** SIGTERM and wait: the service drains and exits 0. Returns its exit code. */
@@ -301,6 +306,13 @@ export class Fleet {
     // The gateway first so nothing new comes in, then the rest together.
     await this.stopOne('gateway');
     await Promise.all([...this.children.keys()].map((s) => this.stopOne(s)));
+    // Replicas a test did not stop (its hook failed first): left running, they would keep this process alive.
+    await Promise.all(
+      [...this.running].map((child) => {
+        child.proc.kill('SIGTERM');
+        return child.exited.then(() => child.log.end());
+      }),
+    );
   }
 
   /** Polls a gateway's /readyz (this fleet's by default) until it answers 200. */
@@ -329,16 +341,20 @@ export class Fleet {
       path.join(this.settings.logDir, 'gateway-extra.log'),
     );
     const url = `http://127.0.0.1:${http}`;
-    await this.waitReady(30_000, url);
-    return {
-      url,
-      stop: async () => {
-        child.proc.kill('SIGTERM');
-        const code = await child.exited;
-        child.log.end();
-        return code;
-      },
+    const stop = async () => {
+      child.proc.kill('SIGTERM');
+      const code = await child.exited;
+      child.log.end();
+      return code;
     };
+    try {
+      await this.waitReady(60_000, url);
+    } catch (err) {
+      // Never ready (a busy machine): the caller has no handle to stop it with.
+      await stop();
+      throw err;
+    }
+    return { url, stop };
   }
 
   /** Runs the gateway's admin command (workspaces, keys) with the gateway's environment. */
