@@ -4,7 +4,7 @@
 // page HTML, never the text typed (it may be a secret).
 
 import type { ElementHandle } from 'playwright-core';
-import { isoDate } from './dates.js';
+import { isoDate } from '../domain/dates.js';
 import { within } from './scan.js';
 import type { RunFile } from './types.js';
 

@@ -249,13 +249,36 @@ describe('PlaywrightDriver', () => {
     const { driver, page } = await open('/deferred-submit');
     try {
       await page.setContent(`<label>Date of birth <input name=dob placeholder="YYYY-MM-DD"></label>
-<label>Born <input name=b placeholder="YYYY-MM-DD" value="1990-03-14"></label><input name=q placeholder="Search">`);
+<label>Born <input name=b placeholder="YYYY-MM-DD" value="1990-03-14"></label><input name=q placeholder="Search">
+<label>Arrival <input type=date name=a></label>`);
       const state = await driver.observe();
       const infos = state.outline.flatMap((e) => (e.kind === 'element' ? [[e.info.name, e.info.hint]] : []));
       assert.deepEqual(infos, [
         ['Date of birth', 'YYYY-MM-DD'],
         ['Born', undefined],
         ['Search', undefined],
+        ['Arrival', 'YYYY-MM-DD'],
+      ]);
+    } finally {
+      await driver.close();
+    }
+  });
+
+  it('a link to the page it is on says so; one to a place on it, a script or elsewhere does not', async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(`<a href="/deferred-submit">Here</a> <a href="#top">Top</a> <a href="#">Menu</a>
+<a href="/article">Article</a> <a href="/elsewhere" aria-current="page">Current</a>`);
+      const state = await driver.observe();
+      const current = state.outline.flatMap((e) =>
+        e.kind === 'element' ? [[e.info.name, e.info.current ?? false]] : [],
+      );
+      assert.deepEqual(current, [
+        ['Here', true],
+        ['Top', false],
+        ['Menu', false],
+        ['Article', false],
+        ['Current', true],
       ]);
     } finally {
       await driver.close();
@@ -314,6 +337,19 @@ describe('PlaywrightDriver', () => {
       assert.equal(await at('input[name=c]', 'enter'), 'document');
       assert.equal(await at('text=Plain', 'click'), 'nothing', 'a button that is no submitter');
       assert.equal(await at('textarea', 'enter'), 'nothing', 'Enter in a text area is a new line');
+      // The view says which sends the browser would keep, so the step does not offer them.
+      const incomplete = (await driver.observe()).outline.flatMap((e) =>
+        e.kind === 'element' && e.info.role === 'button' ? [[e.info.name, e.info.incomplete ?? false]] : [],
+      );
+      assert.deepEqual(incomplete, [
+        ['Send', true],
+        ['Anyway', false],
+        ['Ready', false],
+        ['Plain', false],
+      ]);
+      await page.fill('input[name=a]', 'now filled');
+      const filled = (await driver.observe()).outline.find((e) => e.kind === 'element' && e.info.name === 'Send');
+      assert.equal(filled?.kind === 'element' && filled.info.incomplete, undefined, 'filled: offered again');
     } finally {
       await driver.close();
     }

@@ -36,6 +36,15 @@ export interface ElementInfo {
   disabled?: boolean;
   expanded?: boolean;
   required?: boolean;
+  /**
+   * A form's submit button while the browser would not send the form (a required field empty, a
+   * pattern unmet): a click does nothing until the fields are filled.
+   */
+  incomplete?: boolean;
+  /** A text box the page fills itself (a calendar's, a picker's): it takes no typing, a click opens its chooser. */
+  readonly?: boolean;
+  /** A link to the page it is on (its address, or `aria-current="page"`): following it changes nothing. */
+  current?: boolean;
   /** An empty text box's placeholder when it is not its name: the form it wants ("YYYY-MM-DD"). */
   hint?: string;
   /** A select's option labels, bounded as the line's. */
@@ -305,8 +314,11 @@ export function scanFrame(limits: ScanLimits): FrameScan {
             ? ownText(el)
             : (el.getAttribute('aria-valuetext') ?? '');
       if (value) info.value = secret ? '•••' : clean(value, limits.attrChars);
+      if ((control as HTMLInputElement).readOnly || el.getAttribute('aria-readonly') === 'true') info.readonly = true;
       const placeholder = clean(control.getAttribute('placeholder') ?? '', limits.attrChars);
       if (!value && placeholder && placeholder !== info.name) info.hint = placeholder;
+      // A date input takes only this form, whatever the page shows in it.
+      else if (!value && control instanceof HTMLInputElement && control.type === 'date') info.hint = 'YYYY-MM-DD';
     }
     if (control instanceof HTMLInputElement && CHECKABLE.has(control.type)) info.checked = control.checked;
     else if (el.getAttribute('aria-checked')) info.checked = el.getAttribute('aria-checked') === 'true';
@@ -326,6 +338,19 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     const expanded = el.getAttribute('aria-expanded');
     if (expanded) info.expanded = expanded === 'true';
     if ((control as HTMLInputElement).required || el.getAttribute('aria-required') === 'true') info.required = true;
+    const submitter =
+      (control instanceof HTMLButtonElement && control.type === 'submit') ||
+      (control instanceof HTMLInputElement && (control.type === 'submit' || control.type === 'image'));
+    const form = submitter ? (control as HTMLButtonElement | HTMLInputElement).form : null;
+    if (form && !form.noValidate && !(control as HTMLButtonElement).formNoValidate && form.matches(':invalid'))
+      info.incomplete = true;
+    if (role === 'link' && el instanceof HTMLAnchorElement) {
+      const href = el.getAttribute('href')?.trim() ?? '';
+      // A link of "#" or "javascript:" is a button in disguise: it is not a way to this page.
+      const way = href !== '' && !href.startsWith('#') && !/^javascript:/i.test(href);
+      const here = (url: string) => url.split('#')[0] === location.href.split('#')[0];
+      if (el.getAttribute('aria-current') === 'page' || (way && !el.hash && here(el.href))) info.current = true;
+    }
     // A button of a row or a list entry ("Delete", "Edit") is told apart by the entry's own words: its
     // text outside the controls in it (a row's first cell), when it has any.
     const entry = el.closest('tr, li, [role=row], [role=listitem], article');

@@ -108,7 +108,7 @@ function checkInfo(raw: unknown): ElementInfo {
   if (context) info.context = context;
   const hint = plainText(r.hint);
   if (hint && role === 'textbox') info.hint = hint;
-  for (const flag of ['checked', 'disabled', 'expanded', 'required'] as const)
+  for (const flag of ['checked', 'disabled', 'expanded', 'required', 'incomplete', 'current', 'readonly'] as const)
     if (typeof r[flag] === 'boolean') info[flag] = r[flag];
   if (Array.isArray(r.options))
     info.options = r.options

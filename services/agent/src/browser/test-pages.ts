@@ -10,8 +10,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Each page of one origin, given the other origin (the pages frame each other's). */
-type Pages = Record<string, (peer: string) => string>;
+/** Each page of one origin, given the other origin (the pages frame each other's) and the request's method. */
+type Pages = Record<string, (peer: string, method: string) => string>;
 
 const page = (title: string, body: string) =>
   `<!doctype html><html><head><meta charset=utf-8><title>${title}</title></head><body>${body}</body></html>`;
@@ -108,6 +108,13 @@ f.addEventListener('submit', (event) => {
 });
 </script>`,
     ),
+  // A form its server refuses every time, on the page it was posted from, with the same words.
+  '/posting-form': (_peer, method) =>
+    page(
+      'Sign up',
+      `${method === 'POST' ? '<p role=alert>Enter your full name.</p>' : ''}<form method=post action=/posting-form>
+<input name=q aria-label=Query><input name=n aria-label="Full name"><button>Send</button></form>`,
+    ),
   '/required-form': () =>
     page('Send', `<form action=/article><input name=q aria-label=Query required><button>Send</button></form>`),
   // A tab strip whose second tab shows a panel with a button of its own.
@@ -180,7 +187,7 @@ async function serve(name: string, pages: Pages, peer: () => string): Promise<Te
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(render(peer()));
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(render(peer(), req.method ?? 'GET'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -179,6 +179,61 @@ test('the schema offers only what the page allows, each element by its name', ()
   assert.deepEqual(kept.get('click')?.[0]?.target, { enum: ['First name', 'Colour', 'Submit'] }, 'a box it ticked');
 });
 
+test('a send its form keeps (a required box empty) is said so and not offered', () => {
+  const page = pageOf([
+    element(1, { role: 'textbox', name: 'Email', required: true }),
+    element(2, { role: 'button', name: 'Send message', incomplete: true }),
+    element(3, { role: 'button', name: 'Help' }),
+  ]);
+  const view = compactView(page, 'Write to us');
+  assert.match(view.text, /button "Send message" \(the form is not complete: fill its required fields first\)/);
+  const offered = actions(compactShape(view, { files: false, task: 'Write to us' }).schema);
+  assert.deepEqual(offered.get('click')?.[0]?.target, { enum: ['Email', 'Help'] });
+});
+
+test('a read-only box (a calendar fills it) is said so and offered to click, not to type into', () => {
+  const page = pageOf([
+    element(1, { role: 'textbox', name: 'Date', readonly: true }),
+    element(2, { role: 'textbox', name: 'Patient name' }),
+  ]);
+  const view = compactView(page, 'Book a check-up');
+  assert.match(view.text, /textbox "Date" empty read-only \(click it to choose\)/);
+  const offered = actions(compactShape(view, { files: false, task: 'Book a check-up' }).schema);
+  assert.deepEqual(offered.get('type')?.[0]?.target, { enum: ['Patient name'] });
+  assert.deepEqual(offered.get('click')?.[0]?.target, { enum: ['Date', 'Patient name'] });
+  const chosen = actions(compactShape(view, { files: false, task: 'x', writing: 1 }).schema);
+  assert.ok(chosen.has('click'), 'a click on it chose no box to write into');
+});
+
+test('a link to the page the browser is on is said so, and neither offered nor named', () => {
+  const task = 'Cancel my Premium subscription';
+  const page = pageOf([
+    element(1, { role: 'link', name: 'Overview' }),
+    element(2, { role: 'link', name: 'Subscription', current: true }),
+    element(3, { role: 'button', name: 'Cancel subscription' }),
+  ]);
+  const view = compactView(page, task);
+  assert.match(view.text, /link "Subscription" \(this page\)/);
+  const offered = actions(compactShape(view, { files: false, task }).schema);
+  assert.deepEqual(offered.get('click')?.[0]?.target, { enum: ['Overview', 'Cancel subscription'] });
+  assert.deepEqual(namedIn(task, view), []);
+});
+
+test('a date typed into a box that asks for a format is the task’s date in that format', () => {
+  const task = 'Create an account for Marta: born on 14 March 1990. Accept the terms.';
+  const page = pageOf([
+    element(1, { role: 'textbox', name: 'Date of birth', hint: 'YYYY-MM-DD' }),
+    element(2, { role: 'textbox', name: 'Note' }),
+  ]);
+  const view = compactView(page, task);
+  const typed = (target: string, text: string) => {
+    const parsed = parseCompact({ action: 'type', target, text }, view, task);
+    return 'step' in parsed ? parsed.step.actions[0] : parsed;
+  };
+  assert.deepEqual(typed('Date of birth', '1990'), { action: 'type', index: 1, text: '1990-03-14' });
+  assert.deepEqual(typed('Note', '1990'), { action: 'type', index: 2, text: '1990' }, 'a box that asks no format');
+});
+
 test('the answer is one action naming an element of the page; prose, two actions or a name not there are refused', () => {
   const view = compactView(FORM, 'x');
   const ok = parseCompact({ action: 'type', target: 'First name', text: 'Tora' }, view);

@@ -8,10 +8,12 @@
 // an act the task may end with. Pure: no I/O.
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import type { JsonSchema } from '../model/types.js';
+import { dateAsAsked, dateFormat } from './dates.js';
+import { formLines, quote } from './form-values.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
-import { asksForAnswer, doneParts, phrase, taskParts, taskWords, valuesLeft } from './task-parts.js';
+import { asksForAnswer, doneParts, phrase, taskParts, taskWords } from './task-parts.js';
 
 export const COMPACT_SYSTEM_PROMPT = `You use a web browser to do the user's task, one action at a time.
 Each turn shows the task, what you did and the page's elements as role "name" state.
@@ -51,8 +53,6 @@ const ROLE_WORD: Record<ElementInfo['role'], string> = {
   other: 'clickable',
 };
 
-const quote = (text: string) => `"${text.replace(/"/g, "'")}"`;
-
 /**
  * What the page script puts for the value of a password or a secret field. A small model copies what it
  * reads, so the view says the field is filled, never a stand-in it could type.
@@ -82,8 +82,11 @@ export function elementLine(label: string, info: ElementInfo, task = ''): string
     line += ` options: ${shown.join(' | ')}${more > 0 ? ` | … ${more} more` : ''}`;
   }
   if (info.expanded !== undefined) line += info.expanded ? ' expanded' : ' collapsed';
+  if (info.readonly && info.role === 'textbox') line += ' read-only (click it to choose)';
   if (info.required) line += ' required';
   if (info.disabled) line += ' disabled';
+  else if (info.incomplete) line += ' (the form is not complete: fill its required fields first)';
+  if (info.current) line += ' (this page)';
   return line;
 }
 
@@ -207,18 +210,27 @@ export function compactShape(view: CompactView, input: CompactShapeInput): { sch
   const allowed = (action: StepAction) => !refused.has(describeAction(action));
   const indices = (pick: (info: ElementInfo) => boolean, action: (index: number) => StepAction) =>
     view.shown.filter((e) => pick(e.info) && !e.info.disabled && allowed(action(e.index))).map((e) => e.index);
+  // A send the browser would keep (its form not complete), a link to the page it is on: not offered,
+  // a click of either does nothing.
+  const sendable = (info: ElementInfo) => !info.incomplete && !info.current;
   const labelsOf = (indices: number[]) => indices.map((i) => view.shown.find((e) => e.index === i)?.label ?? String(i));
-  const clickable = indices(
-    () => true,
-    (index) => ({ action: 'click', index }),
-  ).filter((i) => !input.keep?.has(i));
+  const clickable = indices(sendable, (index) => ({ action: 'click', index })).filter((i) => !input.keep?.has(i));
   const typedAgain = (index: number) => [...refused].some((r) => r.startsWith(`type ${index} `));
   const fields = view.shown
-    .filter((e) => e.info.role === 'textbox' && !e.info.disabled && !typedAgain(e.index) && !input.keep?.has(e.index))
+    .filter(
+      (e) =>
+        e.info.role === 'textbox' &&
+        !e.info.disabled &&
+        !e.info.readonly &&
+        !typedAgain(e.index) &&
+        !input.keep?.has(e.index),
+    )
     .map((e) => e.index);
   const files = view.shown.filter((e) => e.info.role === 'file').map((e) => e.index);
   // A box the last act clicked was chosen to write into: what to write is the whole question.
-  const chosen = view.shown.find((e) => e.index === input.writing && e.info.role === 'textbox' && !e.info.disabled);
+  const chosen = view.shown.find(
+    (e) => e.index === input.writing && e.info.role === 'textbox' && !e.info.disabled && !e.info.readonly,
+  );
   if (chosen)
     return {
       schema: { anyOf: [act('type', { target: { const: chosen.label }, text: str(MAX_TYPED) })] },
@@ -265,7 +277,9 @@ export function parseCompact(output: unknown, view: CompactView, task = ''): { s
     const found = view.shown.find((e) => e.label === target);
     if (!found)
       return { error: `target: ${JSON.stringify(String(target).slice(0, 80))} is not an element of the page` };
-    value = { ...rest, index: found.index, ...(typeof rest.text === 'string' && { text: asWritten(rest.text, task) }) };
+    const format = found.info.role === 'textbox' ? dateFormat(found.info.hint) : undefined;
+    const text = (written: string) => (format ? dateAsAsked(written, task, format) : asWritten(written, task));
+    value = { ...rest, index: found.index, ...(typeof rest.text === 'string' && { text: text(rest.text) }) };
   }
   const parsed = stepAction.safeParse(value);
   if (!parsed.success) {
@@ -422,8 +436,8 @@ export function compactMessage(input: {
   const asks = asksForAnswer(input.task);
   const part = parts.length > 1 ? parts[next] : input.task;
   // What the part asks to have entered and nothing holds yet: a small model stops at the first of two.
-  const left = part && (memory.done ?? []).length > 0 ? valuesLeft(part, memory.typed) : [];
-  if (left.length > 0) lines.push(`Not entered yet: ${left.map(quote).join(', ')}`);
+  const others = parts.filter((_, i) => i !== next && !done.has(i));
+  lines.push(...formLines(input.task, part, others, memory, input.view.shown));
   // A question is answered from the page it leads to: the names it says point the way only at first.
   const pointing = !asks || (memory.done ?? []).length === 0;
   const named = part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];
@@ -466,7 +480,8 @@ export function namedIn(text: string, view: CompactView, keep?: ReadonlySet<numb
   const said = phrase(text);
   const found = view.shown.filter((e) => {
     const name = phrase(e.info.name);
-    return name.trim().length >= 2 && said.includes(name) && !keep?.has(e.index);
+    const offered = !e.info.current && !e.info.incomplete;
+    return name.trim().length >= 2 && said.includes(name) && !keep?.has(e.index) && offered;
   });
   const longest = found.toSorted((a, b) => b.info.name.length - a.info.name.length);
   const kept: CompactView['shown'] = [];
@@ -514,16 +529,33 @@ export function newText(before: Before, page: PageState): string {
 const REFUSES =
   /\b(?:error|invalid|not valid|required|must|missing|is taken|already (?:taken|in use|exists)|differ|do not match|don't match|too (?:short|long)|try again|could not|couldn't|failed|enter (?:a|an|your)|choose (?:a|an|another)|write the)\b/i;
 
-/** The lines of `text` (what a send brought) that say the page refused it, joined; undefined when none does. */
-export function refusal(text: string): string | undefined {
+/** The lines of `text` (what a send brought) that say the page refused it; undefined when none does. */
+export function refusal(text: string): string[] | undefined {
   const lines = text
     .split('\n')
     .filter((line) => REFUSES.test(line))
-    .map((line) => line.slice(0, 200));
-  return lines.length > 0 ? lines.join(' ').slice(0, 500) : undefined;
+    .map((line) => line.slice(0, 200))
+    .slice(0, 10);
+  return lines.length > 0 ? lines : undefined;
 }
 
 export const ANSWER_SCHEMA: JsonSchema = obj({ answer: str(200) });
+
+/** The answer check's schema for a run with an output schema: the answer in its shape, or none. */
+export const shapedAnswerSchema = (output: JsonSchema): JsonSchema => ({
+  anyOf: [strictSchema(output), obj({ none: oneOf(['yes']) })],
+});
+
+/** The answer check's question for a run with an output schema (`shapedAnswerSchema`). */
+export function shapedAnswerQuestion(task: string, text: string): string {
+  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer as the JSON the task asks for. If it does not, {"none":"yes"}`;
+}
+
+/** The shaped answer the model read from the page; undefined when it said none. */
+export function shapedAnswer(output: unknown): Record<string, unknown> | undefined {
+  if (!output || typeof output !== 'object' || Array.isArray(output) || 'none' in output) return undefined;
+  return output as Record<string, unknown>;
+}
 
 /**
  * The question after an act of a task that asks for an answer, put after the step's own message and

@@ -269,6 +269,15 @@ export interface Memory {
   approval?: { key: string; rule: string; state: 'asked' | 'approved'; askedAt: number };
   /** Actions the compact profile refused to run again on the page they changed nothing on (its fingerprint). */
   refused?: { fingerprint: string; actions: string[] };
+  /**
+   * A send was refused as incomplete (by the browser: a required field empty; by the page): the step
+   * lists every value the task gives that nothing holds, not only the next part's (compact).
+   */
+  incomplete?: boolean;
+  /** The boxes the run typed into, by name, and what it typed (compact: to repeat or refill), the last 20. */
+  typedInto?: Array<[name: string, text: string]>;
+  /** The page's lines that refused the run's last refused send ("The two passwords differ."), bounded. */
+  pageRefused?: string[];
   /** Refusals in a row; past the limit the run ends as a loop. */
   refusals?: number;
   /** The compact profile's acts so far, as its message tells them (the last few). */

@@ -48,7 +48,7 @@ test('a goal said before a colon is the last part, done by the click that sends 
   // The name in the goal does not make typing it the goal's act.
   const fullName = partDone(
     SIGNUP,
-    { partsDone: [0, 1, 2, 3, 4], typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '1990'] },
+    { partsDone: [0, 1, 2, 3, 4], typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '1990-03-14'] },
     { action: 'type', index: 1, text: 'Marta Kowalski' },
     { role: 'textbox', name: 'Full name' },
   );
@@ -56,8 +56,14 @@ test('a goal said before a colon is the last part, done by the click that sends 
   // Sending before the details are done is not the goal either.
   const create = { role: 'button', name: 'Create account' } as const;
   assert.equal(partDone(SIGNUP, { partsDone: [0] }, { action: 'click', index: 4 }, create), undefined);
-  const details = { partsDone: [0, 1, 2, 3, 4], typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '1990'] };
+  const details = {
+    partsDone: [0, 1, 2, 3, 4],
+    typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '14/03/1990'],
+  };
   assert.equal(partDone(SIGNUP, details, { action: 'click', index: 4 }, create), 5);
+  // A year alone is not the date of birth: the details are not done.
+  const year = { ...details, typed: ['marta_k', 'marta.k@example.com', 'Tulip-garden-42', '1990'] };
+  assert.equal(partDone(SIGNUP, year, { action: 'click', index: 4 }, create), undefined);
   // A goal whose words the button does not share ("Register …" sent by "Create account") is done by it too.
   const register = 'Register Priya Nair on this shop: username priya_n, email priya.nair@example.in. Accept the terms.';
   assert.equal(taskParts(register).at(-1), 'Register Priya Nair on this shop');
@@ -152,11 +158,14 @@ test('the answer check reads the text an act brought, whole, and takes "none" fo
 });
 
 test("a page's refusal of a send is read from the lines that say so", () => {
-  assert.equal(
+  assert.deepEqual(
     refusal('Create your account\nEnter your full name.\nThe username "oliver" is taken. Choose another one.'),
-    'Enter your full name. The username "oliver" is taken. Choose another one.',
+    ['Enter your full name.', 'The username "oliver" is taken. Choose another one.'],
   );
-  assert.equal(refusal('Write the date of birth as YYYY-MM-DD, for example 1984-07-21.')?.startsWith('Write'), true);
+  assert.equal(
+    refusal('Write the date of birth as YYYY-MM-DD, for example 1984-07-21.')?.[0]?.startsWith('Write'),
+    true,
+  );
   assert.equal(refusal('Your account marta_k is ready.\nWelcome to Kettle & Co.'), undefined);
   assert.equal(refusal(''), undefined);
 });
@@ -179,4 +188,25 @@ test('a quoted name followed by what it is (the “Tag” field) names an elemen
   const typed = { action: 'type', index: 1, text: 'pebble' } as const;
   assert.equal(partDone(task, {}, typed, { role: 'textbox', name: 'Tag' }), 0);
   assert.deepEqual([...doneParts(task, { partsDone: [0], typed: ['pebble'] })], [0], 'typed: the part is done');
+});
+
+test("a person's name, two or three capitalized words after who it is for, is a value", () => {
+  assert.deepEqual(partValues('Sign it as Dana Whitfield'), ['Dana Whitfield']);
+  assert.deepEqual(partValues('Create an account for Marta Kowalski'), ['Marta Kowalski']);
+  assert.deepEqual(partValues('Sign up as Oliver Grant with the username oliver'), ['oliver', 'Oliver Grant']);
+  assert.deepEqual(partValues('Save it as Draft'), [], 'one word is a name of a thing');
+  assert.deepEqual(partValues('Look for Order History page'), [], 'followed by what it is: an element');
+});
+
+test('a date written out is one value, not a year', () => {
+  assert.deepEqual(partValues('Book a check-up for Ana Ruiz on 17 March 2027 at 10:30'), [
+    '17 March 2027',
+    '10:30',
+    'Ana Ruiz',
+  ]);
+});
+
+test('what a thing is to be named is a value', () => {
+  assert.deepEqual(partValues('create a read-only API key named ci-deploy'), ['ci-deploy']);
+  assert.deepEqual(partValues('add a label called urgent'), ['urgent']);
 });

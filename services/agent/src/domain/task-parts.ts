@@ -3,6 +3,7 @@
 // names, which of them a run's acts have done, whether it asks for an answer,
 // and when to ask the model "is the task done?". Pure: no I/O.
 import type { ElementInfo } from '../browser/types.js';
+import { datesIn, isoDate } from './dates.js';
 import type { Memory, StepAction } from './step.js';
 
 /** Words of a task that name nothing on a page. */
@@ -110,7 +111,10 @@ export function partValues(part: string): string[] {
       /[“"«‘]([^”"»’]{1,200})[”"»’](?!\s*(?:field|box|text ?box|input|area|button|tab|link|menu|list|dropdown|select|checkbox|option|section|dialog|page|panel)\b)/gi,
     ),
   ].map((m) => (m[1] as string).trim());
-  const rest = part.replace(/[“"«‘][^”"»’]*[”"»’]/g, ' ');
+  const unquoted = part.replace(/[“"«‘][^”"»’]*[”"»’]/g, ' ');
+  // A date written out ("17 March 2027") is one value, not a year.
+  const dates = datesIn(unquoted).map((d) => d.written);
+  const rest = dates.reduce((text, written) => text.replace(written, ' '), unquoted);
   const marked = rest
     .split(/\s+/)
     .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
@@ -119,13 +123,31 @@ export function partValues(part: string): string[] {
   const named = [...rest.matchAll(/\b(?:as|username|user name|user|login)\s+([a-z][a-z0-9.-]{3,39})\b/g)]
     .map((m) => m[1] as string)
     .filter((w) => !STOP_WORDS.has(w) && !['name', 'password', 'email'].includes(w));
-  return [...new Set([...quoted, ...marked, ...named].filter(Boolean))];
+  // What a thing is to be named ("an API key named ci-deploy", "a folder called Q3 reports" quoted or one word).
+  const titled = [...rest.matchAll(/\b(?:named|called|titled|entitled)\s+([\p{L}\p{N}][\p{L}\p{N}._-]{1,39})/gu)]
+    .map((m) => m[1] as string)
+    .filter((w) => !STOP_WORDS.has(w.toLowerCase()));
+  // A person's name, two or three capitalized words after who it is for ("Sign it as Dana Whitfield",
+  // "an account for Marta Kowalski"): a form's name field waits for it.
+  const person = [
+    ...rest.matchAll(
+      /\b(?:as|for|by|named|called|to)\s+(\p{Lu}\p{Ll}+(?:[ '-]\p{Lu}\p{Ll}+){1,2})\b(?!\s*(?:field|box|button|tab|link|page|menu|list|section|dialog|panel)\b)/gu,
+    ),
+  ].map((m) => m[1] as string);
+  return [...new Set([...quoted, ...dates, ...marked, ...named, ...titled, ...person].filter(Boolean))];
 }
 
 /** The values of `part` nothing the run typed, chose or clicked holds yet. */
 export function valuesLeft(part: string, typed: readonly string[] = []): string[] {
   const held = typed.map((t) => t.toLowerCase());
-  return partValues(part).filter((v) => !held.some((t) => t.includes(v.toLowerCase())));
+  // A date is held in any form a field took it in ("1990-03-14", "14/03/1990"): its three numbers.
+  const numbers = typed.map((t) => new Set((t.match(/\d+/g) ?? []).map(Number)));
+  const day = (v: string) => {
+    const iso = isoDate(v);
+    const [y, m, d] = iso ? iso.split('-').map(Number) : [];
+    return iso !== undefined && numbers.some((n) => n.has(y as number) && n.has(m as number) && n.has(d as number));
+  };
+  return partValues(part).filter((v) => !held.some((t) => t.includes(v.toLowerCase())) && !day(v));
 }
 
 /**
@@ -307,6 +329,11 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
           ? info?.name
           : undefined;
   if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
+  if (action.action === 'type' && info?.name)
+    memory.typedInto = [
+      ...(memory.typedInto ?? []).filter(([name]) => name !== info.name),
+      [info.name, action.text],
+    ].slice(-20) as Memory['typedInto'];
   // Enter that sent a form did what its submit button would: the part that says to press it.
   const sent = action.action === 'press' && action.key === 'Enter' && documents > 0;
   const last = sent ? sentPart(task, memory) : undefined;
@@ -323,9 +350,11 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
  * memory: every field offered again (what the run set may be what is wrong), the goal to send again,
  * and the page's words said once, first.
  */
-export function rememberRefusal(task: string, memory: Memory, said: string): void {
+export function rememberRefusal(task: string, memory: Memory, lines: string[]): void {
   memory.ticked = [];
   const goal = goalPart(task);
   if (goal !== undefined) memory.partsDone = (memory.partsDone ?? []).filter((i) => i !== goal);
-  memory.nudge = `The page refused what was sent: ${said} Fix what it says, then send again.`;
+  memory.pageRefused = lines;
+  memory.incomplete = true;
+  memory.nudge = `The page refused what was sent: ${lines.join(' ').slice(0, 500)} Fix what it says, then send again.`;
 }

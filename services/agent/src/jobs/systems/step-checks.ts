@@ -11,6 +11,9 @@ import {
   newText,
   refusal,
   saidDone,
+  shapedAnswer,
+  shapedAnswerQuestion,
+  shapedAnswerSchema,
   statedAnswer,
   whatChanged,
 } from '../../domain/compact.js';
@@ -23,6 +26,8 @@ import type { OutputSystem } from './output.js';
 const DONE_TOKENS = 12;
 /** Tokens of the answer check's answer: a few words. */
 const ANSWER_TOKENS = 48;
+/** Tokens of an answer in the run's output schema's shape: a small object. */
+const SHAPED_TOKENS = 200;
 
 /** The step a question goes on from: its model, its system prompt, its message and the model's answer. */
 export interface Asking {
@@ -69,26 +74,40 @@ export class StepChecks {
     if (!before) return;
     const text = newText(before, await this.systems.browser.observe(false));
     if (!text) return;
-    const question = answerQuestion(this.run.row.task, text);
-    const result = await this.ask(ask, question, ANSWER_SCHEMA, 'answer', ANSWER_TOKENS);
+    const { task, outputSchema } = this.run.row;
+    const shape = outputSchema as JsonSchema | null;
+    const result = shape
+      ? await this.ask(ask, shapedAnswerQuestion(task, text), shapedAnswerSchema(shape), 'answer', SHAPED_TOKENS)
+      : await this.ask(ask, answerQuestion(task, text), ANSWER_SCHEMA, 'answer', ANSWER_TOKENS);
     if (!result) return;
-    const said = statedAnswer(result.output);
+    const said = shape ? shapedAnswer(result.output) : statedAnswer(result.output);
     await this.run.event('step', 'answer_check', `does the page answer it? ${said ? JSON.stringify(said) : 'no'}`, {
       answered: !!said,
       ...tokensOf(result),
     });
+    // A shaped answer that does not fit the schema is refused by finish, and the run goes on.
     if (said) await this.systems.output.finish({ action: 'finish', success: true, answer: said }, []);
   }
 
   /**
    * What the page said back to a send (a click of a button, Enter) that it refused: the new text's
    * lines that say so ("Enter your full name."), on the page it was sent from; undefined when it
-   * took it or moved on (a new page's words are its own, not an answer to the send).
+   * took it or moved on (a new page's words are its own, not an answer to the send). A send that
+   * loaded the same page again with the words it refused with before (`earlier`) was refused again:
+   * those lines are not new, but they answer this send.
    */
-  async refused(before: Before | undefined): Promise<string | undefined> {
+  async refused(
+    before: Before | undefined,
+    reloaded: boolean,
+    earlier: readonly string[] = [],
+  ): Promise<string[] | undefined> {
     if (!before) return undefined;
     const after = await this.systems.browser.observe(false);
-    return after.url === before.url ? refusal(newText(before, after)) : undefined;
+    if (after.url !== before.url) return undefined;
+    const fresh = refusal(newText(before, after));
+    if (fresh || !reloaded || earlier.length === 0) return fresh;
+    const still = after.outline.flatMap((e) => (e.kind === 'text' && earlier.includes(e.text) ? [e.text] : []));
+    return refusal(still.join('\n'));
   }
 
   /** One question after the step; undefined when the model gave no answer (a failure is a no). */
@@ -115,7 +134,12 @@ export class StepChecks {
       });
       this.account(result);
       return result;
-    } catch {
+    } catch (err) {
+      // Said among the run's debug events: a question that never gets an answer is otherwise invisible.
+      if (!run.stepAbort.signal.aborted && !run.signal.aborted)
+        await run.event('debug', 'check_failed', `the ${name} question got no answer`, {
+          error: (err instanceof Error ? err.message : String(err)).slice(0, 300),
+        });
       return undefined;
     }
   }

@@ -64,10 +64,15 @@ after(async () => {
 async function stepRun(
   task: string,
   path: string,
-  options: { apiKey?: string; profile?: 'compact'; stepProfile?: string } = {},
+  options: { apiKey?: string; profile?: 'compact'; stepProfile?: string; outputSchema?: Record<string, unknown> } = {},
 ) {
   const run = await startTestRun(fx.stores, workspaceId, {
-    run: { task, maxSteps: 10, ...(options.stepProfile && { stepProfile: options.stepProfile }) },
+    run: {
+      task,
+      maxSteps: 10,
+      ...(options.stepProfile && { stepProfile: options.stepProfile }),
+      ...(options.outputSchema && { outputSchema: options.outputSchema }),
+    },
     grants: { secrets: [{ handle: 'fee', id: fee }], integrations: [], purchases: undefined },
     sessionId: randomUUID(),
   });
@@ -353,6 +358,49 @@ describe('StepSystem', () => {
     assert.ok(events.some((e) => e.kind === 'answer_check' && /"No reviews yet"/.test(e.message)));
   });
 
+  test('compact: a question answered by the page a send leads to is answered from it', async () => {
+    const task = 'Search for Norway and tell me the headline';
+    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('If this text answers it');
+    scripts.set(task, (request) => {
+      if (isAnswerCheck(request))
+        return { answer: lastPromptOf(request).includes('\nHarbour news\n') ? 'Harbour news' : '' };
+      return /"Query" value="Norway"/.test(promptOf(request))
+        ? { step: { action: 'click', target: 'Send' } }
+        : { step: { action: 'type', target: 'Query', text: 'Norway' } };
+    });
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact' });
+    await next();
+    await assert.rejects(next(), Stop);
+    assert.equal(requestsOf(task).filter(isAnswerCheck).length, 1, 'after the send: the text typed brought none');
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 2, 'Harbour news']);
+  });
+
+  test('compact: a run with an output schema is answered in its shape from the page an act brought', async () => {
+    const task = 'Search for Norway and give me the page title';
+    const outputSchema = {
+      type: 'object',
+      properties: { title: { type: 'string' } },
+      required: ['title'],
+      additionalProperties: false,
+    };
+    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('give the answer as the JSON');
+    scripts.set(task, (request) => {
+      if (isAnswerCheck(request))
+        return {
+          step: lastPromptOf(request).includes('\nHarbour news\n') ? { title: 'Harbour news' } : { none: 'yes' },
+        };
+      return /"Query" value="Norway"/.test(promptOf(request))
+        ? { step: { action: 'click', target: 'Send' } }
+        : { step: { action: 'type', target: 'Query', text: 'Norway' } };
+    });
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact', outputSchema });
+    await next();
+    await assert.rejects(next(), Stop);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 2, { title: 'Harbour news' }]);
+  });
+
   test('compact: Enter that sends the form does the part that says to press its button', async () => {
     const task = 'Type Tora and press Send';
     scripts.set(task, (request) => {
@@ -394,6 +442,27 @@ describe('StepSystem', () => {
     assert.equal(said.filter((p) => p.includes('The page refused what was sent')).length, 1, 'said once');
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 4]);
+  });
+
+  test('compact: a send its server refuses again with the same words is refused again, not the task done', async () => {
+    const task = 'Enter Tora and press Send';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      return /"Query" value="Tora"/.test(promptOf(request)) || /refused/.test(promptOf(request))
+        ? { step: { action: 'click', target: 'Send' } }
+        : { step: { action: 'type', target: 'Query', text: 'Tora' } };
+    });
+    const { run, next } = await stepRun(task, '/posting-form', { profile: 'compact' });
+    await next();
+    await next();
+    assert.deepEqual(run.memory.pageRefused, ['Enter your full name.']);
+    await next();
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.notEqual(row?.status, 'settled', 'sent again, refused again: not done');
+    const said = requestsOf(task)
+      .filter((r) => !isDoneQuestion(r))
+      .map(promptOf);
+    assert.match(said.at(-1) ?? '', /\nNote: The page refused what was sent: Enter your full name\. Fix what it says/);
   });
 
   test('compact: a send the browser refused says which fields kept the form', async () => {

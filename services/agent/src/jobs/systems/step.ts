@@ -24,6 +24,7 @@ import {
   statedPlan,
   whatChanged,
 } from '../../domain/compact.js';
+import { choicesLeft } from '../../domain/form-values.js';
 import {
   describeAction,
   LOOP_FAIL,
@@ -365,13 +366,19 @@ export class StepSystem {
           : said,
     };
     rememberAct(run.row.task, memory, { action, info, said, worked, documents: this.documents });
+    if (worked && this.unsent?.length) memory.incomplete = true;
     await this.failed(!worked);
-    const open = !run.row.outputSchema && run.latest.status !== 'settled';
+    const running = run.latest.status !== 'settled';
+    const open = !run.row.outputSchema && running;
     const acts = open && !asksForAnswer(run.row.task);
-    const answers = open && asksForAnswer(run.row.task);
+    // A run with an output schema wants an answer of that shape, whatever its task's words.
+    const answers = running && (!!run.row.outputSchema || asksForAnswer(run.row.task));
     // A send the page refused ("Enter your full name."): not done, whatever the parts say.
     const sends = (action.action === 'click' && info?.role === 'button') || action.action === 'press';
-    const refused = worked && acts && sends ? await this.checks.refused(this.before) : undefined;
+    const refused =
+      worked && acts && sends
+        ? await this.checks.refused(this.before, this.documents > 0, memory.pageRefused)
+        : undefined;
     if (refused) rememberRefusal(run.row.task, memory, refused);
     else if (worked && acts && (await this.allPartsDone(action, page, info))) {
       await this.systems.output.finish(
@@ -401,6 +408,9 @@ export class StepSystem {
     if (parts > 1 && memory.unsent) return false;
     const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
     if (parts > 1 && !sends) return false;
+    // A list the task names an option of, sent on another ("the billing team", “To” on “Customer support”).
+    const lists = before.outline.flatMap((e) => (e.kind === 'element' ? [e.info] : []));
+    if (sends && choicesLeft(row.task, lists).length > 0) return false;
     const after = await this.systems.browser.observe(false);
     if (after.url !== before.url) return true;
     // A dialog that opened asks for more; one that closed (the page behind it back) was the end.

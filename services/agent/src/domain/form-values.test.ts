@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ElementInfo } from '../browser/types.js';
+import { choicesLeft, formLines } from './form-values.js';
+import { emptyMemory, type Memory } from './step.js';
+
+const box = (name: string, value?: string): { label: string; info: ElementInfo } => ({
+  label: name,
+  info: { role: 'textbox', name, ...(value !== undefined && { value }) },
+});
+
+const memoryOf = (extra: Partial<Memory>): Memory => ({ ...emptyMemory(), done: ['typed'], ...extra });
+
+test("the values left are the next part's; once a send was refused as incomplete, every part's", () => {
+  const part = 'Use the contact form to tell the shop that order 4417 arrived cracked';
+  const others = ['Sign it as Dana Whitfield', 'dana.whitfield@example.org'];
+  const shown = [box('Email'), box('Your name')];
+  assert.deepEqual(formLines('', part, others, memoryOf({}), shown), ['Not entered yet: "4417"']);
+  assert.deepEqual(formLines('', part, others, memoryOf({ incomplete: true, typed: ['4417'] }), shown), [
+    'Not entered yet: "Dana Whitfield", "dana.whitfield@example.org"',
+  ]);
+  assert.deepEqual(formLines('', part, others, { ...emptyMemory(), incomplete: true }, shown), [], 'before any act');
+});
+
+test('a box that repeats another, and a box a refused form came back without, say what to type', () => {
+  const typedInto: Memory['typedInto'] = [
+    ['Password', 'Quartz-lantern-9'],
+    ['Username', 'oliver'],
+  ];
+  const shown = [box('Username', 'oliver'), box('Password', '•••'), box('Confirm password')];
+  assert.deepEqual(formLines('', undefined, [], memoryOf({ typedInto }), shown), [
+    '"Confirm password" repeats "Password": type "Quartz-lantern-9" into it',
+  ]);
+  // The page refused the form and sent it back with the passwords empty.
+  const back = [box('Username', 'oliver'), box('Password'), box('Confirm password')];
+  assert.deepEqual(
+    formLines('', undefined, [], memoryOf({ typedInto, pageRefused: ['The two passwords differ.'] }), back),
+    [
+      '"Password" is empty again: type "Quartz-lantern-9" into it',
+      '"Confirm password" repeats "Password": type "Quartz-lantern-9" into it',
+    ],
+  );
+  assert.deepEqual(
+    formLines('', undefined, [], memoryOf({ typedInto }), [box('Password')]),
+    [],
+    'no refusal: not again',
+  );
+});
+
+test('an option the task names that its list does not hold is left to choose, and said so', () => {
+  const task = 'Log in and send the billing team a message asking for the October invoice';
+  const to: ElementInfo = {
+    role: 'select',
+    name: 'To',
+    value: 'Customer support',
+    options: ['Customer support', 'Billing team', 'Technical team'],
+  };
+  assert.deepEqual(choicesLeft(task, [to]), [{ name: 'To', option: 'Billing team' }]);
+  assert.deepEqual(choicesLeft(task, [{ ...to, value: 'Billing team' }]), [], 'chosen');
+  assert.deepEqual(choicesLeft('Send us a message', [to]), [], 'the task names none');
+  const answer: ElementInfo = { role: 'select', name: 'Reply', options: ['Yes', 'No'] };
+  assert.deepEqual(choicesLeft('Say yes to the offer', [answer]), [], 'a word any task may say');
+  assert.deepEqual(formLines(task, undefined, [], memoryOf({}), [{ label: 'To', info: to }]), [
+    'Not chosen yet: "Billing team" in "To"',
+  ]);
+});

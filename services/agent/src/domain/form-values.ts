@@ -1,0 +1,89 @@
+// What a form still wants of the values a task gives, as the compact step says it (docs/models.md,
+// "Step profiles"): the values nothing holds yet, a box that repeats another ("Confirm password"),
+// and the boxes a refused form came back with empty. Pure: no I/O.
+import type { ElementInfo } from '../browser/types.js';
+import type { Memory } from './step.js';
+import { phrase, valuesLeft } from './task-parts.js';
+
+/** How the compact step quotes a name or a value. */
+export const quote = (text: string) => `"${text.replace(/"/g, "'")}"`;
+
+/** Words of a box that asks for another box's value again. */
+const REPEATS = /\b(?:confirm(?:ation)?|repeat|re-?enter|re-?type|verify|again)\b/i;
+const EVERY_REPEAT = new RegExp(REPEATS.source, 'gi');
+
+/** A box of the view, as these lines need it. */
+interface Shown {
+  label: string;
+  info: ElementInfo;
+}
+
+/**
+ * The lines on values: what the part to do next (`part`) asks to have entered that nothing holds yet;
+ * once a send was refused as incomplete, every other part's (`others`) too. Then the options the
+ * task names that its lists do not hold, and the boxes to fill again or to repeat into.
+ */
+export function formLines(
+  task: string,
+  part: string | undefined,
+  others: string[],
+  memory: Memory,
+  shown: Shown[],
+): string[] {
+  if ((memory.done ?? []).length === 0) return [];
+  const wanted = [part, ...(memory.incomplete ? others : [])].filter((p): p is string => !!p);
+  const left = [...new Set(wanted.flatMap((p) => valuesLeft(p, memory.typed)))];
+  const lines = left.length > 0 ? [`Not entered yet: ${left.map(quote).join(', ')}`] : [];
+  const choices = choicesLeft(
+    task,
+    shown.map((e) => e.info),
+  );
+  if (choices.length > 0)
+    lines.push(`Not chosen yet: ${choices.map((c) => `${quote(c.option)} in ${quote(c.name)}`).join(', ')}`);
+  return [...lines, ...refills(memory, shown)];
+}
+
+/**
+ * The options the task names that their lists do not hold ("send the billing team a
+ * message" and a “To” list with “Billing team” on “Customer support”): what is left to choose before
+ * a send. An option of one or two letters, or that names nothing (“Yes”), is not looked for.
+ */
+export function choicesLeft(task: string, infos: ElementInfo[]): Array<{ name: string; option: string }> {
+  const said = phrase(task);
+  const left: Array<{ name: string; option: string }> = [];
+  for (const info of infos) {
+    if (info.role !== 'select' || info.disabled || !info.options?.length) continue;
+    const named = info.options.filter((o) => {
+      const words = phrase(o);
+      return (
+        words.trim().length >= 4 &&
+        !/^ (?:yes|no|none|other|all|any|select|choose)\b/.test(words) &&
+        said.includes(words)
+      );
+    });
+    const option = named.sort((a, b) => b.length - a.length)[0];
+    if (option && phrase(info.value ?? '') !== phrase(option)) left.push({ name: info.name, option });
+  }
+  return left.slice(0, 3);
+}
+
+/**
+ * Empty boxes the run knows what to type into: one it typed into before that a refused form came back
+ * without ("Password", cleared by the page), and one that repeats a box it typed into ("Confirm
+ * password" after "Password"). At most four.
+ */
+function refills(memory: Memory, shown: Shown[]): string[] {
+  const typed = memory.typedInto ?? [];
+  if (typed.length === 0) return [];
+  const lines: string[] = [];
+  for (const { label, info } of shown) {
+    if (info.role !== 'textbox' || info.value !== undefined || info.disabled) continue;
+    const own = memory.pageRefused?.length ? typed.find(([name]) => name === info.name) : undefined;
+    const base = REPEATS.test(info.name) ? phrase(info.name.replace(EVERY_REPEAT, ' ')).trim() : '';
+    const repeated =
+      !own && base ? typed.find(([name]) => !REPEATS.test(name) && phrase(name).includes(` ${base} `)) : undefined;
+    if (own) lines.push(`${quote(label)} is empty again: type ${quote(own[1])} into it`);
+    else if (repeated) lines.push(`${quote(label)} repeats ${quote(repeated[0])}: type ${quote(repeated[1])} into it`);
+  }
+  return lines.slice(0, 4);
+}
