@@ -13,6 +13,7 @@ import {
   namedIn,
   pageLines,
   parseCompact,
+  shapeOf,
   targetLabels,
   whatChanged,
 } from './compact.js';
@@ -542,4 +543,21 @@ test('a long list shows the option the task names, wherever it is', () => {
   assert.match(line, / \| Finland \| … 8 more$/);
   assert.equal(line.split(' | ').length, 13, 'twelve options and the count of the rest');
   assert.doesNotMatch(elementLine('Country', info, 'Pick one'), /Finland/, 'unnamed, the first twelve');
+});
+
+test('an output schema is written out as the answer it asks for', () => {
+  assert.equal(
+    shapeOf({ type: 'object', properties: { balance: { type: 'number', description: 'in euros' } } }),
+    '{"balance": number (in euros)}',
+  );
+  assert.equal(
+    shapeOf({
+      type: 'object',
+      properties: {
+        items: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } } },
+        size: { enum: ['S', 'M'] },
+      },
+    }),
+    '{"items": [{"name": string}, ...], "size": "S" | "M"}',
+  );
 });

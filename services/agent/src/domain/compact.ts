@@ -527,7 +527,7 @@ export function newText(before: Before, page: PageState): string {
 
 /** Words of a page that refuses what was sent: a form's errors. */
 const REFUSES =
-  /\b(?:error|invalid|not valid|required|must|missing|is taken|already (?:taken|in use|exists)|differ|do not match|don't match|too (?:short|long)|try again|could not|couldn't|failed|enter (?:a|an|your)|choose (?:a|an|another)|write the)\b/i;
+  /\b(?:error|invalid|not valid|required|must|missing|is taken|already (?:taken|in use|exists)|differ|do not match|don't match|too (?:short|long)|try again|could not|couldn't|failed|enter (?:a|an|your)|choose (?:a|an|another)|write the|should|not allowed|cannot|can't|at least|no more than|(?:digits|letters|numbers) only|for example)\b/i;
 
 /** The lines of `text` (what a send brought) that say the page refused it; undefined when none does. */
 export function refusal(text: string): string[] | undefined {
@@ -546,9 +546,29 @@ export const shapedAnswerSchema = (output: JsonSchema): JsonSchema => ({
   anyOf: [strictSchema(output), obj({ none: oneOf(['yes']) })],
 });
 
-/** The answer check's question for a run with an output schema (`shapedAnswerSchema`). */
-export function shapedAnswerQuestion(task: string, text: string): string {
-  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer as the JSON the task asks for. If it does not, {"none":"yes"}`;
+/** The answer check's question for a run with an output schema (`shapedAnswerSchema`), the shape written out. */
+export function shapedAnswerQuestion(task: string, text: string, output: JsonSchema): string {
+  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer as ${shapeOf(output)}. If it does not, {"none":"yes"}`;
+}
+
+/**
+ * A JSON schema as a small model reads the answer it asks for: `{"balance": number (in euros)}`, an
+ * enum as its values, an array as one item and an ellipsis; bounded, the deepest parts as `...`.
+ */
+export function shapeOf(schema: unknown, depth = 0): string {
+  const s = (schema && typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
+  if (depth > 3) return '...';
+  const said = typeof s.description === 'string' ? ` (${s.description.slice(0, 60)})` : '';
+  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  if (s.properties && typeof s.properties === 'object') {
+    const fields = Object.entries(s.properties as Record<string, unknown>)
+      .slice(0, 12)
+      .map(([name, sub]) => `${JSON.stringify(name)}: ${shapeOf(sub, depth + 1)}`);
+    return `{${fields.join(', ')}}`;
+  }
+  if (s.type === 'array') return `[${shapeOf(s.items, depth + 1)}, ...]${said}`;
+  const type = Array.isArray(s.type) ? s.type.join(' or ') : typeof s.type === 'string' ? s.type : 'value';
+  return `${type === 'integer' ? 'number' : type}${said}`;
 }
 
 /** The shaped answer the model read from the page; undefined when it said none. */

@@ -16,8 +16,9 @@ test("the values left are the next part's; once a send was refused as incomplete
   const others = ['Sign it as Dana Whitfield', 'dana.whitfield@example.org'];
   const shown = [box('Email'), box('Your name')];
   assert.deepEqual(formLines('', part, others, memoryOf({}), shown), ['Not entered yet: "4417"']);
-  assert.deepEqual(formLines('', part, others, memoryOf({ incomplete: true, typed: ['4417'] }), shown), [
-    'Not entered yet: "Dana Whitfield", "dana.whitfield@example.org"',
+  const task = `${part}. ${others.join(', ')}.`;
+  assert.deepEqual(formLines(task, part, others, memoryOf({ incomplete: true, typed: ['4417'] }), shown), [
+    'Not entered yet: "Dana Whitfield" into "Your name", "dana.whitfield@example.org" into "Email"',
   ]);
   assert.deepEqual(formLines('', part, others, { ...emptyMemory(), incomplete: true }, shown), [], 'before any act');
 });
@@ -62,5 +63,24 @@ test('an option the task names that its list does not hold is left to choose, an
   assert.deepEqual(choicesLeft('Say yes to the offer', [answer]), [], 'a word any task may say');
   assert.deepEqual(formLines(task, undefined, [], memoryOf({}), [{ label: 'To', info: to }]), [
     'Not chosen yet: "Billing team" in "To"',
+  ]);
+});
+
+test('a value goes into the box the words before it name, or the box of its kind', () => {
+  const task =
+    'Sign up as Oliver Grant with the username oliver, email oliver.grant@example.net and date of birth 1987-06-02.';
+  const shown = [
+    box('Full name'),
+    box('Username', 'oliver'),
+    box('Email'),
+    box('Date of birth'),
+    box('Phone (optional)'),
+  ];
+  assert.deepEqual(formLines(task, task, [], memoryOf({ typed: ['oliver'] }), shown), [
+    'Not entered yet: "Oliver Grant" into "Full name", "oliver.grant@example.net" into "Email", "1987-06-02" into "Date of birth"',
+  ]);
+  // Two boxes alike: no box is said.
+  assert.deepEqual(formLines('Write 4417 there', 'Write 4417 there', [], memoryOf({}), [box('A'), box('B')]), [
+    'Not entered yet: "4417"',
   ]);
 });

@@ -2,8 +2,9 @@
 // "Step profiles"): the values nothing holds yet, a box that repeats another ("Confirm password"),
 // and the boxes a refused form came back with empty. Pure: no I/O.
 import type { ElementInfo } from '../browser/types.js';
+import { dateFormat, isoDate } from './dates.js';
 import type { Memory } from './step.js';
-import { phrase, valuesLeft } from './task-parts.js';
+import { phrase, sameWord, taskWords, valuesLeft } from './task-parts.js';
 
 /** How the compact step quotes a name or a value. */
 export const quote = (text: string) => `"${text.replace(/"/g, "'")}"`;
@@ -33,7 +34,11 @@ export function formLines(
   if ((memory.done ?? []).length === 0) return [];
   const wanted = [part, ...(memory.incomplete ? others : [])].filter((p): p is string => !!p);
   const left = [...new Set(wanted.flatMap((p) => valuesLeft(p, memory.typed)))];
-  const lines = left.length > 0 ? [`Not entered yet: ${left.map(quote).join(', ')}`] : [];
+  const into = (value: string) => {
+    const box = boxFor(value, task, shown);
+    return box ? `${quote(value)} into ${quote(box)}` : quote(value);
+  };
+  const lines = left.length > 0 ? [`Not entered yet: ${left.map(into).join(', ')}`] : [];
   const choices = choicesLeft(
     task,
     shown.map((e) => e.info),
@@ -86,4 +91,43 @@ function refills(memory: Memory, shown: Shown[]): string[] {
     else if (repeated) lines.push(`${quote(label)} repeats ${quote(repeated[0])}: type ${quote(repeated[1])} into it`);
   }
   return lines.slice(0, 4);
+}
+
+/**
+ * The box a value of the task goes into, when one box says so better than any other: the words the
+ * task puts before the value ("username oliver", "date of birth 1987-06-02") in the box's name, and
+ * what the value is (an address: a box of mail; a date: a box of a date; a person's name: a name box
+ * that is no user name). Undefined when no box, or two alike, fit.
+ */
+function boxFor(value: string, task: string, shown: Shown[]): string | undefined {
+  const at = task.indexOf(value);
+  const lead =
+    at > 0
+      ? (task
+          .slice(Math.max(0, at - 40), at)
+          .split(/[,;:.!?]/)
+          .at(-1) ?? '')
+      : '';
+  const before = [...taskWords(lead)];
+  const kind = value.includes('@')
+    ? 'mail'
+    : isoDate(value)
+      ? 'date'
+      : /^\p{Lu}\p{Ll}+[ '-]\p{Lu}/u.test(value)
+        ? 'person'
+        : undefined;
+  const scored = shown
+    .filter(({ info }) => info.role === 'textbox' && !info.disabled && info.value !== value)
+    .map(({ label, info }) => {
+      const words = [...taskWords(info.name)];
+      let score = 2 * before.filter((w) => words.some((x) => sameWord(w, x))).length;
+      if (kind === 'mail' && /mail/i.test(info.name)) score += 2;
+      if (kind === 'date' && (/date|birth|\bday\b/i.test(info.name) || dateFormat(info.hint))) score += 2;
+      if (kind === 'person' && /\bname\b/i.test(info.name) && !/user|login|account/i.test(info.name)) score += 2;
+      return { label, score };
+    })
+    .filter((b) => b.score > 0)
+    .sort((a, b) => b.score - a.score);
+  const [best, second] = scored;
+  return best && (!second || second.score < best.score) ? best.label : undefined;
 }

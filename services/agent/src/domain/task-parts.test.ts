@@ -67,7 +67,7 @@ test('a goal said before a colon is the last part, done by the click that sends 
   // A goal whose words the button does not share ("Register …" sent by "Create account") is done by it too.
   const register = 'Register Priya Nair on this shop: username priya_n, email priya.nair@example.in. Accept the terms.';
   assert.equal(taskParts(register).at(-1), 'Register Priya Nair on this shop');
-  const registerDone = { partsDone: [0, 1, 2], typed: ['priya_n', 'priya.nair@example.in'] };
+  const registerDone = { partsDone: [0, 1, 2], typed: ['priya_n', 'priya.nair@example.in', 'Priya Nair'] };
   assert.equal(partDone(register, registerDone, { action: 'click', index: 4 }, create), 3);
   assert.equal(sentPart(register, registerDone), 3, 'Enter that sent the form does it as well');
   assert.deepEqual([...doneParts(register, { ...registerDone, partsDone: [0, 1, 2, 3] })].sort(), [0, 1, 2, 3]);
@@ -167,12 +167,15 @@ test("a page's refusal of a send is read from the lines that say so", () => {
     true,
   );
   assert.equal(refusal('Your account marta_k is ready.\nWelcome to Kettle & Co.'), undefined);
+  assert.deepEqual(refusal('Phone numbers are digits only, country code first, for example 447700900123.'), [
+    'Phone numbers are digits only, country code first, for example 447700900123.',
+  ]);
   assert.equal(refusal(''), undefined);
 });
 
 test('a user name in plain lowercase letters is a value the sign-in part waits for', () => {
   const task = 'Sign in as omarhaddad with the password Falcon-6670 and press Sign in.';
-  assert.deepEqual(partValues(taskParts(task)[0] as string), ['Falcon-6670', 'omarhaddad']);
+  assert.deepEqual(partValues(taskParts(task)[0] as string), ['omarhaddad', 'Falcon-6670']);
   // The password alone does not do the part.
   assert.deepEqual([...doneParts(task, { partsDone: [0], typed: ['Falcon-6670'] })], []);
   assert.deepEqual([...doneParts(task, { partsDone: [0], typed: ['Falcon-6670', 'omarhaddad'] })], [0]);
@@ -193,20 +196,28 @@ test('a quoted name followed by what it is (the “Tag” field) names an elemen
 test("a person's name, two or three capitalized words after who it is for, is a value", () => {
   assert.deepEqual(partValues('Sign it as Dana Whitfield'), ['Dana Whitfield']);
   assert.deepEqual(partValues('Create an account for Marta Kowalski'), ['Marta Kowalski']);
-  assert.deepEqual(partValues('Sign up as Oliver Grant with the username oliver'), ['oliver', 'Oliver Grant']);
+  assert.deepEqual(partValues('Sign up as Oliver Grant with the username oliver'), ['Oliver Grant', 'oliver']);
   assert.deepEqual(partValues('Save it as Draft'), [], 'one word is a name of a thing');
   assert.deepEqual(partValues('Look for Order History page'), [], 'followed by what it is: an element');
 });
 
 test('a date written out is one value, not a year', () => {
   assert.deepEqual(partValues('Book a check-up for Ana Ruiz on 17 March 2027 at 10:30'), [
+    'Ana Ruiz',
     '17 March 2027',
     '10:30',
-    'Ana Ruiz',
   ]);
 });
 
 test('what a thing is to be named is a value', () => {
   assert.deepEqual(partValues('create a read-only API key named ci-deploy'), ['ci-deploy']);
   assert.deepEqual(partValues('add a label called urgent'), ['urgent']);
+});
+
+test('a phone number in groups is one value; a person named right after register is a value', () => {
+  assert.deepEqual(partValues('UK phone number +44 7700 900123'), ['+44 7700 900123']);
+  assert.deepEqual(partValues('call (020) 7946 0958 today'), ['(020) 7946 0958']);
+  assert.deepEqual(partValues('Register Priya Nair on this shop'), ['Priya Nair']);
+  assert.deepEqual(partValues('order 4417 arrived'), ['4417'], 'one number is no phone');
+  assert.deepEqual(partValues('born 1995-11-30'), ['1995-11-30'], 'a date is no phone');
 });

@@ -112,9 +112,13 @@ export function partValues(part: string): string[] {
     ),
   ].map((m) => (m[1] as string).trim());
   const unquoted = part.replace(/[“"«‘][^”"»’]*[”"»’]/g, ' ');
-  // A date written out ("17 March 2027") is one value, not a year.
+  // A date written out ("17 March 2027") is one value, not a year; so is a phone number in groups.
   const dates = datesIn(unquoted).map((d) => d.written);
-  const rest = dates.reduce((text, written) => text.replace(written, ' '), unquoted);
+  const undated = dates.reduce((text, written) => text.replace(written, ' '), unquoted);
+  const phones = [...undated.matchAll(/(?<![\w-])\+?\(?\d{1,4}\)?(?:[ -]\(?\d{2,8}\)?){2,4}(?![\w-])/g)].map((m) =>
+    m[0].trim(),
+  );
+  const rest = phones.reduce((text, written) => text.replace(written, ' '), undated);
   const marked = rest
     .split(/\s+/)
     .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
@@ -131,10 +135,15 @@ export function partValues(part: string): string[] {
   // "an account for Marta Kowalski"): a form's name field waits for it.
   const person = [
     ...rest.matchAll(
-      /\b(?:as|for|by|named|called|to)\s+(\p{Lu}\p{Ll}+(?:[ '-]\p{Lu}\p{Ll}+){1,2})\b(?!\s*(?:field|box|button|tab|link|page|menu|list|section|dialog|panel)\b)/gu,
+      /\b(?:as|for|by|named|called|[Rr]egister|[Ee]nroll?|[Ii]nvite)\s+(\p{Lu}\p{Ll}+(?:[ '-]\p{Lu}\p{Ll}+){1,2})\b(?!\s*(?:field|box|button|tab|link|page|menu|list|section|dialog|panel)\b)/gu,
     ),
   ].map((m) => m[1] as string);
-  return [...new Set([...quoted, ...dates, ...marked, ...named, ...titled, ...person].filter(Boolean))];
+  // In the order the part says them: a form is filled in reading order.
+  const values = [
+    ...new Set([...quoted, ...dates, ...phones, ...marked, ...named, ...titled, ...person].filter(Boolean)),
+  ];
+  const at = (v: string) => (part.indexOf(v) + part.length + 1) % (part.length + 1);
+  return values.sort((a, b) => at(a) - at(b));
 }
 
 /** The values of `part` nothing the run typed, chose or clicked holds yet. */
@@ -166,7 +175,7 @@ export function doneParts(task: string, memory: Pick<Memory, 'partsDone' | 'type
 }
 
 /** Whether two words are one word in two forms ("annual", "annually"): the shorter starts the longer, four letters or more. */
-const sameWord = (a: string, b: string) => {
+export const sameWord = (a: string, b: string) => {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   return short.length >= 4 ? long.startsWith(short) : short === long;
 };

@@ -77,7 +77,7 @@ export class StepChecks {
     const { task, outputSchema } = this.run.row;
     const shape = outputSchema as JsonSchema | null;
     const result = shape
-      ? await this.ask(ask, shapedAnswerQuestion(task, text), shapedAnswerSchema(shape), 'answer', SHAPED_TOKENS)
+      ? await this.ask(ask, shapedAnswerQuestion(task, text, shape), shapedAnswerSchema(shape), 'answer', SHAPED_TOKENS)
       : await this.ask(ask, answerQuestion(task, text), ANSWER_SCHEMA, 'answer', ANSWER_TOKENS);
     if (!result) return;
     const said = shape ? shapedAnswer(result.output) : statedAnswer(result.output);

@@ -384,7 +384,8 @@ describe('StepSystem', () => {
       required: ['title'],
       additionalProperties: false,
     };
-    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('give the answer as the JSON');
+    const isAnswerCheck = (request: ModelRequest) =>
+      lastPromptOf(request).includes('give the answer as {"title": string}');
     scripts.set(task, (request) => {
       if (isAnswerCheck(request))
         return {
