@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // The mechanical part of docs/service-shape.md, checked by `make lint`:
 // - one file per RPC: every rpc of the protos a service serves has
-//   `src/rpc/<kebab-name>.ts`, beside `index.ts`;
+//   `src/rpc/<kebab-name>.ts`, beside `index.ts`; and `src/rpc/` holds only
+//   those, `deps.ts`, `index.ts`, `parse.ts` and tests: how a row reads back
+//   as the contract's message is a view, in `src/views/`, which imports no RPC;
 // - the database only from `src/store/`: no Prisma call elsewhere;
 // - the environment only from `src/config.ts`: no `process.env` elsewhere;
 // - a setting's meaning is its `.describe()` (docs/settings.md is made of them),
@@ -21,7 +23,13 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
 /** The protos each service serves (its service.ts registers them). */
 const SERVED = {
-  agent: ['agent/v1/agent.proto', 'agent/v1/secrets.proto', 'agent/v1/integrations.proto', 'agent/v1/rules.proto'],
+  agent: [
+    'agent/v1/agent.proto',
+    'agent/v1/secrets.proto',
+    'agent/v1/integrations.proto',
+    'agent/v1/rules.proto',
+    'agent/v1/extract.proto',
+  ],
   'billing-ledger': ['billing/v1/ledger.proto'],
   'browser-host': ['browser/v1/browser.proto'],
   crawl: ['crawl/v1/crawl.proto'],
@@ -43,6 +51,9 @@ const ALLOWED = {
     'services/agent/src/model/embedded.ts': "the model directory's default, shared with the model fetcher",
   },
 };
+
+/** What `src/rpc/` holds besides one file per RPC (and tests). */
+const RPC_FOLDER_FILES = ['deps.ts', 'index.ts', 'parse.ts'];
 
 const PRISMA_CALL =
   /\b(?:db|tx|prisma|this\.db|deps\.db)\s*\.\s*(?:\$queryRaw|\$queryRawUnsafe|\$executeRaw|\$executeRawUnsafe|\$transaction|\w+\s*\.\s*(?:findMany|findFirst|findFirstOrThrow|findUnique|findUniqueOrThrow|create|createMany|update|updateMany|upsert|delete|deleteMany|count|aggregate|groupBy)\s*\()/;
@@ -73,14 +84,22 @@ const problems = [];
 for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
   const src = path.join(ROOT, 'services', service, 'src');
   if (!existsSync(src)) continue;
+  const rpcFiles = new Set(RPC_FOLDER_FILES);
   for (const proto of SERVED[service] ?? []) {
     const text = readFileSync(path.join(ROOT, 'proto/wap', proto), 'utf8');
     for (const [, rpc] of text.matchAll(/^\s*rpc\s+(\w+)\s*\(/gm)) {
       const file = kebab(rpc);
+      rpcFiles.add(`${file}.ts`);
       if (existsSync(path.join(src, 'rpc', `${file}.ts`))) continue;
       if (ALLOWED.rpcFile[service]?.includes(file)) continue;
       problems.push(`services/${service}/src/rpc/${file}.ts: ${proto}'s ${rpc} has no file of its own`);
     }
+  }
+  for (const entry of existsSync(path.join(src, 'rpc')) ? readdirSync(path.join(src, 'rpc')) : []) {
+    if (!rpcFiles.has(entry) && !/\.test\.ts$/.test(entry))
+      problems.push(
+        `services/${service}/src/rpc/${entry}: not an RPC of the service; a view goes in src/views/, a shared check in parse.ts`,
+      );
   }
   const config = path.join(src, 'config.ts');
   for (const [, variable] of existsSync(config) ? readFileSync(config, 'utf8').matchAll(COMMENTED_SETTING) : [])
@@ -93,6 +112,8 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
       problems.push(`${rel}: calls the database outside src/store/`);
     if (!rel.endsWith('/src/config.ts') && !ALLOWED.env[rel] && /\bprocess\.env\b/.test(text))
       problems.push(`${rel}: reads process.env outside src/config.ts`);
+    if (rel.includes('/src/views/') && /from '\.\.\/rpc\//.test(text))
+      problems.push(`${rel}: a view imports an RPC's module; what both need goes below them`);
   }
 }
 /** Every hand-written TypeScript file under `dir`, tests and benches included. */

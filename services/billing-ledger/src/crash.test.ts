@@ -9,7 +9,6 @@ import { priceUsage } from '@wap/billing';
 import { isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { meterName } from './rpc/convert.js';
 import {
   freePort,
   freshDatabase,
@@ -19,6 +18,7 @@ import {
   type TestDatabase,
   waitServing,
 } from './test-support.js';
+import { meterName } from './views/convert.js';
 
 const SENDERS = 8;
 const HOLDS = 16;

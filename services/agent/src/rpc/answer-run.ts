@@ -2,9 +2,9 @@ import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
 import { sealText } from '@wap/sealed';
 import { CVC_PURPOSE } from '../domain/secrets.js';
+import { toRun } from '../views/run.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid, MAX_ANSWER_CHARS, runRef } from './parse.js';
-import { toRun } from './run-view.js';
 
 /**
  * agent.AnswerRun: the answer to a paused run's question, or (`approve`) a

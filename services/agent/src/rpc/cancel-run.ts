@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
+import { toRun } from '../views/run.js';
 import type { AgentRpcDeps } from './deps.js';
 import { runRef } from './parse.js';
-import { toRun } from './run-view.js';
 
 /** How long a cancel waits for the run's loop to settle it before answering the run as it stands. */
 const SETTLE_WAIT_MS = 10_000;

@@ -1,8 +1,8 @@
 import type { integrations } from '@wap/proto';
 import { HANDLE } from '../domain/secrets.js';
+import { toIntegration } from '../views/secret.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid } from './parse.js';
-import { toIntegration } from './secret-view.js';
 
 /**
  * integrations.ConnectIntegration: an HTTPS MCP server, checked with its

@@ -1,9 +1,9 @@
 import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
 import { siteOf } from '../domain/site.js';
+import { toRun } from '../views/run.js';
 import type { AgentRpcDeps } from './deps.js';
 import { runRef } from './parse.js';
-import { toRun } from './run-view.js';
 
 /**
  * agent.ControlRun: take pauses a live run for a person (its browser stays

@@ -2,9 +2,9 @@ import { ApiError } from '@wap/errors';
 import type { secrets } from '@wap/proto';
 import { cardDigits } from '../domain/cards.js';
 import { HANDLE, normaliseHost, SECRET_KINDS, type SecretKind, type SecretValue } from '../domain/secrets.js';
+import { toSecret } from '../views/secret.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid } from './parse.js';
-import { toSecret } from './secret-view.js';
 
 /** Hosts one secret may list. */
 export const MAX_SECRET_DOMAINS = 20;

@@ -1,7 +1,7 @@
 import type { rules } from '@wap/proto';
+import { toRuleSet } from '../views/rule.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid } from './parse.js';
-import { toRuleSet } from './rule-view.js';
 
 /** rules.GetRules: the workspace's rules as last set, each with its class; none before the first set. */
 export function getRules({ rules: store }: AgentRpcDeps) {

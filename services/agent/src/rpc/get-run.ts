@@ -1,8 +1,8 @@
 import { ApiError } from '@wap/errors';
 import type { agent } from '@wap/proto';
+import { toRun } from '../views/run.js';
 import type { AgentRpcDeps } from './deps.js';
 import { runRef } from './parse.js';
-import { toRun } from './run-view.js';
 
 /** agent.GetRun: a plain read of the row; another workspace's run is not_found. */
 export function getRun({ store }: AgentRpcDeps) {

@@ -1,7 +1,7 @@
 import type { integrations } from '@wap/proto';
+import { toIntegration } from '../views/secret.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid } from './parse.js';
-import { toIntegration } from './secret-view.js';
 
 /** integrations.ListIntegrations: each server, its tools and its secret's handle. */
 export function listIntegrations({ integrationStore }: AgentRpcDeps) {

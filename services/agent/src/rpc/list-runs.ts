@@ -1,9 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { agent } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
+import { toRunSummary } from '../views/run.js';
 import type { AgentRpcDeps } from './deps.js';
 import { parseRunStatus } from './parse.js';
-import { toRunSummary } from './run-view.js';
 
 /** agent.ListRuns: the workspace's runs, newest first, a page at a time; never another workspace's. */
 export function listRuns({ store }: AgentRpcDeps) {

@@ -1,7 +1,7 @@
 import type { secrets } from '@wap/proto';
+import { toSecret } from '../views/secret.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid } from './parse.js';
-import { toSecret } from './secret-view.js';
 
 /** secrets.ListSecrets: handles, kinds, domains and a card's last four; never a value. */
 export function listSecrets({ secrets: store }: AgentRpcDeps) {

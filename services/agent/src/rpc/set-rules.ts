@@ -2,9 +2,9 @@ import type { rules } from '@wap/proto';
 import { type CompiledRule, compileSentence } from '../domain/rules/compile.js';
 import { proposeGate } from '../domain/rules/propose.js';
 import { MAX_SENTENCE } from '../domain/rules/sentence.js';
+import { toRuleSet } from '../views/rule.js';
 import type { AgentRpcDeps } from './deps.js';
 import { invalid } from './parse.js';
-import { toRuleSet } from './rule-view.js';
 
 /** Rules one workspace may hold. */
 export const MAX_RULES = 100;

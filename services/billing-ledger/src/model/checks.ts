@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import type { ledger } from '@wap/proto';
 import type pg from 'pg';
-import { meterName } from '../rpc/convert.js';
 import type { LedgerClient } from '../test-support.js';
+import { meterName } from '../views/convert.js';
 
 export interface StoredHold {
   amount: bigint;

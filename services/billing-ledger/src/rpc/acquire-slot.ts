@@ -1,8 +1,8 @@
 import type { ledger } from '@wap/proto';
-import { timestampOfMs } from './convert.js';
+import { timestampOfMs } from '../views/convert.js';
+import { accepted } from '../views/refusal.js';
 import type { LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
-import { accepted } from './refusal.js';
 
 /** A lease lapses this long after its last acquire or renew unless the caller asks otherwise. */
 export const DEFAULT_LEASE_TTL_SECONDS = 60;

@@ -1,9 +1,9 @@
 import type { ledger } from '@wap/proto';
 import { requestHash } from '../domain/idempotency.js';
-import { timestampOfMs } from './convert.js';
+import { timestampOfMs } from '../views/convert.js';
+import { accepted } from '../views/refusal.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
-import { accepted } from './refusal.js';
 
 /** A hold nobody resolves is released after this long unless the caller asks otherwise. */
 export const DEFAULT_HOLD_TTL_SECONDS = 15 * 60;

@@ -1,7 +1,7 @@
 import { ApiError } from '@wap/errors';
 import type { ledger } from '@wap/proto';
 import { creditsView } from '../domain/credits.js';
-import { grantKindEnum, planEnum, timestamp } from './convert.js';
+import { grantKindEnum, planEnum, timestamp } from '../views/convert.js';
 import type { LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
 

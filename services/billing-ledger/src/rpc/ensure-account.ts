@@ -1,10 +1,10 @@
 import { MC_PER_CREDIT } from '@wap/billing';
 import { PLANS, type PlanName } from '@wap/plans';
 import type { ledger } from '@wap/proto';
-import { planEnum, planName } from './convert.js';
+import { planEnum, planName } from '../views/convert.js';
+import { accepted } from '../views/refusal.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues, MAX_MILLICREDITS } from './parse.js';
-import { accepted } from './refusal.js';
 
 /** The account's terms on `plan` (libs/plans), in the ledger's unit. */
 const termsOf = (plan: PlanName, monthlyMc?: bigint) => ({

@@ -1,9 +1,9 @@
 import type { ledger } from '@wap/proto';
 import { requestHash } from '../domain/idempotency.js';
-import { dateOf, grantKindName } from './convert.js';
+import { dateOf, grantKindName } from '../views/convert.js';
+import { accepted } from '../views/refusal.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
-import { accepted } from './refusal.js';
 
 export const grant = (deps: LedgerDeps) => async (req: ledger.GrantRequest) => {
   const at = clocked(deps.clock);

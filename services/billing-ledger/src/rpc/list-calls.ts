@@ -1,6 +1,6 @@
 import type { ledger } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
-import { timestamp, usageSummary } from './convert.js';
+import { timestamp, usageSummary } from '../views/convert.js';
 import type { LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
 

@@ -1,6 +1,6 @@
 import { ApiError } from '@wap/errors';
 import type { ledger } from '@wap/proto';
-import { timestamp } from './convert.js';
+import { timestamp } from '../views/convert.js';
 import type { LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
 

@@ -3,7 +3,7 @@
 
 import type { MeterName, MeterQuantity } from '@wap/billing';
 import { ApiError } from '@wap/errors';
-import { meterName } from './convert.js';
+import { meterName } from '../views/convert.js';
 
 /** Large enough for any real call, small enough that prices stay far inside int64. */
 export const MAX_QUANTITY = 1_000_000_000_000n;

@@ -1,9 +1,9 @@
 import type { ledger } from '@wap/proto';
+import { timestampOfMs } from '../views/convert.js';
+import { accepted } from '../views/refusal.js';
 import { DEFAULT_LEASE_TTL_SECONDS } from './acquire-slot.js';
-import { timestampOfMs } from './convert.js';
 import type { LedgerDeps } from './deps.js';
 import { Issues, requireId } from './parse.js';
-import { accepted } from './refusal.js';
 
 /** Extends a live lease; a lapsed one is gone (not_found) and must be acquired again. */
 export const renewSlot = (deps: LedgerDeps) => async (req: ledger.RenewSlotRequest) => {

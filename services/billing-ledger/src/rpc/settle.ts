@@ -1,10 +1,10 @@
 import { priceUsage } from '@wap/billing';
 import type { ledger } from '@wap/proto';
 import { quantitiesOf, requestHash } from '../domain/idempotency.js';
-import { usageSummary } from './convert.js';
+import { usageSummary } from '../views/convert.js';
+import { accepted } from '../views/refusal.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { Issues, requireId } from './parse.js';
-import { accepted } from './refusal.js';
 
 export const settle = (deps: LedgerDeps) => async (req: ledger.SettleRequest) => {
   const holdId = requireId('hold', req.holdId);

@@ -1,6 +1,6 @@
 import type { ledger } from '@wap/proto';
 import { rollUpUsage, type UsageBucket } from '../domain/usage.js';
-import { dateOf, pricedMeters } from './convert.js';
+import { dateOf, pricedMeters } from '../views/convert.js';
 import type { LedgerDeps } from './deps.js';
 import { Issues } from './parse.js';
 

@@ -1,7 +1,7 @@
 import type { ledger } from '@wap/proto';
+import { accepted } from '../views/refusal.js';
 import { clocked, type LedgerDeps } from './deps.js';
 import { requireId } from './parse.js';
-import { accepted } from './refusal.js';
 
 /** Releases what is left of a hold; on a resolved hold it changes nothing and answers the same figures. */
 export const voidHold = (deps: LedgerDeps) => async (req: ledger.VoidRequest) => {

@@ -2,8 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { browser as proto } from '@wap/proto';
 import { EXIT_KINDS, type ExitKind } from '../domain/exits.js';
-import type { BrowserHostDeps } from './deps.js';
-import { servedProfiles, toProfile } from './profile-view.js';
+import { toProfile } from '../views/profile.js';
+import { type BrowserHostDeps, servedProfiles } from './deps.js';
 
 /** A new profile for the workspace, on the exit it names (any exit when none). */
 export const createProfile = (deps: BrowserHostDeps) => async (req: proto.CreateProfileRequest) => {

@@ -1,4 +1,5 @@
 // What the BrowserService handlers share: built once by the composition root (browser-host.ts).
+import { ApiError } from '@wap/errors';
 import type { AllowList } from '@wap/netguard';
 import type { SolverProvider } from '../captcha/provider.js';
 import type { EgressProxy } from '../egress/proxy.js';
@@ -18,4 +19,10 @@ export interface BrowserHostDeps {
   profiles: Profiles | undefined;
   /** The operator's captcha solver (CAPTCHA_SOLVER_URL and _KEY); unset, token widgets are not solved. */
   captchaSolver: SolverProvider | undefined;
+}
+
+/** The profiles, or capability_unavailable on a host without PROFILE_KEY (docs/profiles.md). */
+export function servedProfiles(deps: BrowserHostDeps): Profiles {
+  if (!deps.profiles) throw new ApiError('capability_unavailable', { capability: 'profiles' });
+  return deps.profiles;
 }

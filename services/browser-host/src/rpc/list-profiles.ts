@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { browser as proto } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
-import type { BrowserHostDeps } from './deps.js';
-import { servedProfiles, toProfile } from './profile-view.js';
+import { toProfile } from '../views/profile.js';
+import { type BrowserHostDeps, servedProfiles } from './deps.js';
 
 /** The workspace's profiles, newest first, those whose label matches the glob when one is given. */
 export const listProfiles = (deps: BrowserHostDeps) => async (req: proto.ListProfilesRequest) => {

@@ -1,9 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { crawl } from '@wap/proto';
-import { foundCrawl, toCrawl } from './crawl-view.js';
+import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
-import { parseCrawlRef } from './parse.js';
+import { foundCrawl, parseCrawlRef } from './parse.js';
 
 /** crawl.CancelCrawl: no new page starts; pages done stay billed, the rest of the hold is voided. */
 export const cancelCrawl =

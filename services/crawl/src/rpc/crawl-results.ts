@@ -1,9 +1,8 @@
 import { create, fromBinary } from '@bufbuild/protobuf';
 import { crawl } from '@wap/proto';
 import { formatsOf } from '../pipeline/scrape.js';
-import { decodeCursor, encodeCursor, foundCrawl } from './crawl-view.js';
 import type { CrawlDeps } from './deps.js';
-import { parseCrawlRef } from './parse.js';
+import { decodeCursor, encodeCursor, foundCrawl, parseCrawlRef } from './parse.js';
 
 const DEFAULT_RESULTS_PAGE = 50;
 const MAX_RESULTS_PAGE = 100;

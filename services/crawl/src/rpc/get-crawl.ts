@@ -1,8 +1,8 @@
 import { create } from '@bufbuild/protobuf';
 import { crawl } from '@wap/proto';
-import { foundCrawl, toCrawl } from './crawl-view.js';
+import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
-import { parseCrawlRef } from './parse.js';
+import { foundCrawl, parseCrawlRef } from './parse.js';
 
 /** crawl.GetCrawl: the crawl's progress, usage and failures; reading is free. */
 export const getCrawl =

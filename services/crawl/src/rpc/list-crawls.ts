@@ -1,6 +1,6 @@
 import { create } from '@bufbuild/protobuf';
 import { crawl } from '@wap/proto';
-import { toCrawl } from './crawl-view.js';
+import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid } from './parse.js';
 

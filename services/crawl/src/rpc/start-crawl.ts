@@ -8,9 +8,13 @@ import { compilePatterns, urlKey } from '../domain/scope.js';
 import { DEFAULT_MAX_PER_HOST } from '../jobs/crawl-worker.js';
 import { formatsOf } from '../pipeline/scrape.js';
 import type { CrawlRow } from '../store/crawls.js';
-import { MAX_CRAWL_LIMIT, MAX_CRAWL_MS, toCrawl } from './crawl-view.js';
+import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
+
+const MAX_CRAWL_LIMIT = 10_000;
+/** A crawl that runs longer is settled by the sweeper with what it has. */
+const MAX_CRAWL_MS = 12 * 3_600_000;
 
 /**
  * crawl.StartCrawl: a hold for the crawl's `limit` pages, the crawl's row and

@@ -2,7 +2,7 @@
 import { create } from '@bufbuild/protobuf';
 import { monitor as proto } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
-import { toMonitor } from './convert.js';
+import { toMonitor } from '../views/monitor.js';
 import type { MonitorDeps } from './deps.js';
 
 /** How many deliveries the list shows per monitor, newest first. */

@@ -2,7 +2,7 @@ import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
 import type { SessionRecorderDeps } from './deps.js';
-import { sessionId } from './session-view.js';
+import { sessionId } from './parse.js';
 
 /**
  * sessions.DeleteSession: an ended session's recording, network log and

@@ -1,8 +1,9 @@
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
+import { toSession } from '../views/session.js';
 import type { SessionRecorderDeps } from './deps.js';
-import { sessionId, toSession } from './session-view.js';
+import { sessionId } from './parse.js';
 
 /** sessions.GetSession: one session of the caller's workspace; not_found for any other. */
 export const getSession =

@@ -4,7 +4,7 @@ import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
 import type { Prisma } from '../generated/prisma/client.js';
 import type { SessionRecorderDeps } from './deps.js';
-import { sessionId } from './session-view.js';
+import { sessionId } from './parse.js';
 
 const MAX_LIMIT = 500;
 

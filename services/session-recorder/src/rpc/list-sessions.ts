@@ -2,8 +2,8 @@ import { create } from '@bufbuild/protobuf';
 import { timestampDate } from '@bufbuild/protobuf/wkt';
 import { sessions } from '@wap/proto';
 import { decodeCursor, pageLimit, pageOf } from '@wap/rpc';
+import { toSession } from '../views/session.js';
 import type { SessionRecorderDeps } from './deps.js';
-import { toSession } from './session-view.js';
 
 /** sessions.ListSessions: the workspace's sessions, newest first, a page at a time. */
 export const listSessions =

@@ -1,7 +1,7 @@
 import { ApiError } from '@wap/errors';
 import type { sessions } from '@wap/proto';
 import type { SessionRecorderDeps } from './deps.js';
-import { sessionId } from './session-view.js';
+import { sessionId } from './parse.js';
 
 /** sessions.ReadRecording: the stored chunks, in order, as stored; not_found without a recording of the workspace's. */
 export const readRecording = ({ recordings }: SessionRecorderDeps) =>

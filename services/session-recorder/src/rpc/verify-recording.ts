@@ -3,7 +3,7 @@ import { ApiError } from '@wap/errors';
 import { sessions } from '@wap/proto';
 import { verifyChain } from '../domain/chain.js';
 import type { SessionRecorderDeps } from './deps.js';
-import { sessionId } from './session-view.js';
+import { sessionId } from './parse.js';
 
 /** sessions.VerifyRecording: the stored chain recomputed from the stored bytes; not_found without a recording. */
 export const verifyRecording =

@@ -1,17 +1,8 @@
-// What the profile RPCs share (docs/profiles.md): the profiles, or capability_unavailable on a host without
-// PROFILE_KEY, and a stored profile as the contract carries it.
+// A stored profile as the contract carries it (docs/profiles.md).
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import { ApiError } from '@wap/errors';
 import { browser as proto } from '@wap/proto';
-import type { Profiles } from '../profiles/profiles.js';
 import { leased, type ProfileRow } from '../store/profiles.js';
-import type { BrowserHostDeps } from './deps.js';
-
-export function servedProfiles(deps: BrowserHostDeps): Profiles {
-  if (!deps.profiles) throw new ApiError('capability_unavailable', { capability: 'profiles' });
-  return deps.profiles;
-}
 
 export const toProfile = (row: ProfileRow, now = Date.now()): proto.Profile =>
   create(proto.ProfileSchema, {

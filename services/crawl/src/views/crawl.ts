@@ -1,20 +1,15 @@
-// How a crawl reads back (GetCrawl, CancelCrawl, StartCrawl answer the same view), its limits and its cursors.
+// How a crawl reads back: GetCrawl, CancelCrawl, ListCrawls and StartCrawl answer the same view.
 import { create, fromJson, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { priceMeter } from '@wap/billing';
-import { ApiError } from '@wap/errors';
 import { crawl, ledger } from '@wap/proto';
-import type { CrawlRow, CrawlStore } from '../store/crawls.js';
-import type { CrawlDeps } from './deps.js';
-import { type CrawlRef, invalid } from './parse.js';
+import type { CrawlRow } from '../store/crawls.js';
+import type { PageStore } from '../store/pages.js';
 
-export const MAX_CRAWL_LIMIT = 10_000;
-/** A crawl that runs longer is settled by the sweeper with what it has. */
-export const MAX_CRAWL_MS = 12 * 3_600_000;
 const MAX_FAILURES_SHOWN = 1_000;
 
 export async function toCrawl(
-  { pages, retentionMs }: Pick<CrawlDeps, 'pages' | 'retentionMs'>,
+  { pages, retentionMs }: { pages: PageStore; retentionMs: number },
   row: CrawlRow,
   withFailures: boolean,
 ): Promise<crawl.Crawl> {
@@ -50,22 +45,4 @@ export async function toCrawl(
     // The sweeper deletes a crawl `retentionMs` after it ended; one still running ends now at the earliest.
     expiresAt: timestampFromDate(new Date((row.finishedAt?.getTime() ?? Date.now()) + retentionMs)),
   });
-}
-
-/** The cursor names the crawl and the last page read: opaque to clients, useless on another crawl. */
-export const encodeCursor = (crawlId: string, seq: number) => Buffer.from(`${crawlId}:${seq}`).toString('base64url');
-
-export function decodeCursor(cursor: string, crawlId: string): number {
-  if (!cursor) return 0;
-  const [id, seq] = Buffer.from(cursor, 'base64url').toString().split(':');
-  const n = Number(seq);
-  if (id !== crawlId || !Number.isInteger(n) || n < 0) invalid('cursor', 'not a cursor of this crawl');
-  return n;
-}
-
-/** The workspace's crawl, or not_found: another workspace's crawl does not exist for this one. */
-export async function foundCrawl(crawls: CrawlStore, ref: CrawlRef): Promise<CrawlRow> {
-  const row = await crawls.get(ref.workspaceId, ref.crawlId);
-  if (!row) throw new ApiError('not_found');
-  return row;
 }

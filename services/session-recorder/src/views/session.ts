@@ -2,7 +2,6 @@
 import { create } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
 import { sessions } from '@wap/proto';
-import { resourceId } from '@wap/rpc';
 import type { Recording } from '../generated/prisma/client.js';
 import type { SessionRow } from '../store/sessions.js';
 
@@ -25,6 +24,3 @@ export const toSession = (row: SessionRow, recording?: Recording | null): sessio
       chargedMillicredits: row.chargedMc,
     },
   });
-
-/** Session ids are UUIDs; anything else is a session that does not exist (as another workspace's is). */
-export const sessionId = (id: string): string => resourceId(id);
