@@ -12,7 +12,10 @@
 //   `dist/` (tests and benches included): what another package may use is in
 //   its package.json's `exports`;
 // - no hand-written source file (tests, benches and generated code aside) is
-//   over 600 lines: one that long holds two ideas (split it by concern).
+//   over 600 lines: one that long holds two ideas (split it by concern);
+// - test code is named so: a module of `src/` that only tests import is a
+//   `test-support.ts` (fixtures) or stands in a folder of one test's parts
+//   (`src/<name>-test/`), and no other module imports one of those.
 // Tests, benches, test-support and generated code are not checked. A file that
 // breaks a rule today for a reason is listed below with that reason; a new
 // one fails the lint. Only Node's own modules: it runs before anything is built.
@@ -43,6 +46,12 @@ const ALLOWED = {
   prisma: {
     'services/gateway/src/oauth/store.ts': 'the OAuth store, kept beside its routes (docs/oauth.md)',
   },
+  testOnly: {
+    'services/gateway/src/registry/render-docs.ts':
+      'a program of its own (make generate runs it), which its test imports',
+    'services/billing-ledger/src/domain/spending.ts':
+      'the spending order ledger_draw applies in SQL, stated in TypeScript for the tests to hold the SQL to',
+  },
   env: {
     'services/gateway/src/admin.ts': 'the operator command, a process of its own with the gateway environment',
     'services/gateway/src/chart-test.ts': "`helm test`'s program, a process of its own in the test pod",
@@ -60,6 +69,31 @@ const PRISMA_CALL =
 
 /** A doc comment right above a setting (an upper-case field) of the env schema. */
 const COMMENTED_SETTING = /\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*\n\s*([A-Z][A-Z0-9_]*):/g;
+
+/** Test code: tests, benches, fixtures (`test-support.ts`) and a folder of one test's parts (`<name>-test/`). */
+const TEST_CODE = /\.(test|bench)\.ts$|\/test-support\.ts$|\/bench\/|\/[a-z-]+-test\//;
+
+/** The files of `src/` that `file` imports by a relative path. */
+function relativeImports(file, text) {
+  const out = [];
+  for (const [, spec] of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const target = path.resolve(path.dirname(file), spec).replace(/\.js$/, '.ts');
+    if (existsSync(target)) out.push(target);
+  }
+  return out;
+}
+
+/** Every TypeScript file of a service's `src/`, tests included (generated code aside). */
+function everySource(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) {
+      if (entry !== 'generated') out.push(...everySource(full));
+    } else if (entry.endsWith('.ts') && !entry.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
 
 const kebab = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
@@ -104,6 +138,19 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
   const config = path.join(src, 'config.ts');
   for (const [, variable] of existsSync(config) ? readFileSync(config, 'utf8').matchAll(COMMENTED_SETTING) : [])
     problems.push(`services/${service}/src/config.ts: ${variable}'s meaning goes in its .describe(), not a comment`);
+  const importers = new Map();
+  for (const file of everySource(src))
+    for (const target of relativeImports(file, readFileSync(file, 'utf8'))) {
+      if (!importers.has(target)) importers.set(target, []);
+      importers.get(target).push(file);
+      if (TEST_CODE.test(target) && !TEST_CODE.test(file))
+        problems.push(`${path.relative(ROOT, file)}: imports test code (${path.relative(ROOT, target)})`);
+    }
+  for (const [target, from] of importers) {
+    const rel = path.relative(ROOT, target);
+    if (!TEST_CODE.test(target) && from.every((f) => TEST_CODE.test(f)) && !ALLOWED.testOnly[rel])
+      problems.push(`${rel}: only tests import it; fixtures go in a test-support.ts`);
+  }
   for (const file of sources(src)) {
     const rel = path.relative(ROOT, file);
     const text = readFileSync(file, 'utf8');
@@ -141,13 +188,15 @@ for (const top of ['libs', 'services', 'clients', 'e2e']) {
 }
 // An allowance for a file that is gone or now in shape is stale: say so, so the list shrinks.
 for (const [rule, files] of [
+  ['testOnly', ALLOWED.testOnly],
   ['prisma', ALLOWED.prisma],
   ['env', ALLOWED.env],
 ]) {
   for (const rel of Object.keys(files)) {
     const file = path.join(ROOT, rel);
     const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    const still = rule === 'prisma' ? PRISMA_CALL.test(text) : /\bprocess\.env\b/.test(text);
+    const still =
+      rule === 'testOnly' ? text !== '' : rule === 'prisma' ? PRISMA_CALL.test(text) : /\bprocess\.env\b/.test(text);
     if (!still) problems.push(`scripts/shape-check.mjs: ${rel} no longer needs its ${rule} allowance; remove it`);
   }
 }

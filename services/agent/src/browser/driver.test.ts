@@ -6,7 +6,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { until } from '@wap/testkit';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { PlaywrightDriver, setsOff } from './driver.js';
-import { ARTICLE_FACT, OTHER_HOST_RULE, serveTestPages, type TestServer } from './test-pages.js';
+import { ARTICLE_FACT, OTHER_HOST_RULE, serveTestPages, type TestServer } from './test-support.js';
 import type { PageState, RunFile } from './types.js';
 
 const noFiles = async (): Promise<RunFile | undefined> => undefined;

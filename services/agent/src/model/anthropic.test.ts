@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { type FakeModel, modelReply, startFakeAnthropic } from '@wap/testsite';
 import { AnthropicClient, type AnthropicOptions } from './anthropic.js';
-import { modelFailure, PNG, STEP, STEP_SCHEMA, stepRequest, timed } from './test-steps.js';
+import { modelFailure, PNG, STEP, STEP_SCHEMA, stepRequest, timed } from './test-support.js';
 
 const KEY = 'sk-ant-api03-test-0123456789abcdef';
 const fakes: FakeModel[] = [];

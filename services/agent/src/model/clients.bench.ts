@@ -9,7 +9,7 @@ import { goal, printGoals } from '@wap/testkit';
 import { startFakeAnthropic, startFakeOpenAi } from '@wap/testsite';
 import { AnthropicClient } from './anthropic.js';
 import { OpenAiCompatibleClient } from './openai.js';
-import { STEP, stepRequest } from './test-steps.js';
+import { STEP, stepRequest } from './test-support.js';
 import type { ModelClient } from './types.js';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 400);

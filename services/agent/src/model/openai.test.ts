@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { type FakeModel, modelReply, startFakeOpenAi } from '@wap/testsite';
 import { OpenAiCompatibleClient, type OpenAiCompatibleOptions } from './openai.js';
-import { modelFailure, PNG, STEP, STEP_SCHEMA, stepRequest, timed } from './test-steps.js';
+import { modelFailure, PNG, STEP, STEP_SCHEMA, stepRequest, timed } from './test-support.js';
 
 const KEY = 'sk-test-0123456789abcdefghij';
 const fakes: FakeModel[] = [];

@@ -9,7 +9,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { sessionStreamNames } from '@wap/events';
 import { until } from '@wap/testkit';
 import { chromium } from 'playwright-core';
-import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
+import { serveTestPages, type TestServer } from '../../browser/test-support.js';
 import { newFileHandle, sealFile } from '../../domain/files.js';
 import { elementIndex, type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
 import type { BrowserSystem } from './browser.js';

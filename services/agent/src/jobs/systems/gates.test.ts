@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
+import { serveTestPages, type TestServer } from '../../browser/test-support.js';
 import { compileRules } from '../../domain/rules/compile.js';
 import { elementIndex, type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';
 import { GateSystem } from './gates.js';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { sealText } from '@wap/sealed';
-import { OTHER_HOST_RULE, serveTestPages, type TestServer } from '../../browser/test-pages.js';
+import { OTHER_HOST_RULE, serveTestPages, type TestServer } from '../../browser/test-support.js';
 import { CVC_PURPOSE } from '../../domain/secrets.js';
 import type { PurchaseLimits } from '../../store/grants.js';
 import {

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { type FakeModel, type ModelRequest, modelReply, startFakeOpenAi } from '@wap/testsite';
-import { serveTestPages, type TestServer } from '../../browser/test-pages.js';
+import { serveTestPages, type TestServer } from '../../browser/test-support.js';
 import { compileRules } from '../../domain/rules/compile.js';
 import { OpenAiCompatibleClient } from '../../model/openai.js';
 import { type SystemsFixture, startTestRun, systemsFixture } from '../../test-support.js';

@@ -9,12 +9,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { ledger } from '@wap/proto';
-import { checkUsage } from './model/checks.js';
-import { ModelAccount } from './model/ledger-model.js';
-import { Rng } from './model/random.js';
-import { SharedDriver } from './model/shared.js';
-import { SoloDriver } from './model/solo.js';
-import { freshDatabase, type InProcessLedger, serveLedger, TestClock, type TestDatabase } from './test-support.js';
+import { freshDatabase, type InProcessLedger, serveLedger, TestClock, type TestDatabase } from '../test-support.js';
+import { checkUsage } from './checks.js';
+import { ModelAccount } from './ledger-model.js';
+import { Rng } from './random.js';
+import { SharedDriver } from './shared.js';
+import { SoloDriver } from './solo.js';
 
 const SEED = Number(process.env.MODEL_SEED ?? Date.now() % 1_000_000);
 const CLIENTS = 5;
