@@ -4,6 +4,9 @@
 //   `src/rpc/<kebab-name>.ts`, beside `index.ts`; and `src/rpc/` holds only
 //   those, `deps.ts`, `index.ts`, `parse.ts` and tests: how a row reads back
 //   as the contract's message is a view, in `src/views/`, which imports no RPC;
+// - `src/domain/` is pure: it imports nothing of the service outside itself
+//   but the types of a `types.ts` (the model's and the browser's words), so
+//   no store, client, model call or job reaches it;
 // - the database only from `src/store/`: no Prisma call elsewhere;
 // - the environment only from `src/config.ts`: no `process.env` elsewhere;
 // - a setting's meaning is its `.describe()` (docs/settings.md is made of them),
@@ -159,6 +162,14 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
       problems.push(`${rel}: calls the database outside src/store/`);
     if (!rel.endsWith('/src/config.ts') && !ALLOWED.env[rel] && /\bprocess\.env\b/.test(text))
       problems.push(`${rel}: reads process.env outside src/config.ts`);
+    if (rel.includes('/src/domain/'))
+      for (const [, type, spec] of text.matchAll(/^import (type )?[^;]*? from '(\.{1,2}\/[^']+)';/gms)) {
+        const target = path.relative(src, path.resolve(path.dirname(file), spec));
+        if (!target.startsWith('domain/') && !(type && target.endsWith('/types.js')))
+          problems.push(
+            `${rel}: imports ${target.replace(/\.js$/, '.ts')}; domain/ is pure (a type of a types.ts at most)`,
+          );
+      }
     if (rel.includes('/src/views/') && /from '\.\.\/rpc\//.test(text))
       problems.push(`${rel}: a view imports an RPC's module; what both need goes below them`);
   }

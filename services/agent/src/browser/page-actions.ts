@@ -1,8 +1,8 @@
 // The actions on the active tab as a whole: open a URL, go back, scroll the
 // page, read the part of it a query asks for.
 import type { Page } from 'playwright-core';
+import { relevantPart } from '../domain/relevant.js';
 import { ACTION_TIMEOUT_MS, type Done, plain } from './actions.js';
-import { relevantPart } from './relevant.js';
 import { within } from './scan.js';
 import { isWebUrl } from './tabs.js';
 

@@ -6,8 +6,8 @@
 // made up. The answer is checked against the schema again: a model's output is
 // never trusted to fit.
 import { z } from 'zod';
-import { relevantPart } from '../browser/relevant.js';
 import type { JsonSchema, StepRequest } from '../model/types.js';
+import { relevantPart } from './relevant.js';
 import { strictSchema } from './strict-schema.js';
 
 /** About four characters of English a token: the budget is spent in characters. */

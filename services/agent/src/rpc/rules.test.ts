@@ -9,7 +9,7 @@ import { create } from '@bufbuild/protobuf';
 import { type ApiError, isApiError } from '@wap/errors';
 import { rules } from '@wap/proto';
 import type { FreshDatabase } from '@wap/testkit';
-import { modelProposer } from '../domain/rules/propose.js';
+import { modelProposer } from '../clients/gate-proposer.js';
 import type { ModelClient, StepRequest } from '../model/types.js';
 import { type AgentDatabase, openAgentDatabase } from '../store/database.js';
 import { RuleStore } from '../store/rules.js';

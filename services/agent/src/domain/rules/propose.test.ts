@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ModelClient, StepRequest } from '../../model/types.js';
 import type { CompiledRule } from './compile.js';
-import { type GateProposer, modelProposer, type ProposalCache, proposalKey, proposeGate } from './propose.js';
+import { type GateProposer, type ProposalCache, proposalKey, proposeGate } from './propose.js';
 
 /** A cache in a Map, as a store would keep it. */
 function memoryCache(): ProposalCache & { rows: Map<string, CompiledRule> } {
@@ -123,27 +122,4 @@ test('a cached decision that no longer validates is asked again', async () => {
   const proposer = scripted(() => keepOut);
   assert.deepEqual((await proposeGate(KEEP_OUT, proposer, cache)).gate, keepOut.gate);
   assert.equal(proposer.asked.length, 1);
-});
-
-test('a model client proposes through its structured-output call, nulls for absent fields dropped', async () => {
-  const requests: StepRequest[] = [];
-  const model: ModelClient = {
-    name: 'scripted',
-    vision: false,
-    step: async (request) => {
-      requests.push(request);
-      return {
-        output: { gate: { kind: 'forbid', actions: ['upload'], domains: null } },
-        usage: { inputTokens: 1, outputTokens: 1 },
-        model: 'scripted',
-        ms: 1,
-      };
-    },
-  };
-  const rule = await proposeGate('Files must never be uploaded anywhere at all', modelProposer(model), memoryCache());
-  assert.deepEqual(rule.gate, { kind: 'forbid', actions: ['upload'] });
-  const [request] = requests;
-  assert.equal(request?.schemaName, 'rule_gate');
-  assert.match(request?.messages[0]?.text ?? '', /^Rule: "Files must never be uploaded anywhere at all"$/);
-  assert.doesNotMatch(JSON.stringify(request?.schema), /oneOf/, 'strict modes take anyOf');
 });
