@@ -20,9 +20,10 @@ import { openCrawl } from './crawl-service.js';
 import { frontierStreams } from './jobs/frontier.js';
 import { CrawlStore } from './store/crawls.js';
 import { CrawlDatabase } from './store/database.js';
+import type { NewUrl } from './store/deliveries.js';
 import { HostStore } from './store/hosts.js';
 import { PageStore } from './store/pages.js';
-import { type NewUrl, type TakeSettings, UrlStore } from './store/urls.js';
+import { type TakeSettings, UrlStore } from './store/urls.js';
 
 export const SERVICE_DIR = path.resolve(__dirname, '..');
 

@@ -16,14 +16,16 @@ import { ApiError, isApiError } from '@wap/errors';
 import type { Delivery, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { crawl } from '@wap/proto';
+import { DEFAULT_MAX_PER_HOST } from '../domain/crawl-options.js';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/scope.js';
 import { addModelFormats, type ModelFormatsDeps } from '../pipeline/model-formats.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from '../pipeline/site-files.js';
 import type { CrawlRow, CrawlStore } from '../store/crawls.js';
+import type { NewUrl } from '../store/deliveries.js';
 import type { HostStore } from '../store/hosts.js';
 import { indexFields } from '../store/search-index.js';
-import type { NewUrl, UrlStore } from '../store/urls.js';
+import type { UrlStore } from '../store/urls.js';
 import type { Frontier, FrontierMessage } from './frontier.js';
 import { HostGates } from './host-gate.js';
 
@@ -70,8 +72,6 @@ interface Plan {
 
 /** Keys a worker remembers per crawl; past this, links go to the database as they did. */
 const MAX_KNOWN = 100_000;
-
-export const DEFAULT_MAX_PER_HOST = 4;
 
 export class CrawlWorker {
   private readonly plans = new Map<string, Plan>();

@@ -1,15 +1,15 @@
 // What the CrawlService handlers share: built once by the composition root (crawl-service.ts).
 import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
+import type { crawl } from '@wap/proto';
 import type { ExtractClient } from '../clients/model-formats.js';
 import type { SearchProvider } from '../clients/search-providers.js';
-import type { CrawlWorker } from '../jobs/crawl-worker.js';
-import type { Frontier } from '../jobs/frontier.js';
 import type { PipelineDeps } from '../pipeline/scrape.js';
-import type { CrawlStore } from '../store/crawls.js';
+import type { CrawlRow, CrawlStore } from '../store/crawls.js';
 import type { PageCache } from '../store/page-cache.js';
 import type { PageStore } from '../store/pages.js';
 import type { SearchIndex } from '../store/search-index.js';
+import type { QueuedUrl } from '../store/urls.js';
 
 export interface CrawlDeps extends PipelineDeps {
   ledger: LedgerClient;
@@ -21,8 +21,15 @@ export interface CrawlDeps extends PipelineDeps {
   cache: PageCache;
   index: SearchIndex;
   provider: SearchProvider;
-  frontier: Frontier;
-  worker: CrawlWorker;
+  /** Queues a crawl's URLs for the workers (jobs/frontier.ts). */
+  frontier: { publish(crawlId: string, urls: readonly QueuedUrl[]): Promise<void> };
+  /** What the handlers ask of the crawl worker (jobs/crawl-worker.ts). */
+  worker: {
+    /** The scrape options of a crawl's pages. */
+    scrapeOptionsOf(row: CrawlRow): crawl.ScrapeOptions;
+    /** Ends a crawl none of whose pages is left. */
+    finishIfDone(crawlId: string): Promise<void>;
+  };
   /** The agent service's Extract, which answers the model formats (`json`, `summary`); unset without AGENT_ADDR. */
   modelFormats?: ExtractClient;
   /** How long a crawl and its pages are kept after it ended (CRAWL_RETENTION). */

@@ -3,7 +3,7 @@
 // settled, purged past retention. Closing locks as every step of the frontier
 // does (urls.ts): URL rows first, then the crawl row.
 import { type CrawlDatabase, firstRow } from './database.js';
-import type { NewUrl } from './urls.js';
+import type { NewUrl } from './deliveries.js';
 
 export type CrawlStatus = 'running' | 'cancelled' | 'settled';
 /** How a crawl ended; `failed`: nothing in scope was left, none of it delivered, and the start page failed. */

@@ -4,9 +4,16 @@
 // calls; the locks follow its order (URL rows, then host rows, then the crawl row).
 import type { CrawlDatabase } from './database.js';
 import type { indexFields } from './search-index.js';
-import type { NewUrl } from './urls.js';
 
 export type IndexFields = ReturnType<typeof indexFields>;
+
+/** A URL a crawl learns: its key, where it is, its host, and how many links from the start. */
+export interface NewUrl {
+  key: string;
+  url: string;
+  host: string;
+  depth: number;
+}
 
 /** One page to deliver. */
 export interface Delivery {

@@ -9,15 +9,8 @@
 import { Batcher, type BatchSettings } from '@wap/service';
 import type { PoolClient } from 'pg';
 import { type CrawlDatabase, firstRow } from './database.js';
-import { type Delivered, type Delivery, deliverMany, type IndexFields } from './deliveries.js';
+import { type Delivered, type Delivery, deliverMany, type IndexFields, type NewUrl } from './deliveries.js';
 import { DownloadsDone } from './downloads-done.js';
-
-export interface NewUrl {
-  key: string;
-  url: string;
-  host: string;
-  depth: number;
-}
 
 /** What a worker may do with a URL it was handed (the answer of `crawl_take`). */
 export type Take =
