@@ -115,6 +115,25 @@ test('a scrape is billed one page, and nothing when its caller bills the page it
   assert.deepEqual(await spent(workspaceId), mid, 'the balance did not move');
 });
 
+test('a scrape with maxAge takes the workspace’s stored copy, unfetched and billed one page; another workspace’s is fetched', async () => {
+  const workspaceId = await workspace();
+  const url = `${site.url}${site.paths[2]}`;
+  const path = new URL(url).pathname;
+  const scrape = (ws: string, maxAgeMs: bigint) =>
+    served.client.scrape({ workspaceId: ws, requestId: randomUUID(), url, options: { maxAgeMs } });
+  const first = await scrape(workspaceId, 0n);
+  assert.equal(first.document?.cached, false);
+  const fetches = site.stats.count(path);
+  const again = await scrape(workspaceId, 600_000n);
+  assert.equal(again.document?.cached, true, 'the stored copy answers');
+  assert.equal(again.document?.markdown, first.document?.markdown);
+  assert.equal(again.usage?.millicredits, 1_000n, 'a copy is billed one page');
+  assert.equal(site.stats.count(path), fetches, 'the page was not fetched again');
+  const theirs = await scrape(await workspace(), 600_000n);
+  assert.equal(theirs.document?.cached, false, 'a copy is its workspace’s own');
+  assert.equal(site.stats.count(path), fetches + 1);
+});
+
 test('a crawl whose start page robots.txt forbids ends failed, saying so, and bills nothing', async () => {
   const forbidding = await startTestSite({ pages: 3, extras: false, disallow: ['/'] });
   try {

@@ -17,6 +17,7 @@ import { browser, crawl } from '@wap/proto';
 import type { Closable, ServiceClient } from '@wap/rpc';
 import { isModelFormat } from '../clients/model-formats.js';
 import { chooseEngine, looksScriptRendered } from '../domain/engine.js';
+import type { CachedPage, PageCache } from '../store/page-cache.js';
 import { type SlotRequest, withBrowserSlot } from './browser-slots.js';
 import { asDocument, documentCap, type ReadDocument, readFetched } from './documents.js';
 
@@ -24,13 +25,8 @@ export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['metho
 
 const { Format } = crawl;
 
-/** A page as fetched or rendered, before extraction: what the page cache keeps. */
-export interface RawPage {
-  finalUrl: string;
-  status: number;
-  html: string;
-  contentType: string;
-  engine: 'fetch' | 'browser';
+/** A page as fetched or rendered, before extraction; the page cache keeps its `CachedPage` part. */
+export interface RawPage extends CachedPage {
   screenshot?: Uint8Array;
   /** Requests the page itself made that the egress guard refused (browser engine). */
   blocked?: string[];
@@ -92,6 +88,8 @@ export interface PipelineDeps {
   documentMaxBytes?: number;
   /** The most pages of a PDF read, whatever the request asks. */
   documentMaxPages?: number;
+  /** The page cache, the first engine of a load that names a copy it may take (`copy`). */
+  cache?: Pick<PageCache, 'fresh'>;
 }
 
 export const DEFAULT_DOCUMENT_MAX_BYTES = 50 * 1024 * 1024;
@@ -247,6 +245,30 @@ export interface LoadedPage {
   page: RawPage;
   /** A document's carries the pages it bills. */
   extracted: ExtractResult | ReadDocument;
+  /** The page is the cache's copy: nothing was fetched. */
+  cached?: true;
+}
+
+/** Which cached copy a load may take: the workspace's, under its key, no older than `maxAgeMs`. */
+export interface CopyRequest {
+  workspaceId: string;
+  key: string;
+  maxAgeMs: number;
+}
+
+const wantsScreenshot = (options: crawl.ScrapeOptions) =>
+  formatsOf(options).some((f) => f === Format.SCREENSHOT || f === Format.SCREENSHOT_FULL_PAGE);
+
+/** The cache as an engine: a fresh copy, extracted, or undefined for the next engine. Screenshots are not kept. */
+async function fromCache(
+  deps: PipelineDeps,
+  copy: CopyRequest,
+  options: crawl.ScrapeOptions,
+  withLinks: boolean,
+): Promise<LoadedPage | undefined> {
+  if (!deps.cache || wantsScreenshot(options)) return undefined;
+  const page = await deps.cache.fresh(copy.workspaceId, copy.key, copy.maxAgeMs);
+  return page && { page, extracted: await analyseOff(deps, page, options, withLinks), cached: true };
 }
 
 /** Reads a fetched document within what is left of the page's time; a PDF asked unread keeps its bytes. */
@@ -273,10 +295,12 @@ async function readDocumentPage(
 }
 
 /**
- * Fetches (or renders) one page the way its options ask, and extracts it
- * once. `auto` renders only when the fetched page needs scripts, judged on
- * that same extraction, so a page that does not is parsed once, not twice.
- * `request`: what the page is loaded for; its render is recorded as a session of it.
+ * Loads one page the way its options ask, and extracts it once. The engines
+ * go in order, each answering or passing on: the page cache when `copy` names
+ * a copy the load may take, then fetch or render. `auto` renders only when the
+ * fetched page needs scripts, judged on that same extraction, so a page that
+ * does not is parsed once, not twice. `request`: what the page is loaded for;
+ * its render is recorded as a session of it.
  */
 export async function loadPage(
   deps: PipelineDeps,
@@ -285,17 +309,21 @@ export async function loadPage(
   signal: AbortSignal,
   {
     withLinks = false,
+    copy,
     slot,
     request,
     maxPages,
   }: {
     withLinks?: boolean;
+    copy?: CopyRequest;
     slot?: SlotRequest;
     request?: PageRequest;
     /** The most pages a document may bill here (a crawl's pages left); asked only for a document. */
     maxPages?: () => Promise<number | undefined>;
   } = {},
 ): Promise<LoadedPage> {
+  const cached = copy && (await fromCache(deps, copy, options, withLinks));
+  if (cached) return cached;
   const target = checkUrl(url, { allow: deps.allow }).href;
   const deadline = Date.now() + (options.timeoutMs > 0 ? options.timeoutMs : 30_000);
   const choice = chooseEngine(options, deps.browser !== undefined);

@@ -4,15 +4,12 @@ import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { checkModelFormats, isModelFormat } from '../clients/model-formats.js';
 import { addModelFormats } from '../pipeline/model-formats.js';
-import { analyseOff, formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { cacheKey } from '../store/page-cache.js';
 import type { CrawlDeps } from './deps.js';
 import { requireOperation } from './parse.js';
 
 export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'cache' | 'log' | 'modelFormats'>;
-
-const wantsScreenshot = (options: crawl.ScrapeOptions) =>
-  formatsOf(options).some((f) => f === crawl.Format.SCREENSHOT || f === crawl.Format.SCREENSHOT_FULL_PAGE);
 
 /**
  * crawl.Scrape: one URL, held as one page load and settled as what it read (a
@@ -40,26 +37,20 @@ export function scrape(deps: ScrapeDeps) {
     let written: Promise<void> = Promise.resolve();
     const onePage = [{ meter: 'page_load' as const, quantity: 1n }];
     const work = async () => {
-      // Screenshots are not kept, so a request for one always loads the page.
-      const cached = wantsScreenshot(options)
-        ? undefined
-        : await deps.cache.fresh(req.workspaceId, key, Number(options.maxAgeMs));
-      if (cached) {
-        const extracted = await analyseOff(deps, cached, options, false);
-        return metered(toDocument(cached, options, true, extracted), extracted.markdown, 1);
-      }
-      const { page, extracted } = await loadPage(deps, req.url, options, ctx.signal, {
+      const { page, extracted, cached } = await loadPage(deps, req.url, options, ctx.signal, {
+        // The cache's copy when it is young enough for the request's maxAge.
+        copy: { workspaceId: req.workspaceId, key, maxAgeMs: Number(options.maxAgeMs) },
         // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
         slot: { workspaceId: req.workspaceId, wait: false },
         request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
       });
-      // A document is not kept as a page copy: the cache holds HTML.
-      if (!page.document)
+      // A document is not kept as a page copy: the cache holds HTML. A copy is not written again.
+      if (!cached && !page.document)
         written = deps.cache
           .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
           .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
-      const document = toDocument(page, options, false, extracted);
-      // A PDF bills the pages it read (docs/billing.md, "Documents"); anything else one page.
+      const document = toDocument(page, options, cached === true, extracted);
+      // A PDF bills the pages it read (docs/billing.md, "Documents"); anything else, a copy too, one page.
       return metered(document, extracted.markdown, document.pages);
     };
     // A caller that bills the page itself (a monitor's check) gets the page unbilled here.

@@ -4,10 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { extract } from '@wap/extract';
 import type { FreshDatabase } from '@wap/testkit';
-import type { RawPage } from '../pipeline/scrape.js';
 import { freshDatabase } from '../test-support.js';
 import { CrawlDatabase } from './database.js';
-import { PageCache } from './page-cache.js';
+import { type CachedPage, PageCache } from './page-cache.js';
 import { SearchIndex } from './search-index.js';
 
 let database: FreshDatabase;
@@ -27,7 +26,7 @@ after(async () => {
   await database.drop();
 });
 
-const page = (url: string, title: string, words: string): RawPage => ({
+const page = (url: string, title: string, words: string): CachedPage => ({
   finalUrl: url,
   status: 200,
   contentType: 'text/html',
@@ -35,7 +34,7 @@ const page = (url: string, title: string, words: string): RawPage => ({
   html: `<html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${words}</p></main></body></html>`,
 });
 
-const write = (workspaceId: string, key: string, raw: RawPage) => ({
+const write = (workspaceId: string, key: string, raw: CachedPage) => ({
   workspaceId,
   cacheKey: key,
   url: raw.finalUrl,

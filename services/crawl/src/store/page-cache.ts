@@ -2,9 +2,17 @@ import { createHash } from 'node:crypto';
 import type { ExtractResult } from '@wap/extract';
 import type { crawl } from '@wap/proto';
 import { Batcher } from '@wap/service';
-import type { RawPage } from '../pipeline/scrape.js';
 import type { CrawlDatabase } from './database.js';
 import { indexFields } from './search-index.js';
+
+/** A page as the cache keeps it: as fetched or rendered, before extraction (the pipeline's RawPage is one). */
+export interface CachedPage {
+  finalUrl: string;
+  status: number;
+  html: string;
+  contentType: string;
+  engine: 'fetch' | 'browser';
+}
 
 /** What makes two fetches of a URL the same page. */
 export function cacheKey(url: string, options: crawl.ScrapeOptions): string {
@@ -19,7 +27,7 @@ export interface PageWrite {
   workspaceId: string;
   cacheKey: string;
   url: string;
-  page: RawPage;
+  page: CachedPage;
   extracted: ExtractResult;
 }
 
@@ -44,7 +52,7 @@ export class PageCache {
     this.writes = new Batcher((batch) => this.writeBatch(batch), { maxInFlight: 2, maxBatch: 32 });
   }
 
-  async fresh(workspaceId: string, key: string, maxAgeMs: number): Promise<RawPage | undefined> {
+  async fresh(workspaceId: string, key: string, maxAgeMs: number): Promise<CachedPage | undefined> {
     if (maxAgeMs <= 0) return undefined;
     const { rows } = await this.db.pool.query<{
       final_url: string;
