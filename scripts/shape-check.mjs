@@ -7,6 +7,9 @@
 // - `src/domain/` is pure: it imports nothing of the service outside itself
 //   but the types of a `types.ts` (the model's and the browser's words), so
 //   no store, client, model call or job reaches it;
+// - the layers hold: only the composition root (and `rpc/` itself) imports
+//   `rpc/`; `rpc/`, `views/`, `store/`, `domain/` and `clients/` import no
+//   `jobs/` (a handler asks background work through what `deps.ts` declares);
 // - the database only from `src/store/`: no Prisma call elsewhere;
 // - the environment only from `src/config.ts`: no `process.env` elsewhere;
 // - a setting's meaning is its `.describe()` (docs/settings.md is made of them),
@@ -63,6 +66,9 @@ const ALLOWED = {
     'services/agent/src/model/embedded.ts': "the model directory's default, shared with the model fetcher",
   },
 };
+
+/** The folders of `src/` that import nothing from `jobs/`. */
+const BELOW_JOBS = ['rpc', 'views', 'store', 'domain', 'clients'];
 
 /** What `src/rpc/` holds besides one file per RPC (and tests). */
 const RPC_FOLDER_FILES = ['deps.ts', 'index.ts', 'parse.ts'];
@@ -162,6 +168,18 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
       problems.push(`${rel}: calls the database outside src/store/`);
     if (!rel.endsWith('/src/config.ts') && !ALLOWED.env[rel] && /\bprocess\.env\b/.test(text))
       problems.push(`${rel}: reads process.env outside src/config.ts`);
+    const parts = path.relative(src, file).split(path.sep);
+    const layer = parts.length > 1 ? parts[0] : '';
+    for (const target of relativeImports(file, text)) {
+      const to = path.relative(src, target).split(path.sep);
+      if (to.length < 2 || to[0] === layer) continue;
+      if (to[0] === 'rpc' && layer !== '')
+        problems.push(`${rel}: imports ${to.join('/')}; only the composition root wires the RPCs`);
+      if (to[0] === 'jobs' && BELOW_JOBS.includes(layer))
+        problems.push(
+          `${rel}: imports ${to.join('/')}; ${layer}/ sits below jobs/ (declare what it needs, the root wires it)`,
+        );
+    }
     if (rel.includes('/src/domain/'))
       for (const [, type, spec] of text.matchAll(/^import (type )?[^;]*? from '(\.{1,2}\/[^']+)';/gms)) {
         const target = path.relative(src, path.resolve(path.dirname(file), spec));
@@ -170,8 +188,6 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
             `${rel}: imports ${target.replace(/\.js$/, '.ts')}; domain/ is pure (a type of a types.ts at most)`,
           );
       }
-    if (rel.includes('/src/views/') && /from '\.\.\/rpc\//.test(text))
-      problems.push(`${rel}: a view imports an RPC's module; what both need goes below them`);
   }
 }
 /** Every hand-written TypeScript file under `dir`, tests and benches included. */
@@ -217,5 +233,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'shape check: every service has a file per RPC, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/; no source over 600 lines',
+  'shape check: every service has a file per RPC and rpc/ nothing else, its layers hold, domain/ is pure, test code is named so, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/; no source over 600 lines',
 );

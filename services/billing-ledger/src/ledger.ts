@@ -3,8 +3,9 @@
 // service and the tests.
 
 import { createLogger, type Logger } from '@wap/log';
+import type { Clock } from './domain/period.js';
 import { holdSweeper } from './jobs/sweeper.js';
-import type { Clock, LedgerDeps } from './rpc/deps.js';
+import type { LedgerDeps } from './rpc/deps.js';
 import { ledgerService } from './rpc/index.js';
 import type { BatcherSettings } from './store/batcher.js';
 import { BalanceChanges } from './store/changes.js';

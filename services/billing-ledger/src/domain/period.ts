@@ -1,6 +1,9 @@
 // The allowance period: the calendar month in UTC. Every account renews at the
 // same instant, so "when does it reset" has one answer and needs no anchor.
 
+/** The service's clock: passed into every SQL function, so tests can move time. */
+export type Clock = () => Date;
+
 export interface Period {
   start: Date;
   end: Date;

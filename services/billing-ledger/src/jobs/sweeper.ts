@@ -3,7 +3,7 @@
 // the live-hold index small. Every replica runs one; SKIP LOCKED shares the work.
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
-import type { Clock } from '../rpc/deps.js';
+import type { Clock } from '../domain/period.js';
 import type { MoneyStore } from '../store/money.js';
 
 const BATCH = 500;

@@ -1,11 +1,9 @@
 // What every handler is given: the stores and the clock. The clock is the
 // service's, passed into every SQL function, so tests can move time.
-import { allowancePeriod } from '../domain/period.js';
+import { allowancePeriod, type Clock } from '../domain/period.js';
 import type { MoneyStore } from '../store/money.js';
 import type { ReadStore } from '../store/reads.js';
 import type { SlotStore } from '../store/slots.js';
-
-export type Clock = () => Date;
 
 export interface LedgerDeps {
   money: MoneyStore;

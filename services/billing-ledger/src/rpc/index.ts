@@ -17,7 +17,7 @@ import { settleBatch } from './settle-batch.js';
 import { usage } from './usage.js';
 import { voidHold } from './void.js';
 
-export type { Clock, LedgerDeps } from './deps.js';
+export type { LedgerDeps } from './deps.js';
 
 export function ledgerService(deps: LedgerDeps): ServiceImpl<(typeof ledger.LedgerService)['method']> {
   return {

@@ -2,6 +2,9 @@
 // Slack incoming webhook, or a generic webhook signed per Standard Webhooks.
 // Shapes are checked here; the address is checked by the egress guard. Pure.
 
+/** What sealed target URLs and secrets are: the key derivation's purpose. */
+export const TARGET_PURPOSE = 'wap monitor target v1';
+
 export type Target =
   | { kind: 'discord'; url: string }
   | { kind: 'slack'; url: string }

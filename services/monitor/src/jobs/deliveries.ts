@@ -12,9 +12,8 @@ import { storedDiff } from '../domain/diff.js';
 import type { SnapshotLinks } from '../domain/links.js';
 import { requestFor } from '../domain/payloads.js';
 import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
-import type { Target } from '../domain/targets.js';
+import { TARGET_PURPOSE, type Target } from '../domain/targets.js';
 import type { Delivery } from '../generated/prisma/client.js';
-import { TARGET_PURPOSE } from '../rpc/deps.js';
 import type { DeliveryStore } from '../store/deliveries.js';
 import type { MonitorStore } from '../store/monitors.js';
 

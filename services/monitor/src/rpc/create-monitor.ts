@@ -8,8 +8,9 @@ import { ENGINE_NAMES, lowestPlanForMonitorInterval, PLANS, plans } from '@wap/p
 import { monitor as proto } from '@wap/proto';
 import { sealText } from '@wap/sealed';
 import { firstCheckAt, shortestGapMs } from '../domain/schedule.js';
+import { TARGET_PURPOSE } from '../domain/targets.js';
 import { shown, toMonitor } from '../views/monitor.js';
-import { type MonitorDeps, TARGET_PURPOSE } from './deps.js';
+import type { MonitorDeps } from './deps.js';
 import { invalid, scheduleOf, targetOf } from './parse.js';
 
 export const createMonitor =

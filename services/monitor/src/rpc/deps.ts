@@ -20,6 +20,3 @@ export interface MonitorDeps {
   /** Told that a monitor of the workspace was deleted: one paused past its plan's cap may fit now. */
   deleted?: (workspaceId: string) => void;
 }
-
-/** What sealed target URLs and secrets are: the key derivation's purpose. */
-export const TARGET_PURPOSE = 'wap monitor target v1';
