@@ -13,10 +13,10 @@ import {
   namedIn,
   pageLines,
   parseCompact,
-  shapeOf,
   targetLabels,
   whatChanged,
 } from './compact.js';
+import { shapeOf } from './step-questions.js';
 import {
   asksDone,
   asksForAnswer,

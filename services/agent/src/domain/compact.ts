@@ -181,7 +181,8 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
   return { text: lines.join('\n') || '(no elements)', shown, cut };
 }
 
-const obj = (properties: Record<string, unknown>) => ({
+/** A strict object schema of `properties`, all required. */
+export const obj = (properties: Record<string, unknown>) => ({
   type: 'object',
   properties,
   required: Object.keys(properties),
@@ -189,8 +190,8 @@ const obj = (properties: Record<string, unknown>) => ({
 });
 const act = (name: string, properties: Record<string, unknown> = {}) =>
   obj({ action: { type: 'string', const: name }, ...properties });
-const str = (maxLength: number) => ({ type: 'string', maxLength });
-const oneOf = (values: Array<string | number>) => ({ enum: values });
+export const str = (maxLength: number) => ({ type: 'string', maxLength });
+export const oneOf = (values: Array<string | number>) => ({ enum: values });
 
 export interface CompactShapeInput extends StepGrants {
   outputSchema?: JsonSchema;
@@ -487,124 +488,4 @@ export function namedIn(text: string, view: CompactView, keep?: ReadonlySet<numb
   const kept: CompactView['shown'] = [];
   for (const e of longest) if (!kept.some((k) => phrase(k.info.name).includes(phrase(e.info.name)))) kept.push(e);
   return kept.slice(0, MAX_NAMED);
-}
-
-export const DONE_SCHEMA: JsonSchema = obj({ done: oneOf(['yes', 'no']) });
-
-/**
- * The question after an act, put after the step's own message and answer (so only it is evaluated):
- * what the act did and changed, and whether the whole task is done now.
- */
-export function doneQuestion(task: string, last: string): string {
-  return `You did: ${last}.\nQuestion: is the task ${JSON.stringify(task)} now complete, with nothing left to do? {"done":"yes"} or {"done":"no"}`;
-}
-
-/** The model's yes to the question; anything else is a no. */
-export function saidDone(output: unknown): boolean {
-  return (output as { done?: unknown } | null)?.done === 'yes';
-}
-
-/** Characters of new page text an answer check reads. */
-const ANSWER_TEXT_CHARS = 800;
-
-/**
- * The page's text an act brought (lines that were not there before), whole rather than cut as a
- * change names them, bounded: what a question's answer is read from. Empty when nothing came.
- */
-export function newText(before: Before, page: PageState): string {
-  const seen = new Map<string, number>();
-  for (const line of before.lines ?? []) seen.set(line, (seen.get(line) ?? 0) + 1);
-  const fresh: string[] = [];
-  for (const e of page.outline) {
-    if (e.kind !== 'text') continue;
-    const line = quote(e.text.slice(0, 60));
-    const n = page.url === before.url ? (seen.get(line) ?? 0) : 0;
-    if (n > 0) seen.set(line, n - 1);
-    else fresh.push(e.text);
-  }
-  return fresh.join('\n').slice(0, ANSWER_TEXT_CHARS);
-}
-
-/** Words of a page that refuses what was sent: a form's errors. */
-const REFUSES =
-  /\b(?:error|invalid|not valid|required|must|missing|is taken|already (?:taken|in use|exists)|differ|do not match|don't match|too (?:short|long)|try again|could not|couldn't|failed|enter (?:a|an|your)|choose (?:a|an|another)|write the|should|not allowed|cannot|can't|at least|no more than|(?:digits|letters|numbers) only|for example)\b/i;
-
-/** The lines of `text` (what a send brought) that say the page refused it; undefined when none does. */
-export function refusal(text: string): string[] | undefined {
-  const lines = text
-    .split('\n')
-    .filter((line) => REFUSES.test(line))
-    .map((line) => line.slice(0, 200))
-    .slice(0, 10);
-  return lines.length > 0 ? lines : undefined;
-}
-
-export const ANSWER_SCHEMA: JsonSchema = obj({ answer: str(200) });
-
-/** The answer check's schema for a run with an output schema: the answer in its shape, or none. */
-export const shapedAnswerSchema = (output: JsonSchema): JsonSchema => ({
-  anyOf: [strictSchema(output), obj({ none: oneOf(['yes']) })],
-});
-
-/** The answer check's question for a run with an output schema (`shapedAnswerSchema`), the shape written out. */
-export function shapedAnswerQuestion(task: string, text: string, output: JsonSchema): string {
-  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer as ${shapeOf(output)}. If it does not, {"none":"yes"}`;
-}
-
-/**
- * A JSON schema as a small model reads the answer it asks for: `{"balance": number (in euros)}`, an
- * enum as its values, an array as one item and an ellipsis; bounded, the deepest parts as `...`.
- */
-export function shapeOf(schema: unknown, depth = 0): string {
-  const s = (schema && typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
-  if (depth > 3) return '...';
-  const said = typeof s.description === 'string' ? ` (${s.description.slice(0, 60)})` : '';
-  if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
-  if (s.properties && typeof s.properties === 'object') {
-    const fields = Object.entries(s.properties as Record<string, unknown>)
-      .slice(0, 12)
-      .map(([name, sub]) => `${JSON.stringify(name)}: ${shapeOf(sub, depth + 1)}`);
-    return `{${fields.join(', ')}}`;
-  }
-  if (s.type === 'array') return `[${shapeOf(s.items, depth + 1)}, ...]${said}`;
-  const type = Array.isArray(s.type) ? s.type.join(' or ') : typeof s.type === 'string' ? s.type : 'value';
-  return `${type === 'integer' ? 'number' : type}${said}`;
-}
-
-/** The shaped answer the model read from the page; undefined when it said none. */
-export function shapedAnswer(output: unknown): Record<string, unknown> | undefined {
-  if (!output || typeof output !== 'object' || Array.isArray(output) || 'none' in output) return undefined;
-  return output as Record<string, unknown>;
-}
-
-/**
- * The question after an act of a task that asks for an answer, put after the step's own message and
- * answer: whether the text the act brought answers it. A small model that sees the answer on the page
- * still clicks on; asked this alone, it says it.
- */
-export function answerQuestion(task: string, text: string): string {
-  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer in a few words: {"answer":"..."}. If it does not, {"answer":""}`;
-}
-
-/** The answer the model read from the page; undefined when it said none. */
-export function statedAnswer(output: unknown): string | undefined {
-  const answer = (output as { answer?: unknown } | null)?.answer;
-  if (typeof answer !== 'string') return undefined;
-  const text = answer.trim();
-  return text && !/^(?:none|no|not (?:shown|found|here)|unknown|n\/a)\.?$/i.test(text) ? text : undefined;
-}
-
-/** The lab arm `compact-plan`'s one question at a run's start: the plan, one short sentence. */
-export const PLAN_SCHEMA: JsonSchema = obj({ plan: str(160) });
-
-export function planQuestion(task: string, page: { title: string; url: string }): string {
-  return `Task: ${task}\nPage: ${quote(page.title.slice(0, 80))} ${page.url.slice(0, 200)}\nIn one short sentence, the steps you will take to do the task, in order. {"plan":"..."}`;
-}
-
-/** The plan the model stated, one line of at most 160 characters; undefined when it stated none. */
-export function statedPlan(output: unknown): string | undefined {
-  const plan = (output as { plan?: unknown } | null)?.plan;
-  if (typeof plan !== 'string') return undefined;
-  const line = plan.replace(/\s+/g, ' ').trim().slice(0, 160);
-  return line || undefined;
 }

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
-import { compactMessage, compactShape, compactView, newText, pageLines, refusal, statedAnswer } from './compact.js';
+import { compactMessage, compactShape, compactView, pageLines } from './compact.js';
+import { newText, refusal, statedAnswer } from './step-questions.js';
 import { doneParts, goalPart, partDone, partValues, sentPart, taskParts } from './task-parts.js';
 
 const SIGNUP =

@@ -2,10 +2,10 @@
 // done now, and, for a task that asks something, does the text the act brought answer it. Each is a
 // continuation of the step's own message and answer, so only the question is evaluated; it is
 // charged and timed with the step. A yes finishes the run.
+import { type Before, whatChanged } from '../../domain/compact.js';
 import {
   ANSWER_SCHEMA,
   answerQuestion,
-  type Before,
   DONE_SCHEMA,
   doneQuestion,
   newText,
@@ -15,8 +15,7 @@ import {
   shapedAnswerQuestion,
   shapedAnswerSchema,
   statedAnswer,
-  whatChanged,
-} from '../../domain/compact.js';
+} from '../../domain/step-questions.js';
 import type { JsonSchema, ModelClient, StepResult } from '../../model/types.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';

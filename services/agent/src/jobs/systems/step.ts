@@ -16,12 +16,9 @@ import {
   compactMessage,
   compactShape,
   compactView,
-  PLAN_SCHEMA,
   pageLines,
   parseCompact,
-  planQuestion,
   sayAction,
-  statedPlan,
   whatChanged,
 } from '../../domain/compact.js';
 import { choicesLeft } from '../../domain/form-values.js';
@@ -39,6 +36,7 @@ import {
   stepMessage,
   stepShape,
 } from '../../domain/step.js';
+import { PLAN_SCHEMA, planQuestion, statedPlan } from '../../domain/step-questions.js';
 import {
   asksDone,
   asksForAnswer,
