@@ -222,3 +222,12 @@ test('a phone number in groups is one value; a person named right after register
   assert.deepEqual(partValues('order 4417 arrived'), ['4417'], 'one number is no phone');
   assert.deepEqual(partValues('born 1995-11-30'), ['1995-11-30'], 'a date is no phone');
 });
+
+test('a part that says to send is done by a send, not by an option chosen on the way', () => {
+  const task = 'Log in as jules and send the billing team a message asking for the October invoice';
+  const memory = { partsDone: [0], typed: ['jules'] };
+  const to = { role: 'select', name: 'To' } as const;
+  assert.equal(partDone(task, memory, { action: 'select', index: 5, option: 'Billing team' }, to), undefined);
+  const send = { role: 'button', name: 'Send' } as const;
+  assert.equal(partDone(task, memory, { action: 'click', index: 8 }, send), 1);
+});

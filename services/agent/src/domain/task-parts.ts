@@ -59,6 +59,9 @@ const GOAL_VERB = /^\s*(?:create|register|book|reserve|make|fill|complete|sign u
 /** A part that says to send: it starts with the verb of a press or a click. */
 const SENDING_PART = /^(?:then\s+)?(?:press|click|tap|hit|submit|send)\b/i;
 
+/** A part that sends something it names (a message, a form): done by a send, whatever was chosen on the way. */
+const SENDS_SOMETHING = /^(?:then\s+)?(?:submit|send|post)\b/i;
+
 /** The index of the goal part `taskParts` put last, when the task says one before a colon; else undefined. */
 export function goalPart(task: string): number | undefined {
   const goal = goalOf(task);
@@ -202,9 +205,12 @@ export function partDone(
   const goal = goalPart(task);
   const detailsDone = goal !== undefined && parts.every((_, i) => i === goal || finished.has(i));
   const sends = action.action === 'click' && (info?.role === 'button' || info?.role === 'link');
+  // A part that says to send ("send the billing team a message") is done by a send, not by a choice on the way.
+  const sending = sends || action.action === 'press';
   const found = parts.findIndex((part, i) => {
     if (finished.has(i)) return false;
     if (i === goal) return detailsDone && sends;
+    if (SENDS_SOMETHING.test(part) && !sending) return false;
     if (info?.role === 'link' && !leadsTo(part, words)) return false;
     return [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part);
   });

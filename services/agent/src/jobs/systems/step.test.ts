@@ -300,13 +300,15 @@ describe('StepSystem', () => {
     // The model's own profile is full: the run's ask wins.
     const { run, next } = await stepRun(task, '/choices', { stepProfile: 'compact-plan' });
     await next();
+    // The first finish is refused: no act named the part "Accept the conditions".
+    await next();
     await assert.rejects(next(), Stop);
     const asked = requestsOf(task);
     const plans = asked.filter((r) => r.body?.response_format?.json_schema?.name === 'compact_plan');
     assert.equal(plans.length, 1, 'the plan is asked once');
     assert.match(promptOf(plans[0]), /In one short sentence, the steps you will take/);
     const steps = asked.filter((r) => !isDoneQuestion(r) && !plans.includes(r));
-    assert.equal(steps.length, 2);
+    assert.equal(steps.length, 3);
     for (const s of steps) {
       assert.match(promptOf(s), new RegExp(`^Your plan: ${PLAN.replace('.', '\\.')}$`, 'm'), 'every step reads it');
       assert.ok(offered(s).has('click') || offered(s).has('finish'), 'a compact step');
@@ -315,7 +317,7 @@ describe('StepSystem', () => {
     const events = await fx.stores.store.events(run.row.id, ['summary', 'step'], 0n, 200);
     assert.deepEqual(
       events.filter((e) => e.kind === 'step').map((e) => (e.data as { profile?: string }).profile),
-      ['compact-plan', 'compact-plan'],
+      ['compact-plan', 'compact-plan', 'compact-plan'],
       'its steps say the arm',
     );
     assert.deepEqual((events.find((e) => e.kind === 'plan')?.data as { plan?: string[] } | undefined)?.plan, [PLAN]);
@@ -400,6 +402,19 @@ describe('StepSystem', () => {
     await assert.rejects(next(), Stop);
     const row = await fx.stores.store.byId(run.row.id);
     assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 2, { title: 'Harbour news' }]);
+  });
+
+  test('compact: a finish with a part not done is refused once, the part said; a second is taken', async () => {
+    const task = 'Write Tora and press Send';
+    scripts.set(task, () => ({ step: { action: 'finish', success: true, answer: 'done' } }));
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact' });
+    await next();
+    assert.notEqual((await fx.stores.store.byId(run.row.id))?.status, 'settled', 'the first finish is refused');
+    await assert.rejects(next(), Stop);
+    const said = requestsOf(task).map(promptOf);
+    assert.match(said[1] ?? '', /\nNote: Not finished: "Write Tora" is not done yet\. Do it, then finish\./);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
   });
 
   test('compact: Enter that sends the form does the part that says to press its button', async () => {

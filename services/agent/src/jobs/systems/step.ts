@@ -324,6 +324,7 @@ export class StepSystem {
     const { memory } = run;
     const info = 'index' in action ? prepared.infos.get(action.index) : undefined;
     const said = sayAction(action, info, info?.label);
+    if (await this.finishesEarly(action)) return this.afterStep();
     const key = `${page.fingerprint}|${describeAction(action)}`;
     const times = repeats(memory.recent, key);
     if (times >= COMPACT_REPEATS) {
@@ -391,6 +392,27 @@ export class StepSystem {
     if (worked && acts && asksDone(run.row.task, action, info)) await this.checks.done(ask, this.before);
     else if (worked && answers) await this.checks.answer(ask, this.before);
     await this.afterStep();
+  }
+
+  /**
+   * A finish of a task to do (not a question, no output schema) with a part not done yet is refused
+   * once, the part said: the 1.5B finishes as soon as the page looks settled. A second finish is taken.
+   */
+  private async finishesEarly(action: StepAction): Promise<boolean> {
+    const { memory, row } = this.run;
+    if (action.action !== 'finish' || !action.success || memory.earlyFinish) return false;
+    if (row.outputSchema || asksForAnswer(row.task)) return false;
+    const parts = taskParts(row.task);
+    const done = doneParts(row.task, memory);
+    const left = parts.findIndex((_, i) => !done.has(i));
+    if (left < 0) return false;
+    memory.earlyFinish = true;
+    await this.run.event('step', 'dead_end', `refused: finish with part ${left + 1} not done`, { part: left + 1 });
+    this.before = undefined;
+    memory.results = [`finish: not done, part ${left + 1} is not done yet`];
+    memory.nudge = `Not finished: ${JSON.stringify(parts[left])} is not done yet. Do it, then finish.`;
+    await this.failed(true);
+    return true;
   }
 
   /**
