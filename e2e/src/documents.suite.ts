@@ -2,8 +2,6 @@
 // by Chromium, DOCX and XLSX written by their libraries, hostile documents made here, all
 // served from a site on 127.0.0.2, the one loopback address the 'site' fleet lets out to.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import {
   bombPdf,
@@ -17,6 +15,7 @@ import {
 } from '@wap/documents/fixtures';
 import { until } from '@wap/testkit';
 import { availableCredits, call } from './api.js';
+import { reportHtml, serveFiles } from './document-site.js';
 import { fleet, sharedFleet } from './shared-fleet.js';
 
 type Answer = {
@@ -34,7 +33,7 @@ type Answer = {
 
 const PDF = 'application/pdf';
 let key: string;
-let server: Server;
+let site: Awaited<ReturnType<typeof serveFiles>>;
 let base: string;
 let printer: Printer;
 let scriptHits = 0;
@@ -44,15 +43,7 @@ const scrape = (body: Record<string, unknown>) =>
   call<Answer>(fleet.gatewayUrl, 'POST', '/v1/scrape', { key, body, timeoutMs: 90_000 });
 const credits = () => availableCredits(fleet.gatewayUrl, key);
 
-const REPORT = [1, 2, 3]
-  .map(
-    (n) =>
-      `<h1>Chapter ${n} of the report</h1><p>The archive's ${n === 1 ? 'first' : 'next'} chapter tells how the records were kept, in a paragraph long enough to wrap over several printed lines of the page.</p>` +
-      (n === 2
-        ? '<table style="border-collapse:collapse"><tr><th style="border:1px solid;padding:5px">Year</th><th style="border:1px solid;padding:5px">Visitors</th></tr><tr><td style="border:1px solid;padding:5px">2023</td><td style="border:1px solid;padding:5px">1,610</td></tr><tr><td style="border:1px solid;padding:5px">2024</td><td style="border:1px solid;padding:5px">1,702</td></tr></table>'
-        : ''),
-  )
-  .join('<div style="break-after:page"></div>');
+const REPORT = reportHtml(3);
 
 describe('documents: PDF, DOCX, XLSX and CSV', () => {
   before(async () => {
@@ -87,18 +78,22 @@ describe('documents: PDF, DOCX, XLSX and CSV', () => {
         '<!doctype html><title>Archive</title><main><h1>Archive</h1><p>Read the <a href="/report.pdf">report</a> and the <a href="/minutes.docx">minutes</a>.</p></main>',
       ),
     });
-    server = createServer((req, res) => {
+    site = await serveFiles(files, (req, res) => {
       const path = req.url ?? '';
       if (path === '/hit') {
         scriptHits++;
-        return void res.end('ran');
+        res.end('ran');
+        return true;
       }
-      if (path === '/script.pdf')
-        return void res.writeHead(200, { 'content-type': PDF }).end(scriptedPdf(`${base}/hit`));
+      if (path === '/script.pdf') {
+        res.writeHead(200, { 'content-type': PDF }).end(scriptedPdf(`${base}/hit`));
+        return true;
+      }
       if (path === '/huge.pdf') {
         // Says it is 2 GB: refused on its Content-Length, before any of it is read.
         res.writeHead(200, { 'content-type': PDF, 'content-length': String(2 * 1024 ** 3) });
-        return void res.write(Buffer.from('%PDF-1.7\n'));
+        res.write(Buffer.from('%PDF-1.7\n'));
+        return true;
       }
       if (path === '/endless.pdf') {
         // No length: the body is read up to the cap, then the download is dropped.
@@ -109,21 +104,18 @@ describe('documents: PDF, DOCX, XLSX and CSV', () => {
           if (!res.destroyed) res.once('drain', pump);
         };
         res.write('%PDF-1.7\n');
-        return void pump();
+        pump();
+        return true;
       }
-      const file = files.get(path);
-      if (!file) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': file.type, 'content-length': file.body.length }).end(file.body);
+      return false;
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
-    base = `http://127.0.0.2:${(server.address() as AddressInfo).port}`;
+    base = site.base;
     await sharedFleet('site');
     ({ apiKey: key } = await fleet.workspace('pro'));
   });
 
   after(async () => {
-    server?.closeAllConnections();
-    server?.close();
+    site?.close();
     await printer?.close();
   });
 

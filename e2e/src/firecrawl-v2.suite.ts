@@ -4,20 +4,13 @@
 // robots.txt and sitemaps, billed as the same call made natively; what we do not have raises
 // the clients' typed errors saying so (docs/migrating-from-firecrawl.md).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import Firecrawl from '@mendable/firecrawl-js';
-import { ROOT } from '@wap/fleet';
 import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
+import { pyCall, pyOk } from './firecrawl-py.js';
 import { fleet, sharedFleet } from './shared-fleet.js';
-
-const PYTHON = path.join(ROOT, '.tools/firecrawl-py/bin/python');
-const PYTHON_CLIENT = path.join(ROOT, 'e2e/src/firecrawl_v2.py');
-const run = promisify(execFile);
 
 let site: TestSite;
 /** Every answer late: a crawl of it is still running when it is cancelled. */
@@ -27,22 +20,9 @@ const keys = { js: '', py: '', http: '' };
 
 const js = () => new Firecrawl({ apiKey: keys.js, apiUrl: fleet.gatewayUrl });
 
-type PyAnswer<T> = { ok: true; result: T } | { ok: false; type: string; error: string; status?: number; code?: string };
-
 /** One call of the Python client's default class, in its own process. */
-async function py<T>(method: string, args: unknown[], kwargs: Record<string, unknown> = {}): Promise<PyAnswer<T>> {
-  const { stdout } = await run(
-    PYTHON,
-    [PYTHON_CLIENT, fleet.gatewayUrl, keys.py, JSON.stringify({ method, args, kwargs })],
-    { timeout: 120_000 },
-  );
-  return JSON.parse(stdout) as PyAnswer<T>;
-}
-
-function pyOk<T>(answer: PyAnswer<T>): T {
-  assert.ok(answer.ok, JSON.stringify(answer));
-  return answer.result;
-}
+const py = <T>(method: string, args: unknown[], kwargs: Record<string, unknown> = {}) =>
+  pyCall<T>(fleet.gatewayUrl, keys.py, method, args, kwargs);
 
 /** What the JS client threw: its SdkError carries the status, our code and our details. */
 async function jsError(work: () => Promise<unknown>) {
@@ -299,12 +279,7 @@ describe('Firecrawl v2 clients', () => {
       const err = await jsError(() => stranger.scrape(`${site.url}/articles/1`, { formats: ['markdown'] }));
       assert.equal(err.status, 401);
       assert.equal(err.code, 'unauthorized');
-      const { stdout } = await run(
-        PYTHON,
-        [PYTHON_CLIENT, fleet.gatewayUrl, 'ock_nobody.nothing', JSON.stringify({ method: 'get_credit_usage' })],
-        { timeout: 120_000 },
-      );
-      const answer = JSON.parse(stdout) as PyAnswer<unknown>;
+      const answer = await pyCall(fleet.gatewayUrl, 'ock_nobody.nothing', 'get_credit_usage', []);
       assert.ok(!answer.ok);
       assert.equal(answer.type, 'UnauthorizedError');
       assert.equal(answer.code, 'unauthorized');

@@ -5,6 +5,7 @@
 import './scrape.suite.js';
 import './firecrawl-v2.suite.js';
 import './documents.suite.js';
+import './parse.suite.js';
 import './scrape-recording.suite.js';
 import './usage-calls.suite.js';
 import './mcp.suite.js';

@@ -248,6 +248,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an uploaded file into clean content
+         * @description Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`).
+         */
+        post: operations["parse"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/batch/scrape": {
         parameters: {
             query?: never;
@@ -501,7 +521,7 @@ export interface paths {
         };
         /**
          * Recent billable calls, newest first
-         * @description Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+         * @description Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape`, `parse` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
          */
         get: operations["usage.calls"];
         put?: never;
@@ -3725,6 +3745,270 @@ export interface operations {
             };
         };
     };
+    parse: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Retries with the same key and body return the first response without repeating the work. `X-Idempotency-Key`, as Firecrawl’s clients send it, is read as this header when this one is absent (both, with different keys: 400). */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON, the files' bytes base64, or multipart/form-data, each file a part of its own (read as a stream). Files: 1 at most, 10485760 bytes each, 10485760 in all; the body may be larger than MAX_BODY_BYTES (1 MiB by default) by their base64, 13981016 bytes. A larger one is 413 `bad_request` with `details.limit`. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "notes.html",
+                 *       "mimeType": "text/html",
+                 *       "data": "PGgxPk5vdGVzPC9oMT48cD5IZWxsby48L3A+",
+                 *       "formats": [
+                 *         "markdown"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+                     * @default [
+                     *       "markdown"
+                     *     ]
+                     */
+                    formats?: (("markdown" | "html" | "rawHtml" | "text" | "links" | "metadata" | "screenshot" | "screenshot@fullPage" | "json" | "summary") | {
+                        /** @constant */
+                        type: "json";
+                        /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words. */
+                        prompt?: string;
+                    })[];
+                    /** @description The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both. */
+                    jsonOptions?: {
+                        /** @description A JSON Schema, `"type": "object"` at its root; each of its fields comes back null when the page does not hold it. */
+                        schema?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What to extract, in words; with a schema, how to fill it. */
+                        prompt?: string;
+                        /** @description Instructions added to the model's own (which answer null for what the page lacks). */
+                        systemPrompt?: string;
+                    };
+                    /** @description The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model. */
+                    model?: string;
+                    /**
+                     * @description Keep only the main content, without navigation, footers and ads.
+                     * @default true
+                     */
+                    onlyMainContent?: boolean;
+                    /** @description CSS selectors to keep; everything else is dropped. */
+                    includeTags?: string[];
+                    /** @description CSS selectors to remove before extraction. */
+                    excludeTags?: string[];
+                    /**
+                     * @description Milliseconds the whole page may take.
+                     * @default 30000
+                     */
+                    timeout?: number;
+                    /** @description How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read. */
+                    parsers?: ("pdf" | {
+                        /** @constant */
+                        type: "pdf";
+                        /** @description Read (and bill) at most this many pages of a PDF, the first ones. */
+                        maxPages?: number;
+                    })[];
+                    /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
+                    parsePDF?: boolean;
+                    /** @description The file’s name, e.g. `report.pdf`: with a vague `mimeType`, its extension says what the file is. */
+                    name: string;
+                    /** @description Its media type. Default, or `application/octet-stream`: the name’s extension, then the bytes, decide. */
+                    mimeType?: string;
+                    /**
+                     * Format: base64
+                     * @description Its bytes, base64; 10 MB (10,485,760 bytes) at most.
+                     */
+                    data: string;
+                    /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
+                    origin?: string;
+                    /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one. */
+                    integration?: string;
+                };
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description A file: its part's filename is the file's name, its Content-Type the file's media type; 10485760 bytes at most.
+                     */
+                    file: string;
+                    /** @description Optional: `{ name, mimeType }` as a JSON object, to name the file otherwise than its part does. */
+                    body?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. Billed: page_load. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            markdown?: string;
+                            html?: string;
+                            rawHtml?: string;
+                            text?: string;
+                            links?: string[];
+                            /** @description A data: URL of the PNG. */
+                            screenshot?: string;
+                            /** @description The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`. */
+                            metadata?: {
+                                [key: string]: unknown;
+                            };
+                            warnings?: string[];
+                            /** @description The `json` format: the page's data in the schema asked (null for what the page does not hold). */
+                            json?: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The `summary` format: a few sentences of what the page says. */
+                            summary?: string;
+                            /** @description A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed. */
+                            errors?: {
+                                [key: string]: {
+                                    code: string;
+                                    message: string;
+                                    details: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            };
+                        };
+                        /** @description The usage a call caused: metered quantities and the credits they cost. */
+                        usage: {
+                            /** @description Credits charged, to three decimals. */
+                            credits: number;
+                            /** @description Quantity per meter, in its own unit (seconds, pages, results, bytes, tokens). */
+                            meters: {
+                                [key: string]: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `quota_exceeded`: The remaining credits, plan allowance plus grants as shown by `GET /v1/credits`, are fewer than the call's charge. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `document_unrepresentable`: The fetched content, for example a binary file, has no representation in any of the formats asked for; or a document (PDF, DOCX, XLSX, CSV) could not be read: password-protected, broken beyond repair, or unpacking past the size and memory limits (docs/api.md, "Documents").
+             *
+             *     `extraction_failed`: A model format (`json`, `summary`) was not answered: the model did not answer within the time allowed, its answer does not fit the requested schema, or it gave none a JSON parser reads. Asked with other formats, it is the format's entry in the page's `errors` and the rest is answered.
+             */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
+             */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     "batch.scrape": {
         parameters: {
             query?: never;
@@ -6283,7 +6567,7 @@ export interface operations {
                             id: string;
                             /** @description When it was billed (ISO 8601). */
                             at: string;
-                            /** @description What billed it: `scrape`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`. */
+                            /** @description What billed it: `scrape`, `parse`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`. */
                             capability: string;
                             /** @description What the call was about; see the route’s description. */
                             reference: string;

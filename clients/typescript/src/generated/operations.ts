@@ -1627,6 +1627,131 @@ export const OPERATIONS = {
     ],
     "description": "Replaces every rule of the workspace with these plain sentences (an empty list removes them all) and answers how each was classified: `ENFORCED`, compiled into a gate that every run's dispatcher checks before each action, or `GUIDANCE`, given to the model as an instruction only, with the reason no gate holds it. A sentence classifies the same way every time. Runs submitted after the set follow the new rules. Free."
   },
+  "parse": {
+    "id": "parse",
+    "group": "scrape",
+    "name": "parse",
+    "tag": "Scrape",
+    "method": "POST",
+    "path": "/v1/parse",
+    "pathParams": [],
+    "summary": "Read an uploaded file into clean content",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": true,
+    "idempotent": true,
+    "params": [
+      {
+        "name": "formats",
+        "in": "body",
+        "type": "array",
+        "items": "json",
+        "required": false,
+        "default": [
+          "markdown"
+        ],
+        "description": "What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ \"type\": \"json\", \"schema\", \"prompt\" }`) and `summary` are answered by a model over the page (docs/api.md, \"Model formats\")."
+      },
+      {
+        "name": "jsonOptions",
+        "in": "body",
+        "type": "object",
+        "required": false,
+        "description": "The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both."
+      },
+      {
+        "name": "model",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model."
+      },
+      {
+        "name": "onlyMainContent",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "default": true,
+        "description": "Keep only the main content, without navigation, footers and ads."
+      },
+      {
+        "name": "includeTags",
+        "in": "body",
+        "type": "array",
+        "items": "string",
+        "required": false,
+        "description": "CSS selectors to keep; everything else is dropped."
+      },
+      {
+        "name": "excludeTags",
+        "in": "body",
+        "type": "array",
+        "items": "string",
+        "required": false,
+        "description": "CSS selectors to remove before extraction."
+      },
+      {
+        "name": "timeout",
+        "in": "body",
+        "type": "integer",
+        "required": false,
+        "default": 30000,
+        "description": "Milliseconds the whole page may take."
+      },
+      {
+        "name": "parsers",
+        "in": "body",
+        "type": "array",
+        "items": "json",
+        "required": false,
+        "description": "How documents are read, as Firecrawl has it. Default `[\"pdf\"]`: a PDF is read into the formats, 1 credit per page read; `[{ \"type\": \"pdf\", \"maxPages\": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read."
+      },
+      {
+        "name": "parsePDF",
+        "in": "body",
+        "type": "boolean",
+        "required": false,
+        "description": "Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent."
+      },
+      {
+        "name": "name",
+        "in": "body",
+        "type": "string",
+        "required": true,
+        "description": "The file’s name, e.g. `report.pdf`: with a vague `mimeType`, its extension says what the file is."
+      },
+      {
+        "name": "mimeType",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Its media type. Default, or `application/octet-stream`: the name’s extension, then the bytes, decide."
+      },
+      {
+        "name": "data",
+        "in": "body",
+        "type": "string",
+        "required": true,
+        "description": "Its bytes, base64; 10 MB (10,485,760 bytes) at most."
+      },
+      {
+        "name": "origin",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`)."
+      },
+      {
+        "name": "integration",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one."
+      }
+    ],
+    "description": "Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`)."
+  },
   "scrape": {
     "id": "scrape",
     "group": "scrape",
@@ -2333,7 +2458,7 @@ export const OPERATIONS = {
         "description": "From the previous answer’s `nextCursor`; omit to start with the newest."
       }
     ],
-    "description": "Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll."
+    "description": "Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape`, `parse` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll."
   }
 } as const satisfies Record<string, OperationSpec>;
 
@@ -2606,6 +2731,12 @@ export interface RulesOperations {
 /** scrape: the operations tagged Scrape. */
 export interface ScrapeOperations {
   /**
+   * Read an uploaded file into clean content: `POST /v1/parse` (`parse`).
+   *
+   * Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`).
+   */
+  parse(params: operations["parse"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["parse"]['responses'][200]['content']["application/json"]>;
+  /**
    * Scrape one page into clean content: `POST /v1/scrape` (`scrape`).
    *
    * Fetches one known URL (rendering it in a browser when it needs scripts) and returns the requested formats. 1 credit per page; a page that cannot be fetched or represented is not billed.
@@ -2708,7 +2839,7 @@ export interface UsageOperations {
   /**
    * Recent billable calls, newest first: `GET /v1/usage/calls` (`usage.calls`).
    *
-   * Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+   * Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape`, `parse` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
    *
    * Awaited: one page. Iterated (`for await`): every item of `calls`, page after page.
    */

@@ -25,7 +25,7 @@ export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['metho
 
 const { Format } = crawl;
 
-/** A page as fetched or rendered, before extraction; the page cache keeps its `CachedPage` part. */
+/** A page as fetched or rendered (or a file uploaded), before extraction; the page cache keeps its `CachedPage` part. */
 export interface RawPage extends CachedPage {
   screenshot?: Uint8Array;
   /** Requests the page itself made that the egress guard refused (browser engine). */
@@ -272,7 +272,7 @@ async function fromCache(
 }
 
 /** Reads a fetched document within what is left of the page's time; a PDF asked unread keeps its bytes. */
-async function readDocumentPage(
+export async function readDocumentPage(
   deps: PipelineDeps,
   page: RawPage & { document: NonNullable<RawPage['document']> },
   options: crawl.ScrapeOptions,

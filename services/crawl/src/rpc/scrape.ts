@@ -5,6 +5,7 @@ import type { CallContext } from '@wap/rpc';
 import { checkModelFormats, isModelFormat } from '../clients/model-formats.js';
 import { addModelFormats } from '../pipeline/model-formats.js';
 import { formatsOf, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { loadUpload } from '../pipeline/upload.js';
 import { cacheKey } from '../store/page-cache.js';
 import type { CrawlDeps } from './deps.js';
 import { requireOperation } from './parse.js';
@@ -12,7 +13,7 @@ import { requireOperation } from './parse.js';
 export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'cache' | 'log' | 'modelFormats'>;
 
 /**
- * crawl.Scrape: one URL, held as one page load and settled as what it read (a
+ * crawl.Scrape: one URL (or a file the caller uploaded, read in its place), held as one page load and settled as what it read (a
  * PDF's pages). A page that could not be fetched or turned into the asked
  * formats voids the hold: not billed.
  */
@@ -37,15 +38,18 @@ export function scrape(deps: ScrapeDeps) {
     let written: Promise<void> = Promise.resolve();
     const onePage = [{ meter: 'page_load' as const, quantity: 1n }];
     const work = async () => {
-      const { page, extracted, cached } = await loadPage(deps, req.url, options, ctx.signal, {
-        // The cache's copy when it is young enough for the request's maxAge.
-        copy: { workspaceId: req.workspaceId, key, maxAgeMs: Number(options.maxAgeMs) },
-        // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
-        slot: { workspaceId: req.workspaceId, wait: false },
-        request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
-      });
-      // A document is not kept as a page copy: the cache holds HTML. A copy is not written again.
-      if (!cached && !page.document)
+      const { page, extracted, cached } = req.upload
+        ? { ...(await loadUpload(deps, req.upload, options, ctx.signal)), cached: false }
+        : await loadPage(deps, req.url, options, ctx.signal, {
+            // The cache's copy when it is young enough for the request's maxAge.
+            copy: { workspaceId: req.workspaceId, key, maxAgeMs: Number(options.maxAgeMs) },
+            // Over the plan's browsers a scrape is refused (429 concurrency_limit, kind browsers), not queued.
+            slot: { workspaceId: req.workspaceId, wait: false },
+            request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
+          });
+      // A document is not kept as a page copy: the cache holds HTML; an upload is nobody's page. A copy
+      // is not written again.
+      if (!cached && !page.document && !req.upload)
         written = deps.cache
           .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
           .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
@@ -61,7 +65,8 @@ export function scrape(deps: ScrapeDeps) {
           {
             workspaceId: req.workspaceId,
             operationId: req.requestId,
-            capability: 'scrape',
+            // An upload is priced as a scrape and listed as what it was (docs/billing.md).
+            capability: req.upload ? 'parse' : 'scrape',
             reference: req.reference || undefined,
           },
           onePage,

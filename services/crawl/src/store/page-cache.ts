@@ -11,7 +11,8 @@ export interface CachedPage {
   status: number;
   html: string;
   contentType: string;
-  engine: 'fetch' | 'browser';
+  /** `upload`: a file the caller sent (pipeline/upload.ts), never fetched and never kept here. */
+  engine: 'fetch' | 'browser' | 'upload';
 }
 
 /** What makes two fetches of a URL the same page. */

@@ -20,7 +20,7 @@ export interface MountDeps {
 }
 
 /** The parsers of a row's body: JSON within its limit, and multipart too for a row with files. */
-function bodyParsers(row: Capability, maxBodyBytes: number): RequestHandler[] {
+function bodyParsers(row: Capability, maxBodyBytes: number, bodyPart?: string): RequestHandler[] {
   if (row.method !== 'post' && row.method !== 'put') return [];
   // Any JSON value is read; one that is not an object is refused by the row's schema, naming the body.
   const json = (limit: number) => express.json({ limit, type: JSON_BODY_TYPES, strict: false });
@@ -29,7 +29,7 @@ function bodyParsers(row: Capability, maxBodyBytes: number): RequestHandler[] {
   return [
     requireBodyOf([...JSON_BODY_TYPES, ...MULTIPART_BODY_TYPES], 'application/json or multipart/form-data'),
     json(limit),
-    multipartBody(row.files, limit, maxBodyBytes),
+    multipartBody(row.files, limit, maxBodyBytes, bodyPart),
   ];
 }
 
@@ -134,11 +134,11 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
         }
       };
     // An alias reads its input as the row does, so it answers exactly what the row would.
-    const body = bodyParsers(row, deps.maxBodyBytes);
     for (const route of [row, ...(row.alsoAt ?? [])]) {
       const path = expressPath(route.path);
       methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);
-      router[route.method](path, ...deps.guard, ...body, run(route));
+      const bodyPart = 'bodyPart' in route ? route.bodyPart : undefined;
+      router[route.method](path, ...deps.guard, ...bodyParsers(row, deps.maxBodyBytes, bodyPart), run(route));
     }
   }
 

@@ -23,16 +23,21 @@ interface Part {
 }
 
 /** The JSON body a multipart body stands for; an ApiError when it cannot stand for one. */
-function bodyOf(upload: FileUpload, json: unknown, parts: Part[]): Record<string, unknown> | ApiError {
+function bodyOf(
+  upload: FileUpload,
+  bodyPart: string,
+  json: unknown,
+  parts: Part[],
+): Record<string, unknown> | ApiError {
   if (json !== undefined && (typeof json !== 'object' || json === null || Array.isArray(json)))
-    return issue(`body.${BODY_PART}`, 'must be a JSON object');
+    return issue(`body.${bodyPart}`, 'must be a JSON object');
   const fields = (json ?? {}) as Record<string, unknown>;
   const file = (p: Part) => ({ name: p.name, mimeType: p.mimeType, data: Buffer.concat(p.chunks).toString('base64') });
   if (upload.field === 'files') {
-    if ('files' in fields) return issue('body.files', `comes as parts named files, not in the ${BODY_PART} part`);
+    if ('files' in fields) return issue('body.files', `comes as parts named files, not in the ${bodyPart} part`);
     return parts.length > 0 ? { ...fields, files: parts.map(file) } : fields;
   }
-  if ('data' in fields) return issue('body.data', 'comes as the part named file, not in the body part');
+  if ('data' in fields) return issue('body.data', `comes as the part named file, not in the ${bodyPart} part`);
   const [only] = parts;
   if (!only) return issue('body.file', 'a part named file is required');
   // The body part may name the file otherwise than its part does.
@@ -42,10 +47,15 @@ function bodyOf(upload: FileUpload, json: unknown, parts: Part[]): Record<string
 /**
  * Reads a multipart/form-data body of a row with files into `req.body`; any other body passes
  * on untouched. `limit` bounds the bytes read, as the JSON parser's does; `fieldBytes` the body
- * part. What breaks a limit stops the read: 413 for the body or its JSON part, 400 naming the
+ * part, named `bodyPart` (Firecrawl's v2 parse names it `options`). What breaks a limit stops the read: 413 for the body or its JSON part, 400 naming the
  * part for a file too large or one too many.
  */
-export function multipartBody(upload: FileUpload, limit: number, fieldBytes: number): RequestHandler {
+export function multipartBody(
+  upload: FileUpload,
+  limit: number,
+  fieldBytes: number,
+  bodyPart: string = BODY_PART,
+): RequestHandler {
   return (req, _res, next) => {
     if (!req.is(MULTIPART_BODY_TYPES)) return next();
     const encoding = req.headers['content-encoding'];
@@ -88,7 +98,7 @@ export function multipartBody(upload: FileUpload, limit: number, fieldBytes: num
     parser.on('file', (name, stream, info) => {
       if (name !== upload.field) {
         stream.resume();
-        return fail(issue(`body.${name.slice(0, 100)}`, `is not a part of this route (${upload.field}, ${BODY_PART})`));
+        return fail(issue(`body.${name.slice(0, 100)}`, `is not a part of this route (${upload.field}, ${bodyPart})`));
       }
       const at = upload.field === 'files' ? `body.files.${parts.length}` : 'body.file';
       const part: Part = { name: info.filename ?? '', mimeType: info.mimeType, chunks: [] };
@@ -106,22 +116,22 @@ export function multipartBody(upload: FileUpload, limit: number, fieldBytes: num
       stream.on('limit', tooLargeFile);
     });
     parser.on('field', (name, value, info) => {
-      if (name !== BODY_PART)
-        return fail(issue(`body.${name.slice(0, 100)}`, `is not a part of this route (${upload.field}, ${BODY_PART})`));
+      if (name !== bodyPart)
+        return fail(issue(`body.${name.slice(0, 100)}`, `is not a part of this route (${upload.field}, ${bodyPart})`));
       if (info.valueTruncated) return fail(tooLarge(limit));
       try {
         json = JSON.parse(value);
       } catch {
-        fail(issue(`body.${BODY_PART}`, 'is not valid JSON'));
+        fail(issue(`body.${bodyPart}`, 'is not valid JSON'));
       }
     });
     parser.on('filesLimit', () => fail(issue(`body.${upload.field}`, `at most ${upload.most} files`)));
-    parser.on('fieldsLimit', () => fail(issue(`body.${BODY_PART}`, 'given once at most')));
+    parser.on('fieldsLimit', () => fail(issue(`body.${bodyPart}`, 'given once at most')));
     parser.on('error', () => fail(issue('body', 'is not valid multipart/form-data')));
     parser.on('close', () => {
       if (settled) return;
       settled = true;
-      const body = bodyOf(upload, json, parts);
+      const body = bodyOf(upload, bodyPart, json, parts);
       if (body instanceof ApiError) return next(body);
       req.body = body;
       next();

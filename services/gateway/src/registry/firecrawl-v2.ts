@@ -194,6 +194,17 @@ const extractStatus: Translation = {
   },
 };
 
+/**
+ * v2's parse: the clients' multipart `options` part holds the scrape options (read as the
+ * row's `body` part, RouteAlias.bodyPart); `proxy` `auto` or `basic` asks nothing of a file.
+ */
+const parse: Translation = {
+  request: (input) =>
+    withBody(input, ({ proxy, ...body }) =>
+      scrapeOptionsOf([undefined, 'auto', 'basic'].includes(proxy as string) ? body : { ...body, proxy }),
+    ),
+};
+
 /** v2's search: web results only, answered grouped by source (`data.web`). */
 const search: Translation = {
   request: (input) =>
@@ -279,6 +290,9 @@ export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
     v2('delete', '/v2/batch/scrape/{id}', '`cancelBatchScrape`.', {}, 'crawl.cancel.v2.batch'),
   ],
   map: [v2('post', '/v2/map', '`map`.')],
+  parse: [
+    { ...v2('post', '/v2/parse', '`parse`: the file and its `options` as multipart.', parse), bodyPart: 'options' },
+  ],
   'batch.scrape': [
     v2('post', '/v2/batch/scrape', '`startBatchScrape`, `batchScrape`.', batchStart),
     v2(

@@ -93,6 +93,8 @@ export interface RouteAlias {
   operationId?: string;
   /** A route of Firecrawl's v2 API: its request and answer translated; left out of the OpenAPI document. */
   translate?: Translation;
+  /** On a row with files, the multipart part holding the other fields as JSON here (Firecrawl's `options`); default `body`. */
+  bodyPart?: string;
 }
 
 /** An alias's operation in the OpenAPI document: the row's name and the alias's method (`crawl.cancel.delete`). */

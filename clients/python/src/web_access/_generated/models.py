@@ -885,6 +885,147 @@ class MapRequest(Model):
     """
 
 
+class ParseResponseDataErrors(ScrapeResponseDataErrors):
+    pass
+
+
+class ParseResponseData(Model):
+    markdown: str | None = None
+    html: str | None = None
+    raw_html: Annotated[str | None, Field(alias="rawHtml")] = None
+    text: str | None = None
+    links: list[str] | None = None
+    screenshot: str | None = None
+    """
+    A data: URL of the PNG.
+    """
+    metadata: dict[str, Any] | None = None
+    """
+    The page's title, description, language and source URL, and always its `url`, `statusCode`, `engine` (`fetch` or `browser`) and `cached`. A page rendered in a browser also has `sessionId`: the browser session that recorded the render, whose replay and network log `GET /v1/sessions/{id}` links to (absent for a fetched page or a stored copy). A document (PDF, DOCX, XLSX, CSV) has its own: `contentType`, and as it says them `title`, `author`, `creationDate`, `modificationDate`; a PDF `numPages` and `parsedPages` (what it billed), and `ocr: false` with `pagesWithoutText` when pages have no text layer; a workbook its `sheets`.
+    """
+    warnings: list[str] | None = None
+    json_: Annotated[dict[str, Any] | None, Field(alias="json")] = None
+    """
+    The `json` format: the page's data in the schema asked (null for what the page does not hold).
+    """
+    summary: str | None = None
+    """
+    The `summary` format: a few sentences of what the page says.
+    """
+    errors: dict[str, ParseResponseDataErrors] | None = None
+    """
+    A model format asked but not answered, by its name: an Error object (`extraction_failed` with `details.reason`, or `decode_unavailable`). The other formats are still answered and the page billed.
+    """
+
+
+class ParseResponseUsage(ScrapeResponseUsage):
+    """
+    The usage a call caused: metered quantities and the credits they cost.
+    """
+
+
+class ParseResponse(Model):
+    success: Literal[True]
+    data: ParseResponseData
+    usage: ParseResponseUsage
+    """
+    The usage a call caused: metered quantities and the credits they cost.
+    """
+
+
+class ParseRequestFormatsJson(ScrapeRequestFormatsJson):
+    pass
+
+
+class ParseRequestJsonOptions(ScrapeRequestJsonOptions):
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+
+
+class ParseRequestParsersPdf(ScrapeRequestParsersPdf):
+    pass
+
+
+class ParseRequest(Model):
+    formats: Annotated[
+        list[
+            Literal[
+                "markdown",
+                "html",
+                "rawHtml",
+                "text",
+                "links",
+                "metadata",
+                "screenshot",
+                "screenshot@fullPage",
+                "json",
+                "summary",
+            ]
+            | ParseRequestFormatsJson
+        ]
+        | None,
+        Field(validate_default=True),
+    ] = ["markdown"]
+    """
+    What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+    """
+    json_options: Annotated[
+        ParseRequestJsonOptions | None, Field(alias="jsonOptions")
+    ] = None
+    """
+    The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+    """
+    model: str | None = None
+    """
+    The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
+    """
+    only_main_content: Annotated[bool | None, Field(alias="onlyMainContent")] = True
+    """
+    Keep only the main content, without navigation, footers and ads.
+    """
+    include_tags: Annotated[list[str] | None, Field(alias="includeTags")] = None
+    """
+    CSS selectors to keep; everything else is dropped.
+    """
+    exclude_tags: Annotated[list[str] | None, Field(alias="excludeTags")] = None
+    """
+    CSS selectors to remove before extraction.
+    """
+    timeout: int | None = 30000
+    """
+    Milliseconds the whole page may take.
+    """
+    parsers: list[Literal["pdf"] | ParseRequestParsersPdf] | None = None
+    """
+    How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+    """
+    parse_pdf: Annotated[bool | None, Field(alias="parsePDF")] = None
+    """
+    Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
+    """
+    name: str
+    """
+    The file’s name, e.g. `report.pdf`: with a vague `mimeType`, its extension says what the file is.
+    """
+    mime_type: Annotated[str | None, Field(alias="mimeType")] = None
+    """
+    Its media type. Default, or `application/octet-stream`: the name’s extension, then the bytes, decide.
+    """
+    data: Annotated[str, Field(json_schema_extra={"contentEncoding": "base64"})]
+    """
+    Its bytes, base64; 10 MB (10,485,760 bytes) at most.
+    """
+    origin: str | None = None
+    """
+    Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+    """
+    integration: str | None = None
+    """
+    Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+    """
+
+
 class BatchScrapeResponseCrawlUsage(CrawlResponseCrawlUsage):
     """
     What the crawl has cost so far: reading it never adds to it.
@@ -2159,7 +2300,7 @@ class UsageCallsResponseCall(Model):
     """
     capability: str
     """
-    What billed it: `scrape`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`.
+    What billed it: `scrape`, `parse`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`.
     """
     reference: str
     """

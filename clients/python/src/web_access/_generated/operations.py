@@ -71,6 +71,11 @@ from .models import (
     MonitorsDeleteResponse,
     MonitorsListResponse,
     MonitorsListResponseMonitor,
+    ParseRequest,
+    ParseRequestFormatsJson,
+    ParseRequestJsonOptions,
+    ParseRequestParsersPdf,
+    ParseResponse,
     ProfilesCreateRequest,
     ProfilesCreateRequestExit,
     ProfilesCreateResponse,
@@ -132,6 +137,7 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "crawl.cancel": Operation("crawl.cancel", "POST", "/v1/crawl/{id}/cancel", "json", CrawlCancelResponse, None),
     "map": Operation("map", "POST", "/v1/map", "json", MapResponse, None),
+    "parse": Operation("parse", "POST", "/v1/parse", "json", ParseResponse, None),
     "batch.scrape": Operation("batch.scrape", "POST", "/v1/batch/scrape", "json", BatchScrapeResponse, None),
     "search": Operation("search", "POST", "/v1/search", "json", SearchResponse, None),
     "agent": Operation("agent", "POST", "/v1/agent", "json", AgentResponse, None),
@@ -701,6 +707,101 @@ class Scrape(SyncResource):
             ),
         )
 
+    def parse(
+        self,
+        *,
+        name: str,
+        data: str,
+        formats: (
+            builtins.list[
+                Literal[
+                    "markdown",
+                    "html",
+                    "rawHtml",
+                    "text",
+                    "links",
+                    "metadata",
+                    "screenshot",
+                    "screenshot@fullPage",
+                    "json",
+                    "summary",
+                ]
+                | ParseRequestFormatsJson
+                | builtins.dict[str, Any]
+            ]
+            | None
+        ) = None,
+        json_options: ParseRequestJsonOptions | builtins.dict[str, Any] | None = None,
+        model: str | None = None,
+        only_main_content: bool | None = None,
+        include_tags: builtins.list[str] | None = None,
+        exclude_tags: builtins.list[str] | None = None,
+        timeout: int | None = None,
+        parsers: builtins.list[Literal["pdf"] | ParseRequestParsersPdf | builtins.dict[str, Any]] | None = None,
+        parse_pdf: bool | None = None,
+        mime_type: str | None = None,
+        origin: str | None = None,
+        integration: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> ParseResponse:
+        """
+        Read an uploaded file into clean content.
+
+        Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`).
+
+        `POST /v1/parse` (operation `parse`).
+
+        Args:
+            name: The file’s name, e.g. `report.pdf`: with a vague `mimeType`, its extension says what the file is.
+            data: Its bytes, base64; 10 MB (10,485,760 bytes) at most.
+            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+            json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+            model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
+            only_main_content: Keep only the main content, without navigation, footers and ads.
+            include_tags: CSS selectors to keep; everything else is dropped.
+            exclude_tags: CSS selectors to remove before extraction.
+            timeout: Milliseconds the whole page may take.
+            parsers: How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+            parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
+            mime_type: Its media type. Default, or `application/octet-stream`: the name’s extension, then the bytes, decide.
+            origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+            integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+            idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
+        """
+        return self._client._request(
+            OPERATIONS["parse"],
+            path={},
+            query={},
+            body={
+                "name": name,
+                "data": data,
+                "formats": formats,
+                "jsonOptions": json_options,
+                "model": model,
+                "onlyMainContent": only_main_content,
+                "includeTags": include_tags,
+                "excludeTags": exclude_tags,
+                "timeout": timeout,
+                "parsers": parsers,
+                "parsePDF": parse_pdf,
+                "mimeType": mime_type,
+                "origin": origin,
+                "integration": integration,
+            },
+            options=CallOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout_seconds=timeout_seconds,
+                idempotency_key=idempotency_key,
+            ),
+        )
+
 
 class AsyncScrape(AsyncResource):
     """Fetch one known URL as clean content."""
@@ -810,6 +911,101 @@ class AsyncScrape(AsyncResource):
                 "engine": engine,
                 "parsers": parsers,
                 "parsePDF": parse_pdf,
+                "origin": origin,
+                "integration": integration,
+            },
+            options=CallOptions(
+                extra_headers=extra_headers,
+                extra_query=extra_query,
+                extra_body=extra_body,
+                timeout_seconds=timeout_seconds,
+                idempotency_key=idempotency_key,
+            ),
+        )
+
+    async def parse(
+        self,
+        *,
+        name: str,
+        data: str,
+        formats: (
+            builtins.list[
+                Literal[
+                    "markdown",
+                    "html",
+                    "rawHtml",
+                    "text",
+                    "links",
+                    "metadata",
+                    "screenshot",
+                    "screenshot@fullPage",
+                    "json",
+                    "summary",
+                ]
+                | ParseRequestFormatsJson
+                | builtins.dict[str, Any]
+            ]
+            | None
+        ) = None,
+        json_options: ParseRequestJsonOptions | builtins.dict[str, Any] | None = None,
+        model: str | None = None,
+        only_main_content: bool | None = None,
+        include_tags: builtins.list[str] | None = None,
+        exclude_tags: builtins.list[str] | None = None,
+        timeout: int | None = None,
+        parsers: builtins.list[Literal["pdf"] | ParseRequestParsersPdf | builtins.dict[str, Any]] | None = None,
+        parse_pdf: bool | None = None,
+        mime_type: str | None = None,
+        origin: str | None = None,
+        integration: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> ParseResponse:
+        """
+        Read an uploaded file into clean content.
+
+        Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`).
+
+        `POST /v1/parse` (operation `parse`).
+
+        Args:
+            name: The file’s name, e.g. `report.pdf`: with a vague `mimeType`, its extension says what the file is.
+            data: Its bytes, base64; 10 MB (10,485,760 bytes) at most.
+            formats: What to return. Default: markdown. `metadata` (title, description, language, source URL) comes with every page. `json` (with `jsonOptions`, or as `{ "type": "json", "schema", "prompt" }`) and `summary` are answered by a model over the page (docs/api.md, "Model formats").
+            json_options: The `json` format's schema and prompt (Firecrawl v1's `jsonOptions`): a schema, a prompt, or both.
+            model: The model of `json` and `summary`: `embedded` or a model endpoint of the deployment (as an agent run names it). Default: the deployment's default model.
+            only_main_content: Keep only the main content, without navigation, footers and ads.
+            include_tags: CSS selectors to keep; everything else is dropped.
+            exclude_tags: CSS selectors to remove before extraction.
+            timeout: Milliseconds the whole page may take.
+            parsers: How documents are read, as Firecrawl has it. Default `["pdf"]`: a PDF is read into the formats, 1 credit per page read; `[{ "type": "pdf", "maxPages": 10 }]` reads at most 10 pages; `[]` leaves a PDF unread: `rawHtml` holds its bytes, base64 (1 credit). DOCX, XLSX and CSV are always read.
+            parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
+            mime_type: Its media type. Default, or `application/octet-stream`: the name’s extension, then the bytes, decide.
+            origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
+            integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+            idempotency_key: Sent as `Idempotency-Key` on every attempt (default: one made for this call).
+        """
+        return await self._client._request(
+            OPERATIONS["parse"],
+            path={},
+            query={},
+            body={
+                "name": name,
+                "data": data,
+                "formats": formats,
+                "jsonOptions": json_options,
+                "model": model,
+                "onlyMainContent": only_main_content,
+                "includeTags": include_tags,
+                "excludeTags": exclude_tags,
+                "timeout": timeout,
+                "parsers": parsers,
+                "parsePDF": parse_pdf,
+                "mimeType": mime_type,
                 "origin": origin,
                 "integration": integration,
             },
@@ -2521,7 +2717,7 @@ class Usage(SyncResource):
         """
         Recent billable calls, newest first.
 
-        Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+        Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape`, `parse` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
 
         `GET /v1/usage/calls` (operation `usage.calls`).
 
@@ -2583,7 +2779,7 @@ class AsyncUsage(AsyncResource):
         """
         Recent billable calls, newest first.
 
-        Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
+        Each billed call on its own (a scrape, a search, each settle of a crawl, a session, an agent run or a monitor check), newest first, a page at a time; resume with `cursor`. Work that runs a while is billed in steps, so it appears as several calls with the same `reference`. `reference` is what the call was about: for `scrape`, `parse` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id. A `cursor` this route did not give is `400 bad_request` (`details.issues[].path` `query.cursor`). Free; safe to poll.
 
         `GET /v1/usage/calls` (operation `usage.calls`).
 

@@ -86,7 +86,7 @@ export const usageRow = capability({
 /** What `reference` names for each capability, as the services bill today. */
 const REFERENCE =
   '`reference` is what the call was about: ' +
-  'for `scrape` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); ' +
+  'for `scrape`, `parse` and `search`, the request id its answer carried (the `X-Request-Id` header: yours when you sent one); ' +
   'for `crawl`, the crawl id; for `connect`, the browser session id; for `agent`, the run id (the proxy bytes of a run whose browser leaves through a residential exit are listed under its browser session, the run’s `sessionId`); ' +
   'for `monitors.check`, the monitor id; for `sessions.export` (bytes recorded at zero credits), the session id.';
 
@@ -95,7 +95,9 @@ const call = z.object({
   at: z.string().describe('When it was billed (ISO 8601).'),
   capability: z
     .string()
-    .describe('What billed it: `scrape`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`.'),
+    .describe(
+      'What billed it: `scrape`, `parse`, `search`, `crawl`, `connect`, `agent`, `monitors.check`, `sessions.export`.',
+    ),
   reference: z.string().describe('What the call was about; see the route’s description.'),
   usage: usageObject.describe('Exactly the `usage` object the call answered with.'),
 });

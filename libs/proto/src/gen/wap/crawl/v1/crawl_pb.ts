@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file wap/crawl/v1/crawl.proto.
  */
 export const file_wap_crawl_v1_crawl: GenFile = /*@__PURE__*/
-  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKYBAoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRIWCglwYXJzZV9wZGYYDCABKAhIAYgBARIRCgltYXhfcGFnZXMYDSABKAUSLwoManNvbl9vcHRpb25zGA4gASgLMhkud2FwLmFnZW50LnYxLkpzb25PcHRpb25zEg0KBW1vZGVsGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9vbmx5X21haW5fY29udGVudEIMCgpfcGFyc2VfcGRmIqEBCg1TY3JhcGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIsCgdvcHRpb25zGAQgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSGAoQYmlsbGVkX2J5X2NhbGxlchgFIAEoCBIRCglyZWZlcmVuY2UYBiABKAkinwMKCERvY3VtZW50EgsKA3VybBgBIAEoCRIQCghtYXJrZG93bhgCIAEoCRIMCgRodG1sGAMgASgJEhAKCHJhd19odG1sGAQgASgJEgwKBHRleHQYBSABKAkSDQoFbGlua3MYBiADKAkSKQoIbWV0YWRhdGEYByABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCnNjcmVlbnNob3QYCCABKAwSEwoLc3RhdHVzX2NvZGUYCSABKAUSDgoGZW5naW5lGAogASgJEg4KBmNhY2hlZBgLIAEoCBIQCgh3YXJuaW5ncxgMIAMoCRISCgpzZXNzaW9uX2lkGA0gASgJEhIKCnJhd19iYXNlNjQYDiABKAgSDQoFcGFnZXMYDyABKAUSKgoEanNvbhgQIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RIAIgBARIPCgdzdW1tYXJ5GBEgASgJEjQKD2Zvcm1hdF9mYWlsdXJlcxgSIAMoCzIbLndhcC5hZ2VudC52MS5Gb3JtYXRGYWlsdXJlQgcKBV9qc29uImcKDlNjcmFwZVJlc3BvbnNlEigKCGRvY3VtZW50GAEgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50EisKBXVzYWdlGAIgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5IvYCCgxDcmF3bE9wdGlvbnMSDQoFbGltaXQYASABKAUSEQoJbWF4X2RlcHRoGAIgASgFEhUKDWluY2x1ZGVfcGF0aHMYAyADKAkSFQoNZXhjbHVkZV9wYXRocxgEIAMoCRIYChBhbGxvd19zdWJkb21haW5zGAUgASgIEhwKFGFsbG93X2V4dGVybmFsX2xpbmtzGAYgASgIEioKB3NpdGVtYXAYByABKA4yGS53YXAuY3Jhd2wudjEuU2l0ZW1hcE1vZGUSGQoRaWdub3JlX3JvYm90c190eHQYCCABKAgSIAoYbWF4X2NvbmN1cnJlbmN5X3Blcl9ob3N0GAkgASgFEhAKCGRlbGF5X21zGAogASgFEh8KF2lnbm9yZV9xdWVyeV9wYXJhbWV0ZXJzGAsgASgIEjMKDnNjcmFwZV9vcHRpb25zGAwgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSDQoFYmF0Y2gYDSABKAgihQEKEVN0YXJ0Q3Jhd2xSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIrCgdvcHRpb25zGAQgASgLMhoud2FwLmNyYXdsLnYxLkNyYXdsT3B0aW9ucxIMCgR1cmxzGAUgAygJIjgKElN0YXJ0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI5Cg9HZXRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjYKEEdldENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiPAoSQ2FuY2VsQ3Jhd2xSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCSI5ChNDYW5jZWxDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsIlMKDENyYXdsRmFpbHVyZRILCgN1cmwYASABKAkSDAoEY29kZRgCIAEoCRIoCgdkZXRhaWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKxAwoFQ3Jhd2wSCgoCaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEg8KB291dGNvbWUYAyABKAkSCwoDdXJsGAQgASgJEg0KBWxpbWl0GAUgASgFEhIKCmRpc2NvdmVyZWQYBiABKAUSEQoJY29tcGxldGVkGAcgASgFEg4KBmZhaWxlZBgIIAEoBRIPCgdza2lwcGVkGAkgASgFEisKBXVzYWdlGAogASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5EiwKCGZhaWx1cmVzGAsgAygLMhoud2FwLmNyYXdsLnYxLkNyYXdsRmFpbHVyZRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoHb3B0aW9ucxgOIAEoCzIaLndhcC5jcmF3bC52MS5DcmF3bE9wdGlvbnMSLgoKZXhwaXJlc19hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiYAoTQ3Jhd2xSZXN1bHRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkSDgoGY3Vyc29yGAMgASgJEhEKCXBhZ2Vfc2l6ZRgEIAEoBSJRCglDcmF3bFBhZ2USCwoDc2VxGAEgASgDEg0KBWRlcHRoGAIgASgFEigKCGRvY3VtZW50GAMgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50IooBChRDcmF3bFJlc3VsdHNSZXNwb25zZRImCgVwYWdlcxgBIAMoCzIXLndhcC5jcmF3bC52MS5DcmF3bFBhZ2USEwoLbmV4dF9jdXJzb3IYAiABKAkSDgoGc3RhdHVzGAMgASgJEiUKB2Zvcm1hdHMYBCADKA4yFC53YXAuY3Jhd2wudjEuRm9ybWF0Ir4BCg1TZWFyY2hSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEg0KBXF1ZXJ5GAMgASgJEg0KBWxpbWl0GAQgASgFEjMKDnNjcmFwZV9vcHRpb25zGAUgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSDAoEbGFuZxgGIAEoCRIPCgdjb3VudHJ5GAcgASgJEhEKCXJlZmVyZW5jZRgIIAEoCSJ1CglTZWFyY2hIaXQSCwoDdXJsGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEigKCGRvY3VtZW50GAQgASgLMhYud2FwLmNyYXdsLnYxLkRvY3VtZW50Eg0KBWVycm9yGAUgASgJInYKDlNlYXJjaFJlc3BvbnNlEiUKBGhpdHMYASADKAsyFy53YXAuY3Jhd2wudjEuU2VhcmNoSGl0EhAKCHByb3ZpZGVyGAIgASgJEisKBXVzYWdlGAMgASgLMhwud2FwLmJpbGxpbmcudjEuVXNhZ2VTdW1tYXJ5IvIBCgpNYXBSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIOCgZzZWFyY2gYBCABKAkSGgoSaW5jbHVkZV9zdWJkb21haW5zGAUgASgIEh8KF2lnbm9yZV9xdWVyeV9wYXJhbWV0ZXJzGAYgASgIEioKB3NpdGVtYXAYByABKA4yGS53YXAuY3Jhd2wudjEuU2l0ZW1hcE1vZGUSDQoFbGltaXQYCCABKAUSEgoKdGltZW91dF9tcxgJIAEoBRIRCglyZWZlcmVuY2UYCiABKAkiJQoHTWFwTGluaxILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkiiwEKC01hcFJlc3BvbnNlEiQKBWxpbmtzGAEgAygLMhUud2FwLmNyYXdsLnYxLk1hcExpbmsSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSFQoNc2l0ZW1hcHNfcmVhZBgDIAEoBRISCgpwYWdlc19yZWFkGAQgASgFIikKEUxpc3RDcmF3bHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCSI5ChJMaXN0Q3Jhd2xzUmVzcG9uc2USIwoGY3Jhd2xzGAEgAygLMhMud2FwLmNyYXdsLnYxLkNyYXdsKvABCgZGb3JtYXQSFgoSRk9STUFUX1VOU1BFQ0lGSUVEEAASEwoPRk9STUFUX01BUktET1dOEAESDwoLRk9STUFUX0hUTUwQAhITCg9GT1JNQVRfUkFXX0hUTUwQAxIPCgtGT1JNQVRfVEVYVBAEEhAKDEZPUk1BVF9MSU5LUxAFEhMKD0ZPUk1BVF9NRVRBREFUQRAGEhUKEUZPUk1BVF9TQ1JFRU5TSE9UEAcSHwobRk9STUFUX1NDUkVFTlNIT1RfRlVMTF9QQUdFEAgSDwoLRk9STUFUX0pTT04QCRISCg5GT1JNQVRfU1VNTUFSWRAKKlcKBkVuZ2luZRIWChJFTkdJTkVfVU5TUEVDSUZJRUQQABIPCgtFTkdJTkVfQVVUTxABEhAKDEVOR0lORV9GRVRDSBACEhIKDkVOR0lORV9CUk9XU0VSEAMqcwoLU2l0ZW1hcE1vZGUSHAoYU0lURU1BUF9NT0RFX1VOU1BFQ0lGSUVEEAASGAoUU0lURU1BUF9NT0RFX0lOQ0xVREUQARIVChFTSVRFTUFQX01PREVfU0tJUBACEhUKEVNJVEVNQVBfTU9ERV9PTkxZEAMy7AQKDENyYXdsU2VydmljZRJDCgZTY3JhcGUSGy53YXAuY3Jhd2wudjEuU2NyYXBlUmVxdWVzdBocLndhcC5jcmF3bC52MS5TY3JhcGVSZXNwb25zZRJPCgpTdGFydENyYXdsEh8ud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXF1ZXN0GiAud2FwLmNyYXdsLnYxLlN0YXJ0Q3Jhd2xSZXNwb25zZRJJCghHZXRDcmF3bBIdLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlcXVlc3QaHi53YXAuY3Jhd2wudjEuR2V0Q3Jhd2xSZXNwb25zZRJVCgxDcmF3bFJlc3VsdHMSIS53YXAuY3Jhd2wudjEuQ3Jhd2xSZXN1bHRzUmVxdWVzdBoiLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXNwb25zZRJSCgtDYW5jZWxDcmF3bBIgLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlcXVlc3QaIS53YXAuY3Jhd2wudjEuQ2FuY2VsQ3Jhd2xSZXNwb25zZRJDCgZTZWFyY2gSGy53YXAuY3Jhd2wudjEuU2VhcmNoUmVxdWVzdBocLndhcC5jcmF3bC52MS5TZWFyY2hSZXNwb25zZRI6CgNNYXASGC53YXAuY3Jhd2wudjEuTWFwUmVxdWVzdBoZLndhcC5jcmF3bC52MS5NYXBSZXNwb25zZRJPCgpMaXN0Q3Jhd2xzEh8ud2FwLmNyYXdsLnYxLkxpc3RDcmF3bHNSZXF1ZXN0GiAud2FwLmNyYXdsLnYxLkxpc3RDcmF3bHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_agent_v1_extract, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
+  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKYBAoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRIWCglwYXJzZV9wZGYYDCABKAhIAYgBARIRCgltYXhfcGFnZXMYDSABKAUSLwoManNvbl9vcHRpb25zGA4gASgLMhkud2FwLmFnZW50LnYxLkpzb25PcHRpb25zEg0KBW1vZGVsGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9vbmx5X21haW5fY29udGVudEIMCgpfcGFyc2VfcGRmIscBCg1TY3JhcGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIsCgdvcHRpb25zGAQgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSGAoQYmlsbGVkX2J5X2NhbGxlchgFIAEoCBIRCglyZWZlcmVuY2UYBiABKAkSJAoGdXBsb2FkGAcgASgLMhQud2FwLmNyYXdsLnYxLlVwbG9hZCI6CgZVcGxvYWQSDAoEbmFtZRgBIAEoCRIUCgxjb250ZW50X3R5cGUYAiABKAkSDAoEZGF0YRgDIAEoDCKfAwoIRG9jdW1lbnQSCwoDdXJsGAEgASgJEhAKCG1hcmtkb3duGAIgASgJEgwKBGh0bWwYAyABKAkSEAoIcmF3X2h0bWwYBCABKAkSDAoEdGV4dBgFIAEoCRINCgVsaW5rcxgGIAMoCRIpCghtZXRhZGF0YRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKc2NyZWVuc2hvdBgIIAEoDBITCgtzdGF0dXNfY29kZRgJIAEoBRIOCgZlbmdpbmUYCiABKAkSDgoGY2FjaGVkGAsgASgIEhAKCHdhcm5pbmdzGAwgAygJEhIKCnNlc3Npb25faWQYDSABKAkSEgoKcmF3X2Jhc2U2NBgOIAEoCBINCgVwYWdlcxgPIAEoBRIqCgRqc29uGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgAiAEBEg8KB3N1bW1hcnkYESABKAkSNAoPZm9ybWF0X2ZhaWx1cmVzGBIgAygLMhsud2FwLmFnZW50LnYxLkZvcm1hdEZhaWx1cmVCBwoFX2pzb24iZwoOU2NyYXBlUmVzcG9uc2USKAoIZG9jdW1lbnQYASABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki9gIKDENyYXdsT3B0aW9ucxINCgVsaW1pdBgBIAEoBRIRCgltYXhfZGVwdGgYAiABKAUSFQoNaW5jbHVkZV9wYXRocxgDIAMoCRIVCg1leGNsdWRlX3BhdGhzGAQgAygJEhgKEGFsbG93X3N1YmRvbWFpbnMYBSABKAgSHAoUYWxsb3dfZXh0ZXJuYWxfbGlua3MYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRIZChFpZ25vcmVfcm9ib3RzX3R4dBgIIAEoCBIgChhtYXhfY29uY3VycmVuY3lfcGVyX2hvc3QYCSABKAUSEAoIZGVsYXlfbXMYCiABKAUSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYCyABKAgSMwoOc2NyYXBlX29wdGlvbnMYDCABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxINCgViYXRjaBgNIAEoCCKFAQoRU3RhcnRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEisKB29wdGlvbnMYBCABKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xPcHRpb25zEgwKBHVybHMYBSADKAkiOAoSU3RhcnRDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsIjkKD0dldENyYXdsUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkiNgoQR2V0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI8ChJDYW5jZWxDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjkKE0NhbmNlbENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiUwoMQ3Jhd2xGYWlsdXJlEgsKA3VybBgBIAEoCRIMCgRjb2RlGAIgASgJEigKB2RldGFpbHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrEDCgVDcmF3bBIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRILCgN1cmwYBCABKAkSDQoFbGltaXQYBSABKAUSEgoKZGlzY292ZXJlZBgGIAEoBRIRCgljb21wbGV0ZWQYByABKAUSDgoGZmFpbGVkGAggASgFEg8KB3NraXBwZWQYCSABKAUSKwoFdXNhZ2UYCiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSLAoIZmFpbHVyZXMYCyADKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xGYWlsdXJlEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgdvcHRpb25zGA4gASgLMhoud2FwLmNyYXdsLnYxLkNyYXdsT3B0aW9ucxIuCgpleHBpcmVzX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJgChNDcmF3bFJlc3VsdHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCRIOCgZjdXJzb3IYAyABKAkSEQoJcGFnZV9zaXplGAQgASgFIlEKCUNyYXdsUGFnZRILCgNzZXEYASABKAMSDQoFZGVwdGgYAiABKAUSKAoIZG9jdW1lbnQYAyABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQiigEKFENyYXdsUmVzdWx0c1Jlc3BvbnNlEiYKBXBhZ2VzGAEgAygLMhcud2FwLmNyYXdsLnYxLkNyYXdsUGFnZRITCgtuZXh0X2N1cnNvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkSJQoHZm9ybWF0cxgEIAMoDjIULndhcC5jcmF3bC52MS5Gb3JtYXQivgEKDVNlYXJjaFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDQoFcXVlcnkYAyABKAkSDQoFbGltaXQYBCABKAUSMwoOc2NyYXBlX29wdGlvbnMYBSABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxIMCgRsYW5nGAYgASgJEg8KB2NvdW50cnkYByABKAkSEQoJcmVmZXJlbmNlGAggASgJInUKCVNlYXJjaEhpdBILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSKAoIZG9jdW1lbnQYBCABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSDQoFZXJyb3IYBSABKAkidgoOU2VhcmNoUmVzcG9uc2USJQoEaGl0cxgBIAMoCzIXLndhcC5jcmF3bC52MS5TZWFyY2hIaXQSEAoIcHJvdmlkZXIYAiABKAkSKwoFdXNhZ2UYAyABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki8gEKCk1hcFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEg4KBnNlYXJjaBgEIAEoCRIaChJpbmNsdWRlX3N1YmRvbWFpbnMYBSABKAgSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRINCgVsaW1pdBgIIAEoBRISCgp0aW1lb3V0X21zGAkgASgFEhEKCXJlZmVyZW5jZRgKIAEoCSIlCgdNYXBMaW5rEgsKA3VybBgBIAEoCRINCgV0aXRsZRgCIAEoCSKLAQoLTWFwUmVzcG9uc2USJAoFbGlua3MYASADKAsyFS53YXAuY3Jhd2wudjEuTWFwTGluaxIrCgV1c2FnZRgCIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeRIVCg1zaXRlbWFwc19yZWFkGAMgASgFEhIKCnBhZ2VzX3JlYWQYBCABKAUiKQoRTGlzdENyYXdsc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIjkKEkxpc3RDcmF3bHNSZXNwb25zZRIjCgZjcmF3bHMYASADKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wq8AEKBkZvcm1hdBIWChJGT1JNQVRfVU5TUEVDSUZJRUQQABITCg9GT1JNQVRfTUFSS0RPV04QARIPCgtGT1JNQVRfSFRNTBACEhMKD0ZPUk1BVF9SQVdfSFRNTBADEg8KC0ZPUk1BVF9URVhUEAQSEAoMRk9STUFUX0xJTktTEAUSEwoPRk9STUFUX01FVEFEQVRBEAYSFQoRRk9STUFUX1NDUkVFTlNIT1QQBxIfChtGT1JNQVRfU0NSRUVOU0hPVF9GVUxMX1BBR0UQCBIPCgtGT1JNQVRfSlNPThAJEhIKDkZPUk1BVF9TVU1NQVJZEAoqVwoGRW5naW5lEhYKEkVOR0lORV9VTlNQRUNJRklFRBAAEg8KC0VOR0lORV9BVVRPEAESEAoMRU5HSU5FX0ZFVENIEAISEgoORU5HSU5FX0JST1dTRVIQAypzCgtTaXRlbWFwTW9kZRIcChhTSVRFTUFQX01PREVfVU5TUEVDSUZJRUQQABIYChRTSVRFTUFQX01PREVfSU5DTFVERRABEhUKEVNJVEVNQVBfTU9ERV9TS0lQEAISFQoRU0lURU1BUF9NT0RFX09OTFkQAzLsBAoMQ3Jhd2xTZXJ2aWNlEkMKBlNjcmFwZRIbLndhcC5jcmF3bC52MS5TY3JhcGVSZXF1ZXN0Ghwud2FwLmNyYXdsLnYxLlNjcmFwZVJlc3BvbnNlEk8KClN0YXJ0Q3Jhd2wSHy53YXAuY3Jhd2wudjEuU3RhcnRDcmF3bFJlcXVlc3QaIC53YXAuY3Jhd2wudjEuU3RhcnRDcmF3bFJlc3BvbnNlEkkKCEdldENyYXdsEh0ud2FwLmNyYXdsLnYxLkdldENyYXdsUmVxdWVzdBoeLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlc3BvbnNlElUKDENyYXdsUmVzdWx0cxIhLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXF1ZXN0GiIud2FwLmNyYXdsLnYxLkNyYXdsUmVzdWx0c1Jlc3BvbnNlElIKC0NhbmNlbENyYXdsEiAud2FwLmNyYXdsLnYxLkNhbmNlbENyYXdsUmVxdWVzdBohLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlc3BvbnNlEkMKBlNlYXJjaBIbLndhcC5jcmF3bC52MS5TZWFyY2hSZXF1ZXN0Ghwud2FwLmNyYXdsLnYxLlNlYXJjaFJlc3BvbnNlEjoKA01hcBIYLndhcC5jcmF3bC52MS5NYXBSZXF1ZXN0Ghkud2FwLmNyYXdsLnYxLk1hcFJlc3BvbnNlEk8KCkxpc3RDcmF3bHMSHy53YXAuY3Jhd2wudjEuTGlzdENyYXdsc1JlcXVlc3QaIC53YXAuY3Jhd2wudjEuTGlzdENyYXdsc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_agent_v1_extract, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
 
 /**
  * How one page is fetched and turned into formats (Firecrawl's scrape options).
@@ -167,6 +167,15 @@ export type ScrapeRequest = Message<"wap.crawl.v1.ScrapeRequest"> & {
    * @generated from field: string reference = 6;
    */
   reference: string;
+
+  /**
+   * A file the caller uploaded (POST /v1/parse): read through the same pipeline
+   * as a fetched document or page, in place of fetching `url` (left empty).
+   * Billed as a scrape, under the capability `parse`.
+   *
+   * @generated from field: wap.crawl.v1.Upload upload = 7;
+   */
+  upload?: Upload | undefined;
 };
 
 /**
@@ -175,6 +184,36 @@ export type ScrapeRequest = Message<"wap.crawl.v1.ScrapeRequest"> & {
  */
 export const ScrapeRequestSchema: GenMessage<ScrapeRequest> = /*@__PURE__*/
   messageDesc(file_wap_crawl_v1_crawl, 1);
+
+/**
+ * A file as the caller sent it: its name and declared type decide, with its
+ * bytes, what it is read as (a PDF, DOCX, XLSX, CSV, or a text page).
+ *
+ * @generated from message wap.crawl.v1.Upload
+ */
+export type Upload = Message<"wap.crawl.v1.Upload"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+
+  /**
+   * @generated from field: bytes data = 3;
+   */
+  data: Uint8Array;
+};
+
+/**
+ * Describes the message wap.crawl.v1.Upload.
+ * Use `create(UploadSchema)` to create a new message.
+ */
+export const UploadSchema: GenMessage<Upload> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 2);
 
 /**
  * @generated from message wap.crawl.v1.Document
@@ -292,7 +331,7 @@ export type Document = Message<"wap.crawl.v1.Document"> & {
  * Use `create(DocumentSchema)` to create a new message.
  */
 export const DocumentSchema: GenMessage<Document> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 2);
+  messageDesc(file_wap_crawl_v1_crawl, 3);
 
 /**
  * @generated from message wap.crawl.v1.ScrapeResponse
@@ -314,7 +353,7 @@ export type ScrapeResponse = Message<"wap.crawl.v1.ScrapeResponse"> & {
  * Use `create(ScrapeResponseSchema)` to create a new message.
  */
 export const ScrapeResponseSchema: GenMessage<ScrapeResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 3);
+  messageDesc(file_wap_crawl_v1_crawl, 4);
 
 /**
  * @generated from message wap.crawl.v1.CrawlOptions
@@ -395,7 +434,7 @@ export type CrawlOptions = Message<"wap.crawl.v1.CrawlOptions"> & {
  * Use `create(CrawlOptionsSchema)` to create a new message.
  */
 export const CrawlOptionsSchema: GenMessage<CrawlOptions> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 4);
+  messageDesc(file_wap_crawl_v1_crawl, 5);
 
 /**
  * @generated from message wap.crawl.v1.StartCrawlRequest
@@ -437,7 +476,7 @@ export type StartCrawlRequest = Message<"wap.crawl.v1.StartCrawlRequest"> & {
  * Use `create(StartCrawlRequestSchema)` to create a new message.
  */
 export const StartCrawlRequestSchema: GenMessage<StartCrawlRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 5);
+  messageDesc(file_wap_crawl_v1_crawl, 6);
 
 /**
  * @generated from message wap.crawl.v1.StartCrawlResponse
@@ -454,7 +493,7 @@ export type StartCrawlResponse = Message<"wap.crawl.v1.StartCrawlResponse"> & {
  * Use `create(StartCrawlResponseSchema)` to create a new message.
  */
 export const StartCrawlResponseSchema: GenMessage<StartCrawlResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 6);
+  messageDesc(file_wap_crawl_v1_crawl, 7);
 
 /**
  * @generated from message wap.crawl.v1.GetCrawlRequest
@@ -476,7 +515,7 @@ export type GetCrawlRequest = Message<"wap.crawl.v1.GetCrawlRequest"> & {
  * Use `create(GetCrawlRequestSchema)` to create a new message.
  */
 export const GetCrawlRequestSchema: GenMessage<GetCrawlRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 7);
+  messageDesc(file_wap_crawl_v1_crawl, 8);
 
 /**
  * @generated from message wap.crawl.v1.GetCrawlResponse
@@ -493,7 +532,7 @@ export type GetCrawlResponse = Message<"wap.crawl.v1.GetCrawlResponse"> & {
  * Use `create(GetCrawlResponseSchema)` to create a new message.
  */
 export const GetCrawlResponseSchema: GenMessage<GetCrawlResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 8);
+  messageDesc(file_wap_crawl_v1_crawl, 9);
 
 /**
  * @generated from message wap.crawl.v1.CancelCrawlRequest
@@ -515,7 +554,7 @@ export type CancelCrawlRequest = Message<"wap.crawl.v1.CancelCrawlRequest"> & {
  * Use `create(CancelCrawlRequestSchema)` to create a new message.
  */
 export const CancelCrawlRequestSchema: GenMessage<CancelCrawlRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 9);
+  messageDesc(file_wap_crawl_v1_crawl, 10);
 
 /**
  * @generated from message wap.crawl.v1.CancelCrawlResponse
@@ -532,7 +571,7 @@ export type CancelCrawlResponse = Message<"wap.crawl.v1.CancelCrawlResponse"> & 
  * Use `create(CancelCrawlResponseSchema)` to create a new message.
  */
 export const CancelCrawlResponseSchema: GenMessage<CancelCrawlResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 10);
+  messageDesc(file_wap_crawl_v1_crawl, 11);
 
 /**
  * @generated from message wap.crawl.v1.CrawlFailure
@@ -559,7 +598,7 @@ export type CrawlFailure = Message<"wap.crawl.v1.CrawlFailure"> & {
  * Use `create(CrawlFailureSchema)` to create a new message.
  */
 export const CrawlFailureSchema: GenMessage<CrawlFailure> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 11);
+  messageDesc(file_wap_crawl_v1_crawl, 12);
 
 /**
  * @generated from message wap.crawl.v1.Crawl
@@ -651,7 +690,7 @@ export type Crawl = Message<"wap.crawl.v1.Crawl"> & {
  * Use `create(CrawlSchema)` to create a new message.
  */
 export const CrawlSchema: GenMessage<Crawl> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 12);
+  messageDesc(file_wap_crawl_v1_crawl, 13);
 
 /**
  * @generated from message wap.crawl.v1.CrawlResultsRequest
@@ -683,7 +722,7 @@ export type CrawlResultsRequest = Message<"wap.crawl.v1.CrawlResultsRequest"> & 
  * Use `create(CrawlResultsRequestSchema)` to create a new message.
  */
 export const CrawlResultsRequestSchema: GenMessage<CrawlResultsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 13);
+  messageDesc(file_wap_crawl_v1_crawl, 14);
 
 /**
  * @generated from message wap.crawl.v1.CrawlPage
@@ -710,7 +749,7 @@ export type CrawlPage = Message<"wap.crawl.v1.CrawlPage"> & {
  * Use `create(CrawlPageSchema)` to create a new message.
  */
 export const CrawlPageSchema: GenMessage<CrawlPage> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 14);
+  messageDesc(file_wap_crawl_v1_crawl, 15);
 
 /**
  * @generated from message wap.crawl.v1.CrawlResultsResponse
@@ -746,7 +785,7 @@ export type CrawlResultsResponse = Message<"wap.crawl.v1.CrawlResultsResponse"> 
  * Use `create(CrawlResultsResponseSchema)` to create a new message.
  */
 export const CrawlResultsResponseSchema: GenMessage<CrawlResultsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 15);
+  messageDesc(file_wap_crawl_v1_crawl, 16);
 
 /**
  * @generated from message wap.crawl.v1.SearchRequest
@@ -804,7 +843,7 @@ export type SearchRequest = Message<"wap.crawl.v1.SearchRequest"> & {
  * Use `create(SearchRequestSchema)` to create a new message.
  */
 export const SearchRequestSchema: GenMessage<SearchRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 16);
+  messageDesc(file_wap_crawl_v1_crawl, 17);
 
 /**
  * @generated from message wap.crawl.v1.SearchHit
@@ -843,7 +882,7 @@ export type SearchHit = Message<"wap.crawl.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 17);
+  messageDesc(file_wap_crawl_v1_crawl, 18);
 
 /**
  * @generated from message wap.crawl.v1.SearchResponse
@@ -870,7 +909,7 @@ export type SearchResponse = Message<"wap.crawl.v1.SearchResponse"> & {
  * Use `create(SearchResponseSchema)` to create a new message.
  */
 export const SearchResponseSchema: GenMessage<SearchResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 18);
+  messageDesc(file_wap_crawl_v1_crawl, 19);
 
 /**
  * @generated from message wap.crawl.v1.MapRequest
@@ -942,7 +981,7 @@ export type MapRequest = Message<"wap.crawl.v1.MapRequest"> & {
  * Use `create(MapRequestSchema)` to create a new message.
  */
 export const MapRequestSchema: GenMessage<MapRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 19);
+  messageDesc(file_wap_crawl_v1_crawl, 20);
 
 /**
  * @generated from message wap.crawl.v1.MapLink
@@ -964,7 +1003,7 @@ export type MapLink = Message<"wap.crawl.v1.MapLink"> & {
  * Use `create(MapLinkSchema)` to create a new message.
  */
 export const MapLinkSchema: GenMessage<MapLink> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 20);
+  messageDesc(file_wap_crawl_v1_crawl, 21);
 
 /**
  * @generated from message wap.crawl.v1.MapResponse
@@ -998,7 +1037,7 @@ export type MapResponse = Message<"wap.crawl.v1.MapResponse"> & {
  * Use `create(MapResponseSchema)` to create a new message.
  */
 export const MapResponseSchema: GenMessage<MapResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 21);
+  messageDesc(file_wap_crawl_v1_crawl, 22);
 
 /**
  * @generated from message wap.crawl.v1.ListCrawlsRequest
@@ -1015,7 +1054,7 @@ export type ListCrawlsRequest = Message<"wap.crawl.v1.ListCrawlsRequest"> & {
  * Use `create(ListCrawlsRequestSchema)` to create a new message.
  */
 export const ListCrawlsRequestSchema: GenMessage<ListCrawlsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 22);
+  messageDesc(file_wap_crawl_v1_crawl, 23);
 
 /**
  * @generated from message wap.crawl.v1.ListCrawlsResponse
@@ -1034,7 +1073,7 @@ export type ListCrawlsResponse = Message<"wap.crawl.v1.ListCrawlsResponse"> & {
  * Use `create(ListCrawlsResponseSchema)` to create a new message.
  */
 export const ListCrawlsResponseSchema: GenMessage<ListCrawlsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 23);
+  messageDesc(file_wap_crawl_v1_crawl, 24);
 
 /**
  * @generated from enum wap.crawl.v1.Format
