@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
-import { availableCredits, call } from './api.js';
+import { availableCredits, call, upgrade } from './api.js';
 import { pyCall, pyOk } from './firecrawl-py.js';
 import { fleet, sharedFleet } from './shared-fleet.js';
 
@@ -161,20 +161,60 @@ describe('Firecrawl v2 clients', () => {
       assert.deepEqual(errors.errors, []);
     });
 
-    test('watchers: we serve no WebSocket; Python’s polls to the end by itself, JS’s reports an error', async () => {
+    test('watchers: progress over our WebSocket, each page once as it comes, then how it ended', async () => {
       const started = pyOk(await py<{ id: string }>('start_crawl', [site.url], { limit: 3 }));
-      const watched = pyOk(await py<{ status: string; pages: number; error?: string }>('watch', [started.id, 'crawl']));
-      assert.deepEqual(watched, { status: 'completed', pages: 3, error: null });
-      const { id } = await js().startCrawl(site.url, { limit: 3 });
-      const watcher = js().watcher(id, { kind: 'crawl', pollInterval: 1 });
-      const ended = new Promise<{ status: string; error?: string }>((resolve) => {
-        watcher.on('done', resolve);
-        watcher.on('error', resolve);
-      });
-      await watcher.start().catch(() => undefined);
-      const end = await ended;
-      watcher.close();
-      assert.equal(end.error, 'WebSocket error', JSON.stringify(end));
+      const watched = pyOk(await py<{ status: string; pages: number }>('watch', [started.id, 'crawl']));
+      assert.deepEqual(watched, { status: 'completed', pages: 3, documents: 3, error: null });
+
+      /** The JS watcher to its end: the pages it announced, and its socket (undefined had it polled). */
+      const watchJs = async (id: string, kind: 'crawl' | 'batch', whileOpen?: () => Promise<unknown>) => {
+        const watcher = js().watcher(id, { kind, pollInterval: 1 });
+        const urls: string[] = [];
+        watcher.on('document', (doc: { metadata?: { url?: string } }) => urls.push(doc.metadata?.url ?? ''));
+        const ended = new Promise<{ status: string; error?: string }>((resolve) => {
+          watcher.on('done', resolve);
+          watcher.on('error', resolve);
+        });
+        const running = watcher.start();
+        const socket = () => (watcher as unknown as { ws?: { protocol: string; readyState: number } }).ws;
+        if (whileOpen) {
+          await until('the watcher’s socket is open', () => socket()?.readyState === 1);
+          await whileOpen();
+        }
+        const end = await ended;
+        await running;
+        watcher.close();
+        return { end, urls, protocol: socket()?.protocol };
+      };
+      const crawl = await js().startCrawl(site.url, { limit: 3 });
+      const watched3 = await watchJs(crawl.id, 'crawl');
+      assert.equal(watched3.end.status, 'completed', JSON.stringify(watched3.end));
+      assert.equal(new Set(watched3.urls).size, 3, watched3.urls.join(' '));
+      // The key rode as the one subprotocol (the JS WebSocket sets no header) and was named back.
+      assert.equal(watched3.protocol, keys.js);
+
+      const batch = await js().startBatchScrape([`${site.url}/articles/1`, `${site.url}/articles/2`]);
+      const batchWatched = await watchJs(batch.id, 'batch');
+      assert.equal(batchWatched.end.status, 'completed');
+      assert.equal(batchWatched.urls.length, 2);
+
+      // Its start page answers after 8 s: cancelled while the watcher is open, it says so.
+      const slow = await js().startCrawl(`${slowSite.url}/slow/8000`, { limit: 5 });
+      const cancelled = await watchJs(slow.id, 'crawl', () => js().cancelCrawl(slow.id));
+      assert.equal(cancelled.end.status, 'cancelled', JSON.stringify(cancelled.end));
+    });
+
+    test('watchers: the upgrade is refused with our Error object without a valid key or for another’s crawl', async () => {
+      const { id } = await js().startCrawl(site.url, { limit: 1 });
+      const url = `${fleet.gatewayUrl}/v2/crawl/${id}`;
+      const stranger = await upgrade(url, { 'Sec-WebSocket-Protocol': 'ock_nobody.nothing' });
+      assert.equal(stranger.res.statusCode, 401);
+      assert.equal(JSON.parse(stranger.body).code, 'unauthorized');
+      const other = await upgrade(url, { Authorization: `Bearer ${keys.http}` });
+      assert.equal(other.res.statusCode, 404);
+      assert.equal(JSON.parse(other.body).code, 'not_found');
+      const own = await upgrade(url, { Authorization: `Bearer ${keys.js}` });
+      assert.equal(own.res.statusCode, 101);
     });
 
     test('active crawls: a running crawl is listed to its own workspace', async () => {

@@ -6,7 +6,8 @@ default client, `Firecrawl(api_key=..., api_url=...)`, whose methods call Firecr
 Prints one JSON line: `{"ok": true, "result": ...}` with what the call returned, or
 `{"ok": false, "type": ..., "error": ..., "status": ..., "code": ...}` with the typed error it
 raised. The method `watch` (args: job id, kind) runs the client's watcher until its `done` or
-`error` event and answers that event's status and page count. Run by e2e/src/firecrawl-v2.suite.ts with the virtualenv scripts/toolchain.sh makes.
+`error` event and answers that event's status and page count, and how many pages came one by
+one as `document` events (over the WebSocket). Run by e2e/src/firecrawl-v2.suite.ts with the virtualenv scripts/toolchain.sh makes.
 """
 
 import json
@@ -31,6 +32,7 @@ def watch(client, job_id, kind):
     """The client's watcher on a job until it says the job ended (or 90 s pass)."""
     ended = threading.Event()
     seen = {}
+    documents = []
 
     def on_end(detail):
         seen.update(detail)
@@ -39,10 +41,17 @@ def watch(client, job_id, kind):
     watcher = client.watcher(job_id, kind=kind, poll_interval=1, timeout=60)
     watcher.add_event_listener("done", on_end)
     watcher.add_event_listener("error", on_end)
+    # Only the WebSocket brings pages one by one; the client's HTTP polling does not.
+    watcher.add_event_listener("document", documents.append)
     watcher.start()
     ended.wait(90)
     watcher.stop()
-    return {"status": seen.get("status"), "pages": len(seen.get("data") or []), "error": seen.get("error")}
+    return {
+        "status": seen.get("status"),
+        "pages": len(seen.get("data") or []),
+        "documents": len(documents),
+        "error": seen.get("error"),
+    }
 
 
 def main():

@@ -16,6 +16,7 @@ import { bearerChallenge } from './http/auth.js';
 import { clientAddressOf } from './http/client-address.js';
 import { answerParserRefusals } from './http/client-error.js';
 import { connectUpgrade } from './http/connect.js';
+import { v2Watch, watchedCrawl } from './http/v2-watch.js';
 import { Invoker } from './invoke/invoke.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
 import { buildRegistry } from './registry/index.js';
@@ -138,6 +139,9 @@ export function openGateway(
     },
   });
   const jobs = [idempotencySweeper(idempotency, log)];
+  const watch = upstreams.configured('crawl')
+    ? v2Watch({ identity, upstreams, log, challenge: bearerChallenge })
+    : undefined;
   let server: Server | undefined;
   let demo: Server | undefined;
 
@@ -161,8 +165,14 @@ export function openGateway(
       listening.keepAliveTimeout = 65_000; // longer than common load balancer idle timeouts
       // What Node's parser refuses (bad bytes, huge headers) answers the Error object, not an empty 400.
       answerParserRefusals(listening, log);
-      // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here.
-      listening.on('upgrade', connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge));
+      // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here;
+      // one on a crawl's or batch's v2 status is Firecrawl's watcher, served here (http/v2-watch.ts).
+      const connect = connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge);
+      listening.on('upgrade', (req, socket, head: Buffer) => {
+        const crawlId = watch && watchedCrawl(req.url);
+        if (watch && crawlId) watch.upgrade(req, socket, head, crawlId);
+        else connect(req, socket);
+      });
       server = listening;
       const url = `http://${config.HTTP_HOST}:${boundPort(listening)}`;
       if (!config.DEMO_SITE) return { url, server: listening };
@@ -173,6 +183,7 @@ export function openGateway(
     /** Stops accepting, lets in-flight requests finish (the runtime's deadline bounds this), closes the rest. */
     stop: async () => {
       await Promise.all(jobs.map((job) => job.stop()));
+      watch?.close();
       if (server) {
         // A client keeping its connection alive would go on sending here: each answer from now on
         // says Connection: close, so its next request opens a connection to a gateway that stays.

@@ -157,7 +157,7 @@ export function connectRouter(deps: ConnectDeps): Router {
 }
 
 /** The Error object as a raw HTTP answer on a socket that asked to upgrade. */
-function refuse(socket: Duplex, err: ApiError, headers: Record<string, string> = {}): void {
+export function refuseUpgrade(socket: Duplex, err: ApiError, headers: Record<string, string> = {}): void {
   const body = JSON.stringify(toErrorBody(err));
   const retryAfter = err.details?.retryAfterSeconds;
   const extra = {
@@ -183,7 +183,7 @@ export function connectUpgrade(deps: ConnectDeps, challenge: (reason: unknown) =
     socket.on('error', () => socket.destroy());
     const path = new URL(req.url ?? '/', 'http://gateway').pathname;
     if (path !== '/connect' && path !== '/connect/') {
-      refuse(socket, new ApiError('not_found'));
+      refuseUpgrade(socket, new ApiError('not_found'));
       return;
     }
     open(deps, req).then(
@@ -195,7 +195,7 @@ export function connectUpgrade(deps: ConnectDeps, challenge: (reason: unknown) =
       (err: unknown) => {
         if (!(err instanceof ApiError)) deps.log.error({ err }, 'connect failed');
         const error = err instanceof ApiError ? err : new ApiError('internal');
-        refuse(
+        refuseUpgrade(
           socket,
           error,
           error.code === 'unauthorized' ? { 'WWW-Authenticate': challenge(error.details?.reason) } : {},
