@@ -16,7 +16,7 @@ import { fleet, sharedFleet } from './shared-fleet.js';
 
 type Answer = {
   success?: boolean;
-  data: { markdown?: string; html?: string; metadata: Record<string, unknown> };
+  data: { markdown?: string; html?: string; rawHtml?: string; metadata: Record<string, unknown> };
   usage: { credits: number };
   code?: string;
   details?: { issues?: { path: string }[]; reason?: string };
@@ -145,6 +145,19 @@ describe('parse: uploaded files through the document pipeline', () => {
     const noFile = await call<Answer>(fleet.gatewayUrl, 'POST', '/v1/parse', { key, body: { formats: ['markdown'] } });
     assert.equal(noFile.status, 400, JSON.stringify(noFile.body));
     assert.equal(await credits(), before);
+  });
+
+  test('the largest file answers whole: 10 MB of HTML back as its rawHtml', async () => {
+    const paragraph = `<p>${'The records were kept in the archive, one ledger a year. '.repeat(16)}</p>\n`;
+    const html = `<title>Ledgers</title><h1>Ledgers</h1>${paragraph.repeat(Math.floor((10 * 1024 * 1024 - 100) / paragraph.length))}`;
+    const r = await upload(
+      '/v1/parse',
+      { name: 'ledgers.html', type: 'text/html', body: Buffer.from(html) },
+      { formats: ['rawHtml', 'markdown'], timeout: 120_000 },
+    );
+    assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 500));
+    assert.equal(r.body.data.rawHtml?.length, html.length);
+    assert.match(r.body.data.markdown ?? '', /^#+ Ledgers$/m);
   });
 
   test('Firecrawl’s JS client: `parse` of a buffer, and its typed error for a file we cannot read', async () => {

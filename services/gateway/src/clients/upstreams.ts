@@ -19,6 +19,9 @@ export type SecretsClient = ServiceClient<(typeof secrets.SecretService)['method
 export type IntegrationsClient = ServiceClient<(typeof integrations.IntegrationService)['method']> & Closable;
 export type RulesClient = ServiceClient<(typeof rules.RuleService)['method']> & Closable;
 
+/** The largest answer the crawl service may give (a scrape's or a results page's formats). */
+export const MAX_CRAWL_ANSWER_BYTES = 128 * 1024 * 1024;
+
 /** One gRPC channel per configured service behind the gateway. */
 export class Upstreams {
   private readonly health = new Map<Backend, HealthClient>();
@@ -46,7 +49,12 @@ export class Upstreams {
       this.closables.push(client);
     }
     if (addresses.crawl) {
-      this.crawlClient = createClient(crawl.CrawlService, addresses.crawl, { defaultTimeoutMs: 60_000 });
+      this.crawlClient = createClient(crawl.CrawlService, addresses.crawl, {
+        defaultTimeoutMs: 60_000,
+        // A page's answer carries every format asked: a document's rawHtml is its bytes in base64
+        // (13 MB for a 10 MB upload), past grpc-js's 4 MiB default, which failed it as internal.
+        channelOptions: { 'grpc.max_receive_message_length': MAX_CRAWL_ANSWER_BYTES },
+      });
       this.closables.push(this.crawlClient);
     }
     if (addresses['browser-host']) {
