@@ -1,4 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** A tiny client for the REST API as a user sees it: status, headers, JSON body. */
 export interface Reply<T = Record<string, unknown>> {
@@ -45,11 +46,15 @@ export async function availableCredits(baseUrl: string, key: string): Promise<nu
   return (await call<{ available: number }>(baseUrl, 'GET', '/v1/credits', { key })).body.available;
 }
 
-/** A WebSocket handshake sent by hand: what the gateway answers before any upgrade. */
+/**
+ * A WebSocket handshake sent by hand: what the gateway answers before any upgrade. An upgraded
+ * socket is closed at once, or with `keep` handed back open (`socket`), for the caller to end.
+ */
 export function upgrade(
   url: string,
   headers: Record<string, string> = {},
-): Promise<{ res: IncomingMessage; body: string }> {
+  keep = false,
+): Promise<{ res: IncomingMessage; body: string; socket?: Duplex }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url.replace(/^ws/, 'http'), {
       headers: {
@@ -61,8 +66,8 @@ export function upgrade(
       },
     });
     req.on('upgrade', (res, socket) => {
-      socket.destroy();
-      resolve({ res, body: '' });
+      if (!keep) socket.destroy();
+      resolve({ res, body: '', ...(keep && { socket }) });
     });
     req.on('response', (res) => {
       let body = '';

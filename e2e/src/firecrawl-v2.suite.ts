@@ -217,6 +217,37 @@ describe('Firecrawl v2 clients', () => {
       assert.equal(own.res.statusCode, 101);
     });
 
+    test('watchers: a workspace keeps at most 10 open on a gateway; one closed makes room', async () => {
+      const { apiKey } = await fleet.workspace('pro');
+      const app = new Firecrawl({ apiKey, apiUrl: fleet.gatewayUrl });
+      // Its start page answers after 20 s: the crawl runs while its watchers stay open.
+      const { id } = await app.startCrawl(`${slowSite.url}/slow/20000`, { limit: 2 });
+      const url = `${fleet.gatewayUrl}/v2/crawl/${id}`;
+      const open = () => upgrade(url, { Authorization: `Bearer ${apiKey}` }, true);
+      const sockets = [];
+      try {
+        for (let i = 0; i < 10; i++) {
+          const opened = await open();
+          assert.equal(opened.res.statusCode, 101, opened.body);
+          sockets.push(opened.socket);
+        }
+        const refused = await open();
+        assert.equal(refused.res.statusCode, 429, refused.body);
+        assert.deepEqual(JSON.parse(refused.body).details, { kind: 'watchers', limit: 10, active: 10 });
+        sockets.pop()?.destroy();
+        let again: Awaited<ReturnType<typeof open>> | undefined;
+        await until('a closed watcher makes room for another', async () => {
+          again?.socket?.destroy();
+          again = await open();
+          return again.res.statusCode === 101;
+        });
+        sockets.push(again?.socket);
+      } finally {
+        for (const socket of sockets) socket?.destroy();
+        await app.cancelCrawl(id);
+      }
+    });
+
     test('active crawls: a running crawl is listed to its own workspace', async () => {
       const started = pyOk(await py<{ id: string }>('start_crawl', [`${slowSite.url}/slow/6000`], { limit: 2 }));
       const listed = pyOk(await py<{ crawls: { id: string; url: string }[] }>('get_active_crawls', []));

@@ -98,11 +98,12 @@ export function openGateway(
     config.REPLAY_KEY && upstreams.configured('session-recorder')
       ? new ReplayLinks(config.REPLAY_KEY, publicUrl, config.REPLAY_LINK_TTL)
       : undefined;
+  const limiter = new RateLimiter(limiterPool);
   const invoker = new Invoker({
     replays,
     publicUrl,
     log,
-    limiter: new RateLimiter(limiterPool),
+    limiter,
     idempotency,
     upstreams,
     ledgerViews,
@@ -140,7 +141,7 @@ export function openGateway(
   });
   const jobs = [idempotencySweeper(idempotency, log)];
   const watch = upstreams.configured('crawl')
-    ? v2Watch({ identity, upstreams, log, challenge: bearerChallenge })
+    ? v2Watch({ identity, upstreams, limiter, log, challenge: bearerChallenge })
     : undefined;
   let server: Server | undefined;
   let demo: Server | undefined;

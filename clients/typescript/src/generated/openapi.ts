@@ -994,7 +994,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1150,7 +1150,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1306,7 +1306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1604,7 +1604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1759,7 +1759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2119,7 +2119,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2328,7 +2328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2492,7 +2492,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2701,7 +2701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -2865,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3025,7 +3025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3185,7 +3185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3349,7 +3349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3513,7 +3513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3701,7 +3701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -3961,7 +3961,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4275,7 +4275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4586,7 +4586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -4740,7 +4740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5019,7 +5019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5195,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5338,7 +5338,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5471,7 +5471,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5647,7 +5647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -5848,7 +5848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6056,7 +6056,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6215,7 +6215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6349,7 +6349,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6493,7 +6493,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6624,7 +6624,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6797,7 +6797,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -6965,7 +6965,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7092,7 +7092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7217,7 +7217,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7344,7 +7344,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7510,7 +7510,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7731,7 +7731,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -7867,7 +7867,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8019,7 +8019,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8158,7 +8158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8285,7 +8285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8452,7 +8452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8694,7 +8694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8812,7 +8812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -8931,7 +8931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9100,7 +9100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9218,7 +9218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9351,7 +9351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9511,7 +9511,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9629,7 +9629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9752,7 +9752,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -9891,7 +9891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md). */
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */

@@ -43,10 +43,10 @@ export const capacity: Entries<CodesOf<'Capacity and plan'>> = {
     status: 429,
     grpc: G.RESOURCE_EXHAUSTED,
     message: 'A limit on concurrent work or on the request rate was reached.',
-    when: "Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, or too many sign-ins failed for the account or from the address (docs/oauth.md).",
+    when: 'Starting the work would exceed the plan\'s concurrent browsers, the request exceeds the plan\'s requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers").',
     details: z.strictObject({
       kind: z
-        .enum(['browsers', 'requests_per_minute', 'idempotency_key', 'sign_in'])
+        .enum(['browsers', 'requests_per_minute', 'idempotency_key', 'sign_in', 'watchers'])
         .describe('Which limit was reached.'),
       limit: z
         .int()
@@ -56,7 +56,7 @@ export const capacity: Entries<CodesOf<'Capacity and plan'>> = {
         .int()
         .nonnegative()
         .describe(
-          'Browsers open, requests counted in the sliding minute, requests holding the key, or failed sign-ins.',
+          'Browsers open, requests counted in the sliding minute, requests holding the key, failed sign-ins, or crawl watchers open.',
         ),
       inUse: z
         .int()

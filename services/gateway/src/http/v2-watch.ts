@@ -10,8 +10,9 @@
 //   {"type":"error","error":"..."}           the watch itself failed; closes (1011), the clients poll on
 //
 // Nothing new is read: the same crawl row and delivered pages GET /v1/crawl/{id} and its
-// results answer, read every second while the socket is open. Authentication is the REST
-// API's: `Authorization: Bearer` (firecrawl-py), or the key as the one WebSocket subprotocol
+// results answer, read every second while the socket is open. The upgrade counts as one
+// request of the plan's per minute, and a workspace keeps at most MAX_WATCHERS open on one
+// gateway (429 concurrency_limit, kind `watchers`). Authentication is the REST API's: `Authorization: Bearer` (firecrawl-py), or the key as the one WebSocket subprotocol
 // (firecrawl-js, whose WebSocket cannot set headers), echoed back as the protocol chosen, as
 // the WebSocket standard requires. What fails before the upgrade is the Error object.
 import type { IncomingMessage } from 'node:http';
@@ -22,16 +23,20 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import type { Upstreams } from '../clients/upstreams.js';
 import { type CrawlJson, firecrawlStatus, pagesJson, toCrawlJson } from '../registry/rows/crawl-object.js';
 import type { IdentityStore } from '../store/identity.js';
+import { admitRequest, type RateLimiter } from '../store/rate-limit.js';
 import { principalOf } from './auth.js';
 import { refuseUpgrade } from './connect.js';
 
 const WATCHED = /^\/v2\/(?:crawl|batch\/scrape)\/([0-9a-f-]{36})\/?$/i;
 /** Pages read per look: the crawl service's most. */
 const PAGE_SIZE = 100;
+/** Watchers one workspace keeps open on one gateway: each reads its crawl every second. */
+export const MAX_WATCHERS = 10;
 
 export interface WatchDeps {
   identity: IdentityStore;
   upstreams: Pick<Upstreams, 'crawl'>;
+  limiter: RateLimiter;
   log: Logger;
   /** The WWW-Authenticate of a 401, as the REST API's. */
   challenge: (reason: unknown) => string;
@@ -100,6 +105,9 @@ export function v2Watch(deps: WatchDeps) {
     }
   }
 
+  /** Watchers open, by workspace. */
+  const open = new Map<string, number>();
+
   return {
     /** Upgrades a watcher's request once its credential and crawl check out. */
     upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, crawlId: string): void {
@@ -107,10 +115,20 @@ export function v2Watch(deps: WatchDeps) {
       principalOf(deps.identity, credentialHeaders(req), 'rest')
         .then(async (principal) => {
           const ref = { workspaceId: principal.workspaceId, crawlId };
+          await admitRequest(deps.limiter, principal, () => {});
+          const active = open.get(ref.workspaceId) ?? 0;
+          if (active >= MAX_WATCHERS)
+            throw new ApiError('concurrency_limit', { kind: 'watchers', limit: MAX_WATCHERS, active });
           // Another workspace's crawl, or none: not_found before any upgrade.
           await deps.upstreams.crawl.getCrawl(ref, { signal: AbortSignal.timeout(10_000) });
           server.handleUpgrade(req, socket, head, (ws) => {
             const stop = new AbortController();
+            open.set(ref.workspaceId, (open.get(ref.workspaceId) ?? 0) + 1);
+            stop.signal.addEventListener('abort', () => {
+              const left = (open.get(ref.workspaceId) ?? 1) - 1;
+              if (left > 0) open.set(ref.workspaceId, left);
+              else open.delete(ref.workspaceId);
+            });
             ws.on('close', () => stop.abort());
             ws.on('error', () => stop.abort());
             report(ws, ref, stop.signal).catch((err: unknown) => {
