@@ -189,5 +189,14 @@ describe('parse: uploaded files through the document pipeline', () => {
     const doc = pyOk(await pyCall<{ markdown?: string }>(fleet.gatewayUrl, apiKey, 'parse', [file]));
     assert.match(doc.markdown ?? '', /^# Minutes of the board$/m);
     assert.equal(before - (await availableCredits(fleet.gatewayUrl, apiKey)), 1);
+    // What it reads, as the client lists it (GET /v2/parse/formats, our GET /v1/parse/formats).
+    const kinds = pyOk(
+      await pyCall<{ format: string; extensions: string[] }[]>(fleet.gatewayUrl, apiKey, 'get_parse_formats', []),
+    );
+    assert.deepEqual(
+      kinds.map((k) => k.format),
+      ['pdf', 'docx', 'xlsx', 'csv', 'html', 'text'],
+    );
+    assert.ok(kinds.find((k) => k.format === 'docx')?.extensions.includes('docx'));
   });
 });

@@ -268,6 +268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/parse/formats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The kinds of file parse reads
+         * @description Each kind of file `POST /v1/parse` reads: its name, the extensions and media types that say it is one (`text` stands for any text type, read as a page). Free.
+         */
+        get: operations["parse.formats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/batch/scrape": {
         parameters: {
             query?: never;
@@ -3999,6 +4019,124 @@ export interface operations {
              *
              *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
              */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    "parse.formats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. Free. */
+            200: {
+                headers: {
+                    "X-Request-Id"?: string;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        formats: {
+                            format: string;
+                            /** @constant */
+                            kind: "document";
+                            extensions: string[];
+                            mimeTypes: string[];
+                            /**
+                             * @description Always: every kind listed is read by this deployment.
+                             * @constant
+                             */
+                            available: true;
+                        }[];
+                    };
+                };
+            };
+            /** @description `bad_request`: The body, path or query fails validation (a field the route does not know is named too), or the request is not valid HTTP/1.1; 413 when the body is larger than the size limit of the route (`details.limit`), 415 when it is not sent as `application/json` (or `multipart/form-data`, on a route whose body carries files), 417 when `Expect` asks for more than `100-continue`, 431 when the headers are larger than the server reads. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized`: The Authorization header is missing, is not `Bearer <credential>`, or names an unknown, expired or revoked API key or OAuth token; in the console, there is no valid session cookie, or the email and password do not sign in. */
+            401: {
+                headers: {
+                    /** @description RFC 6750 challenge: `Bearer realm="api"` when no credential was sent; with `error="invalid_request"` when the Authorization header is not one `Bearer <credential>`; with `error="invalid_token"` when the credential is unknown, expired or revoked. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `deadline_exceeded`: The work did not complete within its time budget, the caller's timeout or the route's maximum. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `concurrency_limit`: Starting the work would exceed the plan's concurrent browsers, the request exceeds the plan's requests per minute, a request with the same Idempotency-Key is still in progress, too many sign-ins failed for the account or from the address (docs/oauth.md), or the workspace has as many crawl watchers open on one gateway as it may (docs/migrating-from-firecrawl.md, "Watchers"). */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    /** @description IETF RateLimit fields: remaining requests `r` and seconds to reset `t`. */
+                    RateLimit?: string;
+                    /** @description IETF RateLimit policy: quota `q` per window `w` seconds. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `bad_request`: the request line and headers together are larger than the server reads. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal`: An unexpected failure inside the service; the request id locates it in the logs. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
             503: {
                 headers: {
                     [name: string]: unknown;

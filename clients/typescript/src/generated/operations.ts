@@ -1752,6 +1752,23 @@ export const OPERATIONS = {
     ],
     "description": "Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`)."
   },
+  "parse.formats": {
+    "id": "parse.formats",
+    "group": "scrape",
+    "name": "parseFormats",
+    "tag": "Scrape",
+    "method": "GET",
+    "path": "/v1/parse/formats",
+    "pathParams": [],
+    "summary": "The kinds of file parse reads",
+    "answer": "json",
+    "status": 200,
+    "media": "application/json",
+    "hasBody": false,
+    "idempotent": false,
+    "params": [],
+    "description": "Each kind of file `POST /v1/parse` reads: its name, the extensions and media types that say it is one (`text` stands for any text type, read as a page). Free."
+  },
   "scrape": {
     "id": "scrape",
     "group": "scrape",
@@ -2736,6 +2753,12 @@ export interface ScrapeOperations {
    * Reads a file you send (PDF, DOCX, XLSX, CSV, HTML or any text) into the formats a scrape answers, as a scrape of that document’s URL would, without fetching anything: 10 MB at most. As JSON (the bytes base64 in `data`) or as multipart/form-data (the bytes in a part named `file`, its filename the name, its Content-Type the media type; the other fields as JSON in a part named `body`). Billed as a scrape: 1 credit per PDF page read, 1 for anything else; a file that cannot be read is not billed (`422 document_unrepresentable`).
    */
   parse(params: operations["parse"]['requestBody']['content']['application/json'], options?: RequestOptions): APIPromise<operations["parse"]['responses'][200]['content']["application/json"]>;
+  /**
+   * The kinds of file parse reads: `GET /v1/parse/formats` (`parse.formats`).
+   *
+   * Each kind of file `POST /v1/parse` reads: its name, the extensions and media types that say it is one (`text` stands for any text type, read as a page). Free.
+   */
+  parseFormats(options?: RequestOptions): APIPromise<operations["parse.formats"]['responses'][200]['content']["application/json"]>;
   /**
    * Scrape one page into clean content: `POST /v1/scrape` (`scrape`).
    *

@@ -205,6 +205,11 @@ const parse: Translation = {
     ),
 };
 
+/** The kinds parse reads, under v2's `data`. */
+const parseFormats: Translation = {
+  response: (body) => ({ success: true, data: { formats: isObject(body) ? body.formats : [] } }),
+};
+
 /** v2's search: web results only, answered grouped by source (`data.web`). */
 const search: Translation = {
   request: (input) =>
@@ -293,6 +298,7 @@ export const FIRECRAWL_V2: Record<string, RouteAlias[]> = {
   parse: [
     { ...v2('post', '/v2/parse', '`parse`: the file and its `options` as multipart.', parse), bodyPart: 'options' },
   ],
+  'parse.formats': [v2('get', '/v2/parse/formats', '`get_parse_formats` (Python).', parseFormats)],
   'batch.scrape': [
     v2('post', '/v2/batch/scrape', '`startBatchScrape`, `batchScrape`.', batchStart),
     v2(

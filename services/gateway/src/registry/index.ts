@@ -17,7 +17,7 @@ import { creditsRow } from './rows/credits.js';
 import { integrationsConnectRow, integrationsDeleteRow, integrationsListRow } from './rows/integrations.js';
 import { mapRow } from './rows/map.js';
 import { monitorsCreateRow, monitorsDeleteRow, monitorsListRow } from './rows/monitors.js';
-import { parseRow } from './rows/parse.js';
+import { parseFormatsRow, parseRow } from './rows/parse.js';
 import { profilesCreateRow, profilesDeleteRow, profilesGetRow, profilesListRow } from './rows/profiles.js';
 import { rulesGetRow, rulesSetRow } from './rows/rules.js';
 import { scrapeRow } from './rows/scrape.js';
@@ -41,6 +41,7 @@ const ALL_ROWS: Capability[] = [
   crawlCancelRow,
   mapRow,
   parseRow,
+  parseFormatsRow,
   batchScrapeRow,
   searchRow,
   agentRow,

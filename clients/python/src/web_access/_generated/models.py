@@ -1026,6 +1026,21 @@ class ParseRequest(Model):
     """
 
 
+class ParseFormatsResponseFormat(Model):
+    kind: Literal["document"]
+    extensions: list[str]
+    mime_types: Annotated[list[str], Field(alias="mimeTypes")]
+    available: Literal[True]
+    """
+    Always: every kind listed is read by this deployment.
+    """
+
+
+class ParseFormatsResponse(Model):
+    success: Literal[True]
+    formats: list[ParseFormatsResponseFormat]
+
+
 class BatchScrapeResponseCrawlUsage(CrawlResponseCrawlUsage):
     """
     What the crawl has cost so far: reading it never adds to it.

@@ -71,6 +71,7 @@ from .models import (
     MonitorsDeleteResponse,
     MonitorsListResponse,
     MonitorsListResponseMonitor,
+    ParseFormatsResponse,
     ParseRequest,
     ParseRequestFormatsJson,
     ParseRequestJsonOptions,
@@ -138,6 +139,7 @@ OPERATIONS: dict[str, Operation] = {
     "crawl.cancel": Operation("crawl.cancel", "POST", "/v1/crawl/{id}/cancel", "json", CrawlCancelResponse, None),
     "map": Operation("map", "POST", "/v1/map", "json", MapResponse, None),
     "parse": Operation("parse", "POST", "/v1/parse", "json", ParseResponse, None),
+    "parse.formats": Operation("parse.formats", "GET", "/v1/parse/formats", "json", ParseFormatsResponse, None),
     "batch.scrape": Operation("batch.scrape", "POST", "/v1/batch/scrape", "json", BatchScrapeResponse, None),
     "search": Operation("search", "POST", "/v1/search", "json", SearchResponse, None),
     "agent": Operation("agent", "POST", "/v1/agent", "json", AgentResponse, None),
@@ -802,6 +804,31 @@ class Scrape(SyncResource):
             ),
         )
 
+    def parse_formats(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> ParseFormatsResponse:
+        """
+        The kinds of file parse reads.
+
+        Each kind of file `POST /v1/parse` reads: its name, the extensions and media types that say it is one (`text` stands for any text type, read as a page). Free.
+
+        `GET /v1/parse/formats` (operation `parse.formats`).
+
+        Args:
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return self._client._request(
+            OPERATIONS["parse.formats"],
+            path={},
+            query={},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
+        )
+
 
 class AsyncScrape(AsyncResource):
     """Fetch one known URL as clean content."""
@@ -1016,6 +1043,31 @@ class AsyncScrape(AsyncResource):
                 timeout_seconds=timeout_seconds,
                 idempotency_key=idempotency_key,
             ),
+        )
+
+    async def parse_formats(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_query: Mapping[str, Any] | None = None,
+        timeout_seconds: float | None = None,
+    ) -> ParseFormatsResponse:
+        """
+        The kinds of file parse reads.
+
+        Each kind of file `POST /v1/parse` reads: its name, the extensions and media types that say it is one (`text` stands for any text type, read as a page). Free.
+
+        `GET /v1/parse/formats` (operation `parse.formats`).
+
+        Args:
+            timeout_seconds: Seconds each attempt may take (default: the client's).
+        """
+        return await self._client._request(
+            OPERATIONS["parse.formats"],
+            path={},
+            query={},
+            body=None,
+            options=CallOptions(extra_headers=extra_headers, extra_query=extra_query, timeout_seconds=timeout_seconds),
         )
 
 

@@ -30,7 +30,6 @@ const body = scrapeOptions
       .string()
       .min(1)
       .max(255)
-      .regex(/^[^\p{Cc}]+$/u, 'one line without control characters')
       .describe('The file’s name, e.g. `report.pdf`: with a vague `mimeType`, its extension says what the file is.'),
     mimeType: z
       .string()
@@ -98,4 +97,57 @@ export const parseRow = capability({
       usage: toUsageObject(out.usage),
     };
   },
+});
+
+/**
+ * What POST /v1/parse reads, as the crawl service tells files apart (libs/documents' detect.ts,
+ * the crawl's pipeline/upload.ts): by type, else by extension, else by bytes.
+ */
+export const PARSED_FORMATS = [
+  { format: 'pdf', extensions: ['pdf'], mimeTypes: ['application/pdf'] },
+  {
+    format: 'docx',
+    extensions: ['docx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+  },
+  {
+    format: 'xlsx',
+    extensions: ['xlsx'],
+    mimeTypes: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'],
+  },
+  { format: 'csv', extensions: ['csv'], mimeTypes: ['text/csv'] },
+  { format: 'html', extensions: ['html', 'htm', 'xhtml'], mimeTypes: ['text/html', 'application/xhtml+xml'] },
+  {
+    format: 'text',
+    extensions: ['txt', 'md', 'xml', 'json'],
+    mimeTypes: ['text/plain', 'text/markdown', 'application/xml', 'application/json'],
+  },
+].map((f) => ({ ...f, kind: 'document' as const, available: true as const }));
+
+export const parseFormatsRow = capability({
+  name: 'parse.formats',
+  method: 'get',
+  path: '/v1/parse/formats',
+  tag: 'Scrape',
+  summary: 'The kinds of file parse reads',
+  description:
+    'Each kind of file `POST /v1/parse` reads: its name, the extensions and media types that say it is one (`text` stands for any text type, read as a page). Free.',
+  backend: 'crawl',
+  bills: [],
+  mcpTool: 'service_parse_formats',
+  request: {},
+  response: z.object({
+    success: z.literal(true),
+    formats: z.array(
+      z.object({
+        format: z.string(),
+        kind: z.literal('document'),
+        extensions: z.array(z.string()),
+        mimeTypes: z.array(z.string()),
+        available: z.literal(true).describe('Always: every kind listed is read by this deployment.'),
+      }),
+    ),
+  }),
+  errors: [],
+  handler: async () => ({ success: true as const, formats: PARSED_FORMATS }),
 });
