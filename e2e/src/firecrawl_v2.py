@@ -16,6 +16,7 @@ import threading
 
 import pydantic
 from firecrawl import Firecrawl
+from firecrawl.v2.types import ParseOptions
 from firecrawl.v2.utils.error_handler import FirecrawlError
 
 
@@ -61,7 +62,11 @@ def main():
         if call["method"] == "watch":
             print(json.dumps({"ok": True, "result": watch(client, *call["args"])}))
             return
-        result = getattr(client, call["method"])(*call.get("args", []), **call.get("kwargs", {}))
+        kwargs = call.get("kwargs", {})
+        if call["method"] == "parse" and "options" in kwargs:
+            # Parse takes its options as the client's model, as a user builds them.
+            kwargs["options"] = ParseOptions(**kwargs["options"])
+        result = getattr(client, call["method"])(*call.get("args", []), **kwargs)
         out = {"ok": True, "result": plain(result)}
     except FirecrawlError as err:
         out = {

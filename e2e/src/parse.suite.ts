@@ -180,7 +180,7 @@ describe('parse: uploaded files through the document pipeline', () => {
     assert.equal(err.code, 'document_unrepresentable');
   });
 
-  test('Firecrawl’s Python client: `parse` of a file path, billed as our parse', async () => {
+  test('Firecrawl’s Python client: `parse` of a file path, with and without options, billed as our parse', async () => {
     const { apiKey } = await fleet.workspace('pro');
     const file = path.join(tmpdir(), `minutes-${process.pid}.docx`);
     await writeFile(file, files.get('/minutes.docx')?.body ?? Buffer.alloc(0));
@@ -188,7 +188,14 @@ describe('parse: uploaded files through the document pipeline', () => {
     // Without options the client asks markdown, as Firecrawl answers by default.
     const doc = pyOk(await pyCall<{ markdown?: string }>(fleet.gatewayUrl, apiKey, 'parse', [file]));
     assert.match(doc.markdown ?? '', /^# Minutes of the board$/m);
-    assert.equal(before - (await availableCredits(fleet.gatewayUrl, apiKey)), 1);
+    // With options it sends its defaults too (`mobile: false`, `skipTlsVerification`...).
+    const both = pyOk(
+      await pyCall<{ markdown?: string; html?: string }>(fleet.gatewayUrl, apiKey, 'parse', [file], {
+        options: { formats: ['markdown', 'html'], only_main_content: false },
+      }),
+    );
+    assert.match(both.html ?? '', /<h1>Minutes of the board<\/h1>/);
+    assert.equal(before - (await availableCredits(fleet.gatewayUrl, apiKey)), 2);
     // What it reads, as the client lists it (GET /v2/parse/formats, our GET /v1/parse/formats).
     const kinds = pyOk(
       await pyCall<{ format: string; extensions: string[] }[]>(fleet.gatewayUrl, apiKey, 'get_parse_formats', []),

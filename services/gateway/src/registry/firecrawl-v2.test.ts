@@ -197,3 +197,32 @@ test('historical usage: the range’s credits or tokens as one period; per API k
     (err) => isApiError(err) && JSON.stringify(err.details).includes('query.byApiKey'),
   );
 });
+
+test('parse: firecrawl-py’s defaults and a proxy are dropped; a browser’s options asked stay, to be refused', () => {
+  const parse = routeOf('parse', '/v2/parse');
+  const sent = {
+    name: 'minutes.docx',
+    data: 'UEsD',
+    onlyMainContent: false,
+    skipTlsVerification: true,
+    removeBase64Images: true,
+    fastMode: false,
+    blockAds: true,
+    formats: ['markdown', 'html'],
+    mobile: false,
+    proxy: 'auto',
+    origin: 'python-sdk@4.54.0',
+  };
+  assert.deepEqual(parse.request?.(input(sent)).body, {
+    name: 'minutes.docx',
+    data: 'UEsD',
+    onlyMainContent: false,
+    formats: ['markdown', 'html'],
+    origin: 'python-sdk@4.54.0',
+  });
+  assert.deepEqual(parse.request?.(input({ mobile: true, waitFor: 500, proxy: 'stealth' })).body, {
+    mobile: true,
+    waitFor: 500,
+    proxy: 'stealth',
+  });
+});

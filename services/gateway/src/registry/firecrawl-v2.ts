@@ -47,8 +47,8 @@ const INERT: Record<string, unknown[]> = {
   checkPromptInjection: [false],
 };
 
-const withoutInert = (body: Json): Json =>
-  Object.fromEntries(Object.entries(body).filter(([k, v]) => !INERT[k]?.includes(v)));
+const withoutInert = (body: Json, inert = INERT): Json =>
+  Object.fromEntries(Object.entries(body).filter(([k, v]) => !inert[k]?.includes(v)));
 
 /** Scrape options in v2's form (formats as strings or objects, the clients' defaults) in ours. */
 export function scrapeOptionsOf(options: Json): Json {
@@ -194,15 +194,16 @@ const extractStatus: Translation = {
   },
 };
 
+/** Parse options firecrawl-py sends with a value that asks nothing of a file, by name. */
+const PARSE_INERT: Record<string, unknown[]> = { proxy: [undefined, 'auto', 'basic'], mobile: [false], waitFor: [0] };
+
 /**
  * v2's parse: the clients' multipart `options` part holds the scrape options (read as the
- * row's `body` part, RouteAlias.bodyPart); `proxy` `auto` or `basic` asks nothing of a file.
+ * row's `body` part, RouteAlias.bodyPart); firecrawl-py fills in `mobile: false` among its
+ * defaults, and a `proxy` of `auto` or `basic` asks nothing of a file.
  */
 const parse: Translation = {
-  request: (input) =>
-    withBody(input, ({ proxy, ...body }) =>
-      scrapeOptionsOf([undefined, 'auto', 'basic'].includes(proxy as string) ? body : { ...body, proxy }),
-    ),
+  request: (input) => withBody(input, (body) => scrapeOptionsOf(withoutInert(body, PARSE_INERT))),
 };
 
 /** The kinds parse reads, under v2's `data`. */
