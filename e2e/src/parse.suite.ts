@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { docx, type Printer, startPrinter } from '@wap/documents/fixtures';
 import { availableCredits, call } from './api.js';
 import { reportHtml, type ServedFile, serveFiles } from './document-site.js';
@@ -158,6 +160,27 @@ describe('parse: uploaded files through the document pipeline', () => {
     assert.equal(r.status, 200, JSON.stringify(r.body).slice(0, 500));
     assert.equal(r.body.data.rawHtml?.length, html.length);
     assert.match(r.body.data.markdown ?? '', /^#+ Ledgers$/m);
+  });
+
+  test('through MCP: service_parse_file reads a DOCX sent base64, billed as on REST', async () => {
+    const client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${fleet.gatewayUrl}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'service_parse_file',
+        arguments: { name: 'minutes.docx', data: files.get('/minutes.docx')?.body.toString('base64') },
+      });
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      const out = result.structuredContent as Answer;
+      assert.match(out.data.markdown ?? '', /^# Minutes of the board$/m);
+      assert.equal(out.usage.credits, 1);
+    } finally {
+      await client.close();
+    }
   });
 
   test('Firecrawl’s JS client: `parse` of a buffer, and its typed error for a file we cannot read', async () => {
