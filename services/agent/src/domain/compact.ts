@@ -9,7 +9,7 @@
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import type { JsonSchema } from '../model/types.js';
 import { dateAsAsked, dateFormat } from './dates.js';
-import { formLines, quote } from './form-values.js';
+import { formLines, optionLine, quote } from './form-values.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
@@ -447,6 +447,10 @@ export function compactMessage(input: {
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
+  if (memory.choosing) {
+    const choose = optionLine(input.task, input.view.shown);
+    if (choose) lines.push(choose);
+  }
   const chosen = input.view.shown.find((e) => e.index === input.writing);
   if (chosen)
     lines.push(`You chose ${ROLE_WORD[chosen.info.role]} ${quote(chosen.label)}: write into it what the task says.`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo } from '../browser/types.js';
-import { choicesLeft, formLines } from './form-values.js';
+import { choicesLeft, formLines, optionLine } from './form-values.js';
 import { emptyMemory, type Memory } from './step.js';
 
 const box = (name: string, value?: string): { label: string; info: ElementInfo } => ({
@@ -83,4 +83,21 @@ test('a value goes into the box the words before it name, or the box of its kind
   assert.deepEqual(formLines('Write 4417 there', 'Write 4417 there', [], memoryOf({}), [box('A'), box('B')]), [
     'Not entered yet: "4417"',
   ]);
+});
+
+test('after text typed into a combobox, the option the task says whole is the one to choose', () => {
+  const option = (name: string) => ({ label: name, info: { role: 'option', name } as ElementInfo });
+  const shown = [
+    box('Home city', 'Valparaíso'),
+    option('Valparaíso de Goiás, Brazil'),
+    option('Valparaíso, Chile'),
+    option('Valparaiso, Indiana, United States'),
+  ];
+  const task = 'Set my home city in the travel profile to Valparaíso in Chile and save it.';
+  assert.equal(optionLine(task, shown), 'Now choose its option "Valparaíso, Chile": typing alone chose nothing.');
+  assert.equal(
+    optionLine('Set my home city to Valparaíso', shown),
+    'Now choose one of the options it shows: typing alone chose nothing.',
+  );
+  assert.equal(optionLine(task, [box('Home city')]), undefined);
 });

@@ -131,3 +131,21 @@ function boxFor(value: string, task: string, shown: Shown[]): string | undefined
   const [best, second] = scored;
   return best && (!second || second.score < best.score) ? best.label : undefined;
 }
+
+/**
+ * After text typed into a combobox, the line that asks for one of the options it shows: the option
+ * whose every word the task says ("Valparaíso, Chile" for "Valparaíso in Chile") when exactly one
+ * is; else any. Undefined when the list shows no option.
+ */
+export function optionLine(task: string, shown: Shown[]): string | undefined {
+  const options = shown.filter((e) => e.info.role === 'option' && !e.info.disabled);
+  if (options.length === 0) return undefined;
+  const said = [...taskWords(task)];
+  const fits = options.filter((e) => {
+    const words = [...taskWords(e.info.name)];
+    return words.length > 0 && words.every((w) => said.some((t) => sameWord(w, t)));
+  });
+  return fits.length === 1 && fits[0]
+    ? `Now choose its option ${quote(fits[0].label)}: typing alone chose nothing.`
+    : 'Now choose one of the options it shows: typing alone chose nothing.';
+}

@@ -278,6 +278,8 @@ export interface Memory {
   typedInto?: Array<[name: string, text: string]>;
   /** The page's lines that refused the run's last refused send ("The two passwords differ."), bounded. */
   pageRefused?: string[];
+  /** The combobox the last act typed into, by element key (compact): the next step chooses one of its options. */
+  choosing?: string;
   /** A finish refused because a part was not done (compact): the next finish is taken. */
   earlyFinish?: boolean;
   /** Refusals in a row; past the limit the run ends as a loop. */

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import { compactMessage, compactShape, compactView, pageLines } from './compact.js';
+import { emptyMemory } from './step.js';
 import { newText, refusal, statedAnswer } from './step-questions.js';
-import { doneParts, goalPart, partDone, partValues, sentPart, taskParts } from './task-parts.js';
+import { asksDone, doneParts, goalPart, partDone, partValues, rememberAct, sentPart, taskParts } from './task-parts.js';
 
 const SIGNUP =
   'Create an account for Marta Kowalski: username marta_k, email marta.k@example.com, password Tulip-garden-42, born on 14 March 1990. Accept the terms.';
@@ -230,4 +231,18 @@ test('a part that says to send is done by a send, not by an option chosen on the
   assert.equal(partDone(task, memory, { action: 'select', index: 5, option: 'Billing team' }, to), undefined);
   const send = { role: 'button', name: 'Send' } as const;
   assert.equal(partDone(task, memory, { action: 'click', index: 8 }, send), 1);
+});
+
+test('what opens a list (a collapsed button, text typed into a combobox) does no part and asks no done question', () => {
+  const task = 'Place this order with express delivery.';
+  const menu = { role: 'button', name: 'Delivery Standard delivery', expanded: false } as const;
+  assert.equal(partDone(task, {}, { action: 'click', index: 1 }, menu), undefined);
+  assert.equal(asksDone(task, { action: 'click', index: 1 }, menu), false);
+  const city = { role: 'textbox', name: 'Home city', expanded: false } as const;
+  const typed = { action: 'type', index: 1, text: 'Valparaíso' } as const;
+  assert.equal(partDone('Set the home city to Valparaíso in Chile and save it', {}, typed, city), undefined);
+  assert.equal(asksDone('Set the home city to Valparaíso', typed, city), false);
+  const memory = emptyMemory();
+  rememberAct('x', memory, { action: typed, info: { ...city, key: 'k1' }, said: 'typed', worked: true, documents: 0 });
+  assert.equal(memory.choosing, 'k1');
 });

@@ -205,6 +205,10 @@ export function partDone(
   const goal = goalPart(task);
   const detailsDone = goal !== undefined && parts.every((_, i) => i === goal || finished.has(i));
   const sends = action.action === 'click' && (info?.role === 'button' || info?.role === 'link');
+  // What opens a list (a collapsed menu button, text typed into a combobox) chooses nothing yet: its
+  // option does the part.
+  if ((action.action === 'click' && info?.expanded === false) || (action.action === 'type' && combobox(info)))
+    return undefined;
   // A part that says to send ("send the billing team a message") is done by a send, not by a choice on the way.
   const sending = sends || action.action === 'press';
   const found = parts.findIndex((part, i) => {
@@ -217,6 +221,9 @@ export function partDone(
   if (found >= 0) return found;
   return goal !== undefined && detailsDone && sends && SENDS.test(info?.name ?? '') ? goal : undefined;
 }
+
+/** A text box that opens a list of options (`aria-expanded` on it): an autocomplete, a combobox. */
+export const combobox = (info: ElementInfo | undefined) => info?.role === 'textbox' && info.expanded !== undefined;
 
 /**
  * Whether a link named by `words` does `part`: a part that says to go somewhere ("open the Billing
@@ -276,6 +283,9 @@ function lastClause(task: string): string {
  */
 export function asksDone(task: string, action: StepAction, info: ElementInfo | undefined): boolean {
   if (!['click', 'type', 'select', 'press', 'fill_secret'].includes(action.action)) return false;
+  // What opens a list has chosen nothing yet.
+  if ((action.action === 'click' && info?.expanded === false) || (action.action === 'type' && combobox(info)))
+    return false;
   if (singleAct(task)) return true;
   if (action.action === 'press') return action.key === 'Enter';
   if (action.action !== 'click' || !info) return false;
@@ -323,6 +333,8 @@ export interface Act {
 export function rememberAct(task: string, memory: Memory, { action, info, said, worked, documents }: Act): void {
   // A click into a text box chose it: the next step writes into it.
   memory.writing = worked && action.action === 'click' && info?.role === 'textbox' ? info.key : undefined;
+  // Text typed into a combobox (a box with a list it opens) asks for one of its options next.
+  memory.choosing = worked && action.action === 'type' && combobox(info) ? info?.key : undefined;
   if (!worked) return;
   memory.done = [...(memory.done ?? []), said].slice(-20);
   const sets =

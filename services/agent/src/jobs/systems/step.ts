@@ -436,6 +436,8 @@ export class StepSystem {
     // A dialog that opened asks for more; one that closed (the page behind it back) was the end.
     if (after.modal) return false;
     if (before.modal) return true;
+    // What a collapsed control opens (a menu, a list) is a choice still to make, never the end.
+    if (info?.expanded === false) return false;
     // What a tab, a box or an option shows is what was chosen; what a button opens may ask for more.
     if (info && DISCLOSES.has(info.role)) return true;
     return !after.outline.some((e) => e.kind === 'element' && e.fresh);
