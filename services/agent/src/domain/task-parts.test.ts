@@ -6,7 +6,18 @@ import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import { compactMessage, compactShape, compactView, pageLines } from './compact.js';
 import { emptyMemory } from './step.js';
 import { newText, refusal, statedAnswer } from './step-questions.js';
-import { asksDone, doneParts, goalPart, partDone, partValues, rememberAct, sentPart, taskParts } from './task-parts.js';
+import {
+  asksDone,
+  doneParts,
+  goalPart,
+  partDone,
+  partValues,
+  rememberAct,
+  rememberPage,
+  sentPart,
+  taskParts,
+  valuesLeft,
+} from './task-parts.js';
 
 const SIGNUP =
   'Create an account for Marta Kowalski: username marta_k, email marta.k@example.com, password Tulip-garden-42, born on 14 March 1990. Accept the terms.';
@@ -245,4 +256,14 @@ test('what opens a list (a collapsed button, text typed into a combobox) does no
   const memory = emptyMemory();
   rememberAct('x', memory, { action: typed, info: { ...city, key: 'k1' }, said: 'typed', worked: true, documents: 0 });
   assert.equal(memory.choosing, 'k1');
+});
+
+test('a value the page itself says is what it is about: held, not one to enter', () => {
+  const task = 'Have order A-2291 delivered on 24 December 2026 in the morning.';
+  const memory = emptyMemory();
+  rememberPage(task, memory, 'Parcelway\nChoose a delivery day for order A-2291');
+  assert.deepEqual(memory.typed, ['A-2291']);
+  assert.deepEqual(valuesLeft(task, memory.typed), ['24 December 2026']);
+  rememberPage(task, memory, 'Choose a delivery day for order A-2291');
+  assert.deepEqual(memory.typed, ['A-2291'], 'once');
 });

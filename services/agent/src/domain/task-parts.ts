@@ -373,6 +373,19 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
 }
 
 /**
+ * The task's values the page itself says ("Choose a delivery day for order A-2291"): what the page is
+ * about, held already, not values to enter. Kept with what the run entered.
+ */
+export function rememberPage(task: string, memory: Memory, pageText: string): void {
+  const said = pageText.toLowerCase();
+  const held = (memory.typed ?? []).map((t) => t.toLowerCase());
+  const seen = taskParts(task)
+    .flatMap(partValues)
+    .filter((v) => said.includes(v.toLowerCase()) && !held.some((t) => t.includes(v.toLowerCase())));
+  if (seen.length > 0) memory.typed = [...(memory.typed ?? []), ...new Set(seen)].slice(-50);
+}
+
+/**
  * What a send the page refused ("Enter your full name.", "The username is taken") leaves in the
  * memory: every field offered again (what the run set may be what is wrong), the goal to send again,
  * and the page's words said once, first.

@@ -42,6 +42,7 @@ import {
   asksForAnswer,
   doneParts,
   rememberAct,
+  rememberPage,
   rememberRefusal,
   taskParts,
 } from '../../domain/task-parts.js';
@@ -272,6 +273,11 @@ export class StepSystem {
     const { row, memory, policy } = this.run;
     const files = await this.store.files(row.id);
     const view = compactView(page, row.task);
+    rememberPage(
+      row.task,
+      memory,
+      [page.title, ...page.outline.flatMap((e) => (e.kind === 'text' ? [e.text] : []))].join('\n'),
+    );
     const refused = memory.refused?.fingerprint === page.fingerprint ? memory.refused.actions : [];
     // What this run set and still holds its setting (a box it ticked, a field it typed into, a select it
     // chose in) is not offered again: a second click unticks a box, and a redone part is the small
