@@ -1,8 +1,13 @@
-// The compact step's short questions after an act (docs/models.md, "Step profiles"): is the task
-// done now, and, for a task that asks something, does the text the act brought answer it. Each is a
-// continuation of the step's own message and answer, so only the question is evaluated; it is
-// charged and timed with the step. A yes finishes the run.
+// The compact step's checks after an act (docs/models.md, "Step profiles"): whether every part is
+// done, read from the parts and the page; and the short questions: is the task done now, does the
+// text the act brought answer it, did the page refuse the send. Each question is a continuation of
+// the step's own message and answer, so only the question is evaluated; it is charged and timed with
+// the step. A yes finishes the run.
+
+import type { ElementInfo, PageState } from '../../browser/types.js';
 import { type Before, whatChanged } from '../../domain/compact.js';
+import { choicesLeft } from '../../domain/form-values.js';
+import type { StepAction } from '../../domain/step.js';
 import {
   ANSWER_SCHEMA,
   answerQuestion,
@@ -16,10 +21,14 @@ import {
   shapedAnswerSchema,
   statedAnswer,
 } from '../../domain/step-questions.js';
+import { doneParts, taskParts } from '../../domain/task-parts.js';
 import type { JsonSchema, ModelClient, StepResult } from '../../model/types.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
 import type { OutputSystem } from './output.js';
+
+/** What a click shows that is what it chose (a tab's panel, a box ticked, an option): not more to do. */
+const DISCLOSES = new Set<ElementInfo['role']>(['tab', 'checkbox', 'radio', 'option', 'select']);
 
 /** Tokens the done question may generate: `{"done":"yes"}`. */
 const DONE_TOKENS = 12;
@@ -107,6 +116,34 @@ export class StepChecks {
     if (fresh || !reloaded || earlier.length === 0) return fresh;
     const still = after.outline.flatMap((e) => (e.kind === 'text' && earlier.includes(e.text) ? [e.text] : []));
     return refusal(still.join('\n'));
+  }
+
+  /**
+   * Whether the act finished the task: every part of it named by an act that worked, the last act one
+   * that sends (a click or Enter) unless the task is one part, and the act opened nothing new on the
+   * same page (a confirmation, a dialog still to answer) unless it was a tab, a box or an option, whose
+   * new elements are what it chose.
+   */
+  async allPartsDone(action: StepAction, before: PageState, info: ElementInfo | undefined): Promise<boolean> {
+    const { memory, row } = this.run;
+    const parts = taskParts(row.task).length;
+    if (doneParts(row.task, memory).size < parts) return false;
+    if (parts > 1 && memory.unsent) return false;
+    const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
+    if (parts > 1 && !sends) return false;
+    // A list the task names an option of, sent on another ("the billing team", “To” on “Customer support”).
+    const lists = before.outline.flatMap((e) => (e.kind === 'element' ? [e.info] : []));
+    if (sends && choicesLeft(row.task, lists).length > 0) return false;
+    const after = await this.systems.browser.observe(false);
+    if (after.url !== before.url) return true;
+    // A dialog that opened asks for more; one that closed (the page behind it back) was the end.
+    if (after.modal) return false;
+    if (before.modal) return true;
+    // What a collapsed control opens (a menu, a list) is a choice still to make, never the end.
+    if (info?.expanded === false) return false;
+    // What a tab, a box or an option shows is what was chosen; what a button opens may ask for more.
+    if (info && DISCLOSES.has(info.role)) return true;
+    return !after.outline.some((e) => e.kind === 'element' && e.fresh);
   }
 
   /** One question after the step; undefined when the model gave no answer (a failure is a no). */

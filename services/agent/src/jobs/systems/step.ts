@@ -21,7 +21,6 @@ import {
   sayAction,
   whatChanged,
 } from '../../domain/compact.js';
-import { choicesLeft } from '../../domain/form-values.js';
 import {
   describeAction,
   LOOP_FAIL,
@@ -84,8 +83,6 @@ const MAX_CAPACITY_WAITS = 60;
 const CAPACITY_WAIT_MS = 5_000;
 /** Of a step's message, the characters its debug event keeps. */
 const MODEL_INPUT_SHOWN = 16_000;
-/** Roles whose act shows what it chose (a tab's panel, a box's own fields): nothing new to answer. */
-const DISCLOSES = new Set<ElementInfo['role']>(['tab', 'checkbox', 'radio', 'option', 'select']);
 /** The lab arm `compact-plan`'s plan: one sentence. */
 const PLAN_TOKENS = 48;
 
@@ -385,7 +382,7 @@ export class StepSystem {
         ? await this.checks.refused(this.before, this.documents > 0, memory.pageRefused)
         : undefined;
     if (refused) rememberRefusal(run.row.task, memory, refused);
-    else if (worked && acts && (await this.allPartsDone(action, page, info))) {
+    else if (worked && acts && (await this.checks.allPartsDone(action, page, info))) {
       await this.systems.output.finish(
         { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
         [],
@@ -421,35 +418,6 @@ export class StepSystem {
     return true;
   }
 
-  /**
-   * Whether the act finished the task: every part of it named by an act that worked, the last act one
-   * that sends (a click or Enter) unless the task is one part, and the act opened nothing new on the
-   * same page (a confirmation, a dialog still to answer) unless it was a tab, a box or an option, whose
-   * new elements are what it chose.
-   */
-  private async allPartsDone(action: StepAction, before: PageState, info: ElementInfo | undefined): Promise<boolean> {
-    const { memory, row } = this.run;
-    const parts = taskParts(row.task).length;
-    if (doneParts(row.task, memory).size < parts) return false;
-    if (parts > 1 && memory.unsent) return false;
-    const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
-    if (parts > 1 && !sends) return false;
-    // A list the task names an option of, sent on another ("the billing team", “To” on “Customer support”).
-    const lists = before.outline.flatMap((e) => (e.kind === 'element' ? [e.info] : []));
-    if (sends && choicesLeft(row.task, lists).length > 0) return false;
-    const after = await this.systems.browser.observe(false);
-    if (after.url !== before.url) return true;
-    // A dialog that opened asks for more; one that closed (the page behind it back) was the end.
-    if (after.modal) return false;
-    if (before.modal) return true;
-    // What a collapsed control opens (a menu, a list) is a choice still to make, never the end.
-    if (info?.expanded === false) return false;
-    // What a tab, a box or an option shows is what was chosen; what a button opens may ask for more.
-    if (info && DISCLOSES.has(info.role)) return true;
-    return !after.outline.some((e) => e.kind === 'element' && e.fresh);
-  }
-
-  /** The one-token question after an act: yes finishes the run with what was done, no goes on. */
   /** A model call's tokens, on the run and its metering (priced at zero, counted). */
   private charge(result: StepResult): void {
     this.run.inputTokens += BigInt(result.usage.inputTokens);
