@@ -267,3 +267,18 @@ test('a value the page itself says is what it is about: held, not one to enter',
   rememberPage(task, memory, 'Choose a delivery day for order A-2291');
   assert.deepEqual(memory.typed, ['A-2291'], 'once');
 });
+
+test("a clause that only forbids is no part; a row's button holds its row's words", () => {
+  const task = 'Delete the draft called "Q3 supplier notes", and no other draft.';
+  assert.deepEqual(taskParts(task), ['Delete the draft called "Q3 supplier notes"']);
+  const memory = emptyMemory();
+  const row = { role: 'button', name: 'Delete', context: 'Q3 supplier notes 4 Nov 2026', key: 'b1' } as const;
+  rememberAct(task, memory, {
+    action: { action: 'click', index: 1 },
+    info: row,
+    said: 'clicked',
+    worked: true,
+    documents: 0,
+  });
+  assert.deepEqual(valuesLeft(taskParts(task)[0] as string, memory.typed), []);
+});

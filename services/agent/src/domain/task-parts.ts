@@ -81,6 +81,8 @@ function clauses(task: string): string[] {
       parts[parts.length - 1] += ` and ${c}`;
       continue;
     }
+    // A clause that only forbids ("and no other draft", "but not the old one") is no act of its own.
+    if (/^(?:but\s+)?(?:no|not|never|nothing|none|without|don't|do not)\b/i.test(c) && parts.length > 0) continue;
     const text = lead ? `${lead}, ${c}` : c;
     lead = undefined;
     // A verb inside quotes is a name (“Choose a language”), not an act.
@@ -353,7 +355,7 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
       : action.action === 'select'
         ? action.option
         : action.action === 'click'
-          ? info?.name
+          ? [info?.name, info?.context].filter(Boolean).join(' ') || undefined
           : undefined;
   if (entered) memory.typed = [...(memory.typed ?? []), entered].slice(-50);
   if (action.action === 'type' && info?.name)
