@@ -117,6 +117,13 @@ f.addEventListener('submit', (event) => {
     ),
   '/required-form': () =>
     page('Send', `<form action=/article><input name=q aria-label=Query required><button>Send</button></form>`),
+  // A question that opens and closes its answer, as a FAQ's accordion does.
+  '/toggle': () =>
+    page(
+      'FAQ',
+      `<button aria-expanded=false onclick="this.ariaExpanded = String(answer.hidden); answer.hidden = !answer.hidden">Shipping?</button>
+<p id=answer hidden>Two days.</p>`,
+    ),
   // A tab strip whose second tab shows a panel with a button of its own.
   '/tab-strip': () =>
     page(

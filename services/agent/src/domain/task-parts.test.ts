@@ -282,3 +282,9 @@ test("a clause that only forbids is no part; a row's button holds its row's word
   });
   assert.deepEqual(valuesLeft(taskParts(task)[0] as string, memory.typed), []);
 });
+
+test('a clause that names the source of an answer leads the question after it', () => {
+  const task =
+    "According to the shop's FAQ, within how many days of delivery can I return an item I have already opened?";
+  assert.deepEqual(taskParts(task), [task.replace(/\?$/, '?')]);
+});

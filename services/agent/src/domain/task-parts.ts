@@ -93,8 +93,8 @@ function clauses(task: string): string[] {
   return parts;
 }
 
-/** A clause that starts by saying where. */
-const WHERE = /^(?:in|on|at|from|inside|within|under|below|above)\b/i;
+/** A clause that starts by saying where (or from what source). */
+const WHERE = /^(?:in|on|at|from|inside|within|under|below|above|according to)\b/i;
 
 /** A clause with a verb of an act in it: an act of its own, wherever it starts. */
 const ACT_VERB =

@@ -229,6 +229,19 @@ describe('StepSystem', () => {
     assert.ok(kinds.includes('done_check'), 'the question is an event');
   });
 
+  test('compact: an act done twice before from the same page, between others (a toggle), is refused a third time', async () => {
+    const task = 'Make the answer react';
+    scripts.set(task, (request) =>
+      isDoneQuestion(request) ? { done: 'no' } : { step: { action: 'click', target: 'Shipping?' } },
+    );
+    const { run, next } = await stepRun(task, '/toggle', { profile: 'compact' });
+    for (let i = 0; i < 4; i++) await next();
+    assert.equal(run.memory.refusals ?? 0, 0, 'four clicks, each opened or closed the answer');
+    await next();
+    assert.equal(run.memory.refusals, 1, 'the fifth, a third from the closed page, is refused');
+    assert.match(run.memory.results[0] ?? '', /not done again, it was done from this same page 2 times/);
+  });
+
   test('compact: a third blind repeat is refused and not offered again; a second refusal ends the run', async () => {
     const task = 'Make the page react';
     scripts.set(task, (request) => {

@@ -329,12 +329,16 @@ export class StepSystem {
     const said = sayAction(action, info, info?.label);
     if (await this.finishesEarly(action)) return this.afterStep();
     const key = `${page.fingerprint}|${describeAction(action)}`;
-    const times = repeats(memory.recent, key);
+    // Run twice in a row on a page it left as it was, or twice before from this same page between other
+    // acts (a toggle opened and closed, a round trip): a third time is refused.
+    const stuck = repeats(memory.recent, key) >= COMPACT_REPEATS;
+    const times = stuck ? repeats(memory.recent, key) : memory.recent.filter((k) => k === key).length;
+    const why = stuck ? `changed nothing the last ${times} times` : `was done from this same page ${times} times`;
     if (times >= COMPACT_REPEATS) {
       memory.refusals = (memory.refusals ?? 0) + 1;
       const before = memory.refused?.fingerprint === page.fingerprint ? memory.refused.actions : [];
       memory.refused = { fingerprint: page.fingerprint, actions: [...before, describeAction(action)].slice(-20) };
-      await run.event('step', 'dead_end', `refused: ${describeAction(action)} changed nothing ${times} times`, {
+      await run.event('step', 'dead_end', `refused: ${describeAction(action)} ${why}`, {
         times,
         refusals: memory.refusals,
       });
@@ -344,7 +348,7 @@ export class StepSystem {
           message: `The model kept choosing actions that changed nothing (${describeAction(action)}, ${times} times).`,
         });
       this.before = undefined;
-      memory.results = [`${said}: not done again, it changed nothing the last ${times} times`];
+      memory.results = [`${said}: not done again, it ${why}`];
       memory.nudge = 'Choose another element or action.';
       await this.failed(true);
       return this.afterStep();
