@@ -343,10 +343,25 @@ describe('PlaywrightDriver', () => {
       );
       assert.deepEqual(incomplete, [
         ['Send', true],
-        ['Anyway', false],
+        ['Anyway', true], // novalidate, but every box of it empty: it would send nothing
         ['Ready', false],
         ['Plain', false],
       ]);
+      await page.setContent(`<form><input name=q aria-label=Search><button>Go</button></form>
+<form><input name=c aria-label=Coupon><label><input type=radio name=r checked> Express</label><button>Pay</button></form>
+<form><input name=a required><button>Send</button><textarea name=t></textarea></form>`);
+      const empty = (await driver.observe()).outline.flatMap((e) =>
+        e.kind === 'element' && e.info.role === 'button' ? [[e.info.name, e.info.incomplete ?? false]] : [],
+      );
+      assert.deepEqual(
+        empty,
+        [
+          ['Go', true],
+          ['Pay', false],
+          ['Send', true],
+        ],
+        'a form of empty text boxes alone',
+      );
       await page.fill('input[name=a]', 'now filled');
       const filled = (await driver.observe()).outline.find((e) => e.kind === 'element' && e.info.name === 'Send');
       assert.equal(filled?.kind === 'element' && filled.info.incomplete, undefined, 'filled: offered again');

@@ -344,6 +344,20 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     const form = submitter ? (control as HTMLButtonElement | HTMLInputElement).form : null;
     if (form && !form.noValidate && !(control as HTMLButtonElement).formNoValidate && form.matches(':invalid'))
       info.incomplete = true;
+    // A form of text boxes alone, every one empty (a search box, a sign-in): sending it sends nothing.
+    if (form) {
+      const fields = Array.from(form.elements).filter(
+        (f) =>
+          (f instanceof HTMLInputElement && f.type !== 'hidden' && !BUTTON_INPUTS.has(f.type)) ||
+          f instanceof HTMLTextAreaElement ||
+          f instanceof HTMLSelectElement,
+      ) as Array<HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>;
+      const texts = fields.filter(
+        (f) => !(f instanceof HTMLSelectElement) && !CHECKABLE.has(f.type) && f.type !== 'file',
+      );
+      if (texts.length > 0 && texts.length === fields.length && texts.every((f) => f.value === ''))
+        info.incomplete = true;
+    }
     if (role === 'link' && el instanceof HTMLAnchorElement) {
       const href = el.getAttribute('href')?.trim() ?? '';
       // A link of "#" or "javascript:" is a button in disguise: it is not a way to this page.

@@ -85,7 +85,7 @@ export function elementLine(label: string, info: ElementInfo, task = ''): string
   if (info.readonly && info.role === 'textbox') line += ' read-only (click it to choose)';
   if (info.required) line += ' required';
   if (info.disabled) line += ' disabled';
-  else if (info.incomplete) line += ' (the form is not complete: fill its required fields first)';
+  else if (info.incomplete) line += ' (its form is empty or not complete: fill it first)';
   if (info.current) line += ' (this page)';
   return line;
 }
