@@ -288,3 +288,11 @@ test('a clause that names the source of an answer leads the question after it', 
     "According to the shop's FAQ, within how many days of delivery can I return an item I have already opened?";
   assert.deepEqual(taskParts(task), [task.replace(/\?$/, '?')]);
 });
+
+test('a full stop after an initial or a title ends no sentence', () => {
+  assert.deepEqual(taskParts("Find Ursula K. Le Guin's The Left Hand of Darkness and add it to the cart."), [
+    "Find Ursula K. Le Guin's The Left Hand of Darkness",
+    'add it to the cart',
+  ]);
+  assert.deepEqual(taskParts('Book Dr. Ames. Pay by card.'), ['Book Dr. Ames', 'Pay by card']);
+});

@@ -74,7 +74,10 @@ export function goalPart(task: string): number | undefined {
 function clauses(task: string): string[] {
   const parts: string[] = [];
   let lead: string | undefined;
-  for (const clause of task.trim().split(/(\s+(?:and|then)\s+|[,;]|\.\s+(?=\S))/i)) {
+  // A full stop after an initial or a title ("Ursula K. Le Guin", "Dr. Ames") ends no sentence.
+  for (const clause of task
+    .trim()
+    .split(/(\s+(?:and|then)\s+|[,;]|(?<!\b(?:\p{Lu}|Mr|Mrs|Ms|Dr|St|Prof))\.\s+(?=\S))/iu)) {
     const c = clause.trim().replace(/\.$/, '');
     if (!/\p{L}/u.test(c) || /^(?:and|then)$/i.test(c)) continue;
     if (/^(?:again|also|too)\b/i.test(c) && parts.length > 0 && !lead) {
