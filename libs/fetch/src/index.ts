@@ -22,3 +22,14 @@ export {
   versionOf,
 } from './identity.js';
 export { DESKTOP_USER_AGENT, MOBILE_USER_AGENT, type RawResponse, type Redirect } from './request.js';
+export {
+  type Attempt,
+  afterAttempt,
+  backoffMs,
+  MAX_ATTEMPTS,
+  newWebhookSecret,
+  postWebhook,
+  retryAfterMs,
+  retryable,
+  signatureHeaders,
+} from './webhooks.js';

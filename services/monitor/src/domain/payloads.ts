@@ -3,7 +3,7 @@
 // and the generic webhook's JSON signed per Standard Webhooks. Pure but for
 // the signature's clock.
 import { randomUUID } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { signatureHeaders } from '@wap/fetch';
 import { diffLines, type TextDiff } from './diff.js';
 import type { Target } from './targets.js';
 
@@ -108,14 +108,5 @@ export function requestFor(
   if (target.kind === 'slack') return { body: JSON.stringify(slackBody(change)), headers: json };
   if (!secret) throw new Error('a webhook target needs its signing secret');
   const body = JSON.stringify(webhookBody(change));
-  const signature = new Webhook(secret).sign(messageId, now, body);
-  return {
-    body,
-    headers: {
-      ...json,
-      'webhook-id': messageId,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': signature,
-    },
-  };
+  return { body, headers: { ...json, ...signatureHeaders(secret, messageId, body, now) } };
 }

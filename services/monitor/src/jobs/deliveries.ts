@@ -3,15 +3,13 @@
 // target's wire format through the egress guard, retried with backoff on
 // 5xx, 429 (honouring Retry-After) and network failures, every attempt
 // logged on the delivery.
-import type { FetchAgent } from '@wap/fetch';
+import { type Attempt, afterAttempt, type FetchAgent, postWebhook } from '@wap/fetch';
 import type { Logger } from '@wap/log';
 import { unsealText } from '@wap/sealed';
 import { PeriodicJob } from '@wap/service';
-import { request } from 'undici';
 import { storedDiff } from '../domain/diff.js';
 import type { SnapshotLinks } from '../domain/links.js';
 import { requestFor } from '../domain/payloads.js';
-import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from '../domain/retry.js';
 import { TARGET_PURPOSE, type Target } from '../domain/targets.js';
 import type { Delivery } from '../generated/prisma/client.js';
 import type { DeliveryStore } from '../store/deliveries.js';
@@ -28,10 +26,9 @@ export interface DeliveryDeps {
 }
 
 const LEASE_MS = 60_000;
-const SEND_TIMEOUT_MS = 15_000;
 
 /** One attempt: the answer's status (0 without one) and its Retry-After. */
-async function send(deps: DeliveryDeps, delivery: Delivery) {
+async function send(deps: DeliveryDeps, delivery: Delivery): Promise<Attempt> {
   const subject = await deps.deliveries.subject(delivery);
   if (!subject) return { status: -1, error: 'the monitor is gone' };
   const { monitor, snapshot } = subject;
@@ -56,40 +53,16 @@ async function send(deps: DeliveryDeps, delivery: Delivery) {
     // Every attempt of one delivery is one message: a receiver that got an attempt whose answer was lost drops the next.
     `msg_${delivery.id}`,
   );
-  try {
-    const answer = await request(target.url, {
-      method: 'POST',
-      headers: { ...built.headers, 'user-agent': 'web-access-monitor/1.0' },
-      body: built.body,
-      dispatcher: deps.agent.dispatcher,
-      headersTimeout: SEND_TIMEOUT_MS,
-      bodyTimeout: SEND_TIMEOUT_MS,
-    });
-    await answer.body.dump();
-    const after = answer.headers['retry-after'];
-    return { status: answer.statusCode, retryAfter: typeof after === 'string' ? after : undefined };
-  } catch (err) {
-    return { status: 0, error: (err as Error).message.slice(0, 200) };
-  }
+  return postWebhook(deps.agent, target.url, built.body, { ...built.headers, 'user-agent': 'web-access-monitor/1.0' });
 }
 
 export async function deliverOnce(deps: DeliveryDeps, delivery: Delivery): Promise<void> {
   const outcome = await send(deps, delivery);
   const attempts = delivery.attempts + 1;
-  const log: object[] = [
-    ...((delivery.log as object[] | null) ?? []),
-    { at: new Date().toISOString(), status: outcome.status, ...('error' in outcome && { error: outcome.error }) },
-  ];
-  const ok = outcome.status >= 200 && outcome.status < 300;
-  const again = !ok && retryable(outcome.status) && attempts < MAX_ATTEMPTS;
-  const wait = again ? backoffMs(attempts, retryAfterMs('retryAfter' in outcome ? outcome.retryAfter : undefined)) : 0;
-  await deps.deliveries.attempted(delivery.id, {
-    attempts,
-    log,
-    status: ok ? 'delivered' : again ? 'pending' : 'failed',
-    nextAttempt: new Date(Date.now() + wait),
-  });
-  if (!ok && !again)
+  const next = afterAttempt(outcome, attempts);
+  const log: object[] = [...((delivery.log as object[] | null) ?? []), next.entry];
+  await deps.deliveries.attempted(delivery.id, { attempts, log, status: next.status, nextAttempt: next.nextAttempt });
+  if (next.status === 'failed')
     deps.log.warn({ deliveryId: delivery.id, status: outcome.status, attempts }, 'notification not delivered');
 }
 

@@ -1,8 +1,9 @@
 // CreateMonitor: the schedule, target and scrape settings checked, the plan's
 // shortest interval and monitor cap enforced, the target sealed.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
+import { newWebhookSecret } from '@wap/fetch';
 import { checkUrl } from '@wap/netguard';
 import { ENGINE_NAMES, lowestPlanForMonitorInterval, PLANS, plans } from '@wap/plans';
 import { monitor as proto } from '@wap/proto';
@@ -33,7 +34,7 @@ export const createMonitor =
     if (gap < limits.monitorIntervalMs)
       throw new ApiError('plan_required', { plan: lowestPlanForMonitorInterval(gap) ?? 'scale', current: plan });
     const id = randomUUID();
-    const secret = target.kind === 'webhook' ? `whsec_${randomBytes(32).toString('base64')}` : undefined;
+    const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
     const now = new Date();
     const row = await store.create(
       {

@@ -1,7 +1,7 @@
 // The retry policy: which answers are tried again, how long the wait grows, and that Retry-After is a floor.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from './retry.js';
+import { backoffMs, MAX_ATTEMPTS, retryAfterMs, retryable } from './webhooks.js';
 
 test('5xx, 429 and no answer are tried again; other answers are final', () => {
   for (const s of [0, 429, 500, 502, 503]) assert.equal(retryable(s), true, String(s));
