@@ -17,6 +17,7 @@ import { cacheSweeper } from './jobs/cache-sweep.js';
 import { crawlSweeper } from './jobs/crawl-sweep.js';
 import { CrawlWorker } from './jobs/crawl-worker.js';
 import { Frontier, type FrontierMessage } from './jobs/frontier.js';
+import { webhookSender } from './jobs/webhook-sender.js';
 import { warmSitemapParser } from './pipeline/site-files.js';
 import { type CrawlDeps, crawlService } from './rpc/index.js';
 import { CrawlStore } from './store/crawls.js';
@@ -26,6 +27,10 @@ import { PageCache } from './store/page-cache.js';
 import { PageStore } from './store/pages.js';
 import { SearchIndex } from './store/search-index.js';
 import { UrlStore } from './store/urls.js';
+import { WebhookStore } from './store/webhooks.js';
+
+/** How often a replica looks for crawl webhooks due: a crawl's end reaches its receiver within about this. */
+const WEBHOOK_POLL_MS = 1_000;
 
 export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink, log: Logger) {
   const allow = AllowList.parse(config.EGRESS_ALLOW);
@@ -107,6 +112,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
       },
     ),
     cacheSweeper(cache, log, { intervalMs: config.PAGE_CACHE_SWEEP }),
+    webhookSender({ webhooks: new WebhookStore(db), agent, log }, WEBHOOK_POLL_MS),
   ];
   return {
     deps,

@@ -2016,6 +2016,21 @@ export interface operations {
                         /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
                         parsePDF?: boolean;
                     };
+                    /** @description Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts. */
+                    webhook?: (string | {
+                        /** @description An https URL; each request is signed per Standard Webhooks. */
+                        url: string;
+                        /** @description Sent with each delivery (at most 20), e.g. the receiver’s own authorization. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description Echoed as `metadata` in every event (at most 4 KiB of JSON). */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet. */
+                        events?: ("started" | "page" | "completed" | "failed")[];
+                    }) | null;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
                     origin?: string;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one. */
@@ -2039,6 +2054,8 @@ export interface operations {
                         id: string;
                         /** @description Where the crawl answers (`GET /v1/crawl/{id}`), as Firecrawl answers it. */
                         url: string;
+                        /** @description `whsec_…`, with a webhook: verify each delivery with it (Standard Webhooks). A retried start answers the same one. */
+                        webhookSecret?: string;
                         crawl: {
                             id: string;
                             /**
@@ -4288,6 +4305,21 @@ export interface operations {
                      * @default 4
                      */
                     maxConcurrency?: number;
+                    /** @description Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts. */
+                    webhook?: (string | {
+                        /** @description An https URL; each request is signed per Standard Webhooks. */
+                        url: string;
+                        /** @description Sent with each delivery (at most 20), e.g. the receiver’s own authorization. */
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        /** @description Echoed as `metadata` in every event (at most 4 KiB of JSON). */
+                        metadata?: {
+                            [key: string]: unknown;
+                        };
+                        /** @description The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet. */
+                        events?: ("started" | "page" | "completed" | "failed")[];
+                    }) | null;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
                     origin?: string;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one. */
@@ -4313,6 +4345,8 @@ export interface operations {
                         url: string;
                         /** @description With `ignoreInvalidURLs`: the URLs left out. */
                         invalidURLs?: string[];
+                        /** @description `whsec_…`, with a webhook: verify each delivery with it (Standard Webhooks). A retried start answers the same one. */
+                        webhookSecret?: string;
                         crawl: {
                             id: string;
                             /**

@@ -886,6 +886,13 @@ export const OPERATIONS = {
         "description": "Pages of one host fetched at once."
       },
       {
+        "name": "webhook",
+        "in": "body",
+        "type": "json",
+        "required": false,
+        "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts."
+      },
+      {
         "name": "origin",
         "in": "body",
         "type": "string",
@@ -1017,6 +1024,13 @@ export const OPERATIONS = {
         "type": "object",
         "required": false,
         "description": "How each page is scraped (as for POST /v1/scrape)."
+      },
+      {
+        "name": "webhook",
+        "in": "body",
+        "type": "json",
+        "required": false,
+        "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts."
       },
       {
         "name": "origin",

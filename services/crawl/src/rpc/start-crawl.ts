@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { create, toJson } from '@bufbuild/protobuf';
 import { priceMeter } from '@wap/billing';
+import { headerProblem, newWebhookSecret } from '@wap/fetch';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl } from '@wap/proto';
 import { checkModelFormats } from '../clients/model-formats.js';
@@ -8,6 +9,7 @@ import { DEFAULT_MAX_PER_HOST } from '../domain/crawl-options.js';
 import { compilePatterns, urlKey } from '../domain/scope.js';
 import { formatsOf } from '../pipeline/scrape.js';
 import type { CrawlRow } from '../store/crawls.js';
+import { type StoredWebhook, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhooks.js';
 import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
@@ -24,6 +26,7 @@ export const startCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
     const { options, start, key, more } = parseStartCrawl(req, deps.allow);
+    const webhook = parseWebhook(req.webhook, deps.allow);
     // Each page's model formats are asked of the agent: a model or schema it cannot use is refused now.
     const scrape = options.scrapeOptions ?? create(crawl.ScrapeOptionsSchema, {});
     await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(scrape), scrape);
@@ -39,8 +42,9 @@ export const startCrawl =
       reference: id,
     });
     let row: CrawlRow;
+    let webhookSecret: string | undefined;
     try {
-      ({ crawl: row } = await deps.crawls.create({
+      ({ crawl: row, webhookSecret } = await deps.crawls.create({
         id,
         workspaceId: req.workspaceId,
         requestId: req.requestId,
@@ -51,6 +55,7 @@ export const startCrawl =
         limit: options.limit,
         deadlineAt: new Date(Date.now() + MAX_CRAWL_MS),
         sitemapsPending: options.sitemap !== crawl.SitemapMode.SKIP,
+        ...(webhook && { webhook }),
       }));
     } catch (err) {
       await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);
@@ -58,8 +63,46 @@ export const startCrawl =
     }
     // Published again on a retried start: the de-duplication window or the take makes it harmless.
     await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }, ...more]);
-    return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, row, false) });
+    return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, row, false), webhookSecret });
   };
+
+const MAX_WEBHOOK_HEADERS = 20;
+const MAX_WEBHOOK_METADATA_BYTES = 4_096;
+
+/**
+ * A crawl's webhook checked before anything is held: a URL the egress guard lets through (https;
+ * plain http only where an egress allow-list is set, as for monitors' webhooks), headers that
+ * can be sent, metadata of at most 4 KiB, known events; a new secret signs its deliveries.
+ */
+export function parseWebhook(hook: crawl.CrawlWebhook | undefined, allow: AllowList): StoredWebhook | undefined {
+  if (!hook) return undefined;
+  const url = checkUrl(hook.url, { allow, field: 'webhook.url' });
+  const plainHttp = !allow.empty && url.protocol === 'http:';
+  if (url.protocol !== 'https:' && !plainHttp) invalid('webhook.url', 'an https URL');
+  if (url.username || url.password) invalid('webhook.url', 'no credentials in the URL: send them in `headers`');
+  const headers = Object.entries(hook.headers);
+  if (headers.length > MAX_WEBHOOK_HEADERS) invalid('webhook.headers', `at most ${MAX_WEBHOOK_HEADERS}`);
+  for (const [name, value] of headers) {
+    const problem = headerProblem(name, value);
+    if (problem) invalid(`webhook.headers.${name}`, problem);
+  }
+  const metadata = hook.metadata ?? {};
+  if (JSON.stringify(metadata).length > MAX_WEBHOOK_METADATA_BYTES)
+    invalid('webhook.metadata', `at most ${MAX_WEBHOOK_METADATA_BYTES} bytes of JSON`);
+  const events = [...new Set(hook.events)];
+  const unknown = events.findIndex((e) => !WEBHOOK_EVENTS.includes(e as WebhookEvent));
+  if (unknown >= 0) invalid(`webhook.events.${unknown}`, `one of ${WEBHOOK_EVENTS.join(', ')}`);
+  // A page's document is rendered by the gateway; its event is not sent yet (docs/crawl.md, "Webhooks").
+  const page = events.indexOf('page');
+  if (page >= 0) invalid(`webhook.events.${page}`, '`page` is not offered by this server yet: read the pages by id');
+  return {
+    url: url.href,
+    headers: hook.headers,
+    metadata: metadata as Record<string, unknown>,
+    events: events as WebhookEvent[],
+    secret: newWebhookSecret(),
+  };
+}
 
 /**
  * The request checked before anything is held: an operation to bill, a limit

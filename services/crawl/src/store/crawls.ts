@@ -4,10 +4,20 @@
 // does (urls.ts): URL rows first, then the crawl row.
 import { type CrawlDatabase, firstRow } from './database.js';
 import type { NewUrl } from './deliveries.js';
+import { queueWebhook, type StoredWebhook } from './webhooks.js';
 
 export type CrawlStatus = 'running' | 'cancelled' | 'settled';
 /** How a crawl ended; `failed`: nothing in scope was left, none of it delivered, and the start page failed. */
 export type CrawlOutcome = 'completed' | 'failed' | 'limit_reached' | 'cancelled' | 'expired';
+
+/** Whether an outcome is a crawl's success (its webhook's `completed`) or not (`failed`). */
+const ENDED: Record<CrawlOutcome, boolean> = {
+  completed: true,
+  limit_reached: true,
+  failed: false,
+  cancelled: false,
+  expired: false,
+};
 
 export interface CrawlRow {
   id: string;
@@ -52,14 +62,17 @@ export class CrawlStore {
     deadlineAt: Date;
     /** The crawl reads its start page's sitemaps (added after that page is delivered). */
     sitemapsPending: boolean;
-  }): Promise<{ crawl: CrawlRow; created: boolean }> {
+    /** Where its events are posted; `started` is queued with the crawl. */
+    webhook?: StoredWebhook;
+  }): Promise<{ crawl: CrawlRow; created: boolean; webhookSecret?: string }> {
+    const secret = `webhook->>'secret' AS "webhookSecret"`;
     return this.db.transaction(async (tx) => {
-      const inserted = await firstRow<CrawlRow>(
+      const inserted = await firstRow<CrawlRow & { webhookSecret: string | null }>(
         tx,
         `INSERT INTO crawls (id, workspace_id, request_id, url, options, hold_id, "limit", discovered, deadline_at,
-                             sitemaps_pending)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $8, $9)
-         ON CONFLICT (workspace_id, request_id) DO NOTHING RETURNING ${CRAWL_COLUMNS}`,
+                             sitemaps_pending, webhook)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $8, $9, $11)
+         ON CONFLICT (workspace_id, request_id) DO NOTHING RETURNING ${CRAWL_COLUMNS}, ${secret}`,
         [
           c.id,
           c.workspaceId,
@@ -71,16 +84,18 @@ export class CrawlStore {
           c.deadlineAt,
           c.sitemapsPending,
           1 + (c.more?.length ?? 0),
+          c.webhook ? JSON.stringify(c.webhook) : null,
         ],
       );
       if (!inserted) {
-        const first = await firstRow<CrawlRow>(
+        const first = await firstRow<CrawlRow & { webhookSecret: string | null }>(
           tx,
-          `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE workspace_id = $1 AND request_id = $2`,
+          `SELECT ${CRAWL_COLUMNS}, ${secret} FROM crawls WHERE workspace_id = $1 AND request_id = $2`,
           [c.workspaceId, c.requestId],
         );
         if (!first) throw new Error('crawl vanished during an idempotent start');
-        return { crawl: first, created: false };
+        const { webhookSecret, ...crawl } = first;
+        return { crawl, created: false, ...(webhookSecret && { webhookSecret }) };
       }
       const all = [c.start, ...(c.more ?? [])];
       await tx.query(
@@ -88,7 +103,9 @@ export class CrawlStore {
          SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[])`,
         [c.id, all.map((u) => u.key), all.map((u) => u.url), all.map((u) => u.host), all.map((u) => u.depth)],
       );
-      return { crawl: inserted, created: true };
+      await queueWebhook(tx, c.id, 'started', { success: true });
+      const { webhookSecret, ...crawl } = inserted;
+      return { crawl, created: true, ...(webhookSecret && { webhookSecret }) };
     });
   }
 
@@ -217,6 +234,10 @@ export class CrawlStore {
           WHERE id = $1`,
         [crawlId, outcome, rowCount ?? 0],
       );
+      await queueWebhook(tx, crawlId, ENDED[outcome] ? 'completed' : 'failed', {
+        success: ENDED[outcome],
+        ...(!ENDED[outcome] && { error: `The crawl ended ${outcome}.` }),
+      });
       return { completed: row.completed, outcome, closedNow: true };
     });
   }

@@ -116,7 +116,7 @@ const errors: Translation = {
   },
 };
 
-/** v2's batch request: the scrape options at its top level, as ours; a webhook is not offered yet. */
+/** v2's batch request: the scrape options and the webhook at its top level, as ours. */
 const batchStart: Translation = { request: (input) => withBody(input, scrapeOptionsOf) };
 
 /** The most pages one extract reads: its answer is merged from one status read of the batch. */
@@ -132,6 +132,8 @@ const extractStart: Translation = {
   request: (input) =>
     withBody(input, (sent) => {
       const { urls, prompt, schema, systemPrompt, scrapeOptions, ...body } = withoutInert(sent);
+      // The batch's events are not an extract's (`extract.completed`): refused rather than sent in the wrong shape.
+      if (body.webhook !== undefined) refuse('webhook', 'not offered by this server on extract: poll its status');
       if (Array.isArray(urls)) {
         const pattern = urls.findIndex((u) => typeof u === 'string' && u.includes('*'));
         if (pattern >= 0) refuse(`urls.${pattern}`, 'patterns are not offered by this server: list the pages');

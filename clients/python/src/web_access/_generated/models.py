@@ -338,6 +338,10 @@ class CrawlResponse(Model):
     """
     Where the crawl answers (`GET /v1/crawl/{id}`), as Firecrawl answers it.
     """
+    webhook_secret: Annotated[str | None, Field(alias="webhookSecret")] = None
+    """
+    `whsec_…`, with a webhook: verify each delivery with it (Standard Webhooks). A retried start answers the same one.
+    """
     crawl: CrawlResponseCrawl
 
 
@@ -471,6 +475,29 @@ class CrawlRequestScrapeOptions(Model):
     """
 
 
+class CrawlRequestWebhook(Model):
+    """
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+    """
+
+    url: str
+    """
+    An https URL; each request is signed per Standard Webhooks.
+    """
+    headers: dict[str, str] | None = None
+    """
+    Sent with each delivery (at most 20), e.g. the receiver’s own authorization.
+    """
+    metadata: dict[str, Any] | None = None
+    """
+    Echoed as `metadata` in every event (at most 4 KiB of JSON).
+    """
+    events: list[Literal["started", "page", "completed", "failed"]] | None = None
+    """
+    The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet.
+    """
+
+
 class CrawlRequest(Model):
     url: str
     """
@@ -525,6 +552,10 @@ class CrawlRequest(Model):
     ] = None
     """
     How each page is scraped (as for POST /v1/scrape).
+    """
+    webhook: str | CrawlRequestWebhook | None = None
+    """
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
     """
     origin: str | None = None
     """
@@ -1103,6 +1134,10 @@ class BatchScrapeResponse(Model):
     """
     With `ignoreInvalidURLs`: the URLs left out.
     """
+    webhook_secret: Annotated[str | None, Field(alias="webhookSecret")] = None
+    """
+    `whsec_…`, with a webhook: verify each delivery with it (Standard Webhooks). A retried start answers the same one.
+    """
     crawl: BatchScrapeResponseCrawl
 
 
@@ -1138,6 +1173,12 @@ class BatchScrapeRequestActionsScroll(ScrapeRequestActionsScroll):
 
 class BatchScrapeRequestParsersPdf(ScrapeRequestParsersPdf):
     pass
+
+
+class BatchScrapeRequestWebhook(CrawlRequestWebhook):
+    """
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+    """
 
 
 class BatchScrapeRequest(Model):
@@ -1243,6 +1284,10 @@ class BatchScrapeRequest(Model):
     max_concurrency: Annotated[int | None, Field(alias="maxConcurrency")] = 4
     """
     Pages of one host fetched at once.
+    """
+    webhook: str | BatchScrapeRequestWebhook | None = None
+    """
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
     """
     origin: str | None = None
     """

@@ -41,6 +41,7 @@ from .models import (
     BatchScrapeRequestFormatsJson,
     BatchScrapeRequestJsonOptions,
     BatchScrapeRequestParsersPdf,
+    BatchScrapeRequestWebhook,
     BatchScrapeResponse,
     ConnectVersionResponse,
     ConnectVersionSlashResponse,
@@ -49,6 +50,7 @@ from .models import (
     CrawlListResponse,
     CrawlRequest,
     CrawlRequestScrapeOptions,
+    CrawlRequestWebhook,
     CrawlResponse,
     CrawlResultsResponse,
     CrawlResultsResponseDatum,
@@ -1089,6 +1091,7 @@ class Crawl(CrawlWatch, SyncResource):
         max_concurrency: int | None = None,
         delay: float | None = None,
         scrape_options: CrawlRequestScrapeOptions | builtins.dict[str, Any] | None = None,
+        webhook: str | CrawlRequestWebhook | builtins.dict[str, Any] | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1117,6 +1120,7 @@ class Crawl(CrawlWatch, SyncResource):
             max_concurrency: Requests out to one host at once (pages being converted and stored do not count).
             delay: Seconds between two requests to one host; the site's robots.txt `Crawl-delay` wins when longer.
             scrape_options: How each page is scraped (as for POST /v1/scrape).
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1139,6 +1143,7 @@ class Crawl(CrawlWatch, SyncResource):
                 "maxConcurrency": max_concurrency,
                 "delay": delay,
                 "scrapeOptions": scrape_options,
+                "webhook": webhook,
                 "origin": origin,
                 "integration": integration,
             },
@@ -1383,6 +1388,7 @@ class Crawl(CrawlWatch, SyncResource):
         parse_pdf: bool | None = None,
         ignore_invalid_ur_ls: bool | None = None,
         max_concurrency: int | None = None,
+        webhook: str | BatchScrapeRequestWebhook | builtins.dict[str, Any] | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1417,6 +1423,7 @@ class Crawl(CrawlWatch, SyncResource):
             parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
             ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
             max_concurrency: Pages of one host fetched at once.
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1445,6 +1452,7 @@ class Crawl(CrawlWatch, SyncResource):
                 "parsePDF": parse_pdf,
                 "ignoreInvalidURLs": ignore_invalid_ur_ls,
                 "maxConcurrency": max_concurrency,
+                "webhook": webhook,
                 "origin": origin,
                 "integration": integration,
             },
@@ -1476,6 +1484,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
         max_concurrency: int | None = None,
         delay: float | None = None,
         scrape_options: CrawlRequestScrapeOptions | builtins.dict[str, Any] | None = None,
+        webhook: str | CrawlRequestWebhook | builtins.dict[str, Any] | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1504,6 +1513,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             max_concurrency: Requests out to one host at once (pages being converted and stored do not count).
             delay: Seconds between two requests to one host; the site's robots.txt `Crawl-delay` wins when longer.
             scrape_options: How each page is scraped (as for POST /v1/scrape).
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1526,6 +1536,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
                 "maxConcurrency": max_concurrency,
                 "delay": delay,
                 "scrapeOptions": scrape_options,
+                "webhook": webhook,
                 "origin": origin,
                 "integration": integration,
             },
@@ -1770,6 +1781,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
         parse_pdf: bool | None = None,
         ignore_invalid_ur_ls: bool | None = None,
         max_concurrency: int | None = None,
+        webhook: str | BatchScrapeRequestWebhook | builtins.dict[str, Any] | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1804,6 +1816,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
             ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
             max_concurrency: Pages of one host fetched at once.
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1832,6 +1845,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
                 "parsePDF": parse_pdf,
                 "ignoreInvalidURLs": ignore_invalid_ur_ls,
                 "maxConcurrency": max_concurrency,
+                "webhook": webhook,
                 "origin": origin,
                 "integration": integration,
             },

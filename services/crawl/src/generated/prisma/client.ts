@@ -65,6 +65,13 @@ export type CrawlUrl = Prisma.CrawlUrlModel
  */
 export type CrawlPage = Prisma.CrawlPageModel
 /**
+ * Model CrawlWebhookDelivery
+ * One event of a crawl's webhook, its body fixed when queued: the outbox a sender claims
+ * with SKIP LOCKED and tries until delivered or failed (docs/crawl.md, "Webhooks"). Its id
+ * is the `webhook-id` of every attempt.
+ */
+export type CrawlWebhookDelivery = Prisma.CrawlWebhookDeliveryModel
+/**
  * Model CrawlFailure
  * 
  */

@@ -6,6 +6,7 @@ import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { crawlObject, toCrawlJson } from './crawl-object.js';
 import { scrapeOptions, toScrapeOptions } from './scrape.js';
+import { toWebhook, webhookField, webhookSecretField } from './webhook.js';
 
 /** Pages one batch takes, and the longest URL of one: 2 MiB of URLs at most. */
 export const MAX_BATCH_URLS = 1_000;
@@ -24,6 +25,7 @@ const body = scrapeOptions.extend({
     .default(false)
     .describe('Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.'),
   maxConcurrency: z.number().int().min(1).max(20).default(4).describe('Pages of one host fetched at once.'),
+  webhook: webhookField,
   ...firecrawlBookkeeping,
 });
 
@@ -63,11 +65,12 @@ export const batchScrapeRow = capability({
     id: z.string(),
     url: z.string().describe('Where the batch answers (`GET /v1/batch/scrape/{id}`).'),
     invalidURLs: z.array(z.string()).optional().describe('With `ignoreInvalidURLs`: the URLs left out.'),
+    webhookSecret: webhookSecretField,
     crawl: crawlObject,
   }),
   errors: ['page_unreachable', 'quota_exceeded', 'capability_unavailable'],
   handler: async ({ principal, upstreams, operationId, signal, publicUrl }, { body: b }) => {
-    const { urls, ignoreInvalidURLs, maxConcurrency, origin: _o, integration: _i, ...options } = b;
+    const { urls, ignoreInvalidURLs, maxConcurrency, webhook, origin: _o, integration: _i, ...options } = b;
     const invalid = ignoreInvalidURLs ? urls.filter((u) => !scrapable(u)) : [];
     const kept = urls.filter((u) => !invalid.includes(u));
     const out = await upstreams.crawl.startCrawl(
@@ -79,6 +82,7 @@ export const batchScrapeRow = capability({
           maxConcurrencyPerHost: maxConcurrency,
           scrapeOptions: toScrapeOptions(options),
         }),
+        webhook: toWebhook(webhook),
       },
       { signal },
     );
@@ -88,6 +92,7 @@ export const batchScrapeRow = capability({
       id,
       url: batchLink(publicUrl, id),
       ...(ignoreInvalidURLs && { invalidURLs: invalid }),
+      ...(out.webhookSecret && { webhookSecret: out.webhookSecret }),
       crawl: toCrawlJson(out.crawl),
     };
   },

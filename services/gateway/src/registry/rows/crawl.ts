@@ -13,6 +13,7 @@ import {
   toCrawlJson,
 } from './crawl-object.js';
 import { pageUrl, scrapeOptions, toScrapeOptions } from './scrape.js';
+import { toWebhook, webhookField, webhookSecretField } from './webhook.js';
 
 /** The default `limit`: a crawl holds `limit` credits while it runs, so the default stays modest. */
 export const DEFAULT_CRAWL_LIMIT = 100;
@@ -86,6 +87,7 @@ const body = z.strictObject({
     .default(0)
     .describe("Seconds between two requests to one host; the site's robots.txt `Crawl-delay` wins when longer."),
   scrapeOptions: scrapeOptions.optional().describe('How each page is scraped (as for POST /v1/scrape).'),
+  webhook: webhookField,
   ...firecrawlBookkeeping,
 });
 
@@ -125,6 +127,7 @@ export const crawlRow = capability({
     success: z.literal(true),
     id: z.string(),
     url: z.string().describe('Where the crawl answers (`GET /v1/crawl/{id}`), as Firecrawl answers it.'),
+    webhookSecret: webhookSecretField,
     crawl: crawlObject,
   }),
   errors: ['page_unreachable', 'quota_exceeded', 'capability_unavailable'],
@@ -147,11 +150,18 @@ export const crawlRow = capability({
           delayMs: Math.round(b.delay * 1000),
           scrapeOptions: b.scrapeOptions ? toScrapeOptions(b.scrapeOptions) : undefined,
         }),
+        webhook: toWebhook(b.webhook),
       },
       { signal },
     );
     const id = out.crawl?.id ?? '';
-    return { success: true as const, id, url: crawlLink(publicUrl, id), crawl: toCrawlJson(out.crawl) };
+    return {
+      success: true as const,
+      id,
+      url: crawlLink(publicUrl, id),
+      ...(out.webhookSecret && { webhookSecret: out.webhookSecret }),
+      crawl: toCrawlJson(out.crawl),
+    };
   },
 });
 

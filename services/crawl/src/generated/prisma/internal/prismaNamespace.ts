@@ -401,6 +401,7 @@ export const ModelName = {
   Crawl: 'Crawl',
   CrawlUrl: 'CrawlUrl',
   CrawlPage: 'CrawlPage',
+  CrawlWebhookDelivery: 'CrawlWebhookDelivery',
   CrawlFailure: 'CrawlFailure',
   CrawlHost: 'CrawlHost',
   SearchDocument: 'SearchDocument',
@@ -421,7 +422,7 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
     omit: GlobalOmitOptions
   }
   meta: {
-    modelProps: "cachedPage" | "crawl" | "crawlUrl" | "crawlPage" | "crawlFailure" | "crawlHost" | "searchDocument" | "eventOutbox" | "eventInbox"
+    modelProps: "cachedPage" | "crawl" | "crawlUrl" | "crawlPage" | "crawlWebhookDelivery" | "crawlFailure" | "crawlHost" | "searchDocument" | "eventOutbox" | "eventInbox"
     txIsolationLevel: TransactionIsolationLevel
   }
   model: {
@@ -718,6 +719,80 @@ export type TypeMap<ExtArgs extends runtime.Types.Extensions.InternalArgs = runt
         count: {
           args: Prisma.CrawlPageCountArgs<ExtArgs>
           result: runtime.Types.Utils.Optional<Prisma.CrawlPageCountAggregateOutputType> | number
+        }
+      }
+    }
+    CrawlWebhookDelivery: {
+      payload: Prisma.$CrawlWebhookDeliveryPayload<ExtArgs>
+      fields: Prisma.CrawlWebhookDeliveryFieldRefs
+      operations: {
+        findUnique: {
+          args: Prisma.CrawlWebhookDeliveryFindUniqueArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload> | null
+        }
+        findUniqueOrThrow: {
+          args: Prisma.CrawlWebhookDeliveryFindUniqueOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>
+        }
+        findFirst: {
+          args: Prisma.CrawlWebhookDeliveryFindFirstArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload> | null
+        }
+        findFirstOrThrow: {
+          args: Prisma.CrawlWebhookDeliveryFindFirstOrThrowArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>
+        }
+        findMany: {
+          args: Prisma.CrawlWebhookDeliveryFindManyArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>[]
+        }
+        create: {
+          args: Prisma.CrawlWebhookDeliveryCreateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>
+        }
+        createMany: {
+          args: Prisma.CrawlWebhookDeliveryCreateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        createManyAndReturn: {
+          args: Prisma.CrawlWebhookDeliveryCreateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>[]
+        }
+        delete: {
+          args: Prisma.CrawlWebhookDeliveryDeleteArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>
+        }
+        update: {
+          args: Prisma.CrawlWebhookDeliveryUpdateArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>
+        }
+        deleteMany: {
+          args: Prisma.CrawlWebhookDeliveryDeleteManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateMany: {
+          args: Prisma.CrawlWebhookDeliveryUpdateManyArgs<ExtArgs>
+          result: BatchPayload
+        }
+        updateManyAndReturn: {
+          args: Prisma.CrawlWebhookDeliveryUpdateManyAndReturnArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>[]
+        }
+        upsert: {
+          args: Prisma.CrawlWebhookDeliveryUpsertArgs<ExtArgs>
+          result: runtime.Types.Utils.PayloadToResult<Prisma.$CrawlWebhookDeliveryPayload>
+        }
+        aggregate: {
+          args: Prisma.CrawlWebhookDeliveryAggregateArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.AggregateCrawlWebhookDelivery>
+        }
+        groupBy: {
+          args: Prisma.CrawlWebhookDeliveryGroupByArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlWebhookDeliveryGroupByOutputType>[]
+        }
+        count: {
+          args: Prisma.CrawlWebhookDeliveryCountArgs<ExtArgs>
+          result: runtime.Types.Utils.Optional<Prisma.CrawlWebhookDeliveryCountAggregateOutputType> | number
         }
       }
     }
@@ -1166,7 +1241,8 @@ export const CrawlScalarFieldEnum = {
   closedAt: 'closedAt',
   finishedAt: 'finishedAt',
   progressAt: 'progressAt',
-  requeuedAt: 'requeuedAt'
+  requeuedAt: 'requeuedAt',
+  webhook: 'webhook'
 } as const
 
 export type CrawlScalarFieldEnum = (typeof CrawlScalarFieldEnum)[keyof typeof CrawlScalarFieldEnum]
@@ -1199,6 +1275,22 @@ export const CrawlPageScalarFieldEnum = {
 } as const
 
 export type CrawlPageScalarFieldEnum = (typeof CrawlPageScalarFieldEnum)[keyof typeof CrawlPageScalarFieldEnum]
+
+
+export const CrawlWebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  crawlId: 'crawlId',
+  event: 'event',
+  body: 'body',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttempt: 'nextAttempt',
+  log: 'log',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type CrawlWebhookDeliveryScalarFieldEnum = (typeof CrawlWebhookDeliveryScalarFieldEnum)[keyof typeof CrawlWebhookDeliveryScalarFieldEnum]
 
 
 export const CrawlFailureScalarFieldEnum = {
@@ -1557,6 +1649,7 @@ export type GlobalOmitConfig = {
   crawl?: Prisma.CrawlOmit
   crawlUrl?: Prisma.CrawlUrlOmit
   crawlPage?: Prisma.CrawlPageOmit
+  crawlWebhookDelivery?: Prisma.CrawlWebhookDeliveryOmit
   crawlFailure?: Prisma.CrawlFailureOmit
   crawlHost?: Prisma.CrawlHostOmit
   searchDocument?: Prisma.SearchDocumentOmit

@@ -55,6 +55,7 @@ export const ModelName = {
   Crawl: 'Crawl',
   CrawlUrl: 'CrawlUrl',
   CrawlPage: 'CrawlPage',
+  CrawlWebhookDelivery: 'CrawlWebhookDelivery',
   CrawlFailure: 'CrawlFailure',
   CrawlHost: 'CrawlHost',
   SearchDocument: 'SearchDocument',
@@ -114,7 +115,8 @@ export const CrawlScalarFieldEnum = {
   closedAt: 'closedAt',
   finishedAt: 'finishedAt',
   progressAt: 'progressAt',
-  requeuedAt: 'requeuedAt'
+  requeuedAt: 'requeuedAt',
+  webhook: 'webhook'
 } as const
 
 export type CrawlScalarFieldEnum = (typeof CrawlScalarFieldEnum)[keyof typeof CrawlScalarFieldEnum]
@@ -147,6 +149,22 @@ export const CrawlPageScalarFieldEnum = {
 } as const
 
 export type CrawlPageScalarFieldEnum = (typeof CrawlPageScalarFieldEnum)[keyof typeof CrawlPageScalarFieldEnum]
+
+
+export const CrawlWebhookDeliveryScalarFieldEnum = {
+  id: 'id',
+  crawlId: 'crawlId',
+  event: 'event',
+  body: 'body',
+  status: 'status',
+  attempts: 'attempts',
+  nextAttempt: 'nextAttempt',
+  log: 'log',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt'
+} as const
+
+export type CrawlWebhookDeliveryScalarFieldEnum = (typeof CrawlWebhookDeliveryScalarFieldEnum)[keyof typeof CrawlWebhookDeliveryScalarFieldEnum]
 
 
 export const CrawlFailureScalarFieldEnum = {

@@ -114,6 +114,7 @@ export type CrawlCountAggregateOutputType = {
   finishedAt: number
   progressAt: number
   requeuedAt: number
+  webhook: number
   _all: number
 }
 
@@ -204,6 +205,7 @@ export type CrawlCountAggregateInputType = {
   finishedAt?: true
   progressAt?: true
   requeuedAt?: true
+  webhook?: true
   _all?: true
 }
 
@@ -315,6 +317,7 @@ export type CrawlGroupByOutputType = {
   finishedAt: Date | null
   progressAt: Date
   requeuedAt: Date | null
+  webhook: runtime.JsonValue | null
   _count: CrawlCountAggregateOutputType | null
   _avg: CrawlAvgAggregateOutputType | null
   _sum: CrawlSumAggregateOutputType | null
@@ -362,10 +365,12 @@ export type CrawlWhereInput = {
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   requeuedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
+  webhook?: Prisma.JsonNullableFilter<"Crawl">
   urls?: Prisma.CrawlUrlListRelationFilter
   pages?: Prisma.CrawlPageListRelationFilter
   failures?: Prisma.CrawlFailureListRelationFilter
   hosts?: Prisma.CrawlHostListRelationFilter
+  webhooks?: Prisma.CrawlWebhookDeliveryListRelationFilter
 }
 
 export type CrawlOrderByWithRelationInput = {
@@ -390,10 +395,12 @@ export type CrawlOrderByWithRelationInput = {
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   progressAt?: Prisma.SortOrder
   requeuedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  webhook?: Prisma.SortOrderInput | Prisma.SortOrder
   urls?: Prisma.CrawlUrlOrderByRelationAggregateInput
   pages?: Prisma.CrawlPageOrderByRelationAggregateInput
   failures?: Prisma.CrawlFailureOrderByRelationAggregateInput
   hosts?: Prisma.CrawlHostOrderByRelationAggregateInput
+  webhooks?: Prisma.CrawlWebhookDeliveryOrderByRelationAggregateInput
 }
 
 export type CrawlWhereUniqueInput = Prisma.AtLeast<{
@@ -422,10 +429,12 @@ export type CrawlWhereUniqueInput = Prisma.AtLeast<{
   finishedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   requeuedAt?: Prisma.DateTimeNullableFilter<"Crawl"> | Date | string | null
+  webhook?: Prisma.JsonNullableFilter<"Crawl">
   urls?: Prisma.CrawlUrlListRelationFilter
   pages?: Prisma.CrawlPageListRelationFilter
   failures?: Prisma.CrawlFailureListRelationFilter
   hosts?: Prisma.CrawlHostListRelationFilter
+  webhooks?: Prisma.CrawlWebhookDeliveryListRelationFilter
 }, "id" | "workspaceId_requestId">
 
 export type CrawlOrderByWithAggregationInput = {
@@ -450,6 +459,7 @@ export type CrawlOrderByWithAggregationInput = {
   finishedAt?: Prisma.SortOrderInput | Prisma.SortOrder
   progressAt?: Prisma.SortOrder
   requeuedAt?: Prisma.SortOrderInput | Prisma.SortOrder
+  webhook?: Prisma.SortOrderInput | Prisma.SortOrder
   _count?: Prisma.CrawlCountOrderByAggregateInput
   _avg?: Prisma.CrawlAvgOrderByAggregateInput
   _max?: Prisma.CrawlMaxOrderByAggregateInput
@@ -482,6 +492,7 @@ export type CrawlScalarWhereWithAggregatesInput = {
   finishedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
   progressAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
   requeuedAt?: Prisma.DateTimeNullableWithAggregatesFilter<"Crawl"> | Date | string | null
+  webhook?: Prisma.JsonNullableWithAggregatesFilter<"Crawl">
 }
 
 export type CrawlCreateInput = {
@@ -506,10 +517,12 @@ export type CrawlCreateInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlUncheckedCreateInput = {
@@ -534,10 +547,12 @@ export type CrawlUncheckedCreateInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlUpdateInput = {
@@ -562,10 +577,12 @@ export type CrawlUpdateInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlUncheckedUpdateInput = {
@@ -590,10 +607,12 @@ export type CrawlUncheckedUpdateInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlCreateManyInput = {
@@ -618,6 +637,7 @@ export type CrawlCreateManyInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type CrawlUpdateManyMutationInput = {
@@ -642,6 +662,7 @@ export type CrawlUpdateManyMutationInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type CrawlUncheckedUpdateManyInput = {
@@ -666,6 +687,7 @@ export type CrawlUncheckedUpdateManyInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
 }
 
 export type CrawlWorkspaceIdRequestIdCompoundUniqueInput = {
@@ -695,6 +717,7 @@ export type CrawlCountOrderByAggregateInput = {
   finishedAt?: Prisma.SortOrder
   progressAt?: Prisma.SortOrder
   requeuedAt?: Prisma.SortOrder
+  webhook?: Prisma.SortOrder
 }
 
 export type CrawlAvgOrderByAggregateInput = {
@@ -806,6 +829,20 @@ export type CrawlUpdateOneRequiredWithoutPagesNestedInput = {
   update?: Prisma.XOR<Prisma.XOR<Prisma.CrawlUpdateToOneWithWhereWithoutPagesInput, Prisma.CrawlUpdateWithoutPagesInput>, Prisma.CrawlUncheckedUpdateWithoutPagesInput>
 }
 
+export type CrawlCreateNestedOneWithoutWebhooksInput = {
+  create?: Prisma.XOR<Prisma.CrawlCreateWithoutWebhooksInput, Prisma.CrawlUncheckedCreateWithoutWebhooksInput>
+  connectOrCreate?: Prisma.CrawlCreateOrConnectWithoutWebhooksInput
+  connect?: Prisma.CrawlWhereUniqueInput
+}
+
+export type CrawlUpdateOneRequiredWithoutWebhooksNestedInput = {
+  create?: Prisma.XOR<Prisma.CrawlCreateWithoutWebhooksInput, Prisma.CrawlUncheckedCreateWithoutWebhooksInput>
+  connectOrCreate?: Prisma.CrawlCreateOrConnectWithoutWebhooksInput
+  upsert?: Prisma.CrawlUpsertWithoutWebhooksInput
+  connect?: Prisma.CrawlWhereUniqueInput
+  update?: Prisma.XOR<Prisma.XOR<Prisma.CrawlUpdateToOneWithWhereWithoutWebhooksInput, Prisma.CrawlUpdateWithoutWebhooksInput>, Prisma.CrawlUncheckedUpdateWithoutWebhooksInput>
+}
+
 export type CrawlCreateNestedOneWithoutFailuresInput = {
   create?: Prisma.XOR<Prisma.CrawlCreateWithoutFailuresInput, Prisma.CrawlUncheckedCreateWithoutFailuresInput>
   connectOrCreate?: Prisma.CrawlCreateOrConnectWithoutFailuresInput
@@ -856,9 +893,11 @@ export type CrawlCreateWithoutUrlsInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlUncheckedCreateWithoutUrlsInput = {
@@ -883,9 +922,11 @@ export type CrawlUncheckedCreateWithoutUrlsInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlCreateOrConnectWithoutUrlsInput = {
@@ -926,9 +967,11 @@ export type CrawlUpdateWithoutUrlsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlUncheckedUpdateWithoutUrlsInput = {
@@ -953,9 +996,11 @@ export type CrawlUncheckedUpdateWithoutUrlsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlCreateWithoutPagesInput = {
@@ -980,9 +1025,11 @@ export type CrawlCreateWithoutPagesInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlUncheckedCreateWithoutPagesInput = {
@@ -1007,9 +1054,11 @@ export type CrawlUncheckedCreateWithoutPagesInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlCreateOrConnectWithoutPagesInput = {
@@ -1050,9 +1099,11 @@ export type CrawlUpdateWithoutPagesInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlUncheckedUpdateWithoutPagesInput = {
@@ -1077,7 +1128,141 @@ export type CrawlUncheckedUpdateWithoutPagesInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
+  failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
+  hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedUpdateManyWithoutCrawlNestedInput
+}
+
+export type CrawlCreateWithoutWebhooksInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  url: string
+  options: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: string
+  outcome?: string | null
+  holdId: string
+  limit: number
+  claimed?: number
+  completed?: number
+  failed?: number
+  skipped?: number
+  discovered?: number
+  sitemapsPending?: boolean
+  createdAt?: Date | string
+  deadlineAt: Date | string
+  closedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  progressAt?: Date | string
+  requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
+  pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
+  failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
+  hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
+}
+
+export type CrawlUncheckedCreateWithoutWebhooksInput = {
+  id: string
+  workspaceId: string
+  requestId: string
+  url: string
+  options: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: string
+  outcome?: string | null
+  holdId: string
+  limit: number
+  claimed?: number
+  completed?: number
+  failed?: number
+  skipped?: number
+  discovered?: number
+  sitemapsPending?: boolean
+  createdAt?: Date | string
+  deadlineAt: Date | string
+  closedAt?: Date | string | null
+  finishedAt?: Date | string | null
+  progressAt?: Date | string
+  requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
+  pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
+  failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
+  hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
+}
+
+export type CrawlCreateOrConnectWithoutWebhooksInput = {
+  where: Prisma.CrawlWhereUniqueInput
+  create: Prisma.XOR<Prisma.CrawlCreateWithoutWebhooksInput, Prisma.CrawlUncheckedCreateWithoutWebhooksInput>
+}
+
+export type CrawlUpsertWithoutWebhooksInput = {
+  update: Prisma.XOR<Prisma.CrawlUpdateWithoutWebhooksInput, Prisma.CrawlUncheckedUpdateWithoutWebhooksInput>
+  create: Prisma.XOR<Prisma.CrawlCreateWithoutWebhooksInput, Prisma.CrawlUncheckedCreateWithoutWebhooksInput>
+  where?: Prisma.CrawlWhereInput
+}
+
+export type CrawlUpdateToOneWithWhereWithoutWebhooksInput = {
+  where?: Prisma.CrawlWhereInput
+  data: Prisma.XOR<Prisma.CrawlUpdateWithoutWebhooksInput, Prisma.CrawlUncheckedUpdateWithoutWebhooksInput>
+}
+
+export type CrawlUpdateWithoutWebhooksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  url?: Prisma.StringFieldUpdateOperationsInput | string
+  options?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  limit?: Prisma.IntFieldUpdateOperationsInput | number
+  claimed?: Prisma.IntFieldUpdateOperationsInput | number
+  completed?: Prisma.IntFieldUpdateOperationsInput | number
+  failed?: Prisma.IntFieldUpdateOperationsInput | number
+  skipped?: Prisma.IntFieldUpdateOperationsInput | number
+  discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
+  pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
+  failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
+  hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
+}
+
+export type CrawlUncheckedUpdateWithoutWebhooksInput = {
+  id?: Prisma.StringFieldUpdateOperationsInput | string
+  workspaceId?: Prisma.StringFieldUpdateOperationsInput | string
+  requestId?: Prisma.StringFieldUpdateOperationsInput | string
+  url?: Prisma.StringFieldUpdateOperationsInput | string
+  options?: Prisma.JsonNullValueInput | runtime.InputJsonValue
+  status?: Prisma.StringFieldUpdateOperationsInput | string
+  outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
+  holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  limit?: Prisma.IntFieldUpdateOperationsInput | number
+  claimed?: Prisma.IntFieldUpdateOperationsInput | number
+  completed?: Prisma.IntFieldUpdateOperationsInput | number
+  failed?: Prisma.IntFieldUpdateOperationsInput | number
+  skipped?: Prisma.IntFieldUpdateOperationsInput | number
+  discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
+  createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  closedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
+  requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
+  urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
+  pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
 }
@@ -1104,9 +1289,11 @@ export type CrawlCreateWithoutFailuresInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlUncheckedCreateWithoutFailuresInput = {
@@ -1131,9 +1318,11 @@ export type CrawlUncheckedCreateWithoutFailuresInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   hosts?: Prisma.CrawlHostUncheckedCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlCreateOrConnectWithoutFailuresInput = {
@@ -1174,9 +1363,11 @@ export type CrawlUpdateWithoutFailuresInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlUncheckedUpdateWithoutFailuresInput = {
@@ -1201,9 +1392,11 @@ export type CrawlUncheckedUpdateWithoutFailuresInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   hosts?: Prisma.CrawlHostUncheckedUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlCreateWithoutHostsInput = {
@@ -1228,9 +1421,11 @@ export type CrawlCreateWithoutHostsInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlUncheckedCreateWithoutHostsInput = {
@@ -1255,9 +1450,11 @@ export type CrawlUncheckedCreateWithoutHostsInput = {
   finishedAt?: Date | string | null
   progressAt?: Date | string
   requeuedAt?: Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedCreateNestedManyWithoutCrawlInput
   pages?: Prisma.CrawlPageUncheckedCreateNestedManyWithoutCrawlInput
   failures?: Prisma.CrawlFailureUncheckedCreateNestedManyWithoutCrawlInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedCreateNestedManyWithoutCrawlInput
 }
 
 export type CrawlCreateOrConnectWithoutHostsInput = {
@@ -1298,9 +1495,11 @@ export type CrawlUpdateWithoutHostsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUpdateManyWithoutCrawlNestedInput
 }
 
 export type CrawlUncheckedUpdateWithoutHostsInput = {
@@ -1325,9 +1524,11 @@ export type CrawlUncheckedUpdateWithoutHostsInput = {
   finishedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
   progressAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   requeuedAt?: Prisma.NullableDateTimeFieldUpdateOperationsInput | Date | string | null
+  webhook?: Prisma.NullableJsonNullValueInput | runtime.InputJsonValue
   urls?: Prisma.CrawlUrlUncheckedUpdateManyWithoutCrawlNestedInput
   pages?: Prisma.CrawlPageUncheckedUpdateManyWithoutCrawlNestedInput
   failures?: Prisma.CrawlFailureUncheckedUpdateManyWithoutCrawlNestedInput
+  webhooks?: Prisma.CrawlWebhookDeliveryUncheckedUpdateManyWithoutCrawlNestedInput
 }
 
 
@@ -1340,6 +1541,7 @@ export type CrawlCountOutputType = {
   pages: number
   failures: number
   hosts: number
+  webhooks: number
 }
 
 export type CrawlCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
@@ -1347,6 +1549,7 @@ export type CrawlCountOutputTypeSelect<ExtArgs extends runtime.Types.Extensions.
   pages?: boolean | CrawlCountOutputTypeCountPagesArgs
   failures?: boolean | CrawlCountOutputTypeCountFailuresArgs
   hosts?: boolean | CrawlCountOutputTypeCountHostsArgs
+  webhooks?: boolean | CrawlCountOutputTypeCountWebhooksArgs
 }
 
 /**
@@ -1387,6 +1590,13 @@ export type CrawlCountOutputTypeCountHostsArgs<ExtArgs extends runtime.Types.Ext
   where?: Prisma.CrawlHostWhereInput
 }
 
+/**
+ * CrawlCountOutputType without action
+ */
+export type CrawlCountOutputTypeCountWebhooksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  where?: Prisma.CrawlWebhookDeliveryWhereInput
+}
+
 
 export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
   id?: boolean
@@ -1410,10 +1620,12 @@ export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   finishedAt?: boolean
   progressAt?: boolean
   requeuedAt?: boolean
+  webhook?: boolean
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
   failures?: boolean | Prisma.Crawl$failuresArgs<ExtArgs>
   hosts?: boolean | Prisma.Crawl$hostsArgs<ExtArgs>
+  webhooks?: boolean | Prisma.Crawl$webhooksArgs<ExtArgs>
   _count?: boolean | Prisma.CrawlCountOutputTypeDefaultArgs<ExtArgs>
 }, ExtArgs["result"]["crawl"]>
 
@@ -1439,6 +1651,7 @@ export type CrawlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   finishedAt?: boolean
   progressAt?: boolean
   requeuedAt?: boolean
+  webhook?: boolean
 }, ExtArgs["result"]["crawl"]>
 
 export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetSelect<{
@@ -1463,6 +1676,7 @@ export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   finishedAt?: boolean
   progressAt?: boolean
   requeuedAt?: boolean
+  webhook?: boolean
 }, ExtArgs["result"]["crawl"]>
 
 export type CrawlSelectScalar = {
@@ -1487,14 +1701,16 @@ export type CrawlSelectScalar = {
   finishedAt?: boolean
   progressAt?: boolean
   requeuedAt?: boolean
+  webhook?: boolean
 }
 
-export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt", ExtArgs["result"]["crawl"]>
+export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt" | "webhook", ExtArgs["result"]["crawl"]>
 export type CrawlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
   failures?: boolean | Prisma.Crawl$failuresArgs<ExtArgs>
   hosts?: boolean | Prisma.Crawl$hostsArgs<ExtArgs>
+  webhooks?: boolean | Prisma.Crawl$webhooksArgs<ExtArgs>
   _count?: boolean | Prisma.CrawlCountOutputTypeDefaultArgs<ExtArgs>
 }
 export type CrawlIncludeCreateManyAndReturn<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {}
@@ -1507,6 +1723,7 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     pages: Prisma.$CrawlPagePayload<ExtArgs>[]
     failures: Prisma.$CrawlFailurePayload<ExtArgs>[]
     hosts: Prisma.$CrawlHostPayload<ExtArgs>[]
+    webhooks: Prisma.$CrawlWebhookDeliveryPayload<ExtArgs>[]
   }
   scalars: runtime.Types.Extensions.GetPayloadResult<{
     id: string
@@ -1560,6 +1777,11 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      * requeued again and again without a page delivered or failed still stalls).
      */
     requeuedAt: Date | null
+    /**
+     * Where its events are posted: `{ url, headers, metadata, events, secret }` (the secret signs them).
+     * Never answered by a read of the crawl: headers may carry the receiver's credentials.
+     */
+    webhook: runtime.JsonValue | null
   }, ExtArgs["result"]["crawl"]>
   composites: {}
 }
@@ -1958,6 +2180,7 @@ export interface Prisma__CrawlClient<T, Null = never, ExtArgs extends runtime.Ty
   pages<T extends Prisma.Crawl$pagesArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Crawl$pagesArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CrawlPagePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   failures<T extends Prisma.Crawl$failuresArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Crawl$failuresArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CrawlFailurePayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   hosts<T extends Prisma.Crawl$hostsArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Crawl$hostsArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CrawlHostPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
+  webhooks<T extends Prisma.Crawl$webhooksArgs<ExtArgs> = {}>(args?: Prisma.Subset<T, Prisma.Crawl$webhooksArgs<ExtArgs>>): Prisma.PrismaPromise<runtime.Types.Result.GetResult<Prisma.$CrawlWebhookDeliveryPayload<ExtArgs>, T, "findMany", GlobalOmitOptions> | Null>
   /**
    * Attaches callbacks for the resolution and/or rejection of the Promise.
    * @param onfulfilled The callback to execute when the Promise is resolved.
@@ -2008,6 +2231,7 @@ export interface CrawlFieldRefs {
   readonly finishedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly progressAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly requeuedAt: Prisma.FieldRef<"Crawl", 'DateTime'>
+  readonly webhook: Prisma.FieldRef<"Crawl", 'Json'>
 }
     
 
@@ -2494,6 +2718,30 @@ export type Crawl$hostsArgs<ExtArgs extends runtime.Types.Extensions.InternalArg
   take?: number
   skip?: number
   distinct?: Prisma.CrawlHostScalarFieldEnum | Prisma.CrawlHostScalarFieldEnum[]
+}
+
+/**
+ * Crawl.webhooks
+ */
+export type Crawl$webhooksArgs<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
+  /**
+   * Select specific fields to fetch from the CrawlWebhookDelivery
+   */
+  select?: Prisma.CrawlWebhookDeliverySelect<ExtArgs> | null
+  /**
+   * Omit specific fields from the CrawlWebhookDelivery
+   */
+  omit?: Prisma.CrawlWebhookDeliveryOmit<ExtArgs> | null
+  /**
+   * Choose, which related nodes to fetch as well
+   */
+  include?: Prisma.CrawlWebhookDeliveryInclude<ExtArgs> | null
+  where?: Prisma.CrawlWebhookDeliveryWhereInput
+  orderBy?: Prisma.CrawlWebhookDeliveryOrderByWithRelationInput | Prisma.CrawlWebhookDeliveryOrderByWithRelationInput[]
+  cursor?: Prisma.CrawlWebhookDeliveryWhereUniqueInput
+  take?: number
+  skip?: number
+  distinct?: Prisma.CrawlWebhookDeliveryScalarFieldEnum | Prisma.CrawlWebhookDeliveryScalarFieldEnum[]
 }
 
 /**

@@ -22,7 +22,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file wap/crawl/v1/crawl.proto.
  */
 export const file_wap_crawl_v1_crawl: GenFile = /*@__PURE__*/
-  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKYBAoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRIWCglwYXJzZV9wZGYYDCABKAhIAYgBARIRCgltYXhfcGFnZXMYDSABKAUSLwoManNvbl9vcHRpb25zGA4gASgLMhkud2FwLmFnZW50LnYxLkpzb25PcHRpb25zEg0KBW1vZGVsGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9vbmx5X21haW5fY29udGVudEIMCgpfcGFyc2VfcGRmIscBCg1TY3JhcGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIsCgdvcHRpb25zGAQgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSGAoQYmlsbGVkX2J5X2NhbGxlchgFIAEoCBIRCglyZWZlcmVuY2UYBiABKAkSJAoGdXBsb2FkGAcgASgLMhQud2FwLmNyYXdsLnYxLlVwbG9hZCI6CgZVcGxvYWQSDAoEbmFtZRgBIAEoCRIUCgxjb250ZW50X3R5cGUYAiABKAkSDAoEZGF0YRgDIAEoDCKfAwoIRG9jdW1lbnQSCwoDdXJsGAEgASgJEhAKCG1hcmtkb3duGAIgASgJEgwKBGh0bWwYAyABKAkSEAoIcmF3X2h0bWwYBCABKAkSDAoEdGV4dBgFIAEoCRINCgVsaW5rcxgGIAMoCRIpCghtZXRhZGF0YRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKc2NyZWVuc2hvdBgIIAEoDBITCgtzdGF0dXNfY29kZRgJIAEoBRIOCgZlbmdpbmUYCiABKAkSDgoGY2FjaGVkGAsgASgIEhAKCHdhcm5pbmdzGAwgAygJEhIKCnNlc3Npb25faWQYDSABKAkSEgoKcmF3X2Jhc2U2NBgOIAEoCBINCgVwYWdlcxgPIAEoBRIqCgRqc29uGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgAiAEBEg8KB3N1bW1hcnkYESABKAkSNAoPZm9ybWF0X2ZhaWx1cmVzGBIgAygLMhsud2FwLmFnZW50LnYxLkZvcm1hdEZhaWx1cmVCBwoFX2pzb24iZwoOU2NyYXBlUmVzcG9uc2USKAoIZG9jdW1lbnQYASABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki9gIKDENyYXdsT3B0aW9ucxINCgVsaW1pdBgBIAEoBRIRCgltYXhfZGVwdGgYAiABKAUSFQoNaW5jbHVkZV9wYXRocxgDIAMoCRIVCg1leGNsdWRlX3BhdGhzGAQgAygJEhgKEGFsbG93X3N1YmRvbWFpbnMYBSABKAgSHAoUYWxsb3dfZXh0ZXJuYWxfbGlua3MYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRIZChFpZ25vcmVfcm9ib3RzX3R4dBgIIAEoCBIgChhtYXhfY29uY3VycmVuY3lfcGVyX2hvc3QYCSABKAUSEAoIZGVsYXlfbXMYCiABKAUSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYCyABKAgSMwoOc2NyYXBlX29wdGlvbnMYDCABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxINCgViYXRjaBgNIAEoCCKFAQoRU3RhcnRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEisKB29wdGlvbnMYBCABKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xPcHRpb25zEgwKBHVybHMYBSADKAkiOAoSU3RhcnRDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsIjkKD0dldENyYXdsUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkiNgoQR2V0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI8ChJDYW5jZWxDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjkKE0NhbmNlbENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiUwoMQ3Jhd2xGYWlsdXJlEgsKA3VybBgBIAEoCRIMCgRjb2RlGAIgASgJEigKB2RldGFpbHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrEDCgVDcmF3bBIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRILCgN1cmwYBCABKAkSDQoFbGltaXQYBSABKAUSEgoKZGlzY292ZXJlZBgGIAEoBRIRCgljb21wbGV0ZWQYByABKAUSDgoGZmFpbGVkGAggASgFEg8KB3NraXBwZWQYCSABKAUSKwoFdXNhZ2UYCiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSLAoIZmFpbHVyZXMYCyADKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xGYWlsdXJlEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgdvcHRpb25zGA4gASgLMhoud2FwLmNyYXdsLnYxLkNyYXdsT3B0aW9ucxIuCgpleHBpcmVzX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJgChNDcmF3bFJlc3VsdHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCRIOCgZjdXJzb3IYAyABKAkSEQoJcGFnZV9zaXplGAQgASgFIlEKCUNyYXdsUGFnZRILCgNzZXEYASABKAMSDQoFZGVwdGgYAiABKAUSKAoIZG9jdW1lbnQYAyABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQiigEKFENyYXdsUmVzdWx0c1Jlc3BvbnNlEiYKBXBhZ2VzGAEgAygLMhcud2FwLmNyYXdsLnYxLkNyYXdsUGFnZRITCgtuZXh0X2N1cnNvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkSJQoHZm9ybWF0cxgEIAMoDjIULndhcC5jcmF3bC52MS5Gb3JtYXQivgEKDVNlYXJjaFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDQoFcXVlcnkYAyABKAkSDQoFbGltaXQYBCABKAUSMwoOc2NyYXBlX29wdGlvbnMYBSABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxIMCgRsYW5nGAYgASgJEg8KB2NvdW50cnkYByABKAkSEQoJcmVmZXJlbmNlGAggASgJInUKCVNlYXJjaEhpdBILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSKAoIZG9jdW1lbnQYBCABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSDQoFZXJyb3IYBSABKAkidgoOU2VhcmNoUmVzcG9uc2USJQoEaGl0cxgBIAMoCzIXLndhcC5jcmF3bC52MS5TZWFyY2hIaXQSEAoIcHJvdmlkZXIYAiABKAkSKwoFdXNhZ2UYAyABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki8gEKCk1hcFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEg4KBnNlYXJjaBgEIAEoCRIaChJpbmNsdWRlX3N1YmRvbWFpbnMYBSABKAgSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRINCgVsaW1pdBgIIAEoBRISCgp0aW1lb3V0X21zGAkgASgFEhEKCXJlZmVyZW5jZRgKIAEoCSIlCgdNYXBMaW5rEgsKA3VybBgBIAEoCRINCgV0aXRsZRgCIAEoCSKLAQoLTWFwUmVzcG9uc2USJAoFbGlua3MYASADKAsyFS53YXAuY3Jhd2wudjEuTWFwTGluaxIrCgV1c2FnZRgCIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeRIVCg1zaXRlbWFwc19yZWFkGAMgASgFEhIKCnBhZ2VzX3JlYWQYBCABKAUiKQoRTGlzdENyYXdsc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIjkKEkxpc3RDcmF3bHNSZXNwb25zZRIjCgZjcmF3bHMYASADKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wq8AEKBkZvcm1hdBIWChJGT1JNQVRfVU5TUEVDSUZJRUQQABITCg9GT1JNQVRfTUFSS0RPV04QARIPCgtGT1JNQVRfSFRNTBACEhMKD0ZPUk1BVF9SQVdfSFRNTBADEg8KC0ZPUk1BVF9URVhUEAQSEAoMRk9STUFUX0xJTktTEAUSEwoPRk9STUFUX01FVEFEQVRBEAYSFQoRRk9STUFUX1NDUkVFTlNIT1QQBxIfChtGT1JNQVRfU0NSRUVOU0hPVF9GVUxMX1BBR0UQCBIPCgtGT1JNQVRfSlNPThAJEhIKDkZPUk1BVF9TVU1NQVJZEAoqVwoGRW5naW5lEhYKEkVOR0lORV9VTlNQRUNJRklFRBAAEg8KC0VOR0lORV9BVVRPEAESEAoMRU5HSU5FX0ZFVENIEAISEgoORU5HSU5FX0JST1dTRVIQAypzCgtTaXRlbWFwTW9kZRIcChhTSVRFTUFQX01PREVfVU5TUEVDSUZJRUQQABIYChRTSVRFTUFQX01PREVfSU5DTFVERRABEhUKEVNJVEVNQVBfTU9ERV9TS0lQEAISFQoRU0lURU1BUF9NT0RFX09OTFkQAzLsBAoMQ3Jhd2xTZXJ2aWNlEkMKBlNjcmFwZRIbLndhcC5jcmF3bC52MS5TY3JhcGVSZXF1ZXN0Ghwud2FwLmNyYXdsLnYxLlNjcmFwZVJlc3BvbnNlEk8KClN0YXJ0Q3Jhd2wSHy53YXAuY3Jhd2wudjEuU3RhcnRDcmF3bFJlcXVlc3QaIC53YXAuY3Jhd2wudjEuU3RhcnRDcmF3bFJlc3BvbnNlEkkKCEdldENyYXdsEh0ud2FwLmNyYXdsLnYxLkdldENyYXdsUmVxdWVzdBoeLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlc3BvbnNlElUKDENyYXdsUmVzdWx0cxIhLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXF1ZXN0GiIud2FwLmNyYXdsLnYxLkNyYXdsUmVzdWx0c1Jlc3BvbnNlElIKC0NhbmNlbENyYXdsEiAud2FwLmNyYXdsLnYxLkNhbmNlbENyYXdsUmVxdWVzdBohLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlc3BvbnNlEkMKBlNlYXJjaBIbLndhcC5jcmF3bC52MS5TZWFyY2hSZXF1ZXN0Ghwud2FwLmNyYXdsLnYxLlNlYXJjaFJlc3BvbnNlEjoKA01hcBIYLndhcC5jcmF3bC52MS5NYXBSZXF1ZXN0Ghkud2FwLmNyYXdsLnYxLk1hcFJlc3BvbnNlEk8KCkxpc3RDcmF3bHMSHy53YXAuY3Jhd2wudjEuTGlzdENyYXdsc1JlcXVlc3QaIC53YXAuY3Jhd2wudjEuTGlzdENyYXdsc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_agent_v1_extract, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
+  fileDesc("Chh3YXAvY3Jhd2wvdjEvY3Jhd2wucHJvdG8SDHdhcC5jcmF3bC52MSKYBAoNU2NyYXBlT3B0aW9ucxIlCgdmb3JtYXRzGAEgAygOMhQud2FwLmNyYXdsLnYxLkZvcm1hdBIeChFvbmx5X21haW5fY29udGVudBgCIAEoCEgAiAEBEhQKDGluY2x1ZGVfdGFncxgDIAMoCRIUCgxleGNsdWRlX3RhZ3MYBCADKAkSEwoLd2FpdF9mb3JfbXMYBSABKAUSEgoKdGltZW91dF9tcxgGIAEoBRI5CgdoZWFkZXJzGAcgAygLMigud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMuSGVhZGVyc0VudHJ5Eg4KBm1vYmlsZRgIIAEoCBInCgdhY3Rpb25zGAkgAygLMhYud2FwLmJyb3dzZXIudjEuQWN0aW9uEhIKCm1heF9hZ2VfbXMYCiABKAMSJAoGZW5naW5lGAsgASgOMhQud2FwLmNyYXdsLnYxLkVuZ2luZRIWCglwYXJzZV9wZGYYDCABKAhIAYgBARIRCgltYXhfcGFnZXMYDSABKAUSLwoManNvbl9vcHRpb25zGA4gASgLMhkud2FwLmFnZW50LnYxLkpzb25PcHRpb25zEg0KBW1vZGVsGA8gASgJGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9vbmx5X21haW5fY29udGVudEIMCgpfcGFyc2VfcGRmIscBCg1TY3JhcGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEgsKA3VybBgDIAEoCRIsCgdvcHRpb25zGAQgASgLMhsud2FwLmNyYXdsLnYxLlNjcmFwZU9wdGlvbnMSGAoQYmlsbGVkX2J5X2NhbGxlchgFIAEoCBIRCglyZWZlcmVuY2UYBiABKAkSJAoGdXBsb2FkGAcgASgLMhQud2FwLmNyYXdsLnYxLlVwbG9hZCI6CgZVcGxvYWQSDAoEbmFtZRgBIAEoCRIUCgxjb250ZW50X3R5cGUYAiABKAkSDAoEZGF0YRgDIAEoDCKfAwoIRG9jdW1lbnQSCwoDdXJsGAEgASgJEhAKCG1hcmtkb3duGAIgASgJEgwKBGh0bWwYAyABKAkSEAoIcmF3X2h0bWwYBCABKAkSDAoEdGV4dBgFIAEoCRINCgVsaW5rcxgGIAMoCRIpCghtZXRhZGF0YRgHIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSEgoKc2NyZWVuc2hvdBgIIAEoDBITCgtzdGF0dXNfY29kZRgJIAEoBRIOCgZlbmdpbmUYCiABKAkSDgoGY2FjaGVkGAsgASgIEhAKCHdhcm5pbmdzGAwgAygJEhIKCnNlc3Npb25faWQYDSABKAkSEgoKcmF3X2Jhc2U2NBgOIAEoCBINCgVwYWdlcxgPIAEoBRIqCgRqc29uGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEgAiAEBEg8KB3N1bW1hcnkYESABKAkSNAoPZm9ybWF0X2ZhaWx1cmVzGBIgAygLMhsud2FwLmFnZW50LnYxLkZvcm1hdEZhaWx1cmVCBwoFX2pzb24iZwoOU2NyYXBlUmVzcG9uc2USKAoIZG9jdW1lbnQYASABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSKwoFdXNhZ2UYAiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki9gIKDENyYXdsT3B0aW9ucxINCgVsaW1pdBgBIAEoBRIRCgltYXhfZGVwdGgYAiABKAUSFQoNaW5jbHVkZV9wYXRocxgDIAMoCRIVCg1leGNsdWRlX3BhdGhzGAQgAygJEhgKEGFsbG93X3N1YmRvbWFpbnMYBSABKAgSHAoUYWxsb3dfZXh0ZXJuYWxfbGlua3MYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRIZChFpZ25vcmVfcm9ib3RzX3R4dBgIIAEoCBIgChhtYXhfY29uY3VycmVuY3lfcGVyX2hvc3QYCSABKAUSEAoIZGVsYXlfbXMYCiABKAUSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYCyABKAgSMwoOc2NyYXBlX29wdGlvbnMYDCABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxINCgViYXRjaBgNIAEoCCKyAQoRU3RhcnRDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEisKB29wdGlvbnMYBCABKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xPcHRpb25zEgwKBHVybHMYBSADKAkSKwoHd2ViaG9vaxgGIAEoCzIaLndhcC5jcmF3bC52MS5DcmF3bFdlYmhvb2siwAEKDENyYXdsV2ViaG9vaxILCgN1cmwYASABKAkSOAoHaGVhZGVycxgCIAMoCzInLndhcC5jcmF3bC52MS5DcmF3bFdlYmhvb2suSGVhZGVyc0VudHJ5EikKCG1ldGFkYXRhGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIOCgZldmVudHMYBCADKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiUAoSU3RhcnRDcmF3bFJlc3BvbnNlEiIKBWNyYXdsGAEgASgLMhMud2FwLmNyYXdsLnYxLkNyYXdsEhYKDndlYmhvb2tfc2VjcmV0GAIgASgJIjkKD0dldENyYXdsUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSEAoIY3Jhd2xfaWQYAiABKAkiNgoQR2V0Q3Jhd2xSZXNwb25zZRIiCgVjcmF3bBgBIAEoCzITLndhcC5jcmF3bC52MS5DcmF3bCI8ChJDYW5jZWxDcmF3bFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhAKCGNyYXdsX2lkGAIgASgJIjkKE0NhbmNlbENyYXdsUmVzcG9uc2USIgoFY3Jhd2wYASABKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wiUwoMQ3Jhd2xGYWlsdXJlEgsKA3VybBgBIAEoCRIMCgRjb2RlGAIgASgJEigKB2RldGFpbHMYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IrEDCgVDcmF3bBIKCgJpZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSDwoHb3V0Y29tZRgDIAEoCRILCgN1cmwYBCABKAkSDQoFbGltaXQYBSABKAUSEgoKZGlzY292ZXJlZBgGIAEoBRIRCgljb21wbGV0ZWQYByABKAUSDgoGZmFpbGVkGAggASgFEg8KB3NraXBwZWQYCSABKAUSKwoFdXNhZ2UYCiABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnkSLAoIZmFpbHVyZXMYCyADKAsyGi53YXAuY3Jhd2wudjEuQ3Jhd2xGYWlsdXJlEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgdvcHRpb25zGA4gASgLMhoud2FwLmNyYXdsLnYxLkNyYXdsT3B0aW9ucxIuCgpleHBpcmVzX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJgChNDcmF3bFJlc3VsdHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIQCghjcmF3bF9pZBgCIAEoCRIOCgZjdXJzb3IYAyABKAkSEQoJcGFnZV9zaXplGAQgASgFIlEKCUNyYXdsUGFnZRILCgNzZXEYASABKAMSDQoFZGVwdGgYAiABKAUSKAoIZG9jdW1lbnQYAyABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQiigEKFENyYXdsUmVzdWx0c1Jlc3BvbnNlEiYKBXBhZ2VzGAEgAygLMhcud2FwLmNyYXdsLnYxLkNyYXdsUGFnZRITCgtuZXh0X2N1cnNvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkSJQoHZm9ybWF0cxgEIAMoDjIULndhcC5jcmF3bC52MS5Gb3JtYXQivgEKDVNlYXJjaFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDQoFcXVlcnkYAyABKAkSDQoFbGltaXQYBCABKAUSMwoOc2NyYXBlX29wdGlvbnMYBSABKAsyGy53YXAuY3Jhd2wudjEuU2NyYXBlT3B0aW9ucxIMCgRsYW5nGAYgASgJEg8KB2NvdW50cnkYByABKAkSEQoJcmVmZXJlbmNlGAggASgJInUKCVNlYXJjaEhpdBILCgN1cmwYASABKAkSDQoFdGl0bGUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSKAoIZG9jdW1lbnQYBCABKAsyFi53YXAuY3Jhd2wudjEuRG9jdW1lbnQSDQoFZXJyb3IYBSABKAkidgoOU2VhcmNoUmVzcG9uc2USJQoEaGl0cxgBIAMoCzIXLndhcC5jcmF3bC52MS5TZWFyY2hIaXQSEAoIcHJvdmlkZXIYAiABKAkSKwoFdXNhZ2UYAyABKAsyHC53YXAuYmlsbGluZy52MS5Vc2FnZVN1bW1hcnki8gEKCk1hcFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSCwoDdXJsGAMgASgJEg4KBnNlYXJjaBgEIAEoCRIaChJpbmNsdWRlX3N1YmRvbWFpbnMYBSABKAgSHwoXaWdub3JlX3F1ZXJ5X3BhcmFtZXRlcnMYBiABKAgSKgoHc2l0ZW1hcBgHIAEoDjIZLndhcC5jcmF3bC52MS5TaXRlbWFwTW9kZRINCgVsaW1pdBgIIAEoBRISCgp0aW1lb3V0X21zGAkgASgFEhEKCXJlZmVyZW5jZRgKIAEoCSIlCgdNYXBMaW5rEgsKA3VybBgBIAEoCRINCgV0aXRsZRgCIAEoCSKLAQoLTWFwUmVzcG9uc2USJAoFbGlua3MYASADKAsyFS53YXAuY3Jhd2wudjEuTWFwTGluaxIrCgV1c2FnZRgCIAEoCzIcLndhcC5iaWxsaW5nLnYxLlVzYWdlU3VtbWFyeRIVCg1zaXRlbWFwc19yZWFkGAMgASgFEhIKCnBhZ2VzX3JlYWQYBCABKAUiKQoRTGlzdENyYXdsc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIjkKEkxpc3RDcmF3bHNSZXNwb25zZRIjCgZjcmF3bHMYASADKAsyEy53YXAuY3Jhd2wudjEuQ3Jhd2wq8AEKBkZvcm1hdBIWChJGT1JNQVRfVU5TUEVDSUZJRUQQABITCg9GT1JNQVRfTUFSS0RPV04QARIPCgtGT1JNQVRfSFRNTBACEhMKD0ZPUk1BVF9SQVdfSFRNTBADEg8KC0ZPUk1BVF9URVhUEAQSEAoMRk9STUFUX0xJTktTEAUSEwoPRk9STUFUX01FVEFEQVRBEAYSFQoRRk9STUFUX1NDUkVFTlNIT1QQBxIfChtGT1JNQVRfU0NSRUVOU0hPVF9GVUxMX1BBR0UQCBIPCgtGT1JNQVRfSlNPThAJEhIKDkZPUk1BVF9TVU1NQVJZEAoqVwoGRW5naW5lEhYKEkVOR0lORV9VTlNQRUNJRklFRBAAEg8KC0VOR0lORV9BVVRPEAESEAoMRU5HSU5FX0ZFVENIEAISEgoORU5HSU5FX0JST1dTRVIQAypzCgtTaXRlbWFwTW9kZRIcChhTSVRFTUFQX01PREVfVU5TUEVDSUZJRUQQABIYChRTSVRFTUFQX01PREVfSU5DTFVERRABEhUKEVNJVEVNQVBfTU9ERV9TS0lQEAISFQoRU0lURU1BUF9NT0RFX09OTFkQAzLsBAoMQ3Jhd2xTZXJ2aWNlEkMKBlNjcmFwZRIbLndhcC5jcmF3bC52MS5TY3JhcGVSZXF1ZXN0Ghwud2FwLmNyYXdsLnYxLlNjcmFwZVJlc3BvbnNlEk8KClN0YXJ0Q3Jhd2wSHy53YXAuY3Jhd2wudjEuU3RhcnRDcmF3bFJlcXVlc3QaIC53YXAuY3Jhd2wudjEuU3RhcnRDcmF3bFJlc3BvbnNlEkkKCEdldENyYXdsEh0ud2FwLmNyYXdsLnYxLkdldENyYXdsUmVxdWVzdBoeLndhcC5jcmF3bC52MS5HZXRDcmF3bFJlc3BvbnNlElUKDENyYXdsUmVzdWx0cxIhLndhcC5jcmF3bC52MS5DcmF3bFJlc3VsdHNSZXF1ZXN0GiIud2FwLmNyYXdsLnYxLkNyYXdsUmVzdWx0c1Jlc3BvbnNlElIKC0NhbmNlbENyYXdsEiAud2FwLmNyYXdsLnYxLkNhbmNlbENyYXdsUmVxdWVzdBohLndhcC5jcmF3bC52MS5DYW5jZWxDcmF3bFJlc3BvbnNlEkMKBlNlYXJjaBIbLndhcC5jcmF3bC52MS5TZWFyY2hSZXF1ZXN0Ghwud2FwLmNyYXdsLnYxLlNlYXJjaFJlc3BvbnNlEjoKA01hcBIYLndhcC5jcmF3bC52MS5NYXBSZXF1ZXN0Ghkud2FwLmNyYXdsLnYxLk1hcFJlc3BvbnNlEk8KCkxpc3RDcmF3bHMSHy53YXAuY3Jhd2wudjEuTGlzdENyYXdsc1JlcXVlc3QaIC53YXAuY3Jhd2wudjEuTGlzdENyYXdsc1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_wap_agent_v1_extract, file_wap_billing_v1_ledger, file_wap_browser_v1_browser]);
 
 /**
  * How one page is fetched and turned into formats (Firecrawl's scrape options).
@@ -469,6 +469,13 @@ export type StartCrawlRequest = Message<"wap.crawl.v1.StartCrawlRequest"> & {
    * @generated from field: repeated string urls = 5;
    */
   urls: string[];
+
+  /**
+   * Where the crawl's events are posted, signed (docs/crawl.md, "Webhooks").
+   *
+   * @generated from field: wap.crawl.v1.CrawlWebhook webhook = 6;
+   */
+  webhook?: CrawlWebhook | undefined;
 };
 
 /**
@@ -479,6 +486,41 @@ export const StartCrawlRequestSchema: GenMessage<StartCrawlRequest> = /*@__PURE_
   messageDesc(file_wap_crawl_v1_crawl, 6);
 
 /**
+ * A crawl's webhook: its URL, headers sent with each delivery, metadata echoed in each
+ * event, and the events wanted (`started`, `completed`, `failed`; none: all of them).
+ *
+ * @generated from message wap.crawl.v1.CrawlWebhook
+ */
+export type CrawlWebhook = Message<"wap.crawl.v1.CrawlWebhook"> & {
+  /**
+   * @generated from field: string url = 1;
+   */
+  url: string;
+
+  /**
+   * @generated from field: map<string, string> headers = 2;
+   */
+  headers: { [key: string]: string };
+
+  /**
+   * @generated from field: google.protobuf.Struct metadata = 3;
+   */
+  metadata?: JsonObject | undefined;
+
+  /**
+   * @generated from field: repeated string events = 4;
+   */
+  events: string[];
+};
+
+/**
+ * Describes the message wap.crawl.v1.CrawlWebhook.
+ * Use `create(CrawlWebhookSchema)` to create a new message.
+ */
+export const CrawlWebhookSchema: GenMessage<CrawlWebhook> = /*@__PURE__*/
+  messageDesc(file_wap_crawl_v1_crawl, 7);
+
+/**
  * @generated from message wap.crawl.v1.StartCrawlResponse
  */
 export type StartCrawlResponse = Message<"wap.crawl.v1.StartCrawlResponse"> & {
@@ -486,6 +528,13 @@ export type StartCrawlResponse = Message<"wap.crawl.v1.StartCrawlResponse"> & {
    * @generated from field: wap.crawl.v1.Crawl crawl = 1;
    */
   crawl?: Crawl | undefined;
+
+  /**
+   * With a webhook: the secret its deliveries are signed with (Standard Webhooks), `whsec_…`.
+   *
+   * @generated from field: string webhook_secret = 2;
+   */
+  webhookSecret: string;
 };
 
 /**
@@ -493,7 +542,7 @@ export type StartCrawlResponse = Message<"wap.crawl.v1.StartCrawlResponse"> & {
  * Use `create(StartCrawlResponseSchema)` to create a new message.
  */
 export const StartCrawlResponseSchema: GenMessage<StartCrawlResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 7);
+  messageDesc(file_wap_crawl_v1_crawl, 8);
 
 /**
  * @generated from message wap.crawl.v1.GetCrawlRequest
@@ -515,7 +564,7 @@ export type GetCrawlRequest = Message<"wap.crawl.v1.GetCrawlRequest"> & {
  * Use `create(GetCrawlRequestSchema)` to create a new message.
  */
 export const GetCrawlRequestSchema: GenMessage<GetCrawlRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 8);
+  messageDesc(file_wap_crawl_v1_crawl, 9);
 
 /**
  * @generated from message wap.crawl.v1.GetCrawlResponse
@@ -532,7 +581,7 @@ export type GetCrawlResponse = Message<"wap.crawl.v1.GetCrawlResponse"> & {
  * Use `create(GetCrawlResponseSchema)` to create a new message.
  */
 export const GetCrawlResponseSchema: GenMessage<GetCrawlResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 9);
+  messageDesc(file_wap_crawl_v1_crawl, 10);
 
 /**
  * @generated from message wap.crawl.v1.CancelCrawlRequest
@@ -554,7 +603,7 @@ export type CancelCrawlRequest = Message<"wap.crawl.v1.CancelCrawlRequest"> & {
  * Use `create(CancelCrawlRequestSchema)` to create a new message.
  */
 export const CancelCrawlRequestSchema: GenMessage<CancelCrawlRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 10);
+  messageDesc(file_wap_crawl_v1_crawl, 11);
 
 /**
  * @generated from message wap.crawl.v1.CancelCrawlResponse
@@ -571,7 +620,7 @@ export type CancelCrawlResponse = Message<"wap.crawl.v1.CancelCrawlResponse"> & 
  * Use `create(CancelCrawlResponseSchema)` to create a new message.
  */
 export const CancelCrawlResponseSchema: GenMessage<CancelCrawlResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 11);
+  messageDesc(file_wap_crawl_v1_crawl, 12);
 
 /**
  * @generated from message wap.crawl.v1.CrawlFailure
@@ -598,7 +647,7 @@ export type CrawlFailure = Message<"wap.crawl.v1.CrawlFailure"> & {
  * Use `create(CrawlFailureSchema)` to create a new message.
  */
 export const CrawlFailureSchema: GenMessage<CrawlFailure> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 12);
+  messageDesc(file_wap_crawl_v1_crawl, 13);
 
 /**
  * @generated from message wap.crawl.v1.Crawl
@@ -690,7 +739,7 @@ export type Crawl = Message<"wap.crawl.v1.Crawl"> & {
  * Use `create(CrawlSchema)` to create a new message.
  */
 export const CrawlSchema: GenMessage<Crawl> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 13);
+  messageDesc(file_wap_crawl_v1_crawl, 14);
 
 /**
  * @generated from message wap.crawl.v1.CrawlResultsRequest
@@ -722,7 +771,7 @@ export type CrawlResultsRequest = Message<"wap.crawl.v1.CrawlResultsRequest"> & 
  * Use `create(CrawlResultsRequestSchema)` to create a new message.
  */
 export const CrawlResultsRequestSchema: GenMessage<CrawlResultsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 14);
+  messageDesc(file_wap_crawl_v1_crawl, 15);
 
 /**
  * @generated from message wap.crawl.v1.CrawlPage
@@ -749,7 +798,7 @@ export type CrawlPage = Message<"wap.crawl.v1.CrawlPage"> & {
  * Use `create(CrawlPageSchema)` to create a new message.
  */
 export const CrawlPageSchema: GenMessage<CrawlPage> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 15);
+  messageDesc(file_wap_crawl_v1_crawl, 16);
 
 /**
  * @generated from message wap.crawl.v1.CrawlResultsResponse
@@ -785,7 +834,7 @@ export type CrawlResultsResponse = Message<"wap.crawl.v1.CrawlResultsResponse"> 
  * Use `create(CrawlResultsResponseSchema)` to create a new message.
  */
 export const CrawlResultsResponseSchema: GenMessage<CrawlResultsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 16);
+  messageDesc(file_wap_crawl_v1_crawl, 17);
 
 /**
  * @generated from message wap.crawl.v1.SearchRequest
@@ -843,7 +892,7 @@ export type SearchRequest = Message<"wap.crawl.v1.SearchRequest"> & {
  * Use `create(SearchRequestSchema)` to create a new message.
  */
 export const SearchRequestSchema: GenMessage<SearchRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 17);
+  messageDesc(file_wap_crawl_v1_crawl, 18);
 
 /**
  * @generated from message wap.crawl.v1.SearchHit
@@ -882,7 +931,7 @@ export type SearchHit = Message<"wap.crawl.v1.SearchHit"> & {
  * Use `create(SearchHitSchema)` to create a new message.
  */
 export const SearchHitSchema: GenMessage<SearchHit> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 18);
+  messageDesc(file_wap_crawl_v1_crawl, 19);
 
 /**
  * @generated from message wap.crawl.v1.SearchResponse
@@ -909,7 +958,7 @@ export type SearchResponse = Message<"wap.crawl.v1.SearchResponse"> & {
  * Use `create(SearchResponseSchema)` to create a new message.
  */
 export const SearchResponseSchema: GenMessage<SearchResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 19);
+  messageDesc(file_wap_crawl_v1_crawl, 20);
 
 /**
  * @generated from message wap.crawl.v1.MapRequest
@@ -981,7 +1030,7 @@ export type MapRequest = Message<"wap.crawl.v1.MapRequest"> & {
  * Use `create(MapRequestSchema)` to create a new message.
  */
 export const MapRequestSchema: GenMessage<MapRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 20);
+  messageDesc(file_wap_crawl_v1_crawl, 21);
 
 /**
  * @generated from message wap.crawl.v1.MapLink
@@ -1003,7 +1052,7 @@ export type MapLink = Message<"wap.crawl.v1.MapLink"> & {
  * Use `create(MapLinkSchema)` to create a new message.
  */
 export const MapLinkSchema: GenMessage<MapLink> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 21);
+  messageDesc(file_wap_crawl_v1_crawl, 22);
 
 /**
  * @generated from message wap.crawl.v1.MapResponse
@@ -1037,7 +1086,7 @@ export type MapResponse = Message<"wap.crawl.v1.MapResponse"> & {
  * Use `create(MapResponseSchema)` to create a new message.
  */
 export const MapResponseSchema: GenMessage<MapResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 22);
+  messageDesc(file_wap_crawl_v1_crawl, 23);
 
 /**
  * @generated from message wap.crawl.v1.ListCrawlsRequest
@@ -1054,7 +1103,7 @@ export type ListCrawlsRequest = Message<"wap.crawl.v1.ListCrawlsRequest"> & {
  * Use `create(ListCrawlsRequestSchema)` to create a new message.
  */
 export const ListCrawlsRequestSchema: GenMessage<ListCrawlsRequest> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 23);
+  messageDesc(file_wap_crawl_v1_crawl, 24);
 
 /**
  * @generated from message wap.crawl.v1.ListCrawlsResponse
@@ -1073,7 +1122,7 @@ export type ListCrawlsResponse = Message<"wap.crawl.v1.ListCrawlsResponse"> & {
  * Use `create(ListCrawlsResponseSchema)` to create a new message.
  */
 export const ListCrawlsResponseSchema: GenMessage<ListCrawlsResponse> = /*@__PURE__*/
-  messageDesc(file_wap_crawl_v1_crawl, 24);
+  messageDesc(file_wap_crawl_v1_crawl, 25);
 
 /**
  * @generated from enum wap.crawl.v1.Format

@@ -1,0 +1,89 @@
+// A crawl's webhook outbox (docs/crawl.md, "Webhooks"): an event is queued in the
+// transaction that makes it true (the crawl created, a page delivered, the crawl closed),
+// its body fixed then in Firecrawl's shape (`page` is not sent yet); senders claim due rows with SKIP LOCKED and
+// write each attempt back on its row.
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import { type CrawlDatabase, firstRow } from './database.js';
+
+/** Firecrawl's events; `page` is refused when asked for (not sent yet), so none means the others. */
+export type WebhookEvent = 'started' | 'page' | 'completed' | 'failed';
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ['started', 'page', 'completed', 'failed'];
+
+/** A crawl's webhook as stored on its row: `events` empty means all of them. */
+export interface StoredWebhook {
+  url: string;
+  headers: Record<string, string>;
+  metadata: Record<string, unknown>;
+  events: WebhookEvent[];
+  secret: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  crawlId: string;
+  event: WebhookEvent;
+  body: string;
+  attempts: number;
+  log: object[] | null;
+}
+
+/**
+ * Queues `event` for the crawl when it has a webhook that wants it: Firecrawl's body
+ * `{ success, type, id, data, metadata, error? }`, `type` `crawl.<event>` or
+ * `batch_scrape.<event>`. One statement, so it joins the caller's transaction.
+ */
+export async function queueWebhook(
+  client: PoolClient | CrawlDatabase['pool'],
+  crawlId: string,
+  event: WebhookEvent,
+  what: { success: boolean; data?: unknown[]; error?: string },
+): Promise<void> {
+  await client.query(
+    `INSERT INTO crawl_webhook_deliveries (id, crawl_id, event, body)
+     SELECT $1, id, $3, jsonb_strip_nulls(jsonb_build_object(
+              'success', $4::boolean,
+              'type', CASE WHEN (options->>'batch')::boolean THEN 'batch_scrape.' ELSE 'crawl.' END || $3,
+              'id', id, 'data', $5::jsonb, 'metadata', coalesce(webhook->'metadata', '{}'::jsonb),
+              'error', $6::text))::text
+       FROM crawls
+      WHERE id = $2 AND webhook IS NOT NULL
+        AND (jsonb_array_length(coalesce(webhook->'events', '[]'::jsonb)) = 0 OR webhook->'events' ? $3)`,
+    [randomUUID(), crawlId, event, what.success, JSON.stringify(what.data ?? []), what.error ?? null],
+  );
+}
+
+export class WebhookStore {
+  constructor(private readonly db: CrawlDatabase) {}
+
+  /** Up to `limit` deliveries due now, leased for `leaseMs` (their next attempt moved past the lease). */
+  async claim(limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
+    const { rows } = await this.db.pool.query(
+      `UPDATE crawl_webhook_deliveries d SET next_attempt = now() + ($2 || ' milliseconds')::interval
+        WHERE id IN (SELECT id FROM crawl_webhook_deliveries WHERE status = 'pending' AND next_attempt <= now()
+                      ORDER BY next_attempt LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING id, crawl_id AS "crawlId", event, body, attempts, log`,
+      [limit, String(leaseMs)],
+    );
+    return rows as WebhookDelivery[];
+  }
+
+  /** The webhook a delivery goes to; undefined once its crawl is gone. */
+  target(crawlId: string): Promise<StoredWebhook | undefined> {
+    return firstRow<{ webhook: StoredWebhook }>(this.db.pool, 'SELECT webhook FROM crawls WHERE id = $1', [
+      crawlId,
+    ]).then((r) => r?.webhook ?? undefined);
+  }
+
+  /** Writes an attempt's outcome: its count, its log, where the delivery stands and when it is tried next. */
+  async attempted(
+    id: string,
+    outcome: { attempts: number; log: object[]; status: 'delivered' | 'pending' | 'failed'; nextAttempt: Date },
+  ): Promise<void> {
+    await this.db.pool.query(
+      `UPDATE crawl_webhook_deliveries SET attempts = $2, log = $3, status = $4, next_attempt = $5, updated_at = now()
+        WHERE id = $1`,
+      [id, outcome.attempts, JSON.stringify(outcome.log), outcome.status, outcome.nextAttempt],
+    );
+  }
+}
