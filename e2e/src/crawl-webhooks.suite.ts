@@ -132,8 +132,8 @@ describe('crawl and batch webhooks', () => {
       .map((h) => [bodyOf(h).type, bodyOf(h).id])
       .sort();
     assert.deepEqual(types, [
-      ['crawl.started', id],
       ['crawl.completed', id],
+      ['crawl.started', id],
     ]);
   });
 
@@ -179,6 +179,12 @@ describe('crawl and batch webhooks', () => {
     });
     assert.equal(page.status, 400, JSON.stringify(page.body));
     assert.match(JSON.stringify(page.body), /webhook\.events\.0/);
+    const signed = await call(fleet.gatewayUrl, 'POST', '/v1/batch/scrape', {
+      key: apiKey,
+      body: { urls, webhook: { url: `${hookBase}/never`, headers: { 'Webhook-Signature': 'v1,forged' } } },
+    });
+    assert.equal(signed.status, 400, JSON.stringify(signed.body));
+    assert.match(JSON.stringify(signed.body), /webhook\.headers\.Webhook-Signature/);
     const extract = await call(fleet.gatewayUrl, 'POST', '/v2/extract', {
       key: apiKey,
       body: { urls, prompt: 'the title', webhook: `${hookBase}/never` },

@@ -68,6 +68,9 @@ export const startCrawl =
 
 const MAX_WEBHOOK_HEADERS = 20;
 const MAX_WEBHOOK_METADATA_BYTES = 4_096;
+/** Headers a delivery sets itself (its body, its signature) or HTTP's own framing: never the caller's. */
+const SET_BY_SENDER =
+  /^(?:host|content-(?:type|length|encoding)|transfer-encoding|connection|keep-alive|upgrade|expect|te|trailer|webhook-.*)$/i;
 
 /**
  * A crawl's webhook checked before anything is held: a URL the egress guard lets through (https;
@@ -85,6 +88,7 @@ export function parseWebhook(hook: crawl.CrawlWebhook | undefined, allow: AllowL
   for (const [name, value] of headers) {
     const problem = headerProblem(name, value);
     if (problem) invalid(`webhook.headers.${name}`, problem);
+    if (SET_BY_SENDER.test(name)) invalid(`webhook.headers.${name}`, 'set by the server on each delivery');
   }
   const metadata = hook.metadata ?? {};
   if (JSON.stringify(metadata).length > MAX_WEBHOOK_METADATA_BYTES)
