@@ -248,6 +248,14 @@ then the plain variables, sorted, with the global `env` and then the service's
       key: AGENT_SECRETS_KEY
       optional: true
 {{- end }}
+{{- if eq .name "crawl" }}
+- name: CRAWL_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.sessionKeysSecretName" $root }}
+      key: CRAWL_KEY
+      optional: true
+{{- end }}
 {{- if eq .name "monitor" }}
 - name: MONITOR_KEY
   valueFrom:

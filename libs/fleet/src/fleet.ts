@@ -177,6 +177,10 @@ export class Fleet {
       MONITOR_KEY: createHash('sha256')
         .update(`wap-monitor:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
         .digest('base64url'),
+      // Crawls' webhook URLs, headers and secrets are sealed by the crawl service (docs/crawl.md); the same way.
+      CRAWL_KEY: createHash('sha256')
+        .update(`wap-crawl:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+        .digest('base64url'),
       // The OAuth sign-in pages' state is signed by the gateway (docs/oauth.md); derived the same way, a different key.
       OAUTH_KEY: createHash('sha256')
         .update(`wap-oauth:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)

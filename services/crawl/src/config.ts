@@ -9,6 +9,13 @@ export const env = baseEnv(50052).extend({
   BROWSER_HOST_ADDR: sharedEnv.BROWSER_HOST_ADDR.optional(),
   AGENT_ADDR: sharedEnv.AGENT_ADDR.optional(),
   EGRESS_ALLOW: sharedEnv.EGRESS_ALLOW,
+  CRAWL_KEY: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      "Secret (32+ characters) the crawl service seals crawls' webhook URLs, headers and signing secrets with; unset, a crawl or batch with a webhook is refused. `make up` derives one per machine.",
+    ),
   EXTRACT_THREADS: z.coerce
     .number()
     .int()

@@ -92,6 +92,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     worker,
     retentionMs: config.CRAWL_RETENTION,
     modelFormats,
+    ...(config.CRAWL_KEY && { webhookKey: config.CRAWL_KEY }),
   };
   const consumer = new Consumer<FrontierMessage>(nats.nc, {
     stream: frontier.stream,
@@ -112,7 +113,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
       },
     ),
     cacheSweeper(cache, log, { intervalMs: config.PAGE_CACHE_SWEEP }),
-    webhookSender({ webhooks: new WebhookStore(db), agent, log }, WEBHOOK_POLL_MS),
+    webhookSender({ webhooks: new WebhookStore(db), agent, log, key: config.CRAWL_KEY }, WEBHOOK_POLL_MS),
   ];
   return {
     deps,

@@ -6,21 +6,25 @@
 import { type Attempt, afterAttempt, type FetchAgent, postWebhook, signatureHeaders } from '@wap/fetch';
 import type { Logger } from '@wap/log';
 import { PeriodicJob } from '@wap/service';
-import type { WebhookDelivery, WebhookStore } from '../store/webhooks.js';
+import { openWebhook, type WebhookDelivery, type WebhookStore } from '../store/webhooks.js';
 
 export interface WebhookSenderDeps {
   webhooks: WebhookStore;
   /** The egress-guarded agent pages are fetched with: a webhook's address is checked as a page's. */
   agent: FetchAgent;
   log: Logger;
+  /** The key the crawls' webhooks are sealed with (CRAWL_KEY). */
+  key: string | undefined;
 }
 
 const LEASE_MS = 60_000;
 const CLAIM = 16;
 
 async function send(deps: WebhookSenderDeps, delivery: WebhookDelivery): Promise<Attempt> {
-  const target = await deps.webhooks.target(delivery.crawlId);
-  if (!target) return { status: -1, error: 'the crawl is gone' };
+  const kept = await deps.webhooks.target(delivery.crawlId);
+  if (!kept) return { status: -1, error: 'the crawl is gone' };
+  if (!deps.key) return { status: -1, error: 'CRAWL_KEY is not set: the webhook cannot be opened' };
+  const target = openWebhook(deps.key, delivery.crawlId, kept);
   return postWebhook(deps.agent, target.url, delivery.body, {
     ...target.headers,
     'content-type': 'application/json',

@@ -34,4 +34,6 @@ export interface CrawlDeps extends PipelineDeps {
   modelFormats?: ExtractClient;
   /** How long a crawl and its pages are kept after it ended (CRAWL_RETENTION). */
   retentionMs: number;
+  /** The key crawls' webhooks are sealed with (CRAWL_KEY); unset, a crawl with a webhook is refused. */
+  webhookKey?: string;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { create, toJson } from '@bufbuild/protobuf';
 import { priceMeter } from '@wap/billing';
+import { ApiError } from '@wap/errors';
 import { headerProblem, newWebhookSecret } from '@wap/fetch';
 import { type AllowList, checkUrl } from '@wap/netguard';
 import { crawl } from '@wap/proto';
@@ -9,7 +10,14 @@ import { DEFAULT_MAX_PER_HOST } from '../domain/crawl-options.js';
 import { compilePatterns, urlKey } from '../domain/scope.js';
 import { formatsOf } from '../pipeline/scrape.js';
 import type { CrawlRow } from '../store/crawls.js';
-import { type StoredWebhook, WEBHOOK_EVENTS, type WebhookEvent } from '../store/webhooks.js';
+import {
+  type KeptWebhook,
+  keepWebhook,
+  openWebhook,
+  type StoredWebhook,
+  WEBHOOK_EVENTS,
+  type WebhookEvent,
+} from '../store/webhooks.js';
 import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
 import { invalid, requireOperation } from './parse.js';
@@ -27,6 +35,9 @@ export const startCrawl =
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
     const { options, start, key, more } = parseStartCrawl(req, deps.allow);
     const webhook = parseWebhook(req.webhook, deps.allow);
+    // A webhook's URL, headers and secret are kept sealed: without the key, none is taken.
+    const sealing = deps.webhookKey;
+    if (webhook && !sealing) throw new ApiError('capability_unavailable', { capability: 'webhooks' });
     // Each page's model formats are asked of the agent: a model or schema it cannot use is refused now.
     const scrape = options.scrapeOptions ?? create(crawl.ScrapeOptionsSchema, {});
     await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(scrape), scrape);
@@ -42,9 +53,9 @@ export const startCrawl =
       reference: id,
     });
     let row: CrawlRow;
-    let webhookSecret: string | undefined;
+    let kept: KeptWebhook | undefined;
     try {
-      ({ crawl: row, webhookSecret } = await deps.crawls.create({
+      ({ crawl: row, webhook: kept } = await deps.crawls.create({
         id,
         workspaceId: req.workspaceId,
         requestId: req.requestId,
@@ -55,7 +66,7 @@ export const startCrawl =
         limit: options.limit,
         deadlineAt: new Date(Date.now() + MAX_CRAWL_MS),
         sitemapsPending: options.sitemap !== crawl.SitemapMode.SKIP,
-        ...(webhook && { webhook }),
+        ...(webhook && sealing && { webhook: keepWebhook(sealing, id, webhook) }),
       }));
     } catch (err) {
       await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);
@@ -63,6 +74,8 @@ export const startCrawl =
     }
     // Published again on a retried start: the de-duplication window or the take makes it harmless.
     await deps.frontier.publish(row.id, [{ key, url: start.href, host: start.host }, ...more]);
+    // A retried start answers the first start's secret, opened from the row it made.
+    const webhookSecret = kept && sealing ? openWebhook(sealing, row.id, kept).secret : undefined;
     return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, row, false), webhookSecret });
   };
 

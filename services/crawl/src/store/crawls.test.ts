@@ -2,12 +2,14 @@
 // closed crawl is final and keeps its first outcome, closing locks in the
 // order every step does, settling needs a close, and a stalled crawl expires.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { type FreshStores, freshStores, TEST_TAKE, testIndexFields, testUrl } from '../test-support.js';
 import type { CrawlStore } from './crawls.js';
 import type { CrawlDatabase } from './database.js';
 import type { UrlStore } from './urls.js';
+import { keepWebhook, openWebhook } from './webhooks.js';
 
 let stores: FreshStores;
 let db: CrawlDatabase;
@@ -96,4 +98,42 @@ test('a crawl without progress for the stall time ends expired, and the sweeper 
   assert.ok((await crawls.stale(60_000, 1_000, 90_000)).includes(id), 'still past the stall time');
   assert.ok(!(await crawls.stale(60_000, 1_000, 0)).includes(id), 'requeued a moment ago: not idle');
   assert.equal((await crawls.endingOf(id, { stallMs: 90_000 }))?.outcome, 'expired');
+});
+
+test("a crawl's webhook is kept sealed: its URL, headers and secret are not in the row, and a retried start opens the first", async () => {
+  const key = 'k'.repeat(40);
+  const hook = {
+    url: 'https://hooks.example.test/t0ken-in-path',
+    headers: { authorization: 'Bearer receiver-token' },
+    metadata: { team: 'ops' },
+    events: [],
+    secret: 'whsec_c2VjcmV0LXNpZ25pbmcta2V5',
+  };
+  const first = {
+    id: randomUUID(),
+    workspaceId: randomUUID(),
+    requestId: randomUUID(),
+    start: testUrl('webhooked'),
+    options: {},
+    holdId: randomUUID(),
+    limit: 10,
+    deadlineAt: new Date(Date.now() + 3_600_000),
+    sitemapsPending: false,
+    webhook: keepWebhook(key, '', hook),
+  };
+  first.webhook = keepWebhook(key, first.id, hook);
+  const made = await crawls.create(first);
+  const { rows } = await db.pool.query<{ row: string }>('SELECT webhook::text AS row FROM crawls WHERE id = $1', [
+    first.id,
+  ]);
+  for (const secret of ['t0ken-in-path', 'receiver-token', hook.secret])
+    assert.ok(!rows[0]?.row.includes(secret), `${secret} is not in the row`);
+  assert.deepEqual(made.webhook && openWebhook(key, made.crawl.id, made.webhook), hook);
+  // The same start again, with another id: the first row's webhook, opened for that row.
+  const again = await crawls.create({ ...first, id: randomUUID(), webhook: keepWebhook(key, randomUUID(), hook) });
+  assert.equal(again.created, false);
+  assert.equal(again.webhook && openWebhook(key, again.crawl.id, again.webhook).secret, hook.secret);
+  // Sealed for one crawl, it opens for no other, nor under another key.
+  assert.throws(() => made.webhook && openWebhook(key, randomUUID(), made.webhook));
+  assert.throws(() => made.webhook && openWebhook('x'.repeat(40), made.crawl.id, made.webhook));
 });

@@ -4,7 +4,7 @@
 // does (urls.ts): URL rows first, then the crawl row.
 import { type CrawlDatabase, firstRow } from './database.js';
 import type { NewUrl } from './deliveries.js';
-import { queueWebhook, type StoredWebhook } from './webhooks.js';
+import { type KeptWebhook, queueWebhook } from './webhooks.js';
 
 export type CrawlStatus = 'running' | 'cancelled' | 'settled';
 /** How a crawl ended; `failed`: nothing in scope was left, none of it delivered, and the start page failed. */
@@ -62,12 +62,12 @@ export class CrawlStore {
     deadlineAt: Date;
     /** The crawl reads its start page's sitemaps (added after that page is delivered). */
     sitemapsPending: boolean;
-    /** Where its events are posted; `started` is queued with the crawl. */
-    webhook?: StoredWebhook;
-  }): Promise<{ crawl: CrawlRow; created: boolean; webhookSecret?: string }> {
-    const secret = `webhook->>'secret' AS "webhookSecret"`;
+    /** Where its events are posted, sealed (keepWebhook); `started` is queued with the crawl. */
+    webhook?: KeptWebhook;
+  }): Promise<{ crawl: CrawlRow; created: boolean; webhook?: KeptWebhook }> {
+    const secret = `webhook AS "keptWebhook"`;
     return this.db.transaction(async (tx) => {
-      const inserted = await firstRow<CrawlRow & { webhookSecret: string | null }>(
+      const inserted = await firstRow<CrawlRow & { keptWebhook: KeptWebhook | null }>(
         tx,
         `INSERT INTO crawls (id, workspace_id, request_id, url, options, hold_id, "limit", discovered, deadline_at,
                              sitemaps_pending, webhook)
@@ -88,14 +88,14 @@ export class CrawlStore {
         ],
       );
       if (!inserted) {
-        const first = await firstRow<CrawlRow & { webhookSecret: string | null }>(
+        const first = await firstRow<CrawlRow & { keptWebhook: KeptWebhook | null }>(
           tx,
           `SELECT ${CRAWL_COLUMNS}, ${secret} FROM crawls WHERE workspace_id = $1 AND request_id = $2`,
           [c.workspaceId, c.requestId],
         );
         if (!first) throw new Error('crawl vanished during an idempotent start');
-        const { webhookSecret, ...crawl } = first;
-        return { crawl, created: false, ...(webhookSecret && { webhookSecret }) };
+        const { keptWebhook, ...crawl } = first;
+        return { crawl, created: false, ...(keptWebhook && { webhook: keptWebhook }) };
       }
       const all = [c.start, ...(c.more ?? [])];
       await tx.query(
@@ -104,8 +104,8 @@ export class CrawlStore {
         [c.id, all.map((u) => u.key), all.map((u) => u.url), all.map((u) => u.host), all.map((u) => u.depth)],
       );
       await queueWebhook(tx, c.id, 'started', { success: true });
-      const { webhookSecret, ...crawl } = inserted;
-      return { crawl, created: true, ...(webhookSecret && { webhookSecret }) };
+      const { keptWebhook, ...crawl } = inserted;
+      return { crawl, created: true, ...(keptWebhook && { webhook: keptWebhook }) };
     });
   }
 

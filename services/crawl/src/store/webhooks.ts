@@ -3,6 +3,7 @@
 // its body fixed then in Firecrawl's shape (`page` is not sent yet); senders claim due rows with SKIP LOCKED and
 // write each attempt back on its row.
 import { randomUUID } from 'node:crypto';
+import { sealText, unsealText } from '@wap/sealed';
 import type { PoolClient } from 'pg';
 import { type CrawlDatabase, firstRow } from './database.js';
 
@@ -17,6 +18,36 @@ export interface StoredWebhook {
   metadata: Record<string, unknown>;
   events: WebhookEvent[];
   secret: string;
+}
+
+/** What sealed webhooks are: the key derivation's purpose. */
+export const WEBHOOK_PURPOSE = 'wap crawl webhook v1';
+
+/**
+ * A webhook as its crawl's row keeps it: what the queueing SQL reads in the clear (the metadata it
+ * echoes, the events it filters on), and the URL, headers and signing secret sealed under CRAWL_KEY
+ * for the crawl (a URL or a header may carry a token).
+ */
+export interface KeptWebhook {
+  metadata: Record<string, unknown>;
+  events: WebhookEvent[];
+  sealed: string;
+}
+
+/** The webhook as its crawl's row keeps it. */
+export function keepWebhook(key: string, crawlId: string, hook: StoredWebhook): KeptWebhook {
+  const { url, headers, secret } = hook;
+  const sealed = sealText(key, WEBHOOK_PURPOSE, crawlId, JSON.stringify({ url, headers, secret }));
+  return { metadata: hook.metadata, events: hook.events, sealed };
+}
+
+/** The webhook of a crawl's row, opened; throws when it was sealed for another crawl or with another key. */
+export function openWebhook(key: string, crawlId: string, kept: KeptWebhook): StoredWebhook {
+  const open = JSON.parse(unsealText(key, WEBHOOK_PURPOSE, crawlId, kept.sealed)) as Pick<
+    StoredWebhook,
+    'url' | 'headers' | 'secret'
+  >;
+  return { ...open, metadata: kept.metadata, events: kept.events };
 }
 
 export interface WebhookDelivery {
@@ -68,11 +99,11 @@ export class WebhookStore {
     return rows as WebhookDelivery[];
   }
 
-  /** The webhook a delivery goes to; undefined once its crawl is gone. */
-  target(crawlId: string): Promise<StoredWebhook | undefined> {
-    return firstRow<{ webhook: StoredWebhook }>(this.db.pool, 'SELECT webhook FROM crawls WHERE id = $1', [
-      crawlId,
-    ]).then((r) => r?.webhook ?? undefined);
+  /** The webhook a delivery goes to, as its crawl keeps it (sealed); undefined once its crawl is gone. */
+  target(crawlId: string): Promise<KeptWebhook | undefined> {
+    return firstRow<{ webhook: KeptWebhook }>(this.db.pool, 'SELECT webhook FROM crawls WHERE id = $1', [crawlId]).then(
+      (r) => r?.webhook ?? undefined,
+    );
   }
 
   /** Writes an attempt's outcome: its count, its log, where the delivery stands and when it is tried next. */
