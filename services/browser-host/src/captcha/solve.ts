@@ -18,7 +18,8 @@ import type { SolverProvider } from './provider.js';
 
 /** A page of less text than this, still showing a captcha, is the captcha's page: the site is behind it. */
 const WALL_TEXT = 600;
-const POLL_MS = 100;
+/** How often a wait looks again: each look is one small evaluate in the host's world. */
+const POLL_MS = 50;
 /** How long a page is given to move on once its captcha is answered. */
 const SETTLE_MS = 5_000;
 
@@ -213,13 +214,15 @@ export async function handleCaptchas(page: PageTarget, options: SolveOptions): P
       options.signal?.removeEventListener('abort', abort);
     }
     // A page behind its captcha moves on once answered: given a moment, it shows what it kept.
+    // Looked at at once (a wall that submits on its answer is often through already), then every POLL_MS.
     let after = detection;
     if (walled(detection, options.status)) {
       const settle = Math.min(until, Date.now() + SETTLE_MS);
-      do {
-        await sleep(POLL_MS * 2);
+      for (;;) {
         after = await detectCaptchas(world).catch(() => after);
-      } while (walled(after, undefined) && Date.now() < settle);
+        if (!walled(after, undefined) || Date.now() >= settle) break;
+        await sleep(POLL_MS);
+      }
     }
     const blocked = walled(after, undefined);
     if (blocked) {
