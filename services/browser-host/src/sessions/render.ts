@@ -93,6 +93,21 @@ export function headerIssues(headers: Record<string, string>): { path: string; m
   return issues;
 }
 
+/**
+ * The page's HTML. A main frame swapped while it is read (a navigation still under way, as one a
+ * captcha's answer sets off) is read again once the page's network is idle, twice at most.
+ */
+async function contentOf(page: Page): Promise<string> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await page.content();
+    } catch (err) {
+      if (tries >= 3 || !/detached Frame|Execution context was destroyed/i.test(String(err))) throw err;
+      await page.waitForNetworkIdle({ idleTime: 300, timeout: 3_000 }).catch(() => undefined);
+    }
+  }
+}
+
 async function runActions(page: Page, actions: proto.Action[], deadline: number) {
   for (const action of actions) {
     const left = Math.max(deadline - Date.now(), 1);
@@ -212,7 +227,7 @@ export async function render(
     if (session && req.actions.length > 0) await session.flush();
     await runActions(page, req.actions, deadline);
 
-    const html = await page.content();
+    const html = await contentOf(page);
     const screenshot = req.screenshot
       ? await page.screenshot({
           type: 'png',
