@@ -8,6 +8,7 @@ import { emptyMemory } from './step.js';
 import { newText, refusal, statedAnswer } from './step-questions.js';
 import {
   asksDone,
+  asksForAnswer,
   doneParts,
   goalPart,
   partDone,
@@ -295,4 +296,10 @@ test('a full stop after an initial or a title ends no sentence', () => {
     'add it to the cart',
   ]);
   assert.deepEqual(taskParts('Book Dr. Ames. Pay by card.'), ['Book Dr. Ames', 'Pay by card']);
+});
+
+test('a task that starts by saying, describing or counting asks for an answer', () => {
+  for (const task of ['Say that the page is still', 'Describe the product', 'Count the open tickets'])
+    assert.equal(asksForAnswer(task), true, task);
+  assert.equal(asksForAnswer('Save the draft'), false);
 });

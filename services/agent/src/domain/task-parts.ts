@@ -262,7 +262,9 @@ export const phrase = (text: string) =>
 export function asksForAnswer(task: string): boolean {
   return (
     /\?\s*$/.test(task.trim()) ||
-    /^\s*(what|which|who|when|where|how|why|tell|find out|read|list|report|give me|extract)\b/i.test(task) ||
+    /^\s*(what|which|who|when|where|how|why|tell|say|state|describe|summari[sz]e|count|find out|read|list|report|give me|extract)\b/i.test(
+      task,
+    ) ||
     /\b(answer with|tell me|let me know|report back|what (is|are|was|were)|how (much|many))\b/i.test(task)
   );
 }
