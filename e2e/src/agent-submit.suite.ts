@@ -237,7 +237,7 @@ describe('agent files: the body limits agree with the files a run takes', () => 
     );
   });
 
-  test('the OpenAPI document offers multipart/form-data on the two routes with files, and only there', async () => {
+  test('the OpenAPI document offers multipart/form-data on the three routes with files, and only there', async () => {
     const doc = await call<{ paths: Record<string, Record<string, { requestBody?: { content: object } }>> }>(
       fleet.gatewayUrl,
       'GET',
@@ -248,6 +248,6 @@ describe('agent files: the body limits agree with the files a run takes', () => 
         op.requestBody && 'multipart/form-data' in op.requestBody.content ? [`${method} ${path}`] : [],
       ),
     );
-    assert.deepEqual(multipartAt.sort(), ['post /v1/agent', 'post /v1/agent/{id}/files']);
+    assert.deepEqual(multipartAt.sort(), ['post /v1/agent', 'post /v1/agent/{id}/files', 'post /v1/parse']);
   });
 });
