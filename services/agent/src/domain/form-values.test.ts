@@ -101,3 +101,17 @@ test('after text typed into a combobox, the option the task says whole is the on
   );
   assert.equal(optionLine(task, [box('Home city')]), undefined);
 });
+
+test('a box the run ticked that a refused form came back without says to tick it again', () => {
+  const terms = {
+    label: 'I accept the terms',
+    info: { role: 'checkbox', name: 'I accept the terms', checked: false } as ElementInfo,
+  };
+  const memory = memoryOf({ typed: ['I accept the terms'], pageRefused: ['The username is taken.'] });
+  assert.deepEqual(formLines('', undefined, [], memory, [terms]), ['"I accept the terms" is unticked again: tick it']);
+  assert.deepEqual(
+    formLines('', undefined, [], memoryOf({ typed: ['I accept the terms'] }), [terms]),
+    [],
+    'no refusal',
+  );
+});

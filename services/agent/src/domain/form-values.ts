@@ -79,9 +79,11 @@ export function choicesLeft(task: string, infos: ElementInfo[]): Array<{ name: s
  */
 function refills(memory: Memory, shown: Shown[]): string[] {
   const typed = memory.typedInto ?? [];
-  if (typed.length === 0) return [];
   const lines: string[] = [];
   for (const { label, info } of shown) {
+    // A box the run ticked that a refused form came back without.
+    if (info.role === 'checkbox' && info.checked === false && memory.pageRefused?.length)
+      if ((memory.typed ?? []).includes(info.name)) lines.push(`${quote(label)} is unticked again: tick it`);
     if (info.role !== 'textbox' || info.value !== undefined || info.disabled) continue;
     const own = memory.pageRefused?.length ? typed.find(([name]) => name === info.name) : undefined;
     const base = REPEATS.test(info.name) ? phrase(info.name.replace(EVERY_REPEAT, ' ')).trim() : '';
