@@ -8,6 +8,7 @@
 // an act the task may end with. Pure: no I/O.
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import type { JsonSchema } from '../model/types.js';
+import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote } from './form-values.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
@@ -128,6 +129,8 @@ export interface CompactView {
   shown: Array<{ index: number; info: ElementInfo; label: string }>;
   /** Elements and text lines left out at the budget. */
   cut: { elements: number; lines: number };
+  /** What the page's calendar asks of the step next ("click “Next month”"), said last. */
+  hint?: string;
 }
 
 /**
@@ -146,8 +149,18 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
     const near = [page.outline[i - 1], page.outline[i + 1]];
     return near.some((e) => e?.kind === 'element' && e.info.name === (page.outline[i] as { text?: string }).text);
   };
+  // An open calendar shows only what leads to the task's day; a line says which month it is on.
+  const calendar = calendarOf(page.outline);
+  const plan = calendar && calendarPlan(calendar, wantedOf(task, page.outline), task, labelOf);
+  const firstDay = calendar?.days[0]?.index;
   const entries = page.outline
     .filter((entry, i) => entry.kind === 'element' || !names(i))
+    .flatMap((entry): OutlineEntry[] => {
+      if (entry.kind !== 'element' || !plan) return [entry];
+      const summary: OutlineEntry[] =
+        entry.index === firstDay && plan.summary ? [{ kind: 'text', depth: entry.depth, text: plan.summary }] : [];
+      return plan.hidden.has(entry.index) ? summary : [...summary, entry];
+    })
     .map((entry) => ({ entry, line: lineOf(entry) }));
   const total = entries.reduce((n, e) => n + e.line.length + 1, 0);
   let ordered = entries;
@@ -178,7 +191,7 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
   if (cut.elements > 0 || cut.lines > 0)
     lines.push(`(left out: ${cut.elements} elements and ${cut.lines} lines of text; scroll to see more)`);
   if (page.scroll.below > 0 && cut.elements === 0) lines.push('(more of the page below: scroll down)');
-  return { text: lines.join('\n') || '(no elements)', shown, cut };
+  return { text: lines.join('\n') || '(no elements)', shown, cut, ...(plan?.hint && { hint: plan.hint }) };
 }
 
 /** A strict object schema of `properties`, all required. */
@@ -446,6 +459,7 @@ export function compactMessage(input: {
     lines.push(
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
+  if (input.view.hint) lines.push(input.view.hint);
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   if (memory.choosing) {
     const choose = optionLine(input.task, input.view.shown);
