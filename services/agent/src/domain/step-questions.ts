@@ -96,6 +96,40 @@ export function shapedAnswer(output: unknown): Record<string, unknown> | undefin
   return output as Record<string, unknown>;
 }
 
+const NUMBER_WORDS = 'zero one two three four five six seven eight nine ten eleven twelve'.split(' ');
+
+/** The numbers a text writes, in digits ("1,284.50", "-3") or as a word up to twelve ("three"). */
+function numbersIn(text: string): Set<number> {
+  const found = new Set<number>();
+  for (const m of text.matchAll(/-?\d[\d,]*(?:\.\d+)?/g)) found.add(Number(m[0].replace(/,/g, '')));
+  for (const w of text.toLowerCase().matchAll(/\p{L}+/gu)) {
+    const at = NUMBER_WORDS.indexOf(w[0]);
+    if (at >= 0) found.add(at);
+  }
+  return found;
+}
+
+/**
+ * Whether an answer the check read is held by the text it read it from (or the task): every number it
+ * gives is one the text or the task writes. A small model asked "how many eggs?" of a list of results
+ * answers a number the list never says; that answer is not taken, and the run goes on to the page
+ * that holds it.
+ */
+export function groundedIn(answer: unknown, text: string, task: string): boolean {
+  const held = new Set([...numbersIn(text), ...numbersIn(task)]);
+  const leaves: unknown[] = [answer];
+  for (let i = 0; i < leaves.length && i < 500; i++) {
+    const leaf = leaves[i];
+    if (typeof leaf === 'number') {
+      if (!held.has(leaf)) return false;
+    } else if (typeof leaf === 'string') {
+      for (const n of leaf.matchAll(/-?\d[\d,]*(?:\.\d+)?/g))
+        if (!held.has(Number(n[0].replace(/,/g, '')))) return false;
+    } else if (leaf && typeof leaf === 'object') leaves.push(...Object.values(leaf));
+  }
+  return true;
+}
+
 /**
  * The question after an act of a task that asks for an answer, put after the step's own message and
  * answer: whether the text the act brought answers it. A small model that sees the answer on the page

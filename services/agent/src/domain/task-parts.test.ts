@@ -10,6 +10,7 @@ import {
   asksDone,
   asksForAnswer,
   doneParts,
+  entersOnly,
   goalPart,
   partDone,
   partValues,
@@ -302,4 +303,11 @@ test('a task that starts by saying, describing or counting asks for an answer', 
   for (const task of ['Say that the page is still', 'Describe the product', 'Count the open tickets'])
     assert.equal(asksForAnswer(task), true, task);
   assert.equal(asksForAnswer('Save the draft'), false);
+});
+
+test('a task of one part that only says to type is done by typing; any other waits for a send', () => {
+  assert.equal(entersOnly('Type Tora into the query'), true);
+  assert.equal(entersOnly('Fill in the search box with desk lamps'), true);
+  assert.equal(entersOnly('Have order A-2291 delivered on 24 December 2026 in the morning.'), false);
+  assert.equal(entersOnly('Type Tora and press Send'), false);
 });

@@ -227,6 +227,14 @@ export function partDone(
   return goal !== undefined && detailsDone && sends && SENDS.test(info?.name ?? '') ? goal : undefined;
 }
 
+/**
+ * A task of one part that only says to enter something ("Type Tora into the query", "Fill in the
+ * search box with lamps"): what it types is all it asks. Any other task's typed text waits for a send.
+ */
+export function entersOnly(task: string): boolean {
+  return taskParts(task).length === 1 && /^\s*(?:please\s+)?(?:type|enter|fill|write|put|input|paste)\b/i.test(task);
+}
+
 /** A text box that opens a list of options (`aria-expanded` on it): an autocomplete, a combobox. */
 export const combobox = (info: ElementInfo | undefined) => info?.role === 'textbox' && info.expanded !== undefined;
 

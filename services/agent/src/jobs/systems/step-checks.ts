@@ -13,6 +13,7 @@ import {
   answerQuestion,
   DONE_SCHEMA,
   doneQuestion,
+  groundedIn,
   newText,
   refusal,
   saidDone,
@@ -21,7 +22,7 @@ import {
   shapedAnswerSchema,
   statedAnswer,
 } from '../../domain/step-questions.js';
-import { doneParts, taskParts } from '../../domain/task-parts.js';
+import { doneParts, entersOnly, taskParts } from '../../domain/task-parts.js';
 import type { JsonSchema, ModelClient, StepResult } from '../../model/types.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
@@ -88,8 +89,11 @@ export class StepChecks {
       ? await this.ask(ask, shapedAnswerQuestion(task, text, shape), shapedAnswerSchema(shape), 'answer', SHAPED_TOKENS)
       : await this.ask(ask, answerQuestion(task, text), ANSWER_SCHEMA, 'answer', ANSWER_TOKENS);
     if (!result) return;
-    const said = shape ? shapedAnswer(result.output) : statedAnswer(result.output);
-    await this.run.event('step', 'answer_check', `does the page answer it? ${said ? JSON.stringify(said) : 'no'}`, {
+    const read = shape ? shapedAnswer(result.output) : statedAnswer(result.output);
+    // A number the text does not write is not read from it: the run goes on to the page that holds it.
+    const said = read !== undefined && groundedIn(read, text, task) ? read : undefined;
+    const words = said ? JSON.stringify(said) : read !== undefined ? `no (${JSON.stringify(read)} is not on it)` : 'no';
+    await this.run.event('step', 'answer_check', `does the page answer it? ${words}`, {
       answered: !!said,
       ...tokensOf(result),
     });
@@ -120,7 +124,8 @@ export class StepChecks {
 
   /**
    * Whether the act finished the task: every part of it named by an act that worked, the last act one
-   * that sends (a click or Enter) unless the task is one part, and the act opened nothing new on the
+   * that sends (a click or Enter) unless the task is one part, nothing typed left unsent unless the task
+   * only says to type it, and the act opened nothing new on the
    * same page (a confirmation, a dialog still to answer) unless it was a tab, a box or an option, whose
    * new elements are what it chose.
    */
@@ -128,7 +133,8 @@ export class StepChecks {
     const { memory, row } = this.run;
     const parts = taskParts(row.task).length;
     if (doneParts(row.task, memory).size < parts) return false;
-    if (parts > 1 && memory.unsent) return false;
+    // Text typed and not sent since is not the end, unless typing it is all the task says.
+    if (memory.unsent && (parts > 1 || !entersOnly(row.task))) return false;
     const sends = action.action === 'click' || (action.action === 'press' && action.key === 'Enter');
     if (parts > 1 && !sends) return false;
     // A list the task names an option of, sent on another ("the billing team", “To” on “Customer support”).

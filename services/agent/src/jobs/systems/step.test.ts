@@ -430,6 +430,55 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 2]);
   });
 
+  test('compact: a finish with what was typed never sent is refused once; the second is taken', async () => {
+    const task = 'Have Tora searched for';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      return /"Query" value="Tora"/.test(promptOf(request))
+        ? { step: { action: 'finish', success: true, answer: 'done' } }
+        : { step: { action: 'type', target: 'Query', text: 'Tora' } };
+    });
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact' });
+    await next();
+    await next();
+    assert.notEqual((await fx.stores.store.byId(run.row.id))?.status, 'settled', 'the first finish is refused');
+    await assert.rejects(next(), Stop);
+    assert.match(promptOf(requestsOf(task).at(-1)), /\nNote: Not finished: what you entered is not sent yet\./);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 3]);
+  });
+
+  test('compact: an answer check giving a number the page does not write is not taken; the run goes on', async () => {
+    const task = 'Search for Norway and say how many results there are';
+    const outputSchema = {
+      type: 'object',
+      properties: { results: { type: 'integer' } },
+      required: ['results'],
+      additionalProperties: false,
+    };
+    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('give the answer as {"results":');
+    scripts.set(task, (request) => {
+      if (isAnswerCheck(request)) return { step: { results: 7 } };
+      const prompt = promptOf(request);
+      if (/Last action: clicked button "Send"/.test(prompt))
+        return { step: { action: 'finish', success: true, answer: { results: 1 } } };
+      return /"Query" value="Norway"/.test(prompt)
+        ? { step: { action: 'click', target: 'Send' } }
+        : { step: { action: 'type', target: 'Query', text: 'Norway' } };
+    });
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact', outputSchema });
+    await next();
+    await next();
+    assert.notEqual((await fx.stores.store.byId(run.row.id))?.status, 'settled', 'the answer check is not taken');
+    const checks = (await fx.stores.store.events(run.row.id, ['step'], 0n, 200)).filter(
+      (e) => e.kind === 'answer_check',
+    );
+    assert.match(checks.at(-1)?.message ?? '', /no \(\{"results":7\} is not on it\)/);
+    await assert.rejects(next(), Stop);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 3, { results: 1 }]);
+  });
+
   test('compact: Enter that sends the form does the part that says to press its button', async () => {
     const task = 'Type Tora and press Send';
     scripts.set(task, (request) => {

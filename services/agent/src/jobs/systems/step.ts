@@ -40,6 +40,7 @@ import {
   asksDone,
   asksForAnswer,
   doneParts,
+  entersOnly,
   rememberAct,
   rememberPage,
   rememberRefusal,
@@ -402,8 +403,9 @@ export class StepSystem {
   }
 
   /**
-   * A finish of a task to do (not a question, no output schema) with a part not done yet is refused
-   * once, the part said: the 1.5B finishes as soon as the page looks settled. A second finish is taken.
+   * A finish of a task to do (not a question, no output schema) with a part not done yet, or with a
+   * box typed into and never sent since, is refused once, what is left said: the 1.5B finishes as soon
+   * as the page looks settled. A second finish is taken.
    */
   private async finishesEarly(action: StepAction): Promise<boolean> {
     const { memory, row } = this.run;
@@ -412,12 +414,19 @@ export class StepSystem {
     const parts = taskParts(row.task);
     const done = doneParts(row.task, memory);
     const left = parts.findIndex((_, i) => !done.has(i));
-    if (left < 0) return false;
+    // Every part looks done, but what was typed last was never sent (a date typed, no "Confirm").
+    if (left < 0 && (!memory.unsent || entersOnly(row.task))) return false;
     memory.earlyFinish = true;
-    await this.run.event('step', 'dead_end', `refused: finish with part ${left + 1} not done`, { part: left + 1 });
+    if (left >= 0) {
+      await this.run.event('step', 'dead_end', `refused: finish with part ${left + 1} not done`, { part: left + 1 });
+      memory.results = [`finish: not done, part ${left + 1} is not done yet`];
+      memory.nudge = `Not finished: ${JSON.stringify(parts[left])} is not done yet. Do it, then finish.`;
+    } else {
+      await this.run.event('step', 'dead_end', 'refused: finish with what was entered not sent', {});
+      memory.results = ['finish: not done, what was entered is not sent yet'];
+      memory.nudge = 'Not finished: what you entered is not sent yet. Do what is left, send the form, then finish.';
+    }
     this.before = undefined;
-    memory.results = [`finish: not done, part ${left + 1} is not done yet`];
-    memory.nudge = `Not finished: ${JSON.stringify(parts[left])} is not done yet. Do it, then finish.`;
     await this.failed(true);
     return true;
   }

@@ -1,0 +1,26 @@
+// The answer check's guard: an answer is taken from the text it was read from only when that
+// text (or the task) writes every number it gives.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { groundedIn } from './step-questions.js';
+
+const RESULTS = 'Lemon ricotta pancakes\nFluffy pancakes with lemon zest.\nRicotta pancakes with summer berries';
+const RECIPE = 'Ingredients\n3 eggs\n250 g ricotta\n1 lemon\n1,284.50 EUR';
+
+test('a number the text does not write is not read from it', () => {
+  assert.equal(groundedIn({ eggs: 4 }, RESULTS, 'how many eggs does it need?'), false);
+  assert.equal(groundedIn({ eggs: 3 }, RECIPE, 'how many eggs does it need?'), true);
+  assert.equal(groundedIn('It needs 4 eggs', RESULTS, 'how many eggs?'), false);
+  assert.equal(groundedIn('It needs 3 eggs', RECIPE, 'how many eggs?'), true);
+});
+
+test('numbers are matched by value, in digits with separators or as words, and in nested answers', () => {
+  assert.equal(groundedIn({ balance: 1284.5 }, RECIPE, 'my balance'), true);
+  assert.equal(groundedIn({ people: 3 }, 'Serves three people', 'for how many?'), true);
+  assert.equal(groundedIn({ items: [{ qty: 250 }, { qty: 1 }] }, RECIPE, 'list them'), true);
+  assert.equal(groundedIn({ items: [{ qty: 250 }, { qty: 7 }] }, RECIPE, 'list them'), false);
+  // A number the task writes (a model number, an order) may be said back.
+  assert.equal(groundedIn('HX-200 resets after 10 seconds', 'Hold it for 10 seconds.', 'the HX-200 router'), true);
+  // An answer of words alone, or a yes, holds no number to check.
+  assert.equal(groundedIn({ inStock: true, colour: 'blue' }, RESULTS, 'is it in stock?'), true);
+});
