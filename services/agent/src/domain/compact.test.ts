@@ -465,11 +465,15 @@ test('a task that asks for an answer is told to finish with it once the page sho
   const later = compactMessage({
     task,
     files: [],
-    memory: { ...memory, done: ['clicked link "Blue mug"'] },
+    memory: { ...memory, done: ['clicked link "Blue mug"'], partsDone: [0] },
     page: shop,
     view: compactView(shop, task),
   });
   assert.ok(!later.includes('names: link'), 'once it went somewhere, the name points nowhere');
+  // While the part to find the page is not done (a search typed, no result opened), the names still point.
+  const searched = { ...memory, done: ['typed "blue mug" into textbox "Search"'], typed: ['blue mug'] };
+  const still = compactMessage({ task, files: [], memory: searched, page: shop, view: compactView(shop, task) });
+  assert.match(still, /\nThe first part names: link "Blue mug"\n/);
   assert.match(later, /\nIf the page shows what the task asks, finish with it as the answer\.$/);
 });
 

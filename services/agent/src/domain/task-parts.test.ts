@@ -311,3 +311,16 @@ test('a task of one part that only says to type is done by typing; any other wai
   assert.equal(entersOnly('Have order A-2291 delivered on 24 December 2026 in the morning.'), false);
   assert.equal(entersOnly('Type Tora and press Send'), false);
 });
+
+test('a part to find a thing is done by reaching it, not by the words typed to search for it', () => {
+  const task = 'Find the help article on resetting the HX-200 router and tell me how long to hold the button.';
+  const typed = { action: 'type', index: 1, text: 'HX-200' } as const;
+  assert.equal(partDone(task, {}, typed, { role: 'textbox', name: 'Search' }), undefined);
+  const click = { action: 'click', index: 3 } as const;
+  const other = { role: 'link', name: 'Resetting an HX-200 mesh satellite' } as const;
+  assert.equal(partDone(task, {}, click, other), undefined, 'a link that shares a few words is not it');
+  assert.equal(partDone(task, {}, click, { role: 'link', name: 'Resetting the HX-200 router' }), 0);
+  // Found once a later part is done: the bike added to favourites was found.
+  const bike = 'Find a used road bike with a 56 cm frame and add it to my favourites.';
+  assert.deepEqual([...doneParts(bike, { partsDone: [1] })], [1, 0]);
+});

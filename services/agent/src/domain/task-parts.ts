@@ -179,7 +179,13 @@ export function doneParts(task: string, memory: Pick<Memory, 'partsDone' | 'type
     const part = parts[i];
     return part !== undefined && n >= partActs(part) && valuesLeft(part, memory.typed).length === 0;
   };
-  return new Set([...acts].filter(([i, n]) => done(i, n)).map(([i]) => i));
+  const finished = new Set([...acts].filter(([i, n]) => done(i, n)).map(([i]) => i));
+  // A thing to find was found once a part after it is done ("find a road bike … and add it to favourites").
+  const last = Math.max(-1, ...finished);
+  parts.forEach((part, i) => {
+    if (i < last && FINDS.test(part)) finished.add(i);
+  });
+  return finished;
 }
 
 /** Whether two words are one word in two forms ("annual", "annually"): the shorter starts the longer, four letters or more. */
@@ -220,6 +226,15 @@ export function partDone(
     if (finished.has(i)) return false;
     if (i === goal) return detailsDone && sends;
     if (SENDS_SOMETHING.test(part) && !sending) return false;
+    // What is typed to find a thing (a search) is the way to it, not the thing found.
+    // and a link found is the thing when the part says all its words ("Lemon ricotta pancakes"), not
+    // one that shares a few ("Resetting an HX-200 mesh satellite" for "… resetting the HX-200 router").
+    if (FINDS.test(part)) {
+      if (action.action !== 'click') return false;
+      const own = [...taskWords(info?.name ?? '')];
+      const said = [...taskWords(part)];
+      return names(part) || (own.length > 0 && own.every((w) => said.some((t) => sameWord(w, t))));
+    }
     if (info?.role === 'link' && !leadsTo(part, words)) return false;
     return [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part);
   });
@@ -234,6 +249,9 @@ export function partDone(
 export function entersOnly(task: string): boolean {
   return taskParts(task).length === 1 && /^\s*(?:please\s+)?(?:type|enter|fill|write|put|input|paste)\b/i.test(task);
 }
+
+/** A part that says to find or look something up: done by reaching it, not by the words typed to search. */
+export const FINDS = /^\s*(?:then\s+)?(?:find|look up|search for|locate|look for|track down)\b/i;
 
 /** A text box that opens a list of options (`aria-expanded` on it): an autocomplete, a combobox. */
 export const combobox = (info: ElementInfo | undefined) => info?.role === 'textbox' && info.expanded !== undefined;
