@@ -14,7 +14,8 @@ import { formLines, optionLine, quote } from './form-values.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
-import { asksForAnswer, doneParts, phrase, taskParts, taskWords } from './task-parts.js';
+import { superlativeLine } from './superlative.js';
+import { asksForAnswer, doneParts, FINDS, phrase, taskParts, taskWords } from './task-parts.js';
 
 export const COMPACT_SYSTEM_PROMPT = `You use a web browser to do the user's task, one action at a time.
 Each turn shows the task, what you did and the page's elements as role "name" state.
@@ -453,12 +454,15 @@ export function compactMessage(input: {
   const others = parts.filter((_, i) => i !== next && !done.has(i));
   lines.push(...formLines(input.task, part, others, memory, input.view.shown));
   // A question is answered from the page it leads to: the names it says point the way only at first.
-  const pointing = !asks || (memory.done ?? []).length === 0;
+  // So do they while the part is to find the page ("Find the help article on resetting the router").
+  const pointing = !asks || (memory.done ?? []).length === 0 || (!!part && FINDS.test(part));
   const named = part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];
   if (named.length > 0)
     lines.push(
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
+  const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
+  if (cheapest) lines.push(cheapest);
   if (input.view.hint) lines.push(input.view.hint);
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   if (memory.choosing) {

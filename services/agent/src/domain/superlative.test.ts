@@ -1,0 +1,93 @@
+// A part that asks for the cheapest (or dearest) of a kind: the rows the part's words fit are
+// compared by the price they write, and the step names the one to click.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import { compactView } from './compact.js';
+import { superlativeLine } from './superlative.js';
+
+const element = (index: number, info: ElementInfo): OutlineEntry => ({
+  kind: 'element',
+  index,
+  depth: 0,
+  info,
+  key: `${info.role}|${info.name}#1`,
+  fresh: false,
+});
+const text = (t: string): OutlineEntry => ({ kind: 'text', depth: 0, text: t });
+
+function pageOf(outline: OutlineEntry[]): PageState {
+  return {
+    url: 'http://127.0.0.1/books/left-hand',
+    title: 'The Left Hand of Darkness',
+    tabs: [],
+    scroll: { above: 0, below: 0 },
+    elements: '',
+    count: outline.filter((e) => e.kind === 'element').length,
+    outline,
+    fingerprint: 'f1',
+  };
+}
+
+// A table of editions, as the page script reads it: each button's row words are its context.
+const EDITIONS = pageOf([
+  element(1, { role: 'link', name: 'Books' }),
+  text('Edition'),
+  text('Price'),
+  text('Hardcover, Gollancz, 2018'),
+  text('€24.00'),
+  element(2, {
+    role: 'button',
+    name: 'Add Hardcover, Gollancz, 2018 to cart',
+    context: 'Hardcover, Gollancz, 2018 €24.00',
+  }),
+  text('Paperback, Ace, 2019'),
+  text('€11.99'),
+  element(3, { role: 'button', name: 'Add Paperback, Ace, 2019 to cart', context: 'Paperback, Ace, 2019 €11.99' }),
+  text('Paperback, Gollancz, 2023'),
+  text('€9.50'),
+  element(4, {
+    role: 'button',
+    name: 'Add Paperback, Gollancz, 2023 to cart',
+    context: 'Paperback, Gollancz, 2023 €9.50',
+  }),
+  text('Ebook'),
+  text('€6.99'),
+  element(5, { role: 'button', name: 'Add Ebook to cart', context: 'Ebook €6.99' }),
+]);
+
+test('the cheapest row of the kind the part says is named, with its price', () => {
+  const part = 'add its cheapest paperback edition to the cart';
+  const view = compactView(EDITIONS, part);
+  assert.equal(
+    superlativeLine(part, EDITIONS.outline, view),
+    'Of the prices the page shows, the cheapest paperback is €9.50: "Add Paperback, Gollancz, 2023 to cart".',
+  );
+  // No kind: the cheapest of all; the dearest the other way.
+  assert.match(
+    superlativeLine('add the cheapest edition', EDITIONS.outline, view) ?? '',
+    /€6\.99: "Add Ebook to cart"/,
+  );
+  assert.match(superlativeLine('buy the most expensive one', EDITIONS.outline, view) ?? '', /dearest is €24\.00/);
+});
+
+test('rows without a table are the lines since the element before, a header above them no kind of its own', () => {
+  const bare = pageOf(
+    EDITIONS.outline.map((e) => (e.kind === 'element' ? { ...e, info: { ...e.info, context: undefined } } : e)),
+  );
+  const part = 'add its cheapest paperback edition to the cart';
+  assert.match(superlativeLine(part, bare.outline, compactView(bare, part)) ?? '', /paperback is €9\.50/);
+});
+
+test('no line without a superlative, without two priced rows of the kind, or with a tie', () => {
+  const view = compactView(EDITIONS, 'x');
+  assert.equal(superlativeLine('add the paperback to the cart', EDITIONS.outline, view), undefined);
+  assert.equal(superlativeLine('add the cheapest hardcover', EDITIONS.outline, view), undefined);
+  const tie = pageOf([
+    text('Red mug €5'),
+    element(1, { role: 'button', name: 'Add red mug' }),
+    text('Blue mug €5'),
+    element(2, { role: 'button', name: 'Add blue mug' }),
+  ]);
+  assert.equal(superlativeLine('add the cheapest mug', tie.outline, compactView(tie, 'x')), undefined);
+});

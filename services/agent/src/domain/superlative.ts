@@ -1,0 +1,61 @@
+// "Add its cheapest paperback edition to the cart": a part that asks for the cheapest or the dearest
+// of what a page lists. A 1.5B model reads four rows of editions and prices and takes the second
+// paperback, not the cheaper third; comparing prices is the loop's to do (docs/models.md, "Step
+// profiles"). Each button or link of the view is read with its row (the lines of text since the
+// element before it, and its own row's words), the rows the part's words fit are compared by the
+// price they write, and the step names the one to click. Pure: no I/O.
+import type { OutlineEntry } from '../browser/types.js';
+import type { CompactView } from './compact.js';
+import { quote } from './form-values.js';
+import { sameWord, taskWords } from './task-parts.js';
+
+const LOWEST = /\b(?:cheapest|least expensive|lowest[- ]priced|lowest price|cheaper)\b/i;
+const HIGHEST = /\b(?:most expensive|dearest|priciest|highest[- ]priced|highest price)\b/i;
+/** The superlative and the words after it that say what kind ("cheapest paperback edition"), to a preposition. */
+const KIND =
+  /\b(?:cheapest|least expensive|lowest[- ]priced|lowest price|cheaper|most expensive|dearest|priciest|highest[- ]priced|highest price)\s+((?:(?!to\b|in\b|on\b|for\b|from\b|of\b|at\b|and\b|with\b)[\p{L}\p{N}-]+\s*){0,4})/iu;
+/** A price as a page writes it: a currency sign before the amount ("€9.50"), else a sign or code after it ("9,50 EUR"). */
+const SIGN_FIRST = /[€$£¥]\s?(\d[\d,]*(?:\.\d+)?)/;
+const SIGN_AFTER = /(\d[\d,]*(?:\.\d+)?)\s?(?:€|(?:EUR|USD|GBP|CHF|kr)\b)/;
+
+const CLICKS = new Set(['button', 'link']);
+
+/** The line that names the row to click for a part that asks for the cheapest (or dearest) of a kind; undefined when the page does not say. */
+export function superlativeLine(part: string, outline: OutlineEntry[], view: CompactView): string | undefined {
+  const lowest = LOWEST.test(part);
+  if (!lowest && !HIGHEST.test(part)) return undefined;
+  const offered = new Map(view.shown.map((e) => [e.index, e]));
+  const rows: Array<{ label: string; words: string[]; price: number; shown: string }> = [];
+  let lines: string[] = [];
+  for (const entry of outline) {
+    if (entry.kind === 'text') {
+      lines.push(entry.text);
+      continue;
+    }
+    const shown = offered.get(entry.index);
+    // A row of a table or a list is its own words (a header above it is not); else the lines since the element before.
+    const row = entry.info.context ? `${entry.info.name} ${entry.info.context}` : [...lines, entry.info.name].join(' ');
+    lines = [];
+    if (!shown || !CLICKS.has(entry.info.role) || entry.info.disabled) continue;
+    const price = SIGN_FIRST.exec(row) ?? SIGN_AFTER.exec(row);
+    const amount = price?.[1];
+    if (!price || !amount) continue;
+    rows.push({
+      label: shown.label,
+      words: [...taskWords(row)],
+      price: Number(amount.replace(/,/g, '')),
+      shown: price[0],
+    });
+  }
+  // The rows that say most of the kind's words ("paperback edition": the paperbacks) are compared.
+  const kind = [...taskWords(KIND.exec(part)?.[1] ?? '')];
+  const says = (r: (typeof rows)[number]) => kind.filter((w) => r.words.some((x) => sameWord(w, x)));
+  const most = Math.max(0, ...rows.map((r) => says(r).length));
+  const fits = rows.filter((r) => says(r).length === most);
+  if (fits.length < 2) return undefined;
+  const best = fits.reduce((a, b) => ((lowest ? b.price < a.price : b.price > a.price) ? b : a));
+  if (fits.filter((r) => r.price === best.price).length > 1) return undefined;
+  const asked = says(best);
+  const which = `${lowest ? 'cheapest' : 'dearest'}${asked.length ? ` ${asked.join(' ')}` : ''}`;
+  return `Of the prices the page shows, the ${which} is ${best.shown}: ${quote(best.label)}.`;
+}
