@@ -14,7 +14,7 @@ import { formLines, optionLine, quote } from './form-values.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
-import { superlativeLine } from './superlative.js';
+import { datedLine, superlativeLine } from './superlative.js';
 import { asksForAnswer, doneParts, FINDS, phrase, taskParts, taskWords } from './task-parts.js';
 
 export const COMPACT_SYSTEM_PROMPT = `You use a web browser to do the user's task, one action at a time.
@@ -463,6 +463,8 @@ export function compactMessage(input: {
     );
   const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
   if (cheapest) lines.push(cheapest);
+  const dated = asks ? datedLine(input.task, page.outline) : undefined;
+  if (dated) lines.push(dated);
   if (input.view.hint) lines.push(input.view.hint);
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   if (memory.choosing) {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { superlativeLine } from './superlative.js';
+import { datedLine, superlativeLine } from './superlative.js';
 
 const element = (index: number, info: ElementInfo): OutlineEntry => ({
   kind: 'element',
@@ -90,4 +90,31 @@ test('no line without a superlative, without two priced rows of the kind, or wit
     element(2, { role: 'button', name: 'Add blue mug' }),
   ]);
   assert.equal(superlativeLine('add the cheapest mug', tie.outline, compactView(tie, 'x')), undefined);
+});
+
+test('a question for the oldest or newest of a dated list is told which, with its title', () => {
+  const blog = [
+    text('Blog'),
+    text('The grinder we use at home'),
+    text('2024-02-23'),
+    text('Spring menu'),
+    text('2023-11-18'),
+    element(1, { role: 'link', name: 'Hello, Canal Street' }),
+    text('31 January 2023'),
+    element(2, { role: 'link', name: 'Next' }),
+  ];
+  const task = 'What is the title of the oldest post on this blog?';
+  assert.equal(
+    datedLine(task, blog),
+    'Of the dates this page shows, the oldest is 31 January 2023: "Hello, Canal Street".',
+  );
+  assert.equal(
+    datedLine('Which post is the most recent?', blog),
+    'Of the dates this page shows, the newest is 2024-02-23: "The grinder we use at home".',
+  );
+  // A date with its title on one line; no line for a task that asks neither, or for one date.
+  const inline = [text('Spring menu · 2023-11-18'), text('Hello · 2023-01-31')];
+  assert.match(datedLine('the oldest post', inline) ?? '', /2023-01-31: "Hello"/);
+  assert.equal(datedLine('What is the title of the first post?', blog), undefined);
+  assert.equal(datedLine('the oldest post', [text('Hello'), text('2023-01-31')]), undefined);
 });

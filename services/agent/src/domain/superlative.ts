@@ -6,6 +6,7 @@
 // price they write, and the step names the one to click. Pure: no I/O.
 import type { OutlineEntry } from '../browser/types.js';
 import type { CompactView } from './compact.js';
+import { datesIn, isoDate } from './dates.js';
 import { quote } from './form-values.js';
 import { sameWord, taskWords } from './task-parts.js';
 
@@ -58,4 +59,37 @@ export function superlativeLine(part: string, outline: OutlineEntry[], view: Com
   const asked = says(best);
   const which = `${lowest ? 'cheapest' : 'dearest'}${asked.length ? ` ${asked.join(' ')}` : ''}`;
   return `Of the prices the page shows, the ${which} is ${best.shown}: ${quote(best.label)}.`;
+}
+
+const OLDEST = /\b(?:oldest|earliest)\b/i;
+const NEWEST = /\b(?:newest|latest|most recent)\b/i;
+
+/**
+ * The line for a task that asks for the oldest or the newest of what a page lists by date ("the title
+ * of the oldest post on this blog"): each date the page writes (a line that is one, or holds one) with
+ * the line before it that holds none, its title; the oldest (or newest) named. Undefined without two
+ * dated entries, or with a tie.
+ */
+export function datedLine(task: string, outline: OutlineEntry[]): string | undefined {
+  const oldest = OLDEST.test(task);
+  if (!oldest && !NEWEST.test(task)) return undefined;
+  const entries: Array<{ iso: string; written: string; title: string }> = [];
+  let title: string | undefined;
+  for (const entry of outline) {
+    const line = (entry.kind === 'text' ? entry.text : entry.info.name).trim();
+    const iso = isoDate(line);
+    const date = iso ? { iso, written: line } : datesIn(line)[0];
+    if (!date) {
+      if (line) title = line;
+      continue;
+    }
+    const own = line.replace(date.written, '').replace(/^[\s·,:|–-]+|[\s·,:|–-]+$/g, '');
+    const name = own.length >= 3 ? own : title;
+    if (name) entries.push({ iso: date.iso, written: date.written, title: name });
+    title = undefined;
+  }
+  if (entries.length < 2) return undefined;
+  const best = entries.reduce((a, b) => ((oldest ? b.iso < a.iso : b.iso > a.iso) ? b : a));
+  if (entries.filter((e) => e.iso === best.iso).length > 1) return undefined;
+  return `Of the dates this page shows, the ${oldest ? 'oldest' : 'newest'} is ${best.written}: ${quote(best.title.slice(0, 80))}.`;
 }
