@@ -468,7 +468,10 @@ export function compactMessage(input: {
   if (input.view.hint) lines.push(input.view.hint);
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   if (memory.choosing) {
-    const choose = optionLine(input.task, input.view.shown);
+    const opened = page.outline.some(
+      (e) => e.kind === 'element' && e.key === memory.choosing && e.info.role !== 'textbox',
+    );
+    const choose = optionLine(input.task, input.view.shown, opened);
     if (choose) lines.push(choose);
   }
   const chosen = input.view.shown.find((e) => e.index === input.writing);

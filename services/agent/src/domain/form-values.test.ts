@@ -102,6 +102,24 @@ test('after text typed into a combobox, the option the task says whole is the on
   assert.equal(optionLine(task, [box('Home city')]), undefined);
 });
 
+test('after a click opened a list, the option that says most of the task is the one to choose', () => {
+  const option = (name: string) => ({ label: name, info: { role: 'option', name } as ElementInfo });
+  const shown = [
+    option('Standard delivery, 3 to 5 days, free'),
+    option('Express delivery, 1 to 2 days, €9.90'),
+    option('Pick up in store'),
+  ];
+  assert.equal(
+    optionLine('Place this order with express delivery.', shown, true),
+    'Now choose its option "Express delivery, 1 to 2 days, €9.90": opening the list alone chose nothing.',
+  );
+  // Two that say as much: none is named.
+  assert.equal(
+    optionLine('Place this order with delivery.', shown, true),
+    'Now choose one of the options it shows: opening the list alone chose nothing.',
+  );
+});
+
 test('a box the run ticked that a refused form came back without says to tick it again', () => {
   const terms = {
     label: 'I accept the terms',

@@ -135,19 +135,24 @@ function boxFor(value: string, task: string, shown: Shown[]): string | undefined
 }
 
 /**
- * After text typed into a combobox, the line that asks for one of the options it shows: the option
- * whose every word the task says ("Valparaíso, Chile" for "Valparaíso in Chile") when exactly one
- * is; else any. Undefined when the list shows no option.
+ * After text typed into a combobox or a click that opened a list, the line that asks for one of the
+ * options it shows: the option whose every word the task says ("Valparaíso, Chile" for "Valparaíso
+ * in Chile") when exactly one is; else the one that says the most of the task's words when one does
+ * ("Express delivery, 1 to 2 days, €9.90" for "with express delivery"); else any. Undefined when the
+ * list shows no option.
  */
-export function optionLine(task: string, shown: Shown[]): string | undefined {
+export function optionLine(task: string, shown: Shown[], opened = false): string | undefined {
   const options = shown.filter((e) => e.info.role === 'option' && !e.info.disabled);
   if (options.length === 0) return undefined;
   const said = [...taskWords(task)];
-  const fits = options.filter((e) => {
-    const words = [...taskWords(e.info.name)];
-    return words.length > 0 && words.every((w) => said.some((t) => sameWord(w, t)));
-  });
-  return fits.length === 1 && fits[0]
-    ? `Now choose its option ${quote(fits[0].label)}: typing alone chose nothing.`
-    : 'Now choose one of the options it shows: typing alone chose nothing.';
+  const wordsOf = (e: Shown) => [...taskWords(e.info.name)];
+  const saysOf = (e: Shown) => wordsOf(e).filter((w) => said.some((t) => sameWord(w, t))).length;
+  const whole = options.filter((e) => wordsOf(e).length > 0 && saysOf(e) === wordsOf(e).length);
+  const most = Math.max(...options.map(saysOf));
+  const best = options.filter((e) => saysOf(e) === most);
+  const fit = whole.length === 1 ? whole[0] : whole.length === 0 && most > 0 && best.length === 1 ? best[0] : undefined;
+  const alone = opened ? 'opening the list' : 'typing';
+  return fit
+    ? `Now choose its option ${quote(fit.label)}: ${alone} alone chose nothing.`
+    : `Now choose one of the options it shows: ${alone} alone chose nothing.`;
 }

@@ -258,6 +258,15 @@ test('what opens a list (a collapsed button, text typed into a combobox) does no
   const memory = emptyMemory();
   rememberAct('x', memory, { action: typed, info: { ...city, key: 'k1' }, said: 'typed', worked: true, documents: 0 });
   assert.equal(memory.choosing, 'k1');
+  const click = { action: 'click', index: 1 } as const;
+  rememberAct(task, memory, {
+    action: click,
+    info: { ...menu, key: 'k2' },
+    said: 'clicked',
+    worked: true,
+    documents: 0,
+  });
+  assert.equal(memory.choosing, 'k2', 'a collapsed menu button opened: its option is next');
 });
 
 test('a value the page itself says is what it is about: held, not one to enter', () => {

@@ -366,8 +366,9 @@ export interface Act {
 export function rememberAct(task: string, memory: Memory, { action, info, said, worked, documents }: Act): void {
   // A click into a text box chose it: the next step writes into it.
   memory.writing = worked && action.action === 'click' && info?.role === 'textbox' ? info.key : undefined;
-  // Text typed into a combobox (a box with a list it opens) asks for one of its options next.
-  memory.choosing = worked && action.action === 'type' && combobox(info) ? info?.key : undefined;
+  // What opened a list (text typed into a combobox, a click on a collapsed menu button) waits for its option.
+  const opens = (action.action === 'type' && combobox(info)) || (action.action === 'click' && info?.expanded === false);
+  memory.choosing = worked && opens ? info?.key : undefined;
   if (!worked) return;
   memory.done = [...(memory.done ?? []), said].slice(-20);
   const sets =
