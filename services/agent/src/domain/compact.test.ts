@@ -565,3 +565,27 @@ test('an output schema is written out as the answer it asks for', () => {
     '{"items": [{"name": string}, ...], "size": "S" | "M"}',
   );
 });
+
+test('the last link of a breadcrumb trail is said to be the section the page is in', () => {
+  const text = (t: string): OutlineEntry => ({ kind: 'text', depth: 0, text: t });
+  const product = pageOf([
+    element(1, { role: 'link', name: 'Home' }),
+    text('›'),
+    element(2, { role: 'link', name: 'Garden' }),
+    text('›'),
+    element(3, { role: 'link', name: 'Hand tools' }),
+    text('› Felco pruning shears'),
+    text('€49.90 · Ships in 2 days'),
+  ]);
+  const view = compactView(product, 'Go to the category it is listed in');
+  assert.match(view.text, /\nlink "Hand tools" \(the section this page is in\)\n/);
+  assert.match(view.text, /^link "Home"\n/);
+  // Links in a row without the page's own name after them (a menu) are no trail.
+  const menu = pageOf([
+    element(1, { role: 'link', name: 'Home' }),
+    text('|'),
+    element(2, { role: 'link', name: 'Shop' }),
+    text('|'),
+  ]);
+  assert.doesNotMatch(compactView(menu, 'x').text, /section this page is in/);
+});

@@ -124,6 +124,29 @@ export function targetLabels(page: PageState): Map<number, string> {
   return new Map(elements.map((e, i) => [e.index, labels[i] as string]));
 }
 
+/** A breadcrumb's separator, alone or before the page's own name ("› Felco pruning shears"). */
+const CRUMB = /^\s*[›»>/|]\s*/;
+
+/**
+ * The link of a breadcrumb trail (`Home › Garden › Hand tools › Felco pruning shears`) to the
+ * section the page is in: the last of two or more links each followed by a separator, when the page's
+ * own name follows the last. A small model asked for "the category it is listed in" clicks Home.
+ */
+export function breadcrumbSection(outline: OutlineEntry[]): number | undefined {
+  let run: number[] = [];
+  for (let i = 0; i < outline.length; i++) {
+    const e = outline[i] as OutlineEntry;
+    const next = outline[i + 1];
+    if (e.kind === 'element' && e.info.role === 'link' && next?.kind === 'text' && CRUMB.test(next.text)) {
+      run.push(e.index);
+      const own = next.text.replace(CRUMB, '').trim();
+      if (own && run.length >= 2) return e.index;
+      i++;
+    } else run = [];
+  }
+  return undefined;
+}
+
 /** The view of a page: its lines, and the elements it shows (what the step's schema may name). */
 export interface CompactView {
   text: string;
@@ -144,7 +167,11 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
   const words = taskWords(task);
   const labels = targetLabels(page);
   const labelOf = (index: number) => labels.get(index) ?? String(index);
-  const lineOf = (e: OutlineEntry) => (e.kind === 'element' ? elementLine(labelOf(e.index), e.info, task) : e.text);
+  const section = breadcrumbSection(page.outline);
+  const lineOf = (e: OutlineEntry) =>
+    e.kind !== 'element'
+      ? e.text
+      : `${elementLine(labelOf(e.index), e.info, task)}${e.index === section ? ' (the section this page is in)' : ''}`;
   // A label's words shown as text beside the control they name say nothing the control's line does not.
   const names = (i: number) => {
     const near = [page.outline[i - 1], page.outline[i + 1]];
