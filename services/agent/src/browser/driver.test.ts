@@ -245,6 +245,28 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it("a table's row is one line, its cells between bars; a cell's button is an element of its own", async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(`<table><tr><th>Name</th><th>Department</th><th>Started</th><th></th></tr>
+<tr><td>Aiko Tanaka</td><td>Engineering</td><td>2019</td><td><button>Edit</button></td></tr>
+<tr><td>Bruno Costa</td><td>Sales</td><td>2021</td><td><button>Edit</button></td></tr></table>`);
+      const state = await driver.observe();
+      assert.deepEqual(
+        state.outline.map((e) => (e.kind === 'element' ? `${e.info.role} ${e.info.name}` : e.text)),
+        [
+          'Name | Department | Started',
+          'Aiko Tanaka | Engineering | 2019',
+          'button Edit',
+          'Bruno Costa | Sales | 2021',
+          'button Edit',
+        ],
+      );
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("an empty box's placeholder is its hint when a label names it; a filled one or one named by it has none", async () => {
     const { driver, page } = await open('/deferred-submit');
     try {

@@ -126,11 +126,11 @@ export function scanFrame(limits: ScanLimits): FrameScan {
     'pre',
     'section',
     'table',
-    'td',
-    'th',
     'tr',
     'ul',
   ]);
+  /** A table's cells: a row is one line, its cells' texts between bars ("Aiko Tanaka | Engineering | 2019"). */
+  const CELLS = new Set(['td', 'th']);
   const BUTTON_INPUTS = new Set(['submit', 'button', 'reset', 'image']);
   const CHECKABLE = new Set(['checkbox', 'radio']);
 
@@ -172,7 +172,10 @@ export function scanFrame(limits: ScanLimits): FrameScan {
   };
   const flush = (): void => {
     if (pending.length === 0) return;
-    const text = clean(pending.join(' '), limits.lineChars);
+    // Empty cells leave no bars: none at a line's ends, one between two cells.
+    const text = clean(pending.join(' '), limits.lineChars)
+      .replace(/\|(?:\s*\|)+/g, '|')
+      .replace(/^\|\s*|\s*\|$/g, '');
     pending = [];
     pendingChars = 0;
     if (text) push({ kind: 'text', depth: pendingDepth, text });
@@ -492,6 +495,7 @@ export function scanFrame(limits: ScanLimits): FrameScan {
       if (!rendered(child)) continue;
       const block = BLOCK.has(tag);
       if (block) flush();
+      else if (CELLS.has(tag) && pending.length > 0) addText('|', childDepth);
       if (tag === 'iframe' || tag === 'frame') {
         if (shown(child)) {
           flush();

@@ -589,3 +589,14 @@ test('the last link of a breadcrumb trail is said to be the section the page is 
   ]);
   assert.doesNotMatch(compactView(menu, 'x').text, /section this page is in/);
 });
+
+test('a scroll is offered only where the page has more: below, above, or left out at the budget', () => {
+  const scrollsOf = (page: PageState) => {
+    const schema = compactShape(compactView(page, 'x'), { files: false, task: 'x' }).schema as { anyOf: unknown[] };
+    const scroll = schema.anyOf.find((a) => JSON.stringify(a).includes('"const":"scroll"'));
+    return scroll ? (JSON.parse(JSON.stringify(scroll)).properties.direction.enum as string[]) : [];
+  };
+  assert.deepEqual(scrollsOf(FORM), []);
+  assert.deepEqual(scrollsOf({ ...FORM, scroll: { above: 0, below: 900 } }), ['down']);
+  assert.deepEqual(scrollsOf({ ...FORM, scroll: { above: 400, below: 900 } }), ['down', 'up']);
+});

@@ -155,6 +155,8 @@ export interface CompactView {
   cut: { elements: number; lines: number };
   /** What the page's calendar asks of the step next ("click “Next month”"), said last. */
   hint?: string;
+  /** The ways a scroll would show more: the page below or above the viewport, or what the budget left out. */
+  scrolls: Array<'down' | 'up'>;
 }
 
 /**
@@ -219,7 +221,10 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
   if (cut.elements > 0 || cut.lines > 0)
     lines.push(`(left out: ${cut.elements} elements and ${cut.lines} lines of text; scroll to see more)`);
   if (page.scroll.below > 0 && cut.elements === 0) lines.push('(more of the page below: scroll down)');
-  return { text: lines.join('\n') || '(no elements)', shown, cut, ...(plan?.hint && { hint: plan.hint }) };
+  const scrolls: CompactView['scrolls'] = [];
+  if (page.scroll.below > 0 || cut.elements > 0 || cut.lines > 0) scrolls.push('down');
+  if (page.scroll.above > 0) scrolls.push('up');
+  return { text: lines.join('\n') || '(no elements)', shown, cut, scrolls, ...(plan?.hint && { hint: plan.hint }) };
 }
 
 /** A strict object schema of `properties`, all required. */
@@ -285,7 +290,8 @@ export function compactShape(view: CompactView, input: CompactShapeInput): { sch
     if (info.role === 'select' && info.options?.length && !info.disabled && !input.keep?.has(index))
       actions.push(act('select', { target: { const: label }, option: oneOf(info.options) }));
   actions.push(act('press', { key: oneOf(KEYS) }));
-  actions.push(act('scroll', { direction: oneOf(['down', 'up']) }));
+  // A page that shows all it has is not scrolled: the 1.5B scrolls a short page when unsure, to no end.
+  if (view.scrolls.length > 0) actions.push(act('scroll', { direction: oneOf(view.scrolls) }));
   actions.push(act('go_back'));
   if (/\bhttps?:\/\/|\bwww\./i.test(input.task)) actions.push(act('navigate', { url: str(2_048) }));
   if (input.files && files.length) actions.push(act('attach_file', { target: oneOf(labelsOf(files)), file: str(100) }));

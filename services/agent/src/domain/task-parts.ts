@@ -251,7 +251,7 @@ export function entersOnly(task: string): boolean {
 }
 
 /** A part that says to find or look something up: done by reaching it, not by the words typed to search. */
-export const FINDS = /^\s*(?:then\s+)?(?:find|look up|search for|locate|look for|track down)\b/i;
+export const FINDS = /^\s*(?:then\s+)?(?:find|look up|locate|look for|track down)\b/i;
 
 /** A text box that opens a list of options (`aria-expanded` on it): an autocomplete, a combobox. */
 export const combobox = (info: ElementInfo | undefined) => info?.role === 'textbox' && info.expanded !== undefined;
