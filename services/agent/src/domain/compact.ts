@@ -11,10 +11,10 @@ import type { JsonSchema } from '../model/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote } from './form-values.js';
+import { collapsedLine, datedLine, superlativeLine } from './hints.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
-import { datedLine, superlativeLine } from './superlative.js';
 import { asksForAnswer, doneParts, FINDS, phrase, taskParts, taskWords } from './task-parts.js';
 
 export const COMPACT_SYSTEM_PROMPT = `You use a web browser to do the user's task, one action at a time.
@@ -499,6 +499,8 @@ export function compactMessage(input: {
   const dated = asks ? datedLine(input.task, page.outline) : undefined;
   if (dated) lines.push(dated);
   if (input.view.hint) lines.push(input.view.hint);
+  const under = asks && named.length === 0 ? collapsedLine(input.task, input.view) : undefined;
+  if (under) lines.push(under);
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   if (memory.choosing) {
     const opened = page.outline.some(

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { datedLine, superlativeLine } from './superlative.js';
+import { collapsedLine, datedLine, superlativeLine } from './hints.js';
 
 const element = (index: number, info: ElementInfo): OutlineEntry => ({
   kind: 'element',
@@ -117,4 +117,23 @@ test('a question for the oldest or newest of a dated list is told which, with it
   assert.match(datedLine('the oldest post', inline) ?? '', /2023-01-31: "Hello"/);
   assert.equal(datedLine('What is the title of the first post?', blog), undefined);
   assert.equal(datedLine('the oldest post', [text('Hello'), text('2023-01-31')]), undefined);
+});
+
+test('a question is pointed at the closed section that says most of its words', () => {
+  const faq = pageOf([
+    text('Frequently asked questions'),
+    element(1, { role: 'button', name: 'How long does delivery take?', expanded: false }),
+    element(2, { role: 'button', name: 'Can I return an item I have opened?', expanded: false }),
+    element(3, { role: 'button', name: 'Do you deliver abroad?', expanded: false }),
+  ]);
+  const task =
+    "According to the shop's FAQ, within how many days of delivery can I return an item I have already opened?";
+  assert.equal(
+    collapsedLine(task, compactView(faq, task)),
+    'The answer may be under "Can I return an item I have opened?": open it.',
+  );
+  // Fewer than three words, or a tie: no line.
+  assert.equal(collapsedLine('How fast is delivery?', compactView(faq, 'x')), undefined);
+  const open = pageOf([element(2, { role: 'button', name: 'Can I return an item I have opened?', expanded: true })]);
+  assert.equal(collapsedLine(task, compactView(open, task)), undefined, 'an open section is read, not pointed at');
 });

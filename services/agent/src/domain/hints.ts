@@ -1,9 +1,8 @@
-// "Add its cheapest paperback edition to the cart": a part that asks for the cheapest or the dearest
-// of what a page lists. A 1.5B model reads four rows of editions and prices and takes the second
-// paperback, not the cheaper third; comparing prices is the loop's to do (docs/models.md, "Step
-// profiles"). Each button or link of the view is read with its row (the lines of text since the
-// element before it, and its own row's words), the rows the part's words fit are compared by the
-// price they write, and the step names the one to click. Pure: no I/O.
+// What a page holds that a 1.5B model reads past, said as one line of the compact step
+// (docs/models.md, "Step profiles"): which row is the cheapest or dearest of the kind a part asks
+// for (it takes the second paperback, not the cheaper third), which dated entry is the oldest or
+// newest, and which closed section a question's answer is under. Comparing and matching are the
+// loop's to do; the model acts on what the line says. Pure: no I/O.
 import type { OutlineEntry } from '../browser/types.js';
 import type { CompactView } from './compact.js';
 import { datesIn, isoDate } from './dates.js';
@@ -21,7 +20,12 @@ const SIGN_AFTER = /(\d[\d,]*(?:\.\d+)?)\s?(?:€|(?:EUR|USD|GBP|CHF|kr)\b)/;
 
 const CLICKS = new Set(['button', 'link']);
 
-/** The line that names the row to click for a part that asks for the cheapest (or dearest) of a kind; undefined when the page does not say. */
+/**
+ * The line that names the row to click for a part that asks for the cheapest (or dearest) of a kind:
+ * each button or link of the view read with its row (its table row's or list entry's words, else the
+ * lines since the element before), the rows that say most of the kind's words compared by the price
+ * they write. Undefined when the page does not say, or on a tie.
+ */
 export function superlativeLine(part: string, outline: OutlineEntry[], view: CompactView): string | undefined {
   const lowest = LOWEST.test(part);
   if (!lowest && !HIGHEST.test(part)) return undefined;
@@ -92,4 +96,21 @@ export function datedLine(task: string, outline: OutlineEntry[]): string | undef
   const best = entries.reduce((a, b) => ((oldest ? b.iso < a.iso : b.iso > a.iso) ? b : a));
   if (entries.filter((e) => e.iso === best.iso).length > 1) return undefined;
   return `Of the dates this page shows, the ${oldest ? 'oldest' : 'newest'} is ${best.written}: ${quote(best.title.slice(0, 80))}.`;
+}
+
+/**
+ * For a question, the closed section (an accordion's header, a disclosure: `aria-expanded=false`)
+ * that says most of the question's words, three at least and more than any other: the answer is
+ * written in when it opens ("Can I return an item I have opened?" for "within how many days can I
+ * return an item I have already opened?"). Undefined when none stands out.
+ */
+export function collapsedLine(task: string, view: CompactView): string | undefined {
+  const said = [...taskWords(task)];
+  const scored = view.shown
+    .filter((e) => e.info.expanded === false && !e.info.disabled)
+    .map((e) => ({ e, n: [...taskWords(e.info.name)].filter((w) => said.some((t) => sameWord(w, t))).length }))
+    .sort((a, b) => b.n - a.n);
+  const [best, second] = scored;
+  if (!best || best.n < 3 || (second && second.n === best.n)) return undefined;
+  return `The answer may be under ${quote(best.e.label)}: open it.`;
 }
