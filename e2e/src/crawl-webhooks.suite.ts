@@ -123,18 +123,69 @@ describe('crawl and batch webhooks', () => {
     }
   });
 
-  test('the JS client’s crawl with a webhook URL gets crawl.started and crawl.completed', async () => {
+  test('the JS client’s crawl with a webhook URL gets crawl.started, a crawl.page per page, then crawl.completed', async () => {
     const { apiKey } = await fleet.workspace('pro');
     const app = new Firecrawl({ apiKey, apiUrl: fleet.gatewayUrl });
     const { id } = await app.startCrawl(`${site.url}/`, { limit: 3, webhook: `${hookBase}/crawl` });
-    await until('the crawl’s completed event delivered', () => delivered('/crawl').length === 2, 60_000);
-    const types = delivered('/crawl')
-      .map((h) => [bodyOf(h).type, bodyOf(h).id])
-      .sort();
-    assert.deepEqual(types, [
+    // Senders post at once what is due: `completed` may overtake the last page's event on the wire.
+    await until('the crawl’s five events delivered', () => delivered('/crawl').length === 5, 60_000);
+    const events = delivered('/crawl').map(bodyOf);
+    assert.deepEqual(events.map((e) => [e.type, e.id]).sort(), [
       ['crawl.completed', id],
+      ['crawl.page', id],
+      ['crawl.page', id],
+      ['crawl.page', id],
       ['crawl.started', id],
     ]);
+    // Each page event carries its page as the crawl's status answers it: the same three pages.
+    const status = await app.getCrawlStatus(id);
+    const pageUrls = (list: { metadata?: { url?: string } }[]) => list.map((d) => d.metadata?.url).sort();
+    const sent = events.filter((e) => e.type === 'crawl.page').map((e) => (e.data as Record<string, unknown>[])[0]);
+    assert.deepEqual(pageUrls(sent as never), pageUrls(status.data as never));
+    for (const doc of sent) assert.match(String(doc?.markdown), /\w/, 'the page’s markdown is in the event');
+  });
+
+  test('a batch whose webhook asks `page` alone gets one signed batch_scrape.page per URL, with the formats asked', async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const urls = [0, 1, 2].map((i) => `${site.url}/articles/${i}`);
+    answers['/pages'] = [503];
+    const r = await call<{ id: string; webhookSecret: string }>(fleet.gatewayUrl, 'POST', '/v2/batch/scrape', {
+      key: apiKey,
+      body: {
+        urls,
+        formats: ['markdown', 'links'],
+        webhook: { url: `${hookBase}/pages`, metadata: { run: 7 }, events: ['page'] },
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    await until('three page events delivered', () => delivered('/pages').length === 3, 60_000);
+    const bodies = delivered('/pages').map(bodyOf);
+    for (const b of bodies) {
+      assert.equal(b.type, 'batch_scrape.page');
+      assert.equal(b.id, r.body.id);
+      assert.deepEqual(b.metadata, { run: 7 });
+      const [doc] = b.data as { markdown: string; links: string[]; metadata: { url: string; statusCode: number } }[];
+      assert.equal(doc?.metadata.statusCode, 200);
+      assert.ok(Array.isArray(doc?.links), 'links asked, links sent');
+      assert.match(String(doc?.markdown), /\w/);
+    }
+    assert.deepEqual(bodies.map((b) => (b.data as { metadata: { url: string } }[])[0]?.metadata.url).sort(), urls);
+    // The 503 was tried again under the same id; every delivery verifies with the batch's secret.
+    const pageHits = hits.filter((h) => h.path === '/pages');
+    assert.equal(pageHits.length, 4);
+    assert.equal(new Set(pageHits.map((h) => h.headers['webhook-id'])).size, 3);
+    for (const h of pageHits) new Webhook(r.body.webhookSecret).verify(h.raw, h.headers as Record<string, string>);
+    // No other event was asked for: none is sent once the batch is over.
+    await until('the batch completed', async () => {
+      const s = await call<{ status: string }>(fleet.gatewayUrl, 'GET', `/v2/batch/scrape/${r.body.id}`, {
+        key: apiKey,
+      });
+      return s.body.status === 'completed';
+    });
+    assert.ok(
+      delivered('/pages').every((h) => bodyOf(h).type === 'batch_scrape.page'),
+      'only page events',
+    );
   });
 
   test('a cancelled batch posts failed, with its error', async () => {
@@ -160,7 +211,7 @@ describe('crawl and batch webhooks', () => {
     }
   });
 
-  test('a webhook the guard refuses, or a page event, is refused before anything is held', async () => {
+  test('a webhook the guard refuses, or an event we do not know, is refused before anything is held', async () => {
     const { apiKey } = await fleet.workspace('pro');
     const urls = [`${site.url}/articles/0`];
     const balance = await availableCredits(fleet.gatewayUrl, apiKey);
@@ -173,12 +224,12 @@ describe('crawl and batch webhooks', () => {
     );
     assert.equal(guarded.status, 422, JSON.stringify(guarded.body));
     assert.deepEqual([guarded.body.code, guarded.body.details.reason], ['page_unreachable', 'private_address']);
-    const page = await call<{ error: { code: string } }>(fleet.gatewayUrl, 'POST', '/v1/batch/scrape', {
+    const unknown = await call<{ error: { code: string } }>(fleet.gatewayUrl, 'POST', '/v1/batch/scrape', {
       key: apiKey,
-      body: { urls, webhook: { url: `${hookBase}/never`, events: ['page'] } },
+      body: { urls, webhook: { url: `${hookBase}/never`, events: ['page', 'action'] } },
     });
-    assert.equal(page.status, 400, JSON.stringify(page.body));
-    assert.match(JSON.stringify(page.body), /webhook\.events\.0/);
+    assert.equal(unknown.status, 400, JSON.stringify(unknown.body));
+    assert.match(JSON.stringify(unknown.body), /webhook/);
     const signed = await call(fleet.gatewayUrl, 'POST', '/v1/batch/scrape', {
       key: apiKey,
       body: { urls, webhook: { url: `${hookBase}/never`, headers: { 'Webhook-Signature': 'v1,forged' } } },

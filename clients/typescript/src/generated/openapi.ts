@@ -2028,7 +2028,7 @@ export interface operations {
                         metadata?: {
                             [key: string]: unknown;
                         };
-                        /** @description The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet. */
+                        /** @description The events wanted (all when absent): `started`, `page` (each page delivered, as `data[0]`), `completed`, `failed`. */
                         events?: ("started" | "page" | "completed" | "failed")[];
                     }) | null;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
@@ -4317,7 +4317,7 @@ export interface operations {
                         metadata?: {
                             [key: string]: unknown;
                         };
-                        /** @description The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet. */
+                        /** @description The events wanted (all when absent): `started`, `page` (each page delivered, as `data[0]`), `completed`, `failed`. */
                         events?: ("started" | "page" | "completed" | "failed")[];
                     }) | null;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */

@@ -12,6 +12,7 @@ import {
   SettleBatcher,
   toMeters,
 } from '@wap/billing';
+import { documentJson, formatNames } from '@wap/document-json';
 import { ApiError, isApiError } from '@wap/errors';
 import type { Delivery, Retry } from '@wap/events';
 import type { Logger } from '@wap/log';
@@ -316,6 +317,7 @@ export class CrawlWorker {
           links,
           indexFields(document.url, extracted),
           landed,
+          row.pageEvents ? JSON.stringify(documentJson(document, formatNames(plan.scrape.formats))) : undefined,
         )
         // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
         .catch((err: unknown) => this.giveBack(plan, key, err, sitemaps));

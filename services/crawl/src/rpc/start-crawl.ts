@@ -109,9 +109,6 @@ export function parseWebhook(hook: crawl.CrawlWebhook | undefined, allow: AllowL
   const events = [...new Set(hook.events)];
   const unknown = events.findIndex((e) => !WEBHOOK_EVENTS.includes(e as WebhookEvent));
   if (unknown >= 0) invalid(`webhook.events.${unknown}`, `one of ${WEBHOOK_EVENTS.join(', ')}`);
-  // A page's document is rendered by the gateway; its event is not sent yet (docs/crawl.md, "Webhooks").
-  const page = events.indexOf('page');
-  if (page >= 0) invalid(`webhook.events.${page}`, '`page` is not offered by this server yet: read the pages by id');
   return {
     url: url.href,
     headers: hook.headers,

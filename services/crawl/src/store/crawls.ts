@@ -39,11 +39,15 @@ export interface CrawlRow {
   sitemapsPending: boolean;
   createdAt: Date;
   finishedAt: Date | null;
+  /** Its webhook wants a `page` event for each page delivered. */
+  pageEvents: boolean;
 }
 
 const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", request_id AS "requestId", url, options, status, outcome, hold_id AS "holdId", "limit",
   claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
-  finished_at AS "finishedAt"`;
+  finished_at AS "finishedAt",
+  (webhook IS NOT NULL AND (jsonb_array_length(coalesce(webhook->'events', '[]'::jsonb)) = 0
+                            OR webhook->'events' ? 'page')) AS "pageEvents"`;
 
 export class CrawlStore {
   constructor(private readonly db: CrawlDatabase) {}

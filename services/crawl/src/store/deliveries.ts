@@ -1,9 +1,12 @@
 // Fetched pages delivered (crawl_deliver_many), a worker's deliveries of the
 // moment in one statement: each URL done, its new links queued, its page stored
-// under the crawl's next `seq` and put in the search index. UrlStore batches the
-// calls; the locks follow its order (URL rows, then host rows, then the crawl row).
+// under the crawl's next `seq` and put in the search index, and its `page` webhook event
+// queued in the same transaction. UrlStore batches the calls; the locks follow its order
+// (URL rows, then host rows, then the crawl row).
+import type { PoolClient } from 'pg';
 import type { CrawlDatabase } from './database.js';
 import type { indexFields } from './search-index.js';
+import { queuePageWebhooks } from './webhooks.js';
 
 export type IndexFields = ReturnType<typeof indexFields>;
 
@@ -24,6 +27,8 @@ export interface Delivery {
   indexed: IndexFields;
   /** Where a redirect landed: known to the crawl from now on, not counted, not queued. */
   landed?: NewUrl;
+  /** The page as its webhook's `page` event carries it (JSON), when the crawl's webhook wants pages. */
+  pageEvent?: string;
 }
 
 export interface Delivered {
@@ -48,9 +53,33 @@ export async function deliverMany(
   db: CrawlDatabase,
   calls: Delivery[],
 ): Promise<PromiseSettledResult<Delivered | undefined>[]> {
+  // Pages whose crawl's webhook wants them: delivered and their events queued in one transaction.
+  if (!calls.some((c) => c.pageEvent)) return answersOf(calls, await deliverStatement(db.pool, calls));
+  return db.transaction(async (tx) => {
+    const answers = answersOf(calls, await deliverStatement(tx, calls));
+    const events = calls.flatMap((c, i) => {
+      const answer = answers[i];
+      return c.pageEvent && answer?.status === 'fulfilled' && answer.value
+        ? [{ crawlId: c.crawlId, document: c.pageEvent }]
+        : [];
+    });
+    await queuePageWebhooks(tx, events);
+    return answers;
+  });
+}
+
+interface DeliveredRow {
+  i: number;
+  seq: number | null;
+  queued: string[] | null;
+  open: number | null;
+  at_limit: boolean | null;
+}
+
+async function deliverStatement(client: PoolClient | CrawlDatabase['pool'], calls: Delivery[]) {
   const links = calls.flatMap((c, i) => c.links.map((l) => ({ page: i + 1, ...l })));
   const field = (n: number) => calls.map((c) => c.indexed[n]);
-  const { rows } = await db.pool.query<{
+  const { rows } = await client.query<{
     i: number;
     seq: number | null;
     queued: string[] | null;
@@ -82,6 +111,10 @@ export async function deliverMany(
       links.map((l) => l.depth),
     ],
   );
+  return rows as DeliveredRow[];
+}
+
+function answersOf(calls: Delivery[], rows: DeliveredRow[]): PromiseSettledResult<Delivered | undefined>[] {
   const answers = new Map(rows.map((r) => [r.i, r]));
   return calls.map((call, i) => {
     const row = answers.get(i + 1);

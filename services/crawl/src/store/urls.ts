@@ -183,7 +183,8 @@ export class UrlStore {
    * deliveries of the moment): the URL is done, its new links are queued, the
    * page takes the next `seq` under the crawl row's lock (so pages commit in
    * `seq` order) and goes into the search index. Returns the links to publish and whether the crawl may have ended,
-   * or undefined when another worker already delivered this URL or the crawl was closed.
+   * or undefined when another worker already delivered this URL or the crawl was closed. With `pageEvent`
+   * (the crawl's webhook wants pages), the page's event is queued in the same transaction.
    */
   deliver(
     crawlId: string,
@@ -192,8 +193,9 @@ export class UrlStore {
     links: NewUrl[],
     indexed: IndexFields,
     landed?: NewUrl,
+    pageEvent?: string,
   ): Promise<Delivered | undefined> {
-    return this.deliveries.call({ crawlId, urlKey, page, links, indexed, landed });
+    return this.deliveries.call({ crawlId, urlKey, page, links, indexed, landed, pageEvent });
   }
 
   /**

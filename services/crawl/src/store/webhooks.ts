@@ -1,13 +1,13 @@
 // A crawl's webhook outbox (docs/crawl.md, "Webhooks"): an event is queued in the
 // transaction that makes it true (the crawl created, a page delivered, the crawl closed),
-// its body fixed then in Firecrawl's shape (`page` is not sent yet); senders claim due rows with SKIP LOCKED and
+// its body fixed then in Firecrawl's shape; senders claim due rows with SKIP LOCKED and
 // write each attempt back on its row.
 import { randomUUID } from 'node:crypto';
 import { sealText, unsealText } from '@wap/sealed';
 import type { PoolClient } from 'pg';
 import { type CrawlDatabase, firstRow } from './database.js';
 
-/** Firecrawl's events; `page` is refused when asked for (not sent yet), so none means the others. */
+/** Firecrawl's events; none asked means all of them, as Firecrawl's default. */
 export type WebhookEvent = 'started' | 'page' | 'completed' | 'failed';
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ['started', 'page', 'completed', 'failed'];
 
@@ -64,6 +64,14 @@ export interface WebhookDelivery {
  * `{ success, type, id, data, metadata, error? }`, `type` `crawl.<event>` or
  * `batch_scrape.<event>`. One statement, so it joins the caller's transaction.
  */
+/** Firecrawl's `type` of an event of the crawl `c`: `crawl.<event>`, or `batch_scrape.<event>` for a batch. */
+const EVENT_TYPE = (event: string) =>
+  `CASE WHEN (c.options->>'batch')::boolean THEN 'batch_scrape.' ELSE 'crawl.' END || ${event}`;
+/** The crawl `c` has a webhook that wants the event. */
+const WANTS = (event: string) =>
+  `c.webhook IS NOT NULL
+   AND (jsonb_array_length(coalesce(c.webhook->'events', '[]'::jsonb)) = 0 OR c.webhook->'events' ? ${event})`;
+
 export async function queueWebhook(
   client: PoolClient | CrawlDatabase['pool'],
   crawlId: string,
@@ -74,13 +82,31 @@ export async function queueWebhook(
     `INSERT INTO crawl_webhook_deliveries (id, crawl_id, event, body)
      SELECT $1, id, $3, jsonb_strip_nulls(jsonb_build_object(
               'success', $4::boolean,
-              'type', CASE WHEN (options->>'batch')::boolean THEN 'batch_scrape.' ELSE 'crawl.' END || $3,
-              'id', id, 'data', $5::jsonb, 'metadata', coalesce(webhook->'metadata', '{}'::jsonb),
+              'type', ${EVENT_TYPE('$3')},
+              'id', id, 'data', $5::jsonb, 'metadata', coalesce(c.webhook->'metadata', '{}'::jsonb),
               'error', $6::text))::text
-       FROM crawls
-      WHERE id = $2 AND webhook IS NOT NULL
-        AND (jsonb_array_length(coalesce(webhook->'events', '[]'::jsonb)) = 0 OR webhook->'events' ? $3)`,
+       FROM crawls c
+      WHERE id = $2 AND ${WANTS('$3')}`,
     [randomUUID(), crawlId, event, what.success, JSON.stringify(what.data ?? []), what.error ?? null],
+  );
+}
+
+/**
+ * Queues a `page` event for each page delivered, for the crawls whose webhook wants it: `data` is
+ * the page as the crawl's results answer it (its nulls kept: a `json` field the page lacks is null).
+ * One statement, in the transaction that delivers the pages.
+ */
+export async function queuePageWebhooks(client: PoolClient, pages: { crawlId: string; document: string }[]) {
+  if (pages.length === 0) return;
+  await client.query(
+    `INSERT INTO crawl_webhook_deliveries (id, crawl_id, event, body)
+     SELECT p.id, c.id, 'page', jsonb_build_object(
+              'success', true, 'type', ${EVENT_TYPE("'page'")}, 'id', c.id,
+              'data', jsonb_build_array(p.document), 'metadata', coalesce(c.webhook->'metadata', '{}'::jsonb))::text
+       FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS p(id, crawl_id, document)
+       JOIN crawls c ON c.id = p.crawl_id
+      WHERE ${WANTS("'page'")}`,
+    [pages.map(() => randomUUID()), pages.map((p) => p.crawlId), pages.map((p) => p.document)],
   );
 }
 

@@ -494,7 +494,7 @@ class CrawlRequestWebhook(Model):
     """
     events: list[Literal["started", "page", "completed", "failed"]] | None = None
     """
-    The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet.
+    The events wanted (all when absent): `started`, `page` (each page delivered, as `data[0]`), `completed`, `failed`.
     """
 
 

@@ -1,9 +1,11 @@
 // A crawl and its delivered pages as the crawl routes answer them, and the words
 // Firecrawl's clients read a crawl's progress in.
+
+import { documentJson, formatNames } from '@wap/document-json';
 import type { crawl } from '@wap/proto';
 import { z } from 'zod';
 import { isoTime, toUsageObject, usageObject } from '../usage-shape.js';
-import { documentSchema, formatNames, toDocumentJson } from './scrape.js';
+import { documentSchema } from './scrape.js';
 
 const failure = z.object({
   url: z.string(),
@@ -74,7 +76,7 @@ export const crawlLink = (publicUrl: string, id: string) =>
 /** Delivered pages as crawl.results and crawl.get answer them. */
 export const pagesJson = (out: crawl.CrawlResultsResponse) => {
   const formats = formatNames(out.formats);
-  return out.pages.map((page) => ({ ...toDocumentJson(page.document, formats), depth: page.depth }));
+  return out.pages.map((page) => ({ ...documentJson(page.document, formats), depth: page.depth }));
 };
 export const pageJson = documentSchema.extend({ depth: z.number().int() });
 

@@ -1,20 +1,14 @@
 import { create } from '@bufbuild/protobuf';
-import { ERRORS, isErrorCode } from '@wap/errors';
+import { documentJson } from '@wap/document-json';
 // The header rules alone: the fetch lib's index loads undici, which the gateway never fetches with.
 import { HEADER_NAME, HEADER_VALUE, MAX_HEADER_NAME, MAX_HEADER_VALUE } from '@wap/fetch/headers';
 import { HOST_NAME_TOO_LONG, hostNameFits } from '@wap/netguard';
-import { ENGINE_NAMES, engines, FORMAT_NAMES, FORMATS, type FormatName, formatName } from '@wap/plans';
+import { ENGINE_NAMES, engines, FORMAT_NAMES, FORMATS, type FormatName } from '@wap/plans';
 import { browser, crawl } from '@wap/proto';
 import { z } from 'zod';
 import { firecrawlBookkeeping } from '../bookkeeping.js';
 import { capability } from '../types.js';
 import { toUsageObject, usageObject } from '../usage-shape.js';
-
-/** Format names of enum values; markdown when none (as the pipeline does). */
-export function formatNames(formats: readonly crawl.Format[]): FormatName[] {
-  const names = formats.flatMap((f) => formatName(f) ?? []);
-  return names.length > 0 ? names : ['markdown'];
-}
 
 const action = z.discriminatedUnion('type', [
   z.strictObject({
@@ -245,40 +239,8 @@ export const documentSchema = z.object({
     ),
 });
 
-/** A model format's failure as the Error object docs/errors.md describes. */
-function formatError(f: crawl.Document['formatFailures'][number]) {
-  const message = isErrorCode(f.code) ? ERRORS[f.code].message : ERRORS.internal.message;
-  return { code: f.code, message, details: f.details ?? {} };
-}
-
-export function toDocumentJson(doc: crawl.Document | undefined, formats: ScrapeOptionsInput['formats']) {
-  const asked = new Set(askedFormats(formats));
-  const failures = doc?.formatFailures ?? [];
-  return {
-    ...(asked.has('markdown') ? { markdown: doc?.markdown ?? '' } : {}),
-    ...(asked.has('html') ? { html: doc?.html ?? '' } : {}),
-    // A PDF left unread (`parsers: []`) answers its bytes here, asked for or not.
-    ...(asked.has('rawHtml') || doc?.rawBase64 ? { rawHtml: doc?.rawHtml ?? '' } : {}),
-    ...(asked.has('text') ? { text: doc?.text ?? '' } : {}),
-    ...(asked.has('links') ? { links: doc?.links ?? [] } : {}),
-    ...((asked.has('screenshot') || asked.has('screenshot@fullPage')) && doc?.screenshot.length
-      ? { screenshot: `data:image/png;base64,${Buffer.from(doc.screenshot).toString('base64')}` }
-      : {}),
-    // The page's own URL, status and engine come whatever formats were asked: a crawl's pages need them.
-    metadata: {
-      ...(doc?.metadata ?? {}),
-      url: doc?.url,
-      statusCode: doc?.statusCode,
-      engine: doc?.engine,
-      cached: doc?.cached,
-      ...(doc?.sessionId ? { sessionId: doc.sessionId } : {}),
-    },
-    ...(doc?.warnings.length ? { warnings: doc.warnings } : {}),
-    ...(asked.has('json') && doc?.json ? { json: doc.json } : {}),
-    ...(asked.has('summary') && doc?.summary ? { summary: doc.summary } : {}),
-    ...(failures.length ? { errors: Object.fromEntries(failures.map((f) => [f.format, formatError(f)])) } : {}),
-  };
-}
+export const toDocumentJson = (doc: crawl.Document | undefined, formats: ScrapeOptionsInput['formats']) =>
+  documentJson(doc, askedFormats(formats));
 
 /** The longest the model formats may add to a scrape: EXTRACT_TIMEOUT's bound. */
 export const MODEL_FORMATS_MS = 10 * 60_000;

@@ -23,7 +23,9 @@ export const webhookField = z
         .array(z.enum(['started', 'page', 'completed', 'failed']))
         .max(4)
         .optional()
-        .describe('The events wanted: `started`, `completed`, `failed` (all when absent); `page` is not offered yet.'),
+        .describe(
+          'The events wanted (all when absent): `started`, `page` (each page delivered, as `data[0]`), `completed`, `failed`.',
+        ),
     }),
   ])
   .nullish()
