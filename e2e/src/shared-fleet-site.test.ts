@@ -4,6 +4,7 @@
 // a monitor they leave checks every minute.
 import './scrape.suite.js';
 import './firecrawl-v2.suite.js';
+import './firecrawl-v2-append.suite.js';
 import './crawl-webhooks.suite.js';
 import './documents.suite.js';
 import './parse.suite.js';

@@ -30,3 +30,29 @@ export function crawlBlocks(completed: number): { block: number; pages: number }
     blocks.push({ block, pages: Math.min(PAGES_PER_BLOCK, completed - block * PAGES_PER_BLOCK) });
   return blocks;
 }
+
+/** A hold of the work and the pages it covers: `pages` delivered pages from the `from`-th (0-based) on. */
+export interface PageHold {
+  holdId: string;
+  from: number;
+  pages: number;
+}
+
+/**
+ * The settles of block `block` (holding `pages` pages) when the work has several holds one after
+ * the other (a batch appended to): each hold is charged the block's pages it covers. The first
+ * hold's share keeps the block's own key, so work with one hold settles exactly as blockSettle;
+ * another hold's share is keyed by the hold's place. A share is the same request whoever makes it:
+ * a hold is added only past the pages already delivered, so a block's split never changes once
+ * its pages exist.
+ */
+export function blockSettles(workId: string, holds: readonly PageHold[], block: number, pages: number): BlockSettle[] {
+  const start = block * PAGES_PER_BLOCK;
+  const end = start + pages;
+  return holds.flatMap((hold, i) => {
+    const share = Math.min(end, hold.from + hold.pages) - Math.max(start, hold.from);
+    if (share <= 0) return [];
+    const settle = blockSettle(workId, hold.holdId, block, share);
+    return [i === 0 ? settle : { ...settle, idempotencyKey: `${settle.idempotencyKey}:hold:${i}` }];
+  });
+}

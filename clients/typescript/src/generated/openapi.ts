@@ -4320,6 +4320,11 @@ export interface operations {
                         /** @description The events wanted (all when absent): `started`, `page` (each page delivered, as `data[0]`), `completed`, `failed`. */
                         events?: ("started" | "page" | "completed" | "failed")[];
                     }) | null;
+                    /**
+                     * Format: uuid
+                     * @description Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).
+                     */
+                    appendToId?: string;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`). */
                     origin?: string;
                     /** @description Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one. */
@@ -4422,6 +4427,15 @@ export interface operations {
             };
             /** @description `tenant_scope`: A valid credential is used outside its scope, such as an OAuth token on a surface other than the one it was issued for or a token without the `api` scope; in the console, a write without the session's CSRF token or from another origin, a sign-in from another origin, a workspace the person is no member of (`surface: console`), or a member who is not an owner managing members (`role: owner`). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: The path names no route of this deployment, or an id that does not exist in the caller's workspace (ids of other workspaces answer the same, so they cannot be probed). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -893,6 +893,13 @@ export const OPERATIONS = {
         "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts."
       },
       {
+        "name": "appendToId",
+        "in": "body",
+        "type": "string",
+        "required": false,
+        "description": "Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`)."
+      },
+      {
         "name": "origin",
         "in": "body",
         "type": "string",

@@ -5,7 +5,7 @@
 import { fromJson, toBinary } from '@bufbuild/protobuf';
 import {
   type BlockSettle,
-  blockSettle,
+  blockSettles,
   crawlBlocks,
   type LedgerClient,
   PAGES_PER_BLOCK,
@@ -22,7 +22,7 @@ import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/sco
 import { addModelFormats, type ModelFormatsDeps } from '../pipeline/model-formats.js';
 import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from '../pipeline/site-files.js';
-import type { CrawlRow, CrawlStore } from '../store/crawls.js';
+import { type CrawlRow, type CrawlStore, holdsOf } from '../store/crawls.js';
 import type { NewUrl } from '../store/deliveries.js';
 import type { HostStore } from '../store/hosts.js';
 import { indexFields } from '../store/search-index.js';
@@ -423,11 +423,14 @@ export class CrawlWorker {
     }
   }
 
-  /** A full block of delivered pages, billed while the crawl goes on; a failure is made good when it ends. */
+  /**
+   * A full block of delivered pages, billed while the crawl goes on (against each hold its pages fall
+   * in); a failure is made good when it ends.
+   */
   private billBlock(plan: Plan, block: number): void {
-    const { id, holdId } = plan.row;
-    this.settles
-      .settle(blockSettle(id, holdId, block, PAGES_PER_BLOCK))
+    const { id } = plan.row;
+    this.blockSettlesOf(plan, block)
+      .then((settles) => Promise.all(settles.map((settle) => this.settles.settle(settle))))
       .then(() => plan.billed.add(block))
       .catch((err: unknown) =>
         this.deps.log.warn(
@@ -437,11 +440,18 @@ export class CrawlWorker {
       );
   }
 
+  /** A full block's settles; a block past the pages this worker knows held was appended since: the row is read again. */
+  private async blockSettlesOf(plan: Plan, block: number): Promise<BlockSettle[]> {
+    if ((block + 1) * PAGES_PER_BLOCK > plan.row.limit)
+      plan.row = (await this.deps.crawls.crawl(plan.row.id)) ?? plan.row;
+    return blockSettles(plan.row.id, holdsOf(plan.row), block, PAGES_PER_BLOCK);
+  }
+
   /**
    * Settles the crawl when it has ended: it is closed (its count of delivered
    * pages final), every block of them is billed (those this worker has not
    * seen billed; the ledger answers a block settled before with its first
-   * answer), the rest of the hold is released, and the crawl is marked settled.
+   * answer), the rest of each hold is released, and the crawl is marked settled.
    * Only the call that closes the crawl goes on to bill it, so the messages
    * still queued for it do not each bill it again; a step that fails leaves
    * the crawl closed, and the sweeper (`resume`) finishes it.
@@ -455,7 +465,7 @@ export class CrawlWorker {
     const billed = this.plans.get(crawlId)?.billed;
     const settles = crawlBlocks(closed.completed)
       .filter(({ block, pages }) => !(pages === PAGES_PER_BLOCK && billed?.has(block)))
-      .map(({ block, pages }) => blockSettle(crawlId, ending.holdId, block, pages));
+      .flatMap(({ block, pages }) => blockSettles(crawlId, ending.holds, block, pages));
     const results = await Promise.allSettled(settles.map((settle) => this.settles.settle(settle)));
     for (const [i, result] of results.entries()) {
       const settle = settles[i];
@@ -470,7 +480,7 @@ export class CrawlWorker {
       // The ledger did not answer: the crawl stays closed, and the sweeper finishes it.
       else throw result.reason;
     }
-    await ledger.void({ holdId: ending.holdId });
+    for (const { holdId } of ending.holds) await ledger.void({ holdId });
     if (await crawls.settle(crawlId))
       log.info({ crawlId, outcome: closed.outcome, batching: urls.batching }, 'crawl settled');
   }

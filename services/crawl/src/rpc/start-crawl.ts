@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { create, toJson } from '@bufbuild/protobuf';
+import { create, equals, fromJson, toJson } from '@bufbuild/protobuf';
 import { priceMeter } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import { headerProblem, newWebhookSecret } from '@wap/fetch';
@@ -10,6 +10,7 @@ import { DEFAULT_MAX_PER_HOST } from '../domain/crawl-options.js';
 import { compilePatterns, urlKey } from '../domain/scope.js';
 import { formatsOf } from '../pipeline/scrape.js';
 import type { CrawlRow } from '../store/crawls.js';
+import type { NewUrl } from '../store/deliveries.js';
 import {
   type KeptWebhook,
   keepWebhook,
@@ -20,7 +21,7 @@ import {
 } from '../store/webhooks.js';
 import { toCrawl } from '../views/crawl.js';
 import type { CrawlDeps } from './deps.js';
-import { invalid, requireOperation } from './parse.js';
+import { invalid, parseCrawlRef, requireOperation } from './parse.js';
 
 const MAX_CRAWL_LIMIT = 10_000;
 /** A crawl that runs longer is settled by the sweeper with what it has. */
@@ -33,6 +34,7 @@ const MAX_CRAWL_MS = 12 * 3_600_000;
 export const startCrawl =
   (deps: CrawlDeps) =>
   async (req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> => {
+    if (req.appendToId) return appendToBatch(deps, req);
     const { options, start, key, more } = parseStartCrawl(req, deps.allow);
     const webhook = parseWebhook(req.webhook, deps.allow);
     // A webhook's URL, headers and secret are kept sealed: without the key, none is taken.
@@ -78,6 +80,72 @@ export const startCrawl =
     const webhookSecret = kept && sealing ? openWebhook(sealing, row.id, kept).secret : undefined;
     return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, row, false), webhookSecret });
   };
+
+/**
+ * Pages added to a running batch of the workspace (Firecrawl's `appendToId`), scraped as its
+ * others are: a hold of their own for the distinct new ones, recorded on the batch and settled
+ * and voided as its first hold is. Another workspace's batch is not found, as a missing one; a
+ * crawl, a batch that ended or was cancelled, or scrape options not the batch's are refused.
+ */
+async function appendToBatch(deps: CrawlDeps, req: crawl.StartCrawlRequest): Promise<crawl.StartCrawlResponse> {
+  requireOperation(req);
+  const { crawlId } = parseCrawlRef({ workspaceId: req.workspaceId, crawlId: req.appendToId });
+  if (req.webhook) invalid('webhook', 'a batch’s webhook is the one it started with');
+  const row = await deps.crawls.get(req.workspaceId, crawlId);
+  if (!row) throw new ApiError('not_found', { resource: 'batch', id: crawlId });
+  const options = fromJson(crawl.CrawlOptionsSchema, row.options as never);
+  if (!options.batch) invalid('appendToId', 'a crawl: pages are appended to a batch scrape only');
+  refuseEnded(row);
+  const asked = req.options?.scrapeOptions ?? create(crawl.ScrapeOptionsSchema, {});
+  if (!equals(crawl.ScrapeOptionsSchema, asked, options.scrapeOptions ?? create(crawl.ScrapeOptionsSchema, {})))
+    invalid(
+      'appendToId',
+      'the pages of a batch are scraped with its own options: append with the same formats and options',
+    );
+  const urls = appendedPages(req, options, deps.allow);
+  if (row.limit + urls.length > MAX_CRAWL_LIMIT) invalid('urls', `a batch holds at most ${MAX_CRAWL_LIMIT} pages`);
+  const hold = await deps.ledger.authorize({
+    workspaceId: req.workspaceId,
+    idempotencyKey: `crawl:${req.requestId}:hold`,
+    capability: 'crawl',
+    millicredits: priceMeter('page_load', BigInt(urls.length)),
+    ttlSeconds: Math.ceil((row.createdAt.getTime() + MAX_CRAWL_MS - Date.now()) / 1000) + 3_600,
+    reference: crawlId,
+  });
+  const appended = await deps.crawls
+    .append({ workspaceId: req.workspaceId, crawlId, requestId: req.requestId, holdId: hold.holdId, urls })
+    .catch(async (err: unknown) => {
+      await deps.ledger.void({ holdId: hold.holdId }).catch(() => undefined);
+      throw err;
+    });
+  // A retried append keeps its hold; one that added nothing, or found the batch gone or ended, releases it.
+  if (appended.state !== 'retried' && (appended.state !== 'appended' || appended.fresh.length === 0))
+    await deps.ledger.void({ holdId: hold.holdId });
+  if (appended.state === 'missing') throw new ApiError('not_found', { resource: 'batch', id: crawlId });
+  if (appended.state === 'ended') refuseEnded(appended.crawl, true);
+  if (appended.state === 'appended') await deps.frontier.publish(crawlId, appended.fresh);
+  return create(crawl.StartCrawlResponseSchema, { crawl: await toCrawl(deps, appended.crawl, false) });
+}
+
+/** A batch that no longer takes pages (cancelled, or closed: ending or settled) is refused, saying how it stands. */
+function refuseEnded(row: Pick<CrawlRow, 'status' | 'outcome'>, closed = false): void {
+  if (row.status === 'running' && !closed) return;
+  const how = row.status === 'cancelled' ? 'was cancelled' : `has ended (${row.outcome ?? 'completed'})`;
+  invalid('appendToId', `the batch ${how}: it takes no more pages; start a new batch`);
+}
+
+/** An append's pages, each checked as a batch's are; duplicates once. */
+function appendedPages(req: crawl.StartCrawlRequest, options: crawl.CrawlOptions, allow: AllowList): NewUrl[] {
+  if (req.urls.length === 0) invalid('urls', 'at least one page to append');
+  const seen = new Map<string, NewUrl>();
+  for (const [i, raw] of req.urls.entries()) {
+    const url = checkUrl(raw, { allow, field: `urls.${i}` });
+    const key = urlKey(url, { ignoreQuery: options.ignoreQueryParameters });
+    if (!key) invalid(`urls.${i}`, 'must be an http or https URL');
+    if (!seen.has(key)) seen.set(key, { key, url: url.href, host: url.host, depth: 0 });
+  }
+  return [...seen.values()];
+}
 
 const MAX_WEBHOOK_HEADERS = 20;
 const MAX_WEBHOOK_METADATA_BYTES = 4_096;

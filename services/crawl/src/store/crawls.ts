@@ -2,6 +2,7 @@
 // hold), its counters, and how it ends: cancelled, closed with an outcome,
 // settled, purged past retention. Closing locks as every step of the frontier
 // does (urls.ts): URL rows first, then the crawl row.
+import type { PageHold } from '@wap/billing';
 import { type CrawlDatabase, firstRow } from './database.js';
 import type { NewUrl } from './deliveries.js';
 import { type KeptWebhook, queueWebhook } from './webhooks.js';
@@ -19,6 +20,20 @@ const ENDED: Record<CrawlOutcome, boolean> = {
   expired: false,
 };
 
+/** A hold of pages appended to a batch: the append's request, and the pages it covers. */
+export interface AppendedHold extends PageHold {
+  requestId: string;
+}
+
+/** Every hold of the crawl, each with the delivered pages it covers: the first covers those before any append. */
+export function holdsOf(row: { holdId: string; limit: number; extraHolds: AppendedHold[] }): PageHold[] {
+  const appended = row.extraHolds.reduce((sum, h) => sum + h.pages, 0);
+  return [
+    { holdId: row.holdId, from: 0, pages: row.limit - appended },
+    ...row.extraHolds.map(({ holdId, from, pages }) => ({ holdId, from, pages })),
+  ];
+}
+
 export interface CrawlRow {
   id: string;
   workspaceId: string;
@@ -29,6 +44,8 @@ export interface CrawlRow {
   status: CrawlStatus;
   outcome: CrawlOutcome | null;
   holdId: string;
+  /** The holds of the pages appended to a batch, after `holdId`'s. */
+  extraHolds: AppendedHold[];
   limit: number;
   claimed: number;
   completed: number;
@@ -44,10 +61,17 @@ export interface CrawlRow {
 }
 
 const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", request_id AS "requestId", url, options, status, outcome, hold_id AS "holdId", "limit",
-  claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
+  extra_holds AS "extraHolds", claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
   finished_at AS "finishedAt",
   (webhook IS NOT NULL AND (jsonb_array_length(coalesce(webhook->'events', '[]'::jsonb)) = 0
                             OR webhook->'events' ? 'page')) AS "pageEvents"`;
+
+/** An append found its batch stopped: its transaction is rolled back. */
+class BatchEnded extends Error {
+  constructor(readonly crawl: CrawlRow) {
+    super('the batch has ended');
+  }
+}
 
 export class CrawlStore {
   constructor(private readonly db: CrawlDatabase) {}
@@ -113,6 +137,66 @@ export class CrawlStore {
     });
   }
 
+  /**
+   * Adds pages to a running batch of the workspace (`appendToId`) with the hold that pays for
+   * them: the new URLs (those the batch lacks) pending, its `limit` and `discovered` grown by
+   * their number, the hold recorded as covering them. URL rows first, then the batch's row, as
+   * every step locks; a batch closed meanwhile answers how it stands and nothing is added. A
+   * retried append (the same request) adds nothing again and answers its first `fresh`.
+   */
+  async append(a: {
+    workspaceId: string;
+    crawlId: string;
+    requestId: string;
+    holdId: string;
+    urls: NewUrl[];
+  }): Promise<
+    | { state: 'appended'; crawl: CrawlRow; fresh: NewUrl[] }
+    | { state: 'retried'; crawl: CrawlRow }
+    | { state: 'missing' }
+    | { state: 'ended'; crawl: CrawlRow }
+  > {
+    const appending = this.db.transaction(async (tx) => {
+      const sorted = [...a.urls].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+      const { rows: inserted } = await tx.query<{ key: string }>(
+        `INSERT INTO crawl_urls (crawl_id, url_key, url, host, depth)
+         SELECT c.id, u.key, u.url, u.host, 0
+           FROM unnest($2::text[], $3::text[], $4::text[]) AS u(key, url, host)
+           JOIN crawls c ON c.id = $1 AND c.workspace_id = $5
+         ON CONFLICT DO NOTHING RETURNING url_key AS key`,
+        [a.crawlId, sorted.map((u) => u.key), sorted.map((u) => u.url), sorted.map((u) => u.host), a.workspaceId],
+      );
+      const crawl = await firstRow<CrawlRow & { closed: boolean }>(
+        tx,
+        `SELECT ${CRAWL_COLUMNS}, closed_at IS NOT NULL AS closed FROM crawls
+          WHERE id = $1 AND workspace_id = $2 FOR UPDATE`,
+        [a.crawlId, a.workspaceId],
+      );
+      if (!crawl) return { state: 'missing' as const };
+      const { closed, ...row } = crawl;
+      // Its URLs went in with the first try: this one inserted none.
+      if (row.extraHolds.some((h) => h.requestId === a.requestId)) return { state: 'retried' as const, crawl: row };
+      // Thrown, so the URLs inserted above are rolled back with it.
+      if (row.status !== 'running' || closed) throw new BatchEnded(row);
+      const keys = new Set(inserted.map((r) => r.key));
+      const fresh = a.urls.filter((u) => keys.has(u.key));
+      if (fresh.length === 0) return { state: 'appended' as const, crawl: row, fresh };
+      const hold: AppendedHold = { requestId: a.requestId, holdId: a.holdId, from: row.limit, pages: fresh.length };
+      const grown = await firstRow<CrawlRow>(
+        tx,
+        `UPDATE crawls SET "limit" = "limit" + $2, discovered = discovered + $2,
+                extra_holds = extra_holds || jsonb_build_array($3::jsonb)
+          WHERE id = $1 RETURNING ${CRAWL_COLUMNS}`,
+        [a.crawlId, fresh.length, JSON.stringify(hold)],
+      );
+      return { state: 'appended' as const, crawl: grown ?? row, fresh };
+    });
+    return appending.catch((err: unknown) => {
+      if (err instanceof BatchEnded) return { state: 'ended' as const, crawl: err.crawl };
+      throw err;
+    });
+  }
+
   /** A crawl of this workspace; another workspace's crawl is not found, exactly as a missing one. */
   get(workspaceId: string, id: string): Promise<CrawlRow | undefined> {
     return firstRow<CrawlRow>(this.db.pool, `SELECT ${CRAWL_COLUMNS} FROM crawls WHERE id = $1 AND workspace_id = $2`, [
@@ -157,7 +241,7 @@ export class CrawlStore {
   async endingOf(
     crawlId: string,
     { stallMs = 0 }: { stallMs?: number } = {},
-  ): Promise<{ outcome: CrawlOutcome; holdId: string; workspaceId: string } | undefined> {
+  ): Promise<{ outcome: CrawlOutcome; holds: PageHold[]; workspaceId: string } | undefined> {
     // Every URL row is pending, fetching, or counted once in completed, failed or skipped:
     // what is still open is a difference of counters, not a count of rows.
     const row = await firstRow<{
@@ -169,6 +253,7 @@ export class CrawlStore {
       failed: number;
       limit: number;
       holdId: string;
+      extraHolds: AppendedHold[];
       open: number;
       live: number;
       expired: boolean;
@@ -176,6 +261,7 @@ export class CrawlStore {
     }>(
       this.db.pool,
       `SELECT status, outcome, workspace_id AS "workspaceId", closed_at IS NOT NULL AS closed, completed, failed, "limit", hold_id AS "holdId",
+          extra_holds AS "extraHolds",
           (deadline_at < now()
             OR ($2::double precision > 0 AND progress_at < now() - make_interval(secs => $2::double precision / 1000)))
             AS expired,
@@ -188,7 +274,7 @@ export class CrawlStore {
       [crawlId, stallMs],
     );
     if (!row || row.status === 'settled') return undefined;
-    const ending = (outcome: CrawlOutcome) => ({ outcome, holdId: row.holdId, workspaceId: row.workspaceId });
+    const ending = (outcome: CrawlOutcome) => ({ outcome, holds: holdsOf(row), workspaceId: row.workspaceId });
     if (row.closed && row.outcome) return ending(row.outcome);
     if (row.status === 'cancelled') return row.live === 0 ? ending('cancelled') : undefined;
     // A batch's limit is its page count: it ends when nothing is left, as completed.
@@ -203,7 +289,7 @@ export class CrawlStore {
    * still in flight can no longer be delivered, and nothing new is added, so
    * `completed` is final. Answers with it, the outcome the crawl was closed
    * with (a second close keeps the first) and whether this call closed it;
-   * undefined once settled. Locks as every step does: URL rows (in key
+   * undefined once settled (or when a batch was appended to since its ending was read). Locks as every step does: URL rows (in key
    * order), then the crawl row.
    */
   async close(
@@ -218,14 +304,23 @@ export class CrawlStore {
         [crawlId],
       );
       // Under the crawl row's lock `completed` cannot move (a delivery counts there).
-      const row = await firstRow<{ closed: boolean; completed: number; outcome: CrawlOutcome | null }>(
+      const row = await firstRow<{
+        closed: boolean;
+        completed: number;
+        outcome: CrawlOutcome | null;
+        appendedSince: boolean;
+      }>(
         tx,
-        `SELECT closed_at IS NOT NULL AS closed, completed, outcome FROM crawls
-          WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
+        `SELECT closed_at IS NOT NULL AS closed, completed, outcome,
+                coalesce((options->>'batch')::boolean, false) AND discovered - completed - failed - skipped > 0
+                  AS "appendedSince"
+           FROM crawls WHERE id = $1 AND status <> 'settled' FOR UPDATE`,
         [crawlId],
       );
       if (!row) return undefined;
       if (row.closed) return { completed: row.completed, outcome: row.outcome ?? outcome, closedNow: false };
+      // A batch found with nothing left whose pages were appended to since goes on: its new pages end it.
+      if (outcome === 'completed' && row.appendedSince) return undefined;
       // A statement of its own: it sees URLs committed since the rows above were locked.
       const { rowCount } = await tx.query(
         `UPDATE crawl_urls SET state = 'skipped', lease_until = NULL, download_until = NULL

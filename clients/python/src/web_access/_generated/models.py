@@ -1289,6 +1289,10 @@ class BatchScrapeRequest(Model):
     """
     Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
     """
+    append_to_id: Annotated[str | None, Field(alias="appendToId")] = None
+    """
+    Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).
+    """
     origin: str | None = None
     """
     Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).

@@ -1389,6 +1389,7 @@ class Crawl(CrawlWatch, SyncResource):
         ignore_invalid_ur_ls: bool | None = None,
         max_concurrency: int | None = None,
         webhook: str | BatchScrapeRequestWebhook | builtins.dict[str, Any] | None = None,
+        append_to_id: str | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1424,6 +1425,7 @@ class Crawl(CrawlWatch, SyncResource):
             ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
             max_concurrency: Pages of one host fetched at once.
             webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+            append_to_id: Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1453,6 +1455,7 @@ class Crawl(CrawlWatch, SyncResource):
                 "ignoreInvalidURLs": ignore_invalid_ur_ls,
                 "maxConcurrency": max_concurrency,
                 "webhook": webhook,
+                "appendToId": append_to_id,
                 "origin": origin,
                 "integration": integration,
             },
@@ -1782,6 +1785,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
         ignore_invalid_ur_ls: bool | None = None,
         max_concurrency: int | None = None,
         webhook: str | BatchScrapeRequestWebhook | builtins.dict[str, Any] | None = None,
+        append_to_id: str | None = None,
         origin: str | None = None,
         integration: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -1817,6 +1821,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
             max_concurrency: Pages of one host fetched at once.
             webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+            append_to_id: Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1846,6 +1851,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
                 "ignoreInvalidURLs": ignore_invalid_ur_ls,
                 "maxConcurrency": max_concurrency,
                 "webhook": webhook,
+                "appendToId": append_to_id,
                 "origin": origin,
                 "integration": integration,
             },

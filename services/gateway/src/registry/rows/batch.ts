@@ -26,6 +26,12 @@ const body = scrapeOptions.extend({
     .describe('Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.'),
   maxConcurrency: z.number().int().min(1).max(20).default(4).describe('Pages of one host fetched at once.'),
   webhook: webhookField,
+  appendToId: z
+    .uuid()
+    .optional()
+    .describe(
+      'Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).',
+    ),
   ...firecrawlBookkeeping,
 });
 
@@ -68,9 +74,9 @@ export const batchScrapeRow = capability({
     webhookSecret: webhookSecretField,
     crawl: crawlObject,
   }),
-  errors: ['page_unreachable', 'quota_exceeded', 'capability_unavailable'],
+  errors: ['page_unreachable', 'quota_exceeded', 'capability_unavailable', 'not_found'],
   handler: async ({ principal, upstreams, operationId, signal, publicUrl }, { body: b }) => {
-    const { urls, ignoreInvalidURLs, maxConcurrency, webhook, origin: _o, integration: _i, ...options } = b;
+    const { urls, ignoreInvalidURLs, maxConcurrency, webhook, appendToId, origin: _o, integration: _i, ...options } = b;
     const invalid = ignoreInvalidURLs ? urls.filter((u) => !scrapable(u)) : [];
     const kept = urls.filter((u) => !invalid.includes(u));
     const out = await upstreams.crawl.startCrawl(
@@ -83,6 +89,7 @@ export const batchScrapeRow = capability({
           scrapeOptions: toScrapeOptions(options),
         }),
         webhook: toWebhook(webhook),
+        appendToId: appendToId ?? '',
       },
       { signal },
     );

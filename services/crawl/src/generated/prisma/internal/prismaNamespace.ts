@@ -1229,6 +1229,7 @@ export const CrawlScalarFieldEnum = {
   status: 'status',
   outcome: 'outcome',
   holdId: 'holdId',
+  extraHolds: 'extraHolds',
   limit: 'limit',
   claimed: 'claimed',
   completed: 'completed',

@@ -101,6 +101,7 @@ export type CrawlCountAggregateOutputType = {
   status: number
   outcome: number
   holdId: number
+  extraHolds: number
   limit: number
   claimed: number
   completed: number
@@ -192,6 +193,7 @@ export type CrawlCountAggregateInputType = {
   status?: true
   outcome?: true
   holdId?: true
+  extraHolds?: true
   limit?: true
   claimed?: true
   completed?: true
@@ -304,6 +306,7 @@ export type CrawlGroupByOutputType = {
   status: string
   outcome: string | null
   holdId: string
+  extraHolds: runtime.JsonValue
   limit: number
   claimed: number
   completed: number
@@ -352,6 +355,7 @@ export type CrawlWhereInput = {
   status?: Prisma.StringFilter<"Crawl"> | string
   outcome?: Prisma.StringNullableFilter<"Crawl"> | string | null
   holdId?: Prisma.StringFilter<"Crawl"> | string
+  extraHolds?: Prisma.JsonFilter<"Crawl">
   limit?: Prisma.IntFilter<"Crawl"> | number
   claimed?: Prisma.IntFilter<"Crawl"> | number
   completed?: Prisma.IntFilter<"Crawl"> | number
@@ -382,6 +386,7 @@ export type CrawlOrderByWithRelationInput = {
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrderInput | Prisma.SortOrder
   holdId?: Prisma.SortOrder
+  extraHolds?: Prisma.SortOrder
   limit?: Prisma.SortOrder
   claimed?: Prisma.SortOrder
   completed?: Prisma.SortOrder
@@ -416,6 +421,7 @@ export type CrawlWhereUniqueInput = Prisma.AtLeast<{
   status?: Prisma.StringFilter<"Crawl"> | string
   outcome?: Prisma.StringNullableFilter<"Crawl"> | string | null
   holdId?: Prisma.StringFilter<"Crawl"> | string
+  extraHolds?: Prisma.JsonFilter<"Crawl">
   limit?: Prisma.IntFilter<"Crawl"> | number
   claimed?: Prisma.IntFilter<"Crawl"> | number
   completed?: Prisma.IntFilter<"Crawl"> | number
@@ -446,6 +452,7 @@ export type CrawlOrderByWithAggregationInput = {
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrderInput | Prisma.SortOrder
   holdId?: Prisma.SortOrder
+  extraHolds?: Prisma.SortOrder
   limit?: Prisma.SortOrder
   claimed?: Prisma.SortOrder
   completed?: Prisma.SortOrder
@@ -479,6 +486,7 @@ export type CrawlScalarWhereWithAggregatesInput = {
   status?: Prisma.StringWithAggregatesFilter<"Crawl"> | string
   outcome?: Prisma.StringNullableWithAggregatesFilter<"Crawl"> | string | null
   holdId?: Prisma.StringWithAggregatesFilter<"Crawl"> | string
+  extraHolds?: Prisma.JsonWithAggregatesFilter<"Crawl">
   limit?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   claimed?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   completed?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
@@ -504,6 +512,7 @@ export type CrawlCreateInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -534,6 +543,7 @@ export type CrawlUncheckedCreateInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -564,6 +574,7 @@ export type CrawlUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -594,6 +605,7 @@ export type CrawlUncheckedUpdateInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -624,6 +636,7 @@ export type CrawlCreateManyInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -649,6 +662,7 @@ export type CrawlUpdateManyMutationInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -674,6 +688,7 @@ export type CrawlUncheckedUpdateManyInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -704,6 +719,7 @@ export type CrawlCountOrderByAggregateInput = {
   status?: Prisma.SortOrder
   outcome?: Prisma.SortOrder
   holdId?: Prisma.SortOrder
+  extraHolds?: Prisma.SortOrder
   limit?: Prisma.SortOrder
   claimed?: Prisma.SortOrder
   completed?: Prisma.SortOrder
@@ -880,6 +896,7 @@ export type CrawlCreateWithoutUrlsInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -909,6 +926,7 @@ export type CrawlUncheckedCreateWithoutUrlsInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -954,6 +972,7 @@ export type CrawlUpdateWithoutUrlsInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -983,6 +1002,7 @@ export type CrawlUncheckedUpdateWithoutUrlsInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1012,6 +1032,7 @@ export type CrawlCreateWithoutPagesInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1041,6 +1062,7 @@ export type CrawlUncheckedCreateWithoutPagesInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1086,6 +1108,7 @@ export type CrawlUpdateWithoutPagesInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1115,6 +1138,7 @@ export type CrawlUncheckedUpdateWithoutPagesInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1144,6 +1168,7 @@ export type CrawlCreateWithoutWebhooksInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1173,6 +1198,7 @@ export type CrawlUncheckedCreateWithoutWebhooksInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1218,6 +1244,7 @@ export type CrawlUpdateWithoutWebhooksInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1247,6 +1274,7 @@ export type CrawlUncheckedUpdateWithoutWebhooksInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1276,6 +1304,7 @@ export type CrawlCreateWithoutFailuresInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1305,6 +1334,7 @@ export type CrawlUncheckedCreateWithoutFailuresInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1350,6 +1380,7 @@ export type CrawlUpdateWithoutFailuresInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1379,6 +1410,7 @@ export type CrawlUncheckedUpdateWithoutFailuresInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1408,6 +1440,7 @@ export type CrawlCreateWithoutHostsInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1437,6 +1470,7 @@ export type CrawlUncheckedCreateWithoutHostsInput = {
   status?: string
   outcome?: string | null
   holdId: string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit: number
   claimed?: number
   completed?: number
@@ -1482,6 +1516,7 @@ export type CrawlUpdateWithoutHostsInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1511,6 +1546,7 @@ export type CrawlUncheckedUpdateWithoutHostsInput = {
   status?: Prisma.StringFieldUpdateOperationsInput | string
   outcome?: Prisma.NullableStringFieldUpdateOperationsInput | string | null
   holdId?: Prisma.StringFieldUpdateOperationsInput | string
+  extraHolds?: Prisma.JsonNullValueInput | runtime.InputJsonValue
   limit?: Prisma.IntFieldUpdateOperationsInput | number
   claimed?: Prisma.IntFieldUpdateOperationsInput | number
   completed?: Prisma.IntFieldUpdateOperationsInput | number
@@ -1607,6 +1643,7 @@ export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   status?: boolean
   outcome?: boolean
   holdId?: boolean
+  extraHolds?: boolean
   limit?: boolean
   claimed?: boolean
   completed?: boolean
@@ -1638,6 +1675,7 @@ export type CrawlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   status?: boolean
   outcome?: boolean
   holdId?: boolean
+  extraHolds?: boolean
   limit?: boolean
   claimed?: boolean
   completed?: boolean
@@ -1663,6 +1701,7 @@ export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   status?: boolean
   outcome?: boolean
   holdId?: boolean
+  extraHolds?: boolean
   limit?: boolean
   claimed?: boolean
   completed?: boolean
@@ -1688,6 +1727,7 @@ export type CrawlSelectScalar = {
   status?: boolean
   outcome?: boolean
   holdId?: boolean
+  extraHolds?: boolean
   limit?: boolean
   claimed?: boolean
   completed?: boolean
@@ -1704,7 +1744,7 @@ export type CrawlSelectScalar = {
   webhook?: boolean
 }
 
-export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt" | "webhook", ExtArgs["result"]["crawl"]>
+export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "extraHolds" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt" | "webhook", ExtArgs["result"]["crawl"]>
 export type CrawlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
@@ -1746,6 +1786,12 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
      */
     outcome: string | null
     holdId: string
+    /**
+     * Holds after the first, one per append to a batch (`appendToId`): `[{ requestId, holdId, from, pages }]`,
+     * each covering `pages` delivered pages from the `from`-th on; `hold_id` covers those before the first.
+     * `limit` is their sum. Each is settled in blocks and voided as the first is.
+     */
+    extraHolds: runtime.JsonValue
     limit: number
     claimed: number
     completed: number
@@ -2218,6 +2264,7 @@ export interface CrawlFieldRefs {
   readonly status: Prisma.FieldRef<"Crawl", 'String'>
   readonly outcome: Prisma.FieldRef<"Crawl", 'String'>
   readonly holdId: Prisma.FieldRef<"Crawl", 'String'>
+  readonly extraHolds: Prisma.FieldRef<"Crawl", 'Json'>
   readonly limit: Prisma.FieldRef<"Crawl", 'Int'>
   readonly claimed: Prisma.FieldRef<"Crawl", 'Int'>
   readonly completed: Prisma.FieldRef<"Crawl", 'Int'>
