@@ -3,13 +3,14 @@ Firecrawl makes it: the client built with our base URL and nothing else changed.
 
     firecrawl_sdk.py <api_url> <api_key> '{"client": "v1", "method": "scrape_url", "args": [...], "kwargs": {...}}'
 
-`client` is `v1` (the unified client's `.v1`) or `V1FirecrawlApp` (the class behind it, which
+`method` `watch` is `crawl_url_and_watch` followed to its end (its events). `client` is `v1` (the unified client's `.v1`) or `V1FirecrawlApp` (the class behind it, which
 also has `search` and `cancel_crawl`: `.v1` does not expose them). Prints one JSON line:
 `{"ok": true, "result": ...}` with what the call returned, or `{"ok": false, "error": ...,
 "status": ...}` with what it raised and, for an HTTP error, the status it carried.
 Run by e2e/src/firecrawl-sdk.test.ts with the virtualenv scripts/toolchain.sh makes.
 """
 
+import asyncio
 import json
 import sys
 
@@ -25,6 +26,16 @@ def plain(value):
     return value
 
 
+def watch(client, url, kwargs):
+    """`crawl_url_and_watch` as its documentation shows it: the watcher's events until the socket closes."""
+    watcher = client.crawl_url_and_watch(url, **kwargs)
+    events = []
+    for kind in ("document", "done", "error"):
+        watcher.add_event_listener(kind, lambda detail, kind=kind: events.append({"type": kind, "detail": detail}))
+    asyncio.run(watcher.connect())
+    return {"id": watcher.id, "status": watcher.status, "events": events}
+
+
 def main():
     api_url, api_key, call = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     client = (
@@ -36,6 +47,9 @@ def main():
     if "scrape_options" in kwargs:
         kwargs["scrape_options"] = V1ScrapeOptions(**kwargs["scrape_options"])
     try:
+        if call["method"] == "watch":
+            print(json.dumps({"ok": True, "result": watch(client, *call["args"], kwargs)}))
+            return
         result = getattr(client, call["method"])(*call.get("args", []), **kwargs)
         out = {"ok": True, "result": plain(result)}
     except requests.exceptions.HTTPError as err:

@@ -5,6 +5,7 @@
 import './scrape.suite.js';
 import './firecrawl-v2.suite.js';
 import './firecrawl-v2-append.suite.js';
+import './firecrawl-v1-watch.suite.js';
 import './crawl-webhooks.suite.js';
 import './documents.suite.js';
 import './parse.suite.js';

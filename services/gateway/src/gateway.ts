@@ -167,7 +167,7 @@ export function openGateway(
       // What Node's parser refuses (bad bytes, huge headers) answers the Error object, not an empty 400.
       answerParserRefusals(listening, log);
       // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here;
-      // one on a crawl's or batch's v2 status is Firecrawl's watcher, served here (http/v2-watch.ts).
+      // one on a crawl's or batch's v2 (or v1) status is Firecrawl's watcher, served here (http/v2-watch.ts).
       const connect = connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge);
       listening.on('upgrade', (req, socket, head: Buffer) => {
         const crawlId = watch && watchedCrawl(req.url);

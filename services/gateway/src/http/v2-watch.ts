@@ -9,6 +9,12 @@
 //   {"type":"status","data":{status:"cancelled"|"failed",...}}  it ended otherwise; closes
 //   {"type":"error","error":"..."}           the watch itself failed; closes (1011), the clients poll on
 //
+// The v1 clients' `crawlUrlAndWatch` / `crawl_url_and_watch` open the same socket on /v1/crawl/{id}
+// and read the same messages, but for how a crawl ended otherwise: they know no `status`, so a
+// crawl cancelled or failed is `{"type":"error","error":"The crawl ended cancelled."}` there, their
+// watchers' `error` event; and firecrawl-js v1 reads the close's reason as one more message, so it
+// is one it ignores (`{"type":"closed"}`).
+//
 // Nothing new is read: the same crawl row and delivered pages GET /v1/crawl/{id} and its
 // results answer, read every second while the socket is open. The upgrade counts as one
 // request of the plan's per minute, and a workspace keeps at most MAX_WATCHERS open on one
@@ -27,7 +33,7 @@ import { admitRequest, type RateLimiter } from '../store/rate-limit.js';
 import { principalOf } from './auth.js';
 import { refuseUpgrade } from './connect.js';
 
-const WATCHED = /^\/v2\/(?:crawl|batch\/scrape)\/([0-9a-f-]{36})\/?$/i;
+const WATCHED = /^\/v[12]\/(?:crawl|batch\/scrape)\/([0-9a-f-]{36})\/?$/i;
 /** Pages read per look: the crawl service's most. */
 const PAGE_SIZE = 100;
 /** Watchers one workspace keeps open on one gateway: each reads its crawl every second. */
@@ -77,7 +83,12 @@ export function v2Watch(deps: WatchDeps) {
   });
 
   /** Reports the crawl on `ws` until it ends or the socket closes. */
-  async function report(ws: WebSocket, ref: { workspaceId: string; crawlId: string }, signal: AbortSignal) {
+  async function report(
+    ws: WebSocket,
+    ref: { workspaceId: string; crawlId: string },
+    v1: boolean,
+    signal: AbortSignal,
+  ) {
     const send = (message: unknown) => ws.send(JSON.stringify(message));
     let cursor = '';
     let last = '';
@@ -92,8 +103,9 @@ export function v2Watch(deps: WatchDeps) {
       if (out.nextCursor === '') {
         // Every page read and the crawl settled: say how it ended, then close.
         // A status rather than an `error`: firecrawl-js would poll on after an error and end twice.
-        send(now.status === 'completed' ? { type: 'done', data: now } : { type: 'status', data: now });
-        ws.close(1000, 'ended');
+        if (now.status === 'completed') send({ type: 'done', data: now });
+        else send(v1 ? { type: 'error', error: `The crawl ended ${now.status}.` } : { type: 'status', data: now });
+        ws.close(1000, v1 ? '{"type":"closed"}' : 'ended');
         return;
       }
       cursor = out.nextCursor;
@@ -131,12 +143,14 @@ export function v2Watch(deps: WatchDeps) {
             });
             ws.on('close', () => stop.abort());
             ws.on('error', () => stop.abort());
-            report(ws, ref, stop.signal).catch((err: unknown) => {
-              if (stop.signal.aborted) return;
-              if (!(err instanceof ApiError)) deps.log.warn({ err, crawlId }, 'crawl watcher failed');
-              ws.send(JSON.stringify({ type: 'error', error: err instanceof ApiError ? err.message : 'internal' }));
-              ws.close(1011, 'failed');
-            });
+            report(ws, ref, new URL(req.url ?? '/', 'http://gateway').pathname.startsWith('/v1/'), stop.signal).catch(
+              (err: unknown) => {
+                if (stop.signal.aborted) return;
+                if (!(err instanceof ApiError)) deps.log.warn({ err, crawlId }, 'crawl watcher failed');
+                ws.send(JSON.stringify({ type: 'error', error: err instanceof ApiError ? err.message : 'internal' }));
+                ws.close(1011, 'failed');
+              },
+            );
           });
         })
         .catch((err: unknown) => {
