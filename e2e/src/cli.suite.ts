@@ -4,7 +4,7 @@
 // answers; `status` names the credential in use and where it came from, in the three orders
 // of precedence; the login refreshes before it expires; a crawl shows its progress; a paused
 // agent run is answered from the CLI; `agent run --wait` prints a run's events as they come and
-// its answer; `scrape --json-schema` prints a page's data in a schema; a second login revokes the first; and after `logout`
+// its answer; `scrape --json-schema` prints a page's data in a schema; `scrape parse --file` reads a file; a second login revokes the first; and after `logout`
 // the old token is refused.
 import assert from 'node:assert/strict';
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -204,6 +204,21 @@ describe('wap', () => {
     assert.match(quiet.stdout, /status: settled/);
     const pages = await wap(['crawl', 'results', done.crawl.id, '--all', '--json']);
     assert.equal(pages.stdout.trim().split('\n').length, 5, 'one page a line');
+  });
+
+  test('`scrape parse --file` reads a file of the user’s, billed one credit; `--data` is still the whole body', async () => {
+    const file = path.join(home, 'prices.csv');
+    writeFileSync(file, 'item,price\nkettle,39\nteapot,18\n');
+    const before = (await creditsWith(loginKey)).available;
+    const r = await wap(['scrape', 'parse', '--file', file, '--json', '--api-key', loginKey]);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { data: { markdown: string } };
+    assert.match(out.data.markdown, /kettle.*39/);
+    assert.equal(before - (await creditsWith(loginKey)).available, 1);
+    const body = JSON.stringify({ name: 'a.txt', data: Buffer.from('plain words').toString('base64') });
+    const viaData = await wap(['scrape', 'parse', '--data', body, '--json', '--api-key', loginKey]);
+    assert.equal(viaData.code, 0, viaData.stderr);
+    assert.match((JSON.parse(viaData.stdout) as { data: { markdown: string } }).data.markdown, /plain words/);
   });
 
   test("`scrape --json-schema file.json` prints the page's data in the schema, and says a format not answered", async () => {

@@ -74,6 +74,19 @@ describe('parsing a command line', () => {
     assert.deepEqual(s.params, { url: 'https://a.test/', formats: ['links'], headers: { 'x-a': '1' } });
   });
 
+  test('scrape parse: --data is the body, not the file bytes named `data`; --file sends a file by its path', () => {
+    const body = op(['scrape', 'parse', '--data', '{"name":"a.txt","data":"aGk="}', '--formats', 'links']);
+    assert.deepEqual(body.params, { name: 'a.txt', data: 'aGk=', formats: ['links'] });
+    const dir = mkdtempSync(path.join(tmpdir(), 'wap-parse-'));
+    const file = path.join(dir, 'notes.csv');
+    writeFileSync(file, 'a,b\n1,2\n');
+    const sent = op(['scrape', 'parse', '--file', file]);
+    assert.deepEqual(sent.params, { data: Buffer.from('a,b\n1,2\n').toString('base64'), name: 'notes.csv' });
+    assert.equal(op(['scrape', 'parse', 'report.csv', '--file', file]).params.name, 'report.csv');
+    assert.throws(() => op(['scrape', 'parse', '--name', 'x.pdf']), /missing --data/);
+    assert.throws(() => op(['scrape', 'parse', '--file', path.join(dir, 'absent')]), /--file .*cannot be read/);
+  });
+
   test('--json-schema reads a file into jsonOptions.schema and asks json, beside the formats given', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'wap-schema-'));
     const file = path.join(dir, 'product.json');

@@ -2,6 +2,7 @@
 // each operation's flags made from its parameters in the SDK's generated table, so a
 // capability added to the registry is a command without an edit here.
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { OPERATIONS, type OperationSpec, type ParamSpec } from '@web-access/sdk';
 
@@ -56,14 +57,18 @@ export function extraOptions(spec: OperationSpec | undefined, helper?: string): 
   if (spec?.id === 'agent' || (spec?.group === 'agent' && helper === 'wait')) extra.ask = { type: 'boolean' };
   if (spec?.group === 'agent' && helper === 'follow') extra.level = { type: 'string' };
   if (spec?.id === 'scrape') extra['json-schema'] = { type: 'string' };
+  if (spec?.id === 'parse' && !helper) extra.file = { type: 'string' };
   return extra;
 }
 
 export const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
-/** A parameter named as a flag of every command (a scrape's `timeout`) is set through `--data`. */
+/**
+ * A parameter named as a flag of every command (a scrape's `timeout`), or as the body's own `--data`
+ * (a parse's file bytes, `data`), is set through `--data`.
+ */
 export const flaggable = (p: ParamSpec) =>
-  p.in !== 'path' && !(p.name in GLOBAL_OPTIONS) && !(kebab(p.name) in GLOBAL_OPTIONS);
+  p.in !== 'path' && !(p.name in GLOBAL_OPTIONS) && !(kebab(p.name) in GLOBAL_OPTIONS) && p.name !== 'data';
 
 /** `--onlyMainContent` and `--only-main-content` for each parameter that is not in the path. */
 export function paramOptions(spec: OperationSpec): Options {
@@ -79,7 +84,7 @@ export function paramOptions(spec: OperationSpec): Options {
 
 /** The fields values given without a flag fill: the required strings, else the first string. */
 export function positionalFields(spec: OperationSpec): ParamSpec[] {
-  const fields = spec.params.filter((p) => p.in !== 'path' && p.type === 'string');
+  const fields = spec.params.filter((p) => flaggable(p) && p.type === 'string');
   const required = fields.filter((p) => p.required);
   return required.length ? required : fields.slice(0, 1);
 }
@@ -250,6 +255,7 @@ export function parseCommand(argv: string[]): Command {
       if (raw !== undefined) params[p.name] = coerce(p, raw as string);
     }
     if (typeof values['json-schema'] === 'string') askJson(params, values['json-schema']);
+    if (typeof values.file === 'string') sendFile(params, values.file);
     const missing = spec.params.filter((p) => p.in !== 'path' && p.required && params[p.name] === undefined);
     if (missing.length)
       throw new UsageError(
@@ -276,6 +282,18 @@ function askJson(params: Record<string, unknown>, file: string): void {
   params.formats = formats.includes('json') ? formats : [...formats, 'json'];
   const options = typeof params.jsonOptions === 'object' && params.jsonOptions !== null ? params.jsonOptions : {};
   params.jsonOptions = { ...options, schema };
+}
+
+/** `--file <path>` of a parse: the file's bytes as `data` (base64), its name as `name` unless one is given. */
+function sendFile(params: Record<string, unknown>, file: string): void {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    throw new UsageError(`--file ${file}: cannot be read`);
+  }
+  params.data = bytes.toString('base64');
+  params.name ??= basename(file);
 }
 
 /** `--data`: JSON inline, `@file`, or `-` for stdin. */

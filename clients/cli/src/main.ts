@@ -85,7 +85,7 @@ function flagHelp(spec: OperationSpec): string[] {
         .join(', ');
       return `  --${kebab(p.name)} <${type}>${extra ? ` (${extra})` : ''}\n      ${p.description ?? ''}`.trimEnd();
     })
-    .concat(viaData.length ? [`  (${viaData.join(', ')}: through --data, as --${viaData[0]} is every command's)`] : []);
+    .concat(viaData.length ? [`  (${viaData.join(', ')}: through --data, whose flag is another's)`] : []);
 }
 
 function usageLine(spec: OperationSpec, helper?: string): string {
@@ -124,6 +124,11 @@ function help(args: string[], out: Output): void {
       if (spec.id === 'crawl' || spec.id === 'agent')
         lines.push('  --wait', '      Wait until it is settled (progress on stderr)');
       if (spec.id === 'agent') lines.push('  --ask', '      With --wait: read answers to its questions from stdin');
+      if (spec.id === 'parse')
+        lines.push(
+          '  --file <path>',
+          '      The file to read: its bytes as `data`, its name as `name` unless --name is given',
+        );
       if (spec.id === 'scrape')
         lines.push(
           '  --json-schema <file>',
