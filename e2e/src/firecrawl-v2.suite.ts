@@ -328,6 +328,27 @@ describe('Firecrawl v2 clients', () => {
       );
     });
 
+    test('Python search finds the workspace’s scraped pages under web, billed as POST /v1/search', async () => {
+      const article = site.article(11);
+      pyOk(await py('scrape', [`${site.url}/articles/11`], { formats: ['markdown'] }));
+      const word = article.title.split(' ').find((w) => w.length > 5) ?? article.title;
+      let out: { web?: { url?: string }[] } = {};
+      const cost = await spent(keys.py, async () => {
+        out = pyOk(await py<{ web?: { url?: string }[] }>('search', [word], { limit: 5 }));
+      });
+      assert.ok(
+        out.web?.some((hit) => hit.url === `${site.url}/articles/11`),
+        JSON.stringify(out),
+      );
+      // The same search made as plain HTTP on the same index (the workspace's pages) bills the same.
+      const native = await call<{ usage: { credits: number } }>(fleet.gatewayUrl, 'POST', '/v1/search', {
+        key: keys.py,
+        body: { query: word, limit: 5 },
+      });
+      assert.equal(native.status, 200, JSON.stringify(native.body));
+      assert.equal(cost, native.body.usage.credits);
+    });
+
     test('credit usage is the balance, in whole credits', async () => {
       const usage = await js().getCreditUsage();
       assert.equal(usage.remainingCredits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.js)));
