@@ -102,7 +102,8 @@ async function appendToBatch(deps: CrawlDeps, req: crawl.StartCrawlRequest): Pro
       'appendToId',
       'the pages of a batch are scraped with its own options: append with the same formats and options',
     );
-  const urls = appendedPages(req, options, deps.allow);
+  if (req.urls.length === 0) invalid('urls', 'at least one page to append');
+  const urls = distinctPages(req.urls, options, deps.allow);
   if (row.limit + urls.length > MAX_CRAWL_LIMIT) invalid('urls', `a batch holds at most ${MAX_CRAWL_LIMIT} pages`);
   const hold = await deps.ledger.authorize({
     workspaceId: req.workspaceId,
@@ -132,19 +133,6 @@ function refuseEnded(row: Pick<CrawlRow, 'status' | 'outcome'>, closed = false):
   if (row.status === 'running' && !closed) return;
   const how = row.status === 'cancelled' ? 'was cancelled' : `has ended (${row.outcome ?? 'completed'})`;
   invalid('appendToId', `the batch ${how}: it takes no more pages; start a new batch`);
-}
-
-/** An append's pages, each checked as a batch's are; duplicates once. */
-function appendedPages(req: crawl.StartCrawlRequest, options: crawl.CrawlOptions, allow: AllowList): NewUrl[] {
-  if (req.urls.length === 0) invalid('urls', 'at least one page to append');
-  const seen = new Map<string, NewUrl>();
-  for (const [i, raw] of req.urls.entries()) {
-    const url = checkUrl(raw, { allow, field: `urls.${i}` });
-    const key = urlKey(url, { ignoreQuery: options.ignoreQueryParameters });
-    if (!key) invalid(`urls.${i}`, 'must be an http or https URL');
-    if (!seen.has(key)) seen.set(key, { key, url: url.href, host: url.host, depth: 0 });
-  }
-  return [...seen.values()];
 }
 
 const MAX_WEBHOOK_HEADERS = 20;
@@ -232,16 +220,19 @@ function asBatch(req: crawl.StartCrawlRequest, options: crawl.CrawlOptions) {
 /** A batch's pages after its first, each checked as a start URL is; duplicates are one page. */
 function batchPages(req: crawl.StartCrawlRequest, options: crawl.CrawlOptions, allow: AllowList, first: string) {
   if (!options.batch) return [];
-  const seen = new Set([first]);
-  const more: { key: string; url: string; host: string; depth: number }[] = [];
-  for (const [i, raw] of req.urls.entries()) {
+  const more = distinctPages(req.urls, options, allow).filter((u) => u.key !== first);
+  options.limit = more.length + 1;
+  return more;
+}
+
+/** Pages of a batch (or of an append to one), each checked as a start URL is, each key once. */
+function distinctPages(urls: string[], options: crawl.CrawlOptions, allow: AllowList): NewUrl[] {
+  const pages = new Map<string, NewUrl>();
+  for (const [i, raw] of urls.entries()) {
     const url = checkUrl(raw, { allow, field: `urls.${i}` });
     const key = urlKey(url, { ignoreQuery: options.ignoreQueryParameters });
     if (!key) invalid(`urls.${i}`, 'must be an http or https URL');
-    if (seen.has(key)) continue;
-    seen.add(key);
-    more.push({ key, url: url.href, host: url.host, depth: 0 });
+    if (!pages.has(key)) pages.set(key, { key, url: url.href, host: url.host, depth: 0 });
   }
-  options.limit = more.length + 1;
-  return more;
+  return [...pages.values()];
 }

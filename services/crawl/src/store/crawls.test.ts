@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { until } from '@wap/testkit';
 import { type FreshStores, freshStores, TEST_TAKE, testIndexFields, testUrl } from '../test-support.js';
-import type { CrawlStore } from './crawls.js';
+import { type CrawlStore, holdsOf } from './crawls.js';
 import type { CrawlDatabase } from './database.js';
 import type { UrlStore } from './urls.js';
 import { keepWebhook, openWebhook } from './webhooks.js';
@@ -136,4 +136,61 @@ test("a crawl's webhook is kept sealed: its URL, headers and secret are not in t
   // Sealed for one crawl, it opens for no other, nor under another key.
   assert.throws(() => made.webhook && openWebhook(key, randomUUID(), made.webhook));
   assert.throws(() => made.webhook && openWebhook('x'.repeat(40), made.crawl.id, made.webhook));
+});
+
+test('pages appended to a running batch: new ones only, held by their own hold, once per request; never to an ended one', async () => {
+  const id = randomUUID();
+  const workspaceId = randomUUID();
+  const [b1, b2, b3, b4] = ['b1', 'b2', 'b3', 'b4'].map(testUrl) as [
+    ReturnType<typeof testUrl>,
+    ReturnType<typeof testUrl>,
+    ReturnType<typeof testUrl>,
+    ReturnType<typeof testUrl>,
+  ];
+  await crawls.create({
+    id,
+    workspaceId,
+    requestId: randomUUID(),
+    start: b1,
+    more: [b2],
+    options: { batch: true },
+    holdId: 'hold-0',
+    limit: 2,
+    deadlineAt: new Date(Date.now() + 3_600_000),
+    sitemapsPending: false,
+  });
+  const urlCount = async () =>
+    (await db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM crawl_urls WHERE crawl_id = $1', [id])).rows[0]
+      ?.n;
+  const append = (requestId: string, holdId: string, ws = workspaceId) =>
+    crawls.append({ workspaceId: ws, crawlId: id, requestId, holdId, urls: [b2, b3, b4] });
+
+  const first = await append('r1', 'hold-1');
+  assert.equal(first.state, 'appended');
+  assert.deepEqual(first.state === 'appended' && first.fresh.map((u) => u.key), [b3.key, b4.key], 'b2 was there');
+  const row = await crawls.crawl(id);
+  assert.deepEqual([row?.limit, row?.discovered], [4, 4]);
+  assert.deepEqual(row && holdsOf(row), [
+    { holdId: 'hold-0', from: 0, pages: 2 },
+    { holdId: 'hold-1', from: 2, pages: 2 },
+  ]);
+  // The same request again (a retried RPC) adds nothing; another workspace's append finds no batch.
+  assert.equal((await append('r1', 'hold-1')).state, 'retried');
+  assert.equal((await append('r2', 'hold-2', randomUUID())).state, 'missing');
+  assert.deepEqual([(await crawls.crawl(id))?.limit, await urlCount()], [4, 4]);
+
+  // A batch with pages left is not closed as completed (its ending was read before an append).
+  assert.equal(await crawls.close(id, 'completed'), undefined);
+  assert.equal((await crawls.crawl(id))?.outcome, null);
+  // Cancelled, it takes no page: the append's URLs are rolled back with it.
+  await crawls.cancel(workspaceId, id);
+  const late = await crawls.append({
+    workspaceId,
+    crawlId: id,
+    requestId: 'r3',
+    holdId: 'hold-3',
+    urls: [testUrl('b5')],
+  });
+  assert.equal(late.state, 'ended');
+  assert.equal(await urlCount(), 4);
 });
