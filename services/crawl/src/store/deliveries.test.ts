@@ -102,3 +102,42 @@ test('the last page of a crawl says it may have ended; a crawl at its limit says
   assert.equal(last?.mayHaveEnded, true, 'completed reached the limit');
   assert.deepEqual(await crawls.endingOf(id).then((e) => e?.outcome), 'limit_reached');
 });
+
+test('a page delivered queues its `page` event in the same transaction, once, when the webhook wants pages', async () => {
+  const wants = await stores.crawlWith(['p1', 'p2']);
+  const others = await stores.crawlWith(['q1']);
+  const hook = (events: string[]) => JSON.stringify({ metadata: { run: 7 }, events, sealed: 'unused here' });
+  await stores.db.pool.query('UPDATE crawls SET webhook = $2 WHERE id = $1', [wants, hook(['page'])]);
+  await stores.db.pool.query('UPDATE crawls SET webhook = $2 WHERE id = $1', [others, hook(['completed'])]);
+  assert.deepEqual([(await crawls.crawl(wants))?.pageEvents, (await crawls.crawl(others))?.pageEvents], [true, false]);
+  const deliver = (id: string, k: string) =>
+    urls.deliver(
+      id,
+      testUrl(k).key,
+      { depth: 1, document: Buffer.from(k) },
+      [],
+      testIndexFields(testUrl(k).url),
+      undefined,
+      JSON.stringify({ markdown: `# ${k}`, metadata: { url: testUrl(k).url, title: null } }),
+    );
+  await Promise.all([
+    ...['p1', 'p2'].map((k) => urls.take(wants, testUrl(k).key, TEST_TAKE)),
+    urls.take(others, testUrl('q1').key, TEST_TAKE),
+  ]);
+  // p1 twice (two workers): delivered once, so one event; q1's webhook wants no page.
+  await Promise.all([deliver(wants, 'p1'), deliver(wants, 'p1'), deliver(wants, 'p2'), deliver(others, 'q1')]);
+  const { rows } = await stores.db.pool.query<{ crawl_id: string; event: string; body: string }>(
+    `SELECT crawl_id, event, body FROM crawl_webhook_deliveries WHERE crawl_id = ANY($1::uuid[]) AND event = 'page'`,
+    [[wants, others]],
+  );
+  const bodies = rows.map((r) => JSON.parse(r.body) as { data: { markdown: string; metadata: unknown }[] });
+  assert.deepEqual(bodies.map((b) => b.data[0]?.markdown).sort(), ['# p1', '# p2']);
+  assert.deepEqual(bodies[0], {
+    success: true,
+    type: 'crawl.page',
+    id: wants,
+    data: [bodies[0]?.data[0]],
+    metadata: { run: 7 },
+  });
+  assert.equal((bodies[0]?.data[0]?.metadata as { title: unknown }).title, null, 'the page’s nulls are kept');
+});
