@@ -139,5 +139,9 @@ test('a page delivered queues its `page` event in the same transaction, once, wh
     data: [bodies[0]?.data[0]],
     metadata: { run: 7 },
   });
-  assert.equal((bodies[0]?.data[0]?.metadata as { title: unknown }).title, null, 'the page’s nulls are kept');
+  assert.equal(
+    (bodies[0]?.data[0]?.metadata as { title: unknown } | undefined)?.title,
+    null,
+    'the page’s nulls are kept',
+  );
 });
