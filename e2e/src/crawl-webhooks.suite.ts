@@ -81,14 +81,18 @@ describe('crawl and batch webhooks', () => {
         .map(bodyOf)
         .find((b) => b.type === type);
     const [started, completed] = [byType('batch_scrape.started'), byType('batch_scrape.completed')];
+    // `webhookId` is Firecrawl's delivery id in the body: the `webhook-id` header's, the same on every attempt.
+    const deliveryId = (b: Record<string, unknown> | undefined) => b?.webhookId as string;
     assert.deepEqual(started, {
       success: true,
       type: 'batch_scrape.started',
       id: r.body.id,
+      webhookId: deliveryId(started),
       data: [],
       metadata: { job: 'nightly', n: 2 },
     });
-    assert.deepEqual(completed, { ...started, type: 'batch_scrape.completed' });
+    assert.deepEqual(completed, { ...started, type: 'batch_scrape.completed', webhookId: deliveryId(completed) });
+    for (const h of delivered('/batch')) assert.equal(h.headers['webhook-id'], `msg_${deliveryId(bodyOf(h))}`);
     // The batch is over by the time it says so: its pages are there to read.
     const status = await call<{ status: string; completed: number }>(
       fleet.gatewayUrl,

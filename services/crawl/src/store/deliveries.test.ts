@@ -126,8 +126,8 @@ test('a page delivered queues its `page` event in the same transaction, once, wh
   ]);
   // p1 twice (two workers): delivered once, so one event; q1's webhook wants no page.
   await Promise.all([deliver(wants, 'p1'), deliver(wants, 'p1'), deliver(wants, 'p2'), deliver(others, 'q1')]);
-  const { rows } = await stores.db.pool.query<{ crawl_id: string; event: string; body: string }>(
-    `SELECT crawl_id, event, body FROM crawl_webhook_deliveries WHERE crawl_id = ANY($1::uuid[]) AND event = 'page'`,
+  const { rows } = await stores.db.pool.query<{ id: string; event: string; body: string }>(
+    `SELECT id, event, body FROM crawl_webhook_deliveries WHERE crawl_id = ANY($1::uuid[]) AND event = 'page'`,
     [[wants, others]],
   );
   const bodies = rows.map((r) => JSON.parse(r.body) as { data: { markdown: string; metadata: unknown }[] });
@@ -136,6 +136,7 @@ test('a page delivered queues its `page` event in the same transaction, once, wh
     success: true,
     type: 'crawl.page',
     id: wants,
+    webhookId: rows[0]?.id,
     data: [bodies[0]?.data[0]],
     metadata: { run: 7 },
   });

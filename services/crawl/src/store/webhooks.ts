@@ -61,8 +61,9 @@ export interface WebhookDelivery {
 
 /**
  * Queues `event` for the crawl when it has a webhook that wants it: Firecrawl's body
- * `{ success, type, id, data, metadata, error? }`, `type` `crawl.<event>` or
- * `batch_scrape.<event>`. One statement, so it joins the caller's transaction.
+ * `{ success, type, id, webhookId, data, metadata, error? }`, `type` `crawl.<event>` or
+ * `batch_scrape.<event>`, `webhookId` the delivery's id (the same on every attempt). One
+ * statement, so it joins the caller's transaction.
  */
 /** Firecrawl's `type` of an event of the crawl `c`: `crawl.<event>`, or `batch_scrape.<event>` for a batch. */
 const EVENT_TYPE = (event: string) =>
@@ -80,10 +81,11 @@ export async function queueWebhook(
 ): Promise<void> {
   await client.query(
     `INSERT INTO crawl_webhook_deliveries (id, crawl_id, event, body)
-     SELECT $1, id, $3, jsonb_strip_nulls(jsonb_build_object(
+     SELECT $1::uuid, id, $3, jsonb_strip_nulls(jsonb_build_object(
               'success', $4::boolean,
               'type', ${EVENT_TYPE('$3')},
-              'id', id, 'data', $5::jsonb, 'metadata', coalesce(c.webhook->'metadata', '{}'::jsonb),
+              'id', id, 'webhookId', $1::uuid, 'data', $5::jsonb,
+              'metadata', coalesce(c.webhook->'metadata', '{}'::jsonb),
               'error', $6::text))::text
        FROM crawls c
       WHERE id = $2 AND ${WANTS('$3')}`,
@@ -101,7 +103,7 @@ export async function queuePageWebhooks(client: PoolClient, pages: { crawlId: st
   await client.query(
     `INSERT INTO crawl_webhook_deliveries (id, crawl_id, event, body)
      SELECT p.id, c.id, 'page', jsonb_build_object(
-              'success', true, 'type', ${EVENT_TYPE("'page'")}, 'id', c.id,
+              'success', true, 'type', ${EVENT_TYPE("'page'")}, 'id', c.id, 'webhookId', p.id,
               'data', jsonb_build_array(p.document), 'metadata', coalesce(c.webhook->'metadata', '{}'::jsonb))::text
        FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[]) AS p(id, crawl_id, document)
        JOIN crawls c ON c.id = p.crawl_id
