@@ -2016,7 +2016,7 @@ export interface operations {
                         /** @description Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent. */
                         parsePDF?: boolean;
                     };
-                    /** @description Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts. */
+                    /** @description Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts. */
                     webhook?: (string | {
                         /** @description An https URL; each request is signed per Standard Webhooks. */
                         url: string;
@@ -4305,7 +4305,7 @@ export interface operations {
                      * @default 4
                      */
                     maxConcurrency?: number;
-                    /** @description Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts. */
+                    /** @description Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts. */
                     webhook?: (string | {
                         /** @description An https URL; each request is signed per Standard Webhooks. */
                         url: string;

@@ -890,7 +890,7 @@ export const OPERATIONS = {
         "in": "body",
         "type": "json",
         "required": false,
-        "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts."
+        "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts."
       },
       {
         "name": "appendToId",
@@ -1037,7 +1037,7 @@ export const OPERATIONS = {
         "in": "body",
         "type": "json",
         "required": false,
-        "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts."
+        "description": "Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts."
       },
       {
         "name": "origin",

@@ -477,7 +477,7 @@ class CrawlRequestScrapeOptions(Model):
 
 class CrawlRequestWebhook(Model):
     """
-    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
     """
 
     url: str
@@ -555,7 +555,7 @@ class CrawlRequest(Model):
     """
     webhook: str | CrawlRequestWebhook | None = None
     """
-    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
     """
     origin: str | None = None
     """
@@ -1177,7 +1177,7 @@ class BatchScrapeRequestParsersPdf(ScrapeRequestParsersPdf):
 
 class BatchScrapeRequestWebhook(CrawlRequestWebhook):
     """
-    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
     """
 
 
@@ -1287,7 +1287,7 @@ class BatchScrapeRequest(Model):
     """
     webhook: str | BatchScrapeRequestWebhook | None = None
     """
-    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+    Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
     """
     append_to_id: Annotated[str | None, Field(alias="appendToId")] = None
     """

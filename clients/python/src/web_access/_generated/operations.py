@@ -1120,7 +1120,7 @@ class Crawl(CrawlWatch, SyncResource):
             max_concurrency: Requests out to one host at once (pages being converted and stored do not count).
             delay: Seconds between two requests to one host; the site's robots.txt `Crawl-delay` wins when longer.
             scrape_options: How each page is scraped (as for POST /v1/scrape).
-            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1424,7 +1424,7 @@ class Crawl(CrawlWatch, SyncResource):
             parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
             ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
             max_concurrency: Pages of one host fetched at once.
-            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
             append_to_id: Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
@@ -1516,7 +1516,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             max_concurrency: Requests out to one host at once (pages being converted and stored do not count).
             delay: Seconds between two requests to one host; the site's robots.txt `Crawl-delay` wins when longer.
             scrape_options: How each page is scraped (as for POST /v1/scrape).
-            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.
             timeout_seconds: Seconds each attempt may take (default: the client's).
@@ -1820,7 +1820,7 @@ class AsyncCrawl(AsyncCrawlWatch, AsyncResource):
             parse_pdf: Firecrawl v1's name for `parsers`: `false` is `parsers: []`; `parsers` wins when both are sent.
             ignore_invalid_ur_ls: Leave out URLs that cannot be scraped (listed in `invalidURLs`) rather than refuse the batch.
             max_concurrency: Pages of one host fetched at once.
-            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.
+            webhook: Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.
             append_to_id: Add the pages to this running batch of the workspace instead of starting one (Firecrawl’s `appendToId`): scraped with its options (the scrape options sent must be the same), held for with a hold of their own, answered with its id. A batch that ended or was cancelled is refused (`400`).
             origin: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s clients name themselves here on every call (`js-sdk@…`, `python-sdk@…`).
             integration: Accepted and ignored (docs/migrating-from-firecrawl.md): Firecrawl’s Python client names the integration calling it here when told one.

@@ -30,7 +30,7 @@ export const webhookField = z
   ])
   .nullish()
   .describe(
-    'Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, data, metadata, error }` (`type` `crawl.completed`, `batch_scrape.started`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` across attempts.',
+    'Where the job’s events are posted, in Firecrawl’s body `{ success, type, id, webhookId, data, metadata, error }` (`type` `crawl.page`, `batch_scrape.completed`…), signed with `webhookSecret`, retried with backoff; each delivery keeps its `webhook-id` (and `webhookId`) across attempts.',
   );
 
 export const webhookSecretField = z
