@@ -133,3 +133,20 @@ test('a box the run ticked that a refused form came back without says to tick it
     'no refusal',
   );
 });
+
+test('a box a refused send names as digits only is told its value in digits', () => {
+  const memory = {
+    ...{ memory: '', results: [], recent: [], failures: 0 },
+    done: ['clicked button "Create account"'],
+    pageRefused: ['Phone numbers are digits only, country code first, for example 447700900077.'],
+  };
+  const shown = [box('Email', 'priya@example.in'), box('Phone (optional)', '+44 7700 900123')];
+  const lines = formLines('Register Priya: phone +44 7700 900123', undefined, [], memory, shown);
+  assert.deepEqual(lines, [
+    '"Phone (optional)" was refused as written: the page asks for digits only: type "447700900123" into it',
+  ]);
+  // Once it holds digits alone, or when the refusal says nothing of the form, no line.
+  assert.deepEqual(formLines('x', undefined, [], memory, [box('Phone (optional)', '447700900123')]), []);
+  const other = { ...memory, pageRefused: ['The username is taken.'] };
+  assert.deepEqual(formLines('x', undefined, [], other, shown), []);
+});

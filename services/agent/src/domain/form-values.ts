@@ -45,7 +45,33 @@ export function formLines(
   );
   if (choices.length > 0)
     lines.push(`Not chosen yet: ${choices.map((c) => `${quote(c.option)} in ${quote(c.name)}`).join(', ')}`);
-  return [...lines, ...refills(memory, shown)];
+  return [...lines, ...refills(memory, shown), ...reformats(memory, shown)];
+}
+
+/** Words of a refusal that asks for a value in digits alone. */
+const DIGITS_ONLY =
+  /\b(?:digits|numbers|numerals) only\b|\bonly (?:digits|numbers|numerals)\b|\bwithout (?:spaces|dashes|the \+)\b/i;
+
+/**
+ * A box a refused send names ("Phone numbers are digits only, country code first") that holds what
+ * the refusal asks otherwise: the value in the form it asks, to type instead. A small model types the
+ * task's "+44 7700 900123" again as written.
+ */
+function reformats(memory: Memory, shown: Shown[]): string[] {
+  const refused = memory.pageRefused ?? [];
+  const lines: string[] = [];
+  for (const { label, info } of shown) {
+    if (info.role !== 'textbox' || !info.value || info.value === '•••' || info.disabled) continue;
+    const words = [...taskWords(info.name)].filter((w) => w.length >= 4);
+    const names = (line: string) => [...taskWords(line)].some((x) => words.some((w) => sameWord(w, x)));
+    const says = refused.some((line) => DIGITS_ONLY.test(line) && names(line));
+    const digits = info.value.replace(/\D/g, '');
+    if (says && digits && digits !== info.value)
+      lines.push(
+        `${quote(label)} was refused as written: the page asks for digits only: type ${quote(digits)} into it`,
+      );
+  }
+  return lines.slice(0, 2);
 }
 
 /**
