@@ -169,6 +169,7 @@ then the plain variables, sorted, with the global `env` and then the service's
   "SHUTDOWN_TIMEOUT" (printf "%ss" (include "web-access.shutdownSeconds" .))
   "GRPC_HOST" "0.0.0.0"
   "GRPC_PORT" $root.Values.grpcPort
+  "NATS_REPLICAS" $root.Values.nats.replicas
   "NODE_ENV" "production"
   "HOME" "/tmp" }}
 {{- if not $root.Values.nats.existingSecret }}

@@ -48,6 +48,21 @@ describe('url', () => {
     const reason = reasonOf(url({ protocols: ['postgresql:'] }), 'mysql://root:s3cr/et@db/x?password=hunter2');
     assert.equal(reason, 'expected a URL with protocol postgresql:, got "mysql://***@db/x?***"');
   });
+
+  it('takes a list separated by commas when asked, each URL checked and none echoed with credentials', () => {
+    const nats = url({ protocols: ['nats:'], list: true });
+    assert.equal(
+      nats.parse('nats://a:4222, nats://b:4222 ,nats://c:4222'),
+      'nats://a:4222,nats://b:4222,nats://c:4222',
+    );
+    assert.equal(nats.parse('nats://a:4222'), 'nats://a:4222');
+    assert.equal(
+      reasonOf(nats, 'nats://u:pw@a:4222,http://u:pw@b:4222'),
+      'expected a URL with protocol nats:, or several separated by commas, got "nats://***@a:4222,http://***@b:4222"',
+    );
+    assert.match(reasonOf(nats, 'nats://a:4222,'), /^expected /);
+    assert.match(reasonOf(url({ protocols: ['nats:'] }), 'nats://a:4222,nats://b:4222'), /^expected /);
+  });
 });
 
 describe('duration', () => {

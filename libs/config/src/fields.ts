@@ -19,21 +19,28 @@ export function port() {
   return parsed('an integer between 1 and 65535', toPort);
 }
 
-/** An absolute URL, kept as written (drivers take strings); protocols like "postgresql:". */
-export function url(options: { protocols?: readonly string[] } = {}) {
+/**
+ * An absolute URL, kept as written (drivers take strings); protocols like "postgresql:".
+ * With `list`, one or more separated by commas (the servers of a NATS cluster), kept as
+ * written without the spaces.
+ */
+export function url(options: { protocols?: readonly string[]; list?: boolean } = {}) {
   const protocols = options.protocols?.map((p) => (p.endsWith(':') ? p : `${p}:`));
-  const expected = protocols ? `a URL with protocol ${protocols.join(' or ')}` : 'an absolute URL';
+  const one = protocols ? `a URL with protocol ${protocols.join(' or ')}` : 'an absolute URL';
+  const valid = (raw: string) => {
+    if (!URL.canParse(raw)) return false;
+    const parsedUrl = new URL(raw);
+    return parsedUrl.host !== '' && (!protocols || protocols.includes(parsedUrl.protocol));
+  };
   return parsed(
-    expected,
+    options.list ? `${one}, or several separated by commas` : one,
     (raw) => {
-      if (!URL.canParse(raw)) return undefined;
-      const parsedUrl = new URL(raw);
-      if (parsedUrl.host === '') return undefined;
-      return protocols && !protocols.includes(parsedUrl.protocol) ? undefined : raw;
+      const parts = options.list ? raw.split(',').map((part) => part.trim()) : [raw];
+      return parts.every(valid) ? parts.join(',') : undefined;
     },
     // A URL is where credentials hide (postgresql://user:password@...); a bad
     // one is echoed without them so the error can go to logs.
-    redactUrl,
+    (raw) => quote(options.list ? raw.split(',').map(redactUrl).join(',') : redactUrl(raw)),
   );
 }
 
@@ -134,5 +141,5 @@ function quote(raw: string): string {
 }
 
 function redactUrl(raw: string): string {
-  return quote(raw.replace(/^([a-z][a-z0-9+.-]*:\/\/).*@/is, '$1***@').replace(/\?.*$/s, '?***'));
+  return raw.replace(/^(\s*[a-z][a-z0-9+.-]*:\/\/).*@/is, '$1***@').replace(/\?.*$/s, '?***');
 }

@@ -5,7 +5,9 @@ import { duration, logLevel, port, url } from './fields.js';
 function sharedShape(grpcPort: number) {
   return {
     LOG_LEVEL: logLevel().default('info').describe('fatal, error, warn, info, debug, trace or silent.'),
-    NATS_URL: url({ protocols: ['nats:', 'tls:'] }).describe('NATS JetStream (nats:// or tls://).'),
+    NATS_URL: url({ protocols: ['nats:', 'tls:'], list: true }).describe(
+      "NATS JetStream (nats:// or tls://); a cluster's servers separated by commas, so a client reconnects to another when one goes.",
+    ),
     GRPC_PORT: port()
       .prefault(String(grpcPort))
       .describe(

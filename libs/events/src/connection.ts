@@ -9,9 +9,14 @@ export interface NatsLink {
   drain(): Promise<void>;
 }
 
+/**
+ * `url` is one server or a cluster's, separated by commas (NATS_URL): the client
+ * connects to any, learns the rest from the cluster, and reconnects to another when
+ * its server goes.
+ */
 export async function connectNats(settings: { url: string; name: string; log: Logger }): Promise<NatsLink> {
   const nc = await connect({
-    servers: settings.url,
+    servers: settings.url.split(',').map((server) => server.trim()),
     name: settings.name,
     // A service outlives NATS restarts: it never gives up, it reports not-ready instead.
     maxReconnectAttempts: -1,

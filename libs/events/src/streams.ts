@@ -38,15 +38,23 @@ const retention = {
   interest: RetentionPolicy.Interest,
 } as const;
 
+/**
+ * Creates the streams and consumers, or brings existing ones to what the code says.
+ * `replicas` is how many servers keep each stream (NATS_REPLICAS): 1 on one server,
+ * 3 on a cluster of three, so a stream outlives the loss of one; its consumers have
+ * as many. Changed on an existing stream, the cluster moves it.
+ */
 export async function ensureStreams(
   nc: NatsConnection,
   streams: StreamSpec[],
   consumers: ConsumerSpec[] = [],
+  replicas = 1,
 ): Promise<void> {
   const jsm = await jetstreamManager(nc);
   for (const spec of streams) {
     const config: Partial<StreamConfig> & { name: string } = {
       name: spec.name,
+      num_replicas: replicas,
       subjects: spec.subjects,
       retention: retention[spec.retention],
       storage: StorageType.File,

@@ -22,6 +22,15 @@ export const baseEnv = (grpcPort: number) =>
       .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')
       .default('')
       .describe('Prefix of every stream and subject, so deployments (or test fleets) can share one NATS.'),
+    NATS_REPLICAS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(5)
+      .default(1)
+      .describe(
+        'How many NATS servers keep each JetStream stream the service declares: 1 for one server, 3 for a cluster of three (a stream then outlives the loss of any one). No more than the cluster has servers.',
+      ),
   });
 
 export type BaseEnv = z.infer<ReturnType<typeof baseEnv>>;

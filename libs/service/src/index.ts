@@ -163,7 +163,9 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
     typeof specs === 'function' ? specs(config) : (specs ?? []);
   const streams = declared(definition.streams);
   const consumers = declared(definition.consumers);
-  await retryForever('declare streams', log, () => ensureStreams(natsLink.nc, streams, consumers));
+  await retryForever('declare streams', log, () =>
+    ensureStreams(natsLink.nc, streams, consumers, config.NATS_REPLICAS),
+  );
   if (stopping) return;
   running = await definition.start({ config, log, db, nats, server, health: healthService, metrics });
   log.info('ready to serve');
