@@ -4,3 +4,4 @@ export { ERROR_CODES, ERROR_GROUPS, type ErrorCode, isErrorCode } from './codes.
 export { codeForGrpcStatus, grpcStatusFor } from './grpc.js';
 export { type JsonSchema, toJsonSchema } from './json-schema.js';
 export { errorSchema } from './openapi.js';
+export { isDatabaseOutage, outageError } from './outage.js';

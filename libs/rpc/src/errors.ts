@@ -1,13 +1,16 @@
 import type * as grpc from '@grpc/grpc-js';
 import { Metadata, status as Status } from '@grpc/grpc-js';
-import { ApiError, codeForGrpcStatus, type ErrorCode, grpcStatusFor, isApiError } from '@wap/errors';
+import { ApiError, codeForGrpcStatus, type ErrorCode, grpcStatusFor, isApiError, outageError } from '@wap/errors';
 
 /** Trailer that carries an API error's code and details across any number of hops. */
 const ERROR_TRAILER = 'wap-error-bin';
 
+/** What a handler threw, as an API error: a database outage is `no_capacity`, anything unexpected `internal`. */
+const asApiError = (err: unknown): ApiError => (isApiError(err) ? err : (outageError(err) ?? new ApiError('internal')));
+
 /** Turns anything a handler threw into a gRPC status that keeps the API error whole. */
 export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
-  const apiError = isApiError(err) ? err : new ApiError('internal');
+  const apiError = asApiError(err);
   const metadata = new Metadata();
   metadata.set(ERROR_TRAILER, Buffer.from(JSON.stringify({ code: apiError.code, details: apiError.details })));
   return { code: grpcStatusFor(apiError.code), details: apiError.message, metadata };
@@ -15,10 +18,11 @@ export function toServiceError(err: unknown): Partial<grpc.StatusObject> {
 
 /**
  * An API error as a field of a message (code, details as JSON), for calls that answer
- * many items, each with its own outcome. Anything that is not an API error is `internal`.
+ * many items, each with its own outcome. A database outage is `no_capacity`; anything
+ * else that is not an API error is `internal`.
  */
 export function toCallError(err: unknown): { code: string; detailsJson: string } {
-  const apiError = isApiError(err) ? err : new ApiError('internal');
+  const apiError = asApiError(err);
   return { code: apiError.code, detailsJson: apiError.details ? JSON.stringify(apiError.details) : '' };
 }
 

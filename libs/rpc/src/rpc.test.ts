@@ -95,6 +95,29 @@ test('an unexpected error becomes internal and leaks nothing', async () => {
   client.close();
 });
 
+test('a database that cannot be reached is no_capacity with a Retry-After, not internal', async () => {
+  // What node-postgres throws while Postgres restarts: the socket's own ECONNREFUSED.
+  const { createServer, connect } = await import('node:net');
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const { port } = closed.address() as { port: number };
+  await new Promise((r) => closed.close(r));
+  const refused = await new Promise<Error>((resolve) => connect(port, '127.0.0.1').on('error', resolve));
+  const address = await serve({
+    ...notUsed,
+    check: async () => {
+      throw new Error('query failed', { cause: refused });
+    },
+  });
+  const client = createClient(health.Health, address);
+  const err = await client.check({ service: '' }).catch((e) => e);
+  assert.ok(isApiError(err));
+  assert.equal(err.code, 'no_capacity');
+  assert.equal(err.status, 503);
+  assert.deepEqual(err.details, { retryAfterSeconds: 2 });
+  client.close();
+});
+
 test('every call has a deadline; passing it is deadline_exceeded', async () => {
   // The handler answers only once the test lets it (or after a minute): only the deadline can end the call first.
   let answer = () => {};

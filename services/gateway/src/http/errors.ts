@@ -1,4 +1,4 @@
-import { ApiError, toErrorBody } from '@wap/errors';
+import { ApiError, outageError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { ErrorRequestHandler } from 'express';
 import { bearerChallenge } from './auth.js';
@@ -35,7 +35,7 @@ function fromRequestError(err: {
 
 /**
  * Every failure leaves as the Error object: the code's status, its fixed
- * message, its details (a 401 with its `WWW-Authenticate` challenge). Anything unexpected is `internal` with the request id
+ * message, its details (a 401 with its `WWW-Authenticate` challenge). The database away is `no_capacity`. Anything unexpected is `internal` with the request id
  * and is logged with its stack here, never sent.
  */
 export function errorHandler(
@@ -44,7 +44,8 @@ export function errorHandler(
   resourceMetadata?: (path: string) => string,
 ): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const error = err instanceof ApiError ? err : (fromRequestError(err) ?? err);
+    // A database outage (a restart, a failover) clears by itself: 503 no_capacity, retried after Retry-After.
+    const error = err instanceof ApiError ? err : (fromRequestError(err) ?? outageError(err) ?? err);
     const requestId = res.locals.requestId as string;
     const body = toErrorBody(error, requestId);
     const status = error instanceof ApiError ? error.status : 500;
