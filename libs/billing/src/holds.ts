@@ -1,4 +1,5 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
+import { isApiError } from '@wap/errors';
 import { meters } from '@wap/plans';
 import { ledger } from '@wap/proto';
 import type { LedgerClient } from './ledger.js';
@@ -22,6 +23,35 @@ export const toMeters = (quantities: readonly MeterQuantity[]): MeterInit[] =>
   quantities.filter((q) => q.quantity > 0n).map((q) => ({ meter: meters.toEnum(q.meter), quantity: q.quantity }));
 
 export const NO_USAGE: ledger.UsageSummary = { $typeName: 'wap.billing.v1.UsageSummary', meters: [], millicredits: 0n };
+
+/** A void refused for a moment (the ledger or its database away: a restart, a failover), worth trying again. */
+const passing = (err: unknown) =>
+  isApiError(err) &&
+  (err.code === 'no_capacity' || err.code === 'capability_unavailable' || err.code === 'deadline_exceeded');
+
+/**
+ * Voids a hold, and when the ledger cannot take it right now keeps trying in the background
+ * (every `everyMs`, until the hold would lapse by itself), so the credits it holds come back
+ * as soon as the ledger does rather than at the hold's expiry. A void is idempotent: a
+ * resolved hold answers the same. Nothing waits for the retries; they keep no process alive.
+ */
+export async function releaseHold(
+  client: LedgerClient,
+  holdId: string,
+  ttlSeconds: number,
+  everyMs = 1_000,
+): Promise<void> {
+  const until = Date.now() + ttlSeconds * 1_000;
+  const attempt = async (): Promise<void> => {
+    try {
+      await client.void({ holdId });
+    } catch (err) {
+      if (!passing(err) || Date.now() + everyMs >= until) return;
+      setTimeout(() => void attempt(), everyMs).unref();
+    }
+  };
+  await attempt();
+}
 
 /**
  * Per-unit work (a page, a search): holds the most the work may cost, runs
@@ -66,6 +96,7 @@ export async function billed<T>(
     resolved = settled.holdRemainingMillicredits === 0n;
     return { result, usage: settled.usage ?? NO_USAGE };
   } finally {
-    if (!resolved) await client.void({ holdId }).catch(() => undefined); // the hold also lapses by itself
+    // The hold also lapses by itself; through an outage of the ledger it is released as soon as it is back.
+    if (!resolved) await releaseHold(client, holdId, ttlSeconds);
   }
 }
