@@ -85,8 +85,16 @@ const RRWEB_META = 4;
 /** A chunk is sent at least this often while events come, and sooner when this large. */
 export const CHUNK_EVERY_MS = 1_000;
 export const CHUNK_MAX_BYTES = 512 * 1024;
-/** How long the end of a session waits for its last chunks to go out (NATS away): then they are lost, and logged. */
+/** How long the end of a session waits for its last chunks to go out (NATS away) before it goes on without them. */
 export const CLOSE_WAIT_MS = 10_000;
+/**
+ * How long chunks still not out are tried after that, in the background: well past the time
+ * a NATS cluster takes to elect a new leader for a stream whose leader died (3.8–7.2 s
+ * measured, docs/scale.md). Then they are lost, and logged.
+ */
+export const GIVE_UP_MS = 120_000;
+/** The longest pause between two tries of a chunk: it is out within this of JetStream answering again. */
+const RETRY_MAX_MS = 1_000;
 
 interface Batch {
   tab: number;
@@ -259,7 +267,7 @@ export class SessionRecording {
       } catch (err) {
         if (attempt === 3)
           this.log.warn({ err, sessionId: meta.sessionId, seq: meta.seq }, 'recording chunk not published yet');
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** attempt)));
+        await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, 100 * 2 ** attempt)));
       }
     }
     this.log.error(
@@ -270,24 +278,33 @@ export class SessionRecording {
 
   private abandoned = false;
 
-  /** Flushes the last chunk and waits until every chunk is out (CLOSE_WAIT_MS at most); later posts are dropped. */
+  /**
+   * Flushes the last chunk and waits until every chunk is out (CLOSE_WAIT_MS at most; those
+   * not out by then are still tried for GIVE_UP_MS); later posts are dropped.
+   */
   async close(): Promise<void> {
     const last = this.flush();
     this.closed = true;
     this.screencasts?.close();
     this.stopServing?.();
     await this.stopControl?.();
+    let out = false;
+    const giveUp = setTimeout(() => {
+      this.abandoned = true;
+    }, GIVE_UP_MS);
+    giveUp.unref();
+    void last.then(() => {
+      out = true;
+      clearTimeout(giveUp);
+    });
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        this.abandoned = true;
-        resolve();
-      }, CLOSE_WAIT_MS);
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
     });
     await Promise.race([last, late]);
     clearTimeout(timer);
     this.log.info(
-      { sessionId: this.sessionId, chunks: this.seq, pages: this.pages, complete: !this.abandoned },
+      { sessionId: this.sessionId, chunks: this.seq, pages: this.pages, complete: out },
       'session recording closed',
     );
   }
