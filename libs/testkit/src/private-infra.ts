@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, type Infra } from '@wap/fleet';
+import { freePorts, type Infra } from '@wap/fleet';
 import { until } from './wait.js';
 
 const pgBin = () =>
@@ -12,27 +12,50 @@ const pgBin = () =>
 const asPostgres = (args: string[]): [string, string[]] =>
   process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', ...args]] : [args[0] as string, args.slice(1)];
 
+/** One nats-server of the private NATS: its client, route and monitoring ports. */
+interface NatsNode {
+  port: number;
+  routePort: number;
+  monitorPort: number;
+  proc?: ChildProcess;
+}
+
 /**
  * A private Postgres and NATS for tests that stop and restart them, so the
- * shared servers other tests use are never touched.
+ * shared servers other tests use are never touched. `natsServers` above 1 makes
+ * the NATS a cluster of that many servers on loopback, joined by routes, with
+ * JetStream on each (a stream at NATS_REPLICAS 3 lives on three of them).
  */
 export class PrivateInfra {
   readonly dir = mkdtempSync(path.join(tmpdir(), 'wap-infra-'));
   private pgPort = 0;
-  private natsPort = 0;
-  private nats: ChildProcess | undefined;
+  private nodes: NatsNode[] = [];
   private readonly password = randomBytes(12).toString('hex');
 
+  constructor(private readonly options: { natsServers?: number } = {}) {}
+
+  /** NATS_URL lists every server of the cluster, as a deployment's would. */
   get infra(): Infra {
     return {
       adminUrl: `postgresql://wap:${this.password}@127.0.0.1:${this.pgPort}/postgres`,
-      natsUrl: `nats://127.0.0.1:${this.natsPort}`,
+      natsUrl: this.nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(','),
     };
   }
 
+  /** The client URL of NATS server `i`. */
+  natsServerUrl(i: number): string {
+    return `nats://127.0.0.1:${this.node(i).port}`;
+  }
+
   async init(): Promise<void> {
-    this.pgPort = await freePort();
-    this.natsPort = await freePort();
+    const count = this.options.natsServers ?? 1;
+    const ports = await freePorts(1 + count * 3);
+    this.pgPort = ports[0] as number;
+    this.nodes = Array.from({ length: count }, (_, i) => ({
+      port: ports[1 + i * 3] as number,
+      routePort: ports[2 + i * 3] as number,
+      monitorPort: ports[3 + i * 3] as number,
+    }));
     const pgData = path.join(this.dir, 'pg');
     const pwFile = path.join(this.dir, 'pw');
     writeFileSync(pwFile, this.password);
@@ -83,33 +106,68 @@ export class PrivateInfra {
     execFileSync(cmd, args, { stdio: 'ignore' });
   }
 
+  /** Starts every NATS server that is not running and waits until JetStream answers on each. */
   async startNats(): Promise<void> {
-    this.nats = spawn(
-      'nats-server',
-      ['-a', '127.0.0.1', '-p', String(this.natsPort), '-js', '-sd', path.join(this.dir, 'nats')],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const port = this.natsPort;
-    await until('nats listening', async () => {
-      const { connect } = await import('node:net');
-      return new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1', () => {
-          socket.destroy();
-          resolve(true);
-        });
-        socket.on('error', () => resolve(false));
-      });
-    });
+    for (let i = 0; i < this.nodes.length; i++) this.spawnNats(i);
+    for (let i = 0; i < this.nodes.length; i++) await this.natsHealthy(i);
   }
 
+  /** Kills every NATS server, as a whole NATS outage would. */
   async stopNats(): Promise<void> {
-    const proc = this.nats;
-    if (!proc || proc.exitCode !== null) return;
+    for (let i = 0; i < this.nodes.length; i++) await this.stopNatsServer(i);
+  }
+
+  /** Starts server `i` of the cluster again and waits until it has caught up (JetStream healthy). */
+  async startNatsServer(i: number): Promise<void> {
+    this.spawnNats(i);
+    await this.natsHealthy(i);
+  }
+
+  /** SIGKILLs server `i` of the cluster: its clients must move to another. */
+  async stopNatsServer(i: number): Promise<void> {
+    const proc = this.node(i).proc;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGKILL');
     await exited;
+  }
+
+  /** The monitoring endpoint of server `i` (/jsz, /connz, /routez). */
+  async natsMonitor<T>(i: number, endpoint: string): Promise<T> {
+    const r = await fetch(`http://127.0.0.1:${this.node(i).monitorPort}/${endpoint}`);
+    return (await r.json()) as T;
+  }
+
+  private node(i: number): NatsNode {
+    const node = this.nodes[i];
+    if (!node) throw new Error(`no NATS server ${i}`);
+    return node;
+  }
+
+  private spawnNats(i: number): void {
+    const node = this.node(i);
+    if (node.proc && node.proc.exitCode === null && node.proc.signalCode === null) return;
+    const args = ['-a', '127.0.0.1', '-p', String(node.port), '-m', String(node.monitorPort)];
+    args.push('-js', '-sd', path.join(this.dir, `nats-${i}`), '-n', `wap-${i}`);
+    if (this.nodes.length > 1) {
+      const routes = this.nodes.filter((n) => n !== node).map((n) => `nats://127.0.0.1:${n.routePort}`);
+      args.push('--cluster_name', 'wap', '--cluster', `nats://127.0.0.1:${node.routePort}`);
+      args.push('--routes', routes.join(','));
+    }
+    node.proc = spawn('nats-server', args, { stdio: 'ignore' });
+  }
+
+  /** JetStream on server `i` answers healthy: in a cluster, it knows the meta leader and is current. */
+  private async natsHealthy(i: number): Promise<void> {
+    const { monitorPort } = this.node(i);
+    await until(
+      `NATS server ${i} healthy`,
+      async () => {
+        const r = await fetch(`http://127.0.0.1:${monitorPort}/healthz`).catch(() => undefined);
+        return r?.status === 200;
+      },
+      60_000,
+    );
   }
 
   async destroy(): Promise<void> {
