@@ -1812,7 +1812,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2189,7 +2193,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2398,7 +2406,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2562,7 +2574,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2771,7 +2787,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2935,7 +2955,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3095,7 +3119,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,7 +3283,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3419,7 +3451,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3583,7 +3619,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3771,7 +3811,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4034,6 +4078,8 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *
              *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
              */
             503: {
@@ -4153,7 +4199,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4494,7 +4544,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4959,7 +5013,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5238,7 +5296,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5414,7 +5476,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5557,7 +5623,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5690,7 +5760,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -5866,7 +5940,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6067,7 +6145,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6275,7 +6357,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6434,7 +6520,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6568,7 +6658,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6712,7 +6806,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -6843,7 +6941,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7016,7 +7118,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7184,7 +7290,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7311,7 +7421,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7436,7 +7550,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7563,7 +7681,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7729,7 +7851,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -7950,7 +8076,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8086,7 +8216,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8238,7 +8372,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8377,7 +8515,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8504,7 +8646,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8671,7 +8817,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8913,7 +9063,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9031,7 +9185,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9150,7 +9308,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9319,7 +9481,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9437,7 +9603,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9570,7 +9740,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9730,7 +9904,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9848,7 +10026,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -9971,7 +10153,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -10110,7 +10296,11 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout. */
+            /**
+             * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
+             *
+             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             */
             503: {
                 headers: {
                     [name: string]: unknown;

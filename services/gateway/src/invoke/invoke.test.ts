@@ -5,6 +5,7 @@ import { loadConfig } from '@wap/config';
 import { ApiError } from '@wap/errors';
 import type { NatsLink } from '@wap/events';
 import { infra, quietLog, testNats } from '@wap/testkit';
+import pg from 'pg';
 import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
@@ -114,6 +115,23 @@ const rows: Capability[] = [
   }),
   capability({
     ...base,
+    name: 'test.databaseAway',
+    method: 'get',
+    path: '/v1/test/database-away',
+    response: z.object({}),
+    // A query on a Postgres that is not there, as during a restart or a failover.
+    handler: async () => {
+      const pool = new pg.Pool({ connectionString: 'postgresql://wap:pw@127.0.0.1:1/away' });
+      try {
+        await pool.query('SELECT 1');
+        return {};
+      } finally {
+        await pool.end();
+      }
+    },
+  }),
+  capability({
+    ...base,
     name: 'test.mcpOnly',
     method: 'get',
     path: '/v1/test/mcp-only',
@@ -220,6 +238,14 @@ describe('the invoke path through REST', () => {
     }
     const declared = await get(`${url}/v1/test/declared`);
     assert.equal(declared.status, 422, 'a declared code passes');
+  });
+
+  test('a database away is 503 no_capacity with a Retry-After on any route, never a 500', async () => {
+    const url = await gateway(true);
+    const r = await get(`${url}/v1/test/database-away`);
+    assert.equal(r.status, 503);
+    assert.equal(r.headers.get('retry-after'), '2');
+    assert.equal(((await r.json()) as { code: string }).code, 'no_capacity');
   });
 
   test('in production the same breaches are only logged: the caller gets the answer', async () => {

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode, isApiError, toErrorBody } from '@wap/errors';
+import { ApiError, type ErrorCode, isApiError, outageError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { LedgerViews } from '../clients/ledger-views.js';
 import type { Upstreams } from '../clients/upstreams.js';
@@ -179,7 +179,8 @@ export class Invoker {
 
   /** Every failure as an ApiError; a code the row does not declare is the contract's breach, not the caller's fault. */
   private checkedError(row: Capability, err: unknown): ApiError {
-    if (!isApiError(err)) return err instanceof Error ? wrapUnknown(err) : new ApiError('internal');
+    if (!isApiError(err))
+      return outageError(err) ?? (err instanceof Error ? wrapUnknown(err) : new ApiError('internal'));
     if (declared(row).has(err.code)) return err;
     this.deps.log.error({ capability: row.name, code: err.code }, 'a handler raised a code its row does not declare');
     return this.deps.strictContracts ? new ApiError('internal', { contract: row.name, code: err.code }) : err;

@@ -220,7 +220,10 @@ export function capability<P extends z.ZodType, Q extends z.ZodType, B extends z
   return row as unknown as Capability;
 }
 
-/** Errors any authenticated route can answer. */
+/**
+ * Errors any authenticated route can answer. `no_capacity`: a database or a service behind the
+ * route away for a moment (a restart, a failover; docs/scale.md), whatever the route does.
+ */
 export const COMMON_ERRORS: ErrorCode[] = [
   'bad_request',
   'unauthorized',
@@ -229,4 +232,5 @@ export const COMMON_ERRORS: ErrorCode[] = [
   'internal',
   'deadline_exceeded',
   'capability_unavailable',
+  'no_capacity',
 ];
