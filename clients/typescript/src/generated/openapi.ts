@@ -1041,7 +1041,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              *
              *     `exit_unavailable`: The profile's pinned exit, or the exit location asked for, cannot carry traffic at the moment.
              */
@@ -1197,7 +1197,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              *
              *     `exit_unavailable`: The profile's pinned exit, or the exit location asked for, cannot carry traffic at the moment.
              */
@@ -1353,7 +1353,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              *
              *     `exit_unavailable`: The profile's pinned exit, or the exit location asked for, cannot carry traffic at the moment.
              */
@@ -1660,7 +1660,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              *
              *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
              */
@@ -1815,7 +1815,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -2196,7 +2196,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -2409,7 +2409,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -2577,7 +2577,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -2790,7 +2790,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -2958,7 +2958,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -3122,7 +3122,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -3286,7 +3286,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -3454,7 +3454,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -3622,7 +3622,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -3814,7 +3814,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -4078,7 +4078,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              *
              *     `decode_unavailable`: The language model that plans agent steps, extracts data or answers has no decoding capacity at the moment.
              */
@@ -4202,7 +4202,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -4547,7 +4547,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -4862,7 +4862,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -5016,7 +5016,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -5299,7 +5299,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -5479,7 +5479,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -5626,7 +5626,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -5763,7 +5763,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -5943,7 +5943,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -6148,7 +6148,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -6360,7 +6360,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -6523,7 +6523,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -6661,7 +6661,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -6809,7 +6809,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -6944,7 +6944,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -7121,7 +7121,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -7293,7 +7293,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -7424,7 +7424,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -7553,7 +7553,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -7684,7 +7684,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -7854,7 +7854,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -8079,7 +8079,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -8219,7 +8219,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -8375,7 +8375,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -8518,7 +8518,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -8649,7 +8649,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -8820,7 +8820,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9066,7 +9066,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9188,7 +9188,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9311,7 +9311,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9484,7 +9484,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9606,7 +9606,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9743,7 +9743,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -9907,7 +9907,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -10029,7 +10029,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -10156,7 +10156,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {
@@ -10299,7 +10299,7 @@ export interface operations {
             /**
              * @description `capability_unavailable`: The capability has a registry row but the service behind it is down, switched off or mid-rollout.
              *
-             *     `no_capacity`: No browser or worker is free to take the work at this moment; it clears without any change by the caller.
+             *     `no_capacity`: No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.
              */
             503: {
                 headers: {

@@ -26,7 +26,7 @@ export const capacity: Entries<CodesOf<'Capacity and plan'>> = {
     status: 503,
     grpc: G.UNAVAILABLE,
     message: 'The service has no free capacity right now.',
-    when: 'No browser or worker is free to take the work at this moment; it clears without any change by the caller.',
+    when: 'No browser or worker is free to take the work at this moment, or a database or service behind it is away for a moment (a restart, a failover); it clears without any change by the caller.',
     details: z.strictObject({ retryAfterSeconds: retryAfterSeconds.optional() }),
   },
   quota_exceeded: {
