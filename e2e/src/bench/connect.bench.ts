@@ -14,11 +14,11 @@
 // Browserless runs in a child process; if it cannot start, the bench reports
 // ours and says why loudly.
 import { type ChildProcess, fork } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { type Browser, chromium } from 'playwright-core';
+import { chromiumPssMiB } from './chromium-memory.js';
 import { table } from './run-load.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -64,22 +64,6 @@ async function roundTrips(browser: Browser, n: number): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < n; i++) await cdp.send('Runtime.evaluate', { expression: '1' });
   return n / ((performance.now() - t0) / 1000);
-}
-
-/** Pss of every Chromium process on the machine, in MiB. */
-function chromiumPssMiB(): number {
-  let kib = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (!cmd.startsWith('/usr/lib/chromium/chromium') && !cmd.startsWith(CHROMIUM)) continue;
-      const pss = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
-      kib += Number(pss?.[1] ?? 0);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return kib / 1024;
 }
 
 /** Added Chromium memory per idle session: K sessions open, one about:blank page each. */
