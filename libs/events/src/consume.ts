@@ -43,6 +43,15 @@ export interface ConsumeSettings<T> {
 }
 
 /**
+ * How long each pull waits on the server. The client expects a heartbeat every half of it and
+ * pulls again after two are missed: when the consumer's leader dies (one NATS server of a
+ * cluster lost), that is how long consuming stops beyond the election. The library's 30 s made
+ * a session's recording wait 37 s after a leader's loss (e2e/src/failover.test.ts); an idle
+ * consumer pulls once per this instead of once per 30 s.
+ */
+const PULL_EXPIRES_MS = 5_000;
+
+/**
  * Runs a durable pull consumer. A message is acked only after its handler
  * succeeds; a failure is offered again later, so handlers must be idempotent
  * (see `Inbox`): a message can arrive twice.
@@ -61,7 +70,7 @@ export class Consumer<T> {
     const js = jetstream(this.nc);
     const consumer = await js.consumers.get(this.settings.stream, this.settings.consumer);
     const concurrency = this.settings.concurrency ?? 4;
-    this.messages = await consumer.consume({ max_messages: concurrency });
+    this.messages = await consumer.consume({ max_messages: concurrency, expires: PULL_EXPIRES_MS });
     void this.loop(this.messages, concurrency);
   }
 
