@@ -1,6 +1,6 @@
 import { type ApiError, isApiError } from '@wap/errors';
 import type { ledger } from '@wap/proto';
-import { type Charge, toMeters } from './holds.js';
+import { type Charge, releaseHold, toMeters } from './holds.js';
 import type { LedgerClient } from './ledger.js';
 import { exactUnit, type MeterName, type MeterQuantity, priceUsage } from './prices.js';
 
@@ -28,6 +28,9 @@ export interface MeteredSettings {
    */
   journal?(state: MeteredState): Promise<void>;
 }
+
+/** How long a metered hold lives unless the settings say otherwise. */
+const DEFAULT_TTL_SECONDS = 3_600;
 
 /** A charge sent, or about to be sent, whose answer has not been journaled. */
 export interface PendingCharge {
@@ -95,7 +98,7 @@ export class MeteredHold {
       idempotencyKey: `${charge.capability}:${charge.operationId}:hold:${n}`,
       capability: charge.capability,
       millicredits: settings.aheadMc,
-      ttlSeconds: settings.ttlSeconds ?? 3_600,
+      ttlSeconds: settings.ttlSeconds ?? DEFAULT_TTL_SECONDS,
       reference: charge.reference ?? charge.operationId,
     });
     return { id: hold.holdId, remaining: hold.millicredits };
@@ -127,7 +130,8 @@ export class MeteredHold {
     this.closed = true;
     return this.serially(async () => {
       await this.settleNow(true);
-      await this.client.void({ holdId: this.hold.id }).catch(() => undefined); // it also lapses by itself
+      // It also lapses by itself; through an outage of the ledger it is released as soon as it is back.
+      await releaseHold(this.client, this.hold.id, this.settings.ttlSeconds ?? DEFAULT_TTL_SECONDS);
       return this.charged;
     });
   }
@@ -218,7 +222,7 @@ export class MeteredHold {
     this.hold = next;
     // Journaled before the old hold goes: a recovery always knows a live hold (the other lapses by itself).
     await this.settings.journal?.(this.state());
-    await this.client.void({ holdId: previous.id }).catch(() => undefined);
+    await releaseHold(this.client, previous.id, this.settings.ttlSeconds ?? DEFAULT_TTL_SECONDS);
   }
 }
 
@@ -271,7 +275,7 @@ export async function recoverMetered(
       for (const q of quantities(pending.meters)) settled.set(q.meter, (settled.get(q.meter) ?? 0n) + q.quantity);
     }
   }
-  await client.void({ holdId: state.holdId }).catch(() => undefined); // already resolved, or it lapses
+  await releaseHold(client, state.holdId, DEFAULT_TTL_SECONDS); // already resolved, or released when the ledger is back
   const rest = used
     .map((q) => ({ meter: q.meter, quantity: q.quantity - (settled.get(q.meter) ?? 0n) }))
     .filter((q) => q.quantity > 0n);

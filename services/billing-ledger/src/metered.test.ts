@@ -5,6 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { MeteredHold, type MeteredState, recoverMetered } from '@wap/billing';
 import { ledger } from '@wap/proto';
+import { createClient } from '@wap/rpc';
+import { until } from '@wap/testkit';
 import { freshDatabase, type InProcessLedger, serveLedger, TestClock, type TestDatabase } from './test-support.js';
 
 let database: TestDatabase;
@@ -149,4 +151,28 @@ test('a dead owner whose last settle never reached the ledger is billed for it b
   const c = await credits(workspaceId);
   assert.equal(c.allowanceSpentMillicredits, 1_167n);
   assert.equal(c.heldMillicredits, 0n);
+});
+
+test('a hold the ledger could not release at the end is released as soon as the ledger is back', async () => {
+  const workspaceId = await workspace(100_000n);
+  // A ledger of its own that goes away and comes back at the same address, as a restarted pod does.
+  const first = await serveLedger(database.url, clock.now);
+  const port = Number(first.address.split(':').at(-1));
+  const client = createClient(ledger.LedgerService, first.address, { defaultTimeoutMs: 2_000 });
+  try {
+    const session = await MeteredHold.open(client, charge(workspaceId), { aheadMc: 5_000n });
+    assert.equal((await credits(workspaceId)).heldMillicredits, 5_000n);
+    await first.close();
+    assert.equal(await session.close(), 0n, 'nothing was used');
+    assert.equal((await credits(workspaceId)).heldMillicredits, 5_000n, 'the void could not reach the ledger');
+    const back = await serveLedger(database.url, clock.now, undefined, undefined, port);
+    try {
+      // Not when the hour-long hold lapses: the void is tried again until the ledger takes it.
+      await until('the hold released', async () => (await credits(workspaceId)).heldMillicredits === 0n, 30_000);
+    } finally {
+      await back.close();
+    }
+  } finally {
+    client.close();
+  }
 });

@@ -60,6 +60,8 @@ export async function serveLedger(
   clock: () => Date,
   batching?: BatcherSettings,
   announce?: (workspaceIds: string[]) => void,
+  /** A fixed port, for a ledger that goes away and comes back where its clients look for it. */
+  port = 0,
 ): Promise<InProcessLedger> {
   const db = new LedgerDatabase(url);
   const { deps, impl, changes } = openLedger(db, {
@@ -69,10 +71,12 @@ export async function serveLedger(
   });
   const server = new grpc.Server();
   addService(server, ledger.LedgerService, impl, createLogger({ service: 'billing-ledger', level: 'warn' }));
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) =>
+      e ? reject(e) : resolve(p),
+    ),
   );
-  const address = `127.0.0.1:${port}`;
+  const address = `127.0.0.1:${bound}`;
   const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 15_000 });
   return {
     client,
