@@ -288,7 +288,9 @@ describe('an agent run', () => {
     // Its browser is a recorded session of kind agent.
     assert.ok(run.sessionId);
     // Its browser is a recorded session of kind agent, whose replay holds every page the run was billed for.
-    let session: { task: { kind: string; run?: string }; status: string; pageCount: number } | undefined;
+    let session:
+      | { task: { kind: string; run?: string }; status: string; outcome: string | null; pageCount: number }
+      | undefined;
     await until("the run's session to be recorded as ended with its pages", async () => {
       const s = await call<{ session: NonNullable<typeof session> }>(
         fleet.gatewayUrl,
@@ -300,6 +302,8 @@ describe('an agent run', () => {
       return s.status === 200 && session.status === 'ended' && session.pageCount >= (run.usage.meters.page_load ?? 0);
     });
     assert.equal(session?.pageCount, run.usage.meters.page_load, 'one recorded page per billed page');
+    // The run ends its session as a client closing the browser does: closed, not crashed.
+    assert.equal(session?.outcome, 'closed');
     const recorder = new pg.Client({ connectionString: fleet.databaseUrl('session-recorder') });
     await recorder.connect();
     try {

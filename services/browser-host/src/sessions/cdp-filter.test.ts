@@ -111,8 +111,11 @@ test('a refused command is answered by the host under its id and session; a brow
   assert.deepEqual(refused, ['Page.navigate']);
   const close = filter.fromClient(JSON.stringify({ id: 9, method: 'Browser.close' }));
   assert.deepEqual(close, { kind: 'closeBrowser', text: '{"id":9,"result":{}}' });
-  // Within a target's session it is no browser-wide close.
-  assert.equal(filter.fromClient(JSON.stringify({ id: 10, sessionId: 'S', method: 'Browser.close' })).kind, 'forward');
+  // On a session attached to the browser target it is the same close, answered on that session.
+  assert.deepEqual(filter.fromClient(JSON.stringify({ id: 10, sessionId: 'S', method: 'Browser.close' })), {
+    kind: 'closeBrowser',
+    text: '{"id":10,"result":{},"sessionId":"S"}',
+  });
 });
 
 test("the extension's targets, and the sessions Chromium attaches to them, are never shown", () => {

@@ -54,8 +54,11 @@ export function ruleFor(command: { method: string; params?: Json; sessionId?: st
   const { method } = command;
   const params = command.params ?? {};
   switch (method) {
+    // On the connection or on a session attached to the browser target (Playwright's
+    // newBrowserCDPSession), it is the same close: Chromium forwarded one would exit under the
+    // session, which then ends as crashed. On a page's session Chromium has no Browser domain.
     case 'Browser.close':
-      return command.sessionId === undefined ? { kind: 'close' } : { kind: 'pass' };
+      return { kind: 'close' };
     case 'Target.createTarget':
       if (params.url === undefined || params.url === '') return { kind: 'pass' };
       return urlAllowed(params.url, NAVIGABLE, NAVIGABLE_SCHEMES)
