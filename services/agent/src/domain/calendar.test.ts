@@ -120,3 +120,15 @@ test('a month alone keeps the days it offers, and the earliest on the weekday as
   assert.equal(plan.hint, undefined);
   assert.equal(plan.hidden.size, 7);
 });
+
+test('while values are left to enter, the button the task’s verb names is not pointed at', () => {
+  const page = bookingPage(2026, 11);
+  const memory = { memory: '', results: [], recent: [], failures: 0, done: ['typed "Ana Ruiz"'], typed: ['Ana Ruiz'] };
+  const closed = {
+    ...page,
+    outline: page.outline.filter((e) => e.kind !== 'element' || e.index <= 2 || e.index === 50),
+  };
+  const message = compactMessage({ task: TASK, files: [], memory, page: closed, view: compactView(closed, TASK) });
+  assert.match(message, /Not entered yet: "17 March 2027" into "Date" \(click it to choose\)/);
+  assert.doesNotMatch(message, /names: button "Book"/);
+});

@@ -485,11 +485,16 @@ export function compactMessage(input: {
   const part = parts.length > 1 ? parts[next] : input.task;
   // What the part asks to have entered and nothing holds yet: a small model stops at the first of two.
   const others = parts.filter((_, i) => i !== next && !done.has(i));
-  lines.push(...formLines(input.task, part, others, memory, input.view.shown));
+  const values = formLines(input.task, part, others, memory, input.view.shown);
+  lines.push(...values);
+  // While values are left to enter or choose, a button the task's verb names ("Book …") is not pointed at.
+  const entering = values.some((l) => l.startsWith('Not entered yet') || l.startsWith('Not chosen yet'));
   // A question is answered from the page it leads to: the names it says point the way only at first.
   // So do they while the part is to find the page ("Find the help article on resetting the router").
   const pointing = !asks || (memory.done ?? []).length === 0 || (!!part && FINDS.test(part));
-  const named = part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : [];
+  const named = (part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : []).filter(
+    (e) => !(entering && e.info.role === 'button'),
+  );
   if (named.length > 0)
     lines.push(
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,

@@ -150,3 +150,18 @@ test('a box a refused send names as digits only is told its value in digits', ()
   const other = { ...memory, pageRefused: ['The username is taken.'] };
   assert.deepEqual(formLines('x', undefined, [], other, shown), []);
 });
+
+test('a value for a read-only box says to click it; one a list offers is a choice, not text to enter', () => {
+  const memory = {
+    ...{ memory: '', results: [], recent: [], failures: 0 },
+    done: ['typed "Ana Ruiz" into textbox "Patient name"'],
+    typed: ['Ana Ruiz'],
+  };
+  const time = { label: 'Time', info: { role: 'select', name: 'Time', value: '09:00', options: ['09:00', '10:30'] } };
+  const date = { label: 'Date', info: { role: 'textbox', name: 'Date', readonly: true } as ElementInfo };
+  const task = 'Book a dental check-up for Ana Ruiz on 17 March 2027 at 10:30.';
+  assert.deepEqual(formLines(task, task, [], memory, [box('Patient name', 'Ana Ruiz'), date, time as never]), [
+    'Not entered yet: "17 March 2027" into "Date" (click it to choose)',
+    'Not chosen yet: "10:30" in "Time"',
+  ]);
+});

@@ -33,10 +33,15 @@ export function formLines(
 ): string[] {
   if ((memory.done ?? []).length === 0) return [];
   const wanted = [part, ...(memory.incomplete ? others : [])].filter((p): p is string => !!p);
-  const left = [...new Set(wanted.flatMap((p) => valuesLeft(p, memory.typed)))];
+  // A value one of the lists offers is said as a choice below, not as text to enter.
+  const offered = (value: string) =>
+    shown.some((e) => e.info.role === 'select' && e.info.options?.some((o) => phrase(o) === phrase(value)));
+  const left = [...new Set(wanted.flatMap((p) => valuesLeft(p, memory.typed)))].filter((v) => !offered(v));
   const into = (value: string) => {
     const box = boxFor(value, task, shown);
-    return box ? `${quote(value)} into ${quote(box)}` : quote(value);
+    // A read-only box (a calendar's, a picker's) is filled by what a click on it opens.
+    const readonly = box !== undefined && shown.some((e) => e.label === box && e.info.readonly);
+    return box ? `${quote(value)} into ${quote(box)}${readonly ? ' (click it to choose)' : ''}` : quote(value);
   };
   const lines = left.length > 0 ? [`Not entered yet: ${left.map(into).join(', ')}`] : [];
   const choices = choicesLeft(
