@@ -514,7 +514,7 @@ export function compactMessage(input: {
     const choose = optionLine(input.task, input.view.shown, opened);
     if (choose) lines.push(choose);
   }
-  const chosen = input.view.shown.find((e) => e.index === input.writing);
+  const chosen = input.view.shown.find((e) => e.index === input.writing && !e.info.readonly);
   if (chosen)
     lines.push(`You chose ${ROLE_WORD[chosen.info.role]} ${quote(chosen.label)}: write into it what the task says.`);
   return lines.join('\n');

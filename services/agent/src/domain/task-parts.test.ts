@@ -333,3 +333,19 @@ test('a part to find a thing is done by reaching it, not by the words typed to s
   const bike = 'Find a used road bike with a 56 cm frame and add it to my favourites.';
   assert.deepEqual([...doneParts(bike, { partsDone: [1] })], [1, 0]);
 });
+
+test('a click into a read-only box chooses nothing to write into: what it opened is what to use', () => {
+  const memory = emptyMemory();
+  const click = { action: 'click', index: 1 } as const;
+  const box = { role: 'textbox', name: 'Check-in', key: 'k1' } as const;
+  rememberAct('x', memory, { action: click, info: box, said: 'clicked', worked: true, documents: 0 });
+  assert.equal(memory.writing, 'k1');
+  rememberAct('x', memory, {
+    action: click,
+    info: { ...box, readonly: true },
+    said: 'clicked',
+    worked: true,
+    documents: 0,
+  });
+  assert.equal(memory.writing, undefined);
+});

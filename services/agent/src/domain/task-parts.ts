@@ -365,7 +365,9 @@ export interface Act {
  */
 export function rememberAct(task: string, memory: Memory, { action, info, said, worked, documents }: Act): void {
   // A click into a text box chose it: the next step writes into it.
-  memory.writing = worked && action.action === 'click' && info?.role === 'textbox' ? info.key : undefined;
+  // (A read-only box takes no typing: what the click opened, a calendar or a picker, is what to use.)
+  memory.writing =
+    worked && action.action === 'click' && info?.role === 'textbox' && !info.readonly ? info.key : undefined;
   // What opened a list (text typed into a combobox, a click on a collapsed menu button) waits for its option.
   const opens = (action.action === 'type' && combobox(info)) || (action.action === 'click' && info?.expanded === false);
   memory.choosing = worked && opens ? info?.key : undefined;
