@@ -349,3 +349,15 @@ test('a click into a read-only box chooses nothing to write into: what it opened
   });
   assert.equal(memory.writing, undefined);
 });
+
+test('a part that commits (place, book, reserve) is done by the button that says its verb, not a choice', () => {
+  const task = 'Place this order with express delivery.';
+  const click = { action: 'click', index: 1 } as const;
+  assert.equal(partDone(task, {}, click, { role: 'option', name: 'Express delivery, 1 to 2 days' }), undefined);
+  assert.equal(partDone(task, {}, click, { role: 'other', name: 'Delivery' }), undefined);
+  assert.equal(partDone(task, {}, click, { role: 'button', name: 'Place order' }), 0);
+  const book = 'Book a dental check-up for Ana Ruiz on 17 March 2027 at 10:30.';
+  assert.equal(partDone(book, {}, click, { role: 'button', name: '17 March 2027' }), undefined);
+  assert.equal(partDone(book, {}, click, { role: 'button', name: 'Book' }), 0);
+  assert.equal(partDone(book, {}, { action: 'press', key: 'Enter' }, { role: 'textbox', name: 'Patient name' }), 0);
+});

@@ -62,6 +62,13 @@ const SENDING_PART = /^(?:then\s+)?(?:press|click|tap|hit|submit|send)\b/i;
 /** A part that sends something it names (a message, a form): done by a send, whatever was chosen on the way. */
 const SENDS_SOMETHING = /^(?:then\s+)?(?:submit|send|post)\b/i;
 
+/**
+ * A part that commits to something ("Place this order with express delivery", "Book a check-up on 17
+ * March"): done by the button that says its verb ("Place order", "Book") or Enter that sent the form,
+ * never by a choice on the way (the option "Express delivery", the calendar's day "17 March 2027").
+ */
+const COMMITS = /^(?:then\s+)?(place|book|reserve|buy|purchase|order|pay|check out|checkout)\b/i;
+
 /** The index of the goal part `taskParts` put last, when the task says one before a colon; else undefined. */
 export function goalPart(task: string): number | undefined {
   const goal = goalOf(task);
@@ -226,6 +233,12 @@ export function partDone(
     if (finished.has(i)) return false;
     if (i === goal) return detailsDone && sends;
     if (SENDS_SOMETHING.test(part) && !sending) return false;
+    const commits = COMMITS.exec(part)?.[1]?.toLowerCase().replace(' ', '');
+    if (commits)
+      return (
+        (action.action === 'press' && action.key === 'Enter') ||
+        (sends && words.some((w) => sameWord(w, commits.replace('checkout', 'check'))))
+      );
     // What is typed to find a thing (a search) is the way to it, not the thing found.
     // and a link found is the thing when the part says all its words ("Lemon ricotta pancakes"), not
     // one that shares a few ("Resetting an HX-200 mesh satellite" for "… resetting the HX-200 router").
