@@ -165,3 +165,17 @@ test('a value for a read-only box says to click it; one a list offers is a choic
     'Not chosen yet: "10:30" in "Time"',
   ]);
 });
+
+test('a combobox that shows no option for two values typed at once asks for one at a time', () => {
+  const tags = {
+    label: 'Tags',
+    info: { role: 'textbox', name: 'Tags', value: 'billing urgent', expanded: true } as ElementInfo,
+  };
+  const task = 'Tag this support ticket with billing and urgent, then save it.';
+  assert.equal(
+    optionLine(task, [tags]),
+    'Its list shows no option for "billing urgent": type one value at a time, "billing".',
+  );
+  const one = { ...tags, info: { ...tags.info, value: 'billing' } };
+  assert.equal(optionLine(task, [one]), undefined);
+});

@@ -174,7 +174,7 @@ function boxFor(value: string, task: string, shown: Shown[]): string | undefined
  */
 export function optionLine(task: string, shown: Shown[], opened = false): string | undefined {
   const options = shown.filter((e) => e.info.role === 'option' && !e.info.disabled);
-  if (options.length === 0) return undefined;
+  if (options.length === 0) return opened ? undefined : fewerWords(task, shown);
   const said = [...taskWords(task)];
   const wordsOf = (e: Shown) => [...taskWords(e.info.name)];
   const saysOf = (e: Shown) => wordsOf(e).filter((w) => said.some((t) => sameWord(w, t))).length;
@@ -186,4 +186,17 @@ export function optionLine(task: string, shown: Shown[], opened = false): string
   return fit
     ? `Now choose its option ${quote(fit.label)}: ${alone} alone chose nothing.`
     : `Now choose one of the options it shows: ${alone} alone chose nothing.`;
+}
+
+/**
+ * A combobox that shows no option for what was typed into it ("billing urgent" into a tag box): the
+ * line that asks for one value at a time, the first of the task's words it holds. Undefined when it
+ * holds fewer than two of them.
+ */
+function fewerWords(task: string, shown: Shown[]): string | undefined {
+  const said = [...taskWords(task)];
+  const box = shown.find((e) => e.info.role === 'textbox' && e.info.expanded !== undefined && e.info.value);
+  const held = (box?.info.value ?? '').split(/[\s,;]+/).filter((w) => said.some((t) => sameWord(t, w.toLowerCase())));
+  if (!box || held.length < 2) return undefined;
+  return `Its list shows no option for ${quote(box.info.value as string)}: type one value at a time, ${quote(held[0] as string)}.`;
 }

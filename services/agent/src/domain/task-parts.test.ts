@@ -361,3 +361,9 @@ test('a part that commits (place, book, reserve) is done by the button that says
   assert.equal(partDone(book, {}, click, { role: 'button', name: 'Book' }), 0);
   assert.equal(partDone(book, {}, { action: 'press', key: 'Enter' }, { role: 'textbox', name: 'Patient name' }), 0);
 });
+
+test('an element that says a part’s verb does that part before one it only shares a word with', () => {
+  const task = 'Tag this support ticket with billing and urgent, then save it.';
+  const click = { action: 'click', index: 2 } as const;
+  assert.equal(partDone(task, {}, click, { role: 'button', name: 'Save ticket' }), 2);
+});

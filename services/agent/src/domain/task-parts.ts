@@ -229,7 +229,7 @@ export function partDone(
     return undefined;
   // A part that says to send ("send the billing team a message") is done by a send, not by a choice on the way.
   const sending = sends || action.action === 'press';
-  const found = parts.findIndex((part, i) => {
+  const does = (part: string, i: number) => {
     if (finished.has(i)) return false;
     if (i === goal) return detailsDone && sends;
     if (SENDS_SOMETHING.test(part) && !sending) return false;
@@ -250,7 +250,12 @@ export function partDone(
     }
     if (info?.role === 'link' && !leadsTo(part, words)) return false;
     return [...taskWords(part)].some((w) => words.some((a) => sameWord(w, a))) || names(part);
-  });
+  };
+  // The part whose verb the element says first ("Save ticket" does "save it", not "Tag this support
+  // ticket with billing"), then the first part it names.
+  const verbOf = (part: string) => /^\s*(?:then\s+)?(\p{L}+)/u.exec(part)?.[1]?.toLowerCase() ?? '';
+  const byVerb = parts.findIndex((part, i) => words.some((w) => sameWord(w, verbOf(part))) && does(part, i));
+  const found = byVerb >= 0 ? byVerb : parts.findIndex(does);
   if (found >= 0) return found;
   return goal !== undefined && detailsDone && sends && SENDS.test(info?.name ?? '') ? goal : undefined;
 }
