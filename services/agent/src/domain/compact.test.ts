@@ -600,3 +600,27 @@ test('a scroll is offered only where the page has more: below, above, or left ou
   assert.deepEqual(scrollsOf({ ...FORM, scroll: { above: 0, below: 900 } }), ['down']);
   assert.deepEqual(scrollsOf({ ...FORM, scroll: { above: 400, below: 900 } }), ['down', 'up']);
 });
+
+test('with a choice the task names left, every part is not said to be done', () => {
+  const task = "Set the warehouse's address to the city of Augsburg, in Bavaria, Germany.";
+  const page = pageOf([
+    element(1, { role: 'select', name: 'Country', value: 'Germany', options: ['France', 'Germany'] }),
+    element(2, {
+      role: 'select',
+      name: 'Region',
+      value: 'Choose a region',
+      options: ['Choose a region', 'Bavaria', 'Hesse'],
+    }),
+    element(3, { role: 'textbox', name: 'City', value: 'Augsburg' }),
+    element(4, { role: 'button', name: 'Save address' }),
+  ]);
+  const memory = {
+    ...{ memory: '', results: [], recent: [], failures: 0 },
+    done: ['typed "Augsburg" into textbox "City"', 'chose "Germany" in select "Country"'],
+    partsDone: [0, 1],
+    typed: ['Augsburg', 'Germany'],
+  };
+  const message = compactMessage({ task, files: [], memory, page, view: compactView(page, task) });
+  assert.doesNotMatch(message, /Every part/);
+  assert.match(message, /\nNot chosen yet: "Bavaria" in "Region"/);
+});

@@ -480,15 +480,17 @@ export function compactMessage(input: {
   // Said last, nearest the answer: the part to do now, once one is done, and the elements it names.
   const next = parts.findIndex((_, i) => !done.has(i));
   const started = parts.length > 1 && (memory.partsDone ?? []).length > 0;
-  if (started) lines.push(next >= 0 ? `Next part: ${parts[next]}` : allDone(page, input.view, memory.unsent));
   const asks = asksForAnswer(input.task);
   const part = parts.length > 1 ? parts[next] : input.task;
   // What the part asks to have entered and nothing holds yet: a small model stops at the first of two.
   const others = parts.filter((_, i) => i !== next && !done.has(i));
   const values = formLines(input.task, part, others, memory, input.view.shown);
-  lines.push(...values);
-  // While values are left to enter or choose, a button the task's verb names ("Book …") is not pointed at.
+  // While values are left to enter or choose, a button the task's verb names ("Book …") is not pointed at,
+  // and every part is not said to be done (a country chosen, its region not yet).
   const entering = values.some((l) => l.startsWith('Not entered yet') || l.startsWith('Not chosen yet'));
+  if (started && next >= 0) lines.push(`Next part: ${parts[next]}`);
+  else if (started && !entering) lines.push(allDone(page, input.view, memory.unsent));
+  lines.push(...values);
   // A question is answered from the page it leads to: the names it says point the way only at first.
   // So do they while the part is to find the page ("Find the help article on resetting the router").
   const pointing = !asks || (memory.done ?? []).length === 0 || (!!part && FINDS.test(part));
