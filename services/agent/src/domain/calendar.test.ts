@@ -3,20 +3,12 @@
 // is not the task's, and the task's day alone once it shows.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import type { OutlineEntry, PageState } from '../browser/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { compactMessage, compactShape, compactView } from './compact.js';
+import { element } from './test-support.js';
 
 const MONTHS = 'January February March April May June July August September October November December'.split(' ');
-
-const element = (index: number, info: ElementInfo): OutlineEntry => ({
-  kind: 'element',
-  index,
-  depth: 0,
-  info,
-  key: `${info.role}|${info.name}#1`,
-  fresh: false,
-});
 
 /** A booking form with its calendar open on `month` (1-12) of `year`: days before `today` disabled. */
 function bookingPage(year: number, month: number, opts: { value?: string; numbered?: boolean; today?: string } = {}) {

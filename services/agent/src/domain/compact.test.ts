@@ -3,7 +3,7 @@
 // asked whether the task is done.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import type { PageState } from '../browser/types.js';
 import {
   COMPACT_SYSTEM_PROMPT,
   compactMessage,
@@ -29,29 +29,7 @@ import {
   taskParts,
   valuesLeft,
 } from './task-parts.js';
-
-const element = (index: number, info: ElementInfo, fresh = false): OutlineEntry => ({
-  kind: 'element',
-  index,
-  depth: 0,
-  info,
-  key: `${info.role}|${info.name}#1`,
-  fresh,
-});
-
-function pageOf(outline: OutlineEntry[], extra: Partial<PageState> = {}): PageState {
-  return {
-    url: 'http://127.0.0.1/form',
-    title: 'Form',
-    tabs: [],
-    scroll: { above: 0, below: 0 },
-    elements: '',
-    count: outline.filter((e) => e.kind === 'element').length,
-    outline,
-    fingerprint: 'f1',
-    ...extra,
-  };
-}
+import { element, pageOf, text } from './test-support.js';
 
 const FORM = pageOf([
   { kind: 'text', depth: 0, text: 'Tell us your name' },
@@ -567,7 +545,6 @@ test('an output schema is written out as the answer it asks for', () => {
 });
 
 test('the last link of a breadcrumb trail is said to be the section the page is in', () => {
-  const text = (t: string): OutlineEntry => ({ kind: 'text', depth: 0, text: t });
   const product = pageOf([
     element(1, { role: 'link', name: 'Home' }),
     text('›'),

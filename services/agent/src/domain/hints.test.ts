@@ -2,32 +2,13 @@
 // compared by the price they write, and the step names the one to click.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
 import { collapsedLine, datedLine, superlativeLine } from './hints.js';
+import { element, pageOf as page, text } from './test-support.js';
 
-const element = (index: number, info: ElementInfo): OutlineEntry => ({
-  kind: 'element',
-  index,
-  depth: 0,
-  info,
-  key: `${info.role}|${info.name}#1`,
-  fresh: false,
-});
-const text = (t: string): OutlineEntry => ({ kind: 'text', depth: 0, text: t });
-
-function pageOf(outline: OutlineEntry[]): PageState {
-  return {
-    url: 'http://127.0.0.1/books/left-hand',
-    title: 'The Left Hand of Darkness',
-    tabs: [],
-    scroll: { above: 0, below: 0 },
-    elements: '',
-    count: outline.filter((e) => e.kind === 'element').length,
-    outline,
-    fingerprint: 'f1',
-  };
-}
+const pageOf = (outline: OutlineEntry[]) =>
+  page(outline, { url: 'http://127.0.0.1/books/left-hand', title: 'The Left Hand of Darkness' });
 
 // A table of editions, as the page script reads it: each button's row words are its context.
 const EDITIONS = pageOf([

@@ -2,7 +2,7 @@
 // splits the one and asks only what to write into the other.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ElementInfo, OutlineEntry, PageState } from '../browser/types.js';
+import type { PageState } from '../browser/types.js';
 import { compactMessage, compactShape, compactView, pageLines } from './compact.js';
 import { emptyMemory } from './step.js';
 import { newText, refusal, statedAnswer } from './step-questions.js';
@@ -20,18 +20,10 @@ import {
   taskParts,
   valuesLeft,
 } from './task-parts.js';
+import { element } from './test-support.js';
 
 const SIGNUP =
   'Create an account for Marta Kowalski: username marta_k, email marta.k@example.com, password Tulip-garden-42, born on 14 March 1990. Accept the terms.';
-
-const element = (index: number, info: ElementInfo): OutlineEntry => ({
-  kind: 'element',
-  index,
-  depth: 0,
-  info,
-  key: `${info.role}|${info.name}#1`,
-  fresh: false,
-});
 
 const SIGNUP_PAGE: PageState = {
   url: 'http://127.0.0.1/account/signup',
