@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { groundedIn } from './step-questions.js';
 
 const RESULTS = 'Lemon ricotta pancakes\nFluffy pancakes with lemon zest.\nRicotta pancakes with summer berries';
-const RECIPE = 'Ingredients\n3 eggs\n250 g ricotta\n1 lemon\n1,284.50 EUR';
+const RECIPE = 'Ingredients\n3 eggs\n250 g ricotta\n1 lemon\nBalance: 1,284.50 EUR';
 
 test('a number the text does not write is not read from it', () => {
   assert.equal(groundedIn({ eggs: 4 }, RESULTS, 'how many eggs does it need?'), false);
@@ -17,10 +17,17 @@ test('a number the text does not write is not read from it', () => {
 test('numbers are matched by value, in digits with separators or as words, and in nested answers', () => {
   assert.equal(groundedIn({ balance: 1284.5 }, RECIPE, 'my balance'), true);
   assert.equal(groundedIn({ people: 3 }, 'Serves three people', 'for how many?'), true);
-  assert.equal(groundedIn({ items: [{ qty: 250 }, { qty: 1 }] }, RECIPE, 'list them'), true);
-  assert.equal(groundedIn({ items: [{ qty: 250 }, { qty: 7 }] }, RECIPE, 'list them'), false);
+  assert.equal(groundedIn({ items: [{ ricotta: 250 }, { lemon: 1 }] }, RECIPE, 'list them'), true);
+  assert.equal(groundedIn({ items: [{ ricotta: 250 }, { lemon: 7 }] }, RECIPE, 'list them'), false);
   // A number the task writes (a model number, an order) may be said back.
   assert.equal(groundedIn('HX-200 resets after 10 seconds', 'Hold it for 10 seconds.', 'the HX-200 router'), true);
   // An answer of words alone, or a yes, holds no number to check.
   assert.equal(groundedIn({ inStock: true, colour: 'blue' }, RESULTS, 'is it in stock?'), true);
+});
+
+test('a number given as a named field must be on a line that says the field’s name', () => {
+  const results = 'Lemon ricotta pancakes · 4 ingredients\nButtermilk pancakes · 3 ingredients';
+  assert.equal(groundedIn({ eggs: 4 }, results, 'how many eggs?'), false, 'the 4 of "4 ingredients"');
+  assert.equal(groundedIn({ ingredients: 4 }, results, 'how many ingredients?'), true);
+  assert.equal(groundedIn({ startYear: 2019 }, 'Started in 2019', 'when did she start?'), true);
 });

@@ -109,23 +109,43 @@ function numbersIn(text: string): Set<number> {
   return found;
 }
 
+/** The words of a field's name ("startYear", "monthly_price"), lowercase, three letters or more. */
+const keyWords = (key: string) =>
+  key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((w) => w.length >= 3);
+
+/** Whether two words are one in two forms ("egg", "eggs"; "start", "started"). */
+const akin = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
+
 /**
  * Whether an answer the check read is held by the text it read it from (or the task): every number it
- * gives is one the text or the task writes. A small model asked "how many eggs?" of a list of results
- * answers a number the list never says; that answer is not taken, and the run goes on to the page
- * that holds it.
+ * gives is one the text or the task writes, and a number given as a named field ("eggs": 4) is written
+ * on a line of the text that says the field's name ("3 eggs"). A small model asked "how many eggs?" of
+ * a list of results answers the "4" of "4 ingredients"; that answer is not taken, and the run goes on
+ * to the page that holds it.
  */
 export function groundedIn(answer: unknown, text: string, task: string): boolean {
   const held = new Set([...numbersIn(text), ...numbersIn(task)]);
-  const leaves: unknown[] = [answer];
+  const lines = text
+    .split('\n')
+    .map((line) => ({ numbers: numbersIn(line), words: line.toLowerCase().match(/[a-z]+/g) ?? [] }));
+  const leaves: Array<{ value: unknown; key?: string }> = [{ value: answer }];
   for (let i = 0; i < leaves.length && i < 500; i++) {
-    const leaf = leaves[i];
-    if (typeof leaf === 'number') {
-      if (!held.has(leaf)) return false;
-    } else if (typeof leaf === 'string') {
-      for (const n of leaf.matchAll(/-?\d[\d,]*(?:\.\d+)?/g))
+    const { value, key } = leaves[i] as { value: unknown; key?: string };
+    if (typeof value === 'number') {
+      if (!held.has(value)) return false;
+      const words = key ? keyWords(key) : [];
+      const said = (line: (typeof lines)[number]) => line.words.some((w) => words.some((k) => akin(w, k)));
+      if (words.length > 0 && !lines.some((line) => line.numbers.has(value) && said(line))) return false;
+    } else if (typeof value === 'string') {
+      for (const n of value.matchAll(/-?\d[\d,]*(?:\.\d+)?/g))
         if (!held.has(Number(n[0].replace(/,/g, '')))) return false;
-    } else if (leaf && typeof leaf === 'object') leaves.push(...Object.values(leaf));
+    } else if (Array.isArray(value)) leaves.push(...value.map((v) => ({ value: v, key })));
+    else if (value && typeof value === 'object')
+      leaves.push(...Object.entries(value).map(([k, v]) => ({ value: v, key: k })));
   }
   return true;
 }
