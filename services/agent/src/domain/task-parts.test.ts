@@ -18,6 +18,7 @@ import {
   rememberPage,
   sentPart,
   taskParts,
+  taskWords,
   valuesLeft,
 } from './task-parts.js';
 import { element } from './test-support.js';
@@ -358,4 +359,11 @@ test('an element that says a part’s verb does that part before one it only sha
   const task = 'Tag this support ticket with billing and urgent, then save it.';
   const click = { action: 'click', index: 2 } as const;
   assert.equal(partDone(task, {}, click, { role: 'button', name: 'Save ticket' }), 2);
+});
+
+test('the words of a task worth looking for leave out the words every task has', () => {
+  assert.deepEqual(
+    [...taskWords('Press the Send button and add its cheapest edition to the cart')],
+    ['send', 'add', 'cheapest', 'edition', 'cart'],
+  );
 });

@@ -8,9 +8,11 @@ import type { Memory, StepAction } from './step.js';
 
 /** Words of a task that name nothing on a page. */
 const STOP_WORDS = new Set(
-  'the a an and or then into onto in on of to for with from at by is are be it its this that these those please ' +
+  (
+    'the a an and or then into onto in on of to for with from at by is are be it its this that these those please ' +
     'click press type enter put pick choose select tick check open field box button link page form text value ' +
-    'named called labelled labeled given both all each your you my me then'.split(' '),
+    'named called labelled labeled given both all each your you my me then'
+  ).split(' '),
 );
 
 /** The words of `text` worth looking for on a page: lowercased, three letters or more, not a stop word. */
