@@ -11,7 +11,7 @@ import type { JsonSchema } from '../model/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote } from './form-values.js';
-import { collapsedLine, datedLine, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, superlativeLine } from './hints.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
@@ -455,6 +455,8 @@ export function compactMessage(input: {
   keep?: ReadonlySet<number>;
   /** The text box the last act clicked (by index): the step writes into it. */
   writing?: number;
+  /** The run's output schema: its number fields are looked for beside their names. */
+  outputSchema?: JsonSchema;
 }): string {
   const { memory, page } = input;
   const lines = [`Task: ${input.task}`];
@@ -506,6 +508,8 @@ export function compactMessage(input: {
   if (cheapest) lines.push(cheapest);
   const dated = asks ? datedLine(input.task, page.outline) : undefined;
   if (dated) lines.push(dated);
+  const counted = input.outputSchema ? numberLine(input.outputSchema, page.outline) : undefined;
+  if (counted) lines.push(counted);
   if (input.view.hint) lines.push(input.view.hint);
   const under = asks && named.length === 0 ? collapsedLine(input.task, input.view) : undefined;
   if (under) lines.push(under);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { collapsedLine, datedLine, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, superlativeLine } from './hints.js';
 import { element, pageOf as page, text } from './test-support.js';
 
 const pageOf = (outline: OutlineEntry[]) =>
@@ -117,4 +117,17 @@ test('a question is pointed at the closed section that says most of its words', 
   assert.equal(collapsedLine('How fast is delivery?', compactView(faq, 'x')), undefined);
   const open = pageOf([element(2, { role: 'button', name: 'Can I return an item I have opened?', expanded: true })]);
   assert.equal(collapsedLine(task, compactView(open, task)), undefined, 'an open section is read, not pointed at');
+});
+
+test('a number field of the output schema is found beside its name when the page writes it once', () => {
+  const article = [
+    text('Keep the device plugged in.'),
+    text('Press and hold the reset button on the back for 15 seconds, until the light blinks.'),
+    text('Wait two minutes, then sign in.'),
+  ];
+  const schema = { type: 'object', properties: { seconds: { type: 'integer' } } };
+  assert.equal(numberLine(schema, article), 'The page says "15 seconds".');
+  // Written twice with two numbers, or not at all: no line.
+  assert.equal(numberLine(schema, [...article, text('Or 30 seconds for a full reset.')]), undefined);
+  assert.equal(numberLine({ type: 'object', properties: { eggs: { type: 'integer' } } }, article), undefined);
 });

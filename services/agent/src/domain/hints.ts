@@ -4,6 +4,7 @@
 // newest, and which closed section a question's answer is under. Comparing and matching are the
 // loop's to do; the model acts on what the line says. Pure: no I/O.
 import type { OutlineEntry } from '../browser/types.js';
+import type { JsonSchema } from '../model/types.js';
 import type { CompactView } from './compact.js';
 import { datesIn, isoDate } from './dates.js';
 import { quote } from './form-values.js';
@@ -113,4 +114,32 @@ export function collapsedLine(task: string, view: CompactView): string | undefin
   const [best, second] = scored;
   if (!best || best.n < 3 || (second && second.n === best.n)) return undefined;
   return `The answer may be under ${quote(best.e.label)}: open it.`;
+}
+
+/**
+ * For a run whose output schema asks for numbers by name ("seconds", "eggs", "days"), what the page
+ * writes beside each name: a number followed by the word ("for 15 seconds", "3 eggs"), when the page
+ * writes one such number alone. The 1.5B read "hold the reset button for 15 seconds" and said the page
+ * did not answer how many seconds.
+ */
+export function numberLine(schema: JsonSchema, outline: OutlineEntry[]): string | undefined {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const texts = outline.flatMap((e) => (e.kind === 'text' ? [e.text] : []));
+  const found: string[] = [];
+  for (const [key, sub] of Object.entries(properties)) {
+    if (sub?.type !== 'integer' && sub?.type !== 'number') continue;
+    const words = key
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z]+/)
+      .filter((w) => w.length >= 3);
+    const said = new Set<string>();
+    for (const text of texts)
+      for (const m of text.matchAll(/(\d[\d,]*(?:\.\d+)?)\s+([A-Za-z]+)/g)) {
+        const word = (m[2] as string).toLowerCase();
+        if (words.some((k) => word.startsWith(k) || k.startsWith(word))) said.add(`${m[1]} ${m[2]}`);
+      }
+    if (said.size === 1) found.push([...said][0] as string);
+  }
+  return found.length > 0 ? `The page says ${found.map(quote).join(', ')}.` : undefined;
 }

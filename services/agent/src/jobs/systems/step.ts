@@ -46,7 +46,14 @@ import {
   rememberRefusal,
   taskParts,
 } from '../../domain/task-parts.js';
-import { baseProfile, type ModelClient, ModelError, type RunProfile, type StepResult } from '../../model/types.js';
+import {
+  baseProfile,
+  type JsonSchema,
+  type ModelClient,
+  ModelError,
+  type RunProfile,
+  type StepResult,
+} from '../../model/types.js';
 import type { RunStore } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
@@ -295,6 +302,7 @@ export class StepSystem {
         ...{ task: row.task, grants: policy.describe(), files, memory, page, view, last, keep, writing },
         // Only a lab arm states a plan in the compact profile.
         ...(this.run.plan[0] && { plan: this.run.plan[0] }),
+        ...(row.outputSchema ? { outputSchema: row.outputSchema as JsonSchema } : {}),
       }),
     );
     const labels = new Map(view.shown.map((e) => [e.index, e.label]));
