@@ -506,7 +506,7 @@ export function compactMessage(input: {
     );
   const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
   if (cheapest) lines.push(cheapest);
-  const dated = asks ? datedLine(input.task, page.outline) : undefined;
+  const dated = asks ? datedLine(input.task, page.outline, memory.dated) : undefined;
   if (dated) lines.push(dated);
   const counted = input.outputSchema ? numberLine(input.outputSchema, page.outline) : undefined;
   if (counted) lines.push(counted);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { collapsedLine, datedLine, numberLine, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, rememberDated, superlativeLine } from './hints.js';
 import { element, pageOf as page, text } from './test-support.js';
 
 const pageOf = (outline: OutlineEntry[]) =>
@@ -130,4 +130,35 @@ test('a number field of the output schema is found beside its name when the page
   // Written twice with two numbers, or not at all: no line.
   assert.equal(numberLine(schema, [...article, text('Or 30 seconds for a full reset.')]), undefined);
   assert.equal(numberLine({ type: 'object', properties: { eggs: { type: 'integer' } } }, article), undefined);
+});
+
+test('the oldest seen is kept across a list’s pages, and its last page says it is the answer', () => {
+  const task = 'What is the title of the oldest post on this blog?';
+  const nav = (next: boolean) => [
+    element(10, { role: 'link', name: 'Previous' }),
+    element(11, { role: 'link', name: '1' }),
+    ...(next ? [element(12, { role: 'link', name: 'Next' })] : []),
+  ];
+  const memory: { dated?: { iso: string; written: string; title: string } } = {};
+  const page3 = [
+    text('Spring menu'),
+    text('2023-11-18'),
+    text('Hello, Canal Street'),
+    text('2023-01-31'),
+    ...nav(true),
+  ];
+  rememberDated(task, memory, page3);
+  assert.deepEqual(memory.dated, { iso: '2023-01-31', written: '2023-01-31', title: 'Hello, Canal Street' });
+  // A later page of newer posts keeps it; the last page (no Next) says to finish with it.
+  const page2 = [text('Cold brew'), text('2025-03-17'), text('Decaf'), text('2024-12-10'), ...nav(true)];
+  rememberDated(task, memory, page2);
+  assert.equal(memory.dated?.iso, '2023-01-31');
+  assert.match(
+    datedLine(task, page2, memory.dated) ?? '',
+    /^Of the dates the pages shown so far show, the oldest is 2023-01-31/,
+  );
+  assert.equal(
+    datedLine(task, nav(false), memory.dated),
+    'This is the list\'s last page: the oldest of all is 2023-01-31: "Hello, Canal Street". Finish with it.',
+  );
 });

@@ -68,17 +68,31 @@ export function superlativeLine(part: string, outline: OutlineEntry[], view: Com
 
 const OLDEST = /\b(?:oldest|earliest)\b/i;
 const NEWEST = /\b(?:newest|latest|most recent)\b/i;
+/** A link to the next page of a list. */
+const NEXT_PAGE = /^(?:next(?: page)?|older(?: posts)?|›|»|>|→)$/i;
 
-/**
- * The line for a task that asks for the oldest or the newest of what a page lists by date ("the title
- * of the oldest post on this blog"): each date the page writes (a line that is one, or holds one) with
- * the line before it that holds none, its title; the oldest (or newest) named. Undefined without two
- * dated entries, or with a tie.
- */
-export function datedLine(task: string, outline: OutlineEntry[]): string | undefined {
-  const oldest = OLDEST.test(task);
-  if (!oldest && !NEWEST.test(task)) return undefined;
-  const entries: Array<{ iso: string; written: string; title: string }> = [];
+/** A dated entry of a list: its day, the date as written, and its title. */
+export interface DatedEntry {
+  iso: string;
+  written: string;
+  title: string;
+}
+
+/** Whether a task asks for the oldest (-1) or the newest (1) of a dated list; 0 when neither. */
+const datedOrder = (task: string) => (OLDEST.test(task) ? -1 : NEWEST.test(task) ? 1 : 0);
+
+/** The oldest (`order` -1) or newest (1) of `entries`; undefined on a tie or when there are none. */
+function extreme(entries: DatedEntry[], order: number): DatedEntry | undefined {
+  const best = entries.reduce<DatedEntry | undefined>(
+    (a, b) => (!a || (order < 0 ? b.iso < a.iso : b.iso > a.iso) ? b : a),
+    undefined,
+  );
+  return best && entries.filter((e) => e.iso === best.iso).length === 1 ? best : undefined;
+}
+
+/** Each date a page writes (a line that is one, or holds one) with the line before it that holds none, its title. */
+function datedEntries(outline: OutlineEntry[]): DatedEntry[] {
+  const entries: DatedEntry[] = [];
   let title: string | undefined;
   for (const entry of outline) {
     const line = (entry.kind === 'text' ? entry.text : entry.info.name).trim();
@@ -93,10 +107,43 @@ export function datedLine(task: string, outline: OutlineEntry[]): string | undef
     if (name) entries.push({ iso: date.iso, written: date.written, title: name });
     title = undefined;
   }
-  if (entries.length < 2) return undefined;
-  const best = entries.reduce((a, b) => ((oldest ? b.iso < a.iso : b.iso > a.iso) ? b : a));
-  if (entries.filter((e) => e.iso === best.iso).length > 1) return undefined;
-  return `Of the dates this page shows, the ${oldest ? 'oldest' : 'newest'} is ${best.written}: ${quote(best.title.slice(0, 80))}.`;
+  return entries;
+}
+
+/**
+ * What the run keeps of a dated list across its pages, for a task that asks for the oldest or the
+ * newest: the extreme of what this page and the pages before showed.
+ */
+export function rememberDated(task: string, memory: { dated?: DatedEntry }, outline: OutlineEntry[]): void {
+  const order = datedOrder(task);
+  if (order === 0) return;
+  const entries = datedEntries(outline);
+  if (entries.length < 2 && !memory.dated) return;
+  const best = extreme([...entries, ...(memory.dated ? [memory.dated] : [])], order);
+  if (best) memory.dated = best;
+}
+
+/**
+ * The line for a task that asks for the oldest or the newest of what pages list by date ("the title of
+ * the oldest post on this blog"): the extreme of this page's entries and the pages' before (`seen`),
+ * and, on a list's last page (page links, none to a next one), that it is the answer. Undefined
+ * without two dated entries seen.
+ */
+export function datedLine(task: string, outline: OutlineEntry[], seen?: DatedEntry): string | undefined {
+  const order = datedOrder(task);
+  if (order === 0) return undefined;
+  const entries = datedEntries(outline);
+  if (entries.length < 2 && !seen) return undefined;
+  const best = extreme([...entries, ...(seen ? [seen] : [])], order);
+  if (!best) return undefined;
+  const which = order < 0 ? 'oldest' : 'newest';
+  const links = outline.flatMap((e) => (e.kind === 'element' && e.info.role === 'link' ? [e.info.name.trim()] : []));
+  const paged = links.some((l) => /^(?:\d{1,3}|previous|prev|‹|«|<|←)$/i.test(l));
+  const last = paged && !links.some((l) => NEXT_PAGE.test(l));
+  const shown = seen ? 'the pages shown so far show' : 'this page shows';
+  return last
+    ? `This is the list's last page: the ${which} of all is ${best.written}: ${quote(best.title.slice(0, 80))}. Finish with it.`
+    : `Of the dates ${shown}, the ${which} is ${best.written}: ${quote(best.title.slice(0, 80))}.`;
 }
 
 /**

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { BrowserAction, PageState } from '../browser/types.js';
 import type { JsonSchema } from '../model/types.js';
+import type { DatedEntry } from './hints.js';
 import { strictSchema } from './strict-schema.js';
 
 /** Actions one step may take; the rest are skipped when the page changes. */
@@ -278,6 +279,8 @@ export interface Memory {
   typedInto?: Array<[name: string, text: string]>;
   /** The page's lines that refused the run's last refused send ("The two passwords differ."), bounded. */
   pageRefused?: string[];
+  /** The oldest (or newest) dated entry the run's pages showed, for a task that asks for it (compact). */
+  dated?: DatedEntry;
   /** The combobox the last act typed into, by element key (compact): the next step chooses one of its options. */
   choosing?: string;
   /** A finish refused because a part was not done (compact): the next finish is taken. */

@@ -21,6 +21,7 @@ import {
   sayAction,
   whatChanged,
 } from '../../domain/compact.js';
+import { rememberDated } from '../../domain/hints.js';
 import {
   describeAction,
   LOOP_FAIL,
@@ -305,6 +306,7 @@ export class StepSystem {
         ...(row.outputSchema ? { outputSchema: row.outputSchema as JsonSchema } : {}),
       }),
     );
+    rememberDated(row.task, memory, page.outline);
     const labels = new Map(view.shown.map((e) => [e.index, e.label]));
     const infos = new Map<number, ElementInfo & { key?: string; label?: string }>();
     for (const entry of page.outline)
