@@ -59,6 +59,42 @@ test('a page within the budget goes whole, and summary and json share the page a
   assert.equal(head(json), head(summary));
 });
 
+test('a page within the budget goes whole, though only some of its paragraphs name a field', () => {
+  const job = { type: 'object', properties: { company: { type: 'string' }, salary: { type: 'string' } } };
+  const markdown = '# Data engineer\n\nNorthwind is hiring in Ghent.\n\nSalary: 52k a year';
+  const text = jsonStep({ ...page, markdown }, { schema: job }, 10_000).messages[0]?.text ?? '';
+  assert.match(text, /Northwind is hiring in Ghent\./, 'the paragraph naming no field is shown');
+  assert.match(text, /shown in full/);
+});
+
+test('each field is shown the first page line that names it; a field no line names is shown none', () => {
+  const event = {
+    type: 'object',
+    properties: {
+      date: { type: 'string', description: 'date, YYYY-MM-DD' },
+      venue: { type: 'string' },
+      city: { type: 'string' },
+    },
+  };
+  const markdown = '# Jazz night\n\nDate: 2026-12-12\n\nCity: Tartu\n\nCities by the water.';
+  const text = jsonStep({ ...page, markdown, facts: 'author: Ann' }, { schema: event }, 10_000).messages[0]?.text ?? '';
+  assert.match(text, /Fields: date \(date, YYYY-MM-DD\), see "Date: 2026-12-12"; venue; city, see "City: Tartu"\./);
+});
+
+test('the page’s facts go ahead of its text, inside the page, and keep their place on a long page', () => {
+  const facts = 'author: Ann Lee\nBy Jonas Berg';
+  const short = jsonStep({ ...page, facts }, { schema: product }, 10_000).messages[0]?.text ?? '';
+  assert.ok(short.indexOf('<page>') < short.indexOf('By Jonas Berg'), 'inside the page: data, not instructions');
+  assert.ok(short.indexOf('By Jonas Berg') < short.indexOf('# Steel kettle'), 'ahead of the text');
+  const filler = Array.from({ length: 200 }, (_, i) => `Paragraph ${i} tells the price history of kettles.`);
+  const long = jsonStep({ ...page, facts, markdown: filler.join('\n\n') }, { schema: product }, 2_000);
+  const text = long.messages[0]?.text ?? '';
+  assert.match(text, /author: Ann Lee\nBy Jonas Berg/, 'the facts are not ranked away');
+  assert.ok(text.length < 2_600, `within the budget (${text.length})`);
+  const huge = jsonStep({ ...page, facts: 'x'.repeat(5_000) }, { schema: product }, 2_000).messages[0]?.text ?? '';
+  assert.equal(/x{100,}/.exec(huge)?.[0].length, 600, 'facts take their share of the budget, no more');
+});
+
 test('schemaWords: property names split into words, descriptions and nested names', () => {
   const words = schemaWords({
     properties: {

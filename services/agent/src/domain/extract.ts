@@ -7,7 +7,7 @@
 // never trusted to fit.
 import { z } from 'zod';
 import type { JsonSchema, StepRequest } from '../model/types.js';
-import { relevantPart } from './relevant.js';
+import { queryTerms, relevantPart } from './relevant.js';
 import { strictSchema } from './strict-schema.js';
 
 /** About four characters of English a token: the budget is spent in characters. */
@@ -39,7 +39,12 @@ export interface PageForModel {
   url: string;
   title: string;
   markdown: string;
+  /** What the page states beside its markdown (metadata, structured data, labelled lines left out), a fact a line. */
+  facts?: string;
 }
+
+/** The share of the budget the page's facts may take; the rest is its text. */
+const FACTS_SHARE = 0.3;
 
 export interface JsonAsk {
   schema?: JsonSchema;
@@ -66,23 +71,58 @@ export function schemaWords(schema: unknown, out: string[] = [], depth = 0): str
   return out;
 }
 
-/** The schema's top-level fields, with their descriptions: a grammar shows a small model the names only as it writes them. */
-export function fieldList(schema: JsonSchema): string {
+/** The longest page line quoted beside a field. */
+const MAX_HINT_CHARS = 200;
+
+/**
+ * The schema's top-level fields, with their descriptions (a grammar shows a small model the names only as
+ * it writes them), each with the first line of `page` that names it: a small model matches a field to a
+ * labelled line ("Salary: 52k") it is shown far better than to a line it must find.
+ */
+export function fieldList(schema: JsonSchema, page = ''): string {
   const properties = typeof schema.properties === 'object' && schema.properties !== null ? schema.properties : {};
+  const lines = page
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && l.length <= MAX_HINT_CHARS);
   return Object.entries(properties as Record<string, { description?: unknown }>)
     .slice(0, 50)
-    .map(([name, sub]) => (typeof sub?.description === 'string' ? `${name} (${sub.description.slice(0, 100)})` : name))
+    .map(([name, sub]) => {
+      const described = typeof sub?.description === 'string' ? `${name} (${sub.description.slice(0, 100)})` : name;
+      const line = lineNaming(
+        lines,
+        `${name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ')} ${typeof sub?.description === 'string' ? sub.description : ''}`,
+      );
+      return line ? `${described}, see "${line}"` : described;
+    })
     .join('; ');
 }
 
-/** The user message: the page (its relevant parts within `maxChars`), then the task, so calls on one page share the page. */
+/** The first line holding a word of `field`'s name or description, stemmed as relevantPart stems them. */
+function lineNaming(lines: string[], field: string): string | undefined {
+  const terms = new Set(queryTerms(field));
+  if (terms.size === 0) return undefined;
+  return lines.find((line) => queryTerms(line).some((w) => terms.has(w)));
+}
+
+/**
+ * The user message: the page's facts, then its text (whole when it fits the budget, else its parts most
+ * relevant to `query`), then the task, so calls on one page share the page.
+ */
 export function pageMessage(page: PageForModel, query: string, maxChars: number, task: string): string {
-  const part = relevantPart(page.markdown, query, maxChars);
+  const facts = (page.facts ?? '').trim().slice(0, Math.floor(maxChars * FACTS_SHARE));
+  const budget = maxChars - facts.length;
+  // A page that fits goes whole: ranking would drop the paragraphs that name no field (a heading, "X is hiring in Y").
+  const part =
+    page.markdown.length <= budget
+      ? { text: page.markdown, kept: 1, total: 1 }
+      : relevantPart(page.markdown, query, budget);
   const cut = part.kept < part.total ? ` (the ${part.kept} of its ${part.total} parts most relevant to the task)` : '';
   return [
     `URL: ${page.url}`,
     `Title: ${page.title.slice(0, 300)}`,
     `<page${cut ? ' excerpt="true"' : ''}>`,
+    ...(facts ? ['Stated beside the page text (metadata, structured data, labelled lines):', facts, ''] : []),
     part.text,
     '</page>',
     `Page text shown${cut || ' in full'}.`,
@@ -96,7 +136,9 @@ export function jsonStep(page: PageForModel, ask: JsonAsk, maxChars: number): St
   const query = [ask.prompt ?? '', ...schemaWords(ask.schema)].join(' ');
   const task = [
     "Task: extract the page's data as one JSON object.",
-    ask.schema ? `Fields: ${fieldList(ask.schema)}. A field the page does not hold is null.` : '',
+    ask.schema
+      ? `Fields: ${fieldList(ask.schema, `${page.facts ?? ''}\n${page.markdown.slice(0, maxChars * 4)}`)}. A field the page does not hold is null.`
+      : '',
     ask.prompt ? `What to extract: ${ask.prompt.trim()}` : '',
     ask.systemPrompt ? `Further instructions from the caller: ${ask.systemPrompt.trim()}` : '',
   ]

@@ -46,7 +46,7 @@ export function extractFormats(deps: ExtractDeps) {
     const signal = ctx?.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
     const tokens =
       client.profile === 'compact' ? deps.config.EXTRACT_COMPACT_PAGE_TOKENS : deps.config.EXTRACT_PAGE_TOKENS;
-    const page: PageForModel = { url: req.url, title: req.title, markdown: req.markdown };
+    const page: PageForModel = { url: req.url, title: req.title, markdown: req.markdown, facts: req.facts };
     const maxChars = tokens * CHARS_PER_TOKEN;
 
     const asked: [Format, StepRequest][] = [

@@ -48,6 +48,7 @@ function requestOf(
     url: '',
     title: '',
     markdown: '',
+    facts: '',
     json: json
       ? (options.jsonOptions ?? { $typeName: 'wap.agent.v1.JsonOptions', schemaJson: '', prompt: '', systemPrompt: '' })
       : undefined,

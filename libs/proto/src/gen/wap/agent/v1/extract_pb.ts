@@ -17,7 +17,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file wap/agent/v1/extract.proto.
  */
 export const file_wap_agent_v1_extract: GenFile = /*@__PURE__*/
-  fileDesc("Chp3YXAvYWdlbnQvdjEvZXh0cmFjdC5wcm90bxIMd2FwLmFnZW50LnYxIkkKC0pzb25PcHRpb25zEhMKC3NjaGVtYV9qc29uGAEgASgJEg4KBnByb21wdBgCIAEoCRIVCg1zeXN0ZW1fcHJvbXB0GAMgASgJIsUBCg5FeHRyYWN0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSCwoDdXJsGAMgASgJEg0KBXRpdGxlGAQgASgJEhAKCG1hcmtkb3duGAUgASgJEicKBGpzb24YBiABKAsyGS53YXAuYWdlbnQudjEuSnNvbk9wdGlvbnMSDwoHc3VtbWFyeRgHIAEoCBISCgp0aW1lb3V0X21zGAggASgFEhIKCmNoZWNrX29ubHkYCSABKAgiVwoNRm9ybWF0RmFpbHVyZRIOCgZmb3JtYXQYASABKAkSDAoEY29kZRgCIAEoCRIoCgdkZXRhaWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKlAQoPRXh0cmFjdFJlc3BvbnNlEioKBGpzb24YASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SACIAQESDwoHc3VtbWFyeRgCIAEoCRItCghmYWlsdXJlcxgDIAMoCzIbLndhcC5hZ2VudC52MS5Gb3JtYXRGYWlsdXJlEg0KBW1vZGVsGAQgASgJEg4KBnRva2VucxgFIAEoA0IHCgVfanNvbjJYCg5FeHRyYWN0U2VydmljZRJGCgdFeHRyYWN0Ehwud2FwLmFnZW50LnYxLkV4dHJhY3RSZXF1ZXN0Gh0ud2FwLmFnZW50LnYxLkV4dHJhY3RSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("Chp3YXAvYWdlbnQvdjEvZXh0cmFjdC5wcm90bxIMd2FwLmFnZW50LnYxIkkKC0pzb25PcHRpb25zEhMKC3NjaGVtYV9qc29uGAEgASgJEg4KBnByb21wdBgCIAEoCRIVCg1zeXN0ZW1fcHJvbXB0GAMgASgJItQBCg5FeHRyYWN0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAkSDQoFbW9kZWwYAiABKAkSCwoDdXJsGAMgASgJEg0KBXRpdGxlGAQgASgJEhAKCG1hcmtkb3duGAUgASgJEicKBGpzb24YBiABKAsyGS53YXAuYWdlbnQudjEuSnNvbk9wdGlvbnMSDwoHc3VtbWFyeRgHIAEoCBISCgp0aW1lb3V0X21zGAggASgFEhIKCmNoZWNrX29ubHkYCSABKAgSDQoFZmFjdHMYCiABKAkiVwoNRm9ybWF0RmFpbHVyZRIOCgZmb3JtYXQYASABKAkSDAoEY29kZRgCIAEoCRIoCgdkZXRhaWxzGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCKlAQoPRXh0cmFjdFJlc3BvbnNlEioKBGpzb24YASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0SACIAQESDwoHc3VtbWFyeRgCIAEoCRItCghmYWlsdXJlcxgDIAMoCzIbLndhcC5hZ2VudC52MS5Gb3JtYXRGYWlsdXJlEg0KBW1vZGVsGAQgASgJEg4KBnRva2VucxgFIAEoA0IHCgVfanNvbjJYCg5FeHRyYWN0U2VydmljZRJGCgdFeHRyYWN0Ehwud2FwLmFnZW50LnYxLkV4dHJhY3RSZXF1ZXN0Gh0ud2FwLmFnZW50LnYxLkV4dHJhY3RSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * @generated from message wap.agent.v1.JsonOptions
@@ -106,6 +106,15 @@ export type ExtractRequest = Message<"wap.agent.v1.ExtractRequest"> & {
    * @generated from field: bool check_only = 9;
    */
   checkOnly: boolean;
+
+  /**
+   * What the page states beside its markdown (its metadata, structured data, labelled lines the
+   * main-content extraction left out), one fact a line: shown to the model ahead of the page, never cut
+   * for relevance (within a share of the budget).
+   *
+   * @generated from field: string facts = 10;
+   */
+  facts: string;
 };
 
 /**
