@@ -44,6 +44,13 @@ const FILLER = Array.from(
 const LONG = `<!doctype html><html><head><title>Long page</title></head><body><main><h1>Long page</h1>${FILLER}
 <p>The warranty lasts five years.</p>${FILLER}</main></body></html>`;
 
+// A byline main-content extraction drops, a sidebar's labelled line, and the page's JSON-LD.
+const STORY = `<!doctype html><html><head><title>Rivers of Porto</title><meta name="author" content="Ann Lee">
+<script type="application/ld+json">{"@type":"NewsArticle","publisher":{"@type":"Organization","name":"River Press"}}</script>
+</head><body><nav><a href="/">Home</a></nav><main><article><h1>Rivers of Porto</h1><p class="byline">By Jonas Berg</p>
+<p>The rivers of Porto rise every spring as snow melts in the hills above the town.</p></article></main>
+<aside class="sidebar"><p>Photographer: Mira Koch</p></aside></body></html>`;
+
 const SCHEMA = {
   type: 'object',
   properties: { name: { type: 'string' }, price: { type: 'number' }, brand: { type: 'string' } },
@@ -62,7 +69,7 @@ describe('scrape: json and summary from the model', () => {
   before(async () => {
     site = createServer((req, res) => {
       served.push(req.url ?? '');
-      const page = req.url === '/long' ? LONG : req.url === '/teapot' ? TEAPOT : KETTLE;
+      const page = req.url === '/long' ? LONG : req.url === '/teapot' ? TEAPOT : req.url === '/story' ? STORY : KETTLE;
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
     });
     site.listen(0, '127.0.0.1');
@@ -73,7 +80,7 @@ describe('scrape: json and summary from the model', () => {
   });
 
   after(async () => {
-    for (const path of ['/kettle', '/bad', '/stall', '/long', '/alone', '/teapot'])
+    for (const path of ['/kettle', '/bad', '/stall', '/long', '/alone', '/teapot', '/story'])
       scripted?.pages.delete(`${base}${path}`);
     site?.close();
   });
@@ -166,6 +173,30 @@ describe('scrape: json and summary from the model', () => {
     assert.match(seen, /The warranty lasts five years\./, 'the paragraph past the middle of the page is there');
     assert.ok(seen.length < 8_000 * 4 + 2_000, `within the token budget (${seen.length} characters)`);
     assert.ok(seen.length < LONG.length / 2, 'not the whole page');
+  });
+
+  test('the model reads what the page states beside its main content: metadata, JSON-LD, a dropped byline', async () => {
+    let seen = '';
+    scripted.pages.set(`${base}/story`, (_format, prompt) => {
+      seen = prompt;
+      return { author: 'Jonas Berg' };
+    });
+    const r = await scrape({
+      url: `${base}/story`,
+      formats: ['json', 'markdown'],
+      jsonOptions: { schema: { type: 'object', properties: { author: { type: 'string' } } } },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.doesNotMatch(r.body.data.markdown ?? '', /Jonas Berg/, 'the markdown keeps the main content alone');
+    assert.deepEqual(r.body.data.json, { author: 'Jonas Berg' });
+    for (const fact of [
+      'author: Ann Lee',
+      'NewsArticle.publisher.name: River Press',
+      'By Jonas Berg',
+      'Photographer: Mira Koch',
+    ])
+      assert.ok(seen.includes(fact), `${fact} reaches the model: ${seen}`);
+    assert.ok(seen.indexOf('By Jonas Berg') < seen.indexOf('</page>'), 'inside the page, as data');
   });
 
   test('refused before the page is loaded: an unknown model, a schema that is no object, json with neither schema nor prompt', async () => {

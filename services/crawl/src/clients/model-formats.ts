@@ -80,7 +80,7 @@ export async function answerModelFormats(
   workspaceId: string,
   formats: readonly crawl.Format[],
   options: crawl.ScrapeOptions,
-  page: { url: string; title: string; markdown: string },
+  page: { url: string; title: string; markdown: string; facts: string },
   signal?: AbortSignal,
 ): Promise<ModelAnswer | undefined> {
   const request = requestOf(workspaceId, formats, options);

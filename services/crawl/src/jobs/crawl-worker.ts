@@ -291,14 +291,7 @@ export class CrawlWorker {
         extracted = loaded.extracted;
         document = toDocument(loaded.page, plan.scrape, false, extracted);
         // The model formats asked (json, summary): a page asked for them alone, none answered, fails here.
-        tokens = await addModelFormats(
-          this.deps,
-          row.workspaceId,
-          document,
-          extracted.markdown,
-          plan.scrape,
-          this.stopping.signal,
-        );
+        tokens = await addModelFormats(this.deps, row.workspaceId, document, loaded, plan.scrape, this.stopping.signal);
         links = this.discover(plan, key, depth, extracted.links, []);
       } catch (err) {
         if (isApiError(err) && PAGE_FAILURES.has(err.code)) {

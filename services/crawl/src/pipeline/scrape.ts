@@ -137,7 +137,12 @@ export function analyse(page: RawPage, options: crawl.ScrapeOptions, withLinks =
 }
 
 /** Extracts a page on the service's extraction threads when it has them. */
-export function analyseOff(deps: PipelineDeps, page: RawPage, options: crawl.ScrapeOptions, withLinks: boolean) {
+export function analyseOff(
+  deps: Pick<PipelineDeps, 'extractor'>,
+  page: RawPage,
+  options: crawl.ScrapeOptions,
+  withLinks: boolean,
+) {
   return deps.extractor
     ? deps.extractor.extract(page.html, page.finalUrl, extractOptions(options, withLinks))
     : Promise.resolve(analyse(page, options, withLinks));

@@ -58,7 +58,7 @@ export function search(deps: SearchDeps) {
                 request: { workspaceId: req.workspaceId, requestId: req.reference || req.requestId },
               });
               const document = toDocument(page, render, false, extracted);
-              tokens += await addModelFormats(deps, req.workspaceId, document, extracted.markdown, render, ctx.signal);
+              tokens += await addModelFormats(deps, req.workspaceId, document, { page, extracted }, render, ctx.signal);
               hit.document = document;
               await deps.index
                 .add(req.workspaceId, page.finalUrl, extracted)
