@@ -26,6 +26,8 @@ import { call } from './api.js';
 
 const PYTHON = path.join(ROOT, '.tools/firecrawl-py/bin/python');
 const PYTHON_CLIENT = path.join(ROOT, 'e2e/src/firecrawl_sdk.py');
+/** The Python client's default (v2) methods, as e2e/src/firecrawl-v2.suite.ts calls them. */
+const PYTHON_V2_CLIENT = path.join(ROOT, 'e2e/src/firecrawl_v2.py');
 const run = promisify(execFile);
 
 let fleet: Fleet;
@@ -56,9 +58,11 @@ before(async () => {
     { url: `${site.url}/slow/5000`, title: 'A page that takes five seconds', content: SLOW_WORD },
   ]);
   model = await startFakeOpenAi({
-    reply: (r) => ({
-      title: /^Title: (.*)$/m.exec(JSON.stringify(r.body.messages).replaceAll('\\n', '\n'))?.[1] ?? null,
-    }),
+    reply: (r) => {
+      const title = /^Title: (.*)$/m.exec(JSON.stringify(r.body.messages).replaceAll('\\n', '\n'))?.[1] ?? null;
+      const asked = r.body.response_format?.json_schema?.name ?? r.body.tools?.[0]?.function?.name;
+      return asked === 'summary' ? { summary: `A page titled ${title}.` } : { title };
+    },
   });
   fleet = await startFleet({
     env: {
@@ -249,6 +253,50 @@ describe('scrape: json', () => {
       ),
     );
     assert.deepEqual(pyDoc.json, plain.body.data.json);
+    assert.deepEqual(pyBill, plainBill);
+  });
+});
+
+describe('scrape: json and summary with the v2 clients', () => {
+  test("v2's json object and summary in formats: both clients get them, billed as the plain call", async () => {
+    const url = `${site.url}/articles/5`;
+    const title = site.article(5).title;
+    const formats = [
+      { type: 'json', schema: { type: 'object', properties: { title: { type: 'string' } } } },
+      'summary',
+    ];
+    type Answer = { json?: { title?: string }; summary?: string };
+    const [plain, plainBill] = await billOf(keys.http, () =>
+      call<{ data: Answer }>(fleet.gatewayUrl, 'POST', '/v2/scrape', { key: keys.http, body: { url, formats } }),
+    );
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    assert.ok(plain.body.data.json?.title?.includes(title), JSON.stringify(plain.body.data));
+    assert.match(plain.body.data.summary ?? '', /^A page titled /);
+    assert.equal(plainBill.page_load, 1);
+
+    // Firecrawl's JS client as its documentation shows it: the default (v2) methods.
+    const [doc, jsBill] = await billOf(keys.js, async () =>
+      new Firecrawl({ apiKey: keys.js, apiUrl: fleet.gatewayUrl }).scrape(url, { formats: formats as never }),
+    );
+    assert.deepEqual((doc as Answer).json, plain.body.data.json);
+    assert.equal((doc as Answer).summary, plain.body.data.summary);
+    assert.deepEqual(jsBill, plainBill);
+
+    const [pyDoc, pyBill] = await billOf(keys.py, async () => {
+      const { stdout } = await run(
+        PYTHON,
+        [
+          PYTHON_V2_CLIENT,
+          fleet.gatewayUrl,
+          keys.py,
+          JSON.stringify({ method: 'scrape', args: [url], kwargs: { formats } }),
+        ],
+        { timeout: 120_000 },
+      );
+      return pyOk(JSON.parse(stdout) as PyAnswer<Answer>);
+    });
+    assert.deepEqual(pyDoc.json, plain.body.data.json);
+    assert.equal(pyDoc.summary, plain.body.data.summary);
     assert.deepEqual(pyBill, plainBill);
   });
 });
