@@ -3,7 +3,7 @@ import { crawl } from '@wap/proto';
 import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
-import { openCrawl } from './crawl-service.js';
+import { openCrawl } from './crawl.js';
 import { frontierStreams } from './jobs/frontier.js';
 import { CrawlDatabase } from './store/database.js';
 

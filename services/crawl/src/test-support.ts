@@ -16,7 +16,7 @@ import { crawl, ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
 import { type FreshDatabase, freshServiceDatabase, infra, quietLog, testNats, uniqueNamespace } from '@wap/testkit';
 import { env } from './config.js';
-import { openCrawl } from './crawl-service.js';
+import { openCrawl } from './crawl.js';
 import { frontierStreams } from './jobs/frontier.js';
 import { CrawlStore } from './store/crawls.js';
 import { CrawlDatabase } from './store/database.js';

@@ -1,4 +1,4 @@
-// What the CrawlService handlers share: built once by the composition root (crawl-service.ts).
+// What the CrawlService handlers share: built once by the composition root (crawl.ts).
 import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import type { crawl } from '@wap/proto';
