@@ -557,6 +557,10 @@ test('the last link of a breadcrumb trail is said to be the section the page is 
   const view = compactView(product, 'Go to the category it is listed in');
   assert.match(view.text, /\nlink "Hand tools" \(the section this page is in\)\n/);
   assert.match(view.text, /^link "Home"\n/);
+  const memory = { memory: '', results: [], recent: [], failures: 0 };
+  const task = 'Go from this product page to the category it is listed in';
+  const message = compactMessage({ task, files: [], memory, page: product, view: compactView(product, task) });
+  assert.match(message, /\nThe section this page is in: link "Hand tools"\.$/);
   // Links in a row without the page's own name after them (a menu) are no trail.
   const menu = pageOf([
     element(1, { role: 'link', name: 'Home' }),

@@ -11,7 +11,7 @@ import type { JsonSchema } from '../model/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote } from './form-values.js';
-import { collapsedLine, datedLine, numberLine, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, rowsLine, superlativeLine } from './hints.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
@@ -504,8 +504,15 @@ export function compactMessage(input: {
     lines.push(
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
+  // "The category it is listed in": the breadcrumb's section, named (the 1.5B clicks the first link, Home).
+  const section = breadcrumbSection(page.outline);
+  const label = input.view.shown.find((e) => e.index === section)?.label;
+  if (label && part && /\b(?:categor|section|department|collection)/i.test(part))
+    lines.push(`The section this page is in: link ${quote(label)}.`);
   const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
   if (cheapest) lines.push(cheapest);
+  const rows = asks ? rowsLine(input.task, page.outline) : undefined;
+  if (rows) lines.push(rows);
   const dated = asks ? datedLine(input.task, page.outline, memory.dated) : undefined;
   if (dated) lines.push(dated);
   const counted = input.outputSchema ? numberLine(input.outputSchema, page.outline) : undefined;

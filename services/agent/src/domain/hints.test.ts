@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { collapsedLine, datedLine, numberLine, rememberDated, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, rememberDated, rowsLine, superlativeLine } from './hints.js';
 import { element, pageOf as page, text } from './test-support.js';
 
 const pageOf = (outline: OutlineEntry[]) =>
@@ -161,4 +161,20 @@ test('the oldest seen is kept across a list’s pages, and its last page says it
     datedLine(task, nav(false), memory.dated),
     'This is the list\'s last page: the oldest of all is 2023-01-31: "Hello, Canal Street". Finish with it.',
   );
+});
+
+test('a question over a table is shown the rows whose cell is a word it says', () => {
+  const team = [
+    text('Name | Department | Role | Started'),
+    text('Aiko Tanaka | Engineering | Backend engineer | 2019'),
+    text('Bruno Costa | Sales | Account executive | 2021'),
+    text('Hugo Brandt | Engineering | Site reliability engineer | 2020'),
+    text('Mei Chen | Engineering Recruiting | Technical recruiter | 2022'),
+  ];
+  assert.equal(
+    rowsLine('List everyone in the Engineering department with their role.', team),
+    'Rows with "engineering" (2): Aiko Tanaka | Engineering | Backend engineer | 2019; Hugo Brandt | Engineering | Site reliability engineer | 2020.',
+  );
+  // A word every row has, or none has, filters nothing.
+  assert.equal(rowsLine('List everyone with their role.', team), undefined);
 });

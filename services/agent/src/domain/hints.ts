@@ -190,3 +190,32 @@ export function numberLine(schema: JsonSchema, outline: OutlineEntry[]): string 
   }
   return found.length > 0 ? `The page says ${found.map(quote).join(', ')}.` : undefined;
 }
+
+/** Rows a line of the rows hint names at most. */
+const MAX_ROWS = 12;
+
+/**
+ * For a question over a table ("everyone in the Engineering department", "invoices that are still
+ * open"), the rows a cell of which is a word the task says, when that cell is in some rows and not
+ * all: `Rows with "Open": INV-4103 | 2026-04-30 | €198.38 | Open; …`. The 1.5B read eight rows and
+ * made up a list; a cell equal to the word, not one holding it ("Engineering Recruiting"), counts.
+ */
+export function rowsLine(task: string, outline: OutlineEntry[]): string | undefined {
+  const lines = outline.flatMap((e) => (e.kind === 'text' && e.text.includes(' | ') ? [e.text] : []));
+  // A first row without a digit is the header: its cells name columns, never a row to keep.
+  const header = lines[0] && !/\d/.test(lines[0]) ? lines[0].toLowerCase().split(' | ') : [];
+  const rows = header.length > 0 ? lines.slice(1) : lines;
+  if (rows.length < 2) return undefined;
+  const cells = rows.map((r) => r.split(' | ').map((c) => c.trim().toLowerCase()));
+  const said = [...taskWords(task)].filter((w) => !header.some((h) => sameWord(h.trim(), w)));
+  for (const word of said) {
+    const hits = rows.filter((_, i) =>
+      cells[i]?.some((c) => c === word || (c.length >= 4 && sameWord(c, word) && !c.includes(' '))),
+    );
+    if (hits.length === 0 || hits.length === rows.length) continue;
+    const shown = hits.slice(0, MAX_ROWS).join('; ');
+    const more = hits.length > MAX_ROWS ? ` and ${hits.length - MAX_ROWS} more` : '';
+    return `Rows with ${quote(word)} (${hits.length}): ${shown}${more}.`;
+  }
+  return undefined;
+}
