@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo } from '../browser/types.js';
-import { choicesLeft, formLines, optionLine } from './form-values.js';
+import { choicesLeft, formLines, optionLine, untickLine } from './form-values.js';
 import { emptyMemory, type Memory } from './step.js';
 
 const box = (name: string, value?: string): { label: string; info: ElementInfo } => ({
@@ -178,4 +178,15 @@ test('a combobox that shows no option for two values typed at once asks for one 
   );
   const one = { ...tags, info: { ...tags.info, value: 'billing' } };
   assert.equal(optionLine(task, [one]), undefined);
+});
+
+test('a task that wants only what it names is told to untick the boxes it does not name', () => {
+  const tick = (name: string, checked: boolean) => ({
+    label: name,
+    info: { role: 'checkbox', name, checked } as ElementInfo,
+  });
+  const shown = [tick('Extra cheese', true), tick('Mushrooms', true), tick('Olives', false), tick('Red onions', true)];
+  const task = 'Order a medium pizza with mushrooms and olives and no other toppings.';
+  assert.equal(untickLine(task, shown), 'Untick what the task does not name: "Extra cheese", "Red onions".');
+  assert.equal(untickLine('Order a pizza with mushrooms and olives.', shown), undefined);
 });

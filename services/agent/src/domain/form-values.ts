@@ -200,3 +200,26 @@ function fewerWords(task: string, shown: Shown[]): string | undefined {
   if (!box || held.length < 2) return undefined;
   return `Its list shows no option for ${quote(box.info.value as string)}: type one value at a time, ${quote(held[0] as string)}.`;
 }
+
+/** Words of a task that wants only what it names ticked: "and no other toppings", "everything else off". */
+const ONLY = /\b(?:no other|nothing else|only|everything else|all (?:the )?others?|none of the others)\b/i;
+
+/**
+ * For a task that wants only what it names, the boxes ticked that it does not name (a word of theirs
+ * the task never says): "Untick what the task does not name: "Extra cheese", "Red onions"". The page
+ * came with them ticked; the 1.5B ticked the two it was asked for and left the others.
+ */
+export function untickLine(task: string, shown: Shown[]): string | undefined {
+  if (!ONLY.test(task)) return undefined;
+  const said = [...taskWords(task)];
+  const extra = shown.filter(
+    ({ info }) =>
+      info.role === 'checkbox' &&
+      info.checked &&
+      !info.disabled &&
+      [...taskWords(info.name)].some((w) => !said.some((t) => sameWord(w, t))),
+  );
+  return extra.length > 0
+    ? `Untick what the task does not name: ${extra.map((e) => quote(e.label)).join(', ')}.`
+    : undefined;
+}

@@ -367,3 +367,10 @@ test('the words of a task worth looking for leave out the words every task has',
     ['send', 'add', 'cheapest', 'edition', 'cart'],
   );
 });
+
+test('a quoted text is one value: its "and" or comma splits no part', () => {
+  assert.deepEqual(taskParts('Rate this article 4 stars with the comment "Clear and useful", and send it.'), [
+    'Rate this article 4 stars with the comment "Clear and useful"',
+    'send it',
+  ]);
+});
