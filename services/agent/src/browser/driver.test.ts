@@ -267,6 +267,22 @@ describe('PlaywrightDriver', () => {
     }
   });
 
+  it('a choice of a group is told apart by the group’s name: its legend, or its aria-label', async () => {
+    const { driver, page } = await open('/deferred-submit');
+    try {
+      await page.setContent(`<fieldset><legend>How fast was the delivery?</legend><label><input type=radio name=s> 4</label></fieldset>
+<div role=radiogroup aria-label="How was the packaging?"><label><input type=radio name=p> 4</label></div>`);
+      const state = await driver.observe();
+      const infos = state.outline.flatMap((e) => (e.kind === 'element' ? [[e.info.name, e.info.context]] : []));
+      assert.deepEqual(infos, [
+        ['4', 'How fast was the delivery?'],
+        ['4', 'How was the packaging?'],
+      ]);
+    } finally {
+      await driver.close();
+    }
+  });
+
   it("an empty box's placeholder is its hint when a label names it; a filled one or one named by it has none", async () => {
     const { driver, page } = await open('/deferred-submit');
     try {

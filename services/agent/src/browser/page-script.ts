@@ -382,6 +382,16 @@ export function scanFrame(limits: ScanLimits): FrameScan {
       const words = clean(texts.join(' '), 50);
       if (words && words !== info.name) info.context = words;
     }
+    // A choice of a group ("4" of "How fast was the delivery?") is told apart by the group's name.
+    if (!info.context && (role === 'radio' || role === 'checkbox')) {
+      const group = el.closest('fieldset, [role=radiogroup], [role=group]');
+      const legend =
+        group?.querySelector(':scope > legend')?.textContent ??
+        group?.getAttribute('aria-label') ??
+        (group ? labelledBy(group) : '');
+      const words = clean(legend ?? '', 50);
+      if (words && words !== info.name) info.context = words;
+    }
     return info;
   };
 

@@ -189,4 +189,9 @@ test('a task that wants only what it names is told to untick the boxes it does n
   const task = 'Order a medium pizza with mushrooms and olives and no other toppings.';
   assert.equal(untickLine(task, shown), 'Untick what the task does not name: "Extra cheese", "Red onions".');
   assert.equal(untickLine('Order a pizza with mushrooms and olives.', shown), undefined);
+  const cookies = [tick('Necessary', true), tick('Analytics', true), tick('Marketing', true)];
+  assert.equal(
+    untickLine('Allow only the necessary cookies on this site (no analytics, no marketing).', cookies),
+    'Untick what the task does not name: "Analytics", "Marketing".',
+  );
 });

@@ -211,7 +211,8 @@ const ONLY = /\b(?:no other|nothing else|only|everything else|all (?:the )?other
  */
 export function untickLine(task: string, shown: Shown[]): string | undefined {
   if (!ONLY.test(task)) return undefined;
-  const said = [...taskWords(task)];
+  // What the task says no to ("no analytics, no marketing") it does not name to keep.
+  const said = [...taskWords(task.replace(/\b(?:no|not|without)\s+[\p{L}-]+/giu, ' '))];
   const extra = shown.filter(
     ({ info }) =>
       info.role === 'checkbox' &&

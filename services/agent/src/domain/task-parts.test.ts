@@ -374,3 +374,10 @@ test('a quoted text is one value: its "and" or comma splits no part', () => {
     'send it',
   ]);
 });
+
+test('words in parentheses stay with their clause', () => {
+  assert.deepEqual(
+    taskParts('Allow only the necessary cookies (no analytics, no marketing), then sign ana@example.com up.'),
+    ['Allow only the necessary cookies (no analytics, no marketing)', 'sign ana@example.com up'],
+  );
+});

@@ -83,9 +83,10 @@ export function goalPart(task: string): number | undefined {
 function clauses(task: string): string[] {
   const parts: string[] = [];
   let lead: string | undefined;
-  // A quoted text is one value, whatever it holds ("Clear and useful"): it is split nowhere.
+  // A quoted text is one value, whatever it holds ("Clear and useful"), and words in parentheses
+  // belong to their clause ("(no analytics, no marketing)"): neither is split.
   const quoted: string[] = [];
-  const masked = task.trim().replace(/[“"«‘][^”"»’]*[”"»’]/g, (q) => `\uE000${quoted.push(q) - 1}\uE001`);
+  const masked = task.trim().replace(/[“"«‘][^”"»’]*[”"»’]|\([^()]*\)/g, (q) => `\uE000${quoted.push(q) - 1}\uE001`);
   const unmask = (text: string) => text.replace(/\uE000(\d+)\uE001/g, (_, i: string) => quoted[Number(i)] ?? '');
   // A full stop after an initial or a title ("Ursula K. Le Guin", "Dr. Ames") ends no sentence.
   for (const clause of masked.split(/(\s+(?:and|then)\s+|[,;]|(?<!\b(?:\p{Lu}|Mr|Mrs|Ms|Dr|St|Prof))\.\s+(?=\S))/iu)) {
