@@ -123,11 +123,11 @@ const akin = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
 /**
  * Whether an answer the check read is held by the text it read it from (or the task): every number it
  * gives is one the text or the task writes, and a number given as a named field ("eggs": 4) is written
- * on a line of the text that says the field's name ("3 eggs"). A small model asked "how many eggs?" of
+ * on a line of the text that says the field's name ("3 eggs"; not asked when `byName` is false). A small model asked "how many eggs?" of
  * a list of results answers the "4" of "4 ingredients"; that answer is not taken, and the run goes on
  * to the page that holds it.
  */
-export function groundedIn(answer: unknown, text: string, task: string): boolean {
+export function groundedIn(answer: unknown, text: string, task: string, byName = true): boolean {
   const held = new Set([...numbersIn(text), ...numbersIn(task)]);
   const lines = text
     .split('\n')
@@ -137,7 +137,7 @@ export function groundedIn(answer: unknown, text: string, task: string): boolean
     const { value, key } = leaves[i] as { value: unknown; key?: string };
     if (typeof value === 'number') {
       if (!held.has(value)) return false;
-      const words = key ? keyWords(key) : [];
+      const words = key && byName ? keyWords(key) : [];
       const said = (line: (typeof lines)[number]) => line.words.some((w) => words.some((k) => akin(w, k)));
       if (words.length > 0 && !lines.some((line) => line.numbers.has(value) && said(line))) return false;
     } else if (typeof value === 'string') {

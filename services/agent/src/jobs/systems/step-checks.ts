@@ -22,7 +22,7 @@ import {
   shapedAnswerSchema,
   statedAnswer,
 } from '../../domain/step-questions.js';
-import { doneParts, entersOnly, taskParts } from '../../domain/task-parts.js';
+import { asksForAnswer, doneParts, entersOnly, taskParts } from '../../domain/task-parts.js';
 import type { JsonSchema, ModelClient, StepResult } from '../../model/types.js';
 import type { BrowserSystem } from './browser.js';
 import type { RunContext } from './context.js';
@@ -150,6 +150,46 @@ export class StepChecks {
     // What a tab, a box or an option shows is what was chosen; what a button opens may ask for more.
     if (info && DISCLOSES.has(info.role)) return true;
     return !after.outline.some((e) => e.kind === 'element' && e.fresh);
+  }
+
+  /**
+   * Why a finish is early, or undefined when it is not: a task to do (no question, no output schema)
+   * with a part not done yet, or a box typed into and never sent since; an answer with a number the
+   * page and the task do not write (the 1.5B finishes on a page still loading with a rate it made
+   * up). The loop refuses it once; a second finish is taken (the parts are read from words, and an
+   * answer may count).
+   */
+  async earlyFinish(
+    action: Extract<StepAction, { action: 'finish' }>,
+  ): Promise<{ why: string; nudge: string; data: Record<string, unknown> } | undefined> {
+    const { memory, row } = this.run;
+    if (row.outputSchema || asksForAnswer(row.task)) {
+      if (action.answer === undefined || action.answer === '') return undefined;
+      const page = await this.systems.browser.observe(false);
+      const text = page.outline.map((e) => (e.kind === 'text' ? e.text : `${e.info.name} ${e.info.value ?? ''}`));
+      if (groundedIn(action.answer, [page.title, ...text].join('\n'), row.task, false)) return undefined;
+      return {
+        why: 'the answer gives a number the page does not show',
+        nudge: `Not finished: the page does not show ${JSON.stringify(action.answer).slice(0, 200)}. Find it on the page, then finish with it.`,
+        data: {},
+      };
+    }
+    const parts = taskParts(row.task);
+    const done = doneParts(row.task, memory);
+    const left = parts.findIndex((_, i) => !done.has(i));
+    if (left >= 0)
+      return {
+        why: `part ${left + 1} is not done yet`,
+        nudge: `Not finished: ${JSON.stringify(parts[left])} is not done yet. Do it, then finish.`,
+        data: { part: left + 1 },
+      };
+    // Every part looks done, but what was typed last was never sent (a date typed, no "Confirm").
+    if (!memory.unsent || entersOnly(row.task)) return undefined;
+    return {
+      why: 'what was entered is not sent yet',
+      nudge: 'Not finished: what you entered is not sent yet. Do what is left, send the form, then finish.',
+      data: {},
+    };
   }
 
   /** One question after the step; undefined when the model gave no answer (a failure is a no). */

@@ -479,6 +479,24 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 3, { results: 1 }]);
   });
 
+  test('compact: a finish with a number the page does not show is refused once; the second is taken', async () => {
+    const task = 'Tell me the exchange rate';
+    const outputSchema = {
+      type: 'object',
+      properties: { rate: { type: 'number' } },
+      required: ['rate'],
+      additionalProperties: false,
+    };
+    scripts.set(task, () => ({ step: { action: 'finish', success: true, answer: { rate: 0.85 } } }));
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact', outputSchema });
+    await next();
+    assert.notEqual((await fx.stores.store.byId(run.row.id))?.status, 'settled', 'the first finish is refused');
+    await assert.rejects(next(), Stop);
+    assert.match(promptOf(requestsOf(task).at(-1)), /\nNote: Not finished: the page does not show \{"rate":0\.85\}\./);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 2, { rate: 0.85 }]);
+  });
+
   test('compact: Enter that sends the form does the part that says to press its button', async () => {
     const task = 'Type Tora and press Send';
     scripts.set(task, (request) => {

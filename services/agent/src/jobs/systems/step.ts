@@ -37,16 +37,7 @@ import {
   stepShape,
 } from '../../domain/step.js';
 import { PLAN_SCHEMA, planQuestion, statedPlan } from '../../domain/step-questions.js';
-import {
-  asksDone,
-  asksForAnswer,
-  doneParts,
-  entersOnly,
-  rememberAct,
-  rememberPage,
-  rememberRefusal,
-  taskParts,
-} from '../../domain/task-parts.js';
+import { asksDone, asksForAnswer, rememberAct, rememberPage, rememberRefusal } from '../../domain/task-parts.js';
 import {
   baseProfile,
   type JsonSchema,
@@ -412,30 +403,16 @@ export class StepSystem {
     await this.afterStep();
   }
 
-  /**
-   * A finish of a task to do (not a question, no output schema) with a part not done yet, or with a
-   * box typed into and never sent since, is refused once, what is left said: the 1.5B finishes as soon
-   * as the page looks settled. A second finish is taken.
-   */
+  /** A finish StepChecks refuses as early is refused once, what is left said (docs/models.md). */
   private async finishesEarly(action: StepAction): Promise<boolean> {
-    const { memory, row } = this.run;
+    const { memory } = this.run;
     if (action.action !== 'finish' || !action.success || memory.earlyFinish) return false;
-    if (row.outputSchema || asksForAnswer(row.task)) return false;
-    const parts = taskParts(row.task);
-    const done = doneParts(row.task, memory);
-    const left = parts.findIndex((_, i) => !done.has(i));
-    // Every part looks done, but what was typed last was never sent (a date typed, no "Confirm").
-    if (left < 0 && (!memory.unsent || entersOnly(row.task))) return false;
+    const refusal = await this.checks.earlyFinish(action);
+    if (!refusal) return false;
     memory.earlyFinish = true;
-    if (left >= 0) {
-      await this.run.event('step', 'dead_end', `refused: finish with part ${left + 1} not done`, { part: left + 1 });
-      memory.results = [`finish: not done, part ${left + 1} is not done yet`];
-      memory.nudge = `Not finished: ${JSON.stringify(parts[left])} is not done yet. Do it, then finish.`;
-    } else {
-      await this.run.event('step', 'dead_end', 'refused: finish with what was entered not sent', {});
-      memory.results = ['finish: not done, what was entered is not sent yet'];
-      memory.nudge = 'Not finished: what you entered is not sent yet. Do what is left, send the form, then finish.';
-    }
+    await this.run.event('step', 'dead_end', `refused: ${refusal.why}`, refusal.data);
+    memory.results = [`finish: not done, ${refusal.why}`];
+    memory.nudge = refusal.nudge;
     this.before = undefined;
     await this.failed(true);
     return true;
