@@ -11,11 +11,15 @@ const box = (name: string, value?: string): { label: string; info: ElementInfo }
 
 const memoryOf = (extra: Partial<Memory>): Memory => ({ ...emptyMemory(), done: ['typed'], ...extra });
 
-test("the values left are the next part's; once a send was refused as incomplete, every part's", () => {
+test("the values left are the next part's and those a box plainly takes; once a send was refused, every part's", () => {
   const part = 'Use the contact form to tell the shop that order 4417 arrived cracked';
   const others = ['Sign it as Dana Whitfield', 'dana.whitfield@example.org'];
   const shown = [box('Email'), box('Your name')];
-  assert.deepEqual(formLines('', part, others, memoryOf({}), shown), ['Not entered yet: "4417"']);
+  assert.deepEqual(formLines('', part, others, memoryOf({}), shown), [
+    'Not entered yet: "4417", "Dana Whitfield" into "Your name", "dana.whitfield@example.org" into "Email"',
+  ]);
+  // A later part's value no box plainly takes waits for its part.
+  assert.deepEqual(formLines('', part, ['Quote 77-B'], memoryOf({}), shown), ['Not entered yet: "4417"']);
   const task = `${part}. ${others.join(', ')}.`;
   assert.deepEqual(formLines(task, part, others, memoryOf({ incomplete: true, typed: ['4417'] }), shown), [
     'Not entered yet: "Dana Whitfield" into "Your name", "dana.whitfield@example.org" into "Email"',

@@ -36,7 +36,14 @@ export function formLines(
   // A value one of the lists offers is said as a choice below, not as text to enter.
   const offered = (value: string) =>
     shown.some((e) => e.info.role === 'select' && e.info.options?.some((o) => phrase(o) === phrase(value)));
-  const left = [...new Set(wanted.flatMap((p) => valuesLeft(p, memory.typed)))].filter((v) => !offered(v));
+  // The other parts' values too, when a box of the page plainly takes them (an email address and an
+  // "Email" box): the 1.5B sent an application with its optional Email empty.
+  const boxed = memory.incomplete
+    ? []
+    : others.flatMap((p) => valuesLeft(p, memory.typed)).filter((v) => boxFor(v, task, shown) !== undefined);
+  const left = [...new Set([...wanted.flatMap((p) => valuesLeft(p, memory.typed)), ...boxed])].filter(
+    (v) => !offered(v),
+  );
   const into = (value: string) => {
     const box = boxFor(value, task, shown);
     // A read-only box (a calendar's, a picker's) is filled by what a click on it opens.
