@@ -30,4 +30,7 @@ test('a number given as a named field must be on a line that says the field’s 
   assert.equal(groundedIn({ eggs: 4 }, results, 'how many eggs?'), false, 'the 4 of "4 ingredients"');
   assert.equal(groundedIn({ ingredients: 4 }, results, 'how many ingredients?'), true);
   assert.equal(groundedIn({ startYear: 2019 }, 'Started in 2019', 'when did she start?'), true);
+  // A label above its value is beside it; two lines away is not.
+  assert.equal(groundedIn({ balance: 1284.5 }, 'Overview\nBalance\n€1,284.50', 'the balance'), true);
+  assert.equal(groundedIn({ balance: 1284.5 }, 'Balance\nDue soon\nTotal paid\n€1,284.50', 'the balance'), false);
 });

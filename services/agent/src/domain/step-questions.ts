@@ -123,7 +123,7 @@ const akin = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
 /**
  * Whether an answer the check read is held by the text it read it from (or the task): every number it
  * gives is one the text or the task writes, and a number given as a named field ("eggs": 4) is written
- * on a line of the text that says the field's name ("3 eggs"; not asked when `byName` is false). A small model asked "how many eggs?" of
+ * on a line of the text that says the field's name or next to one ("3 eggs", "Balance" above "€1,284.50"; not asked when `byName` is false). A small model asked "how many eggs?" of
  * a list of results answers the "4" of "4 ingredients"; that answer is not taken, and the run goes on
  * to the page that holds it.
  */
@@ -139,7 +139,9 @@ export function groundedIn(answer: unknown, text: string, task: string, byName =
       if (!held.has(value)) return false;
       const words = key && byName ? keyWords(key) : [];
       const said = (line: (typeof lines)[number]) => line.words.some((w) => words.some((k) => akin(w, k)));
-      if (words.length > 0 && !lines.some((line) => line.numbers.has(value) && said(line))) return false;
+      // On the line that says the name, or the one after it or before it ("Balance" above "€1,284.50").
+      const beside = (i: number) => [lines[i - 1], lines[i], lines[i + 1]].some((l) => l !== undefined && said(l));
+      if (words.length > 0 && !lines.some((line, i) => line.numbers.has(value) && beside(i))) return false;
     } else if (typeof value === 'string') {
       for (const n of value.matchAll(/-?\d[\d,]*(?:\.\d+)?/g))
         if (!held.has(Number(n[0].replace(/,/g, '')))) return false;

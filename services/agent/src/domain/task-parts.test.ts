@@ -381,3 +381,7 @@ test('words in parentheses stay with their clause', () => {
     ['Allow only the necessary cookies (no analytics, no marketing)', 'sign ana@example.com up'],
   );
 });
+
+test('words next to each other that both hold a digit are one value: a postcode', () => {
+  assert.deepEqual(partValues('change the delivery address to 12 Quay Street, Bristol, BS1 4DJ'), ['BS1 4DJ']);
+});

@@ -139,10 +139,19 @@ export function partValues(part: string): string[] {
     m[0].trim(),
   );
   const rest = phones.reduce((text, written) => text.replace(written, ' '), undated);
-  const marked = rest
-    .split(/\s+/)
-    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
-    .filter((w) => w.length >= 3 && /[\d@_]/.test(w));
+  // Words next to each other that both hold one ("BS1 4DJ", a postcode) are one value.
+  const marked: string[] = [];
+  let run: string[] = [];
+  for (const raw of [...rest.split(/\s+/), '']) {
+    const w = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (w.length >= 2 && /[\d@_]/.test(w) && w === raw) run.push(w);
+    else {
+      if (w.length >= 2 && /[\d@_]/.test(w)) run.push(w);
+      const value = run.join(' ');
+      if (value.length >= 3) marked.push(value);
+      run = [];
+    }
+  }
   // A user name in lowercase letters only ("Sign in as omarhaddad") is a value too, by the word before it.
   const named = [...rest.matchAll(/\b(?:as|username|user name|user|login)\s+([a-z][a-z0-9.-]{3,39})\b/g)]
     .map((m) => m[1] as string)
