@@ -76,6 +76,8 @@ test('while the month is not the task’s, no day is shown or offered, and the a
   assert.equal(view.hint, 'The calendar shows November 2026; "17 March 2027" is 4 months later: click "Next month".');
   const schema = JSON.stringify(compactShape(view, { files: false, task: TASK }).schema);
   assert.doesNotMatch(schema, /November 2026/);
+  assert.doesNotMatch(schema, /"Date"/, 'the read-only box that would close the calendar is not offered');
+  assert.match(view.text, /textbox "Date" empty read-only/, 'but it is shown');
   assert.match(schema, /"Next month"/);
   const message = compactMessage({
     task: TASK,

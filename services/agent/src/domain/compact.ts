@@ -216,7 +216,10 @@ export function compactView(page: PageState, task: string, budget = PAGE_TOKEN_B
     }
     chars += line.length + 1;
     lines.push(line);
-    if (entry.kind === 'element') shown.push({ index: entry.index, info: entry.info, label: labelOf(entry.index) });
+    // While a calendar is open, a read-only box is shown but not offered: a click on it closes the calendar.
+    const closes = calendar !== undefined && entry.kind === 'element' && entry.info.readonly;
+    if (entry.kind === 'element' && !closes)
+      shown.push({ index: entry.index, info: entry.info, label: labelOf(entry.index) });
   }
   if (cut.elements > 0 || cut.lines > 0)
     lines.push(`(left out: ${cut.elements} elements and ${cut.lines} lines of text; scroll to see more)`);
