@@ -130,6 +130,9 @@ test('a number field of the output schema is found beside its name when the page
   // Written twice with two numbers, or not at all: no line.
   assert.equal(numberLine(schema, [...article, text('Or 30 seconds for a full reset.')]), undefined);
   assert.equal(numberLine({ type: 'object', properties: { eggs: { type: 'integer' } } }, article), undefined);
+  const warranty = [text('The Arden desk lamp is covered by a 30-month warranty. The LED is covered for 5 years.')];
+  const months = { type: 'object', properties: { months: { type: 'integer' } } };
+  assert.equal(numberLine(months, warranty), 'The page says "30 month".');
 });
 
 test('the oldest seen is kept across a list’s pages, and its last page says it is the answer', () => {

@@ -182,7 +182,7 @@ export function numberLine(schema: JsonSchema, outline: OutlineEntry[]): string 
       .filter((w) => w.length >= 3);
     const said = new Set<string>();
     for (const text of texts)
-      for (const m of text.matchAll(/(\d[\d,]*(?:\.\d+)?)\s+([A-Za-z]+)/g)) {
+      for (const m of text.matchAll(/(\d[\d,]*(?:\.\d+)?)(?:\s+|-)([A-Za-z]+)/g)) {
         const word = (m[2] as string).toLowerCase();
         if (words.some((k) => word.startsWith(k) || k.startsWith(word))) said.add(`${m[1]} ${m[2]}`);
       }
