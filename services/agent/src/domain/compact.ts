@@ -264,7 +264,11 @@ export function compactShape(view: CompactView, input: CompactShapeInput): { sch
   // a click of either does nothing.
   const sendable = (info: ElementInfo) => !info.incomplete && !info.current;
   const labelsOf = (indices: number[]) => indices.map((i) => view.shown.find((e) => e.index === i)?.label ?? String(i));
-  const clickable = indices(sendable, (index) => ({ action: 'click', index })).filter((i) => !input.keep?.has(i));
+  // A select is chosen in, never clicked: a click on it changes nothing the step can see.
+  const clickable = indices(
+    (info) => sendable(info) && info.role !== 'select',
+    (index) => ({ action: 'click', index }),
+  ).filter((i) => !input.keep?.has(i));
   const typedAgain = (index: number) => [...refused].some((r) => r.startsWith(`type ${index} `));
   const fields = view.shown
     .filter(
@@ -489,7 +493,8 @@ export function compactMessage(input: {
   const part = parts.length > 1 ? parts[next] : input.task;
   // What the part asks to have entered and nothing holds yet: a small model stops at the first of two.
   const others = parts.filter((_, i) => i !== next && !done.has(i));
-  const values = formLines(input.task, part, others, memory, input.view.shown);
+  // While a calendar asks for its arrow, it alone is said: the 1.5B turned to the Time list half-way.
+  const values = input.view.hint ? [] : formLines(input.task, part, others, memory, input.view.shown);
   // While values are left to enter or choose, a button the task's verb names ("Book …") is not pointed at,
   // and every part is not said to be done (a country chosen, its region not yet).
   const entering = values.some((l) => l.startsWith('Not entered yet') || l.startsWith('Not chosen yet'));
