@@ -3,10 +3,10 @@
 // is not the task's, and the task's day alone once it shows.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OutlineEntry, PageState } from '../browser/types.js';
+import type { OutlineEntry } from '../browser/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { compactMessage, compactShape, compactView } from './compact.js';
-import { element } from './test-support.js';
+import { element, pageOf } from './test-support.js';
 
 const MONTHS = 'January February March April May June July August September October November December'.split(' ');
 
@@ -26,17 +26,11 @@ function bookingPage(year: number, month: number, opts: { value?: string; number
     outline.push(element(10 + d, { role: 'button', name, disabled: !!opts.today && iso < opts.today }));
   }
   outline.push(element(50, { role: 'button', name: 'Book' }));
-  const page: PageState = {
+  return pageOf(outline, {
     url: 'http://127.0.0.1/clinic/book',
     title: 'Book an appointment',
-    tabs: [],
-    scroll: { above: 0, below: 0 },
-    elements: '',
-    count: outline.filter((e) => e.kind === 'element').length,
-    outline,
     fingerprint: `f${year}${month}`,
-  };
-  return page;
+  });
 }
 
 const TASK = 'Book a dental check-up for Ana Ruiz on 17 March 2027 at 10:30.';
