@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, test } from 'node:test';
 import { until } from '@wap/testkit';
+import puppeteer from 'puppeteer-core';
 import { availableCredits, call, type Reply } from './api.js';
 import { asking, promptOf } from './scripted-agent.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
@@ -249,5 +250,58 @@ describe('agent files: the body limits agree with the files a run takes', () => 
       ),
     );
     assert.deepEqual(multipartAt.sort(), ['post /v1/agent', 'post /v1/agent/{id}/files', 'post /v1/parse']);
+  });
+});
+
+describe('a run the plan has no browser for waits queued, then runs', () => {
+  interface Event {
+    kind: string;
+    message: string;
+    data: Record<string, unknown>;
+  }
+  const events = async (key: string, id: string) =>
+    (await call<{ events: Event[] }>(fleet.gatewayUrl, 'GET', `/v1/agent/${id}/events?level=summary`, { key })).body
+      .events ?? [];
+
+  before(() => sharedFleet('browsers'));
+
+  test('the submit is taken at once; the run waits for a browser, says so, and starts when one frees', async () => {
+    // The free plan's two browsers, both held by CDP clients.
+    const { apiKey: key } = await fleet.workspace('free');
+    const connect = () =>
+      puppeteer.connect({
+        browserWSEndpoint: `${fleet.gatewayUrl.replace(/^http/, 'ws')}/connect`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+    const held = [await connect(), await connect()];
+    try {
+      const submitted = await call<{ id: string; run: { status: string } }>(fleet.gatewayUrl, 'POST', '/v1/agent', {
+        key,
+        body: { task: `Finish once a browser frees ${randomUUID()}` },
+      });
+      assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+      assert.equal(submitted.body.run.status, 'queued');
+      const id = submitted.body.id;
+      await until('the run says it waits for a browser', async () =>
+        (await events(key, id)).some((e) => e.kind === 'waiting' && e.data.for === 'browser'),
+      );
+      const waiting = await call<{ run: { status: string } }>(fleet.gatewayUrl, 'GET', `/v1/agent/${id}`, { key });
+      assert.equal(waiting.body.run.status, 'queued', 'a run without a browser stays queued');
+
+      await held.pop()?.close();
+      await until(
+        'the run finishes once a browser frees',
+        async () =>
+          (await call<{ run: { status: string } }>(fleet.gatewayUrl, 'GET', `/v1/agent/${id}`, { key })).body.run
+            .status === 'settled',
+        90_000,
+      );
+      const running = (await events(key, id)).find((e) => e.kind === 'status' && e.data.status === 'running');
+      assert.equal(running?.data.waitedFor, 'browser', JSON.stringify(running));
+      assert.ok(Number(running?.data.queuedSeconds) >= 0, JSON.stringify(running));
+      assert.match(running?.message ?? '', /^running, after \d+ s waiting for a browser$/);
+    } finally {
+      await Promise.all(held.map((b) => b.close()));
+    }
   });
 });

@@ -169,6 +169,15 @@ export const env = baseEnv(50053).extend({
     .describe(
       'The model (`embedded` or an AGENT_MODELS name) asked for a gate when no sentence form matches a workspace rule, its answer kept per sentence (so a sentence always classifies the same way); unset, the pattern compiler alone decides.',
     ),
+  AGENT_MAX_QUEUED_RUNS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(500)
+    .describe(
+      "Runs one workspace may have waiting to start, for a replica or for one of its plan's browsers; a submit beyond them is 429 `concurrency_limit` (kind `queued_runs`).",
+    ),
   AGENT_RUN_SECRETS_LIMIT: z.coerce
     .number()
     .int()

@@ -139,7 +139,15 @@ export class RunLoop {
     const sessionId = await browser.open();
     if (fresh) {
       await run.fenced.started(sessionId);
-      await run.event('summary', 'status', 'running', { status: 'running', sessionId });
+      // How long it stood queued: for a replica, the model, or (said in `waitedFor`) one of the plan's browsers.
+      const queuedSeconds = Math.max(0, Math.round((Date.now() - row.createdAt.getTime()) / 1000));
+      const waitedFor = run.memory.waiting;
+      await run.event(
+        'summary',
+        'status',
+        waitedFor ? `running, after ${queuedSeconds} s waiting for a ${waitedFor}` : 'running',
+        { status: 'running', sessionId, queuedSeconds, ...(waitedFor && { waitedFor }) },
+      );
       // An integration gone or changed since the submit is told once, at the start.
       for (const note of run.policy.notes) {
         await run.event('summary', 'integration', `${note.code}: ${note.message}`, note);

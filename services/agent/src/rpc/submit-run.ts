@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { SLOT_TTL_SECONDS } from '@wap/billing';
 import { ApiError } from '@wap/errors';
 import { checkUrl } from '@wap/netguard';
 import type { agent } from '@wap/proto';
@@ -23,9 +22,12 @@ import {
 } from './parse.js';
 
 /**
- * agent.SubmitRun: checks the request, takes the run's browser slot (429
- * concurrency_limit at once, as GET /connect), writes the run and its files,
- * and wakes a replica. Waits for no browser and no model.
+ * agent.SubmitRun: checks the request, writes the run and its files queued,
+ * and wakes a replica. Waits for no browser, no ledger and no model: the
+ * replica that claims the run takes its browser slot, and a run the plan has
+ * no browser for yet waits queued (docs/agent.md, "The run"). 429
+ * concurrency_limit (kind `queued_runs`) only when the workspace already has
+ * AGENT_MAX_QUEUED_RUNS runs waiting.
  */
 export function submitRun(deps: AgentRpcDeps) {
   return async (req: agent.SubmitRunRequest): Promise<agent.SubmitRunResponse> => {
@@ -51,23 +53,15 @@ export function submitRun(deps: AgentRpcDeps) {
     const profileId = req.profileId ? resourceId(req.profileId, 'profile_not_found') : undefined;
     const grants = await checkGrants(deps, req, task);
     const id = randomUUID();
-    // The run's browser slot, under the holder its session takes it with (one lease): 429 now, as GET /connect.
-    // The replica that claims the run renews it; until then it lapses by itself (SLOT_TTL_SECONDS).
-    // Asked beside the look for a retried submit, which answers its run whatever the slot said.
-    const [retried, slot] = await Promise.all([
+    const [retried, queued] = await Promise.all([
       deps.store.byRequest(req.workspaceId, req.requestId),
-      deps.ledger
-        .acquireSlot({ workspaceId: req.workspaceId, holder: `agent:${id}`, ttlSeconds: SLOT_TTL_SECONDS })
-        .then(
-          (lease) => ({ lease }),
-          (error: unknown) => ({ error }),
-        ),
+      deps.store.queuedCount(req.workspaceId),
     ]);
-    if (retried) {
-      if ('lease' in slot) await deps.ledger.releaseSlot({ leaseId: slot.lease.leaseId }).catch(() => undefined);
+    // A retried submit answers its run whatever the queue holds now.
+    if (retried)
       return { $typeName: 'wap.agent.v1.SubmitRunResponse', run: toRun(retried, await deps.store.files(retried.id)) };
-    }
-    if ('error' in slot) throw slot.error;
+    const limit = deps.config.AGENT_MAX_QUEUED_RUNS;
+    if (queued >= limit) throw new ApiError('concurrency_limit', { kind: 'queued_runs', limit, active: queued });
     const sealed = files.map((f) => ({
       handle: newFileHandle(),
       name: f.name,

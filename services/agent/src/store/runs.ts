@@ -88,6 +88,11 @@ export class RunStore {
     return this.db.agentRun.findUnique({ where: { workspaceId_requestId: { workspaceId, requestId } } });
   }
 
+  /** The workspace's runs waiting to start (for a replica or a browser slot): the queue AGENT_MAX_QUEUED_RUNS bounds. */
+  queuedCount(workspaceId: string): Promise<number> {
+    return this.db.agentRun.count({ where: { workspaceId, status: 'queued' } });
+  }
+
   /** A new queued run with its files and its first event; `also` writes more of it in the same transaction (its grants). */
   async submit(id: string, run: NewRun, files: NewFile[], also?: (tx: Tx) => Promise<void>): Promise<RunRow> {
     if (files.length === 0 && !also) {
