@@ -2018,7 +2018,7 @@ class Agent(AgentWatch, SyncResource):
         """
         Start a browser agent run.
 
-        Queues a natural-language browser task and answers 202 with the run at once; a replica drives it in a recorded browser, for as long as it takes (hours if need be). Poll GET /v1/agent/{id}, read its events and records. Bills 1 credit per page, 5 per minute of agent time and 1 per minute of browser time, paused time excluded; `maxCredits` caps it. Its browser counts against the plan's concurrent browsers (429 `concurrency_limit` when all are in use).
+        Queues a natural-language browser task and answers 202 with the run at once; a replica drives it in a recorded browser, for as long as it takes (hours if need be). Poll GET /v1/agent/{id}, read its events and records. Bills 1 credit per page, 5 per minute of agent time and 1 per minute of browser time, paused time excluded; `maxCredits` caps it. Its browser counts against the plan's concurrent browsers: while all are in use the run waits queued (a `waiting` event says so), and a submit is refused 429 `concurrency_limit` only when the workspace already has AGENT_MAX_QUEUED_RUNS runs waiting to start.
 
         `POST /v1/agent` (operation `agent`).
 
@@ -2366,7 +2366,7 @@ class AsyncAgent(AsyncAgentWatch, AsyncResource):
         """
         Start a browser agent run.
 
-        Queues a natural-language browser task and answers 202 with the run at once; a replica drives it in a recorded browser, for as long as it takes (hours if need be). Poll GET /v1/agent/{id}, read its events and records. Bills 1 credit per page, 5 per minute of agent time and 1 per minute of browser time, paused time excluded; `maxCredits` caps it. Its browser counts against the plan's concurrent browsers (429 `concurrency_limit` when all are in use).
+        Queues a natural-language browser task and answers 202 with the run at once; a replica drives it in a recorded browser, for as long as it takes (hours if need be). Poll GET /v1/agent/{id}, read its events and records. Bills 1 credit per page, 5 per minute of agent time and 1 per minute of browser time, paused time excluded; `maxCredits` caps it. Its browser counts against the plan's concurrent browsers: while all are in use the run waits queued (a `waiting` event says so), and a submit is refused 429 `concurrency_limit` only when the workspace already has AGENT_MAX_QUEUED_RUNS runs waiting to start.
 
         `POST /v1/agent` (operation `agent`).
 
