@@ -11,7 +11,7 @@ import type { JsonSchema } from '../model/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote, untickLine } from './form-values.js';
-import { collapsedLine, datedLine, numberLine, rowsLine, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, pagedLine, rowsLine, superlativeLine } from './hints.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
@@ -519,6 +519,8 @@ export function compactMessage(input: {
     lines.push(`The section this page is in: link ${quote(label)}.`);
   const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
   if (cheapest) lines.push(cheapest);
+  const elsewhere = part ? pagedLine(part, page.outline, input.view) : undefined;
+  if (elsewhere) lines.push(elsewhere);
   const untick = untickLine(input.task, input.view.shown);
   if (untick) lines.push(untick);
   const rows = asks ? rowsLine(input.task, page.outline) : undefined;

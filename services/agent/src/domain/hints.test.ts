@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { collapsedLine, datedLine, numberLine, rememberDated, rowsLine, superlativeLine } from './hints.js';
+import { collapsedLine, datedLine, numberLine, pagedLine, rememberDated, rowsLine, superlativeLine } from './hints.js';
 import { element, pageOf as page, text } from './test-support.js';
 
 const pageOf = (outline: OutlineEntry[]) =>
@@ -180,4 +180,34 @@ test('a question over a table is shown the rows whose cell is a word it says', (
   );
   // A word every row has, or none has, filters nothing.
   assert.equal(rowsLine('List everyone with their role.', team), undefined);
+});
+
+// Invoices filed oldest first, five a page, with a pager: Previous, page numbers, Next.
+const invoices = (first: number, links: string[]) =>
+  pageOf([
+    text('Invoice | Date | Amount'),
+    ...Array.from({ length: 5 }, (_, i) => text(`INV-${first + i} | 2026-0${1 + i}-02 | €${10 + i}.00`)),
+    ...links.map((name, i) => element(10 + i, { role: 'link', name })),
+  ]);
+
+test('a code a paged list does not show here is said to be on the way the list runs', () => {
+  const middle = invoices(4105, ['Previous', '1', '3', 'Next']);
+  const view = (p: typeof middle, part: string) => compactView(p, part);
+  const part = 'What was the amount of invoice INV-4112?';
+  assert.equal(
+    pagedLine(part, middle.outline, view(middle, part)),
+    '"INV-4112" is not on this page; the list goes on: link "Next".',
+  );
+  // Before the codes this page shows, on a list that rises: the page before.
+  const early = 'What was the amount of invoice INV-4101?';
+  assert.match(pagedLine(early, middle.outline, view(middle, early)) ?? '', /link "Previous"/);
+  // Shown here: nothing to say.
+  const here = 'What was the amount of invoice INV-4107?';
+  assert.equal(pagedLine(here, middle.outline, view(middle, here)), undefined);
+  // No page to turn to, or no list of codes like it: nothing either.
+  const last = invoices(4105, ['Previous', '1', '2']);
+  assert.match(pagedLine(early, last.outline, view(last, early)) ?? '', /link "Previous"/);
+  assert.equal(pagedLine(part, last.outline, view(last, part)), undefined);
+  const other = 'Where is parcel PX-9921?';
+  assert.equal(pagedLine(other, middle.outline, view(middle, other)), undefined);
 });

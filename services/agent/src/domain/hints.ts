@@ -219,3 +219,35 @@ export function rowsLine(task: string, outline: OutlineEntry[]): string | undefi
   }
   return undefined;
 }
+
+/** A name a list files things under: capitals and a dash, or a hash, then digits ("A-1093", "INV-4103", "#4412"). */
+const CODE = /(?<![\p{L}\p{N}-])((?:\p{Lu}{1,5}-|#)(\d{3,}))(?![\p{N}])/gu;
+/** A link back to the page before of a list. */
+const PREVIOUS_PAGE = /^(?:prev(?:ious)?(?: page)?|newer(?: posts)?|‹|«|<|←)$/i;
+
+/**
+ * For a part that names a thing by its code ("order A-1093") a paged list does not show on this page,
+ * among other things of the same kind ("A-1130" … "A-1121"), the link to the page that holds it: the
+ * next page, or the one before when the codes this page shows run past it the other way. The 1.5B
+ * looked for A-1093 on the first page of orders and said there was none. Undefined when the page shows
+ * the code, shows no others like it, or has no link to turn the page.
+ */
+export function pagedLine(part: string, outline: OutlineEntry[], view: CompactView): string | undefined {
+  const text = outline.map((e) => (e.kind === 'text' ? e.text : e.info.name)).join('\n');
+  const wanted = [...part.matchAll(CODE)].find((m) => !text.includes(m[1] as string));
+  if (!wanted) return undefined;
+  const [code, digits] = [wanted[1] as string, Number(wanted[2])];
+  const prefix = code.slice(0, code.length - (wanted[2] as string).length);
+  const listed = [...text.matchAll(CODE)].filter((m) => (m[1] as string).startsWith(prefix)).map((m) => Number(m[2]));
+  if (listed.length < 2) return undefined;
+  const links = view.shown.filter((e) => e.info.role === 'link' && !e.info.disabled);
+  const next = links.find((e) => NEXT_PAGE.test(e.info.name.trim()));
+  const previous = links.find((e) => PREVIOUS_PAGE.test(e.info.name.trim()));
+  // The way the list runs on: down when its codes fall down the page, up when they rise.
+  const falling = (listed[0] as number) > (listed.at(-1) as number);
+  const [low, high] = [Math.min(...listed), Math.max(...listed)];
+  const behind = falling ? digits > high : digits < low;
+  const turn = behind ? previous : next;
+  if (!turn) return undefined;
+  return `${quote(code)} is not on this page; the list goes on: link ${quote(turn.label)}.`;
+}
