@@ -18,8 +18,8 @@ import {
   testNats,
   uniqueNamespace,
 } from '@wap/testkit';
+import { openSessionDriver } from './browser/session-driver.js';
 import { releaseControlOver } from './clients/session-control.js';
-import { openSessionDriver } from './clients/session-driver.js';
 import { localKek } from './domain/envelope.js';
 import { Integrations } from './integrations/integrations.js';
 import { McpDialer } from './integrations/mcp.js';

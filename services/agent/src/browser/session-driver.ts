@@ -3,8 +3,8 @@
 // /connect client), wrapped by the page driver. Playwright is loaded with the
 // first run's browser: it is about 80 MB resident, which an idle agent service
 // need not hold (make bench's idle.bench).
-import { PlaywrightDriver } from '../browser/driver.js';
-import type { BrowserDriver } from '../browser/types.js';
+import { PlaywrightDriver } from './driver.js';
+import type { BrowserDriver } from './types.js';
 
 const CONNECT_TIMEOUT_MS = 30_000;
 
