@@ -2,7 +2,7 @@ import { duration, port, url } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
 import { parseExits } from './domain/exits.js';
-import { parseUidRange } from './sessions/os-users.js';
+import { parseUidRange } from './domain/uid-range.js';
 
 /** Every variable the service reads; each .describe() is its meaning in docs/settings.md. */
 export const env = baseEnv(50056).extend({

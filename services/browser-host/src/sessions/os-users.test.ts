@@ -14,7 +14,7 @@ import { quietLog } from '@wap/testkit';
 import puppeteer from 'puppeteer-core';
 import { browserFace } from '../domain/browser-face.js';
 import { sessionSettings } from '../domain/session-options.js';
-import { OsUsers, parseUidRange } from './os-users.js';
+import { OsUsers } from './os-users.js';
 import { chromiumVersion, launchSessionBrowser, type SessionBrowser } from './session-browser.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -57,12 +57,6 @@ async function readFile(browser: SessionBrowser, file: string): Promise<string> 
     await direct.disconnect();
   }
 }
-
-test('a range of uids is read strictly; off means none', () => {
-  assert.deepEqual(parseUidRange('200000-209999'), { first: 200_000, last: 209_999 });
-  assert.equal(parseUidRange('off'), undefined);
-  for (const bad of ['0-10', '5000-4000', 'x', '200000']) assert.throws(() => parseUidRange(bad), /range/, bad);
-});
 
 test("each session's Chromium runs as a user of its own and reads neither another session's files nor the host's", {
   skip: root ? false : 'needs root: the host gives session browsers users of their own only as root',

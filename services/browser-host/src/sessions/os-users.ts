@@ -29,6 +29,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '@wap/log';
+import { parseUidRange } from '../domain/uid-range.js';
 
 const SETPRIV = '/usr/bin/setpriv';
 const LOCKS = path.join(tmpdir(), 'wap-session-uids');
@@ -68,16 +69,6 @@ export function launchAs(
       ...env,
     },
   };
-}
-
-/** "200000-209999": the uids sessions may run as. */
-export function parseUidRange(text: string): { first: number; last: number } | undefined {
-  if (text === 'off') return undefined;
-  const match = /^(\d+)-(\d+)$/.exec(text);
-  const first = Number(match?.[1]);
-  const last = Number(match?.[2]);
-  if (!match || first < 1_000 || last < first || last > 4_000_000_000) throw new Error('a range "first-last" of uids');
-  return { first, last };
 }
 
 function alive(pid: number): boolean {
