@@ -51,6 +51,8 @@ const ALLOWED = {
   rpcFile: {},
   prisma: {
     'services/gateway/src/oauth/store.ts': 'the OAuth store, kept beside its routes (docs/oauth.md)',
+    'services/gateway/src/oauth/identity.ts':
+      'who is calling (keys, workspaces, members), kept with the OAuth store it opens (docs/oauth.md)',
   },
   testOnly: {
     'services/gateway/src/registry/render-docs.ts':

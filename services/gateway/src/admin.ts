@@ -10,9 +10,9 @@ import { GRANT_KIND_NAMES, grantKinds, isPlanName, type PlanName, plans } from '
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
 import { isSurface, parseCredential, SURFACES, type Surface, secretMatches } from './domain/credentials.js';
+import { IdentityStore } from './oauth/identity.js';
 import { verifyPassword } from './oauth/passwords.js';
 import { openGatewayDatabase } from './store/database.js';
-import { IdentityStore } from './store/identity.js';
 
 const USAGE = `usage: admin.js <command>
   workspace create <name> [--plan free|builder|pro|scale] [--allowance CREDITS]

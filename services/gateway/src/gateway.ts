@@ -19,6 +19,7 @@ import { connectUpgrade } from './http/connect.js';
 import { v2Watch, watchedCrawl } from './http/v2-watch.js';
 import { Invoker } from './invoke/invoke.js';
 import { idempotencySweeper } from './jobs/idempotency-sweep.js';
+import { type ApiKeyRow, IdentityStore } from './oauth/identity.js';
 import { buildRegistry } from './registry/index.js';
 import type { Capability } from './registry/types.js';
 import { CachedControlGate, type ControlGate, HumanControl, noControl } from './replay/control.js';
@@ -27,7 +28,6 @@ import { LiveFrames } from './replay/live.js';
 import { ApiKeyCache } from './store/api-key-cache.js';
 import type { GatewayDatabase } from './store/database.js';
 import { IdempotencyStore } from './store/idempotency.js';
-import { type ApiKeyRow, IdentityStore } from './store/identity.js';
 import { KeyUses } from './store/key-uses.js';
 import { RateLimiter, rateLimitPool } from './store/rate-limit.js';
 

@@ -4,8 +4,8 @@
 import { ApiError } from '@wap/errors';
 import type { Request } from 'express';
 import { cookieFrom } from '../domain/credentials.js';
+import type { IdentityStore, Principal } from '../oauth/identity.js';
 import type { ConsoleSession } from '../store/console-sessions.js';
-import type { IdentityStore, Principal } from '../store/identity.js';
 import { SESSION_COOKIE, writeAllowed } from './guard.js';
 
 export interface SignedIn {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { NatsLink } from '@wap/events';
 import { testNats } from '@wap/testkit';
-import { IdentityStore } from '../store/identity.js';
+import { IdentityStore } from '../oauth/identity.js';
 import { freshDatabase, startGateway, type TestDatabase } from '../test-support.js';
 
 const PASSWORD = 'a-password-long-enough-for-the-test';

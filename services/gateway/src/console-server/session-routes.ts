@@ -8,9 +8,9 @@ import { z } from 'zod';
 import type { ClientAddress } from '../http/client-address.js';
 import { requireJsonBody } from '../http/input.js';
 import { parsePart } from '../invoke/input.js';
+import type { IdentityStore } from '../oauth/identity.js';
 import { signInHeld } from '../oauth/routes.js';
 import { CONSOLE_LIFETIME_MS, consoleExpiry } from '../store/console-sessions.js';
-import type { IdentityStore } from '../store/identity.js';
 import { csrfTokenOf, isOwnOrigin, SESSION_COOKIE } from './guard.js';
 import { consoleSessionOf, type SignedIn } from './session-auth.js';
 

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import { SESSION_COOKIE } from '../console-server/guard.js';
 import { consolePrincipal, consoleSessionOf } from '../console-server/session-auth.js';
 import { bearerFrom, cookieFrom, parseCredential, type Surface, secretMatches } from '../domain/credentials.js';
-import type { IdentityStore, Principal } from '../store/identity.js';
+import type { IdentityStore, Principal } from '../oauth/identity.js';
 
 /** The realm named in every challenge: one protection space, the whole API. */
 export const REALM = 'api';

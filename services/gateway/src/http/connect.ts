@@ -21,8 +21,8 @@ import { type BrowserHosts, openOnHosts } from '@wap/rpc';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Upstreams } from '../clients/upstreams.js';
+import type { IdentityStore } from '../oauth/identity.js';
 import { newOperationId } from '../store/idempotency.js';
-import type { IdentityStore } from '../store/identity.js';
 import { principalOf } from './auth.js';
 
 const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);

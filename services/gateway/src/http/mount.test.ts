@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
 import { mcpTools } from '../mcp/tools.js';
+import { IdentityStore } from '../oauth/identity.js';
 import { type Capability, capability } from '../registry/types.js';
-import { IdentityStore } from '../store/identity.js';
 import { freshDatabase, type TestDatabase } from '../test-support.js';
 
 const log = quietLog('gateway-test');

@@ -1,10 +1,10 @@
 import { ApiError } from '@wap/errors';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Answer, Invoker } from '../invoke/invoke.js';
+import type { Principal } from '../oauth/identity.js';
 import { FIRECRAWL_V2_NOT_OFFERED } from '../registry/firecrawl-v2.js';
 import { bodyLimitOf, type Capability, type RawInput, type RouteAlias, surfacesOf } from '../registry/types.js';
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
-import type { Principal } from '../store/identity.js';
 import { JSON_BODY_TYPES, requireBodyOf, requireJsonBody } from './input.js';
 import { MULTIPART_BODY_TYPES, multipartBody } from './multipart.js';
 

@@ -9,9 +9,9 @@ import pg from 'pg';
 import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
+import { IdentityStore } from '../oauth/identity.js';
 import { type Capability, capability } from '../registry/types.js';
 import type { GatewayDatabase } from '../store/database.js';
-import { IdentityStore } from '../store/identity.js';
 import { freshDatabase, type TestDatabase } from '../test-support.js';
 
 // The invoke path through the REST surface, on a real gateway database, NATS and HTTP server,

@@ -2,6 +2,7 @@ import { ApiError, type ErrorCode, isApiError, outageError, toErrorBody } from '
 import type { Logger } from '@wap/log';
 import type { LedgerViews } from '../clients/ledger-views.js';
 import type { Upstreams } from '../clients/upstreams.js';
+import type { Principal } from '../oauth/identity.js';
 import {
   answerOf,
   type Capability,
@@ -13,7 +14,6 @@ import {
 } from '../registry/types.js';
 import type { ReplayLinks } from '../replay/links.js';
 import { checkKey, fingerprint, type IdempotencyStore, newOperationId, operationIdFor } from '../store/idempotency.js';
-import type { Principal } from '../store/identity.js';
 import { admitRequest, type RateLimiter } from '../store/rate-limit.js';
 import { parsePart } from './input.js';
 

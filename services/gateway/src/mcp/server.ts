@@ -18,8 +18,8 @@ import express, { type Router } from 'express';
 import { principalOf } from '../http/auth.js';
 import { JSON_BODY_TYPES } from '../http/input.js';
 import type { Invoker } from '../invoke/invoke.js';
+import type { IdentityStore, Principal } from '../oauth/identity.js';
 import type { Capability } from '../registry/types.js';
-import type { IdentityStore, Principal } from '../store/identity.js';
 import { mcpTools, structuredOf } from './tools.js';
 
 /** A call that has not answered yet says so this often, when its client asked for progress. */

@@ -2,11 +2,11 @@ import type { PooledDatabase } from '@wap/db';
 import type { PlanName } from '@wap/plans';
 import { mintApiKey, SURFACES, type Surface } from '../domain/credentials.js';
 import type { PrismaClient } from '../generated/prisma/client.js';
-import { hashPassword } from '../oauth/passwords.js';
-import { OAuthStore } from '../oauth/store.js';
-import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from './api-key-cache.js';
-import { ConsoleSessionStore, type Role } from './console-sessions.js';
-import type { KeyUses } from './key-uses.js';
+import { type ApiKeyCache, changeAndAwaitGateways, keyChange, workspaceChange } from '../store/api-key-cache.js';
+import { ConsoleSessionStore, type Role } from '../store/console-sessions.js';
+import type { KeyUses } from '../store/key-uses.js';
+import { hashPassword } from './passwords.js';
+import { OAuthStore } from './store.js';
 
 /** Who is calling: resolved from a credential on every request. */
 export interface Principal {

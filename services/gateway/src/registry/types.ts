@@ -4,8 +4,8 @@ import type { MeterName } from '@wap/plans';
 import type { z } from 'zod';
 import type { LedgerViews } from '../clients/ledger-views.js';
 import type { Backend, Upstreams } from '../clients/upstreams.js';
+import type { Principal } from '../oauth/identity.js';
 import type { ReplayLinks } from '../replay/links.js';
-import type { Principal } from '../store/identity.js';
 
 /** The API's capability groups (docs/api.md): the OpenAPI tags. */
 export type Tag =

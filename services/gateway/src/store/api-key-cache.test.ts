@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { quietLog, until } from '@wap/testkit';
 import pg from 'pg';
+import { type ApiKeyRow, IdentityStore } from '../oauth/identity.js';
 import { freshDatabase, type TestDatabase } from '../test-support.js';
 import { ApiKeyCache, changeAndAwaitGateways, keyChange, LISTENER_NAME } from './api-key-cache.js';
 import type { GatewayDatabase } from './database.js';
-import { type ApiKeyRow, IdentityStore } from './identity.js';
 
 let database: TestDatabase;
 let db: GatewayDatabase;

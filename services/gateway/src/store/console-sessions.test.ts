@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { quietLog, until } from '@wap/testkit';
+import { type ApiKeyRow, IdentityStore } from '../oauth/identity.js';
 import { freshDatabase, type TestDatabase } from '../test-support.js';
 import { ApiKeyCache } from './api-key-cache.js';
 import { CONSOLE_IDLE_MS, CONSOLE_LIFETIME_MS, CONSOLE_SEEN_EVERY_MS } from './console-sessions.js';
-import { type ApiKeyRow, IdentityStore } from './identity.js';
 import { KeyUses } from './key-uses.js';
 
 let database: TestDatabase;

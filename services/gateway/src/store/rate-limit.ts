@@ -1,7 +1,6 @@
 import { ApiError } from '@wap/errors';
-import { PLANS } from '@wap/plans';
+import { PLANS, type PlanName } from '@wap/plans';
 import pg from 'pg';
-import type { Principal } from './identity.js';
 
 const WINDOW_MS = 60_000;
 
@@ -138,7 +137,7 @@ export class RateLimiter {
  */
 export async function admitRequest(
   limiter: RateLimiter,
-  principal: Principal,
+  principal: { workspaceId: string; plan: PlanName },
   setHeader: (name: string, value: string) => void,
 ): Promise<void> {
   const a = await limiter.admit(principal.workspaceId, PLANS[principal.plan].requestsPerMinute);
