@@ -45,6 +45,33 @@ const credits = () => availableCredits(fleet.gatewayUrl, key);
 
 const REPORT = reportHtml(3);
 
+type CrawlStatus = {
+  status: string;
+  completed: number;
+  creditsUsed: number;
+  crawl: { failures: { url: string; code: string }[] };
+  data: { markdown?: string; metadata: Record<string, unknown> }[];
+};
+const crawlStatus = async (apiKey: string, id: string) =>
+  (await call<CrawlStatus>(fleet.gatewayUrl, 'GET', `/v1/crawl/${id}`, { key: apiKey })).body;
+
+/** Starts a crawl and answers its status once it stopped running. */
+async function crawlToEnd(apiKey: string, body: Record<string, unknown>): Promise<CrawlStatus & { id: string }> {
+  const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', { key: apiKey, body });
+  assert.equal(started.status, 200, JSON.stringify(started.body));
+  const { id } = started.body;
+  let status: CrawlStatus | undefined;
+  await until(
+    'the crawl stops running',
+    async () => {
+      status = await crawlStatus(apiKey, id);
+      return status.status !== 'scraping';
+    },
+    60_000,
+  );
+  return { ...(status as CrawlStatus), id };
+}
+
 describe('documents: PDF, DOCX, XLSX and CSV', () => {
   before(async () => {
     printer = await startPrinter();
@@ -211,26 +238,58 @@ describe('documents: PDF, DOCX, XLSX and CSV', () => {
     assert.equal(scriptHits, 0);
   });
 
-  test('a crawl follows links to documents and delivers them like pages', async () => {
-    const started = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/crawl', {
-      key,
-      body: { url: `${base}/site/`, limit: 10, sitemap: 'skip' },
-    });
-    assert.equal(started.status, 200, JSON.stringify(started.body));
-    type Crawl = { status: string; data: { markdown?: string; metadata: Record<string, unknown> }[] };
-    let crawl: Crawl | undefined;
-    await until(
-      'the crawl completes',
-      async () => {
-        crawl = (await call<Crawl>(fleet.gatewayUrl, 'GET', `/v1/crawl/${started.body.id}`, { key })).body;
-        return crawl.status === 'completed';
-      },
-      60_000,
-    );
-    const byUrl = new Map(crawl?.data.map((d) => [String(d.metadata.url).replace(base, ''), d]));
+  test('a crawl follows links to documents and delivers them like pages, a PDF billed by its pages', async () => {
+    const before = await credits();
+    const done = await crawlToEnd(key, { url: `${base}/site/`, limit: 10, sitemap: 'skip' });
+    assert.equal(done.status, 'completed');
+    const byUrl = new Map(done.data.map((d) => [String(d.metadata.url).replace(base, ''), d]));
     assert.deepEqual([...byUrl.keys()].sort(), ['/minutes.docx', '/report.pdf', '/site/']);
     assert.match(byUrl.get('/report.pdf')?.markdown ?? '', /^# Chapter 3 of the report$/m);
     assert.equal(byUrl.get('/report.pdf')?.metadata.numPages, 3);
     assert.match(byUrl.get('/minutes.docx')?.markdown ?? '', /^# Minutes of the board$/m);
+    // limit counts documents (3 of 10); the bill counts pages: the page, the PDF's 3, the DOCX's 1.
+    assert.equal(done.completed, 3);
+    await until(
+      'the crawl shows 5 credits used',
+      async () => (await crawlStatus(key, done.id)).creditsUsed === 5,
+      10_000,
+    );
+    await until(
+      'the balance shows the 5 credits, the rest of the hold released',
+      async () => (await credits()) === before - 5,
+      10_000,
+    );
+  });
+
+  test("a crawl's PDF its balance cannot pay fails quota_exceeded and charges nothing", async () => {
+    const ws = `pdf-${Date.now()}`;
+    await fleet.admin('workspace', 'create', ws, '--plan', 'free', '--allowance', '0');
+    await fleet.admin('credits', 'grant', ws, '2', '--kind', 'promotional');
+    const { apiKey } = await fleet.admin<{ apiKey: string }>('key', 'create', ws);
+    // The crawl holds its one document (1 credit); the PDF's 2 further pages need 2 more, and 1 is left.
+    const refused = await crawlToEnd(apiKey, { url: `${base}/report.pdf`, limit: 1, sitemap: 'skip' });
+    assert.equal(refused.status, 'failed');
+    assert.deepEqual(
+      refused.crawl.failures.map((f) => [f.url.replace(base, ''), f.code]),
+      [['/report.pdf', 'quota_exceeded']],
+    );
+    assert.equal(refused.creditsUsed, 0);
+    await until(
+      'the hold is released, nothing charged',
+      async () => (await availableCredits(fleet.gatewayUrl, apiKey)) === 2,
+      10_000,
+    );
+    // With 4 credits the same crawl holds 1, then 2 more, and bills the PDF's 3 pages.
+    await fleet.admin('credits', 'grant', ws, '2', '--kind', 'promotional');
+    await until('the grant shows', async () => (await availableCredits(fleet.gatewayUrl, apiKey)) === 4, 10_000);
+    const paid = await crawlToEnd(apiKey, { url: `${base}/report.pdf`, limit: 1, sitemap: 'skip' });
+    assert.equal(paid.status, 'completed');
+    assert.equal(paid.data[0]?.metadata.numPages, 3);
+    await until(
+      'the crawl shows 3 credits used',
+      async () => (await crawlStatus(apiKey, paid.id)).creditsUsed === 3,
+      10_000,
+    );
+    await until('the balance shows them', async () => (await availableCredits(fleet.gatewayUrl, apiKey)) === 1, 10_000);
   });
 });

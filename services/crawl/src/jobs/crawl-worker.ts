@@ -20,13 +20,14 @@ import { crawl } from '@wap/proto';
 import { DEFAULT_MAX_PER_HOST } from '../domain/crawl-options.js';
 import { compilePatterns, inScope, type ScopeRules, urlKey } from '../domain/scope.js';
 import { addModelFormats, type ModelFormatsDeps } from '../pipeline/model-formats.js';
-import { type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { type LoadedPage, loadPage, type PipelineDeps, pageLoads, toDocument } from '../pipeline/scrape.js';
 import { fetchRobotsTxt, parseRobots, type Robots, sitemapUrls } from '../pipeline/site-files.js';
 import { type CrawlRow, type CrawlStore, holdsOf } from '../store/crawls.js';
 import type { NewUrl } from '../store/deliveries.js';
 import type { HostStore } from '../store/hosts.js';
 import { indexFields } from '../store/search-index.js';
 import type { UrlStore } from '../store/urls.js';
+import { deliverDocument } from './document-pages.js';
 import type { Frontier, FrontierMessage } from './frontier.js';
 import { HostGates } from './host-gate.js';
 
@@ -302,18 +303,31 @@ export class CrawlWorker {
         }
         return await this.giveBack(plan, key, err, sitemaps);
       }
-      const delivered = await urls
-        .deliver(
-          row.id,
-          key,
-          { depth, document: toBinaryDocument(document) },
-          links,
-          indexFields(document.url, extracted),
-          landed,
-          row.pageEvents ? JSON.stringify(documentJson(document, formatNames(plan.scrape.formats))) : undefined,
-        )
-        // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
-        .catch((err: unknown) => this.giveBack(plan, key, err, sitemaps));
+      const deliver = () =>
+        urls
+          .deliver(
+            row.id,
+            key,
+            { depth, document: toBinaryDocument(document) },
+            links,
+            indexFields(document.url, extracted),
+            landed,
+            row.pageEvents ? JSON.stringify(documentJson(document, formatNames(plan.scrape.formats))) : undefined,
+          )
+          // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
+          .catch((err: unknown) => this.giveBack(plan, key, err, sitemaps));
+      const further = pageLoads(document) - 1n;
+      const billing =
+        further > 0n ? await deliverDocument(this.deps, row, further, deliver) : { delivered: await deliver() };
+      if ('refused' in billing) {
+        const err = billing.refused;
+        if (!isApiError(err) || err.code !== 'quota_exceeded') return await this.giveBack(plan, key, err, sitemaps);
+        // The balance cannot pay for the document's pages: it fails as the scrape of it would, nothing billed.
+        await urls.fail(row.id, key, url, err.code, err.details);
+        if (sitemaps) await this.addSitemapUrls(plan, key, Promise.resolve([]));
+        return true;
+      }
+      const { delivered } = billing;
       if (delivered === true) return true;
       if (!delivered) return false; // another worker delivered it first, or the crawl was closed meanwhile
       if (delivered.seq % PAGES_PER_BLOCK === 0) this.billBlock(plan, delivered.seq / PAGES_PER_BLOCK - 1);

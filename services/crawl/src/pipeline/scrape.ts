@@ -366,6 +366,12 @@ function refusedWarnings(blocked: readonly string[] = []): string[] {
 const rawOf = (page: RawPage) =>
   page.document && !page.rawBase64 ? Buffer.from(page.document.bytes).toString('base64') : page.html;
 
+/**
+ * The page loads a page bills, in a scrape and in a crawl alike (docs/billing.md, "Documents"): a
+ * PDF the pages it read, anything else (a DOCX, a PDF left unread, a stored copy) one.
+ */
+export const pageLoads = (document: crawl.Document): bigint => BigInt(Math.max(1, document.pages));
+
 /** The requested formats of a loaded page, with its metadata always. */
 export function toDocument(
   page: RawPage,

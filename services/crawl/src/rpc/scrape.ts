@@ -4,7 +4,7 @@ import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { checkModelFormats, isModelFormat } from '../clients/model-formats.js';
 import { addModelFormats } from '../pipeline/model-formats.js';
-import { formatsOf, type LoadedPage, loadPage, type PipelineDeps, toDocument } from '../pipeline/scrape.js';
+import { formatsOf, type LoadedPage, loadPage, type PipelineDeps, pageLoads, toDocument } from '../pipeline/scrape.js';
 import { loadUpload } from '../pipeline/upload.js';
 import { cacheKey } from '../store/page-cache.js';
 import type { CrawlDeps } from './deps.js';
@@ -24,12 +24,12 @@ export function scrape(deps: ScrapeDeps) {
     await checkModelFormats(deps.modelFormats, req.workspaceId, formatsOf(options), options, ctx.signal);
     const key = cacheKey(req.url, options);
     // The page's meters: its page loads, and the tokens its model formats spent (recorded at zero price).
-    const metered = async (document: crawl.Document, loaded: LoadedPage, pages: number) => {
+    const metered = async (document: crawl.Document, loaded: LoadedPage) => {
       const tokens = await addModelFormats(deps, req.workspaceId, document, loaded, options, ctx.signal);
       return {
         result: document,
         used: [
-          { meter: 'page_load' as const, quantity: BigInt(Math.max(1, pages)) },
+          { meter: 'page_load' as const, quantity: pageLoads(document) },
           ...(tokens > 0n ? [{ meter: 'tokens' as const, quantity: tokens }] : []),
         ],
       };
@@ -54,8 +54,7 @@ export function scrape(deps: ScrapeDeps) {
           .store({ workspaceId: req.workspaceId, cacheKey: key, url: req.url, page, extracted })
           .catch((err) => deps.log.warn({ err }, 'page cache and search index write failed'));
       const document = toDocument(page, options, cached === true, extracted);
-      // A PDF bills the pages it read (docs/billing.md, "Documents"); anything else, a copy too, one page.
-      return metered(document, { page, extracted }, document.pages);
+      return metered(document, { page, extracted });
     };
     // A caller that bills the page itself (a monitor's check) gets the page unbilled here.
     const { result, usage } = req.billedByCaller

@@ -52,6 +52,8 @@ export interface CrawlRow {
   failed: number;
   skipped: number;
   discovered: number;
+  /** Page loads of delivered documents past their first page, billed beside the blocks (decision 0020). */
+  documentPages: number;
   /** The start page's sitemaps are still to be read (the crawl cannot end yet). */
   sitemapsPending: boolean;
   createdAt: Date;
@@ -61,7 +63,8 @@ export interface CrawlRow {
 }
 
 const CRAWL_COLUMNS = `id, workspace_id AS "workspaceId", request_id AS "requestId", url, options, status, outcome, hold_id AS "holdId", "limit",
-  extra_holds AS "extraHolds", claimed, completed, failed, skipped, discovered, sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
+  extra_holds AS "extraHolds", claimed, completed, failed, skipped, discovered, document_pages AS "documentPages",
+  sitemaps_pending AS "sitemapsPending", created_at AS "createdAt",
   finished_at AS "finishedAt",
   (webhook IS NOT NULL AND (jsonb_array_length(coalesce(webhook->'events', '[]'::jsonb)) = 0
                             OR webhook->'events' ? 'page')) AS "pageEvents"`;
@@ -339,6 +342,11 @@ export class CrawlStore {
       });
       return { completed: row.completed, outcome, closedNow: true };
     });
+  }
+
+  /** Counts the further pages of a delivered document once they are billed (settled or closed alike). */
+  async addDocumentPages(crawlId: string, pages: number): Promise<void> {
+    await this.db.pool.query('UPDATE crawls SET document_pages = document_pages + $2 WHERE id = $1', [crawlId, pages]);
   }
 
   /** Marks a closed crawl settled (billed, its hold voided); false when it already was. */

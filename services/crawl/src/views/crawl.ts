@@ -14,7 +14,10 @@ export async function toCrawl(
   withFailures: boolean,
 ): Promise<crawl.Crawl> {
   const failures = withFailures && row.failed > 0 ? await pages.failures(row.id, MAX_FAILURES_SHOWN) : [];
-  const spent = priceMeter('page_load', BigInt(row.completed));
+  // Each delivered page is one page load (billed in blocks), and a document's further pages more (billed
+  // with it): the spend is read from the row, without a ledger call.
+  const loads = BigInt(row.completed + row.documentPages);
+  const spent = priceMeter('page_load', loads);
   return create(crawl.CrawlSchema, {
     id: row.id,
     status: row.status,
@@ -26,12 +29,8 @@ export async function toCrawl(
     completed: row.completed,
     failed: row.failed,
     skipped: row.skipped,
-    // Each delivered page is one page load (billed in blocks): the spend is the count, read without a ledger call.
     usage: {
-      meters:
-        row.completed > 0
-          ? [{ meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(row.completed), millicredits: spent }]
-          : [],
+      meters: loads > 0n ? [{ meter: ledger.Meter.PAGE_LOAD, quantity: loads, millicredits: spent }] : [],
       millicredits: spent,
     },
     failures: failures.map((f) => ({

@@ -1236,6 +1236,7 @@ export const CrawlScalarFieldEnum = {
   failed: 'failed',
   skipped: 'skipped',
   discovered: 'discovered',
+  documentPages: 'documentPages',
   sitemapsPending: 'sitemapsPending',
   createdAt: 'createdAt',
   deadlineAt: 'deadlineAt',

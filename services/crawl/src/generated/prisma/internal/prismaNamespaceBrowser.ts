@@ -110,6 +110,7 @@ export const CrawlScalarFieldEnum = {
   failed: 'failed',
   skipped: 'skipped',
   discovered: 'discovered',
+  documentPages: 'documentPages',
   sitemapsPending: 'sitemapsPending',
   createdAt: 'createdAt',
   deadlineAt: 'deadlineAt',

@@ -35,6 +35,7 @@ export type CrawlAvgAggregateOutputType = {
   failed: number | null
   skipped: number | null
   discovered: number | null
+  documentPages: number | null
 }
 
 export type CrawlSumAggregateOutputType = {
@@ -44,6 +45,7 @@ export type CrawlSumAggregateOutputType = {
   failed: number | null
   skipped: number | null
   discovered: number | null
+  documentPages: number | null
 }
 
 export type CrawlMinAggregateOutputType = {
@@ -60,6 +62,7 @@ export type CrawlMinAggregateOutputType = {
   failed: number | null
   skipped: number | null
   discovered: number | null
+  documentPages: number | null
   sitemapsPending: boolean | null
   createdAt: Date | null
   deadlineAt: Date | null
@@ -83,6 +86,7 @@ export type CrawlMaxAggregateOutputType = {
   failed: number | null
   skipped: number | null
   discovered: number | null
+  documentPages: number | null
   sitemapsPending: boolean | null
   createdAt: Date | null
   deadlineAt: Date | null
@@ -108,6 +112,7 @@ export type CrawlCountAggregateOutputType = {
   failed: number
   skipped: number
   discovered: number
+  documentPages: number
   sitemapsPending: number
   createdAt: number
   deadlineAt: number
@@ -127,6 +132,7 @@ export type CrawlAvgAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  documentPages?: true
 }
 
 export type CrawlSumAggregateInputType = {
@@ -136,6 +142,7 @@ export type CrawlSumAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  documentPages?: true
 }
 
 export type CrawlMinAggregateInputType = {
@@ -152,6 +159,7 @@ export type CrawlMinAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  documentPages?: true
   sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
@@ -175,6 +183,7 @@ export type CrawlMaxAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  documentPages?: true
   sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
@@ -200,6 +209,7 @@ export type CrawlCountAggregateInputType = {
   failed?: true
   skipped?: true
   discovered?: true
+  documentPages?: true
   sitemapsPending?: true
   createdAt?: true
   deadlineAt?: true
@@ -313,6 +323,7 @@ export type CrawlGroupByOutputType = {
   failed: number
   skipped: number
   discovered: number
+  documentPages: number
   sitemapsPending: boolean
   createdAt: Date
   deadlineAt: Date
@@ -362,6 +373,7 @@ export type CrawlWhereInput = {
   failed?: Prisma.IntFilter<"Crawl"> | number
   skipped?: Prisma.IntFilter<"Crawl"> | number
   discovered?: Prisma.IntFilter<"Crawl"> | number
+  documentPages?: Prisma.IntFilter<"Crawl"> | number
   sitemapsPending?: Prisma.BoolFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
@@ -393,6 +405,7 @@ export type CrawlOrderByWithRelationInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
@@ -428,6 +441,7 @@ export type CrawlWhereUniqueInput = Prisma.AtLeast<{
   failed?: Prisma.IntFilter<"Crawl"> | number
   skipped?: Prisma.IntFilter<"Crawl"> | number
   discovered?: Prisma.IntFilter<"Crawl"> | number
+  documentPages?: Prisma.IntFilter<"Crawl"> | number
   sitemapsPending?: Prisma.BoolFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeFilter<"Crawl"> | Date | string
@@ -459,6 +473,7 @@ export type CrawlOrderByWithAggregationInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
@@ -493,6 +508,7 @@ export type CrawlScalarWhereWithAggregatesInput = {
   failed?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   skipped?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   discovered?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
+  documentPages?: Prisma.IntWithAggregatesFilter<"Crawl"> | number
   sitemapsPending?: Prisma.BoolWithAggregatesFilter<"Crawl"> | boolean
   createdAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
   deadlineAt?: Prisma.DateTimeWithAggregatesFilter<"Crawl"> | Date | string
@@ -519,6 +535,7 @@ export type CrawlCreateInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -550,6 +567,7 @@ export type CrawlUncheckedCreateInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -581,6 +599,7 @@ export type CrawlUpdateInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -612,6 +631,7 @@ export type CrawlUncheckedUpdateInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -643,6 +663,7 @@ export type CrawlCreateManyInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -669,6 +690,7 @@ export type CrawlUpdateManyMutationInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -695,6 +717,7 @@ export type CrawlUncheckedUpdateManyInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -726,6 +749,7 @@ export type CrawlCountOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
@@ -743,6 +767,7 @@ export type CrawlAvgOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
 }
 
 export type CrawlMaxOrderByAggregateInput = {
@@ -759,6 +784,7 @@ export type CrawlMaxOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
@@ -782,6 +808,7 @@ export type CrawlMinOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
   sitemapsPending?: Prisma.SortOrder
   createdAt?: Prisma.SortOrder
   deadlineAt?: Prisma.SortOrder
@@ -798,6 +825,7 @@ export type CrawlSumOrderByAggregateInput = {
   failed?: Prisma.SortOrder
   skipped?: Prisma.SortOrder
   discovered?: Prisma.SortOrder
+  documentPages?: Prisma.SortOrder
 }
 
 export type CrawlScalarRelationFilter = {
@@ -903,6 +931,7 @@ export type CrawlCreateWithoutUrlsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -933,6 +962,7 @@ export type CrawlUncheckedCreateWithoutUrlsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -979,6 +1009,7 @@ export type CrawlUpdateWithoutUrlsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1009,6 +1040,7 @@ export type CrawlUncheckedUpdateWithoutUrlsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1039,6 +1071,7 @@ export type CrawlCreateWithoutPagesInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1069,6 +1102,7 @@ export type CrawlUncheckedCreateWithoutPagesInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1115,6 +1149,7 @@ export type CrawlUpdateWithoutPagesInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1145,6 +1180,7 @@ export type CrawlUncheckedUpdateWithoutPagesInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1175,6 +1211,7 @@ export type CrawlCreateWithoutWebhooksInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1205,6 +1242,7 @@ export type CrawlUncheckedCreateWithoutWebhooksInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1251,6 +1289,7 @@ export type CrawlUpdateWithoutWebhooksInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1281,6 +1320,7 @@ export type CrawlUncheckedUpdateWithoutWebhooksInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1311,6 +1351,7 @@ export type CrawlCreateWithoutFailuresInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1341,6 +1382,7 @@ export type CrawlUncheckedCreateWithoutFailuresInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1387,6 +1429,7 @@ export type CrawlUpdateWithoutFailuresInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1417,6 +1460,7 @@ export type CrawlUncheckedUpdateWithoutFailuresInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1447,6 +1491,7 @@ export type CrawlCreateWithoutHostsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1477,6 +1522,7 @@ export type CrawlUncheckedCreateWithoutHostsInput = {
   failed?: number
   skipped?: number
   discovered?: number
+  documentPages?: number
   sitemapsPending?: boolean
   createdAt?: Date | string
   deadlineAt: Date | string
@@ -1523,6 +1569,7 @@ export type CrawlUpdateWithoutHostsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1553,6 +1600,7 @@ export type CrawlUncheckedUpdateWithoutHostsInput = {
   failed?: Prisma.IntFieldUpdateOperationsInput | number
   skipped?: Prisma.IntFieldUpdateOperationsInput | number
   discovered?: Prisma.IntFieldUpdateOperationsInput | number
+  documentPages?: Prisma.IntFieldUpdateOperationsInput | number
   sitemapsPending?: Prisma.BoolFieldUpdateOperationsInput | boolean
   createdAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
   deadlineAt?: Prisma.DateTimeFieldUpdateOperationsInput | Date | string
@@ -1650,6 +1698,7 @@ export type CrawlSelect<ExtArgs extends runtime.Types.Extensions.InternalArgs = 
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  documentPages?: boolean
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
@@ -1682,6 +1731,7 @@ export type CrawlSelectCreateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  documentPages?: boolean
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
@@ -1708,6 +1758,7 @@ export type CrawlSelectUpdateManyAndReturn<ExtArgs extends runtime.Types.Extensi
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  documentPages?: boolean
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
@@ -1734,6 +1785,7 @@ export type CrawlSelectScalar = {
   failed?: boolean
   skipped?: boolean
   discovered?: boolean
+  documentPages?: boolean
   sitemapsPending?: boolean
   createdAt?: boolean
   deadlineAt?: boolean
@@ -1744,7 +1796,7 @@ export type CrawlSelectScalar = {
   webhook?: boolean
 }
 
-export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "extraHolds" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt" | "webhook", ExtArgs["result"]["crawl"]>
+export type CrawlOmit<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = runtime.Types.Extensions.GetOmit<"id" | "workspaceId" | "requestId" | "url" | "options" | "status" | "outcome" | "holdId" | "extraHolds" | "limit" | "claimed" | "completed" | "failed" | "skipped" | "discovered" | "documentPages" | "sitemapsPending" | "createdAt" | "deadlineAt" | "closedAt" | "finishedAt" | "progressAt" | "requeuedAt" | "webhook", ExtArgs["result"]["crawl"]>
 export type CrawlInclude<ExtArgs extends runtime.Types.Extensions.InternalArgs = runtime.Types.Extensions.DefaultArgs> = {
   urls?: boolean | Prisma.Crawl$urlsArgs<ExtArgs>
   pages?: boolean | Prisma.Crawl$pagesArgs<ExtArgs>
@@ -1798,6 +1850,11 @@ export type $CrawlPayload<ExtArgs extends runtime.Types.Extensions.InternalArgs 
     failed: number
     skipped: number
     discovered: number
+    /**
+     * Page loads of delivered documents past their first page (a PDF's further pages), billed beside the
+     * blocks, which count one a delivered page: the crawl's spend is `completed` plus these (decision 0020).
+     */
+    documentPages: number
     /**
      * The start page's sitemaps are still to be read: the crawl is not over, whatever the counters say.
      */
@@ -2271,6 +2328,7 @@ export interface CrawlFieldRefs {
   readonly failed: Prisma.FieldRef<"Crawl", 'Int'>
   readonly skipped: Prisma.FieldRef<"Crawl", 'Int'>
   readonly discovered: Prisma.FieldRef<"Crawl", 'Int'>
+  readonly documentPages: Prisma.FieldRef<"Crawl", 'Int'>
   readonly sitemapsPending: Prisma.FieldRef<"Crawl", 'Boolean'>
   readonly createdAt: Prisma.FieldRef<"Crawl", 'DateTime'>
   readonly deadlineAt: Prisma.FieldRef<"Crawl", 'DateTime'>
