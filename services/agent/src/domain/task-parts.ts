@@ -456,12 +456,13 @@ export function rememberPage(task: string, memory: Memory, pageText: string): vo
 /**
  * What a send the page refused ("Enter your full name.", "The username is taken") leaves in the
  * memory: every field offered again (what the run set may be what is wrong), the goal to send again,
- * and the page's words said once, first.
+ * the parts the refused send itself did (`sent`: "Book a check-up …" done by a first press of Book
+ * before any date) to do again, and the page's words said once, first.
  */
-export function rememberRefusal(task: string, memory: Memory, lines: string[]): void {
+export function rememberRefusal(task: string, memory: Memory, lines: string[], sent: readonly number[] = []): void {
   memory.ticked = [];
-  const goal = goalPart(task);
-  if (goal !== undefined) memory.partsDone = (memory.partsDone ?? []).filter((i) => i !== goal);
+  const undone = new Set([...sent, ...[goalPart(task)].filter((i) => i !== undefined)]);
+  memory.partsDone = (memory.partsDone ?? []).filter((i) => !undone.has(i));
   memory.pageRefused = lines;
   memory.incomplete = true;
   memory.nudge = `The page refused what was sent: ${lines.join(' ').slice(0, 500)} Fix what it says, then send again.`;

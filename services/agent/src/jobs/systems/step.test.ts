@@ -540,6 +540,26 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 4]);
   });
 
+  test('compact: a part a refused send did is to do again: the values entered after it finish nothing', async () => {
+    const task = 'Send the form as Tora Lund';
+    scripts.set(task, (request) => {
+      if (isDoneQuestion(request)) return { done: 'no' };
+      const prompt = promptOf(request);
+      if (/"Full name" value="Tora Lund"/.test(prompt)) return { step: { action: 'click', target: 'Send' } };
+      if (/The page refused what was sent/.test(prompt))
+        return { step: { action: 'type', target: 'Full name', text: 'Tora Lund' } };
+      return { step: { action: 'click', target: 'Send' } };
+    });
+    const { run, next } = await stepRun(task, '/refusing-form', { profile: 'compact' });
+    await next();
+    assert.deepEqual(run.memory.partsDone ?? [], [], 'the refused send did the part for nothing');
+    await next();
+    assert.notEqual((await fx.stores.store.byId(run.row.id))?.status, 'settled', 'typed, not sent: not done');
+    await assert.rejects(next(), Stop);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps], ['completed', 3]);
+  });
+
   test('compact: a send its server refuses again with the same words is refused again, not the task done', async () => {
     const task = 'Enter Tora and press Send';
     scripts.set(task, (request) => {

@@ -373,6 +373,7 @@ export class StepSystem {
           ? `${said}, but the form was not sent: ${this.unsent.map((n) => JSON.stringify(n)).join(', ')} must be filled in first`
           : said,
     };
+    const partsBefore = memory.partsDone?.length ?? 0;
     rememberAct(run.row.task, memory, { action, info, said, worked, documents: this.documents });
     if (worked && this.unsent?.length) memory.incomplete = true;
     await this.failed(!worked);
@@ -387,7 +388,7 @@ export class StepSystem {
       worked && acts && sends
         ? await this.checks.refused(this.before, this.documents > 0, memory.pageRefused)
         : undefined;
-    if (refused) rememberRefusal(run.row.task, memory, refused);
+    if (refused) rememberRefusal(run.row.task, memory, refused, (memory.partsDone ?? []).slice(partsBefore));
     else if (worked && acts && (await this.checks.allPartsDone(action, page, info))) {
       await this.systems.output.finish(
         { action: 'finish', success: true, answer: `Done: ${(memory.done ?? []).join('; ')}` },
