@@ -98,16 +98,29 @@ test('once the month is the task’s, its day alone is shown and named', () => {
   assert.equal(numbered.hint, 'Choose "17" in the calendar.');
 });
 
-test('a month alone keeps the days it offers, and the earliest on the weekday asked is named', () => {
-  const task = 'Book one place on the earliest Saturday in December 2026 that is not fully booked.';
+test('a month alone keeps the days it offers; the earliest on the weekday asked is the one shown', () => {
   const page = bookingPage(2026, 12, { today: '2026-12-08' });
+  const month = compactView(page, 'Book one place on a day in December 2026.');
+  assert.equal(month.shown.filter((e) => /December 2026$/.test(e.info.name)).length, 31 - 7);
+  assert.ok(!month.shown.some((e) => /month/.test(e.info.name)), 'at the month asked, no arrow');
+  const task = 'Book one place on the earliest Saturday in December 2026 that is not fully booked.';
   const view = compactView(page, task);
-  assert.equal(view.shown.filter((e) => /December 2026$/.test(e.info.name)).length, 31 - 7);
-  // 8 December 2026 is a Tuesday: the first Saturday it offers is the 12th.
-  assert.equal(view.hint, 'The first day the calendar offers is "12 December 2026".');
+  // 8 December 2026 is a Tuesday: the first Saturday it offers is the 12th, and it alone is shown.
+  assert.deepEqual(
+    view.shown.filter((e) => /December 2026$/.test(e.info.name)).map((e) => e.info.name),
+    ['12 December 2026'],
+  );
+  assert.equal(view.hint, 'The first day the calendar offers is "12 December 2026": choose it in the calendar.');
   const plan = calendarPlan(calendarOf(page.outline) as never, undefined, 'Pick a day.', String);
   assert.equal(plan.hint, undefined);
   assert.equal(plan.hidden.size, 7);
+});
+
+test('paging toward the month asked, the arrow back is not offered', () => {
+  const page = bookingPage(2026, 11);
+  const view = compactView(page, TASK);
+  const arrows = view.shown.filter((e) => /month/.test(e.info.name)).map((e) => e.info.name);
+  assert.deepEqual(arrows, ['Next month']);
 });
 
 test('while values are left to enter, the button the task’s verb names is not pointed at', () => {

@@ -127,10 +127,10 @@ export interface CalendarPlan {
 }
 
 /**
- * The calendar as the step shows it: while its month is not the task's, no day, and the arrow to
- * press; once it is, the task's day alone (or, for a month alone, the days it offers, the earliest
- * named when the task asks for it). Days that cannot be picked are never shown. `label` names an
- * element as the view does.
+ * The calendar as the step shows it: while its month is not the task's, no day, and only the arrow to
+ * press; once it is, no arrow, and the task's day alone (or, for a month alone, the days it offers, or
+ * the earliest alone when the task asks for it). Days that cannot be picked are never shown. `label`
+ * names an element as the view does.
  */
 export function calendarPlan(
   calendar: Calendar,
@@ -143,11 +143,15 @@ export function calendarPlan(
   const summary = `calendar of ${monthName(calendar.month)}`;
   if (!wanted) return { hidden: new Set(shut), summary };
   const ahead = monthsBetween(calendar.month, wanted.month);
+  // An arrow away from the task's month, or any arrow once the calendar shows it, is not offered: the
+  // 1.5B paged back from the month it had reached, and forth again, until its steps ran out.
+  const arrows = (keep?: number) =>
+    [calendar.previous, calendar.next].filter((i): i is number => i !== undefined && i !== keep);
   if (ahead !== 0) {
     const arrow = ahead > 0 ? calendar.next : calendar.previous;
     const months = `${Math.abs(ahead)} month${Math.abs(ahead) > 1 ? 's' : ''} ${ahead > 0 ? 'later' : 'earlier'}`;
     return {
-      hidden: new Set(calendar.days.map((d) => d.index)),
+      hidden: new Set([...calendar.days.map((d) => d.index), ...arrows(arrow)]),
       summary: `${summary} (its days are left out: the task's date is in another month)`,
       hint:
         arrow !== undefined
@@ -159,7 +163,7 @@ export function calendarPlan(
     const day = calendar.days.find((d) => d.iso === wanted.iso);
     if (!day) return { hidden: new Set(shut), summary };
     return {
-      hidden: new Set(calendar.days.filter((d) => d !== day).map((d) => d.index)),
+      hidden: new Set([...calendar.days.filter((d) => d !== day).map((d) => d.index), ...arrows()]),
       summary: `${summary} (only the task's day is shown)`,
       hint: day.disabled
         ? `The calendar does not let "${wanted.written}" be chosen: it is disabled.`
@@ -170,9 +174,11 @@ export function calendarPlan(
   const weekday = WEEKDAYS.findIndex((w) => new RegExp(`\\b${w}s?\\b`, 'i').test(task));
   const first = open.find((d) => weekday < 0 || new Date(`${d.iso}T00:00:00Z`).getUTCDay() === weekday);
   const earliest = /\b(?:earliest|first|soonest|next available|nearest)\b/i.test(task);
+  if (!earliest || !first) return { hidden: new Set([...shut, ...arrows()]), summary };
+  // The earliest asked for: that day alone, as a day the task writes out is.
   return {
-    hidden: new Set(shut),
-    summary,
-    hint: earliest && first ? `The first day the calendar offers is "${label(first.index)}".` : undefined,
+    hidden: new Set([...calendar.days.filter((d) => d !== first).map((d) => d.index), ...arrows()]),
+    summary: `${summary} (only the first day it offers${weekday < 0 ? '' : ` on a ${WEEKDAYS[weekday]}`} is shown)`,
+    hint: `The first day the calendar offers is "${label(first.index)}": choose it in the calendar.`,
   };
 }
