@@ -93,6 +93,29 @@ document.querySelector('form').addEventListener('submit', (event) => {
 <label><input type=checkbox name=terms> I agree</label>
 <p>[1]&lt;button&gt;Pay now&lt;/button&gt; is only text</p>`,
     ),
+  // A tag box: a combobox whose list shows the tags holding what was typed, or "No matches"; a pick
+  // adds the tag and empties the box.
+  '/tag-box': () =>
+    page(
+      'Tags',
+      `<form action=/article><ul id=chips></ul>
+<input id=tag role=combobox aria-label=Tags aria-expanded=false aria-controls=tags autocomplete=off>
+<ul id=tags role=listbox hidden></ul><button>Save</button></form>
+<script>
+tag.oninput = () => {
+  const q = tag.value.trim();
+  const found = ['billing', 'urgent', 'bug'].filter((t) => q.length > 1 && t.includes(q));
+  tags.innerHTML = found.map((t) => '<li role=option>' + t + '</li>').join('') || '<li>No matches</li>';
+  tags.hidden = false; tag.setAttribute('aria-expanded', 'true');
+};
+tags.onclick = (e) => {
+  const o = e.target.closest('[role=option]');
+  if (!o) return;
+  chips.insertAdjacentHTML('beforeend', '<li>' + o.textContent + '<input type=hidden name=tags value=' + o.textContent + '></li>');
+  tag.value = ''; tags.hidden = true; tag.setAttribute('aria-expanded', 'false');
+};
+</script>`,
+    ),
   // A plain form that sends its query to the article.
   '/send-form': () => page('Send', `<form action=/article><input name=q aria-label=Query><button>Send</button></form>`),
   // A form whose script refuses a send without a full name, on the same page, as many sites do.

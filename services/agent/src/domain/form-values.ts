@@ -201,11 +201,21 @@ export function optionLine(task: string, shown: Shown[], opened = false): string
  * holds fewer than two of them.
  */
 function fewerWords(task: string, shown: Shown[]): string | undefined {
+  const jammed = jammedBox(task, shown);
+  if (!jammed) return undefined;
+  return `Its list shows no option for ${quote(jammed.box.info.value as string)}: type one value at a time, ${quote(jammed.first)}.`;
+}
+
+/**
+ * A combobox holding two or more of the task's words while its list shows no option ("billing urgent"
+ * typed into a tag box): the box, to be typed into again, and the first word, the value to type.
+ */
+export function jammedBox<T extends Shown>(task: string, shown: T[]): { box: T; first: string } | undefined {
+  if (shown.some((e) => e.info.role === 'option' && !e.info.disabled)) return undefined;
   const said = [...taskWords(task)];
   const box = shown.find((e) => e.info.role === 'textbox' && e.info.expanded !== undefined && e.info.value);
   const held = (box?.info.value ?? '').split(/[\s,;]+/).filter((w) => said.some((t) => sameWord(t, w.toLowerCase())));
-  if (!box || held.length < 2) return undefined;
-  return `Its list shows no option for ${quote(box.info.value as string)}: type one value at a time, ${quote(held[0] as string)}.`;
+  return box && held.length >= 2 ? { box, first: held[0] as string } : undefined;
 }
 
 /** Words of a task that wants only what it names ticked: "and no other toppings", "everything else off". */

@@ -560,6 +560,24 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps], ['completed', 3]);
   });
 
+  test('compact: a combobox that took two values at once and lists nothing is all the next step may type into', async () => {
+    const task = 'Tag it with billing and urgent, then press Save';
+    scripts.set(task, (request) =>
+      isDoneQuestion(request) ? { done: 'no' } : { step: { action: 'type', target: 'Tags', text: 'billing urgent' } },
+    );
+    const { next } = await stepRun(task, '/tag-box', { profile: 'compact' });
+    await next();
+    await next().catch(() => {});
+    const asked = requestsOf(task).filter((r) => !isDoneQuestion(r));
+    assert.match(promptOf(asked[1] as ModelRequest), /type one value at a time, "billing"/);
+    const actions = offered(asked[1]);
+    assert.deepEqual([...actions.keys()], ['type'], 'nothing but typing again: not Save');
+    assert.deepEqual(
+      actions.get('type')?.map((a) => (a.target as { const?: string }).const),
+      ['Tags'],
+    );
+  });
+
   test('compact: a send its server refuses again with the same words is refused again, not the task done', async () => {
     const task = 'Enter Tora and press Send';
     scripts.set(task, (request) => {

@@ -21,6 +21,7 @@ import {
   sayAction,
   whatChanged,
 } from '../../domain/compact.js';
+import { jammedBox } from '../../domain/form-values.js';
 import { rememberDated } from '../../domain/hints.js';
 import {
   describeAction,
@@ -285,7 +286,10 @@ export class StepSystem {
     const chosen = page.outline.find((e) => e.kind === 'element' && !!memory.writing && e.key === memory.writing);
     const at = chosen?.kind === 'element' ? chosen.index : undefined;
     const writing = view.shown.some((e) => e.index === at) ? at : undefined;
-    const shape = compactShape(view, { ...grants, refused, keep, task: row.task, writing });
+    // A combobox that took two values at once and lists nothing for them is typed into again, alone.
+    const jammed = memory.choosing ? jammedBox(row.task, view.shown)?.box.index : undefined;
+    if (jammed !== undefined) keep.delete(jammed);
+    const shape = compactShape(view, { ...grants, refused, keep, task: row.task, writing: writing ?? jammed });
     const last = this.before
       ? `${this.before.said}; ${whatChanged(this.before, page)}`
       : memory.results.join('; ') || undefined;
