@@ -116,6 +116,18 @@ tags.onclick = (e) => {
 };
 </script>`,
     ),
+  // Questions that open and close their answers (aria-expanded), as an FAQ's accordion does.
+  '/faq': () =>
+    page(
+      'FAQ',
+      ['Do you ship abroad?', 'Can I pay later?']
+        .map(
+          (q, i) => `<h3><button aria-expanded=false aria-controls=a${i}
+onclick="const open = this.getAttribute('aria-expanded') === 'true'; this.setAttribute('aria-expanded', String(!open)); a${i}.hidden = open">${q}</button></h3>
+<p id=a${i} hidden>${i ? 'Yes, within 30 days of the invoice.' : 'Only within the EU.'}</p>`,
+        )
+        .join(''),
+    ),
   // A plain form that sends its query to the article.
   '/send-form': () => page('Send', `<form action=/article><input name=q aria-label=Query><button>Send</button></form>`),
   // A form whose script refuses a send without a full name, on the same page, as many sites do.

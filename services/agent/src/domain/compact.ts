@@ -527,7 +527,7 @@ export function compactMessage(input: {
   if (rows) lines.push(rows);
   const dated = asks ? datedLine(input.task, page.outline, memory.dated) : undefined;
   if (dated) lines.push(dated);
-  const counted = input.outputSchema ? numberLine(input.outputSchema, page.outline) : undefined;
+  const counted = input.outputSchema ? numberLine(input.outputSchema, page.outline, input.task) : undefined;
   if (counted) lines.push(counted);
   if (input.view.hint) lines.push(input.view.hint);
   const under = asks && named.length === 0 ? collapsedLine(input.task, input.view) : undefined;

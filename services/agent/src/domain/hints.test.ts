@@ -133,6 +133,14 @@ test('a number field of the output schema is found beside its name when the page
   const warranty = [text('The Arden desk lamp is covered by a 30-month warranty. The LED is covered for 5 years.')];
   const months = { type: 'object', properties: { months: { type: 'integer' } } };
   assert.equal(numberLine(months, warranty), 'The page says "30 month".');
+  // Two numbers of the unit: the one whose sentence says more of the task's words, when one does.
+  const refunds = [
+    text('Refunds for cancelled bookings are paid within 10 days. Refunds for missed flights take 45 days.'),
+  ];
+  const days = { type: 'object', properties: { days: { type: 'integer' } } };
+  const task = 'Within how many days is a refund for a cancelled booking paid?';
+  assert.equal(numberLine(days, refunds, task), 'The page says "10 days".');
+  assert.equal(numberLine(days, refunds, 'How many days?'), undefined, 'neither says more of it');
 });
 
 test('the oldest seen is kept across a list’s pages, and its last page says it is the answer', () => {

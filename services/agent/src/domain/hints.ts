@@ -169,9 +169,11 @@ export function collapsedLine(task: string, view: CompactView): string | undefin
  * writes one such number alone. The 1.5B read "hold the reset button for 15 seconds" and said the page
  * did not answer how many seconds.
  */
-export function numberLine(schema: JsonSchema, outline: OutlineEntry[]): string | undefined {
+export function numberLine(schema: JsonSchema, outline: OutlineEntry[], task = ''): string | undefined {
   const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
-  const texts = outline.flatMap((e) => (e.kind === 'text' ? [e.text] : []));
+  const sentences = outline
+    .flatMap((e) => (e.kind === 'text' ? e.text.split(/(?<=[.!?;])\s+/) : []))
+    .map((text) => ({ text, says: saysOf(text, task) }));
   const found: string[] = [];
   for (const [key, sub] of Object.entries(properties)) {
     if (sub?.type !== 'integer' && sub?.type !== 'number') continue;
@@ -180,15 +182,27 @@ export function numberLine(schema: JsonSchema, outline: OutlineEntry[]): string 
       .toLowerCase()
       .split(/[^a-z]+/)
       .filter((w) => w.length >= 3);
-    const said = new Set<string>();
-    for (const text of texts)
+    const said = new Map<string, number>();
+    for (const { text, says } of sentences)
       for (const m of text.matchAll(/(\d[\d,]*(?:\.\d+)?)(?:\s+|-)([A-Za-z]+)/g)) {
         const word = (m[2] as string).toLowerCase();
-        if (words.some((k) => word.startsWith(k) || k.startsWith(word))) said.add(`${m[1]} ${m[2]}`);
+        const shown = `${m[1]} ${m[2]}`;
+        if (words.some((k) => word.startsWith(k) || k.startsWith(word)))
+          said.set(shown, Math.max(says, said.get(shown) ?? 0));
       }
-    if (said.size === 1) found.push([...said][0] as string);
+    // Of two ("within 14 days" for opened items, "within 30 days" for unopened), the one whose
+    // sentence says more of the task's words, when one does.
+    const ranked = [...said].sort((a, b) => b[1] - a[1]);
+    if (ranked.length === 1 || (ranked[0] && ranked[1] && ranked[0][1] > ranked[1][1]))
+      found.push((ranked[0] as [string, number])[0]);
   }
   return found.length > 0 ? `The page says ${found.map(quote).join(', ')}.` : undefined;
+}
+
+/** How many of the task's words a sentence says, each word once (a word it only holds inside another, "opened" in "Unopened", is not said). */
+function saysOf(sentence: string, task: string): number {
+  const own = [...taskWords(sentence)];
+  return [...taskWords(task)].filter((w) => own.some((o) => sameWord(o, w))).length;
 }
 
 /** Rows a line of the rows hint names at most. */

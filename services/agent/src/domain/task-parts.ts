@@ -407,6 +407,8 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
   memory.done = [...(memory.done ?? []), said].slice(-20);
   const sets =
     (action.action === 'click' && (info?.role === 'checkbox' || info?.role === 'radio') && !info.checked) ||
+    // A section it opened (an accordion's header): a second click closes it over the answer it showed.
+    (action.action === 'click' && info?.role === 'button' && info.expanded === false) ||
     action.action === 'type' ||
     action.action === 'select' ||
     action.action === 'fill_secret';

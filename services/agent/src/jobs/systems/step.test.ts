@@ -578,6 +578,23 @@ describe('StepSystem', () => {
     );
   });
 
+  test('compact: a section the run opened is not offered again: a second click would close its answer', async () => {
+    const task = 'Read the answer on paying later and note it';
+    scripts.set(task, (request) =>
+      isDoneQuestion(request) ? { done: 'no' } : { step: { action: 'click', target: 'Can I pay later?' } },
+    );
+    const { next } = await stepRun(task, '/faq', { profile: 'compact' });
+    await next();
+    await next().catch(() => {});
+    const asked = requestsOf(task).filter((r) => r.body?.response_format?.json_schema?.name === 'compact_step');
+    assert.match(lastPromptOf(asked[1] as ModelRequest), /Yes, within 30 days of the invoice\./);
+    const clicks = (offered(asked[1]).get('click') ?? []).flatMap(
+      (a) => (a.target as { enum?: string[] }).enum ?? [(a.target as { const?: string }).const],
+    );
+    assert.ok(clicks.includes('Do you ship abroad?'), JSON.stringify(clicks));
+    assert.ok(!clicks.includes('Can I pay later?'), 'the opened section is kept open');
+  });
+
   test('compact: a send its server refuses again with the same words is refused again, not the task done', async () => {
     const task = 'Enter Tora and press Send';
     scripts.set(task, (request) => {

@@ -278,11 +278,13 @@ export class StepSystem {
     );
     const refused = memory.refused?.fingerprint === page.fingerprint ? memory.refused.actions : [];
     // What this run set and still holds its setting (a box it ticked, a field it typed into, a select it
-    // chose in) is not offered again: a second click unticks a box, and a redone part is the small
+    // chose in, a section it opened) is not offered again: a second click unticks a box, and a redone part is the small
     // model's commonest loop.
     const keep = new Set<number>();
+    const opened = (info: ElementInfo) => info.role === 'button' && info.expanded === true;
     for (const e of page.outline)
-      if (e.kind === 'element' && memory.ticked?.includes(e.key) && (e.info.checked || e.info.value)) keep.add(e.index);
+      if (e.kind === 'element' && memory.ticked?.includes(e.key) && (e.info.checked || e.info.value || opened(e.info)))
+        keep.add(e.index);
     const chosen = page.outline.find((e) => e.kind === 'element' && !!memory.writing && e.key === memory.writing);
     const at = chosen?.kind === 'element' ? chosen.index : undefined;
     const writing = view.shown.some((e) => e.index === at) ? at : undefined;
