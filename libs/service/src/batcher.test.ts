@@ -96,3 +96,46 @@ test('a batch answered short rejects the items it left out', async () => {
   assert.deepEqual(results[0], { status: 'fulfilled', value: 1 });
   assert.equal(results[1]?.status, 'rejected');
 });
+
+test('with gatherMs, a quiet caller, or one whose calls come one at a time, never waits', async () => {
+  const r = recorder();
+  // A window longer than any test: a call that waited for it would time the test out.
+  const batcher = new Batcher(r.send, { maxInFlight: 1, maxBatch: 64, gatherMs: 60_000 });
+  for (const n of [1, 2, 3]) assert.equal(await batcher.call(n), n * 2);
+  assert.deepEqual(r.batches, [[1], [2], [3]]);
+});
+
+test('with gatherMs, a busy caller waits for company until the batch is full', async () => {
+  const r = recorder();
+  const batcher = new Batcher(r.send, { maxInFlight: 1, maxBatch: 3, gatherMs: 60_000 });
+  // Two calls in one turn leave together: the caller is busy from then on.
+  assert.deepEqual(await Promise.all([batcher.call(1), batcher.call(2)]), [2, 4]);
+  const busy = [batcher.call(3)];
+  await new Promise((resolve) => setImmediate(resolve));
+  busy.push(batcher.call(4));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(r.batches, [[1, 2]], 'calls made a turn apart wait for others');
+  busy.push(batcher.call(5));
+  assert.deepEqual(await Promise.all(busy), [6, 8, 10]);
+  assert.deepEqual(
+    r.batches,
+    [
+      [1, 2],
+      [3, 4, 5],
+    ],
+    'and leave together once the batch is full',
+  );
+});
+
+test('with gatherMs, a busy batch leaves when its window closes, not before', async () => {
+  const r = recorder();
+  const batcher = new Batcher(r.send, { maxInFlight: 1, maxBatch: 64, gatherMs: 300 });
+  await Promise.all([batcher.call(1), batcher.call(2)]);
+  const started = performance.now();
+  const third = batcher.call(3);
+  await Promise.resolve();
+  assert.deepEqual(r.batches, [[1, 2]], 'held for company');
+  assert.equal(await third, 6);
+  assert.ok(performance.now() - started >= 299, 'it waited out the window');
+  assert.deepEqual(r.batches, [[1, 2], [3]]);
+});
