@@ -105,25 +105,25 @@ test('with gatherMs, a quiet caller, or one whose calls come one at a time, neve
   assert.deepEqual(r.batches, [[1], [2], [3]]);
 });
 
-test('with gatherMs, a busy caller waits for company until the batch is full', async () => {
+test('with gatherMs, a busy caller waits for as much company as its last batch had', async () => {
   const r = recorder();
-  const batcher = new Batcher(r.send, { maxInFlight: 1, maxBatch: 3, gatherMs: 60_000 });
-  // Two calls in one turn leave together: the caller is busy from then on.
-  assert.deepEqual(await Promise.all([batcher.call(1), batcher.call(2)]), [2, 4]);
-  const busy = [batcher.call(3)];
+  const batcher = new Batcher(r.send, { maxInFlight: 1, maxBatch: 8, gatherMs: 60_000 });
+  // Three calls in one turn leave together: the caller is busy from then on.
+  assert.deepEqual(await Promise.all([1, 2, 3].map((n) => batcher.call(n))), [2, 4, 6]);
+  const busy = [batcher.call(4)];
   await new Promise((resolve) => setImmediate(resolve));
-  busy.push(batcher.call(4));
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(r.batches, [[1, 2]], 'calls made a turn apart wait for others');
   busy.push(batcher.call(5));
-  assert.deepEqual(await Promise.all(busy), [6, 8, 10]);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(r.batches, [[1, 2, 3]], 'calls made a turn apart wait for others');
+  busy.push(batcher.call(6));
+  assert.deepEqual(await Promise.all(busy), [8, 10, 12]);
   assert.deepEqual(
     r.batches,
     [
-      [1, 2],
-      [3, 4, 5],
+      [1, 2, 3],
+      [4, 5, 6],
     ],
-    'and leave together once the batch is full',
+    'and leave as soon as three have come',
   );
 });
 

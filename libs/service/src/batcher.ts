@@ -14,10 +14,11 @@ export interface BatchSettings {
   /**
    * How long the first call of a batch waits for others to join it, when the
    * caller is busy: the last batch carried more than one call, and a call came
-   * or a batch was answered within the last `QUIET_GATHERS` windows. A full
-   * batch leaves at once; so does a call after a quiet spell, or from a caller
-   * whose calls come one at a time. 0 or absent: batches leave as soon as a
-   * slot is free.
+   * or a batch was answered within the last `QUIET_GATHERS` windows. The batch
+   * leaves early once it holds as many calls as the last one did (the company
+   * it waited for came) or is full; a call after a quiet spell, or from a
+   * caller whose calls come one at a time, leaves at once. 0 or absent:
+   * batches leave as soon as a slot is free.
    */
   gatherMs?: number;
 }
@@ -87,7 +88,9 @@ export class Batcher<T, R> {
   /** Whether the queued calls may leave now; if not, a timer pumps again when their window closes. */
   private gathered(): boolean {
     const gather = this.settings.gatherMs ?? 0;
-    if (gather <= 0 || this.queue.length >= this.settings.maxBatch) return true;
+    if (gather <= 0 || this.queue.length >= Math.min(this.settings.maxBatch, Math.max(2, this.lastBatchSize))) {
+      return true;
+    }
     const wait = this.gatherFrom + gather - performance.now();
     if (wait <= 0) return true;
     if (!this.gatherTimer) {
