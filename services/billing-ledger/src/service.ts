@@ -5,6 +5,7 @@ import { addService } from '@wap/rpc';
 import type { ServiceDefinition } from '@wap/service';
 import { env } from './config.js';
 import { openLedger } from './ledger.js';
+import { DEFAULT_BATCHING } from './store/batcher.js';
 import { LedgerDatabase } from './store/database.js';
 
 export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
@@ -16,6 +17,7 @@ export const definition: ServiceDefinition<typeof env, LedgerDatabase> = {
     const opened = openLedger(db, {
       announce: (ids) => nats.nc.publish(subject, JSON.stringify(ids)),
       sweepIntervalMs: config.HOLD_SWEEP_INTERVAL,
+      batching: { ...DEFAULT_BATCHING, gatherMs: config.MONEY_BATCH_GATHER },
       log,
     });
     addService(server, ledger.LedgerService, opened.impl, log);

@@ -28,11 +28,12 @@ const clock = new TestClock();
 
 before(async () => {
   database = await freshDatabase();
-  // Two servers on one database, as replicas would be. The second sends one round
-  // trip at a time, so the calls its four clients make together go out as batches.
+  // Two servers on one database, as replicas would be: the first with the service's
+  // batching, the second with small batches gathered over a longer window, so the
+  // calls its four clients make go out together and batches are often full.
   servers = await Promise.all(
     Array.from({ length: SERVERS }, (_, i) =>
-      serveLedger(database.url, clock.now, i === 0 ? undefined : { maxInFlight: 1, maxBatch: 8 }),
+      serveLedger(database.url, clock.now, i === 0 ? undefined : { maxInFlight: 1, maxBatch: 8, gatherMs: 5 }),
     ),
   );
 });

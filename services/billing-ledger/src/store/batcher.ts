@@ -1,8 +1,11 @@
-// Group commit for the hot money calls. A call goes to Postgres at once while
-// fewer than `maxInFlight` round trips are out; beyond that, calls queue and
-// leave together as one ledger_batch: one round trip, one transaction, one WAL
-// flush. So a quiet ledger adds no latency, and a busy one does less work per
-// call the busier it is. Answers resolve only after their batch commits.
+// Group commit for the hot money calls (docs/decisions/0027-ledger-group-commit.md).
+// One batch is out at a time: the calls that arrive meanwhile, and those that
+// arrive within `gatherMs` of the first of them, leave together as one
+// ledger_batch: one round trip, one transaction, one WAL flush, the calls run
+// in the order they came. A quiet ledger (nothing for two windows), or one
+// whose calls come one at a time, sends a call at once, so it adds no latency;
+// a busy one does less work per call the busier it is. Answers resolve only
+// after their batch commits.
 import { type BatchSettings, Batcher as GroupedCalls } from '@wap/service';
 import type pg from 'pg';
 import { type Answer, callLedger } from './call.js';
@@ -17,8 +20,12 @@ interface Call {
 
 export type BatcherSettings = BatchSettings;
 
-/** Two round trips out at most (Postgres on a small machine gains nothing from more), 32 calls per batch (one transaction's locks and WAL stay small). */
-export const DEFAULT_BATCHING: BatcherSettings = { maxInFlight: 2, maxBatch: 32 };
+/**
+ * One batch out at a time (so a workspace's calls run in the order they came,
+ * and a batch never waits on another's locks), gathered for up to 2 ms when
+ * busy; 32 calls per batch at most (one transaction's locks and WAL stay small).
+ */
+export const DEFAULT_BATCHING: BatcherSettings = { maxInFlight: 1, maxBatch: 32, gatherMs: 2 };
 
 // Exact integers and instants survive JSON as strings; ledger_batch casts them back.
 const jsonArg = (value: unknown) =>
@@ -36,6 +43,11 @@ export class Batcher {
     settings: BatcherSettings = DEFAULT_BATCHING,
   ) {
     this.batches = new GroupedCalls((calls) => this.send(calls), settings);
+  }
+
+  /** Batches sent (a call alone counts as one) and the calls in them. */
+  get sent(): { batches: number; items: number } {
+    return this.batches.sent;
   }
 
   call<T>(fn: BatchedFunction, args: unknown[]): Promise<Answer<T>> {
