@@ -44,7 +44,8 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
         const url = /^URL: (.*)$/m.exec(prompt)?.[1] ?? '';
         return (pages.get(url) ?? (() => modelReply.fail(500)))(format, prompt);
       }
-      const task = /^Task: (.*)$/m.exec(prompt)?.[1] ?? '';
+      // A step says its task first; an answer check asked alone asks it as its question.
+      const task = /^(?:Task|Question): (.*)$/m.exec(prompt)?.[1] ?? '';
       return (scripts.get(task) ?? (() => step([{ action: 'finish', success: true, answer: 'done' }])))(prompt);
     },
   });

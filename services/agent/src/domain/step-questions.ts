@@ -65,9 +65,14 @@ export const shapedAnswerSchema = (output: JsonSchema): JsonSchema => ({
   anyOf: [strictSchema(output), obj({ none: oneOf(['yes']) })],
 });
 
-/** The answer check's question for a run with an output schema (`shapedAnswerSchema`), the shape written out. */
+/**
+ * The answer check's question for a run with an output schema (`shapedAnswerSchema`), the shape written
+ * out; asked on its own, not after the step (docs/models.md, "Step profiles"). After the step's turn
+ * the 1.5B said none of "within 14 days of delivery" and of "for 15 seconds"; asked alone, in these
+ * words, it read both, and said none of a results page (2026-11-30).
+ */
 export function shapedAnswerQuestion(task: string, text: string, output: JsonSchema): string {
-  return `The page now also says:\n${text}\nQuestion: ${task}\nIf this text answers it, give the answer as ${shapeOf(output)}. If it does not, {"none":"yes"}`;
+  return `The page now also says:\n${text}\nQuestion: ${task}\nAnswer as ${shapeOf(output)} from this text, or {"none":"yes"} if it does not say.`;
 }
 
 /**

@@ -86,7 +86,16 @@ export class StepChecks {
     const { task, outputSchema } = this.run.row;
     const shape = outputSchema as JsonSchema | null;
     const result = shape
-      ? await this.ask(ask, shapedAnswerQuestion(task, text, shape), shapedAnswerSchema(shape), 'answer', SHAPED_TOKENS)
+      ? await this.ask(
+          ask,
+          shapedAnswerQuestion(task, text, shape),
+          shapedAnswerSchema(shape),
+          'answer',
+          SHAPED_TOKENS,
+          {
+            alone: true,
+          },
+        )
       : await this.ask(ask, answerQuestion(task, text), ANSWER_SCHEMA, 'answer', ANSWER_TOKENS);
     if (!result) return;
     const read = shape ? shapedAnswer(result.output) : statedAnswer(result.output);
@@ -199,16 +208,17 @@ export class StepChecks {
     schema: JsonSchema,
     name: string,
     maxOutputTokens: number,
+    /** Asked on its own, without the step's message and answer before it. */
+    { alone = false } = {},
   ): Promise<StepResult | undefined> {
     const { run } = this;
+    const asked = { role: 'user' as const, text: run.policy.scrub(question) };
     try {
       const result = await ask.model.step({
         system: ask.system,
-        messages: [
-          { role: 'user', text: ask.text },
-          { role: 'assistant', text: JSON.stringify(ask.answer) },
-          { role: 'user', text: run.policy.scrub(question) },
-        ],
+        messages: alone
+          ? [asked]
+          : [{ role: 'user', text: ask.text }, { role: 'assistant', text: JSON.stringify(ask.answer) }, asked],
         schema,
         schemaName: `compact_${name}`,
         maxOutputTokens,

@@ -37,7 +37,8 @@ before(async () => {
   model = await startFakeOpenAi({
     apiKey: KEY,
     reply: (request) => {
-      const task = /^Task: (.*)$/m.exec(promptOf(request))?.[1] ?? '';
+      // A step says its task first; an answer check asked alone asks it as its question.
+      const task = /^(?:Task|Question): (.*)$/m.exec(promptOf(request))?.[1] ?? '';
       return (scripts.get(task) ?? (() => modelReply.fail(500)))(request);
     },
   });
@@ -400,7 +401,7 @@ describe('StepSystem', () => {
       additionalProperties: false,
     };
     const isAnswerCheck = (request: ModelRequest) =>
-      lastPromptOf(request).includes('give the answer as {"title": string}');
+      lastPromptOf(request).includes('Answer as {"title": string} from this text');
     scripts.set(task, (request) => {
       if (isAnswerCheck(request))
         return {
@@ -456,7 +457,7 @@ describe('StepSystem', () => {
       required: ['results'],
       additionalProperties: false,
     };
-    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('give the answer as {"results":');
+    const isAnswerCheck = (request: ModelRequest) => lastPromptOf(request).includes('Answer as {"results":');
     scripts.set(task, (request) => {
       if (isAnswerCheck(request)) return { step: { results: 7 } };
       const prompt = promptOf(request);
