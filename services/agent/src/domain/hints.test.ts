@@ -209,9 +209,12 @@ test('a code a paged list does not show here is said to be on the way the list r
   // Before the codes this page shows, on a list that rises: the page before.
   const early = 'What was the amount of invoice INV-4101?';
   assert.match(pagedLine(early, middle.outline, view(middle, early)) ?? '', /link "Previous"/);
-  // Shown here: nothing to say.
+  // Shown here: its row.
   const here = 'What was the amount of invoice INV-4107?';
-  assert.equal(pagedLine(here, middle.outline, view(middle, here)), undefined);
+  assert.equal(
+    pagedLine(here, middle.outline, view(middle, here)),
+    'The row of "INV-4107": INV-4107 | 2026-03-02 | €12.00.',
+  );
   // No page to turn to, or no list of codes like it: nothing either.
   const last = invoices(4105, ['Previous', '1', '2']);
   assert.match(pagedLine(early, last.outline, view(last, early)) ?? '', /link "Previous"/);

@@ -240,7 +240,8 @@ const CODE = /(?<![\p{L}\p{N}-])((?:\p{Lu}{1,5}-|#)(\d{3,}))(?![\p{N}])/gu;
 const PREVIOUS_PAGE = /^(?:prev(?:ious)?(?: page)?|newer(?: posts)?|‹|«|<|←)$/i;
 
 /**
- * For a part that names a thing by its code ("order A-1093") a paged list does not show on this page,
+ * For a part that names a thing by its code ("order A-1093"): the table row that shows it; else, when a
+ * paged list does not show it on this page,
  * among other things of the same kind ("A-1130" … "A-1121"), the link to the page that holds it: the
  * next page, or the one before when the codes this page shows run past it the other way. The 1.5B
  * looked for A-1093 on the first page of orders and said there was none. Undefined when the page shows
@@ -248,7 +249,13 @@ const PREVIOUS_PAGE = /^(?:prev(?:ious)?(?: page)?|newer(?: posts)?|‹|«|<|←
  */
 export function pagedLine(part: string, outline: OutlineEntry[], view: CompactView): string | undefined {
   const text = outline.map((e) => (e.kind === 'text' ? e.text : e.info.name)).join('\n');
-  const wanted = [...part.matchAll(CODE)].find((m) => !text.includes(m[1] as string));
+  const codes = [...part.matchAll(CODE)];
+  // Shown in a table's row: that row, read whole (the 1.5B paged on past the order it was asked about).
+  for (const m of codes) {
+    const row = outline.find((e) => e.kind === 'text' && e.text.includes(' | ') && e.text.includes(m[1] as string));
+    if (row?.kind === 'text') return `The row of ${quote(m[1] as string)}: ${row.text.slice(0, 200)}.`;
+  }
+  const wanted = codes.find((m) => !text.includes(m[1] as string));
   if (!wanted) return undefined;
   const [code, digits] = [wanted[1] as string, Number(wanted[2])];
   const prefix = code.slice(0, code.length - (wanted[2] as string).length);
