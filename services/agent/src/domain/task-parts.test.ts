@@ -95,6 +95,24 @@ test('a colon that leads an act, or details that end by sending, keep the task a
   assert.equal(goalPart('Book a dental check-up for Ana Ruiz on 17 March 2027 at 10:30.'), undefined, 'a time');
 });
 
+test('a commitment said first, its details after a comma, is the last part, as a goal before a colon is', () => {
+  const task = 'Book a sea-view cabin for three, sailing on 12 May 2027, with breakfast included.';
+  assert.equal(goalPart(task), undefined, 'sailing is no detail word: as written');
+  const ferry = 'Book a cabin on the night ferry, leaving on 12 May 2027 and returning on 19 May 2027.';
+  assert.deepEqual(taskParts(ferry), [
+    'leaving on 12 May 2027',
+    'returning on 19 May 2027',
+    'Book a cabin on the night ferry',
+  ]);
+  assert.equal(goalPart(ferry), 2);
+  assert.deepEqual(taskParts('Place the order for the Nordic lamp, with gift wrapping.'), [
+    'with gift wrapping',
+    'Place the order for the Nordic lamp',
+  ]);
+  // An act after the comma keeps the order: "…, then pay".
+  assert.equal(goalPart('Order the blue mug, then pay with the saved card.'), undefined);
+});
+
 test('a text box the last act clicked is the only thing the next step offers: what to write into it', () => {
   const task = 'Use the contact form to ask for a replacement lid';
   const view = compactView(SIGNUP_PAGE, task);

@@ -47,13 +47,27 @@ export function taskParts(task: string): string[] {
  * words after it say how, and the clause before it names the value.
  */
 function goalOf(task: string): { goal: string; details: string } | undefined {
-  const match = /^([^:“"«‘]{3,160}?):\s+(\S[\s\S]*)$/.exec(task.trim());
+  const match = /^([^:“"«‘]{3,160}?):\s+(\S[\s\S]*)$/.exec(task.trim()) ?? committedFirst(task);
   if (!match) return undefined;
   const [, goal, details] = match as unknown as [string, string, string];
-  if (!ACT_VERB.test(goal) && !GOAL_VERB.test(goal)) return undefined;
+  if (!ACT_VERB.test(goal) && !GOAL_VERB.test(goal) && !COMMITS.test(goal)) return undefined;
   if (ACT_VERB.test(details.split(/[,;.]/)[0] ?? '')) return undefined;
   return { goal: goal.trim(), details };
 }
+
+/**
+ * A task that commits first and says the details after a comma ("Reserve a double room for two adults,
+ * arriving on 3 February 2027 and leaving on 6 February 2027"): the same goal and details as a colon's.
+ * The 1.5B pressed Reserve before any date.
+ */
+function committedFirst(task: string): [string, string, string] | undefined {
+  const match = /^([^,:;“"«‘]{3,160}?),\s+(\S[\s\S]*)$/.exec(task.trim());
+  if (!match || !COMMITS.test(match[1] as string)) return undefined;
+  return DETAIL.test(match[2] as string) ? (match as unknown as [string, string, string]) : undefined;
+}
+
+/** Words that start a detail of a thing committed to, not an act of its own. */
+const DETAIL = /^(?:arriving|leaving|departing|returning|starting|ending|checking (?:in|out)|from|for|with|on|at)\b/i;
 
 /** Verbs a goal starts with that are no act of their own on a page. */
 const GOAL_VERB = /^\s*(?:create|register|book|reserve|make|fill|complete|sign up|subscribe|apply|order|request)\b/i;
