@@ -19,6 +19,9 @@
 //   its package.json's `exports`;
 // - no hand-written source file (tests, benches and generated code aside) is
 //   over 600 lines: one that long holds two ideas (split it by concern);
+// - one composition root a service: a top-level `src/<name>.ts` exporting
+//   `open<Name>(config, db, nats, log)`, a fifth `options` (what tests set
+//   apart from the settings) at most;
 // - test code is named so: a module of `src/` that only tests import is a
 //   `test-support.ts` (fixtures) or stands in a folder of one test's parts
 //   (`src/<name>-test/`), and no other module imports one of those.
@@ -146,6 +149,22 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
         `services/${service}/src/rpc/${entry}: not an RPC of the service; a view goes in src/views/, a shared check in parse.ts`,
       );
   }
+  const roots = readdirSync(src)
+    .filter((entry) => entry.endsWith('.ts') && !entry.endsWith('.test.ts'))
+    .flatMap((entry) => {
+      const text = readFileSync(path.join(src, entry), 'utf8');
+      const m = /^export function (open[A-Z]\w*)\(([^)]*)\)/m.exec(text);
+      return m ? [{ entry, name: m[1], params: parameterNames(m[2]) }] : [];
+    });
+  if (roots.length !== 1)
+    problems.push(`services/${service}/src: ${roots.length} composition roots (open<Name>), one expected`);
+  for (const root of roots) {
+    const [config, db, nats, log, options, ...more] = root.params;
+    if ([config, db, nats, log].join() !== 'config,db,nats,log' || (options && options !== 'options') || more.length)
+      problems.push(
+        `services/${service}/src/${root.entry}: ${root.name}(${root.params.join(', ')}); a root takes (config, db, nats, log, options?)`,
+      );
+  }
   const config = path.join(src, 'config.ts');
   for (const [, variable] of existsSync(config) ? readFileSync(config, 'utf8').matchAll(COMMENTED_SETTING) : [])
     problems.push(`services/${service}/src/config.ts: ${variable}'s meaning goes in its .describe(), not a comment`);
@@ -192,6 +211,23 @@ for (const service of readdirSync(path.join(ROOT, 'services')).sort()) {
       }
   }
 }
+/** The names of a parameter list's parameters, a destructured one as `options`. */
+function parameterNames(list) {
+  const names = [];
+  let depth = 0;
+  let current = '';
+  for (const ch of `${list},`) {
+    if ('{[<('.includes(ch)) depth++;
+    if ('}]>)'.includes(ch)) depth--;
+    if (ch === ',' && depth === 0) {
+      const name = current.trim().split(/[?:=\s]/)[0];
+      if (name) names.push(name.startsWith('{') ? 'options' : name);
+      current = '';
+    } else current += ch;
+  }
+  return names;
+}
+
 /** Every hand-written TypeScript file under `dir`, tests and benches included. */
 function allSources(dir) {
   const out = [];
@@ -235,5 +271,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'shape check: every service has a file per RPC and rpc/ nothing else, its layers hold, domain/ is pure, test code is named so, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/; no source over 600 lines',
+  'shape check: every service has one root, open<Name>(config, db, nats, log), a file per RPC and rpc/ nothing else, its layers hold, domain/ is pure, test code is named so, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/; no source over 600 lines',
 );

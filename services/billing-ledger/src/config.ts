@@ -1,5 +1,6 @@
 import { duration } from '@wap/config';
 import { baseEnv } from '@wap/service';
+import type { z } from 'zod';
 import { DEFAULT_BATCHING } from './store/batcher.js';
 
 export const env = baseEnv(50051).extend({
@@ -14,3 +15,5 @@ export const env = baseEnv(50051).extend({
       'How often expired holds are marked and lapsed slot leases deleted; reads treat both as gone in between, so it only bounds how long the rows linger.',
     ),
 });
+
+export type LedgerConfig = z.infer<typeof env>;

@@ -1,13 +1,15 @@
-// Builds the ledger from a database and its options: the one place the stores,
-// handlers, hold sweep and change announcements are wired, shared by the
-// service and the tests.
+// Builds the ledger from its settings, database, NATS link and logger: the one
+// place the stores, handlers, hold sweep and change announcements are wired,
+// shared by the service and the tests.
 
-import { createLogger, type Logger } from '@wap/log';
+import { creditsChangedSubject, type NatsLink } from '@wap/events';
+import type { Logger } from '@wap/log';
+import type { LedgerConfig } from './config.js';
 import type { Clock } from './domain/period.js';
 import { holdSweeper } from './jobs/sweeper.js';
 import type { LedgerDeps } from './rpc/deps.js';
 import { ledgerService } from './rpc/index.js';
-import type { BatcherSettings } from './store/batcher.js';
+import { type BatcherSettings, DEFAULT_BATCHING } from './store/batcher.js';
 import { BalanceChanges } from './store/changes.js';
 import type { LedgerDatabase } from './store/database.js';
 import { MoneyStore } from './store/money.js';
@@ -16,32 +18,45 @@ import { SlotStore } from './store/slots.js';
 
 export const systemClock: Clock = () => new Date();
 
+/** What a test sets apart from the settings (the service sets none). */
 export interface LedgerOptions {
   clock?: Clock;
+  /** In place of the settings' (MONEY_BATCH_GATHER): a test's own batching. */
   batching?: BatcherSettings;
-  /** Where the workspaces whose credits changed are announced, once committed (decision 0008); none in most tests. */
+  /** In place of the announcement on NATS (decision 0008): a test's own listener. */
   announce?: (workspaceIds: string[]) => void;
-  /** The background hold sweep, every `sweepIntervalMs`; not run without it (tests call sweepHolds themselves). */
-  sweepIntervalMs?: number;
-  log?: Logger;
+  /** No background hold sweep (HOLD_SWEEP_INTERVAL): tests call sweepHolds themselves. */
+  noSweep?: boolean;
 }
 
 /**
  * The ledger: its stores, handlers and background work, wired once for the
- * service and its tests. `start` and `stop` run the hold sweep.
+ * service and its tests. Workspaces whose credits changed are announced on
+ * `nats` once committed (none without it); `start` and `stop` run the hold sweep.
  */
-export function openLedger(db: LedgerDatabase, options: LedgerOptions = {}) {
-  const log = options.log ?? createLogger({ service: 'billing-ledger', level: 'silent' });
-  const changes = options.announce ? new BalanceChanges(db.pool, options.announce, log) : undefined;
+export function openLedger(
+  config: LedgerConfig,
+  db: LedgerDatabase,
+  nats: NatsLink | undefined,
+  log: Logger,
+  options: LedgerOptions = {},
+) {
+  const subject = creditsChangedSubject(config.NATS_NAMESPACE);
+  const announce =
+    options.announce ?? (nats ? (ids: string[]) => nats.nc.publish(subject, JSON.stringify(ids)) : undefined);
+  const changes = announce ? new BalanceChanges(db.pool, announce, log) : undefined;
   const clock = options.clock ?? systemClock;
   const deps: LedgerDeps = {
-    money: new MoneyStore(db.pool, options.batching, changes),
+    money: new MoneyStore(
+      db.pool,
+      options.batching ?? { ...DEFAULT_BATCHING, gatherMs: config.MONEY_BATCH_GATHER },
+      changes,
+    ),
     reads: new ReadStore(db.pool),
     slots: new SlotStore(db.pool),
     clock,
   };
-  const sweeper =
-    options.sweepIntervalMs !== undefined ? holdSweeper(deps.money, clock, log, options.sweepIntervalMs) : undefined;
+  const sweeper = options.noSweep ? undefined : holdSweeper(deps.money, clock, log, config.HOLD_SWEEP_INTERVAL);
   return {
     deps,
     impl: ledgerService(deps),

@@ -12,6 +12,7 @@ import { type ApiError, isApiError } from '@wap/errors';
 import { createLogger } from '@wap/log';
 import { ledger } from '@wap/proto';
 import { addService, createClient } from '@wap/rpc';
+import { env } from './config.js';
 import { openLedger } from './ledger.js';
 import type { BatcherSettings } from './store/batcher.js';
 import { LedgerDatabase } from './store/database.js';
@@ -64,13 +65,17 @@ export async function serveLedger(
   port = 0,
 ): Promise<InProcessLedger> {
   const db = new LedgerDatabase(url);
-  const { deps, impl, changes } = openLedger(db, {
+  // No NATS: a test that listens to the announcements hands its own `announce`.
+  const config = env.parse({ DATABASE_URL: url, NATS_URL: 'nats://127.0.0.1:4222' });
+  const log = createLogger({ service: 'billing-ledger', level: 'warn' });
+  const { deps, impl, changes } = openLedger(config, db, undefined, log, {
     clock,
+    noSweep: true,
     ...(batching && { batching }),
     ...(announce && { announce }),
   });
   const server = new grpc.Server();
-  addService(server, ledger.LedgerService, impl, createLogger({ service: 'billing-ledger', level: 'warn' }));
+  addService(server, ledger.LedgerService, impl, log);
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) =>
       e ? reject(e) : resolve(p),

@@ -29,19 +29,25 @@ import type { BrowserHostDatabase } from './store/database.js';
 import { ProfileStore } from './store/profiles.js';
 import { SessionStore } from './store/sessions.js';
 
+/** What the service hands the host besides its settings (tests go without). */
+export interface BrowserHostOptions {
+  /** Where the session gauges are registered. */
+  metrics?: Registry;
+}
+
 /**
  * `db`: the host's database (session rows); tests of the render pool go without one.
  * `nats`: where session snapshots are relayed from the outbox for the session-recorder, and where the host
- * announces itself to the gateways when it offers sessions.
- * `metrics`: where the session gauges are registered; tests go without.
+ * announces itself to the gateways when it offers sessions, under NATS_NAMESPACE; tests may go without.
  */
 export function openBrowserHost(
   config: BrowserHostConfig,
+  db: BrowserHostDatabase | undefined,
+  nats: NatsLink | undefined,
   log: Logger,
-  db?: BrowserHostDatabase,
-  nats?: { link: NatsLink; namespace: string },
-  metrics?: Registry,
+  { metrics }: BrowserHostOptions = {},
 ) {
+  const namespace = config.NATS_NAMESPACE;
   const allow = AllowList.parse(config.EGRESS_ALLOW);
   if (!allow.empty) log.warn({ allow: allow.cidrs }, 'egress allow-list is set: for local test sites only');
   const egress = new EgressProxy(allow);
@@ -50,13 +56,13 @@ export function openBrowserHost(
   const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
     ? ledgerClient(config.BILLING_LEDGER_ADDR)
     : undefined;
-  const store = db ? new SessionStore(db, nats ? sessionStreamNames(nats.namespace).lifecycle : undefined) : undefined;
-  const publisher = nats && new Publisher(nats.link.nc);
+  const store = db ? new SessionStore(db, nats ? sessionStreamNames(namespace).lifecycle : undefined) : undefined;
+  const publisher = nats && new Publisher(nats.nc);
   const relay = db && publisher ? new OutboxRelay(db, publisher, log) : undefined;
   const recordings =
     publisher && nats && config.RECORDING_KEY
       ? // A person may drive a running session's browser (docs/sessions.md, "Human control").
-        chunkSink(publisher, nats.namespace, config.RECORDING_KEY, nats.link.nc, (id): Browser | undefined => {
+        chunkSink(publisher, namespace, config.RECORDING_KEY, nats.nc, (id): Browser | undefined => {
           const session: Session | undefined = sessions.get(id);
           return session && !session.ended ? session.browser.browser : undefined;
         })
@@ -118,8 +124,8 @@ export function openBrowserHost(
   const announcer =
     nats && ledger
       ? hostAnnouncer(
-          nats.link,
-          nats.namespace,
+          nats,
+          namespace,
           config.GRPC_PUBLIC_ADDR ?? `${config.GRPC_HOST}:${config.GRPC_PORT}`,
           sessions,
           log,

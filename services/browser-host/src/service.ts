@@ -14,7 +14,7 @@ export const definition: ServiceDefinition<typeof env, BrowserHostDatabase> = {
   openDatabase: (url) => openBrowserHostDatabase(url),
   streams: (config) => sessionStreams(config.NATS_NAMESPACE),
   start: async ({ config, log, server, db, nats, metrics }) => {
-    const host = openBrowserHost(config, log, db, { link: nats, namespace: config.NATS_NAMESPACE }, metrics);
+    const host = openBrowserHost(config, db, nats, log, { metrics });
     await host.start();
     addService(server, proto.BrowserService, host.impl, log);
     host.announce();

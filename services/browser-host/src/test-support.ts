@@ -62,6 +62,8 @@ export async function startTestHost(
       SESSION_UIDS: 'off',
       ...overrides,
     }),
+    undefined,
+    undefined,
     quietLog(),
   );
   await host.start();

@@ -68,10 +68,11 @@ before(async () => {
       EGRESS_ALLOW: '127.0.0.0/8',
       SESSION_UIDS: 'off',
       RECORDING_KEY: KEY,
+      NATS_NAMESPACE: namespace,
     }),
-    quietLog(),
     db,
-    { link: nats, namespace },
+    nats,
+    quietLog(),
   );
   await host.start();
 });
