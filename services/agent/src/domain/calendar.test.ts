@@ -82,6 +82,7 @@ test('while the month is not the task’s, no day is shown or offered, and the a
   });
   assert.match(message.split('\n').at(-1) as string, /click "Next month"/);
   assert.doesNotMatch(message, /Not entered yet/, 'the calendar alone is said while it asks for its arrow');
+  assert.doesNotMatch(message, /names: button "Book"/, 'nor the button that would send the form without its date');
   // A task whose day is behind the calendar's month names the arrow back.
   const back = compactView(bookingPage(2027, 5), TASK);
   assert.match(back.hint ?? '', /2 months earlier: click "Previous month"/);

@@ -504,9 +504,11 @@ export function compactMessage(input: {
   // A question is answered from the page it leads to: the names it says point the way only at first.
   // So do they while the part is to find the page ("Find the help article on resetting the router").
   const pointing = !asks || (memory.done ?? []).length === 0 || (!!part && FINDS.test(part));
-  // Nor, while an opened list waits for its option, anything but its options (the list itself, "Delivery").
+  // Nor, while an opened list waits for its option, anything but its options (the list itself, "Delivery");
+  // nor a button while a calendar asks for its arrow or day (the 1.5B pressed the named Reserve instead).
   const named = (part && pointing && input.view.shown.length > 1 ? namedIn(part, input.view, input.keep) : []).filter(
-    (e) => !(entering && e.info.role === 'button') && !(memory.choosing && e.info.role !== 'option'),
+    (e) =>
+      !((entering || input.view.hint) && e.info.role === 'button') && !(memory.choosing && e.info.role !== 'option'),
   );
   if (named.length > 0)
     lines.push(
