@@ -30,8 +30,16 @@ export interface CaptchaSite {
   readonly reports: CaptchaReport[];
   /** ALTCHA answers the site verified, and text answers it let through. */
   readonly passed: { kind: 'altcha' | 'text'; ok: boolean }[];
-  /** A new text captcha's page and its answer (svg-captcha's, or plain text). */
-  textCaptcha(options?: { plain?: boolean; wall?: boolean; text?: string }): { url: string; text: string };
+  /**
+   * A new text captcha's page and its answer: svg-captcha's (its defaults: 4
+   * random characters, one random noise curve), or plain text. `text` fixes
+   * the characters; `line` (an SVG path) replaces svg-captcha's noise curve
+   * with one drawn as it draws them, for a test that must know where it is.
+   */
+  textCaptcha(options?: { plain?: boolean; wall?: boolean; text?: string; line?: string }): {
+    url: string;
+    text: string;
+  };
   close(): Promise<void>;
 }
 
@@ -82,6 +90,16 @@ ${wall ? '' : ARTICLE}${wrong ? '<p class="error">Wrong text, try again.</p>' : 
 /** Plain text, the same size as svg-captcha's: a test that checks the reading, not the reader's accuracy. */
 const plainSvg = (text: string) =>
   `<svg xmlns="http://www.w3.org/2000/svg" width="150" height="50" viewBox="0 0 150 50"><rect width="150" height="50" fill="#fff"/><text x="75" y="35" font-family="DejaVu Sans, sans-serif" font-size="28" text-anchor="middle" fill="#222" letter-spacing="4">${text}</text></svg>`;
+
+/** svg-captcha's image of a given text: the module itself is that function (its types leave it out). */
+const drawCaptcha = svgCaptcha as unknown as (text: string, options?: { noise?: number }) => string;
+
+/** svg-captcha's image of `text`, with `line` (an SVG path) as its one noise curve, else its own random one. */
+function outlined(text: string, line: string | undefined): { text: string; data: string } {
+  if (line === undefined) return { text, data: drawCaptcha(text) };
+  const curve = `<path d="${line}" stroke="#555" fill="none"/>`;
+  return { text, data: drawCaptcha(text, { noise: 0 }).replace('</svg>', `${curve}</svg>`) };
+}
 
 export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promise<CaptchaSite> {
   const altcha = options.altcha ?? { cost: 5_000, counter: [5_000, 10_000] };
@@ -182,7 +200,7 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
     url: base,
     reports,
     passed,
-    textCaptcha({ plain = false, wall = false, text } = {}) {
+    textCaptcha({ plain = false, wall = false, text, line } = {}) {
       const id = String(++nextText);
       const made = plain
         ? (() => {
@@ -190,7 +208,9 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
               text ?? Array.from({ length: 4 }, () => 'ABCDEFGHJKMNPRSTUVWXYZ23456789'[randomInt(0, 29)]).join('');
             return { text: t, data: plainSvg(t) };
           })()
-        : svgCaptcha.create({ ignoreChars: '0oO1ilI' });
+        : text === undefined && line === undefined
+          ? svgCaptcha.create({ ignoreChars: '0oO1ilI' })
+          : outlined(text ?? svgCaptcha.create({ ignoreChars: '0oO1ilI' }).text, line);
       texts.set(id, { text: made.text, svg: made.data, wall });
       return { url: `${base}/captcha/text/${id}`, text: made.text };
     },
