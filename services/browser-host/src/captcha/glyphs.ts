@@ -30,6 +30,13 @@ const CLOSE = 1;
 const SPECK = 0.08;
 /** Pieces sharing more than this share of the narrower one's columns are one character (i's dot, a broken stroke). */
 const SAME_COLUMNS = 0.3;
+/**
+ * Pieces this close (pixels apart, or overlapping) that together are no wider
+ * than NARROW times the median piece's height are one character too: an N or
+ * a W a noise curve cut across.
+ */
+const TOUCH = 4;
+const NARROW = 1.1;
 
 /** Ink of a PNG (transparency read as white paper). */
 export function inkOf(png: Buffer, threshold = INK): Bitmap {
@@ -247,11 +254,19 @@ export function characters(bitmap: Bitmap): Box[] {
     b.y0 = Math.min(b.y0, y);
     b.y1 = Math.max(b.y1, y);
   }
+  const sorted = boxes.sort((p, q) => p.x0 - q.x0);
+  const heights = sorted.map((b) => b.y1 - b.y0 + 1).sort((p, q) => p - q);
+  const height = heights[Math.floor(heights.length / 2)] ?? 0;
   const out: Box[] = [];
-  for (const b of boxes.sort((p, q) => p.x0 - q.x0)) {
+  for (const b of sorted) {
     const last = out.at(-1);
     const shared = last ? Math.min(last.x1, b.x1) - Math.max(last.x0, b.x0) : 0;
-    if (last && shared > SAME_COLUMNS * Math.min(last.x1 - last.x0, b.x1 - b.x0)) {
+    const joined = last ? Math.max(last.x1, b.x1) - Math.min(last.x0, b.x0) + 1 : 0;
+    if (
+      last &&
+      (shared > SAME_COLUMNS * Math.min(last.x1 - last.x0, b.x1 - b.x0) ||
+        (shared >= -TOUCH && joined <= NARROW * height))
+    ) {
       last.x0 = Math.min(last.x0, b.x0);
       last.x1 = Math.max(last.x1, b.x1);
       last.y0 = Math.min(last.y0, b.y0);
