@@ -2,9 +2,10 @@
 // browser on loopback: the real ALTCHA widget's proof of work at altcha-lib's
 // example cost (PBKDF2/SHA-256, 5000 iterations a try, an answer between 5000
 // and 10000), svg-captcha's default images read by OCR and sent to the site
-// that checks them, and a token widget handed to a fake solver provider that
-// takes a fixed time: what the host adds to the provider's time; and what
-// the look at a page without a captcha costs, as every render now pays it.
+// that checks them (how many pass, and each solve's time), and a token widget
+// handed to a fake solver provider that takes a fixed time: what the host
+// adds to the provider's time; and what the look at a page without a captcha
+// costs, as every render now pays it.
 //   node services/browser-host/dist/captcha/captcha.bench.js   (or make bench)
 // Prints a table, then one JSON line (the last line) for tools.
 import { AllowList } from '@wap/netguard';
@@ -53,6 +54,11 @@ async function main() {
   const pow: number[] = [];
   let powFailed = 0;
   let textSolved = 0;
+  /** Images whose first answer was right, and answers sent in all. */
+  let textFirst = 0;
+  let textAnswers = 0;
+  /** Each image's solve, from the first look to the page let through or turned back. */
+  const textTimes: number[] = [];
   const added: Record<string, number[]> = { default: [], fast: [] };
   const looks: number[] = [];
   try {
@@ -63,8 +69,12 @@ async function main() {
       else powFailed++;
     }
     for (let i = 0; i < TEXT_IMAGES; i++) {
+      const sent = site.passed.length;
       const report: CaptchaReport = await solve(site.textCaptcha({ wall: true }).url);
+      textTimes.push(report.durationMs);
       if (report.outcome === 'solved' && site.passed.at(-1)?.ok) textSolved++;
+      if (site.passed[sent]?.ok) textFirst++;
+      textAnswers += site.passed.length - sent;
     }
     for (const [arm, pollMs] of [
       ['default', POLL_MS],
@@ -94,6 +104,10 @@ async function main() {
     `| ALTCHA proof of work solved, p50 / p90 (${pow.length} of ${POW_ROUNDS}) | ${powP50.toFixed(0)} / ${percentile(pow, 0.9).toFixed(0)} ms |`,
   );
   console.log(`| svg-captcha images read and let through | ${textSolved} of ${TEXT_IMAGES} |`);
+  console.log(`| the same at the first answer (answers sent in all) | ${textFirst} (${textAnswers}) |`);
+  console.log(
+    `| an image's solve (read, typed, sent), p50 / p90 | ${percentile(textTimes, 0.5)} / ${percentile(textTimes, 0.9)} ms |`,
+  );
   console.log(
     `| provider hand-off, time beyond the provider's ${PROVIDER_MS} ms, p50, polling every 1 s (the default) | ${addedDefault.toFixed(0)} ms |`,
   );
@@ -112,6 +126,9 @@ async function main() {
       textImages: TEXT_IMAGES,
       handoffAddedFastPollMs: addedFast,
       lookP50Ms: percentile(looks, 0.5),
+      textSolveP50Ms: percentile(textTimes, 0.5),
+      textFirstAnswer: textFirst,
+      textAnswers,
       goals,
     }),
   );

@@ -5,8 +5,10 @@
 // (the legacy engine), which reads a lone glyph far better. An outlined
 // captcha is made into solid glyphs first (glyphs.ts) and read three ways:
 // glyph by glyph by the classifier, and as a clean line by either engine; the
-// answer is what two readings agree on, else each character's majority. A
-// solid font (no faces inside outlines) is read as drawn.
+// answer is what two readings agree on, else each character's majority, and
+// the other readings are what to answer next if the site says it was wrong.
+// It is in lower case: c, s, v, w, x and z look the same in either case. A
+// solid font (no faces inside outlines) is read as drawn, case and all.
 import path from 'node:path';
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 import { type Bitmap, characters, cut, glyphs, inkOf, setOut, toPng } from './glyphs.js';
@@ -90,18 +92,28 @@ export function agreed(readings: string[], count: number): string {
   return text;
 }
 
-/** The text of a captcha image (a PNG), letters and digits only. */
-export async function readText(png: Buffer): Promise<string> {
+/**
+ * The texts a captcha image (a PNG) may hold, likeliest first, letters and
+ * digits only: the readings' vote, then each reading not already given (what
+ * to answer next when the site says the first was wrong).
+ */
+export async function readTexts(png: Buffer): Promise<string[]> {
   const drawn = inkOf(png);
   const solid = glyphs(png);
-  if (inkCount(solid) < OUTLINED * inkCount(drawn)) return read('lstm', drawn, PSM.SINGLE_LINE, LINE_MARGIN);
+  if (inkCount(solid) < OUTLINED * inkCount(drawn)) return [await read('lstm', drawn, PSM.SINGLE_LINE, LINE_MARGIN)];
   const boxes = characters(solid);
   let one = '';
   for (const box of boxes) one += (await read('legacy', cut(solid, box), PSM.SINGLE_CHAR, GLYPH_MARGIN))[0] ?? '?';
   const line = setOut(solid, boxes, GAP);
   const classifier = await read('legacy', line, PSM.SINGLE_LINE, LINE_MARGIN);
   const lstm = await read('lstm', line, PSM.SINGLE_LINE, LINE_MARGIN);
-  return agreed([one, classifier, lstm], boxes.length).replace(/\?/g, '');
+  const texts = [agreed([one, classifier, lstm], boxes.length), lstm, one, classifier].map((t) => t.toLowerCase());
+  return texts.filter((t, i) => t.length > 0 && !t.includes('?') && texts.indexOf(t) === i);
+}
+
+/** The likeliest text of a captcha image ('' when nothing could be read). */
+export async function readText(png: Buffer): Promise<string> {
+  return (await readTexts(png))[0] ?? '';
 }
 
 /** Lets the workers go (a host shutting down, a test done). */

@@ -12,7 +12,7 @@ import {
   TEXT_IMAGE,
 } from '../domain/captcha-kinds.js';
 import { type Detection, detectCaptchas } from './detect.js';
-import { readText } from './ocr.js';
+import { readTexts } from './ocr.js';
 import { openPageWorld, type PageTarget, type PageWorld } from './page-world.js';
 import type { SolverProvider } from './provider.js';
 
@@ -115,27 +115,65 @@ async function solvePow(world: PageWorld, kind: CaptchaKind, until: number): Pro
   if (!(await waitFor(world, answered, until))) throw new Error('its proof of work did not finish in time');
 }
 
-/** A text captcha: its image read, the text typed into its field, and the form sent with Enter. */
-async function solveText(world: PageWorld): Promise<void> {
+/** Answers given to one text captcha at most: the likeliest reading, then the next, while the site shows it again. */
+const TEXT_TRIES = 3;
+/** Set in the host's world when an answer is sent: a document without it is the site's answer. */
+const ANSWERED = 'globalThis.__captchaAnswered';
+
+/** The text captcha's image as shown (3× its CSS size), once loaded; undefined when the page has none. */
+async function textImage(world: PageWorld, until: number): Promise<Buffer | undefined> {
+  const image = JSON.stringify(TEXT_IMAGE.image);
+  await waitFor(
+    world,
+    `(() => { const i = document.querySelector(${image}); return !i || (i.complete && i.naturalWidth > 0); })()`,
+    until,
+  );
   const clip = await world.evaluate<{ x: number; y: number; width: number; height: number } | null>(`(() => {
-    const i = document.querySelector(${JSON.stringify(TEXT_IMAGE.image)});
+    const i = document.querySelector(${image});
     if (!i) return null;
     i.scrollIntoView({ block: 'center' });
     const r = i.getBoundingClientRect();
     return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height };
   })()`);
-  if (!clip) throw new Error('its image is gone');
-  const text = await readText(await world.capture(clip, 3));
-  if (text.length === 0) throw new Error('its image could not be read');
-  const focused = await world.evaluate<boolean>(`(() => {
-    const f = document.querySelector(${JSON.stringify(TEXT_IMAGE.field)});
-    if (!f) return false;
-    f.focus();
-    f.select && f.select();
-    return document.activeElement === f;
-  })()`);
-  if (!focused) throw new Error('its field cannot take text');
-  await world.type(text, true);
+  return clip ? world.capture(clip, 3) : undefined;
+}
+
+/**
+ * A text captcha: its image read, the text typed into its field, and the form
+ * sent with Enter. A site that answers with the same image again (it was
+ * wrong) is given the next reading, a new image is read anew.
+ */
+async function solveText(world: PageWorld, until: number): Promise<void> {
+  let shown: Buffer | undefined;
+  let texts: string[] = [];
+  for (let tried = 0; tried < TEXT_TRIES; tried++) {
+    const image = await textImage(world, until);
+    if (!image) {
+      if (tried === 0) throw new Error('its image is gone');
+      return;
+    }
+    if (!shown?.equals(image)) texts = await readTexts(image);
+    else texts.shift();
+    shown = image;
+    const text = texts[0];
+    if (text === undefined) {
+      if (tried === 0) throw new Error('its image could not be read');
+      return;
+    }
+    const focused = await world.evaluate<boolean>(`(() => {
+      const f = document.querySelector(${JSON.stringify(TEXT_IMAGE.field)});
+      if (!f) return false;
+      f.focus();
+      f.select && f.select();
+      ${ANSWERED} = true;
+      return document.activeElement === f;
+    })()`);
+    if (!focused) throw new Error('its field cannot take text');
+    await world.type(text, true);
+    // The site's answer: a new document, or the image gone from this one.
+    const answered = `!${ANSWERED} || !document.querySelector(${JSON.stringify(TEXT_IMAGE.image)})`;
+    if (!(await waitFor(world, answered, Math.min(until, Date.now() + SETTLE_MS)))) return;
+  }
 }
 
 /** A token widget: the provider's token put in the widget's field, and the widget's callback called with it. */
@@ -203,7 +241,7 @@ export async function handleCaptchas(page: PageTarget, options: SolveOptions): P
     options.signal?.addEventListener('abort', abort, { once: true });
     try {
       if (method === 'pow') await solvePow(world, kind, until);
-      else if (method === 'ocr') await solveText(world);
+      else if (method === 'ocr') await solveText(world, until);
       else if (options.provider) await solveByProvider(world, kind, options.provider, controller.signal);
     } catch (err) {
       const reason = controller.signal.aborted ? 'out of time' : err instanceof Error ? err.message : String(err);
