@@ -35,8 +35,10 @@ export interface CaptchaSite {
    * random characters, one random noise curve), or plain text. `text` fixes
    * the characters; `line` (an SVG path) replaces svg-captcha's noise curve
    * with one drawn as it draws them, for a test that must know where it is.
+   * `turnBack` answers are called wrong, whatever they are, before any is
+   * checked: the same image shown again, as for a wrong text.
    */
-  textCaptcha(options?: { plain?: boolean; wall?: boolean; text?: string; line?: string }): {
+  textCaptcha(options?: { plain?: boolean; wall?: boolean; text?: string; line?: string; turnBack?: number }): {
     url: string;
     text: string;
   };
@@ -106,7 +108,7 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
   const altchaScript = readFileSync(join(dirname(require.resolve('altcha')), 'altcha.js'), 'utf8');
   const reports: CaptchaReport[] = [];
   const passed: CaptchaSite['passed'] = [];
-  const texts = new Map<string, { text: string; svg: string; wall: boolean }>();
+  const texts = new Map<string, { text: string; svg: string; wall: boolean; turnBack: number }>();
   let nextText = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -178,7 +180,7 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
       }
       if (req.method !== 'POST') return html(res, 200, textPage(text[1] as string, held.wall));
       const answer = new URLSearchParams(await readBody(req)).get('captcha') ?? '';
-      const ok = answer.toLowerCase() === held.text.toLowerCase();
+      const ok = held.turnBack-- <= 0 && answer.toLowerCase() === held.text.toLowerCase();
       passed.push({ kind: 'text', ok });
       return ok
         ? html(res, 200, `<!doctype html><title>Through</title>${ARTICLE}`)
@@ -200,7 +202,7 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
     url: base,
     reports,
     passed,
-    textCaptcha({ plain = false, wall = false, text, line } = {}) {
+    textCaptcha({ plain = false, wall = false, text, line, turnBack = 0 } = {}) {
       const id = String(++nextText);
       const made = plain
         ? (() => {
@@ -211,7 +213,7 @@ export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promis
         : text === undefined && line === undefined
           ? svgCaptcha.create({ ignoreChars: '0oO1ilI' })
           : outlined(text ?? svgCaptcha.create({ ignoreChars: '0oO1ilI' }).text, line);
-      texts.set(id, { text: made.text, svg: made.data, wall });
+      texts.set(id, { text: made.text, svg: made.data, wall, turnBack });
       return { url: `${base}/captcha/text/${id}`, text: made.text };
     },
     close: async () => {

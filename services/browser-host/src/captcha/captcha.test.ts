@@ -140,6 +140,24 @@ test('a text captcha is read, typed and sent: the site lets the right text throu
   assert.deepEqual(site.passed.filter((p) => p.kind === 'text').at(-1), { kind: 'text', ok: true });
 });
 
+test('a text captcha turned back is answered again only with another reading, then given up at once', async () => {
+  // A plain font has one reading: turned back, the host does not send it again, nor waits for the page.
+  const captcha = site.textCaptcha({ plain: true, wall: true, text: 'HX4TR', turnBack: 1 });
+  const answers = site.passed.length;
+  const page = await launched.browser.newPage();
+  try {
+    await page.goto(captcha.url);
+    const report = await handleCaptchas(page, { deadline: Date.now() + 30_000 });
+    assert.equal(report.outcome, 'failed');
+    // Given up in the solve itself, not by waiting for the page to move on.
+    assert.equal(report.reason, 'the site turned back every answer (1)');
+    assert.equal(report.blocked, true);
+  } finally {
+    await page.close();
+  }
+  assert.deepEqual(site.passed.slice(answers), [{ kind: 'text', ok: false }]);
+});
+
 test("a token widget goes to the solver provider: its token in the widget's field and given to its callback", async () => {
   const provider = taskApiProvider({ url: solver.url, key: solver.key, pollMs: 100 });
   for (const [path, type] of [

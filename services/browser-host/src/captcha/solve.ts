@@ -146,20 +146,19 @@ async function textImage(world: PageWorld, until: number): Promise<Buffer | unde
 async function solveText(world: PageWorld, until: number): Promise<void> {
   let shown: Buffer | undefined;
   let texts: string[] = [];
-  for (let tried = 0; tried < TEXT_TRIES; tried++) {
+  for (let sent = 0; ; sent++) {
     const image = await textImage(world, until);
     if (!image) {
-      if (tried === 0) throw new Error('its image is gone');
+      if (sent === 0) throw new Error('its image is gone');
       return;
     }
     if (!shown?.equals(image)) texts = await readTexts(image);
     else texts.shift();
     shown = image;
     const text = texts[0];
-    if (text === undefined) {
-      if (tried === 0) throw new Error('its image could not be read');
-      return;
-    }
+    if (sent === 0 && text === undefined) throw new Error('its image could not be read');
+    // Turned back with no reading left, or as often as a site is answered: it stays behind its captcha.
+    if (text === undefined || sent === TEXT_TRIES) throw new Error(`the site turned back every answer (${sent})`);
     const focused = await world.evaluate<boolean>(`(() => {
       const f = document.querySelector(${JSON.stringify(TEXT_IMAGE.field)});
       if (!f) return false;
