@@ -38,6 +38,14 @@ const LEGACY_LANG_PATH = path.join(DATA, '4.0.0');
 
 type Engine = 'lstm' | 'legacy';
 const workers: Partial<Record<Engine, Promise<Worker>>> = {};
+/**
+ * Workers unused this long are let go: the two hold about 250 MB (measured:
+ * 87 MB the LSTM one alone), and a host meets text captchas seldom; the
+ * next read starts them again in 1-2 s.
+ */
+const IDLE_MS = 60_000;
+let reading = 0;
+let idle: NodeJS.Timeout | undefined;
 
 function ocrWorker(engine: Engine): Promise<Worker> {
   let started = workers[engine];
@@ -98,6 +106,16 @@ export function agreed(readings: string[], count: number): string {
  * to answer next when the site says the first was wrong).
  */
 export async function readTexts(png: Buffer): Promise<string[]> {
+  reading++;
+  clearTimeout(idle);
+  try {
+    return await readingsOf(png);
+  } finally {
+    if (--reading === 0) idle = setTimeout(() => void stopOcr(), IDLE_MS).unref();
+  }
+}
+
+async function readingsOf(png: Buffer): Promise<string[]> {
   const drawn = inkOf(png);
   const solid = glyphs(png);
   if (inkCount(solid) < OUTLINED * inkCount(drawn)) return [await read('lstm', drawn, PSM.SINGLE_LINE, LINE_MARGIN)];
@@ -118,6 +136,7 @@ export async function readText(png: Buffer): Promise<string> {
 
 /** Lets the workers go (a host shutting down, a test done). */
 export async function stopOcr(): Promise<void> {
+  clearTimeout(idle);
   const running = Object.values(workers);
   for (const engine of Object.keys(workers) as Engine[]) delete workers[engine];
   await Promise.all(running.map(async (w) => (await w?.catch(() => undefined))?.terminate()));
