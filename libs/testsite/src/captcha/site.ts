@@ -34,7 +34,8 @@ export interface CaptchaSite {
    * A new text captcha's page and its answer: svg-captcha's (its defaults: 4
    * random characters, one random noise curve), or plain text. `text` fixes
    * the characters; `line` (an SVG path) replaces svg-captcha's noise curve
-   * with one drawn as it draws them, for a test that must know where it is.
+   * with one drawn as it draws them, for a test that must know where it is
+   * (and then the image is the same every time).
    * `turnBack` answers are called wrong, whatever they are, before any is
    * checked: the same image shown again, as for a wrong text.
    */
@@ -96,11 +97,26 @@ const plainSvg = (text: string) =>
 /** svg-captcha's image of a given text: the module itself is that function (its types leave it out). */
 const drawCaptcha = svgCaptcha as unknown as (text: string, options?: { noise?: number }) => string;
 
-/** svg-captcha's image of `text`, with `line` (an SVG path) as its one noise curve, else its own random one. */
+/**
+ * svg-captcha's image of `text`, with `line` (an SVG path) as its one noise
+ * curve, else its own random one. With a curve given the image is the same
+ * every time: svg-captcha moves each point of a glyph a little by
+ * Math.random, here a generator seeded by the text (the call is synchronous).
+ */
 function outlined(text: string, line: string | undefined): { text: string; data: string } {
   if (line === undefined) return { text, data: drawCaptcha(text) };
   const curve = `<path d="${line}" stroke="#555" fill="none"/>`;
-  return { text, data: drawCaptcha(text, { noise: 0 }).replace('</svg>', `${curve}</svg>`) };
+  let seed = [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+  const random = Math.random;
+  Math.random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) >>> 0;
+    return seed / 2 ** 32;
+  };
+  try {
+    return { text, data: drawCaptcha(text, { noise: 0 }).replace('</svg>', `${curve}</svg>`) };
+  } finally {
+    Math.random = random;
+  }
 }
 
 export async function startCaptchaSite(options: CaptchaSiteOptions = {}): Promise<CaptchaSite> {
