@@ -125,7 +125,8 @@ async function readingsOf(png: Buffer): Promise<string[]> {
   const line = setOut(solid, boxes, GAP);
   const classifier = await read('legacy', line, PSM.SINGLE_LINE, LINE_MARGIN);
   const lstm = await read('lstm', line, PSM.SINGLE_LINE, LINE_MARGIN);
-  const texts = [agreed([one, classifier, lstm], boxes.length), lstm, one, classifier].map((t) => t.toLowerCase());
+  // The LSTM line first: its character breaks a tie (the classifier's two readings err alike).
+  const texts = [agreed([lstm, one, classifier], boxes.length), lstm, one, classifier].map((t) => t.toLowerCase());
   return texts.filter((t, i) => t.length > 0 && !t.includes('?') && texts.indexOf(t) === i);
 }
 
