@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { context, ROOT_CONTEXT, TraceFlags, trace } from '@opentelemetry/api';
@@ -50,4 +51,29 @@ test('lines carry the active trace id', () => {
   assert.equal(lines[0]?.span_id, spanContext.spanId);
   assert.equal(lines[1]?.trace_id, undefined);
   context.disable();
+});
+
+test('lines written to stdout are all there when the process exits at once', () => {
+  // Stdout is written asynchronously; an exit right after logging (a crash, a drain's end) still flushes it.
+  const script = `
+    const log = require(${JSON.stringify(require.resolve('./index.js'))}).createLogger({ service: 'exit-test' });
+    for (let i = 0; i < 5000; i++) log.info({ i }, 'line');
+    process.exit(3);
+  `;
+  let out = '';
+  try {
+    execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  } catch (err) {
+    const exited = err as { status: number; stdout: string };
+    assert.equal(exited.status, 3);
+    out = exited.stdout;
+  }
+  const lines = out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { i: number });
+  assert.deepEqual(
+    lines.map((line) => line.i),
+    Array.from({ length: 5000 }, (_, i) => i),
+  );
 });

@@ -1,8 +1,7 @@
 import { create, type DescMessage, type DescMethod, fromBinary, toBinary } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { context, trace } from '@opentelemetry/api';
 import type { Logger } from '@wap/log';
-import { extractContext } from '@wap/telemetry';
+import { inIncomingTrace } from '@wap/telemetry';
 import { toServiceError } from './errors.js';
 import type { CallContext, GenService, GenServiceMethods, ServiceImpl } from './types.js';
 
@@ -19,14 +18,13 @@ export function deserializer(desc: DescMessage) {
   return (bytes: Buffer) => fromBinary(desc, bytes);
 }
 
-/** Runs `fn` in the caller's trace unless an instrumentation already made a server span. */
-function inCallerTrace<T>(metadata: grpc.Metadata, fn: () => T): T {
-  if (trace.getSpan(context.active())) return fn();
-  const ctx = extractContext((key) => {
+/** Runs `fn` in a span of the caller's trace (libs/telemetry), whose ids the call's log lines carry. */
+function inCallerTrace<T>(metadata: grpc.Metadata, path: string, fn: () => T): T {
+  const carried = (key: string) => {
     const value = metadata.get(key)[0];
     return typeof value === 'string' ? value : undefined;
-  });
-  return context.with(ctx, fn);
+  };
+  return inIncomingTrace(carried, path, fn);
 }
 
 function callContext(
@@ -77,29 +75,30 @@ export function addService<S extends GenServiceMethods>(
         call: grpc.ServerUnaryCall<unknown, unknown>,
         callback: grpc.sendUnaryData<unknown>,
       ) =>
-        inCallerTrace(call.metadata, () => {
+        inCallerTrace(call.metadata, path, () => {
           const started = performance.now();
           Promise.resolve()
             .then(() => handler(call.request, callContext(call, path)))
             .then(
               (response) => {
-                log[okLevel]({ rpc: path, grpc_code: 0, ms: Math.round(performance.now() - started) }, 'rpc');
+                // The answer first, its log line after: the caller does not wait on the log.
                 callback(null, response);
+                log[okLevel]({ rpc: path, grpc_code: 0, ms: Math.round(performance.now() - started) }, 'rpc');
               },
               (err: unknown) => {
                 const status = toServiceError(err);
+                callback(status as grpc.ServiceError, null);
                 const level = status.code === grpc.status.INTERNAL ? 'error' : 'info';
                 log[level](
                   { rpc: path, grpc_code: status.code, ms: Math.round(performance.now() - started), err },
                   'rpc failed',
                 );
-                callback(status as grpc.ServiceError, null);
               },
             );
         });
     } else {
       handlers[method.localName] = (call: grpc.ServerWritableStream<unknown, unknown>) =>
-        inCallerTrace(call.metadata, async () => {
+        inCallerTrace(call.metadata, path, async () => {
           const started = performance.now();
           try {
             for await (const message of handler(call.request, callContext(call, path)) as AsyncIterable<unknown>) {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { extractContext, injectContext, startTelemetry, stopTelemetry } from './index.js';
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { extractContext, inIncomingTrace, injectContext, startTelemetry, stopTelemetry } from './index.js';
 
 /** Starts a span, checks its ids and that its context survives a carrier round trip; answers its trace flags. */
 async function roundTrip(): Promise<{ flags: string; recording: boolean; traceId: string }> {
@@ -78,4 +78,38 @@ test('without an active span nothing is injected', () => {
   assert.equal(headers.size, 0);
   const none = extractContext(() => undefined);
   assert.equal(trace.getSpanContext(none), undefined);
+});
+
+test('an incoming request runs in a span of the trace it brought, or of a new trace', async () => {
+  startTelemetry({ serviceName: 'telemetry-test' });
+  try {
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpan = '00f067aa0ba902b7';
+    const carried = new Map([['traceparent', `00-${callerTrace}-${callerSpan}-01`]]);
+    const inCaller = await inIncomingTrace(
+      (k) => carried.get(k),
+      'request',
+      async () => {
+        await new Promise((resolve) => setImmediate(resolve)); // still in it after an await
+        const headers = new Map<string, string>();
+        injectContext((k, v) => headers.set(k, v));
+        return { span: trace.getSpan(context.active())?.spanContext(), sent: headers.get('traceparent') };
+      },
+    );
+    assert.equal(inCaller.span?.traceId, callerTrace);
+    assert.match(inCaller.span?.spanId ?? '', /^[0-9a-f]{16}$/);
+    assert.notEqual(inCaller.span?.spanId, callerSpan, 'a span of its own');
+    assert.equal(inCaller.sent, `00-${callerTrace}-${inCaller.span?.spanId}-00`, 'passed on to the next service');
+
+    const fresh = inIncomingTrace(
+      () => undefined,
+      'request',
+      () => trace.getSpan(context.active())?.spanContext(),
+    );
+    assert.match(fresh?.traceId ?? '', /^[0-9a-f]{32}$/);
+    assert.notEqual(fresh?.traceId, '0'.repeat(32));
+    assert.notEqual(fresh?.traceId, callerTrace);
+  } finally {
+    await stopTelemetry();
+  }
 });

@@ -1,8 +1,10 @@
-import { type Context, context, propagation, trace } from '@opentelemetry/api';
+import { type Context, context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 
 /** What stops the running telemetry; set while it runs. */
 let running: (() => Promise<void>) | undefined;
+/** Whether spans are exported, and so the instrumentations make the spans of requests and calls. */
+let instrumented = false;
 
 export interface TelemetrySettings {
   serviceName: string;
@@ -15,8 +17,13 @@ export interface TelemetrySettings {
 // exporters or the express and pg instrumentations (about 30 MB of resident memory a process; make bench's
 // idle.bench). Each require stays synchronous: the instrumentations must patch before grpc-js and http load.
 
-/** The http and grpc instrumentations every service has; probes and outbound fetches make no span. */
-function baseInstrumentations(): Instrumentation[] {
+/**
+ * The http and grpc instrumentations, loaded only when spans are exported: without an exporter they
+ * made a span per request and per call that nothing read (about a tenth of the gateway's CPU a request,
+ * decision 0029). Then `inIncomingTrace` makes the one span of an incoming request or call itself.
+ * Probes and outbound fetches make no span.
+ */
+function transportInstrumentations(): Instrumentation[] {
   const { HttpInstrumentation } =
     require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
   const { GrpcInstrumentation } =
@@ -37,21 +44,23 @@ function baseInstrumentations(): Instrumentation[] {
 }
 
 /**
- * Starts tracing with the http and grpc instrumentations (plus express and pg
- * when spans are exported). Must run before those modules are first required, which is
+ * Starts tracing: ids only, or, with an exporter, the http, grpc, express and pg
+ * instrumentations, which must patch before those modules are first required; that is
  * why services load it through `@wap/telemetry/register` as their first import.
  */
 export function startTelemetry(settings: TelemetrySettings): void {
   if (running) return;
+  instrumented = settings.otlpEndpoint !== undefined;
   running = settings.otlpEndpoint ? exporting(settings.serviceName, settings.otlpEndpoint) : idsOnly();
 }
 
 /**
- * Without an exporter nothing would read a span, so none is recorded: the
- * sampler says no, yet every span still gets real ids (a non-recording span)
- * that logs carry and gRPC metadata and NATS headers pass on, so one trace id
- * still follows a request through the fleet. Recording spans only to drop
- * them cost the gateway about 0.2 ms of CPU a request (make bench).
+ * Without an exporter nothing would read a span, so none is recorded and no
+ * instrumentation runs: the sampler says no, yet the span `inIncomingTrace`
+ * makes for a request or call still gets real ids (a non-recording span) that
+ * logs carry and gRPC metadata and NATS headers pass on, so one trace id still
+ * follows a request through the fleet. Recording spans only to drop them cost
+ * the gateway about 0.2 ms of CPU a request (make bench).
  */
 function idsOnly(): () => Promise<void> {
   const { AlwaysOffSampler, TracerProvider } =
@@ -60,9 +69,6 @@ function idsOnly(): () => Promise<void> {
     require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
   const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
     require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  const { registerInstrumentations } =
-    require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation');
-  const unregister = registerInstrumentations({ instrumentations: baseInstrumentations() });
   const contextManager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(
@@ -71,7 +77,6 @@ function idsOnly(): () => Promise<void> {
   const provider = new TracerProvider({ sampler: new AlwaysOffSampler() });
   trace.setGlobalTracerProvider(provider);
   return async () => {
-    unregister();
     await provider.shutdown();
     contextManager.disable();
   };
@@ -95,7 +100,7 @@ function exporting(serviceName: string, endpoint: string): () => Promise<void> {
     // Metrics and logs go through their own pipelines (pino); keep the SDK to traces.
     metricReaders: [],
     instrumentations: [
-      ...baseInstrumentations(),
+      ...transportInstrumentations(),
       // Spans that only describe work inside a service are worth making only
       // when something reads them; each costs CPU on every request (make bench).
       // One span per route handler is enough; a span per middleware layer costs more than the layer.
@@ -110,6 +115,7 @@ function exporting(serviceName: string, endpoint: string): () => Promise<void> {
 export async function stopTelemetry(): Promise<void> {
   const stop = running;
   running = undefined;
+  instrumented = false;
   await stop?.();
   // Let a later start install its own provider, propagator and context manager.
   trace.disable();
@@ -132,4 +138,20 @@ export function extractContext(get: (key: string) => string | undefined): Contex
     if (value !== undefined) carrier[key] = value;
   }
   return propagation.extract(context.active(), carrier);
+}
+
+/**
+ * Runs `fn`, the handling of an incoming request or call, in a span of its own whose
+ * parent is the trace context its carrier brought (HTTP headers, gRPC metadata), or
+ * in a new trace when it brought none. The span is not recorded: it only gives the
+ * request's log lines and outgoing calls their ids. When spans are exported the
+ * instrumentations make the request's span, and `fn` runs in it (or, for a request
+ * they skip, such as a probe, in the caller's trace).
+ */
+export function inIncomingTrace<T>(get: (key: string) => string | undefined, name: string, fn: () => T): T {
+  if (trace.getSpan(context.active())) return fn();
+  const parent = extractContext(get);
+  if (instrumented) return context.with(parent, fn);
+  const span = trace.getTracer('@wap/telemetry').startSpan(name, { kind: SpanKind.SERVER }, parent);
+  return context.with(trace.setSpan(parent, span), fn);
 }
