@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { before, test } from 'node:test';
 import { SERVICES } from '@wap/config';
 import { readLogLines, until } from '@wap/testkit';
@@ -30,6 +31,37 @@ test('one trace id crosses from the gateway to every service', async () => {
   }
   const ledgerLine = readLogLines(fleet.logFile('billing-ledger')).find((l) => l.trace_id === traceId);
   assert.equal(ledgerLine?.rpc, '/grpc.health.v1.Health/Check');
+});
+
+test('a request with a body keeps its trace past the body read, into the service it calls', async () => {
+  const { apiKey } = await fleet.workspace('pro');
+  const traceId = randomBytes(16).toString('hex');
+  // The body comes in two writes, so the gateway reads its end after the request's first events.
+  const status = await new Promise<number>((resolve, reject) => {
+    const req = request(`${fleet.gatewayUrl}/v1/crawl/${randomUUID()}/cancel`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        'content-type': 'application/json',
+        'content-length': '2',
+        traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+      },
+    });
+    req.on('response', (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.flushHeaders();
+    req.write('{', () => setImmediate(() => req.end('}')));
+  });
+  assert.equal(status, 404);
+  await until(`crawl logs its Cancel call in trace ${traceId}`, async () =>
+    readLogLines(fleet.logFile('crawl')).some((line) => line.trace_id === traceId && /Cancel/.test(String(line.rpc))),
+  );
+  await until(`the gateway logs the request in trace ${traceId}`, async () =>
+    readLogLines(fleet.logFile('gateway')).some((line) => line.trace_id === traceId && line.msg === 'request'),
+  );
 });
 
 test('an unknown route answers the Error object of docs/errors.md', async () => {

@@ -5,13 +5,14 @@ import type { Server } from 'node:http';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { BrowserHosts } from '@wap/rpc';
+import { inIncomingTrace } from '@wap/telemetry';
 import type { Express } from 'express';
 import { LedgerViews } from './clients/ledger-views.js';
 import { Upstreams } from './clients/upstreams.js';
 import type { GatewayConfig } from './config.js';
 import { DEFAULT_CONSOLE_DIR } from './console-server/static.js';
 import { demoSite } from './demo/site.js';
-import { createApp } from './http/app.js';
+import { createApp, headerOf } from './http/app.js';
 import { bearerChallenge } from './http/auth.js';
 import { clientAddressOf } from './http/client-address.js';
 import { answerParserRefusals } from './http/client-error.js';
@@ -169,11 +170,13 @@ export function openGateway(
       // A WebSocket upgrade on /connect is answered with a redirect to the browser host, never upgraded here;
       // one on a crawl's or batch's v2 (or v1) status is Firecrawl's watcher, served here (http/v2-watch.ts).
       const connect = connectUpgrade({ identity, upstreams, hosts, log }, bearerChallenge);
-      listening.on('upgrade', (req, socket, head: Buffer) => {
-        const crawlId = watch && watchedCrawl(req.url);
-        if (watch && crawlId) watch.upgrade(req, socket, head, crawlId);
-        else connect(req, socket);
-      });
+      listening.on('upgrade', (req, socket, head: Buffer) =>
+        inIncomingTrace(headerOf(req), 'upgrade', () => {
+          const crawlId = watch && watchedCrawl(req.url);
+          if (watch && crawlId) watch.upgrade(req, socket, head, crawlId);
+          else connect(req, socket);
+        }),
+      );
       server = listening;
       const url = `http://${config.HTTP_HOST}:${boundPort(listening)}`;
       if (!config.DEMO_SITE) return { url, server: listening };

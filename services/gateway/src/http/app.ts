@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { context } from '@opentelemetry/api';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { BrowserHosts } from '@wap/rpc';
+import { inIncomingTrace } from '@wap/telemetry';
 import express, { type RequestHandler } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';
 import { consoleRouter } from '../console-server/router.js';
@@ -71,25 +73,42 @@ const requireHost: RequestHandler = (req, _res, next) => {
   next(new ApiError('bad_request', { issues: [{ path: 'header.Host', message: 'is required in HTTP/1.1' }] }));
 };
 
-/** One line per request, written in the request's trace so it carries its trace id. */
+/** A request header's one value, as a carrier of trace context. */
+export const headerOf = (req: IncomingMessage) => (key: string) => {
+  const value = req.headers[key];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The request's trace: the caller's (a `traceparent` header) or a new one, in a span of
+ * the gateway's own, which every log line and outgoing gRPC call and NATS message of the
+ * request carries on. Its request and response events are bound to it too: a handler that
+ * resumes on one (a body read, `finish`) stays in the request's trace.
+ */
+const traceRequest: RequestHandler = (req, res, next) =>
+  inIncomingTrace(headerOf(req), 'http', () => {
+    const ctx = context.active();
+    context.bind(ctx, req);
+    context.bind(ctx, res);
+    next();
+  });
+
+/** One line per request, written once its answer has gone, in the request's trace so it carries its trace id. */
 const accessLog =
   (log: Logger): RequestHandler =>
   (req, res, next) => {
     const started = performance.now();
-    const ctx = context.active();
     res.on('finish', () =>
-      context.with(ctx, () =>
-        log.info(
-          {
-            method: req.method,
-            path: req.path,
-            status: res.statusCode,
-            ms: Math.round(performance.now() - started),
-            requestId: res.locals.requestId,
-            workspaceId: (res.locals.principal as Principal | undefined)?.workspaceId,
-          },
-          'request',
-        ),
+      log.info(
+        {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          requestId: res.locals.requestId,
+          workspaceId: (res.locals.principal as Principal | undefined)?.workspaceId,
+        },
+        'request',
       ),
     );
     next();
@@ -100,6 +119,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.use(traceRequest);
   app.use(requestId);
   app.use(accessLog(deps.log));
   app.use(requireHost);
