@@ -25,6 +25,7 @@ import { docsRouter } from './docs.js';
 import { errorHandler } from './errors.js';
 import { mountRegistry } from './mount.js';
 import { replayRouter } from './replay.js';
+import { routeTable } from './route-table.js';
 import { snapshotsRouter } from './snapshots.js';
 
 export interface AppDeps {
@@ -123,6 +124,15 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(requestId);
   app.use(accessLog(deps.log));
   app.use(requireHost);
+  // The registry's routes answer here, before the routers below are walked (decision 0029); the
+  // same routes are mounted behind them too, for what the table passes on.
+  const registry = mountRegistry(deps.registry, {
+    // The console's cookie works here, on REST, and nowhere else (not /mcp, not /connect).
+    guard: [authenticate(deps.identity, 'rest', { publicUrl: deps.publicUrl })],
+    invoker: deps.invoker,
+    maxBodyBytes: deps.maxBodyBytes,
+  });
+  app.use(routeTable(registry.table));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -180,14 +190,7 @@ export function createApp(deps: AppDeps): express.Express {
       version: API_VERSION,
     }),
   );
-  app.use(
-    mountRegistry(deps.registry, {
-      // The console's cookie works here, on REST, and nowhere else (not /mcp, not /connect).
-      guard: [authenticate(deps.identity, 'rest', { publicUrl: deps.publicUrl })],
-      invoker: deps.invoker,
-      maxBodyBytes: deps.maxBodyBytes,
-    }),
-  );
+  app.use(registry.router);
 
   app.use((_req, _res, next) => next(new ApiError('not_found')));
   app.use(

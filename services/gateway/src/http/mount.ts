@@ -7,6 +7,7 @@ import { bodyLimitOf, type Capability, type RawInput, type RouteAlias, surfacesO
 import { IDEMPOTENCY_KEY } from '../store/idempotency.js';
 import { JSON_BODY_TYPES, requireBodyOf, requireJsonBody } from './input.js';
 import { MULTIPART_BODY_TYPES, multipartBody } from './multipart.js';
+import type { TableRoute } from './route-table.js';
 
 /** Express path syntax from the OpenAPI form: `/v1/crawl/{id}` → `/v1/crawl/:id`. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -92,14 +93,20 @@ export function idempotencyKeyOf(req: Request, row: Capability): string | undefi
 
 /**
  * REST routes from the registry, each one call of the invoke path (a row's aliases too); a known
- * path with another method answers 405.
+ * path with another method answers 405. The same routes come as a table too, for `routeTable`
+ * in front of the app's other routers (decision 0029); the router behind it answers the rest.
  */
-export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
+export function mountRegistry(rows: Capability[], deps: MountDeps): { router: Router; table: TableRoute[] } {
   const router = express.Router({ strict: false });
+  const table: TableRoute[] = [];
   const methodsByPath = new Map<string, string[]>();
+  const mount = (method: Capability['method'], path: string, ...handlers: RequestHandler[]) => {
+    router[method](path, ...handlers);
+    table.push({ method, path, handlers });
+  };
 
   // Firecrawl v2 routes we do not have, whose paths a row's v2 route would otherwise take (`/v2/crawl/active`).
-  for (const route of FIRECRAWL_V2_NOT_OFFERED) router[route.method](route.path, notOffered);
+  for (const notHere of FIRECRAWL_V2_NOT_OFFERED) mount(notHere.method, notHere.path, notOffered);
 
   for (const row of rows.filter((r) => surfacesOf(r).includes('rest'))) {
     const run =
@@ -134,11 +141,11 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
         }
       };
     // An alias reads its input as the row does, so it answers exactly what the row would.
-    for (const route of [row, ...(row.alsoAt ?? [])]) {
-      const path = expressPath(route.path);
-      methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), route.method.toUpperCase()]);
-      const bodyPart = 'bodyPart' in route ? route.bodyPart : undefined;
-      router[route.method](path, ...deps.guard, ...bodyParsers(row, deps.maxBodyBytes, bodyPart), run(route));
+    for (const alias of [row, ...(row.alsoAt ?? [])]) {
+      const path = expressPath(alias.path);
+      methodsByPath.set(path, [...(methodsByPath.get(path) ?? []), alias.method.toUpperCase()]);
+      const bodyPart = 'bodyPart' in alias ? alias.bodyPart : undefined;
+      mount(alias.method, path, ...deps.guard, ...bodyParsers(row, deps.maxBodyBytes, bodyPart), run(alias));
     }
   }
 
@@ -151,7 +158,7 @@ export function mountRegistry(rows: Capability[], deps: MountDeps): Router {
   }
   // Every other route of Firecrawl's v2 API (extract, parse, agent, browser...): said so, never a bare 404.
   router.all('/v2/*splat', notOffered);
-  return router;
+  return { router, table };
 }
 
 /**
