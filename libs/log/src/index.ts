@@ -26,10 +26,7 @@ export interface LoggerSettings {
   /** The service or tool the lines come from (`crawl`, `gateway`). */
   service: string;
   level?: string;
-  /**
-   * Where lines go; defaults to stdout, written asynchronously (below). Tests pass a
-   * stream to read them back.
-   */
+  /** Where lines go; defaults to stdout. Tests pass a stream to read them back. */
   destination?: pino.DestinationStream;
 }
 
@@ -47,22 +44,8 @@ export function createLogger(settings: LoggerSettings): Logger {
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     mixin: traceFields,
   };
-  return pino(options, settings.destination ?? stdout());
+  return settings.destination ? pino(options, settings.destination) : pino(options);
 }
-
-/**
- * Stdout written asynchronously: a line goes into a buffer and the buffer to the
- * file descriptor without blocking, so a busy process writes many lines a system
- * call and no request waits on one (one synchronous write per call was about a fifth
- * of a busy service's time, decision 0029). pino flushes the buffer synchronously
- * when the process exits, a crash included; lines still buffered at a SIGKILL are lost.
- * One stream for every logger of the process, so their writes never interleave.
- */
-function stdout(): pino.DestinationStream {
-  shared ??= pino.destination({ dest: process.stdout.fd ?? 1, sync: false });
-  return shared;
-}
-let shared: pino.DestinationStream | undefined;
 
 /** The active trace's ids in the names log pipelines expect. */
 export function traceFields(): { trace_id?: string; span_id?: string } {
