@@ -4,7 +4,16 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
-import { collapsedLine, datedLine, numberLine, pagedLine, rememberDated, rowsLine, superlativeLine } from './hints.js';
+import {
+  collapsedLine,
+  datedLine,
+  midList,
+  numberLine,
+  pagedLine,
+  rememberDated,
+  rowsLine,
+  superlativeLine,
+} from './hints.js';
 import { element, pageOf as page, text } from './test-support.js';
 
 const pageOf = (outline: OutlineEntry[]) =>
@@ -221,4 +230,19 @@ test('a code a paged list does not show here is said to be on the way the list r
   assert.equal(pagedLine(part, last.outline, view(last, part)), undefined);
   const other = 'Where is parcel PX-9921?';
   assert.equal(pagedLine(other, middle.outline, view(middle, other)), undefined);
+});
+
+test("a list's extreme is not read off a page while a next page follows", () => {
+  const page = (next: boolean) => [
+    text('Spring menu'),
+    text('2024-03-01'),
+    text('Our first wholesale customer'),
+    text('2023-11-25'),
+    element(1, { role: 'link', name: '1' }),
+    ...(next ? [element(2, { role: 'link', name: 'Next' })] : []),
+  ];
+  assert.equal(midList('What is the title of the oldest post?', page(true)), true);
+  assert.equal(midList('What is the title of the oldest post?', page(false)), false, 'the last page');
+  assert.equal(midList('Which is the cheapest lamp?', page(true)), true);
+  assert.equal(midList('What is the title of the spring post?', page(true)), false, 'no extreme asked');
 });

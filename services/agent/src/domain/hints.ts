@@ -272,3 +272,13 @@ export function pagedLine(part: string, outline: OutlineEntry[], view: CompactVi
   if (!turn) return undefined;
   return `${quote(code)} is not on this page; the list goes on: link ${quote(turn.label)}.`;
 }
+
+/**
+ * Whether a task asks for the extreme of a list (the oldest, the newest, the cheapest, the dearest)
+ * on a page of it that is not its last (a link to the next page): no one page's text answers it. The
+ * 1.5B, asked of the blog's second page alone, named one of its posts the oldest.
+ */
+export function midList(task: string, outline: OutlineEntry[]): boolean {
+  if (datedOrder(task) === 0 && !LOWEST.test(task) && !HIGHEST.test(task)) return false;
+  return outline.some((e) => e.kind === 'element' && e.info.role === 'link' && NEXT_PAGE.test(e.info.name.trim()));
+}
