@@ -539,7 +539,7 @@ export function compactMessage(input: {
     const opened = page.outline.some(
       (e) => e.kind === 'element' && e.key === memory.choosing && e.info.role !== 'textbox',
     );
-    const choose = optionLine(input.task, input.view.shown, opened);
+    const choose = optionLine(input.task, input.view.shown, opened, memory.typed);
     if (choose) lines.push(choose);
   }
   const chosen = input.view.shown.find((e) => e.index === input.writing && !e.info.readonly);

@@ -180,6 +180,11 @@ test('a combobox that shows no option for two values typed at once asks for one 
     optionLine(task, [tags]),
     'Its list shows no option for "billing urgent": type one value at a time, "billing".',
   );
+  // Once "billing" is a tag, the value to type is the one not chosen yet.
+  assert.equal(
+    optionLine(task, [tags], false, ['billing']),
+    'Its list shows no option for "billing urgent": type one value at a time, "urgent".',
+  );
   const one = { ...tags, info: { ...tags.info, value: 'billing' } };
   assert.equal(optionLine(task, [one]), undefined);
 });

@@ -179,9 +179,9 @@ function boxFor(value: string, task: string, shown: Shown[]): string | undefined
  * ("Express delivery, 1 to 2 days, €9.90" for "with express delivery"); else any. Undefined when the
  * list shows no option.
  */
-export function optionLine(task: string, shown: Shown[], opened = false): string | undefined {
+export function optionLine(task: string, shown: Shown[], opened = false, typed: string[] = []): string | undefined {
   const options = shown.filter((e) => e.info.role === 'option' && !e.info.disabled);
-  if (options.length === 0) return opened ? undefined : fewerWords(task, shown);
+  if (options.length === 0) return opened ? undefined : fewerWords(task, shown, typed);
   const said = [...taskWords(task)];
   const wordsOf = (e: Shown) => [...taskWords(e.info.name)];
   const saysOf = (e: Shown) => wordsOf(e).filter((w) => said.some((t) => sameWord(w, t))).length;
@@ -200,22 +200,29 @@ export function optionLine(task: string, shown: Shown[], opened = false): string
  * line that asks for one value at a time, the first of the task's words it holds. Undefined when it
  * holds fewer than two of them.
  */
-function fewerWords(task: string, shown: Shown[]): string | undefined {
-  const jammed = jammedBox(task, shown);
+function fewerWords(task: string, shown: Shown[], typed: string[]): string | undefined {
+  const jammed = jammedBox(task, shown, typed);
   if (!jammed) return undefined;
   return `Its list shows no option for ${quote(jammed.box.info.value as string)}: type one value at a time, ${quote(jammed.first)}.`;
 }
 
 /**
  * A combobox holding two or more of the task's words while its list shows no option ("billing urgent"
- * typed into a tag box): the box, to be typed into again, and the first word, the value to type.
+ * typed into a tag box): the box, to be typed into again, and the first word the run has not chosen yet
+ * (`typed`: "urgent" once "billing" is a tag), the value to type.
  */
-export function jammedBox<T extends Shown>(task: string, shown: T[]): { box: T; first: string } | undefined {
+export function jammedBox<T extends Shown>(
+  task: string,
+  shown: T[],
+  typed: string[] = [],
+): { box: T; first: string } | undefined {
   if (shown.some((e) => e.info.role === 'option' && !e.info.disabled)) return undefined;
   const said = [...taskWords(task)];
   const box = shown.find((e) => e.info.role === 'textbox' && e.info.expanded !== undefined && e.info.value);
   const held = (box?.info.value ?? '').split(/[\s,;]+/).filter((w) => said.some((t) => sameWord(t, w.toLowerCase())));
-  return box && held.length >= 2 ? { box, first: held[0] as string } : undefined;
+  const chosen = new Set(typed.map((t) => t.trim().toLowerCase()));
+  const first = held.find((w) => !chosen.has(w.toLowerCase())) ?? held[0];
+  return box && held.length >= 2 ? { box, first: first as string } : undefined;
 }
 
 /** Words of a task that wants only what it names ticked: "and no other toppings", "everything else off". */
