@@ -128,25 +128,38 @@ const akin = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
 /**
  * Whether an answer the check read is held by the text it read it from (or the task): every number it
  * gives is one the text or the task writes, and a number given as a named field ("eggs": 4) is written
- * on a line of the text that says the field's name or next to one ("3 eggs", "Balance" above "€1,284.50"; not asked when `byName` is false). A small model asked "how many eggs?" of
+ * on a line of the text that says the field's name or next to one ("3 eggs", "Balance" above "€1,284.50"), or in a
+ * table's row under a column the name heads ("Total"); not asked when `byName` is false. A small model asked "how many eggs?" of
  * a list of results answers the "4" of "4 ingredients"; that answer is not taken, and the run goes on
  * to the page that holds it.
  */
 export function groundedIn(answer: unknown, text: string, task: string, byName = true): boolean {
   const held = new Set([...numbersIn(text), ...numbersIn(task)]);
-  const lines = text
-    .split('\n')
-    .map((line) => ({ numbers: numbersIn(line), words: line.toLowerCase().match(/[a-z]+/g) ?? [] }));
+  const wordsOf = (line: string) => line.toLowerCase().match(/[a-z]+/g) ?? [];
+  // A table's rows (cells joined by " | "), each read under the header row above it (no digit in it).
+  let header: string[] | undefined;
+  const lines = text.split('\n').map((line) => {
+    const cells = line.includes(' | ') ? line.split(' | ') : undefined;
+    if (cells && !/\d/.test(line)) header = cells;
+    const columns = cells && header?.length === cells.length ? header : undefined;
+    return { numbers: numbersIn(line), words: wordsOf(line), cells, columns };
+  });
   const leaves: Array<{ value: unknown; key?: string }> = [{ value: answer }];
   for (let i = 0; i < leaves.length && i < 500; i++) {
     const { value, key } = leaves[i] as { value: unknown; key?: string };
     if (typeof value === 'number') {
       if (!held.has(value)) return false;
       const words = key && byName ? keyWords(key) : [];
-      const said = (line: (typeof lines)[number]) => line.words.some((w) => words.some((k) => akin(w, k)));
+      const said = (line: { words: string[] }) => line.words.some((w) => words.some((k) => akin(w, k)));
       // On the line that says the name, or the one after it or before it ("Balance" above "€1,284.50").
       const beside = (i: number) => [lines[i - 1], lines[i], lines[i + 1]].some((l) => l !== undefined && said(l));
-      if (words.length > 0 && !lines.some((line, i) => line.numbers.has(value) && beside(i))) return false;
+      // Or in a table's row, under a column the name heads ("Total" over "€128.53").
+      const under = (line: (typeof lines)[number]) =>
+        !!line.cells?.some(
+          (cell, j) => numbersIn(cell).has(value) && said({ words: wordsOf(line.columns?.[j] ?? '') }),
+        );
+      if (words.length > 0 && !lines.some((line, i) => line.numbers.has(value) && (beside(i) || under(line))))
+        return false;
     } else if (typeof value === 'string') {
       for (const n of value.matchAll(/-?\d[\d,]*(?:\.\d+)?/g))
         if (!held.has(Number(n[0].replace(/,/g, '')))) return false;
