@@ -35,11 +35,17 @@ test('a number given as a named field must be on a line that says the field’s 
   assert.equal(groundedIn({ balance: 1284.5 }, 'Balance\nDue soon\nTotal paid\n€1,284.50', 'the balance'), false);
 });
 
-test('a number in a table row is named by the header over its column', () => {
+test('a number in a table is read by its column and its row', () => {
   const table = 'Invoice | Due | Amount\nINV-4103 | 2026-04-30 | €198.38\nINV-4104 | 2026-05-31 | €12.00';
   assert.equal(groundedIn({ amount: 198.38 }, table, 'the amount of INV-4103'), true);
   // Rows further down than the line after the header count too; a row with no header over it does not.
   const longer = `${table}\nINV-4105 | 2026-06-30 | €77.10`;
   assert.equal(groundedIn({ amount: 77.1 }, longer, 'the amount of INV-4105'), true);
   assert.equal(groundedIn({ amount: 77.1 }, 'INV-4105 | 2026-06-30 | €77.10', 'the amount'), false);
+  // The row the task names, under the column that says most of the name.
+  const plans = 'Plan | Requests per minute | Concurrent requests\nFree | 20 | 2\nStarter | 60 | 5\nTeam | 300 | 20';
+  const task = 'How many requests per minute does the Team plan allow?';
+  assert.equal(groundedIn({ requestsPerMinute: 300 }, plans, task), true);
+  assert.equal(groundedIn({ requestsPerMinute: 20 }, plans, task), false, "Free's row, or Team's other column");
+  assert.equal(groundedIn({ requestsPerMinute: 60 }, plans, task), false, 'a row the task does not name');
 });

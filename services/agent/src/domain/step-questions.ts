@@ -7,6 +7,7 @@ import type { JsonSchema } from '../model/types.js';
 import { type Before, obj, oneOf, str } from './compact.js';
 import { quote } from './form-values.js';
 import { strictSchema } from './strict-schema.js';
+import { taskWords } from './task-parts.js';
 
 export const DONE_SCHEMA: JsonSchema = obj({ done: oneOf(['yes', 'no']) });
 
@@ -135,6 +136,8 @@ const akin = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
  */
 export function groundedIn(answer: unknown, text: string, task: string, byName = true): boolean {
   const held = new Set([...numbersIn(text), ...numbersIn(task)]);
+  const asked = task.toLowerCase();
+  const taskSays = taskWords(task);
   const wordsOf = (line: string) => line.toLowerCase().match(/[a-z]+/g) ?? [];
   // A table's rows (cells joined by " | "), each read under the header row above it (no digit in it).
   let header: string[] | undefined;
@@ -153,13 +156,20 @@ export function groundedIn(answer: unknown, text: string, task: string, byName =
       const said = (line: { words: string[] }) => line.words.some((w) => words.some((k) => akin(w, k)));
       // On the line that says the name, or the one after it or before it ("Balance" above "€1,284.50").
       const beside = (i: number) => [lines[i - 1], lines[i], lines[i + 1]].some((l) => l !== undefined && said(l));
-      // Or in a table's row, under a column the name heads ("Total" over "€128.53").
-      const under = (line: (typeof lines)[number]) =>
-        !!line.cells?.some(
-          (cell, j) => numbersIn(cell).has(value) && said({ words: wordsOf(line.columns?.[j] ?? '') }),
-        );
-      if (words.length > 0 && !lines.some((line, i) => line.numbers.has(value) && (beside(i) || under(line))))
-        return false;
+      // A table's row is read by its columns instead: the number must sit under the column that says
+      // most of the name ("Requests per minute", not "Concurrent requests"), in a row the task names
+      // (its "Team", its "A-1093"), not the row after the header.
+      const under = (line: (typeof lines)[number]) => {
+        const scores = (line.columns ?? []).map((h) => words.filter((k) => wordsOf(h).some((w) => akin(w, k))).length);
+        const best = Math.max(0, ...scores);
+        const named = (line.cells ?? []).some((cell) => {
+          const c = cell.trim().toLowerCase();
+          return (c.length >= 3 && asked.includes(c)) || [...taskWords(c)].some((w) => taskSays.has(w));
+        });
+        return best > 0 && named && !!line.cells?.some((cell, j) => scores[j] === best && numbersIn(cell).has(value));
+      };
+      const found = (line: (typeof lines)[number], i: number) => (line.columns ? under(line) : beside(i));
+      if (words.length > 0 && !lines.some((line, i) => line.numbers.has(value) && found(line, i))) return false;
     } else if (typeof value === 'string') {
       for (const n of value.matchAll(/-?\d[\d,]*(?:\.\d+)?/g))
         if (!held.has(Number(n[0].replace(/,/g, '')))) return false;
