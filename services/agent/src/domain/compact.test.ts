@@ -13,6 +13,7 @@ import {
   namedIn,
   pageLines,
   parseCompact,
+  sectionFor,
   targetLabels,
   whatChanged,
 } from './compact.js';
@@ -561,6 +562,11 @@ test('the last link of a breadcrumb trail is said to be the section the page is 
   const task = 'Go from this product page to the category it is listed in';
   const message = compactMessage({ task, files: [], memory, page: product, view: compactView(product, task) });
   assert.match(message, /\nThe section this page is in: link "Hand tools"\.$/);
+  // While the part asks for it, the section's link is all the step may do: the 1.5B clicked Home.
+  const only = sectionFor(task, product.outline);
+  const shape = compactShape(compactView(product, task), { files: false, task, ...(only && { only }) });
+  assert.deepEqual(JSON.stringify(shape.schema).match(/"const":"[^"]*"/g), ['"const":"click"', '"const":"Hand tools"']);
+  assert.equal(sectionFor('Tell me the name of the dearest item', product.outline), undefined);
   // Links in a row without the page's own name after them (a menu) are no trail.
   const menu = pageOf([
     element(1, { role: 'link', name: 'Home' }),

@@ -147,6 +147,11 @@ export function breadcrumbSection(outline: OutlineEntry[]): number | undefined {
   return undefined;
 }
 
+/** The breadcrumb's section link for a part that asks for it ("go to the category it is listed in"). */
+export function sectionFor(part: string | undefined, outline: OutlineEntry[]): number | undefined {
+  return part && /\b(?:categor|section|department|collection)/i.test(part) ? breadcrumbSection(outline) : undefined;
+}
+
 /** The view of a page: its lines, and the elements it shows (what the step's schema may name). */
 export interface CompactView {
   text: string;
@@ -252,6 +257,8 @@ export interface CompactShapeInput extends StepGrants {
   task: string;
   /** The text box the last act clicked (by index): the step only writes into it. */
   writing?: number;
+  /** The link the part asks for (by index): the step only clicks it. */
+  only?: number;
 }
 
 /** The step's schema: one action, over only the elements the view shows and only the actions they allow. */
@@ -290,6 +297,9 @@ export function compactShape(view: CompactView, input: CompactShapeInput): { sch
       schema: { anyOf: [act('type', { target: { const: chosen.label }, text: str(MAX_TYPED) })] },
       name: 'compact_step',
     };
+  // The one link the part asks for (the breadcrumb's section): the 1.5B, told it, clicked Home.
+  const only = view.shown.find((e) => e.index === input.only && clickable.includes(e.index));
+  if (only) return { schema: { anyOf: [act('click', { target: { const: only.label } })] }, name: 'compact_step' };
   const actions: unknown[] = [];
   if (clickable.length) actions.push(act('click', { target: oneOf(labelsOf(clickable)) }));
   if (fields.length) actions.push(act('type', { target: oneOf(labelsOf(fields)), text: str(MAX_TYPED) }));
@@ -515,10 +525,8 @@ export function compactMessage(input: {
       `${started ? 'It' : parts.length > 1 ? 'The first part' : 'The task'} names: ${named.map((e) => `${ROLE_WORD[e.info.role]} ${quote(e.label)}`).join(', ')}`,
     );
   // "The category it is listed in": the breadcrumb's section, named (the 1.5B clicks the first link, Home).
-  const section = breadcrumbSection(page.outline);
-  const label = input.view.shown.find((e) => e.index === section)?.label;
-  if (label && part && /\b(?:categor|section|department|collection)/i.test(part))
-    lines.push(`The section this page is in: link ${quote(label)}.`);
+  const label = input.view.shown.find((e) => e.index === sectionFor(part, page.outline))?.label;
+  if (label) lines.push(`The section this page is in: link ${quote(label)}.`);
   const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
   if (cheapest) lines.push(cheapest);
   const elsewhere = part ? pagedLine(part, page.outline, input.view) : undefined;

@@ -19,6 +19,7 @@ import {
   pageLines,
   parseCompact,
   sayAction,
+  sectionFor,
   whatChanged,
 } from '../../domain/compact.js';
 import { jammedBox } from '../../domain/form-values.js';
@@ -38,7 +39,15 @@ import {
   stepShape,
 } from '../../domain/step.js';
 import { PLAN_SCHEMA, planQuestion, statedPlan } from '../../domain/step-questions.js';
-import { asksDone, asksForAnswer, rememberAct, rememberPage, rememberRefusal } from '../../domain/task-parts.js';
+import {
+  asksDone,
+  asksForAnswer,
+  doneParts,
+  rememberAct,
+  rememberPage,
+  rememberRefusal,
+  taskParts,
+} from '../../domain/task-parts.js';
 import {
   baseProfile,
   type JsonSchema,
@@ -291,7 +300,9 @@ export class StepSystem {
     // A combobox that took two values at once and lists nothing for them is typed into again, alone.
     const jammed = memory.choosing ? jammedBox(row.task, view.shown)?.box.index : undefined;
     if (jammed !== undefined) keep.delete(jammed);
-    const shape = compactShape(view, { ...grants, refused, keep, task: row.task, writing: writing ?? jammed });
+    const part = taskParts(row.task).find((_, i) => !doneParts(row.task, memory).has(i));
+    const only = sectionFor(part, page.outline);
+    const shape = compactShape(view, { ...grants, refused, keep, task: row.task, writing: writing ?? jammed, only });
     const last = this.before
       ? `${this.before.said}; ${whatChanged(this.before, page)}`
       : memory.results.join('; ') || undefined;
