@@ -178,6 +178,14 @@ export class StepChecks {
     const { memory, row } = this.run;
     if (row.outputSchema || asksForAnswer(row.task)) {
       if (action.answer === undefined || action.answer === '') return undefined;
+      // A list answered empty while the page shows rows: the 1.5B answered {"people": []} over five.
+      if (emptyLists(action.answer))
+        return {
+          why: 'the answer lists nothing',
+          nudge:
+            'Not finished: your answer lists nothing. Put in it every item the page shows that the task asks for, then finish.',
+          data: {},
+        };
       const page = await this.systems.browser.observe(false);
       const text = page.outline.map((e) => (e.kind === 'text' ? e.text : `${e.info.name} ${e.info.value ?? ''}`));
       if (groundedIn(action.answer, [page.title, ...text].join('\n'), row.task, false)) return undefined;
@@ -239,4 +247,11 @@ export class StepChecks {
       return undefined;
     }
   }
+}
+
+/** Whether an answer is an object whose every list is empty, one list at least ({"people": []}). */
+function emptyLists(answer: unknown): boolean {
+  if (!answer || typeof answer !== 'object' || Array.isArray(answer)) return false;
+  const lists = Object.values(answer).filter(Array.isArray);
+  return lists.length > 0 && lists.every((l) => l.length === 0);
 }

@@ -498,6 +498,24 @@ describe('StepSystem', () => {
     assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 2, { rate: 0.85 }]);
   });
 
+  test('compact: a finish whose lists are all empty is refused once; the second is taken', async () => {
+    const task = 'List the people on this page';
+    const outputSchema = {
+      type: 'object',
+      properties: { people: { type: 'array', items: { type: 'string' } } },
+      required: ['people'],
+      additionalProperties: false,
+    };
+    scripts.set(task, () => ({ step: { action: 'finish', success: true, answer: { people: [] } } }));
+    const { run, next } = await stepRun(task, '/send-form', { profile: 'compact', outputSchema });
+    await next();
+    assert.notEqual((await fx.stores.store.byId(run.row.id))?.status, 'settled', 'the first finish is refused');
+    await assert.rejects(next(), Stop);
+    assert.match(promptOf(requestsOf(task).at(-1)), /\nNote: Not finished: your answer lists nothing\./);
+    const row = await fx.stores.store.byId(run.row.id);
+    assert.deepEqual([row?.outcome, row?.steps, row?.answer], ['completed', 2, { people: [] }]);
+  });
+
   test('compact: Enter that sends the form does the part that says to press its button', async () => {
     const task = 'Type Tora and press Send';
     scripts.set(task, (request) => {
