@@ -257,6 +257,31 @@ test('a part that says to send is done by a send, not by an option chosen on the
   assert.equal(partDone(task, memory, { action: 'click', index: 8 }, send), 1);
 });
 
+test('a button named with "again" is one act: the word is its name, not a repeat', () => {
+  const task = 'Click Try again in the error box.';
+  const memory = emptyMemory();
+  const button = { role: 'button', name: 'Try again', key: 'b1' } as const;
+  rememberAct(task, memory, {
+    action: { action: 'click', index: 2 },
+    info: button,
+    said: 'clicked',
+    worked: true,
+    documents: 0,
+  });
+  assert.deepEqual([...doneParts(task, memory)], [0]);
+  // "Press Save again" still takes two presses.
+  const twice = emptyMemory();
+  const save = { role: 'button', name: 'Save', key: 'b2' } as const;
+  rememberAct('Press Save again', twice, {
+    action: { action: 'click', index: 3 },
+    info: save,
+    said: 'clicked',
+    worked: true,
+    documents: 0,
+  });
+  assert.deepEqual([...doneParts('Press Save again', twice)], []);
+});
+
 test('what opens a list (a collapsed button, text typed into a combobox) does no part and asks no done question', () => {
   const task = 'Place this order with express delivery.';
   const menu = { role: 'button', name: 'Delivery Standard delivery', expanded: false } as const;

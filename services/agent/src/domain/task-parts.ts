@@ -428,7 +428,11 @@ export function rememberAct(task: string, memory: Memory, { action, info, said, 
     action.action === 'fill_secret';
   if (sets && info?.key) memory.ticked = [...(memory.ticked ?? []), info.key].slice(-50);
   const part = partDone(task, memory, action, info);
-  if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), part];
+  // "Click Never ask again": the "again" is the button's name, not a second act.
+  const named = part !== undefined && !!info?.name && /\b(?:both|twice|again)\b/i.test(info.name);
+  const whole =
+    named && (taskParts(task)[part as number] ?? '').toLowerCase().includes((info?.name ?? '').toLowerCase());
+  if (part !== undefined) memory.partsDone = [...(memory.partsDone ?? []), ...(whole ? [part, part] : [part])];
   // What the act entered: the text typed, the option chosen, or the name of what it clicked (a box
   // ticked is its name chosen).
   const entered =
