@@ -358,7 +358,16 @@ export function scanFrame(limits: ScanLimits): FrameScan {
       const texts = fields.filter(
         (f) => !(f instanceof HTMLSelectElement) && !CHECKABLE.has(f.type) && f.type !== 'file',
       );
-      if (texts.length > 0 && texts.length === fields.length && texts.every((f) => f.value === ''))
+      // A value the page shows as a chip (a tag: its text, a remove button, a hidden input) is something to send.
+      const chips = Array.from(form.elements).some(
+        (f) =>
+          f instanceof HTMLInputElement &&
+          f.type === 'hidden' &&
+          f.value !== '' &&
+          f.parentElement !== form &&
+          !!f.parentElement?.textContent?.trim(),
+      );
+      if (texts.length > 0 && texts.length === fields.length && texts.every((f) => f.value === '') && !chips)
         info.incomplete = true;
     }
     if (role === 'link' && el instanceof HTMLAnchorElement) {
