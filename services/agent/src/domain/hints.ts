@@ -274,11 +274,11 @@ export function pagedLine(part: string, outline: OutlineEntry[], view: CompactVi
 }
 
 /**
- * Whether a task asks for the extreme of a list (the oldest, the newest, the cheapest, the dearest)
- * on a page of it that is not its last (a link to the next page): no one page's text answers it. The
- * 1.5B, asked of the blog's second page alone, named one of its posts the oldest.
+ * Whether a task asks for the extreme of what a page lists (the oldest, the newest, the cheapest, the
+ * dearest): comparing is the loop's (the dated and superlative lines), not a reading of one page's text.
+ * Asked alone, the 1.5B named one of a blog's second page's posts the oldest, and a category's own
+ * name its most expensive item.
  */
-export function midList(task: string, outline: OutlineEntry[]): boolean {
-  if (datedOrder(task) === 0 && !LOWEST.test(task) && !HIGHEST.test(task)) return false;
-  return outline.some((e) => e.kind === 'element' && e.info.role === 'link' && NEXT_PAGE.test(e.info.name.trim()));
+export function asksExtreme(task: string): boolean {
+  return datedOrder(task) !== 0 || LOWEST.test(task) || HIGHEST.test(task);
 }

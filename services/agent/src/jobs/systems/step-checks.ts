@@ -7,7 +7,7 @@
 import type { ElementInfo, PageState } from '../../browser/types.js';
 import { type Before, whatChanged } from '../../domain/compact.js';
 import { choicesLeft } from '../../domain/form-values.js';
-import { midList } from '../../domain/hints.js';
+import { asksExtreme } from '../../domain/hints.js';
 import type { StepAction } from '../../domain/step.js';
 import {
   ANSWER_SCHEMA,
@@ -85,9 +85,9 @@ export class StepChecks {
     const page = await this.systems.browser.observe(false);
     const text = newText(before, page);
     const { task, outputSchema } = this.run.row;
-    // The oldest post of a blog is not read off one of its pages while more follow: the step's dated
-    // line keeps the extreme across pages and says it on the last.
-    if (!text || midList(task, page.outline)) return;
+    // The oldest post of a blog, the dearest item of a category: the step's dated and superlative lines
+    // compare them (across pages too) and name the answer; one page's text read alone does not.
+    if (!text || asksExtreme(task)) return;
     const shape = outputSchema as JsonSchema | null;
     const result = shape
       ? await this.ask(
