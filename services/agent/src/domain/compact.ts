@@ -11,7 +11,7 @@ import type { JsonSchema } from '../model/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote, untickLine } from './form-values.js';
-import { collapsedLine, datedLine, numberLine, pagedLine, rowsLine, superlativeLine } from './hints.js';
+import { cellLine, collapsedLine, datedLine, numberLine, pagedLine, rowsLine, superlativeLine } from './hints.js';
 import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
@@ -538,7 +538,8 @@ export function compactMessage(input: {
   const dated = asks ? datedLine(input.task, page.outline, memory.dated) : undefined;
   if (dated) lines.push(dated);
   const counted = input.outputSchema ? numberLine(input.outputSchema, page.outline, input.task) : undefined;
-  if (counted) lines.push(counted);
+  const cell = input.outputSchema ? cellLine(input.outputSchema, page.outline, input.task) : undefined;
+  lines.push(...[counted, cell].filter((l): l is string => !!l));
   if (input.view.hint) lines.push(input.view.hint);
   const under = asks && named.length === 0 ? collapsedLine(input.task, input.view) : undefined;
   if (under) lines.push(under);

@@ -6,6 +6,7 @@ import type { OutlineEntry } from '../browser/types.js';
 import { compactView } from './compact.js';
 import {
   asksExtreme,
+  cellLine,
   collapsedLine,
   datedLine,
   numberLine,
@@ -237,4 +238,20 @@ test('a task that asks for the extreme of a list is told apart', () => {
   assert.equal(asksExtreme('Tell me the name of the most expensive item in that category.'), true);
   assert.equal(asksExtreme('Which is the cheapest lamp?'), true);
   assert.equal(asksExtreme('What is the title of the spring post?'), false);
+});
+
+test('a number field is read from the table row the task names, under the column its name heads', () => {
+  const table = [
+    text('Plan | Requests per minute | Concurrent requests | Messages per day'),
+    text('Free | 20 | 2 | 500'),
+    text('Team | 300 | 20 | 100,000'),
+  ];
+  const schema = { type: 'object', properties: { requestsPerMinute: { type: 'integer' } } };
+  assert.equal(
+    cellLine(schema, table, 'How many requests per minute does the Team plan allow?'),
+    'In the row of "Team", "Requests per minute" is "300".',
+  );
+  // No row the task names, or two: nothing.
+  assert.equal(cellLine(schema, table, 'How many requests per minute are allowed?'), undefined);
+  assert.equal(cellLine(schema, table, 'Requests per minute on Free and Team?'), undefined);
 });

@@ -282,3 +282,43 @@ export function pagedLine(part: string, outline: OutlineEntry[], view: CompactVi
 export function asksExtreme(task: string): boolean {
   return datedOrder(task) !== 0 || LOWEST.test(task) || HIGHEST.test(task);
 }
+
+/**
+ * For a run whose output schema asks for numbers by name, the cell a table gives each: the one row a
+ * word or code of the task names ("Team", "A-1093") under the one column whose header says most of the
+ * field's name ("Requests per minute" for `requestsPerMinute`). The 1.5B, shown "Rows with "team" (1):
+ * Team | 300 | 20 | 100,000", went back to the page before.
+ */
+export function cellLine(schema: JsonSchema, outline: OutlineEntry[], task: string): string | undefined {
+  const lines = outline.flatMap((e) => (e.kind === 'text' && e.text.includes(' | ') ? [e.text] : []));
+  const at = lines.findIndex((l) => !/\d/.test(l));
+  if (at < 0) return undefined;
+  const header = (lines[at] as string).split(' | ').map((h) => h.trim());
+  const rows = lines
+    .slice(at + 1)
+    .map((l) => l.split(' | ').map((c) => c.trim()))
+    .filter((cells) => cells.length === header.length);
+  const said = taskWords(task);
+  const asked = task.toLowerCase();
+  const named = rows.filter((cells) =>
+    cells.some((c) => (c.length >= 3 && asked.includes(c.toLowerCase())) || [...taskWords(c)].some((w) => said.has(w))),
+  );
+  const row = named.length === 1 ? named[0] : undefined;
+  if (!row) return undefined;
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const found: string[] = [];
+  for (const [key, sub] of Object.entries(properties)) {
+    if (sub?.type !== 'integer' && sub?.type !== 'number') continue;
+    const words = key
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z]+/)
+      .filter((w) => w.length >= 3);
+    const scores = header.map((h) => words.filter((k) => [...taskWords(h)].some((w) => sameWord(w, k))).length);
+    const best = Math.max(0, ...scores);
+    const columns = scores.flatMap((s, j) => (s === best ? [j] : []));
+    const column = best > 0 && columns.length === 1 ? (columns[0] as number) : undefined;
+    if (column !== undefined) found.push(`${quote(header[column] as string)} is ${quote(row[column] as string)}`);
+  }
+  return found.length > 0 ? `In the row of ${quote(row[0] as string)}, ${found.join(', ')}.` : undefined;
+}
