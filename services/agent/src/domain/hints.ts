@@ -8,7 +8,7 @@ import type { JsonSchema } from '../model/types.js';
 import type { CompactView } from './compact.js';
 import { datesIn, isoDate } from './dates.js';
 import { quote } from './form-values.js';
-import { sameWord, taskWords } from './task-parts.js';
+import { fieldWords, sameWord, taskWords } from './task-parts.js';
 
 const LOWEST = /\b(?:cheapest|least expensive|lowest[- ]priced|lowest price|cheaper)\b/i;
 const HIGHEST = /\b(?:most expensive|dearest|priciest|highest[- ]priced|highest price)\b/i;
@@ -177,11 +177,7 @@ export function numberLine(schema: JsonSchema, outline: OutlineEntry[], task = '
   const found: string[] = [];
   for (const [key, sub] of Object.entries(properties)) {
     if (sub?.type !== 'integer' && sub?.type !== 'number') continue;
-    const words = key
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .split(/[^a-z]+/)
-      .filter((w) => w.length >= 3);
+    const words = fieldWords(key);
     const said = new Map<string, number>();
     for (const { text, says } of sentences)
       for (const m of text.matchAll(/(\d[\d,]*(?:\.\d+)?)(?:\s+|-)([A-Za-z]+)/g)) {
@@ -309,11 +305,7 @@ export function cellLine(schema: JsonSchema, outline: OutlineEntry[], task: stri
   const found: string[] = [];
   for (const [key, sub] of Object.entries(properties)) {
     if (sub?.type !== 'integer' && sub?.type !== 'number') continue;
-    const words = key
-      .replace(/([a-z])([A-Z])/g, '$1 $2')
-      .toLowerCase()
-      .split(/[^a-z]+/)
-      .filter((w) => w.length >= 3);
+    const words = fieldWords(key);
     const scores = header.map((h) => words.filter((k) => [...taskWords(h)].some((w) => sameWord(w, k))).length);
     const best = Math.max(0, ...scores);
     const columns = scores.flatMap((s, j) => (s === best ? [j] : []));

@@ -7,7 +7,7 @@ import type { JsonSchema } from '../model/types.js';
 import { type Before, obj, oneOf, str } from './compact.js';
 import { quote } from './form-values.js';
 import { strictSchema } from './strict-schema.js';
-import { taskWords } from './task-parts.js';
+import { fieldWords, taskWords } from './task-parts.js';
 
 export const DONE_SCHEMA: JsonSchema = obj({ done: oneOf(['yes', 'no']) });
 
@@ -115,14 +115,6 @@ function numbersIn(text: string): Set<number> {
   return found;
 }
 
-/** The words of a field's name ("startYear", "monthly_price"), lowercase, three letters or more. */
-const keyWords = (key: string) =>
-  key
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z]+/)
-    .filter((w) => w.length >= 3);
-
 /** Whether two words are one in two forms ("egg", "eggs"; "start", "started"). */
 const akin = (a: string, b: string) => a.startsWith(b) || b.startsWith(a);
 
@@ -152,7 +144,7 @@ export function groundedIn(answer: unknown, text: string, task: string, byName =
     const { value, key } = leaves[i] as { value: unknown; key?: string };
     if (typeof value === 'number') {
       if (!held.has(value)) return false;
-      const words = key && byName ? keyWords(key) : [];
+      const words = key && byName ? fieldWords(key) : [];
       const said = (line: { words: string[] }) => line.words.some((w) => words.some((k) => akin(w, k)));
       // On the line that says the name, or the one after it or before it ("Balance" above "€1,284.50").
       const beside = (i: number) => [lines[i - 1], lines[i], lines[i + 1]].some((l) => l !== undefined && said(l));

@@ -223,6 +223,14 @@ export function doneParts(task: string, memory: Pick<Memory, 'partsDone' | 'type
   return finished;
 }
 
+/** The words of a field's name ("startYear", "monthly_price"), lowercase, three letters or more. */
+export const fieldWords = (key: string): string[] =>
+  key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((w) => w.length >= 3);
+
 /** Whether two words are one word in two forms ("annual", "annually"): the shorter starts the longer, four letters or more. */
 export const sameWord = (a: string, b: string) => {
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
