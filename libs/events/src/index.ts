@@ -1,6 +1,24 @@
 export { connectNats, type NatsLink } from './connection.js';
 export { Consumer, type ConsumeSettings, type Delivery, type Retry } from './consume.js';
 export { handleOnce } from './inbox.js';
+export {
+  CONTROL_REFUSALS,
+  type ControlAction,
+  type ControlBatch,
+  type ControlReply,
+  type ControlRequest,
+  controlAction,
+  controlBatch,
+  controlReply,
+  controlRequest,
+  controlSite,
+  isHttpUrl,
+  MAX_CONTROL_ACTIONS,
+  MAX_INSERT_CHARS,
+  MAX_URL_CHARS,
+  refusedHost,
+  sameSite,
+} from './live-control.js';
 export { enqueueEvent, OutboxRelay } from './outbox.js';
 export { Publisher, type PublishOptions } from './publish.js';
 export {

@@ -1,4 +1,3 @@
-export { type BrowserClient, BrowserHosts, openOnHosts } from './browser-hosts.js';
 export { type ClientSettings, type Closable, createClient } from './client.js';
 export { fromCallError, fromServiceError, toCallError, toServiceError } from './errors.js';
 export { HealthService, type ReadinessProbe } from './health.js';

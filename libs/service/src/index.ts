@@ -12,24 +12,6 @@ import { type MetricsServer, processMetrics, Registry, serveMetrics } from './me
 export { Batcher, type BatchSettings, type SendBatch } from './batcher.js';
 export { type BaseEnv, baseEnv, sharedEnv } from './env.js';
 export { type JobSettings, PeriodicJob } from './job.js';
-export {
-  CONTROL_REFUSALS,
-  type ControlAction,
-  type ControlBatch,
-  type ControlReply,
-  type ControlRequest,
-  controlAction,
-  controlBatch,
-  controlReply,
-  controlRequest,
-  controlSite,
-  isHttpUrl,
-  MAX_CONTROL_ACTIONS,
-  MAX_INSERT_CHARS,
-  MAX_URL_CHARS,
-  refusedHost,
-  sameSite,
-} from './live-control.js';
 export { Gauge, type MetricsServer, processMetrics, Registry, serveMetrics } from './metrics.js';
 
 /** The database handle a service gets: its own generated Prisma client. */

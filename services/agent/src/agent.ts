@@ -3,11 +3,12 @@
 // and the tests (docs/agent.md).
 import { readFileSync } from 'node:fs';
 import { ledgerClient } from '@wap/billing';
+import { BrowserHosts } from '@wap/browser-hosts';
 import type { NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser } from '@wap/proto';
-import { BrowserHosts, createClient } from '@wap/rpc';
+import { createClient } from '@wap/rpc';
 import { openSessionDriver } from './browser/session-driver.js';
 import { modelProposer } from './clients/gate-proposer.js';
 import { ModelRegistry } from './clients/models.js';

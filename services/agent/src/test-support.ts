@@ -7,8 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type LedgerClient, ledgerClient } from '@wap/billing';
+import { BrowserHosts } from '@wap/browser-hosts';
 import { AllowList } from '@wap/netguard';
-import { BrowserHosts } from '@wap/rpc';
 import {
   type FreshDatabase,
   freshServiceDatabase,

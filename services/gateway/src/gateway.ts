@@ -2,9 +2,9 @@
 // identity, the invoke path, the registry, the HTTP app and the jobs are
 // wired, shared by service.ts and the tests.
 import type { Server } from 'node:http';
+import { BrowserHosts } from '@wap/browser-hosts';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
-import { BrowserHosts } from '@wap/rpc';
 import { inIncomingTrace } from '@wap/telemetry';
 import type { Express } from 'express';
 import { LedgerViews } from './clients/ledger-views.js';

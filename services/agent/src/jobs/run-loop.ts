@@ -8,8 +8,8 @@
 // policy read, the hold and the browser opened, then a checkpoint and a step
 // until one of them ends the run.
 import type { LedgerClient } from '@wap/billing';
+import type { BrowserHosts } from '@wap/browser-hosts';
 import type { Logger } from '@wap/log';
-import type { BrowserHosts } from '@wap/rpc';
 import type { ModelRegistry } from '../clients/models.js';
 import type { ModelClient } from '../model/types.js';
 import { ClaimLost } from '../store/fenced.js';

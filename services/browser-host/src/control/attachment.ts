@@ -8,7 +8,7 @@
 // through. The tab the person drives gets a screencast of its own, faster
 // than the recording's, for the live view only. Everything ends with the
 // attachment: the client's and the recorder's CDP sessions never see it.
-import { refusedHost, sameSite } from '@wap/service';
+import { refusedHost, sameSite } from '@wap/events';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import { type ScreenFrame, startScreencast } from '../recording/screencast.js';
 

@@ -7,9 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { after, before, test } from 'node:test';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { ensureStreams, type NatsLink, Publisher, sessionStreamNames, sessionStreams } from '@wap/events';
+import {
+  type ControlReply,
+  ensureStreams,
+  type NatsLink,
+  Publisher,
+  sessionStreamNames,
+  sessionStreams,
+} from '@wap/events';
 import { AllowList } from '@wap/netguard';
-import type { ControlReply } from '@wap/service';
 import { quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
 import type { Page } from 'puppeteer-core';
 import { browserFace } from '../domain/browser-face.js';

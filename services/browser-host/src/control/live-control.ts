@@ -6,7 +6,7 @@
 // history back. Batches run one at a time, in the order they came. While
 // batches come, and CONTROL_IDLE_MS after the last one, the tabs are kept on
 // the site (control/attachment.ts); a `release` ends that at once.
-import type { Logger } from '@wap/log';
+
 import {
   type ControlAction,
   type ControlReply,
@@ -14,7 +14,8 @@ import {
   controlRequest,
   refusedHost,
   sameSite,
-} from '@wap/service';
+} from '@wap/events';
+import type { Logger } from '@wap/log';
 import type { Browser, CDPSession } from 'puppeteer-core';
 import type { ScreenFrame } from '../recording/screencast.js';
 import { ControlAttachment } from './attachment.js';

@@ -1,8 +1,10 @@
 // The services behind the gateway (a registry row names the one it needs) and the variables of their addresses
 // come from the platform's list of services (@wap/config's services.ts), a contract every service may read.
+
+import type { BrowserClient } from '@wap/browser-hosts';
 import { BACKENDS, type Backend } from '@wap/config';
 import { agent, browser, crawl, health, integrations, ledger, monitor, rules, secrets, sessions } from '@wap/proto';
-import { type BrowserClient, type Closable, createClient, type ServiceClient } from '@wap/rpc';
+import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
 import type { GatewayConfig } from '../config.js';
 
 type HealthClient = ServiceClient<(typeof health.Health)['method']> & Closable;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { context } from '@opentelemetry/api';
+import type { BrowserHosts } from '@wap/browser-hosts';
 import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
-import type { BrowserHosts } from '@wap/rpc';
 import { inIncomingTrace } from '@wap/telemetry';
 import express, { type RequestHandler } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';

@@ -14,10 +14,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { create } from '@bufbuild/protobuf';
+import { type BrowserHosts, openOnHosts } from '@wap/browser-hosts';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
-import { type BrowserHosts, openOnHosts } from '@wap/rpc';
 import { Router } from 'express';
 import { z } from 'zod';
 import type { Upstreams } from '../clients/upstreams.js';

@@ -10,7 +10,7 @@
 // (400), and each navigation's site (403 replay_control_cross_site, never
 // forwarded); then it goes to the session's host, which checks it again.
 import { ApiError } from '@wap/errors';
-import { controlBatch, MAX_INSERT_CHARS, refusedHost, sameSite } from '@wap/service';
+import { controlBatch, MAX_INSERT_CHARS, refusedHost, sameSite } from '@wap/events';
 import express, { type Request, Router } from 'express';
 import type { Upstreams } from '../clients/upstreams.js';
 import { parsePart } from '../invoke/input.js';

@@ -3,9 +3,8 @@
 // second), and the way a person's input goes to the session's browser host
 // (a request on core NATS that only that host answers).
 import { ApiError } from '@wap/errors';
-import { type NatsLink, sessionStreamNames } from '@wap/events';
+import { type ControlBatch, type ControlReply, controlReply, type NatsLink, sessionStreamNames } from '@wap/events';
 import type { Logger } from '@wap/log';
-import { type ControlBatch, type ControlReply, controlReply } from '@wap/service';
 
 /**
  * Whether a session may be driven by a person right now: the agent service

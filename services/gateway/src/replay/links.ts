@@ -10,7 +10,7 @@
 // other way round.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '@wap/errors';
-import { controlSite } from '@wap/service';
+import { controlSite } from '@wap/events';
 
 export interface ReplayAccess {
   workspaceId: string;

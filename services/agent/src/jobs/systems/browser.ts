@@ -5,9 +5,9 @@
 // reads; each document the tabs commit, billed as a page; and the wheel handed
 // back to the loop after a person drove.
 import { create } from '@bufbuild/protobuf';
+import { type BrowserHosts, openOnHosts } from '@wap/browser-hosts';
 import { isApiError } from '@wap/errors';
 import { browser as proto } from '@wap/proto';
-import { type BrowserHosts, openOnHosts } from '@wap/rpc';
 import type { BrowserDriver, CaptchaOutcome, PageState, RunFile } from '../../browser/types.js';
 import { unsealFile } from '../../domain/files.js';
 import { siteOf } from '../../domain/site.js';

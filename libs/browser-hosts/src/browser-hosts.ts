@@ -4,18 +4,32 @@
 // with the most room (the next one when it cannot be reached); a reconnect to
 // the host that has the session; a host that says it is leaving, or is silent
 // for three announcements, is forgotten. Before any host has announced (a
-// gateway just started), the configured BROWSER_HOST_ADDR serves.
+// gateway just started), the configured BROWSER_HOST_ADDR serves. An
+// announcement is parsed strictly: anything on the subject that is not one
+// is dropped, never half-read.
 
 import { ApiError } from '@wap/errors';
 import { browserHostsSubject, type HostAnnouncement, type NatsLink } from '@wap/events';
 import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
-import { type Closable, createClient } from './client.js';
-import type { ServiceClient } from './types.js';
+import { type Closable, createClient, type ServiceClient } from '@wap/rpc';
+import { z } from 'zod';
 
 export type BrowserClient = ServiceClient<(typeof browser.BrowserService)['method']> & Closable;
 
 type Subscription = ReturnType<NatsLink['nc']['subscribe']>;
+
+const count = z.int().min(0).max(1_000_000);
+/** What a host says of itself (libs/events `HostAnnouncement`), bounded; fields a newer host adds are dropped. */
+const announcement = z.object({
+  hostId: z.string().min(1).max(200),
+  address: z.string().min(1).max(300),
+  capacity: count,
+  live: count,
+  sessions: z.array(z.string().max(200)).max(100_000),
+  everyMs: z.int().min(1).max(3_600_000),
+  leaving: z.boolean().optional(),
+}) satisfies z.ZodType<HostAnnouncement>;
 
 interface Known extends HostAnnouncement {
   seenAt: number;
@@ -38,14 +52,15 @@ export class BrowserHosts {
     this.subscription = this.nats.nc.subscribe(browserHostsSubject(this.namespace), {
       callback: (err, message) => {
         if (err) return;
+        let a: HostAnnouncement;
         try {
-          const a = message.json<HostAnnouncement>();
-          if (typeof a?.hostId !== 'string' || typeof a.address !== 'string') throw new Error('not an announcement');
-          if (a.leaving) this.hosts.delete(a.hostId);
-          else this.hosts.set(a.hostId, { ...a, seenAt: Date.now() });
+          a = announcement.parse(message.json());
         } catch {
           this.log.warn('an announcement of a browser host that is not one; ignored');
+          return;
         }
+        if (a.leaving) this.hosts.delete(a.hostId);
+        else this.hosts.set(a.hostId, { ...a, seenAt: Date.now() });
       },
     });
   }

@@ -1,0 +1,1 @@
+export { type BrowserClient, BrowserHosts, openOnHosts } from './browser-hosts.js';
