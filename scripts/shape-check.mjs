@@ -22,6 +22,9 @@
 // - one composition root a service: a top-level `src/<name>.ts` exporting
 //   `open<Name>(config, db, nats, log)`, a fifth `options` (what tests set
 //   apart from the settings) at most;
+// - no import circle within a package (type-only imports count: a circle of
+//   types is two modules that each need the other's words, one idea split in
+//   two; the shared words go to a module both import);
 // - test code is named so: a module of `src/` that only tests import is a
 //   `test-support.ts` (fixtures) or stands in a folder of one test's parts
 //   (`src/<name>-test/`), and no other module imports one of those.
@@ -251,6 +254,43 @@ for (const top of ['libs', 'services', 'clients', 'e2e']) {
       problems.push(`${path.relative(ROOT, file)}: imports ${spec}; import what its package exports instead`);
   }
 }
+/** The circles of `files`' imports among themselves (Tarjan's strongly connected components of two or more). */
+function circles(files) {
+  const graph = new Map(
+    files.map((f) => [f, relativeImports(f, readFileSync(f, 'utf8')).filter((t) => files.includes(t))]),
+  );
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const found = [];
+  const visit = (v) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v));
+    stack.push(v);
+    for (const w of graph.get(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = stack.splice(stack.indexOf(v));
+    if (component.length > 1) found.push(component);
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+for (const top of ['libs', 'services', 'clients']) {
+  for (const pkg of readdirSync(path.join(ROOT, top)).sort()) {
+    const src = path.join(ROOT, top, pkg, 'src');
+    if (!existsSync(src)) continue;
+    const files = everySource(src).filter((f) => !TEST_CODE.test(f));
+    for (const circle of circles(files))
+      problems.push(
+        `${top}/${pkg}/src: an import circle, ${circle.map((f) => path.relative(src, f)).join(' → ')}; move the words both need to a module of their own`,
+      );
+  }
+}
 // An allowance for a file that is gone or now in shape is stale: say so, so the list shrinks.
 for (const [rule, files] of [
   ['testOnly', ALLOWED.testOnly],
@@ -271,5 +311,5 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  'shape check: every service has one root, open<Name>(config, db, nats, log), a file per RPC and rpc/ nothing else, its layers hold, domain/ is pure, test code is named so, the database only in store/, the environment only in config.ts, described; no import reaches into a dist/; no source over 600 lines',
+  'shape check: every service has one root, open<Name>(config, db, nats, log), a file per RPC and rpc/ nothing else, its layers hold, domain/ is pure, test code is named so, the database only in store/, the environment only in config.ts, described; no import circle, none reaches into a dist/; no source over 600 lines',
 );

@@ -13,10 +13,10 @@ import {
   namedIn,
   pageLines,
   parseCompact,
-  sectionFor,
   targetLabels,
   whatChanged,
 } from './compact.js';
+import { sectionFor } from './hints.js';
 import { shapeOf } from './step-questions.js';
 import {
   asksDone,

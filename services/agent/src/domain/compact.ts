@@ -11,8 +11,20 @@ import type { JsonSchema } from '../model/types.js';
 import { calendarOf, calendarPlan, wantedOf } from './calendar.js';
 import { dateAsAsked, dateFormat } from './dates.js';
 import { formLines, optionLine, quote, untickLine } from './form-values.js';
-import { cellLine, collapsedLine, datedLine, numberLine, pagedLine, rowsLine, superlativeLine } from './hints.js';
-import type { Memory, ModelStep, StepAction, StepGrants } from './step.js';
+import {
+  breadcrumbSection,
+  cellLine,
+  collapsedLine,
+  datedLine,
+  numberLine,
+  pagedLine,
+  rowsLine,
+  type ShownElement,
+  sectionFor,
+  superlativeLine,
+} from './hints.js';
+import type { Memory } from './memory.js';
+import type { ModelStep, StepAction, StepGrants } from './step.js';
 import { describeAction, SECRET_PARTS, stepAction } from './step.js';
 import { strictSchema } from './strict-schema.js';
 import { asksForAnswer, doneParts, FINDS, phrase, taskParts, taskWords } from './task-parts.js';
@@ -124,38 +136,10 @@ export function targetLabels(page: PageState): Map<number, string> {
   return new Map(elements.map((e, i) => [e.index, labels[i] as string]));
 }
 
-/** A breadcrumb's separator, alone or before the page's own name ("› Felco pruning shears"). */
-const CRUMB = /^\s*[›»>/|]\s*/;
-
-/**
- * The link of a breadcrumb trail (`Home › Garden › Hand tools › Felco pruning shears`) to the
- * section the page is in: the last of two or more links each followed by a separator, when the page's
- * own name follows the last. A small model asked for "the category it is listed in" clicks Home.
- */
-export function breadcrumbSection(outline: OutlineEntry[]): number | undefined {
-  let run: number[] = [];
-  for (let i = 0; i < outline.length; i++) {
-    const e = outline[i] as OutlineEntry;
-    const next = outline[i + 1];
-    if (e.kind === 'element' && e.info.role === 'link' && next?.kind === 'text' && CRUMB.test(next.text)) {
-      run.push(e.index);
-      const own = next.text.replace(CRUMB, '').trim();
-      if (own && run.length >= 2) return e.index;
-      i++;
-    } else run = [];
-  }
-  return undefined;
-}
-
-/** The breadcrumb's section link for a part that asks for it ("go to the category it is listed in"). */
-export function sectionFor(part: string | undefined, outline: OutlineEntry[]): number | undefined {
-  return part && /\b(?:categor|section|department|collection)/i.test(part) ? breadcrumbSection(outline) : undefined;
-}
-
 /** The view of a page: its lines, and the elements it shows (what the step's schema may name). */
 export interface CompactView {
   text: string;
-  shown: Array<{ index: number; info: ElementInfo; label: string }>;
+  shown: ShownElement[];
   /** Elements and text lines left out at the budget. */
   cut: { elements: number; lines: number };
   /** What the page's calendar asks of the step next ("click “Next month”"), said last. */
@@ -527,9 +511,9 @@ export function compactMessage(input: {
   // "The category it is listed in": the breadcrumb's section, named (the 1.5B clicks the first link, Home).
   const label = input.view.shown.find((e) => e.index === sectionFor(part, page.outline))?.label;
   if (label) lines.push(`The section this page is in: link ${quote(label)}.`);
-  const cheapest = part ? superlativeLine(part, page.outline, input.view) : undefined;
+  const cheapest = part ? superlativeLine(part, page.outline, input.view.shown) : undefined;
   if (cheapest) lines.push(cheapest);
-  const elsewhere = part ? pagedLine(part, page.outline, input.view) : undefined;
+  const elsewhere = part ? pagedLine(part, page.outline, input.view.shown) : undefined;
   if (elsewhere) lines.push(elsewhere);
   const untick = untickLine(input.task, input.view.shown);
   if (untick) lines.push(untick);
@@ -541,7 +525,7 @@ export function compactMessage(input: {
   const cell = input.outputSchema ? cellLine(input.outputSchema, page.outline, input.task) : undefined;
   lines.push(...[counted, cell].filter((l): l is string => !!l));
   if (input.view.hint) lines.push(input.view.hint);
-  const under = asks && named.length === 0 ? collapsedLine(input.task, input.view) : undefined;
+  const under = asks && named.length === 0 ? collapsedLine(input.task, input.view.shown) : undefined;
   if (under) lines.push(under);
   if (asks) lines.push('If the page shows what the task asks, finish with it as the answer.');
   if (memory.choosing) {

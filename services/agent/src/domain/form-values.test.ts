@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ElementInfo } from '../browser/types.js';
 import { choicesLeft, formLines, optionLine, untickLine } from './form-values.js';
-import { emptyMemory, type Memory } from './step.js';
+import { emptyMemory, type Memory } from './memory.js';
 
 const box = (name: string, value?: string): { label: string; info: ElementInfo } => ({
   label: name,

@@ -3,7 +3,7 @@
 // and the boxes a refused form came back with empty. Pure: no I/O.
 import type { ElementInfo } from '../browser/types.js';
 import { dateFormat, isoDate } from './dates.js';
-import type { Memory } from './step.js';
+import type { Memory } from './memory.js';
 import { phrase, sameWord, taskWords, valuesLeft } from './task-parts.js';
 
 /** How the compact step quotes a name or a value. */

@@ -49,7 +49,7 @@ const EDITIONS = pageOf([
 
 test('the cheapest row of the kind the part says is named, with its price', () => {
   const part = 'add its cheapest paperback edition to the cart';
-  const view = compactView(EDITIONS, part);
+  const view = compactView(EDITIONS, part).shown;
   assert.equal(
     superlativeLine(part, EDITIONS.outline, view),
     'Of the prices the page shows, the cheapest paperback is €9.50: "Add Paperback, Gollancz, 2023 to cart".',
@@ -67,11 +67,11 @@ test('rows without a table are the lines since the element before, a header abov
     EDITIONS.outline.map((e) => (e.kind === 'element' ? { ...e, info: { ...e.info, context: undefined } } : e)),
   );
   const part = 'add its cheapest paperback edition to the cart';
-  assert.match(superlativeLine(part, bare.outline, compactView(bare, part)) ?? '', /paperback is €9\.50/);
+  assert.match(superlativeLine(part, bare.outline, compactView(bare, part).shown) ?? '', /paperback is €9\.50/);
 });
 
 test('no line without a superlative, without two priced rows of the kind, or with a tie', () => {
-  const view = compactView(EDITIONS, 'x');
+  const view = compactView(EDITIONS, 'x').shown;
   assert.equal(superlativeLine('add the paperback to the cart', EDITIONS.outline, view), undefined);
   assert.equal(superlativeLine('add the cheapest hardcover', EDITIONS.outline, view), undefined);
   const tie = pageOf([
@@ -80,7 +80,7 @@ test('no line without a superlative, without two priced rows of the kind, or wit
     text('Blue mug €5'),
     element(2, { role: 'button', name: 'Add blue mug' }),
   ]);
-  assert.equal(superlativeLine('add the cheapest mug', tie.outline, compactView(tie, 'x')), undefined);
+  assert.equal(superlativeLine('add the cheapest mug', tie.outline, compactView(tie, 'x').shown), undefined);
 });
 
 test('a question for the oldest or newest of a dated list is told which, with its title', () => {
@@ -120,13 +120,17 @@ test('a question is pointed at the closed section that says most of its words', 
   const task =
     "According to the shop's FAQ, within how many days of delivery can I return an item I have already opened?";
   assert.equal(
-    collapsedLine(task, compactView(faq, task)),
+    collapsedLine(task, compactView(faq, task).shown),
     'The answer may be under "Can I return an item I have opened?": open it.',
   );
   // Fewer than three words, or a tie: no line.
-  assert.equal(collapsedLine('How fast is delivery?', compactView(faq, 'x')), undefined);
+  assert.equal(collapsedLine('How fast is delivery?', compactView(faq, 'x').shown), undefined);
   const open = pageOf([element(2, { role: 'button', name: 'Can I return an item I have opened?', expanded: true })]);
-  assert.equal(collapsedLine(task, compactView(open, task)), undefined, 'an open section is read, not pointed at');
+  assert.equal(
+    collapsedLine(task, compactView(open, task).shown),
+    undefined,
+    'an open section is read, not pointed at',
+  );
 });
 
 test('a number field of the output schema is found beside its name when the page writes it once', () => {
@@ -210,7 +214,7 @@ const invoices = (first: number, links: string[]) =>
 
 test('a code a paged list does not show here is said to be on the way the list runs', () => {
   const middle = invoices(4105, ['Previous', '1', '3', 'Next']);
-  const view = (p: typeof middle, part: string) => compactView(p, part);
+  const view = (p: typeof middle, part: string) => compactView(p, part).shown;
   const part = 'What was the amount of invoice INV-4112?';
   assert.equal(
     pagedLine(part, middle.outline, view(middle, part)),

@@ -3,11 +3,11 @@
 // for (it takes the second paperback, not the cheaper third), which dated entry is the oldest or
 // newest, and which closed section a question's answer is under. Comparing and matching are the
 // loop's to do; the model acts on what the line says. Pure: no I/O.
-import type { OutlineEntry } from '../browser/types.js';
+import type { ElementInfo, OutlineEntry } from '../browser/types.js';
 import type { JsonSchema } from '../model/types.js';
-import type { CompactView } from './compact.js';
 import { datesIn, isoDate } from './dates.js';
 import { quote } from './form-values.js';
+import type { DatedEntry } from './memory.js';
 import { fieldWords, sameWord, taskWords } from './task-parts.js';
 
 const LOWEST = /\b(?:cheapest|least expensive|lowest[- ]priced|lowest price|cheaper)\b/i;
@@ -21,16 +21,23 @@ const SIGN_AFTER = /(\d[\d,]*(?:\.\d+)?)\s?(?:€|(?:EUR|USD|GBP|CHF|kr)\b)/;
 
 const CLICKS = new Set(['button', 'link']);
 
+/** An element the compact view shows: its index, what it is, and the label the step reads. */
+export interface ShownElement {
+  index: number;
+  info: ElementInfo;
+  label: string;
+}
+
 /**
  * The line that names the row to click for a part that asks for the cheapest (or dearest) of a kind:
  * each button or link of the view read with its row (its table row's or list entry's words, else the
  * lines since the element before), the rows that say most of the kind's words compared by the price
  * they write. Undefined when the page does not say, or on a tie.
  */
-export function superlativeLine(part: string, outline: OutlineEntry[], view: CompactView): string | undefined {
+export function superlativeLine(part: string, outline: OutlineEntry[], shown: ShownElement[]): string | undefined {
   const lowest = LOWEST.test(part);
   if (!lowest && !HIGHEST.test(part)) return undefined;
-  const offered = new Map(view.shown.map((e) => [e.index, e]));
+  const offered = new Map(shown.map((e) => [e.index, e]));
   const rows: Array<{ label: string; words: string[]; price: number; shown: string }> = [];
   let lines: string[] = [];
   for (const entry of outline) {
@@ -70,13 +77,6 @@ const OLDEST = /\b(?:oldest|earliest)\b/i;
 const NEWEST = /\b(?:newest|latest|most recent)\b/i;
 /** A link to the next page of a list. */
 const NEXT_PAGE = /^(?:next(?: page)?|older(?: posts)?|›|»|>|→)$/i;
-
-/** A dated entry of a list: its day, the date as written, and its title. */
-export interface DatedEntry {
-  iso: string;
-  written: string;
-  title: string;
-}
 
 /** Whether a task asks for the oldest (-1) or the newest (1) of a dated list; 0 when neither. */
 const datedOrder = (task: string) => (OLDEST.test(task) ? -1 : NEWEST.test(task) ? 1 : 0);
@@ -152,9 +152,9 @@ export function datedLine(task: string, outline: OutlineEntry[], seen?: DatedEnt
  * written in when it opens ("Can I return an item I have opened?" for "within how many days can I
  * return an item I have already opened?"). Undefined when none stands out.
  */
-export function collapsedLine(task: string, view: CompactView): string | undefined {
+export function collapsedLine(task: string, shown: ShownElement[]): string | undefined {
   const said = [...taskWords(task)];
-  const scored = view.shown
+  const scored = shown
     .filter((e) => e.info.expanded === false && !e.info.disabled)
     .map((e) => ({ e, n: [...taskWords(e.info.name)].filter((w) => said.some((t) => sameWord(w, t))).length }))
     .sort((a, b) => b.n - a.n);
@@ -243,7 +243,7 @@ const PREVIOUS_PAGE = /^(?:prev(?:ious)?(?: page)?|newer(?: posts)?|‹|«|<|←
  * looked for A-1093 on the first page of orders and said there was none. Undefined when the page shows
  * the code, shows no others like it, or has no link to turn the page.
  */
-export function pagedLine(part: string, outline: OutlineEntry[], view: CompactView): string | undefined {
+export function pagedLine(part: string, outline: OutlineEntry[], shown: ShownElement[]): string | undefined {
   const text = outline.map((e) => (e.kind === 'text' ? e.text : e.info.name)).join('\n');
   const codes = [...part.matchAll(CODE)];
   // Shown in a table's row: that row, read whole (the 1.5B paged on past the order it was asked about).
@@ -257,7 +257,7 @@ export function pagedLine(part: string, outline: OutlineEntry[], view: CompactVi
   const prefix = code.slice(0, code.length - (wanted[2] as string).length);
   const listed = [...text.matchAll(CODE)].filter((m) => (m[1] as string).startsWith(prefix)).map((m) => Number(m[2]));
   if (listed.length < 2) return undefined;
-  const links = view.shown.filter((e) => e.info.role === 'link' && !e.info.disabled);
+  const links = shown.filter((e) => e.info.role === 'link' && !e.info.disabled);
   const next = links.find((e) => NEXT_PAGE.test(e.info.name.trim()));
   const previous = links.find((e) => PREVIOUS_PAGE.test(e.info.name.trim()));
   // The way the list runs on: down when its codes fall down the page, up when they rise.
@@ -313,4 +313,32 @@ export function cellLine(schema: JsonSchema, outline: OutlineEntry[], task: stri
     if (column !== undefined) found.push(`${quote(header[column] as string)} is ${quote(row[column] as string)}`);
   }
   return found.length > 0 ? `In the row of ${quote(row[0] as string)}, ${found.join(', ')}.` : undefined;
+}
+
+/** A breadcrumb's separator, alone or before the page's own name ("› Felco pruning shears"). */
+const CRUMB = /^\s*[›»>/|]\s*/;
+
+/**
+ * The link of a breadcrumb trail (`Home › Garden › Hand tools › Felco pruning shears`) to the
+ * section the page is in: the last of two or more links each followed by a separator, when the page's
+ * own name follows the last. A small model asked for "the category it is listed in" clicks Home.
+ */
+export function breadcrumbSection(outline: OutlineEntry[]): number | undefined {
+  let run: number[] = [];
+  for (let i = 0; i < outline.length; i++) {
+    const e = outline[i] as OutlineEntry;
+    const next = outline[i + 1];
+    if (e.kind === 'element' && e.info.role === 'link' && next?.kind === 'text' && CRUMB.test(next.text)) {
+      run.push(e.index);
+      const own = next.text.replace(CRUMB, '').trim();
+      if (own && run.length >= 2) return e.index;
+      i++;
+    } else run = [];
+  }
+  return undefined;
+}
+
+/** The breadcrumb's section link for a part that asks for it ("go to the category it is listed in"). */
+export function sectionFor(part: string | undefined, outline: OutlineEntry[]): number | undefined {
+  return part && /\b(?:categor|section|department|collection)/i.test(part) ? breadcrumbSection(outline) : undefined;
 }

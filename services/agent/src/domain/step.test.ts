@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeAction, emptyMemory, parseStep, readMemory, repeats, stepMessage, stepShape } from './step.js';
+import { emptyMemory, readMemory } from './memory.js';
+import { describeAction, parseStep, repeats, stepMessage, stepShape } from './step.js';
 
 const page = {
   url: 'https://shop.example/cart',

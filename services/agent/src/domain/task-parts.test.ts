@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { PageState } from '../browser/types.js';
 import { compactMessage, compactShape, compactView, pageLines } from './compact.js';
-import { emptyMemory } from './step.js';
+import { emptyMemory } from './memory.js';
 import { newText, refusal, statedAnswer } from './step-questions.js';
 import {
   asksDone,

@@ -4,7 +4,8 @@
 // and when to ask the model "is the task done?". Pure: no I/O.
 import type { ElementInfo } from '../browser/types.js';
 import { datesIn, isoDate } from './dates.js';
-import type { Memory, StepAction } from './step.js';
+import type { Memory } from './memory.js';
+import type { StepAction } from './step.js';
 
 /** Words of a task that name nothing on a page. */
 const STOP_WORDS = new Set(

@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { goal, printGoals } from '@wap/testkit';
 import type { PageState } from '../browser/types.js';
 import { COMPACT_SYSTEM_PROMPT, compactMessage, compactShape, compactView } from '../domain/compact.js';
-import { emptyMemory } from '../domain/step.js';
+import { emptyMemory } from '../domain/memory.js';
 import { EmbeddedModelClient, embeddedModelPath } from './embedded.js';
 
 const STEPS = Number(process.env.EMBEDDED_BENCH_STEPS ?? 6);

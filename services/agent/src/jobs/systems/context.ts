@@ -6,7 +6,7 @@
 // own part of the run's state itself.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '@wap/log';
-import { type Memory, readMemory } from '../../domain/step.js';
+import { type Memory, readMemory } from '../../domain/memory.js';
 import type { Fenced, Outcome, Reason } from '../../store/fenced.js';
 import type { RunRow } from '../../store/runs.js';
 import { RunPolicy } from '../run-policy.js';

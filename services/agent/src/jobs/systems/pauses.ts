@@ -6,7 +6,7 @@
 // place, once: a hand back, an answer for the model, a decision for the
 // system that asked it.
 import type { CaptchaOutcome } from '../../browser/types.js';
-import { openApproval } from '../../domain/step.js';
+import { openApproval } from '../../domain/memory.js';
 import { type PauseStore, readApproval } from '../../store/pauses.js';
 import type { RunRow } from '../../store/runs.js';
 import type { BrowserSystem } from './browser.js';

@@ -19,11 +19,10 @@ import {
   pageLines,
   parseCompact,
   sayAction,
-  sectionFor,
   whatChanged,
 } from '../../domain/compact.js';
 import { jammedBox } from '../../domain/form-values.js';
-import { rememberDated } from '../../domain/hints.js';
+import { rememberDated, sectionFor } from '../../domain/hints.js';
 import {
   describeAction,
   LOOP_FAIL,
