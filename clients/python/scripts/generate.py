@@ -396,12 +396,6 @@ def render_operations(document: dict[str, Any], doc: dict[str, Any], specs: dict
     used: set[str] = set()
     groups: dict[str, dict[str, Any]] = {}
     table: list[str] = []
-    code_status: dict[str, int] = {}
-    for _, _, op in operations(document):
-        for status, answer in op["responses"].items():
-            for code in answer.get("content", {}).get("application/json", {}).get("examples", {}):
-                if status.isdigit() and int(status) >= 400:
-                    code_status.setdefault(code, int(status))
 
     methods_sync: dict[str, list[str]] = {}
     methods_async: dict[str, list[str]] = {}
@@ -540,7 +534,8 @@ def render_operations(document: dict[str, Any], doc: dict[str, Any], specs: dict
         "",
         "from pydantic import Field",
         "",
-        "from .._base import CallOptions, Operation, RawResponse",
+        "from .._base import RawResponse",
+        "from .._operation import CallOptions, Operation",
         "from .._pagination import AsyncPager, SyncPage",
         "from .._streaming import AsyncStream, Stream",
     ]
@@ -549,14 +544,7 @@ def render_operations(document: dict[str, Any], doc: dict[str, Any], specs: dict
         out.append(f"from .._watch import {', '.join(mixins)}")
     out += ["from .models import (", *[f"    {n}," for n in model_imports], ")", "", ""]
     out += ["OPERATIONS: dict[str, Operation] = {", *table, "}", ""]
-    out += ["# The status each error code comes with, for an Error object that ends a stream."]
-    out += [
-        "CODE_STATUS: dict[str, int] = {",
-        *[f"    {c!r}: {s}," for c, s in sorted(code_status.items())],
-        "}",
-        "",
-        "",
-    ]
+    out += [""]
     out += [
         "class SyncResource:",
         "    def __init__(self, client: Any) -> None:",
@@ -598,6 +586,19 @@ def aliases(doc: dict[str, Any], models: ModelFile) -> str:
     return ("\n\n" + "\n".join(lines) + "\n") if lines else ""
 
 
+def code_statuses(document: dict[str, Any]) -> str:
+    """The status each error code comes with (for an Error object that ends a stream), as models.py ends."""
+    code_status: dict[str, int] = {}
+    for _, _, op in operations(document):
+        for status, answer in op["responses"].items():
+            for code in answer.get("content", {}).get("application/json", {}).get("examples", {}):
+                if status.isdigit() and int(status) >= 400:
+                    code_status.setdefault(code, int(status))
+    lines = ["", "", "# The status each error code comes with, for an Error object that ends a stream."]
+    lines += ["CODE_STATUS: dict[str, int] = {", *[f"    {c!r}: {s}," for c, s in sorted(code_status.items())], "}"]
+    return "\n".join(lines) + "\n"
+
+
 def render(document: dict[str, Any]) -> dict[str, str]:
     """Every generated file, by its path under src/web_access/_generated/."""
     doc, specs = model_document(document)
@@ -607,7 +608,7 @@ def render(document: dict[str, Any]) -> dict[str, str]:
     models = ModelFile(source)
     return {
         "openapi.json": json.dumps(document, indent=2, ensure_ascii=False) + "\n",
-        "models.py": source.rstrip() + "\n" + aliases(doc, models),
+        "models.py": source.rstrip() + "\n" + aliases(doc, models).rstrip() + "\n" + code_statuses(document),
         "operations.py": render_operations(document, doc, specs, models),
         "__init__.py": HEADER + "\n",
     }

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Generator, Iterator
 from typing import Any, Generic, TypeVar
 
-from ._base import CallOptions, Operation, parse_model
+from ._operation import CallOptions, Operation, parse_model
 
 T = TypeVar("T")
 

@@ -13,8 +13,9 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
-from ._base import Operation, parse_model
 from ._errors import error_for
+from ._generated.models import CODE_STATUS
+from ._operation import Operation, parse_model
 
 T = TypeVar("T")
 
@@ -41,8 +42,6 @@ class _Lines:
     def _item(self, payload: Any) -> Any:
         """An item; the Error object a stream ends with is raised as its status's class."""
         if isinstance(payload, dict) and set(payload) == {"error"} and isinstance(payload["error"], dict):
-            from ._generated.operations import CODE_STATUS
-
             error = payload["error"]
             status = CODE_STATUS.get(error.get("code"), 500)
             raise error_for(status, error, request_id=self.response.headers.get("x-request-id"), response=self.response)

@@ -3532,3 +3532,39 @@ class RulesSetRequest(Model):
     """
     One rule per sentence, e.g. "Only visit example.com" or "Never spend more than 50 EUR".
     """
+
+
+
+# The status each error code comes with, for an Error object that ends a stream.
+CODE_STATUS: dict[str, int] = {
+    'answer_lost': 409,
+    'bad_request': 400,
+    'cap_exceeded': 402,
+    'capability_unavailable': 503,
+    'card_number_in_task': 422,
+    'concurrency_limit': 429,
+    'cvc_not_storable': 422,
+    'deadline_exceeded': 408,
+    'decode_unavailable': 503,
+    'document_unrepresentable': 422,
+    'exit_unavailable': 503,
+    'extraction_failed': 422,
+    'integration_check_failed': 422,
+    'internal': 500,
+    'lab_arm_forbidden': 403,
+    'no_capacity': 503,
+    'no_open_purchase': 409,
+    'not_found': 404,
+    'page_lost': 422,
+    'page_unreachable': 422,
+    'plan_required': 403,
+    'profile_in_use': 409,
+    'profile_not_found': 404,
+    'quota_exceeded': 402,
+    'replay_control_denied': 403,
+    'run_secrets_limit': 422,
+    'search_refused': 422,
+    'spend_cap_required': 422,
+    'tenant_scope': 403,
+    'unauthorized': 401,
+}
