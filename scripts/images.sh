@@ -27,7 +27,9 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 # What the services' image holds from Debian besides minbase: TLS roots for outbound HTTPS,
 # zone data for cron schedules in named time zones... (docs/images.md says why each is there).
 BASE_PACKAGES=ca-certificates,tzdata
-BROWSER_PACKAGES="chromium chromium-l10n fonts-liberation fonts-noto-core socat iproute2"
+# A desktop's fonts, the list scripts/infra.sh installs on the machine (docs/connect.md, "What a detector sees").
+DESKTOP_FONTS=$(sed -n 's/^DESKTOP_FONTS="\(.*\)"$/\1/p' scripts/infra.sh)
+BROWSER_PACKAGES="chromium chromium-l10n $DESKTOP_FONTS socat iproute2"
 APP_UID=10001
 
 [ "$(id -u)" = 0 ] || { echo "images: run as root (debootstrap and chroot need it)" >&2; exit 1; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Local Postgres and NATS JetStream on loopback, data under .data/ (git-ignored).
 #   infra.sh install   apt-get the Debian packages that are missing (postgresql, nats-server, chromium,
-#                      chromium-l10n, socat, iproute2, python3-venv)
+#                      chromium-l10n, a desktop's fonts, socat, iproute2, python3-venv)
 #   infra.sh start     start whichever of the two is not running; records what it started
 #   infra.sh stop      stop what `start` started (and nothing else)
 #   infra.sh status    exit 0 when both answer
@@ -18,6 +18,11 @@ NATS_MON_PORT=${WAP_NATS_MON_PORT:-42221}
 LISTEN=${WAP_LISTEN:-127.0.0.1}
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 
+# What a Debian 12 GNOME desktop installs of fonts: gnome-core's Cantarell, gnome-characters' colour emoji,
+# LibreOffice's recommended Liberation, Noto, Carlito and Caladea, desktop-base's Quicksand, task-desktop's
+# Symbola, and the URW base 35 Ghostscript brings with CUPS. scripts/images.sh puts the same in the browser image.
+DESKTOP_FONTS="fonts-liberation fonts-liberation2 fonts-noto-core fonts-noto-mono fonts-noto-ui-core fonts-noto-color-emoji fonts-cantarell fonts-crosextra-carlito fonts-crosextra-caladea fonts-quicksand fonts-symbola fonts-opensymbol fonts-urw-base35"
+
 as_pg() { if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi; }
 
 install() {
@@ -27,6 +32,12 @@ install() {
   command -v chromium >/dev/null || missing+=(chromium)
   # Chromium's UI locales: without them a session asking for de-DE still formats numbers and dates as en-US.
   [ -f /usr/lib/chromium/locales/de.pak ] || missing+=(chromium-l10n)
+  # The fonts a Debian GNOME desktop has (docs/connect.md, "What a detector sees"): a page that
+  # measures which fonts exist, or draws an emoji, sees a desktop's rather than a server's DejaVu alone.
+  local font
+  for font in $DESKTOP_FONTS; do
+    dpkg-query -W -f='${Status}' "$font" 2>/dev/null | grep -q 'ok installed' || missing+=("$font")
+  done
   # A session browser's network namespace reaches its egress proxy through socat (docs/connect.md, "Isolation");
   # ip (iproute2) brings up its loopback.
   command -v socat >/dev/null || missing+=(socat)

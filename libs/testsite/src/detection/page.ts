@@ -110,6 +110,45 @@ function extraGlobals() {
   return Object.getOwnPropertyNames(window).filter((n) => !fresh.has(n) && !/^[0-9]+$/.test(n));
 }`;
 
+/** Fonts every Debian GNOME desktop has (docs/connect.md, "What a detector sees"). */
+export const DESKTOP_FONTS = [
+  'Cantarell',
+  'DejaVu Sans',
+  'Liberation Sans',
+  'Liberation Serif',
+  'Liberation Mono',
+  'Noto Sans',
+  'Noto Serif',
+  'Noto Color Emoji',
+];
+
+/**
+ * Which of DESKTOP_FONTS the page can draw, measured as font enumerators do
+ * (a text's size in the font against each generic family it falls back to),
+ * and whether an emoji is drawn in colour (a server without an emoji font
+ * draws an empty box or a glyph of one colour).
+ */
+const FONTS = `
+function fonts() {
+  const span = document.createElement('span');
+  span.textContent = 'mmmmmmmmmmlli\u{1F600}';
+  span.style.cssText = 'font-size:72px;position:absolute;left:-9999px';
+  document.body.append(span);
+  const size = (family) => { span.style.fontFamily = family; return span.offsetWidth + 'x' + span.offsetHeight; };
+  const present = ${JSON.stringify(DESKTOP_FONTS)}.filter((f) => ['monospace', 'serif', 'sans-serif'].some((base) => size("'" + f + "'," + base) !== size(base)));
+  span.remove();
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 40;
+  const context = canvas.getContext('2d');
+  context.font = '32px sans-serif';
+  context.textBaseline = 'top';
+  context.fillText('\u{1F600}', 0, 0);
+  const pixels = context.getImageData(0, 0, 40, 40).data;
+  let coloured = 0;
+  for (let i = 0; i < pixels.length; i += 4) if (pixels[i + 3] > 0 && (Math.abs(pixels[i] - pixels[i + 1]) > 40 || Math.abs(pixels[i + 1] - pixels[i + 2]) > 40)) coloured++;
+  return { present, colourEmoji: coloured > 50 };
+}`;
+
 /** The page's script for visit `base` (its path, `/v/<id>/`), the cross-site frame at `frameUrl`. */
 export function detectionScript(base: string, frameUrl: string): string {
   // In a function of its own: nothing of the detector's is a global the audit would find.
@@ -117,6 +156,7 @@ export function detectionScript(base: string, frameUrl: string): string {
 ${WORKER_PROBE}
 ${AUDIT}
 ${EXTRA_GLOBALS}
+${FONTS}
 const within = (ms, promise) => Promise.race([promise, new Promise((r) => setTimeout(() => r({ error: 'no answer in ' + ms + ' ms' }), ms))]);
 const safely = (make) => within(5000, (async () => make())().catch((e) => ({ error: String(e) })));
 (async () => {
@@ -161,6 +201,7 @@ const safely = (make) => within(5000, (async () => make())().catch((e) => ({ err
     frame.src = '${frameUrl}';
     document.body.append(frame);
   }));
+  answers.fonts = fonts();
   answers.audit = audit();
   answers.extraGlobals = extraGlobals();
   const verdict = await fetch('${base}report', { method: 'POST', body: JSON.stringify(answers) }).then((r) => r.json());

@@ -2,6 +2,7 @@
 // check, and each tell a detector looks for fails the check that names it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { DESKTOP_FONTS } from './page.js';
 import { judge, type Received } from './verdict.js';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
@@ -47,6 +48,7 @@ function chrome() {
     sizes: { inner: [1280, 800], outer: [1280, 887], screen: [1920, 1080], avail: [1920, 1048], visual: [1280, 800] },
     audit: { seen: 10_000, found: [] as string[], count: 0 },
     extraGlobals: [] as string[],
+    fonts: { present: [...DESKTOP_FONTS], colourEmoji: true },
   };
   const low = ['sec-ch-ua', '"Not:A-Brand";v="8", "Chromium";v="156"', 'sec-ch-ua-mobile', '?0'];
   const requests: Received[] = [
@@ -125,6 +127,12 @@ test('each tell fails the check that names it', () => {
       'windowAroundViewport',
       (c) => {
         c.answers.sizes.inner = [1366, 900];
+      },
+    ],
+    [
+      'desktopFonts',
+      (c) => {
+        c.answers.fonts = { present: ['DejaVu Sans'], colourEmoji: false };
       },
     ],
     [

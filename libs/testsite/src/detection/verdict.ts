@@ -3,8 +3,20 @@
 // names where it comes from, so a failure reads as a detector would report
 // it. Pure: answers and requests in, checks out.
 
-/** Where a check comes from: CreepJS's headless module, the classic headless tests, or this suite's own. */
-export type CheckOrigin = 'creepjs' | 'classic' | 'own';
+import { DESKTOP_FONTS } from './page.js';
+
+/**
+ * Where a check comes from: CreepJS's headless module, the classic headless
+ * tests, this suite's own, or a held-out detector (held-out.ts).
+ */
+export type CheckOrigin =
+  | 'creepjs'
+  | 'classic'
+  | 'own'
+  | 'botd'
+  | 'fpscanner'
+  | 'fpscanner-classic'
+  | 'headless-detector';
 
 export interface Check {
   name: string;
@@ -18,6 +30,8 @@ export interface Verdict {
   checks: Check[];
   passed: number;
   total: number;
+  /** Signals a detector reports that every desktop Chrome gives too: not counted (held-out.ts). */
+  ignored?: { name: string; why: string }[];
 }
 
 /** One request of the visit as the site received it: its path and its headers in their order and case. */
@@ -52,6 +66,7 @@ interface Answers {
   sizes?: { inner?: number[]; outer?: number[]; screen?: number[]; avail?: number[]; visual?: number[] | null };
   audit?: { seen?: number; found?: string[]; count?: number };
   extraGlobals?: string[];
+  fonts?: { present?: string[]; colourEmoji?: boolean };
 }
 
 /** Desktop screens as StatCounter's desktop resolutions list them (2025), the common ones. */
@@ -222,6 +237,13 @@ export function judge(answers: Answers, requests: Received[]): Verdict {
   check('windowAroundViewport', 'own', outerW >= innerW && outerH > innerH && innerW > 0, sizes);
   check('screenAroundWindow', 'own', screenW >= outerW && screenH >= outerH && outerW > 0, sizes);
   check('commonScreen', 'own', COMMON_SCREENS.includes(`${screenW}x${screenH}`), sizes.screen);
+  const fonts = answers.fonts ?? {};
+  check(
+    'desktopFonts',
+    'own',
+    DESKTOP_FONTS.every((f) => fonts.present?.includes(f)) && fonts.colourEmoji === true,
+    fonts,
+  );
   const audit = answers.audit ?? {};
   check('nativesReadNative', 'own', audit.count === 0 && (audit.seen ?? 0) > 1_000, audit);
   check(
