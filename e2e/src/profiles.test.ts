@@ -85,7 +85,8 @@ before(async () => {
   await new Promise<void>((r) => exitA.listen(portA, '127.0.0.1', r));
   await new Promise<void>((r) => exitB.listen(portB, '127.0.0.1', r));
   const exits = [
-    { id: 'a', kind: 'residential', region: 'eu', url: `http://127.0.0.1:${portA}` },
+    // A comes out in Germany: its sessions' pages see German time and language (docs/profiles.md, Exits).
+    { id: 'a', kind: 'residential', region: 'eu', url: `http://127.0.0.1:${portA}`, country: 'DE' },
     { id: 'b', kind: 'datacenter', region: 'us', url: `http://127.0.0.1:${portB}` },
   ];
   fleet = await startFleet({
@@ -121,12 +122,12 @@ const createProfile = async (apiKey: string, body: Record<string, unknown>) => {
 };
 const readProfile = (apiKey: string, id: string) =>
   call<{ profile: ProfileJson; code?: string }>(fleet.gatewayUrl, 'GET', `/v1/profiles/${id}`, { key: apiKey });
-/** Opens a session (with the profile, when given); the answer as the gateway gave it. */
-const open = (apiKey: string, profile?: string) =>
+/** Opens a session (with the profile, when given, and `options`); the answer as the gateway gave it. */
+const open = (apiKey: string, profile?: string, options: Record<string, string> = {}) =>
   call<{ webSocketDebuggerUrl: string; code?: string }>(
     fleet.gatewayUrl,
     'GET',
-    `/connect/json/version${profile ? `?profile=${profile}` : ''}`,
+    `/connect/json/version?${new URLSearchParams({ ...(profile && { profile }), ...options })}`,
     { key: apiKey },
   );
 /** Waits until no session holds the profile (its last one saved and let go). */
@@ -138,8 +139,9 @@ async function session<T>(
   apiKey: string,
   profile: string | undefined,
   drive: (page: import('playwright-core').Page) => Promise<T>,
+  options: Record<string, string> = {},
 ) {
-  const opened = await open(apiKey, profile);
+  const opened = await open(apiKey, profile, options);
   assert.equal(opened.status, 200, JSON.stringify(opened.body));
   const browser = await chromium.connectOverCDP(opened.body.webSocketDebuggerUrl);
   try {
@@ -272,6 +274,25 @@ describe('profiles', () => {
       60_000,
     );
     assert.deepEqual(attached?.result, LOGGED_IN, 'the last saved state, not what the killed session did');
+  });
+
+  test('a session through an exit in Germany sees German time and language, unless it asks for its own', async () => {
+    const { apiKey } = await fleet.workspace('pro');
+    const profile = await createProfile(apiKey, { label: 'berlin', exit: { id: 'a' } });
+    const place = async (page: import('playwright-core').Page) => {
+      await page.goto(`${origin}/home`);
+      return page.evaluate(
+        '[Intl.DateTimeFormat().resolvedOptions().timeZone, navigator.language, Intl.NumberFormat().resolvedOptions().locale]',
+      );
+    };
+    // Intl's default locale is Chromium's UI language, `de` as a German Chrome's is.
+    assert.deepEqual((await session(apiKey, profile.id, place)).result, ['Europe/Berlin', 'de-DE', 'de']);
+    await free(apiKey, profile.id);
+    const tokyo = await session(apiKey, profile.id, place, { timezone: 'Asia/Tokyo', locale: 'ja-JP' });
+    assert.deepEqual(tokyo.result, ['Asia/Tokyo', 'ja-JP', 'ja'], 'what the session asks wins');
+    await free(apiKey, profile.id);
+    const direct = await session(apiKey, undefined, place);
+    assert.deepEqual(direct.result, ['UTC', 'en-US', 'en-US'], 'no exit, no EGRESS_PLACE: as before');
   });
 
   test('a profile pinned to exit A is only ever seen through A and bills its bytes; B bills none; A down is exit_unavailable', async () => {

@@ -11,6 +11,7 @@ import { stopOcr } from './captcha/ocr.js';
 import { taskApiProvider } from './captcha/provider.js';
 import type { BrowserHostConfig } from './config.js';
 import { renderFace } from './domain/browser-face.js';
+import { parsePlace, placeFace } from './domain/exit-place.js';
 import { parseExits } from './domain/exits.js';
 import { EgressProxy } from './egress/proxy.js';
 import { hostAnnouncer } from './jobs/announce.js';
@@ -67,11 +68,12 @@ export function openBrowserHost(
           return session && !session.ended ? session.browser.browser : undefined;
         })
       : undefined;
+  const egressPlace = parsePlace(config.EGRESS_PLACE);
   // Renders are recorded too (docs/sessions.md, "Scrapes"): the pool's browsers carry the recorder.
   const pool = new BrowserPool({
     ...(users && { users }),
     executablePath: config.CHROMIUM_PATH,
-    face: renderFace(chromiumVersion(config.CHROMIUM_PATH)),
+    face: renderFace(chromiumVersion(config.CHROMIUM_PATH), placeFace(egressPlace)),
     size: config.BROWSER_POOL_SIZE,
     pagesPerBrowser: config.PAGES_PER_BROWSER,
     recycleAfterPages: config.RECYCLE_AFTER_PAGES,
@@ -107,6 +109,7 @@ export function openBrowserHost(
     screencastIntervalMs: config.SCREENCAST_INTERVAL,
     screencastAlways: config.SCREENCAST === 'always',
     ...(profiles && { profiles }),
+    egressPlace,
   });
   const captchaSolver =
     config.CAPTCHA_SOLVER_URL && config.CAPTCHA_SOLVER_KEY

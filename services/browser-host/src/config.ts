@@ -1,6 +1,7 @@
 import { duration, port, url } from '@wap/config';
 import { baseEnv, sharedEnv } from '@wap/service';
 import { z } from 'zod';
+import { parsePlace } from './domain/exit-place.js';
 import { parseExits } from './domain/exits.js';
 import { parseUidRange } from './domain/uid-range.js';
 
@@ -138,7 +139,23 @@ export const env = baseEnv(50056).extend({
       }
     })
     .describe(
-      'JSON array of exits profiles pin (docs/profiles.md): {id, kind: residential or datacenter, region, url (http:// or socks5:// proxy)}. Empty: profiles go direct.',
+      'JSON array of exits profiles pin (docs/profiles.md): {id, kind: residential or datacenter, region, url (http:// or socks5:// proxy), and where it comes out when known: country (ISO 3166-1 alpha-2), timezone (IANA), locale (BCP 47)}; a session through it takes that time zone and locale unless it asks for its own. Empty: profiles go direct.',
+    ),
+  EGRESS_PLACE: z
+    .string()
+    .default('')
+    .superRefine((json, ctx) => {
+      try {
+        parsePlace(json);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          message: err instanceof SyntaxError ? 'not JSON' : String((err as Error).message),
+        });
+      }
+    })
+    .describe(
+      "Where the host's own traffic comes out (the render pool, sessions without an exit), as JSON {country (ISO 3166-1 alpha-2), timezone (IANA), locale (BCP 47)}, each optional: their pages' time zone and locale, unless a session asks for its own (docs/profiles.md, Exits). Empty: UTC and en-US.",
     ),
 });
 

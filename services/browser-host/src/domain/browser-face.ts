@@ -6,6 +6,7 @@
 // the user agent with its full client hints metadata set over CDP on every
 // target before its first script runs (sessions/face-keeper.ts). Pure.
 import { browserIdentity } from '@wap/fetch';
+import type { PlaceFace } from './exit-place.js';
 import type { SessionSettings } from './session-options.js';
 
 /**
@@ -114,7 +115,29 @@ export function browserFace(
   return { args, env, ignoreDefaultArgs, userAgent, key };
 }
 
-/** What the render pool's browsers wear (scrapes, crawls, search renders, monitors): a desktop Chrome's face. */
-export function renderFace(chromiumVersion: string): BrowserFace {
-  return browserFace({ viewport: DESKTOP_VIEWPORT, locale: 'en-US', timezone: '', stealth: true }, chromiumVersion);
+/**
+ * `settings` in the time zone and locale of where the browser's traffic
+ * comes out (domain/exit-place.ts), for what the session did not ask itself:
+ * a site sees one place in the clock, the language and the IP address.
+ */
+export function atPlace<T extends Pick<SessionSettings, 'locale' | 'timezone'>>(
+  settings: T,
+  asked: { locale?: string; timezone?: string } | undefined,
+  place: PlaceFace,
+): T {
+  return {
+    ...settings,
+    ...(!asked?.locale && place.locale && { locale: place.locale }),
+    ...(!asked?.timezone && place.timezone && { timezone: place.timezone }),
+  };
+}
+
+/**
+ * What the render pool's browsers wear (scrapes, crawls, search renders,
+ * monitors): a desktop Chrome's face, in the time zone and locale of where the
+ * host's traffic comes out when the operator says (EGRESS_PLACE).
+ */
+export function renderFace(chromiumVersion: string, place: PlaceFace = {}): BrowserFace {
+  const settings = atPlace({ locale: 'en-US', timezone: '' }, undefined, place);
+  return browserFace({ viewport: DESKTOP_VIEWPORT, ...settings, stealth: true }, chromiumVersion);
 }

@@ -2,11 +2,13 @@
 // traffic leaves through, each with a kind and a region. Pure: whether an
 // exit answers is egress/exit-reachable.ts.
 import { z } from 'zod';
+import { type Place, placeFields } from './exit-place.js';
 
 export const EXIT_KINDS = ['residential', 'datacenter'] as const;
 export type ExitKind = (typeof EXIT_KINDS)[number];
 
-export interface Exit {
+/** Its place (`country`, `timezone`, `locale`), when the operator knows it: what its sessions' pages see (exit-place.ts). */
+export interface Exit extends Place {
   id: string;
   kind: ExitKind;
   region: string;
@@ -38,6 +40,7 @@ const exitSchema = z.strictObject({
       return false;
     }
   }, 'an http:// or socks5:// URL'),
+  ...placeFields,
 });
 
 /** EXITS as configured: a JSON array; empty when unset. Throws what is wrong, naming the exit but never its URL. */

@@ -8,7 +8,8 @@ import { ApiError } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import type { AllowList } from '@wap/netguard';
 import type { browser } from '@wap/proto';
-import { type BrowserFace, browserFace } from '../domain/browser-face.js';
+import { atPlace, type BrowserFace, browserFace } from '../domain/browser-face.js';
+import { type Place, placeFace } from '../domain/exit-place.js';
 import { type SessionSettings, sessionSettings } from '../domain/session-options.js';
 import { recoverLost } from '../jobs/lost-sessions.js';
 import type { Attached, Profiles } from '../profiles/profiles.js';
@@ -45,6 +46,8 @@ export interface SessionManagerSettings {
   screencastAlways?: boolean;
   /** Profiles sessions may attach (docs/profiles.md); without it a profile asked for is capability_unavailable. */
   profiles?: Profiles;
+  /** Where the host's own traffic comes out (EGRESS_PLACE): the time zone and locale of sessions without an exit. */
+  egressPlace?: Place;
 }
 
 /** Credits held ahead of use: five minutes of browser time. */
@@ -67,9 +70,18 @@ export class SessionManager {
     return browserFace(settings, this.chromium);
   }
 
+  /** A session's settings where its traffic comes out (its profile's exit, or the host's own), unless it asked. */
+  private placed(
+    settings: SessionSettings,
+    options: browser.SessionOptions | undefined,
+    exit?: Place,
+  ): SessionSettings {
+    return atPlace(settings, options, placeFace(exit ?? this.settings.egressPlace ?? {}));
+  }
+
   /** The face of a session that asks for nothing: what warm browsers wear. */
   private get defaultFace(): BrowserFace {
-    return this.face(sessionSettings(undefined));
+    return this.face(this.placed(sessionSettings(undefined), undefined));
   }
 
   private launch(face: BrowserFace, profile?: Attached): Promise<SessionBrowser> {
@@ -181,7 +193,7 @@ export class SessionManager {
     if (this.stopped) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
     if (this.sessions.size >= this.settings.capacity) throw new ApiError('no_capacity', { retryAfterSeconds: 5 });
     const id = randomUUID();
-    const settings: SessionSettings = sessionSettings(options);
+    let settings: SessionSettings = sessionSettings(options);
     // An agent run's session holds its slot under the run, as the agent service took it at submit: one lease.
     const agentRun = task?.kind === 'agent' && task.runId ? task.runId : undefined;
     const lease = await SlotLease.acquire(ledger, {
@@ -209,6 +221,7 @@ export class SessionManager {
         if (!profiles) throw new ApiError('capability_unavailable', { capability: 'profiles' });
         profile = await profiles.attach(workspaceId, settings.profileId, { sessionId: id, host: this.host });
       }
+      settings = this.placed(settings, options, profile?.exit);
       const sessionBrowser = await this.browser(settings, profile);
       launched = true;
       const { store, log } = this.settings;
