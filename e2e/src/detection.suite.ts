@@ -1,5 +1,6 @@
 // The detection suite (@wap/testsite's detection site; docs/connect.md, "What
-// a detector sees") against every engine through the real fleet: GET
+// a detector sees"), and the held-out detectors (BotD, fpscanner old and new,
+// headless-detector), against every engine through the real fleet: GET
 // /connect driven by unmodified Puppeteer and Playwright, and POST /v1/scrape
 // with the browser engine (the render pool every crawl, search render and
 // monitor uses too). Each engine's count of checks passed is printed. The
@@ -12,7 +13,7 @@
 // so the prototype audit passes recorded too.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type DetectionSite, startDetectionSite, type Verdict } from '@wap/testsite';
+import { type DetectionSite, STILL_SEEN, startDetectionSite, type Verdict, type VisitPage } from '@wap/testsite';
 import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
@@ -22,6 +23,21 @@ import { fleet, sharedFleet } from './shared-fleet.js';
 let site: DetectionSite;
 const { workspace } = workspaces(() => fleet);
 const wsBase = () => fleet.gatewayUrl.replace(/^http/, 'ws');
+
+/**
+ * The held-out detectors (docs/connect.md, "What a detector sees") see no
+ * more than that page says; the shared fleet sets no EGRESS_PLACE, so its
+ * browsers keep UTC, which fpscanner reports.
+ */
+function assertHeldOut(engine: string, verdict: Verdict) {
+  console.log(`held-out detectors, ${engine}: ${verdict.passed} of ${verdict.total} checks passed`);
+  assert.ok(verdict.total >= 40, `${verdict.total} checks`);
+  assert.deepEqual(
+    verdict.checks.filter((c) => !c.passed && !STILL_SEEN[c.name] && c.name !== 'fpscanner.hasUTCTimezone'),
+    [],
+    engine,
+  );
+}
 
 /** Every check passes. */
 function assertClean(engine: string, verdict: Verdict) {
@@ -54,6 +70,9 @@ describe('the detection suite on every engine', () => {
       const visit = site.visit();
       await page.goto(visit.url);
       assertClean('connect, Puppeteer', await site.verdict(visit.id));
+      const heldOut = site.visit('held-out');
+      await page.goto(heldOut.url);
+      assertHeldOut('connect, Puppeteer', await site.verdict(heldOut.id));
     } finally {
       await browser.close();
     }
@@ -72,15 +91,19 @@ describe('the detection suite on every engine', () => {
         const visit = site.visit();
         await page.goto(visit.url);
         assertClean(`connect, Playwright, context ${n}`, await site.verdict(visit.id));
+        const heldOut = site.visit('held-out');
+        await page.goto(heldOut.url);
+        assertHeldOut(`connect, Playwright, context ${n}`, await site.verdict(heldOut.id));
       }
     } finally {
       await browser.close();
     }
   });
 
-  test('POST /v1/scrape with the browser engine', async () => {
+  /** A scrape of a visit of `page` with the browser engine, waiting for the page's verdict. */
+  const scrape = async (page: VisitPage) => {
     const { apiKey } = await workspace('free');
-    const visit = site.visit();
+    const visit = site.visit(page);
     const r = await call<{ data: { markdown?: string } }>(fleet.gatewayUrl, 'POST', '/v1/scrape', {
       key: apiKey,
       body: {
@@ -88,11 +111,20 @@ describe('the detection suite on every engine', () => {
         engine: 'browser',
         formats: ['markdown'],
         onlyMainContent: false,
+        timeout: 60_000,
         actions: [{ type: 'wait', selector: '#done' }],
       },
     });
     assert.equal(r.status, 200, JSON.stringify(r.body));
     assert.match(r.body.data.markdown ?? '', /checks passed/);
-    assertClean('scrape, browser engine', await site.verdict(visit.id));
+    return site.verdict(visit.id);
+  };
+
+  test('POST /v1/scrape with the browser engine', async () => {
+    assertClean('scrape, browser engine', await scrape('suite'));
+  });
+
+  test('POST /v1/scrape with the browser engine, the held-out detectors', async () => {
+    assertHeldOut('scrape, browser engine', await scrape('held-out'));
   });
 });

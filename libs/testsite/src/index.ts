@@ -2,7 +2,13 @@ export { type CaptchaReport, type CaptchaSite, type CaptchaSiteOptions, startCap
 export { type FakeSolver, startFakeSolver } from './captcha/solver-fake.js';
 export { CHARSET_PAGES, type CharsetPage, JAPANESE_TEXT, WESTERN_TEXT } from './charsets.js';
 export { type Article, mainText, random } from './content.js';
-export { type DetectionSite, type DetectionSiteOptions, startDetectionSite } from './detection/site.js';
+export { STILL_SEEN } from './detection/held-out.js';
+export {
+  type DetectionSite,
+  type DetectionSiteOptions,
+  startDetectionSite,
+  type VisitPage,
+} from './detection/site.js';
 export type { Check, CheckOrigin, Verdict } from './detection/verdict.js';
 export { type FakeMcp, type FakeMcpTool, startFakeMcp } from './mcp-server.js';
 export * from './model-fakes.js';

@@ -149,6 +149,19 @@ function fonts() {
   return { present, colourEmoji: coloured > 50 };
 }`;
 
+/** Posts `answers` to the site and shows its verdict, then `#done` (what a client waits for). */
+export function reportAnswers(base: string): string {
+  return `const verdict = await fetch('${base}report', { method: 'POST', body: JSON.stringify(answers) }).then((r) => r.json());
+const out = document.createElement('pre');
+out.id = 'verdict';
+out.textContent = JSON.stringify(verdict, null, 1);
+document.body.append(out);
+const done = document.createElement('p');
+done.id = 'done';
+done.textContent = verdict.passed + ' of ' + verdict.total + ' checks passed';
+document.body.append(done);`;
+}
+
 /** The page's script for visit `base` (its path, `/v/<id>/`), the cross-site frame at `frameUrl`. */
 export function detectionScript(base: string, frameUrl: string): string {
   // In a function of its own: nothing of the detector's is a global the audit would find.
@@ -204,15 +217,7 @@ const safely = (make) => within(5000, (async () => make())().catch((e) => ({ err
   answers.fonts = fonts();
   answers.audit = audit();
   answers.extraGlobals = extraGlobals();
-  const verdict = await fetch('${base}report', { method: 'POST', body: JSON.stringify(answers) }).then((r) => r.json());
-  const out = document.createElement('pre');
-  out.id = 'verdict';
-  out.textContent = JSON.stringify(verdict, null, 1);
-  document.body.append(out);
-  const done = document.createElement('p');
-  done.id = 'done';
-  done.textContent = verdict.passed + ' of ' + verdict.total + ' checks passed';
-  document.body.append(done);
+${reportAnswers(base)}
 })();
 })();`;
 }

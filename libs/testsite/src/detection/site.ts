@@ -6,24 +6,29 @@
 //
 //   const site = await startDetectionSite();
 //   const visit = site.visit();          // { id, url }: a page of its own per visit
+//   site.visit('held-out')               // the held-out detectors' page instead (held-out.ts)
 //   await page.goto(visit.url);          // any engine, any client
 //   const verdict = await site.verdict(visit.id); // once the page has reported
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { heldOutPage, heldOutScripts, judgeHeldOut } from './held-out.js';
 import { detectionScript, FRAME_PAGE, HINTS, WORKER_SCRIPTS } from './page.js';
 import { judge, type Received, type Verdict } from './verdict.js';
 
 export interface DetectionSite {
   /** The page's origin: `http://127.0.0.1:PORT`. */
   readonly url: string;
-  /** A new visit: its page's URL, and the id its verdict is kept under. */
-  visit(): { id: string; url: string };
+  /** A new visit of the suite's page or the held-out detectors': its URL, and the id its verdict is kept under. */
+  visit(page?: VisitPage): { id: string; url: string };
   /** The verdict of a visit, once its page has reported (rejects after `timeoutMs`). */
   verdict(id: string, timeoutMs?: number): Promise<Verdict>;
   close(): Promise<void>;
 }
+
+/** The suite's own page (page.ts), or the held-out detectors' (held-out.ts). */
+export type VisitPage = 'suite' | 'held-out';
 
 export interface DetectionSiteOptions {
   /** Where the page is served. Default 127.0.0.1. */
@@ -46,10 +51,11 @@ const ACCEPT_CH = HINTS.flatMap((hint) => {
   return name ? [name] : [];
 }).join(', ');
 
-const VISIT_PATH = /^\/v\/([a-z0-9]{1,32})\/([a-z.]{1,16})$/;
+const VISIT_PATH = /^\/v\/([a-z0-9]{1,32})\/([a-z.-]{1,24})$/;
 const MAX_REPORT = 2 * 1024 * 1024;
 
 interface Visit {
+  page: VisitPage;
   requests: Received[];
   verdict?: Verdict;
   waiting: ((verdict: Verdict) => void)[];
@@ -92,6 +98,8 @@ export async function startDetectionSite(options: DetectionSiteOptions = {}): Pr
     const [, id, file] = match as unknown as [string, string, string];
     visit.requests.push({ path: `/v/${id}/${file}`, rawHeaders: [...req.rawHeaders] });
     const base = `/v/${id}/`;
+    if (file === 'page' && visit.page === 'held-out')
+      return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(heldOutPage(base));
     if (file === 'page')
       return void res
         .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'accept-ch': ACCEPT_CH })
@@ -100,11 +108,14 @@ export async function startDetectionSite(options: DetectionSiteOptions = {}): Pr
         );
     if (file === 'frame')
       return void res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(FRAME_PAGE);
-    const script = WORKER_SCRIPTS[file];
+    const script = visit.page === 'held-out' ? heldOutScripts()[file] : WORKER_SCRIPTS[file];
     if (script) return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
     if (file === 'report' && req.method === 'POST') {
       const answers = await readReport(req);
-      const verdict = judge(answers as Parameters<typeof judge>[0], visit.requests);
+      const verdict =
+        visit.page === 'held-out'
+          ? judgeHeldOut(answers as Parameters<typeof judgeHeldOut>[0])
+          : judge(answers as Parameters<typeof judge>[0], visit.requests);
       visit.verdict = verdict;
       for (const resolve of visit.waiting.splice(0)) resolve(verdict);
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(verdict));
@@ -119,9 +130,9 @@ export async function startDetectionSite(options: DetectionSiteOptions = {}): Pr
 
   return {
     url,
-    visit() {
+    visit(page = 'suite') {
       const id = randomBytes(8).toString('hex');
-      visits.set(id, { requests: [], waiting: [] });
+      visits.set(id, { page, requests: [], waiting: [] });
       return { id, url: `${url}/v/${id}/page` };
     },
     verdict(id, timeoutMs = 30_000) {

@@ -9,9 +9,10 @@ import { after, before, test } from 'node:test';
 import { create } from '@bufbuild/protobuf';
 import { AllowList } from '@wap/netguard';
 import { browser as proto } from '@wap/proto';
-import { type DetectionSite, startDetectionSite, type Verdict } from '@wap/testsite';
+import { type DetectionSite, STILL_SEEN, startDetectionSite, type Verdict, type VisitPage } from '@wap/testsite';
 import puppeteer from 'puppeteer-core';
-import { browserFace } from '../domain/browser-face.js';
+import { atPlace, browserFace } from '../domain/browser-face.js';
+import { placeFace } from '../domain/exit-place.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { startTestHost } from '../test-support.js';
 import { chromiumVersion, launchSessionBrowser } from './session-browser.js';
@@ -28,10 +29,13 @@ const failed = (verdict: Verdict) => verdict.checks.filter((c) => !c.passed);
 const names = (verdict: Verdict) => failed(verdict).map((c) => c.name);
 const explain = (verdict: Verdict) => JSON.stringify(failed(verdict), null, 1);
 
-/** A visit of the detection page by a CDP client of a session browser launched with `options`. */
-async function sessionVerdict(options: { stealth?: boolean; record?: boolean } = {}): Promise<Verdict> {
+/** A visit of the detection page (or the held-out detectors') by a CDP client of a session browser launched with `options`. */
+async function sessionVerdict(
+  options: { stealth?: boolean; record?: boolean; page?: VisitPage; country?: string } = {},
+): Promise<Verdict> {
+  const settings = sessionSettings({ stealth: options.stealth ?? true } as Parameters<typeof sessionSettings>[0]);
   const face = browserFace(
-    sessionSettings({ stealth: options.stealth ?? true } as Parameters<typeof sessionSettings>[0]),
+    atPlace(settings, undefined, placeFace({ ...(options.country && { country: options.country }) })),
     chromiumVersion(CHROMIUM),
   );
   const launched = await launchSessionBrowser(CHROMIUM, AllowList.parse('127.0.0.0/8'), face, {
@@ -40,7 +44,7 @@ async function sessionVerdict(options: { stealth?: boolean; record?: boolean } =
   const client = await puppeteer.connect({ transport: await launched.openChannel(), defaultViewport: null });
   try {
     const page = await client.newPage();
-    const visit = site.visit();
+    const visit = site.visit(options.page);
     await page.goto(visit.url);
     return await site.verdict(visit.id);
   } finally {
@@ -60,6 +64,38 @@ test('a recorded session browser passes every check too: the recorder leaves not
   assert.equal(verdict.passed, verdict.total, explain(verdict));
 });
 
+/** The held-out detectors see nothing but what docs/connect.md says they still see. */
+function assertHeldOut(engine: string, verdict: Verdict) {
+  console.log(`held-out detectors, ${engine}: ${verdict.passed} of ${verdict.total} checks passed`);
+  assert.ok(verdict.total >= 40, `${verdict.total} checks`);
+  assert.deepEqual(
+    failed(verdict).filter((c) => !STILL_SEEN[c.name]),
+    [],
+    engine,
+  );
+}
+
+test('the held-out detectors see no more in a session browser, recorded or not, than docs/connect.md says', async () => {
+  for (const record of [false, true])
+    assertHeldOut(
+      `session browser${record ? ', recorded' : ''}`,
+      await sessionVerdict({ record, page: 'held-out', country: 'US' }),
+    );
+});
+
+test("a session browser's clock is UTC when nothing says where its traffic comes out", async () => {
+  assert.deepEqual(
+    names(await sessionVerdict({ page: 'held-out' })).filter((n) => !STILL_SEEN[n]),
+    ['fpscanner.hasUTCTimezone'],
+  );
+});
+
+test('the held-out detectors see headless Chromium with stealth off', async () => {
+  const seen = names(await sessionVerdict({ stealth: false, page: 'held-out' }));
+  for (const name of ['botd', 'fpscanner.hasWebdriver', 'fpscanner-classic.HEADCHR_UA'])
+    assert.ok(seen.includes(name), `${name} among ${seen}`);
+});
+
 test('with stealth off the suite sees headless Chromium', async () => {
   const seen = names(await sessionVerdict({ stealth: false }));
   for (const name of ['webDriverIsOn', 'hasHeadlessUA', 'hasHeadlessWorkerUA'])
@@ -76,6 +112,21 @@ test("the render pool's browser passes every check of the detection suite, deskt
     assert.match(out.html, /id="done"/);
     const verdict = await site.verdict(visit.id);
     assert.equal(verdict.passed, verdict.total, explain(verdict));
+  } finally {
+    await host.close();
+  }
+});
+
+test("the held-out detectors see no more in the render pool's browser than docs/connect.md says", async () => {
+  // Where the host's traffic comes out: its renders keep that place's time.
+  const host = await startTestHost((_req, res) => res.end(), 10, { EGRESS_PLACE: '{"country":"US"}' });
+  try {
+    const visit = site.visit('held-out');
+    const out = await host.run(
+      create(proto.RenderRequestSchema, { url: visit.url, waitForSelector: '#done', timeoutMs: 30_000 }),
+    );
+    assert.match(out.html, /id="done"/);
+    assertHeldOut('render pool', await site.verdict(visit.id));
   } finally {
     await host.close();
   }
