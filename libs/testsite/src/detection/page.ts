@@ -215,6 +215,7 @@ const safely = (make) => within(5000, (async () => make())().catch((e) => ({ err
     document.body.append(frame);
   }));
   answers.fonts = fonts();
+  answers.media = await safely(async () => (await navigator.mediaDevices.enumerateDevices()).map((d) => [d.kind, d.label, d.deviceId]));
   answers.audit = audit();
   answers.extraGlobals = extraGlobals();
 ${reportAnswers(base)}

@@ -49,6 +49,11 @@ function chrome() {
     audit: { seen: 10_000, found: [] as string[], count: 0 },
     extraGlobals: [] as string[],
     fonts: { present: [...DESKTOP_FONTS], colourEmoji: true },
+    media: [
+      ['audioinput', '', ''],
+      ['videoinput', '', ''],
+      ['audiooutput', '', ''],
+    ],
   };
   const low = ['sec-ch-ua', '"Not:A-Brand";v="8", "Chromium";v="156"', 'sec-ch-ua-mobile', '?0'];
   const requests: Received[] = [
@@ -133,6 +138,12 @@ test('each tell fails the check that names it', () => {
       'desktopFonts',
       (c) => {
         c.answers.fonts = { present: ['DejaVu Sans'], colourEmoji: false };
+      },
+    ],
+    [
+      'mediaDevices',
+      (c) => {
+        c.answers.media = [];
       },
     ],
     [

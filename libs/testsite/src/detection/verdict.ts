@@ -67,6 +67,8 @@ interface Answers {
   audit?: { seen?: number; found?: string[]; count?: number };
   extraGlobals?: string[];
   fonts?: { present?: string[]; colourEmoji?: boolean };
+  /** enumerateDevices(): [kind, label, deviceId] each. */
+  media?: string[][] | { error?: string };
 }
 
 /** Desktop screens as StatCounter's desktop resolutions list them (2025), the common ones. */
@@ -243,6 +245,15 @@ export function judge(answers: Answers, requests: Received[]): Verdict {
     'own',
     DESKTOP_FONTS.every((f) => fonts.present?.includes(f)) && fonts.colourEmoji === true,
     fonts,
+  );
+  // Before a page is granted a device, a desktop's Chrome lists one of each kind it has, unnamed.
+  const media = Array.isArray(answers.media) ? answers.media : [];
+  check(
+    'mediaDevices',
+    'own',
+    ['audioinput', 'videoinput', 'audiooutput'].every((kind) => media.some(([k]) => k === kind)) &&
+      media.every(([, label, id]) => label === '' && id === ''),
+    answers.media,
   );
   const audit = answers.audit ?? {};
   check('nativesReadNative', 'own', audit.count === 0 && (audit.seen ?? 0) > 1_000, audit);

@@ -110,6 +110,10 @@ export function browserFace(
     // then fills the client hints the flag leaves empty.
     ignoreDefaultArgs.push('--enable-automation');
     args.push('--disable-blink-features=AutomationControlled', `--user-agent=${userAgent.userAgent}`);
+    // A microphone, a camera and speakers, as a laptop has: a page sees their kinds and no label until it is
+    // granted access, which a page cannot grant itself (headless Chromium denies it); a client that grants it
+    // gets Chromium's fake devices, named so. Without them enumerateDevices() is empty, as no desktop's is.
+    args.push('--use-fake-device-for-media-stream');
   }
   const key = JSON.stringify([settings.viewport, settings.locale, settings.timezone, settings.stealth]);
   return { args, env, ignoreDefaultArgs, userAgent, key };
