@@ -10,3 +10,4 @@ export { type Infra, localInfra } from './local-infra';
 export type { ApplyOptions } from './migrations';
 export { applyMigrations, LOCKFILE_CONTENT, MigrationError, markRolledBack, readMigrations } from './migrations';
 export { PooledDatabase, type PrismaLike } from './pooled';
+export { type Sql, SqlDatabase, type SqlOptions } from './sql';
