@@ -1,8 +1,10 @@
-import { createPrismaAdapter } from '@wap/db';
-import { PrismaClient } from '../generated/prisma/client.js';
+import { SqlDatabase } from '@wap/db/sql';
 
-/** The monitor database: monitors, their snapshots and deliveries. */
-export type MonitorDatabase = PrismaClient;
+/**
+ * The monitor database: monitors, their snapshots and deliveries, on a pg
+ * pool: its stores are a few fixed statements, so the service loads no Prisma
+ * client (docs/decisions/0032-prisma-client-only-where-rich.md).
+ */
+export type MonitorDatabase = SqlDatabase;
 
-export const openMonitorDatabase = (url: string): MonitorDatabase =>
-  new PrismaClient({ adapter: createPrismaAdapter(url) });
+export const openMonitorDatabase = (url: string): MonitorDatabase => new SqlDatabase(url);

@@ -1,29 +1,26 @@
 // The notifications' outbox (docs/monitors.md, "Delivery"): pending deliveries
 // claimed with SKIP LOCKED by whichever replica polls first, and each attempt
 // written back on its row.
-import type { Delivery, Monitor, PrismaClient, Snapshot } from '../generated/prisma/client.js';
+import type { Delivery, Monitor, Snapshot } from '../generated/prisma/client.js';
+import type { MonitorDatabase } from './database.js';
 
 export class DeliveryStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: MonitorDatabase) {}
 
   /** Up to `limit` deliveries due now, leased for `leaseMs` (their next attempt moved past the lease). */
   claim(limit: number, leaseMs: number, now = new Date()): Promise<Delivery[]> {
-    return this.db.$transaction(async (tx) => {
-      const rows = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt <= ${now}
-         ORDER BY next_attempt LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
-      const ids = rows.map((r) => r.id);
-      if (ids.length === 0) return [];
-      const until = new Date(now.getTime() + leaseMs);
-      await tx.delivery.updateMany({ where: { id: { in: ids } }, data: { nextAttempt: until, leaseUntil: until } });
-      return tx.delivery.findMany({ where: { id: { in: ids } } });
-    });
+    const until = new Date(now.getTime() + leaseMs);
+    return this.db.query<Delivery>`
+      UPDATE deliveries SET next_attempt = ${until}, lease_until = ${until}
+       WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt <= ${now}
+                     ORDER BY next_attempt LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING *`;
   }
 
   /** What a delivery announces: its monitor and the snapshot that changed, while both exist. */
   async subject(delivery: Delivery): Promise<{ monitor: Monitor; snapshot: Snapshot } | undefined> {
-    const monitor = await this.db.monitor.findUnique({ where: { id: delivery.monitorId } });
-    const snapshot = await this.db.snapshot.findUnique({ where: { id: delivery.snapshotId } });
+    const [monitor] = await this.db.query<Monitor>`SELECT * FROM monitors WHERE id = ${delivery.monitorId}::uuid`;
+    const [snapshot] = await this.db.query<Snapshot>`SELECT * FROM snapshots WHERE id = ${delivery.snapshotId}::uuid`;
     return monitor && snapshot ? { monitor, snapshot } : undefined;
   }
 
@@ -32,6 +29,9 @@ export class DeliveryStore {
     id: string,
     outcome: { attempts: number; log: object[]; status: 'delivered' | 'pending' | 'failed'; nextAttempt: Date },
   ): Promise<void> {
-    await this.db.delivery.update({ where: { id }, data: { ...outcome, leaseUntil: null, updatedAt: new Date() } });
+    await this.db.execute`
+      UPDATE deliveries SET attempts = ${outcome.attempts}, log = ${JSON.stringify(outcome.log)}::jsonb,
+             status = ${outcome.status}, next_attempt = ${outcome.nextAttempt}, lease_until = NULL, updated_at = now()
+       WHERE id = ${id}::uuid`;
   }
 }

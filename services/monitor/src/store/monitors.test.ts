@@ -7,14 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { isApiError } from '@wap/errors';
 import type { FreshDatabase } from '@wap/testkit';
-import { PrismaClient } from '../generated/prisma/client.js';
+import type { Monitor } from '../generated/prisma/client.js';
 import { freshDatabase, monitorRow } from '../test-support.js';
-import { openMonitorDatabase } from './database.js';
+import { type MonitorDatabase, openMonitorDatabase } from './database.js';
 import { MonitorStore } from './monitors.js';
 import { PauseStore } from './pauses.js';
 
 let database: FreshDatabase;
-const clients: PrismaClient[] = [];
+const clients: MonitorDatabase[] = [];
 
 before(async () => {
   database = await freshDatabase();
@@ -30,7 +30,7 @@ async function dueMonitors(n: number, workspaceId: string, dueAt: Date) {
   for (let i = 0; i < n; i++) {
     const data = monitorRow(workspaceId, dueAt, String(i));
     ids.push(data.id);
-    await (clients[0] as PrismaClient).monitor.create({ data });
+    await new MonitorStore(clients[0] as MonitorDatabase).create(data, Number.POSITIVE_INFINITY);
   }
   return ids;
 }
@@ -57,21 +57,24 @@ test('two replicas claiming at once take every due monitor exactly once, and eac
     'none twice',
   );
   assert.ok(new Set([...taken.values()].flat()).size === 2, 'both replicas took a share');
-  const rows = await (clients[0] as PrismaClient).monitor.findMany({ where: { id: { in: ids } } });
+  const rows = await (clients[0] as MonitorDatabase)
+    .query<Monitor>`SELECT * FROM monitors WHERE id = ANY(${ids}::uuid[])`;
   for (const row of rows) {
     const ahead = row.nextCheckAt.getTime() - now.getTime();
     assert.ok(ahead > 0 && ahead <= 3_600_000 + 60_000, `due again within the hour and its jitter: ${ahead} ms`);
   }
   assert.deepEqual(await replicas[0]?.store.claimDue('replica-0', 25, 60_000, now), [], 'nothing is due twice');
-  assert.equal(await (clients[0] as PrismaClient).check.count({ where: { workspaceId } }), 200, 'one check each');
+  const [checks] = await (clients[0] as MonitorDatabase).query<{ n: bigint }>`
+    SELECT count(*) AS n FROM checks WHERE workspace_id = ${workspaceId}`;
+  assert.equal(checks?.n, 200n, 'one check each');
 });
 
 test('a check left by a replica that died is taken over under the same id; a finished one is not', async () => {
   const workspaceId = `ws-${randomUUID()}`;
   const now = new Date();
   await dueMonitors(2, workspaceId, new Date(now.getTime() - 1_000));
-  const dead = new MonitorStore(clients[0] as PrismaClient);
-  const alive = new MonitorStore(clients[1] as PrismaClient);
+  const dead = new MonitorStore(clients[0] as MonitorDatabase);
+  const alive = new MonitorStore(clients[1] as MonitorDatabase);
   const [first, second] = await dead.claimDue('dead', 10, 1_000, now);
   assert.ok(first && second);
   assert.equal(await alive.finish(second.check, { status: 'ok' }), true);
@@ -82,12 +85,12 @@ test('a check left by a replica that died is taken over under the same id; a fin
     taken.map((t) => [t.check.id, t.check.claimedBy]),
     [[first.check.id, 'alive']],
   );
-  await (clients[0] as PrismaClient).monitor.delete({ where: { id: first.monitor.id } });
+  await (clients[0] as MonitorDatabase).execute`DELETE FROM monitors WHERE id = ${first.monitor.id}::uuid`;
   assert.equal(await alive.finish(first.check, { status: 'ok' }), false, 'a monitor deleted meanwhile');
 });
 
 test('a workspace paused for credits is not claimed, its monitors wait for the look at its credits; resumed, a slot missed meanwhile is due once', async () => {
-  const db = clients[0] as PrismaClient;
+  const db = clients[0] as MonitorDatabase;
   const store = new MonitorStore(db);
   const pauses = new PauseStore(db);
   const broke = `ws-${randomUUID()}`;
@@ -96,11 +99,11 @@ test('a workspace paused for credits is not claimed, its monitors wait for the l
   const [missed, recent] = (await dueMonitors(2, broke, at(-1_000))) as [string, string];
   const [paying] = await dueMonitors(1, `ws-${randomUUID()}`, at(-1_000));
   // `missed` was last checked two hours ago: its next slot comes while it is paused. `recent` a minute ago.
-  await db.monitor.update({ where: { id: missed }, data: { lastCheckAt: at(-7_200_000), anchorAt: at(-10_800_000) } });
-  await db.monitor.update({ where: { id: recent }, data: { lastCheckAt: at(-60_000), anchorAt: at(-60_000) } });
+  await db.execute`UPDATE monitors SET last_check_at = ${at(-7_200_000)}, anchor_at = ${at(-10_800_000)} WHERE id = ${missed}::uuid`;
+  await db.execute`UPDATE monitors SET last_check_at = ${at(-60_000)}, anchor_at = ${at(-60_000)} WHERE id = ${recent}::uuid`;
   await pauses.pause(broke, at(60_000));
   await pauses.pause(broke, at(600_000)); // another check refused meanwhile: the pause stands as it was
-  const rows = () => db.monitor.findMany({ where: { workspaceId: broke }, orderBy: { createdAt: 'asc' } });
+  const rows = () => db.query<Monitor>`SELECT * FROM monitors WHERE workspace_id = ${broke} ORDER BY created_at`;
   assert.deepEqual(
     (await rows()).map((m) => [m.nextCheckAt.getTime(), m.skippedReason]),
     [
@@ -126,7 +129,7 @@ test('a workspace paused for credits is not claimed, its monitors wait for the l
   // The ledger announced its credits changed: looked at by one replica, at once.
   assert.equal(await pauses.probeSoon([broke, `ws-${randomUUID()}`]), 1);
   assert.deepEqual(await pauses.takeDue(10, 30_000), [{ workspaceId: broke, probes: 0 }]);
-  assert.deepEqual(await new PauseStore(clients[1] as PrismaClient).takeDue(10, 30_000), [], 'one look at a time');
+  assert.deepEqual(await new PauseStore(clients[1] as MonitorDatabase).takeDue(10, 30_000), [], 'one look at a time');
   // Still too little: put off again, no monitor due before.
   await pauses.putOff(broke, at(300_000));
   assert.ok((await rows()).every((m) => m.nextCheckAt >= at(300_000)));

@@ -4,9 +4,9 @@
 // that cannot pay costs the schedule nothing while it waits. Every change of
 // one workspace's pause and monitors holds its lock first (`lockWorkspace`),
 // so a pause, a resume and a creation of that workspace never interleave.
-import { resumedCheckAt, type Schedule } from '../domain/schedule.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
-import { lockWorkspace } from './monitors.js';
+import { resumedCheckAt } from '../domain/schedule.js';
+import type { MonitorDatabase } from './database.js';
+import { lockWorkspace, type ResumedMonitor } from './monitors.js';
 
 export interface DueProbe {
   workspaceId: string;
@@ -15,7 +15,7 @@ export interface DueProbe {
 }
 
 export class PauseStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: MonitorDatabase) {}
 
   /**
    * Pauses the workspace after a check was refused for credits (a pause that
@@ -23,14 +23,12 @@ export class PauseStore {
    * first look at its credits.
    */
   pause(workspaceId: string, probeAt: Date): Promise<void> {
-    return this.db.$transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await lockWorkspace(tx, workspaceId);
-      await tx.workspacePause.upsert({
-        where: { workspaceId },
-        create: { workspaceId, probeAt },
-        update: {},
-      });
-      await tx.$executeRaw`
+      await tx.execute`
+        INSERT INTO workspace_pauses (workspace_id, probe_at) VALUES (${workspaceId}, ${probeAt})
+        ON CONFLICT (workspace_id) DO NOTHING`;
+      await tx.execute`
         UPDATE monitors SET skipped_reason = 'credits',
                next_check_at = GREATEST(next_check_at, p.probe_at)
           FROM workspace_pauses p
@@ -41,7 +39,7 @@ export class PauseStore {
   /** The workspaces of `ids` that are paused, looked at as soon as a replica can (their credits changed). */
   async probeSoon(ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    return this.db.$executeRaw`
+    return this.db.execute`
       UPDATE workspace_pauses SET probe_at = now() WHERE workspace_id = ANY(${ids}) AND probe_at > now()`;
   }
 
@@ -51,7 +49,7 @@ export class PauseStore {
    * next after that) and its look counted.
    */
   takeDue(limit: number, leaseMs: number, now = new Date()): Promise<DueProbe[]> {
-    return this.db.$queryRaw<DueProbe[]>`
+    return this.db.query<DueProbe>`
       UPDATE workspace_pauses SET probe_at = ${new Date(now.getTime() + leaseMs)}, probes = probes + 1
        WHERE workspace_id IN (SELECT workspace_id FROM workspace_pauses WHERE probe_at <= ${now}
                                ORDER BY probe_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
@@ -60,14 +58,14 @@ export class PauseStore {
 
   /** A look found too little: the next is at `probeAt`, and no monitor of the workspace is due before it. */
   putOff(workspaceId: string, probeAt: Date): Promise<void> {
-    return this.db.$transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await lockWorkspace(tx, workspaceId);
-      const { count } = await tx.workspacePause.updateMany({ where: { workspaceId }, data: { probeAt } });
+      const count =
+        await tx.execute`UPDATE workspace_pauses SET probe_at = ${probeAt} WHERE workspace_id = ${workspaceId}`;
       if (count === 0) return; // resumed meanwhile
-      await tx.monitor.updateMany({
-        where: { workspaceId, nextCheckAt: { lt: probeAt } },
-        data: { nextCheckAt: probeAt, skippedReason: 'credits' },
-      });
+      await tx.execute`
+        UPDATE monitors SET next_check_at = ${probeAt}, skipped_reason = 'credits'
+         WHERE workspace_id = ${workspaceId} AND next_check_at < ${probeAt}`;
     });
   }
 
@@ -77,17 +75,15 @@ export class PauseStore {
    * False when the workspace was not paused.
    */
   resume(workspaceId: string): Promise<boolean> {
-    return this.db.$transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await lockWorkspace(tx, workspaceId);
-      const { count } = await tx.workspacePause.deleteMany({ where: { workspaceId } });
+      const count = await tx.execute`DELETE FROM workspace_pauses WHERE workspace_id = ${workspaceId}`;
       if (count === 0) return false;
-      const monitors = await tx.monitor.findMany({
-        where: { workspaceId },
-        select: { id: true, schedule: true, anchorAt: true, createdAt: true, lastCheckAt: true },
-      });
+      const monitors = await tx.query<ResumedMonitor>`
+        SELECT id, schedule, anchor_at, created_at, last_check_at FROM monitors WHERE workspace_id = ${workspaceId}`;
       if (monitors.length === 0) return true;
-      const next = monitors.map((m) => resumedCheckAt({ ...m, schedule: m.schedule as unknown as Schedule }));
-      await tx.$executeRaw`
+      const next = monitors.map((m) => resumedCheckAt(m));
+      await tx.execute`
         UPDATE monitors SET next_check_at = v.next, skipped_reason = NULL
           FROM unnest(${monitors.map((m) => m.id)}::uuid[], ${next}::timestamptz[]) AS v(id, next)
          WHERE monitors.id = v.id`;

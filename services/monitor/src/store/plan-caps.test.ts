@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { FreshDatabase } from '@wap/testkit';
-import type { PrismaClient } from '../generated/prisma/client.js';
+import type { Monitor } from '../generated/prisma/client.js';
 import { freshDatabase, monitorRow } from '../test-support.js';
-import { openMonitorDatabase } from './database.js';
+import { type MonitorDatabase, openMonitorDatabase } from './database.js';
 import { MonitorStore } from './monitors.js';
 import { PauseStore } from './pauses.js';
 import { PlanCapStore } from './plan-caps.js';
 
 let database: FreshDatabase;
-let db: PrismaClient;
+let db: MonitorDatabase;
 
 before(async () => {
   database = await freshDatabase();
@@ -32,18 +32,16 @@ test('past a cap the newest are paused and not claimed; room resumes them oldest
   // Four monitors made a minute apart, all due.
   for (let i = 0; i < 4; i++) {
     const row = { ...monitorRow(workspaceId, new Date(now.getTime() - 1_000), String(i)) };
-    await db.monitor.create({ data: { ...row, createdAt: new Date(now.getTime() - (4 - i) * 60_000) } });
+    await new MonitorStore(db).create({ ...row, createdAt: new Date(now.getTime() - (4 - i) * 60_000) }, 100);
     ids.push(row.id);
   }
-  await db.monitor.create({ data: monitorRow(small, now, 'alone') });
+  await new MonitorStore(db).create(monitorRow(small, now, 'alone'), 100);
   const caps = new PlanCapStore(db);
   const monitors = new MonitorStore(db);
   const paused = async () =>
     (
-      await db.monitor.findMany({
-        where: { workspaceId, planPausedAt: { not: null } },
-        orderBy: { createdAt: 'asc' },
-      })
+      await db.query<Monitor>`
+        SELECT * FROM monitors WHERE workspace_id = ${workspaceId} AND plan_paused_at IS NOT NULL ORDER BY created_at`
     ).map((m) => m.id);
 
   assert.deepEqual(
@@ -70,7 +68,8 @@ test('past a cap the newest are paused and not claimed; room resumes them oldest
   // was paused: due at once.
   assert.deepEqual(await caps.fit(workspaceId, 3, now), { paused: 0, resumed: 1 });
   assert.deepEqual(await paused(), ids.slice(3));
-  const resumed = await db.monitor.findUniqueOrThrow({ where: { id: ids[2] } });
+  const [resumed] = await db.query<Monitor>`SELECT * FROM monitors WHERE id = ${ids[2]}::uuid`;
+  assert.ok(resumed);
   assert.ok(resumed.nextCheckAt <= now, `due at once: ${resumed.nextCheckAt.toISOString()}`);
   assert.equal(resumed.skippedReason, null);
 
@@ -78,7 +77,8 @@ test('past a cap the newest are paused and not claimed; room resumes them oldest
   const probeAt = new Date(now.getTime() + 3_600_000);
   await new PauseStore(db).pause(workspaceId, probeAt);
   assert.deepEqual(await caps.fit(workspaceId, 500, now), { paused: 0, resumed: 1 });
-  const last = await db.monitor.findUniqueOrThrow({ where: { id: ids[3] } });
+  const [last] = await db.query<Monitor>`SELECT * FROM monitors WHERE id = ${ids[3]}::uuid`;
+  assert.ok(last);
   assert.equal(last.planPausedAt, null);
   assert.equal(last.skippedReason, 'credits');
   assert.ok(last.nextCheckAt >= probeAt, 'not before the look at its credits');

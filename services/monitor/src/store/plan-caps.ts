@@ -4,12 +4,12 @@
 // cap are paused (`plan_paused_at`), never claimed, and resume oldest first as
 // room comes (a higher plan, a monitor deleted). Every change holds the
 // workspace's lock (`lockWorkspace`), as creations and credit pauses do.
-import { resumedCheckAt, type Schedule } from '../domain/schedule.js';
-import type { PrismaClient } from '../generated/prisma/client.js';
-import { lockWorkspace } from './monitors.js';
+import { resumedCheckAt } from '../domain/schedule.js';
+import type { MonitorDatabase } from './database.js';
+import { lockWorkspace, type ResumedMonitor } from './monitors.js';
 
 export class PlanCapStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: MonitorDatabase) {}
 
   /**
    * The workspaces of `ids` whose monitors may not fit some plan: more than
@@ -18,7 +18,7 @@ export class PlanCapStore {
    */
   async mayNotFit(ids: string[], smallestCap: number): Promise<string[]> {
     if (ids.length === 0) return [];
-    const rows = await this.db.$queryRaw<{ workspaceId: string }[]>`
+    const rows = await this.db.query<{ workspaceId: string }>`
       SELECT workspace_id AS "workspaceId" FROM monitors WHERE workspace_id = ANY(${ids})
        GROUP BY workspace_id HAVING count(*) > ${smallestCap} OR count(plan_paused_at) > 0`;
     return rows.map((r) => r.workspaceId);
@@ -32,28 +32,28 @@ export class PlanCapStore {
    * were paused and resumed now.
    */
   fit(workspaceId: string, cap: number, now = new Date()): Promise<{ paused: number; resumed: number }> {
-    return this.db.$transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       await lockWorkspace(tx, workspaceId);
       // Only the monitors on the wrong side of the cap, in the order they were made.
-      const moves = await tx.$queryRaw<{ id: string; pause: boolean }[]>`
+      const moves = await tx.query<{ id: string; pause: boolean }>`
         SELECT id, n > ${cap} AS pause FROM (
           SELECT id, plan_paused_at IS NOT NULL AS paused, row_number() OVER (ORDER BY created_at, id) AS n
             FROM monitors WHERE workspace_id = ${workspaceId}) ranked
          WHERE (n > ${cap}) <> paused`;
       const pause = moves.filter((m) => m.pause).map((m) => m.id);
       const resume = moves.filter((m) => !m.pause).map((m) => m.id);
-      if (pause.length > 0) await tx.monitor.updateMany({ where: { id: { in: pause } }, data: { planPausedAt: now } });
+      if (pause.length > 0)
+        await tx.execute`UPDATE monitors SET plan_paused_at = ${now} WHERE id = ANY(${pause}::uuid[])`;
       if (resume.length > 0) {
-        const monitors = await tx.monitor.findMany({
-          where: { id: { in: resume } },
-          select: { id: true, schedule: true, anchorAt: true, createdAt: true, lastCheckAt: true },
-        });
-        const credits = await tx.workspacePause.findUnique({ where: { workspaceId } });
+        const monitors = await tx.query<ResumedMonitor>`
+          SELECT id, schedule, anchor_at, created_at, last_check_at FROM monitors WHERE id = ANY(${resume}::uuid[])`;
+        const [credits] = await tx.query<{ probeAt: Date }>`
+          SELECT probe_at FROM workspace_pauses WHERE workspace_id = ${workspaceId}`;
         const next = monitors.map((m) => {
-          const at = resumedCheckAt({ ...m, schedule: m.schedule as unknown as Schedule });
+          const at = resumedCheckAt(m);
           return credits && credits.probeAt > at ? credits.probeAt : at;
         });
-        await tx.$executeRaw`
+        await tx.execute`
           UPDATE monitors SET plan_paused_at = NULL, next_check_at = v.next, skipped_reason = ${credits ? 'credits' : null}
             FROM unnest(${monitors.map((m) => m.id)}::uuid[], ${next}::timestamptz[]) AS v(id, next)
            WHERE monitors.id = v.id`;
