@@ -1,6 +1,7 @@
 // The sessions' network logs (docs/sessions.md, "Network log"): a session's
 // requests after a row id, oldest first, filtered as GET /v1/sessions/{id}/network asks.
-import type { NetworkRequest, Prisma, PrismaClient } from '../generated/prisma/client.js';
+import type { NetworkRequest } from '../generated/prisma/client.js';
+import type { SessionRecorderDatabase } from './database.js';
 
 export interface NetworkFilter {
   urlContains?: string;
@@ -15,7 +16,7 @@ export interface NetworkFilter {
 }
 
 export class NetworkLog {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: SessionRecorderDatabase) {}
 
   /** Up to `limit` of the session's requests after `afterId`, oldest first; their bodies only when asked. */
   list(
@@ -23,23 +24,29 @@ export class NetworkLog {
     filter: NetworkFilter,
     page: { afterId: bigint; limit: number; bodies: boolean },
   ): Promise<NetworkRequest[]> {
-    const where: Prisma.NetworkRequestWhereInput = {
-      sessionId,
-      id: { gt: page.afterId },
-      ...(filter.urlContains && { url: { contains: filter.urlContains } }),
-      ...(filter.method && { method: filter.method.toUpperCase() }),
-      ...(filter.status
-        ? { status: filter.status }
-        : filter.statusClass && { status: { gte: filter.statusClass * 100, lt: filter.statusClass * 100 + 100 } }),
-      ...(filter.type && { type: { equals: filter.type, mode: 'insensitive' as const } }),
-      ...(filter.tab && { tab: filter.tab }),
-      ...(filter.minDurationMs && { durationMs: { gte: filter.minDurationMs } }),
-    };
-    return this.db.networkRequest.findMany({
-      where,
-      orderBy: { id: 'asc' },
-      take: page.limit,
-      omit: { body: !page.bodies },
-    });
+    // An empty or zero filter filters nothing; an exact status wins over its class.
+    const url = filter.urlContains || null;
+    const method = filter.method ? filter.method.toUpperCase() : null;
+    const status = filter.status || null;
+    const statusFrom = !status && filter.statusClass ? filter.statusClass * 100 : null;
+    const type = filter.type || null;
+    const tab = filter.tab || null;
+    const minDuration = filter.minDurationMs || null;
+    return this.db.query<NetworkRequest>`
+      SELECT id, session_id, workspace_id, seq, tab, url, method, type, status, started_at, duration_ms,
+             remote_address, request_bytes, response_bytes, mime_type, error,
+             CASE WHEN ${page.bodies}::boolean THEN body END AS body, body_truncated, protocol, initiator,
+             request_headers, response_headers, timing
+        FROM network_requests
+       WHERE session_id = ${sessionId}::uuid AND id > ${page.afterId}
+         AND (${url}::text IS NULL OR strpos(url, ${url}::text) > 0)
+         AND (${method}::text IS NULL OR method = ${method}::text)
+         AND (${status}::int IS NULL OR status = ${status}::int)
+         AND (${statusFrom}::int IS NULL OR (status >= ${statusFrom}::int AND status < ${statusFrom}::int + 100))
+         AND (${type}::text IS NULL OR lower(type) = lower(${type}::text))
+         AND (${tab}::int IS NULL OR tab = ${tab}::int)
+         AND (${minDuration}::int IS NULL OR duration_ms >= ${minDuration}::int)
+       ORDER BY id
+       LIMIT ${page.limit}`;
   }
 }

@@ -3,9 +3,8 @@
 // deleted on request keeps a row marked `deleted`, without its options, until
 // the retention passes, so a snapshot or chunk still on its way cannot bring
 // it back (RecordingStore.append and SessionRows.apply both respect it).
-import type { PrismaClient } from '../generated/prisma/client.js';
-
-type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
+import type { Sql } from '@wap/db/sql';
+import type { SessionRecorderDatabase } from './database.js';
 
 /** What went with a session. */
 export interface Removed {
@@ -18,17 +17,17 @@ export interface Removed {
 export type NotDeleted = 'not_found' | 'live';
 
 export class SessionPurge {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: SessionRecorderDatabase) {}
 
   /** Deletes an ended session's recording and network log, and leaves its row as a tombstone. */
   deleteOne(workspaceId: string, sessionId: string): Promise<Removed | NotDeleted> {
-    return this.db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ status: string }[]>`
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ status: string }>`
         SELECT status FROM sessions WHERE id = ${sessionId}::uuid AND workspace_id = ${workspaceId} FOR UPDATE`;
       if (!row || row.status === 'deleted') return 'not_found';
       if (row.status === 'live') return 'live';
       const removed = await removeBytes(tx, sessionId);
-      await tx.$executeRaw`UPDATE sessions SET status = 'deleted', options = '{}'::jsonb, updated_at = now()
+      await tx.execute`UPDATE sessions SET status = 'deleted', options = '{}'::jsonb, updated_at = now()
                             WHERE id = ${sessionId}::uuid`;
       return removed;
     });
@@ -41,7 +40,7 @@ export class SessionPurge {
    * caller purges.
    */
   async expire(cutoff: Date, limit: number): Promise<string[]> {
-    const rows = await this.db.$queryRaw<{ id: string }[]>`
+    const rows = await this.db.query<{ id: string }>`
       (SELECT id::text AS id FROM sessions
         WHERE status IN ('ended', 'deleted') AND ended_at < ${cutoff}
         ORDER BY ended_at LIMIT ${limit})
@@ -51,18 +50,18 @@ export class SessionPurge {
         LIMIT ${limit})`;
     const ids = rows.map((r) => r.id);
     for (const id of ids)
-      await this.db.$transaction(async (tx) => {
+      await this.db.transaction(async (tx) => {
         await removeBytes(tx, id);
-        await tx.$executeRaw`DELETE FROM sessions WHERE id = ${id}::uuid`;
+        await tx.execute`DELETE FROM sessions WHERE id = ${id}::uuid`;
       });
     return ids;
   }
 }
 
-async function removeBytes(tx: Tx, sessionId: string): Promise<Removed> {
-  const [recording] = await tx.$queryRaw<{ chunks: number; bytes: bigint }[]>`
+async function removeBytes(tx: Sql, sessionId: string): Promise<Removed> {
+  const [recording] = await tx.query<{ chunks: number; bytes: bigint }>`
     DELETE FROM recordings WHERE session_id = ${sessionId}::uuid RETURNING chunks, bytes`;
-  await tx.$executeRaw`DELETE FROM recording_chunks WHERE session_id = ${sessionId}::uuid`;
-  const networkRequests = await tx.$executeRaw`DELETE FROM network_requests WHERE session_id = ${sessionId}::uuid`;
+  await tx.execute`DELETE FROM recording_chunks WHERE session_id = ${sessionId}::uuid`;
+  const networkRequests = await tx.execute`DELETE FROM network_requests WHERE session_id = ${sessionId}::uuid`;
   return { chunks: recording?.chunks ?? 0, bytes: recording?.bytes ?? 0n, networkRequests };
 }

@@ -4,9 +4,14 @@ import { gunzipSync } from 'node:zlib';
 import type { ChunkMeta } from '@wap/events';
 import { sha256Hex } from '@wap/events';
 import { chainOrigin, nextLink, type StoredChunk } from '../domain/chain.js';
-import type { PrismaClient, Recording } from '../generated/prisma/client.js';
+import type { Recording } from '../generated/prisma/client.js';
+import type { SessionRecorderDatabase } from './database.js';
 
-/** A network chunk's rows, as stored; a row that is not one is skipped (the chunk stays in the chain whatever). */
+/**
+ * A network chunk's rows, as stored (named as the table's columns, for
+ * `jsonb_populate_recordset`); a row that is not one is skipped (the chunk
+ * stays in the chain whatever).
+ */
 function networkRows(body: Uint8Array) {
   let parsed: unknown;
   try {
@@ -25,19 +30,20 @@ function networkRows(body: Uint8Array) {
       method: text(r.method, 16),
       type: text(r.type, 32),
       status: int(r.status),
-      startedAt: new Date(int(r.startedAt)),
-      durationMs: Math.min(int(r.durationMs), 2_147_483_647),
-      remoteAddress: text(r.remoteAddress, 64),
-      requestBytes: BigInt(int(r.requestBytes)),
-      responseBytes: BigInt(int(r.responseBytes)),
-      mimeType: text(r.mimeType, 128),
+      // The latest instant a Date holds, so a wild value is stored, not a failed chunk.
+      started_at: new Date(Math.min(int(r.startedAt), 8.64e15)).toISOString(),
+      duration_ms: Math.min(int(r.durationMs), 2_147_483_647),
+      remote_address: text(r.remoteAddress, 64),
+      request_bytes: int(r.requestBytes),
+      response_bytes: int(r.responseBytes),
+      mime_type: text(r.mimeType, 128),
       error: text(r.error, 256),
       body: typeof r.body === 'string' ? r.body : null,
-      bodyTruncated: r.bodyTruncated === true,
+      body_truncated: r.bodyTruncated === true,
       protocol: text(r.protocol, 16),
       initiator: initiatorOf(r.initiator),
-      requestHeaders: headersOf(r.requestHeaders),
-      responseHeaders: headersOf(r.responseHeaders),
+      request_headers: headersOf(r.requestHeaders),
+      response_headers: headersOf(r.responseHeaders),
       timing: timingOf(r.timing),
     }));
 }
@@ -74,19 +80,19 @@ function timingOf(v: unknown): Record<(typeof TIMING_PARTS)[number], number | nu
 export type AppendOutcome = 'appended' | 'duplicate' | 'early' | 'refused' | 'deleted';
 
 export class RecordingStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: SessionRecorderDatabase) {}
 
   append(meta: ChunkMeta, body: Uint8Array): Promise<AppendOutcome> {
-    return this.db.$transaction(async (tx) => {
+    return this.db.transaction(async (tx) => {
       // A deleted session takes no more chunks (its deletion holds this lock while it removes them).
-      const [deleted] = await tx.$queryRaw<unknown[]>`
+      const [deleted] = await tx.query<unknown>`
         SELECT 1 FROM sessions WHERE id = ${meta.sessionId}::uuid AND status = 'deleted' FOR SHARE`;
       if (deleted) return 'deleted';
-      await tx.$executeRaw`
+      await tx.execute`
         INSERT INTO recordings (session_id, workspace_id, head)
         VALUES (${meta.sessionId}::uuid, ${meta.workspaceId}, ${chainOrigin(meta.sessionId)})
         ON CONFLICT (session_id) DO NOTHING`;
-      const [recording] = await tx.$queryRaw<Recording[]>`
+      const [recording] = await tx.query<Recording>`
         SELECT session_id AS "sessionId", workspace_id AS "workspaceId", chunks, head
           FROM recordings WHERE session_id = ${meta.sessionId}::uuid FOR UPDATE`;
       if (!recording || recording.workspaceId !== meta.workspaceId) return 'refused';
@@ -94,45 +100,43 @@ export class RecordingStore {
       if (meta.seq > recording.chunks) return 'early';
       const bodySha256 = sha256Hex(body);
       const hash = nextLink(recording.head, { seq: meta.seq, kind: meta.kind, pages: meta.pages, bodySha256 });
-      await tx.recordingChunk.create({
-        data: {
-          sessionId: meta.sessionId,
-          seq: meta.seq,
-          kind: meta.kind,
-          pages: meta.pages,
-          body: Buffer.from(body) as Uint8Array<ArrayBuffer>,
-          bodySha256,
-          hash,
-        },
-      });
+      await tx.execute`
+        INSERT INTO recording_chunks (session_id, seq, kind, pages, body, body_sha256, hash)
+        VALUES (${meta.sessionId}::uuid, ${meta.seq}, ${meta.kind}, ${meta.pages}, ${Buffer.from(body)}, ${bodySha256},
+                ${hash})`;
       if (meta.kind === 'network') {
         const rows = networkRows(body);
+        // One statement for the chunk's rows, read from JSON by the table's own column types.
         if (rows.length > 0)
-          await tx.networkRequest.createMany({
-            data: rows.map((r) => ({ ...r, sessionId: meta.sessionId, workspaceId: meta.workspaceId, seq: meta.seq })),
-          });
+          await tx.execute`
+            INSERT INTO network_requests (session_id, workspace_id, seq, tab, url, method, type, status, started_at,
+                                          duration_ms, remote_address, request_bytes, response_bytes, mime_type,
+                                          error, body, body_truncated, protocol, initiator, request_headers,
+                                          response_headers, timing)
+            SELECT ${meta.sessionId}::uuid, ${meta.workspaceId}, ${meta.seq}, r.tab, r.url, r.method, r.type, r.status,
+                   r.started_at, r.duration_ms, r.remote_address, r.request_bytes, r.response_bytes, r.mime_type,
+                   r.error, r.body, r.body_truncated, r.protocol, r.initiator, r.request_headers,
+                   r.response_headers, r.timing
+              FROM jsonb_populate_recordset(NULL::network_requests, ${JSON.stringify(rows)}::jsonb) r`;
       }
-      await tx.recording.update({
-        where: { sessionId: meta.sessionId },
-        data: {
-          chunks: { increment: 1 },
-          bytes: { increment: body.length },
-          pages: { increment: meta.pages },
-          head: hash,
-          updatedAt: new Date(),
-        },
-      });
+      await tx.execute`
+        UPDATE recordings SET chunks = chunks + 1, bytes = bytes + ${body.length}, pages = pages + ${meta.pages},
+               head = ${hash}, updated_at = now()
+         WHERE session_id = ${meta.sessionId}::uuid`;
       return 'appended';
     });
   }
 
-  get(workspaceId: string, sessionId: string): Promise<Recording | null> {
-    return this.db.recording.findFirst({ where: { sessionId, workspaceId } });
+  async get(workspaceId: string, sessionId: string): Promise<Recording | null> {
+    const [row] = await this.db.query<Recording>`
+      SELECT * FROM recordings WHERE session_id = ${sessionId}::uuid AND workspace_id = ${workspaceId}`;
+    return row ?? null;
   }
 
   /** The recordings of these sessions, by session id. */
   async of(sessionIds: readonly string[]): Promise<Map<string, Recording>> {
-    const rows = await this.db.recording.findMany({ where: { sessionId: { in: [...sessionIds] } } });
+    const rows = await this.db.query<Recording>`
+      SELECT * FROM recordings WHERE session_id = ANY(${[...sessionIds]}::uuid[])`;
     return new Map(rows.map((r) => [r.sessionId, r]));
   }
 
@@ -143,12 +147,9 @@ export class RecordingStore {
     pageSize = 64,
   ): AsyncGenerator<{ seq: number; kind: string; body: Uint8Array }[]> {
     for (let next = fromSeq; ; ) {
-      const rows = await this.db.recordingChunk.findMany({
-        where: { sessionId, seq: { gte: next } },
-        orderBy: { seq: 'asc' },
-        take: pageSize,
-        select: { seq: true, kind: true, body: true },
-      });
+      const rows = await this.db.query<{ seq: number; kind: string; body: Uint8Array }>`
+        SELECT seq, kind, body FROM recording_chunks WHERE session_id = ${sessionId}::uuid AND seq >= ${next}
+         ORDER BY seq LIMIT ${pageSize}`;
       if (rows.length === 0) return;
       yield rows;
       next = (rows.at(-1)?.seq ?? next) + 1;
@@ -158,14 +159,8 @@ export class RecordingStore {
 
   /** Every chunk of a session, in order. */
   async chunks(sessionId: string): Promise<StoredChunk[]> {
-    const rows = await this.db.recordingChunk.findMany({ where: { sessionId }, orderBy: { seq: 'asc' } });
-    return rows.map((r) => ({
-      seq: r.seq,
-      kind: r.kind,
-      pages: r.pages,
-      bodySha256: r.bodySha256,
-      body: r.body,
-      hash: r.hash,
-    }));
+    return this.db.query<StoredChunk>`
+      SELECT seq, kind, pages, body_sha256, body, hash FROM recording_chunks WHERE session_id = ${sessionId}::uuid
+       ORDER BY seq`;
   }
 }
