@@ -17,9 +17,8 @@ import { type FreshDatabase, quietLog } from '@wap/testkit';
 import { browserFace } from '../domain/browser-face.js';
 import { parseExits, pickExit } from '../domain/exits.js';
 import { sessionSettings } from '../domain/session-options.js';
-import { PrismaClient } from '../generated/prisma/client.js';
 import { chromiumVersion, launchSessionBrowser } from '../sessions/session-browser.js';
-import { openBrowserHostDatabase } from '../store/database.js';
+import { type BrowserHostDatabase, openBrowserHostDatabase } from '../store/database.js';
 import { ProfileStore } from '../store/profiles.js';
 import { freshDatabase } from '../test-support.js';
 import { keeps, pack, unpack } from './archive.js';
@@ -27,7 +26,7 @@ import { PROFILE_STATE, Profiles } from './profiles.js';
 
 const KEY = 'the-profile-key-of-this-test-run-0123456789';
 let database: FreshDatabase;
-let db: PrismaClient;
+let db: BrowserHostDatabase;
 let store: ProfileStore;
 let site: Server;
 let origin: string;
@@ -100,6 +99,12 @@ async function loginSeen(attached: Awaited<ReturnType<Profiles['attach']>> | und
   }
 }
 
+/** How many saved states the profile has rows for. */
+const states = async (profileId: string) =>
+  (
+    await db.query<{ n: number }>`SELECT count(*)::int AS n FROM profile_states WHERE profile_id = ${profileId}::uuid`
+  )[0]?.n;
+
 test('a login saved from one session browser is there in the next; a browser without the profile sees none of it', async () => {
   const p = profiles();
   const workspaceId = `ws-${randomUUID()}`;
@@ -118,7 +123,7 @@ test('a login saved from one session browser is there in the next; a browser wit
   assert.notEqual(stored.subarray(0, 4).toString('hex'), '28b52ffd', 'not plain zstd');
   assert.ok(!stored.includes(Buffer.from('logged-in-as-ada')));
   // One state row per profile: the old one went with the save.
-  assert.equal(await db.profileState.count({ where: { profileId: profile.id } }), 1);
+  assert.equal(await states(profile.id), 1);
 });
 
 test('one session at a time: a second attach is profile_in_use, a lapsed lease can be taken, a lost lease saves nothing', async () => {
@@ -138,7 +143,7 @@ test('one session at a time: a second attach is profile_in_use, a lapsed lease c
     "another workspace's profile does not exist for it",
   );
   // The holder's host dies: no renewal; once the lease lapses another session takes it.
-  await db.$executeRaw`UPDATE profiles SET lease_expires_at = now() - interval '1 second' WHERE id = ${profile.id}::uuid`;
+  await db.execute`UPDATE profiles SET lease_expires_at = now() - interval '1 second' WHERE id = ${profile.id}::uuid`;
   const second = holder();
   const taken = await p.attach(workspaceId, profile.id, second);
   // The first session, back from the dead, cannot save over the second's.
@@ -157,7 +162,7 @@ test('one session at a time: a second attach is profile_in_use, a lapsed lease c
   await taken.release(undefined);
   await p.delete(workspaceId, profile.id);
   await assert.rejects(p.get(workspaceId, profile.id), (e) => isApiError(e) && e.code === 'profile_not_found');
-  assert.equal(await db.profileState.count({ where: { profileId: profile.id } }), 0);
+  assert.equal(await states(profile.id), 0);
 });
 
 test('a state over the cap is not saved and the last good one stays; a changed or moved blob does not open', async () => {

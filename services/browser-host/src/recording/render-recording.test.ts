@@ -23,8 +23,8 @@ import { browser as proto } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { type FreshDatabase, quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
 import { openBrowserHost } from '../browser-host.js';
-import { PrismaClient } from '../generated/prisma/client.js';
-import { openBrowserHostDatabase } from '../store/database.js';
+import type { BrowserSession } from '../generated/prisma/client.js';
+import { type BrowserHostDatabase, openBrowserHostDatabase } from '../store/database.js';
 import { freshDatabase, testHostConfig } from '../test-support.js';
 
 const KEY = 'a-test-recording-key-of-at-least-32-chars';
@@ -32,7 +32,7 @@ const namespace = uniqueNamespace('render_recording');
 const names = sessionStreamNames(namespace);
 let nats: NatsLink;
 let database: FreshDatabase;
-let db: PrismaClient;
+let db: BrowserHostDatabase;
 let site: Server;
 let base: string;
 let host: ReturnType<typeof openBrowserHost>;
@@ -136,12 +136,15 @@ async function chunks(sessionId: string) {
   });
 }
 
+/** The session's row, if it has one. */
+const sessionRow = async (id: string) =>
+  (await db.query<BrowserSession>`SELECT * FROM browser_sessions WHERE id = ${id}::uuid`)[0];
+
+const sessionCount = async () => (await db.query<{ n: number }>`SELECT count(*)::int AS n FROM browser_sessions`)[0]?.n;
+
 /** The session as recorded, once its row ended: the row, its snapshots sent, its rrweb events and network rows. */
 async function recorded(sessionId: string) {
-  await until(
-    'the render session ended',
-    async () => (await db.browserSession.findUnique({ where: { id: sessionId } }))?.status === 'ended',
-  );
+  await until('the render session ended', async () => (await sessionRow(sessionId))?.status === 'ended');
   // Its chunks went out before its row ended; its snapshots go through the outbox.
   await until('the ended snapshot is on NATS', async () =>
     (await messages(names.lifecycle)).some((m) => {
@@ -149,7 +152,8 @@ async function recorded(sessionId: string) {
       return s.id === sessionId && s.status === 'ended';
     }),
   );
-  const row = await db.browserSession.findUniqueOrThrow({ where: { id: sessionId } });
+  const row = await sessionRow(sessionId);
+  assert.ok(row);
   const snapshots = (await messages(names.lifecycle))
     .map((m) => m.json<SessionSnapshot>())
     .filter((s) => s.id === sessionId);
@@ -239,9 +243,9 @@ test('two renders at once in one browser are recorded apart; actions are recorde
 });
 
 test('a render that names no request is not recorded', async () => {
-  const before = await db.browserSession.count();
+  const before = await sessionCount();
   const out = await render('/other', { workspaceId: '', requestId: '' });
   assert.equal(out.status, 200);
   assert.equal(out.sessionId, '');
-  assert.equal(await db.browserSession.count(), before);
+  assert.equal(await sessionCount(), before);
 });

@@ -4,7 +4,8 @@
 // killed with -9 lets go within the TTL), saved atomically when a session
 // ends cleanly, and deleted for good.
 import { createHash, randomUUID } from 'node:crypto';
-import type { PrismaClient, Profile } from '../generated/prisma/client.js';
+import type { Profile } from '../generated/prisma/client.js';
+import type { BrowserHostDatabase } from './database.js';
 
 export type ProfileRow = Profile;
 
@@ -40,23 +41,20 @@ export const leased = (row: Pick<Profile, 'leaseSession' | 'leaseExpiresAt'>, no
   row.leaseSession !== null && row.leaseExpiresAt !== null && row.leaseExpiresAt.getTime() > now;
 
 export class ProfileStore {
-  constructor(private readonly db: PrismaClient) {}
+  constructor(private readonly db: BrowserHostDatabase) {}
 
-  create(p: NewProfile): Promise<ProfileRow> {
-    return this.db.profile.create({
-      data: {
-        id: randomUUID(),
-        workspaceId: p.workspaceId,
-        label: p.label,
-        exitId: p.exit.id,
-        exitKind: p.exit.kind,
-        exitRegion: p.exit.region,
-      },
-    });
+  async create(p: NewProfile): Promise<ProfileRow> {
+    const [row] = await this.db.query<ProfileRow>`
+      INSERT INTO profiles (id, workspace_id, label, exit_id, exit_kind, exit_region)
+      VALUES (${randomUUID()}::uuid, ${p.workspaceId}, ${p.label}, ${p.exit.id}, ${p.exit.kind}, ${p.exit.region})
+      RETURNING *`;
+    return row as ProfileRow;
   }
 
-  get(workspaceId: string, id: string): Promise<ProfileRow | null> {
-    return this.db.profile.findFirst({ where: { id, workspaceId } });
+  async get(workspaceId: string, id: string): Promise<ProfileRow | null> {
+    const [row] = await this.db.query<ProfileRow>`
+      SELECT * FROM profiles WHERE id = ${id}::uuid AND workspace_id = ${workspaceId}`;
+    return row ?? null;
   }
 
   /** One page, newest first; one more than `limit` tells whether more follow. */
@@ -64,12 +62,8 @@ export class ProfileStore {
     const like = f.labelGlob === undefined ? null : likeOfGlob(f.labelGlob);
     const afterAt = f.after?.createdAt ?? null;
     const afterId = f.after?.id ?? null;
-    return this.db.$queryRaw<ProfileRow[]>`
-      SELECT id, workspace_id AS "workspaceId", label, exit_id AS "exitId", exit_kind AS "exitKind",
-             exit_region AS "exitRegion", created_at AS "createdAt", last_used_at AS "lastUsedAt",
-             state_id AS "stateId", size_bytes AS "sizeBytes", lease_session AS "leaseSession",
-             lease_host AS "leaseHost", lease_expires_at AS "leaseExpiresAt"
-        FROM profiles
+    return this.db.query<ProfileRow>`
+      SELECT * FROM profiles
        WHERE workspace_id = ${f.workspaceId}
          AND (${like}::text IS NULL OR label LIKE ${like}::text ESCAPE '\\')
          AND (${afterAt}::timestamptz IS NULL OR (created_at, id) < (${afterAt}::timestamptz, ${afterId}::uuid))
@@ -79,14 +73,14 @@ export class ProfileStore {
 
   /** Deletes the profile and every state it had; 'in_use' while a session holds it. */
   delete(workspaceId: string, id: string): Promise<'deleted' | 'not_found' | 'in_use'> {
-    return this.db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<Pick<Profile, 'leaseSession' | 'leaseExpiresAt'>[]>`
-        SELECT lease_session AS "leaseSession", lease_expires_at AS "leaseExpiresAt"
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<Pick<Profile, 'leaseSession' | 'leaseExpiresAt'>>`
+        SELECT lease_session, lease_expires_at
           FROM profiles WHERE id = ${id}::uuid AND workspace_id = ${workspaceId} FOR UPDATE`;
       if (!row) return 'not_found';
       if (leased(row)) return 'in_use';
-      await tx.profileState.deleteMany({ where: { profileId: id } });
-      await tx.profile.delete({ where: { id } });
+      await tx.execute`DELETE FROM profile_states WHERE profile_id = ${id}::uuid`;
+      await tx.execute`DELETE FROM profiles WHERE id = ${id}::uuid`;
       return 'deleted';
     });
   }
@@ -101,31 +95,30 @@ export class ProfileStore {
     holder: { sessionId: string; host: string },
     ttlMs: number,
   ): Promise<ProfileRow | 'not_found' | 'in_use'> {
-    const [row] = await this.db.$queryRaw<{ id: string }[]>`
+    const [row] = await this.db.query<ProfileRow>`
       UPDATE profiles
          SET lease_session = ${holder.sessionId}::uuid, lease_host = ${holder.host},
              lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000}), last_used_at = now()
        WHERE id = ${id}::uuid AND workspace_id = ${workspaceId}
          AND (lease_session IS NULL OR lease_expires_at <= now())
-       RETURNING id`;
-    if (row) return (await this.db.profile.findUnique({ where: { id } })) as ProfileRow;
+       RETURNING *`;
+    if (row) return row;
     return (await this.get(workspaceId, id)) ? 'in_use' : 'not_found';
   }
 
   /** Moves the leases these sessions hold TTL into the future (their host's heartbeat). */
   async renew(sessionIds: readonly string[], ttlMs: number): Promise<void> {
     if (sessionIds.length === 0) return;
-    await this.db.$executeRaw`
+    await this.db.execute`
       UPDATE profiles SET lease_expires_at = now() + make_interval(secs => ${ttlMs / 1000})
        WHERE lease_session = ANY(${[...sessionIds]}::uuid[])`;
   }
 
   /** The current state as stored, if a session saved one. */
   async state(id: string): Promise<Buffer | undefined> {
-    const row = await this.db.profile.findUnique({ where: { id }, select: { stateId: true } });
-    if (!row?.stateId) return undefined;
-    const state = await this.db.profileState.findUnique({ where: { id: row.stateId }, select: { data: true } });
-    return state ? Buffer.from(state.data) : undefined;
+    const [state] = await this.db.query<{ data: Buffer }>`
+      SELECT s.data FROM profiles p JOIN profile_states s ON s.id = p.state_id WHERE p.id = ${id}::uuid`;
+    return state?.data;
   }
 
   /**
@@ -135,28 +128,22 @@ export class ProfileStore {
    * lease (it lapsed and another took it): nothing is saved over that one.
    */
   release(id: string, sessionId: string, sealed?: Buffer): Promise<'released' | 'lost'> {
-    return this.db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<{ stateId: string | null }[]>`
-        SELECT state_id AS "stateId" FROM profiles
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<{ stateId: string | null }>`
+        SELECT state_id FROM profiles
          WHERE id = ${id}::uuid AND lease_session = ${sessionId}::uuid FOR UPDATE`;
       if (!row) return 'lost';
       if (sealed) {
         const stateId = randomUUID();
-        await tx.profileState.create({
-          data: {
-            id: stateId,
-            profileId: id,
-            data: sealed as Uint8Array<ArrayBuffer>,
-            sha256: createHash('sha256').update(sealed).digest('hex'),
-          },
-        });
-        await tx.profile.update({ where: { id }, data: { stateId, sizeBytes: BigInt(sealed.length) } });
-        await tx.profileState.deleteMany({ where: { profileId: id, id: { not: stateId } } });
+        await tx.execute`
+          INSERT INTO profile_states (id, profile_id, data, sha256)
+          VALUES (${stateId}::uuid, ${id}::uuid, ${sealed}, ${createHash('sha256').update(sealed).digest('hex')})`;
+        await tx.execute`UPDATE profiles SET state_id = ${stateId}::uuid, size_bytes = ${sealed.length} WHERE id = ${id}::uuid`;
+        await tx.execute`DELETE FROM profile_states WHERE profile_id = ${id}::uuid AND id <> ${stateId}::uuid`;
       }
-      await tx.profile.update({
-        where: { id },
-        data: { leaseSession: null, leaseHost: null, leaseExpiresAt: null, lastUsedAt: new Date() },
-      });
+      await tx.execute`
+        UPDATE profiles SET lease_session = NULL, lease_host = NULL, lease_expires_at = NULL, last_used_at = ${new Date()}
+         WHERE id = ${id}::uuid`;
       return 'released';
     });
   }

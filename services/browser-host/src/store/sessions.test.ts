@@ -12,16 +12,15 @@ import {
 import type { SessionSnapshot } from '@wap/events';
 import { ledger } from '@wap/proto';
 import { type FreshDatabase, quietLog } from '@wap/testkit';
-import { PrismaClient } from '../generated/prisma/client.js';
 import { lostSessionSweeper, recoverLost } from '../jobs/lost-sessions.js';
 import { freshDatabase } from '../test-support.js';
-import { openBrowserHostDatabase } from './database.js';
+import { type BrowserHostDatabase, openBrowserHostDatabase } from './database.js';
 import { SessionStore } from './sessions.js';
 
 let database: FreshDatabase;
 let ledgerDatabase: { url: string; drop(): Promise<void> };
 let served: InProcessLedger;
-let db: PrismaClient;
+let db: BrowserHostDatabase;
 let store: SessionStore;
 
 before(async () => {
@@ -66,7 +65,7 @@ async function open(host = HOST, options: Record<string, unknown> = {}) {
 
 /** The host was last heard from `seconds` after the session started. */
 const lastSeen = (id: string, startedAt: Date, seconds: number) =>
-  db.browserSession.update({ where: { id }, data: { heartbeatAt: new Date(startedAt.getTime() + seconds * 1000) } });
+  db.execute`UPDATE browser_sessions SET heartbeat_at = ${new Date(startedAt.getTime() + seconds * 1000)} WHERE id = ${id}::uuid`;
 
 const spent = async (workspaceId: string) => {
   const c = await served.client.credits({ workspaceId });
@@ -147,7 +146,7 @@ test("a host restarting under the same URL finishes its previous run's sessions 
   const mine = await open(host);
   const other = await open();
   await lastSeen(mine.id, mine.startedAt, 40);
-  await db.browserSession.update({ where: { id: other.id }, data: { heartbeatAt: new Date() } });
+  await db.execute`UPDATE browser_sessions SET heartbeat_at = ${new Date()} WHERE id = ${other.id}::uuid`;
   assert.equal(await recoverLost(store, served.client, quietLog(), host), 1);
   assert.deepEqual(await spent(mine.workspaceId), { spent: 667n, held: 0n }, '40 s: 666.67 mc, rounded up');
   assert.equal((await store.get(other.id))?.status, 'live', "another host's fresh row is not touched");

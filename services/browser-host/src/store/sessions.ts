@@ -5,7 +5,8 @@
 // session-recorder (docs/sessions.md).
 import type { MeteredState } from '@wap/billing';
 import { enqueueEvent, type SessionSnapshot, type SqlClient } from '@wap/events';
-import type { BrowserSession, PrismaClient } from '../generated/prisma/client.js';
+import type { BrowserSession } from '../generated/prisma/client.js';
+import type { BrowserHostDatabase } from './database.js';
 
 export interface SessionRecord {
   id: string;
@@ -53,39 +54,40 @@ export const snapshotOf = (row: SessionRow): SessionSnapshot => ({
 export class SessionStore {
   /** `lifecycle`: the subject snapshots go to through the outbox; none without it (tests of the rows alone). */
   constructor(
-    private readonly db: PrismaClient,
+    private readonly db: BrowserHostDatabase,
     private readonly lifecycle?: string,
   ) {}
 
-  private async announce(tx: SqlClient, row: SessionRow | null): Promise<void> {
+  private async announce(tx: SqlClient, row: SessionRow | undefined): Promise<void> {
     if (row && this.lifecycle) await enqueueEvent(tx, this.lifecycle, snapshotOf(row));
   }
 
   async opened(s: SessionRecord): Promise<void> {
-    await this.db.$transaction(async (tx) => {
-      const row = await tx.browserSession.create({
-        data: {
-          id: s.id,
-          workspaceId: s.workspaceId,
-          operationId: s.operationId,
-          host: s.host,
-          status: 'live',
-          options: s.options as never,
-          ...(s.metering && { metering: s.metering as never }),
-          startedAt: s.startedAt,
-          heartbeatAt: s.startedAt,
-        },
-      });
+    await this.db.transaction(async (tx) => {
+      const [row] = await tx.query<SessionRow>`
+        INSERT INTO browser_sessions (id, workspace_id, operation_id, host, status, options, metering, started_at,
+                                      heartbeat_at)
+        VALUES (${s.id}::uuid, ${s.workspaceId}, ${s.operationId}, ${s.host}, 'live', ${JSON.stringify(s.options)}::jsonb,
+                ${s.metering ? JSON.stringify(s.metering) : null}::jsonb, ${s.startedAt}, ${s.startedAt})
+        RETURNING *`;
       await this.announce(tx, row);
     });
   }
 
-  /** Ends a live row with `data`, and tells the recorder; false when it had already ended. */
-  private async end(id: string, data: Parameters<PrismaClient['browserSession']['update']>[0]['data']) {
-    return this.db.$transaction(async (tx) => {
-      const { count } = await tx.browserSession.updateMany({ where: { id, status: 'live' }, data });
-      if (count === 1) await this.announce(tx, await tx.browserSession.findUnique({ where: { id } }));
-      return count === 1;
+  /** Ends a live row, and tells the recorder; false when it had already ended. */
+  private end(
+    id: string,
+    end: { outcome: string; endedAt: Date; seconds: number; chargedMc: bigint; proxyBytes?: bigint },
+  ): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx.query<SessionRow>`
+        UPDATE browser_sessions
+           SET status = 'ended', outcome = ${end.outcome}, ended_at = ${end.endedAt}, seconds = ${end.seconds},
+               charged_mc = ${end.chargedMc}, proxy_bytes = COALESCE(${end.proxyBytes ?? null}::bigint, proxy_bytes)
+         WHERE id = ${id}::uuid AND status = 'live'
+        RETURNING *`;
+      await this.announce(tx, row);
+      return row !== undefined;
     });
   }
 
@@ -96,32 +98,26 @@ export class SessionStore {
    */
   async heartbeat(ids: readonly string[]): Promise<string[]> {
     if (ids.length === 0) return [];
-    const { count } = await this.db.browserSession.updateMany({
-      where: { id: { in: [...ids] }, status: 'live' },
-      data: { heartbeatAt: new Date() },
-    });
-    if (count === ids.length) return [];
-    const live = await this.db.browserSession.findMany({
-      where: { id: { in: [...ids] }, status: 'live' },
-      select: { id: true },
-    });
+    const live = await this.db.query<{ id: string }>`
+      UPDATE browser_sessions SET heartbeat_at = ${new Date()}
+       WHERE id = ANY(${[...ids]}::uuid[]) AND status = 'live'
+      RETURNING id`;
+    if (live.length === ids.length) return [];
     const alive = new Set(live.map((r) => r.id));
     return ids.filter((id) => !alive.has(id));
   }
 
   /** Keeps the session's billing journal; throws when the row is no longer live (its bill is someone else's now). */
   async journal(id: string, metering: MeteredState): Promise<void> {
-    const { count } = await this.db.browserSession.updateMany({
-      where: { id, status: 'live' },
-      data: { metering: metering as never, heartbeatAt: new Date() },
-    });
+    const count = await this.db.execute`
+      UPDATE browser_sessions SET metering = ${JSON.stringify(metering)}::jsonb, heartbeat_at = ${new Date()}
+       WHERE id = ${id}::uuid AND status = 'live'`;
     if (count !== 1) throw new Error(`session ${id} is no longer live`);
   }
 
   /** Ends the row once; a row already ended keeps its first end. */
   async ended(id: string, end: SessionEndRecord): Promise<void> {
     await this.end(id, {
-      status: 'ended',
       outcome: end.outcome,
       endedAt: new Date(),
       seconds: end.seconds,
@@ -136,19 +132,20 @@ export class SessionStore {
    * same URL looks for what its previous run left.
    */
   lost(staleBefore: Date, host?: string): Promise<SessionRow[]> {
-    return this.db.browserSession.findMany({
-      where: { status: 'live', OR: [{ heartbeatAt: { lt: staleBefore } }, ...(host ? [{ host }] : [])] },
-      orderBy: { heartbeatAt: 'asc' },
-      take: 100,
-    });
+    return this.db.query<SessionRow>`
+      SELECT * FROM browser_sessions
+       WHERE status = 'live' AND (heartbeat_at < ${staleBefore} OR host = ${host ?? null}::text)
+       ORDER BY heartbeat_at
+       LIMIT 100`;
   }
 
   /** A lost row whose bill is finished: ended as host_lost, at its last heartbeat. */
   recovered(row: Pick<SessionRow, 'id' | 'heartbeatAt'>, seconds: number, chargedMc: bigint): Promise<boolean> {
-    return this.end(row.id, { status: 'ended', outcome: 'host_lost', endedAt: row.heartbeatAt, seconds, chargedMc });
+    return this.end(row.id, { outcome: 'host_lost', endedAt: row.heartbeatAt, seconds, chargedMc });
   }
 
-  get(id: string) {
-    return this.db.browserSession.findUnique({ where: { id } });
+  async get(id: string): Promise<SessionRow | undefined> {
+    const [row] = await this.db.query<SessionRow>`SELECT * FROM browser_sessions WHERE id = ${id}::uuid`;
+    return row;
   }
 }
