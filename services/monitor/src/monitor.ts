@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import { ledgerClient, priceUsage } from '@wap/billing';
 import { creditsChangedSubject, type NatsLink } from '@wap/events';
-import { createFetchAgent } from '@wap/fetch';
+import type { FetchAgent } from '@wap/fetch';
 import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { crawl } from '@wap/proto';
@@ -58,8 +58,12 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
       : undefined;
   if (!runner) log.warn('BILLING_LEDGER_ADDR or CRAWL_ADDR is not set: monitors are not checked');
   const allow = AllowList.parse(config.EGRESS_ALLOW);
-  // Notifications leave through the same guard as every fetch.
-  const agent = createFetchAgent({ allow });
+  // Notifications leave through the same guard as every fetch; its client (undici) is loaded with the first one.
+  let agent: Promise<FetchAgent> | undefined;
+  const fetchAgent = () => {
+    agent ??= import('@wap/fetch').then((fetch) => fetch.createFetchAgent({ allow }));
+    return agent;
+  };
   const links = snapshotLinks(config);
   const deps: MonitorDeps = {
     store,
@@ -75,7 +79,14 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
   const sender =
     config.MONITOR_KEY && links
       ? deliverySender(
-          { deliveries: new DeliveryStore(db), monitors: store, agent, key: config.MONITOR_KEY, links, log },
+          {
+            deliveries: new DeliveryStore(db),
+            monitors: store,
+            agent: fetchAgent,
+            key: config.MONITOR_KEY,
+            links,
+            log,
+          },
           config.MONITOR_POLL,
         )
       : undefined;
@@ -93,7 +104,7 @@ export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: Na
     /** Stops taking work and waits for the pass in flight. */
     stop: async () => {
       await Promise.all([runner?.stop(), pauses?.stop(), caps?.stop(), sender?.stop()]);
-      await agent.close();
+      await (await agent)?.close();
       ledger?.close();
       crawlClient?.close();
     },

@@ -1,76 +1,20 @@
 // The outbox's sender (docs/monitors.md, "Delivery"): pending notifications
-// claimed with SKIP LOCKED by whichever replica polls first, sent in their
-// target's wire format through the egress guard, retried with backoff on
-// 5xx, 429 (honouring Retry-After) and network failures, every attempt
-// logged on the delivery.
-import { type Attempt, afterAttempt, type FetchAgent, postWebhook } from '@wap/fetch';
-import type { Logger } from '@wap/log';
-import { unsealText } from '@wap/sealed';
+// claimed with SKIP LOCKED by whichever replica polls first and sent by
+// jobs/delivery-send.ts, which is loaded with the first one: a monitor that
+// has sent nothing holds no HTTP client.
 import { PeriodicJob } from '@wap/service';
-import { storedDiff } from '../domain/diff.js';
-import type { SnapshotLinks } from '../domain/links.js';
-import { requestFor } from '../domain/payloads.js';
-import { TARGET_PURPOSE, type Target } from '../domain/targets.js';
-import type { Delivery } from '../generated/prisma/client.js';
-import type { DeliveryStore } from '../store/deliveries.js';
-import type { MonitorStore } from '../store/monitors.js';
+import type { DeliveryDeps } from './delivery-send.js';
 
-export interface DeliveryDeps {
-  deliveries: DeliveryStore;
-  monitors: MonitorStore;
-  agent: FetchAgent;
-  key: string;
-  /** Signs the links to the snapshots a notification compares. */
-  links: SnapshotLinks;
-  log: Logger;
-}
+export type { DeliveryDeps };
 
 const LEASE_MS = 60_000;
-
-/** One attempt: the answer's status (0 without one) and its Retry-After. */
-async function send(deps: DeliveryDeps, delivery: Delivery): Promise<Attempt> {
-  const subject = await deps.deliveries.subject(delivery);
-  if (!subject) return { status: -1, error: 'the monitor is gone' };
-  const { monitor, snapshot } = subject;
-  const target = {
-    kind: monitor.targetKind,
-    url: unsealText(deps.key, TARGET_PURPOSE, monitor.id, monitor.targetSealed),
-  } as Target;
-  const before = await deps.monitors.snapshotBefore(monitor.id, snapshot.takenAt);
-  const secret = monitor.secretSealed
-    ? unsealText(deps.key, TARGET_PURPOSE, `${monitor.id}:secret`, monitor.secretSealed)
-    : undefined;
-  const built = requestFor(
-    target,
-    {
-      monitorId: monitor.id,
-      url: monitor.url,
-      checkedAt: snapshot.takenAt,
-      diff: storedDiff(snapshot.diff),
-      snapshots: { before: before ? deps.links.url(before) : null, after: deps.links.url(snapshot.id) },
-    },
-    secret,
-    // Every attempt of one delivery is one message: a receiver that got an attempt whose answer was lost drops the next.
-    `msg_${delivery.id}`,
-  );
-  return postWebhook(deps.agent, target.url, built.body, { ...built.headers, 'user-agent': 'web-access-monitor/1.0' });
-}
-
-export async function deliverOnce(deps: DeliveryDeps, delivery: Delivery): Promise<void> {
-  const outcome = await send(deps, delivery);
-  const attempts = delivery.attempts + 1;
-  const next = afterAttempt(outcome, attempts);
-  const log: object[] = [...((delivery.log as object[] | null) ?? []), next.entry];
-  await deps.deliveries.attempted(delivery.id, { attempts, log, status: next.status, nextAttempt: next.nextAttempt });
-  if (next.status === 'failed')
-    deps.log.warn({ deliveryId: delivery.id, status: outcome.status, attempts }, 'notification not delivered');
-}
 
 export const deliverySender = (deps: DeliveryDeps, pollMs: number) =>
   new PeriodicJob({ name: 'monitor deliveries', intervalMs: pollMs, log: deps.log, immediately: true }, async () => {
     for (;;) {
       const claimed = await deps.deliveries.claim(16, LEASE_MS);
       if (claimed.length === 0) return;
+      const { deliverOnce } = await import('./delivery-send.js');
       await Promise.all(claimed.map((d) => deliverOnce(deps, d)));
     }
   });

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { create } from '@bufbuild/protobuf';
 import { ApiError } from '@wap/errors';
-import { newWebhookSecret } from '@wap/fetch';
 import { checkUrl } from '@wap/netguard';
 import { ENGINE_NAMES, lowestPlanForMonitorInterval, PLANS, plans } from '@wap/plans';
 import { monitor as proto } from '@wap/proto';
@@ -34,7 +33,8 @@ export const createMonitor =
     if (gap < limits.monitorIntervalMs)
       throw new ApiError('plan_required', { plan: lowestPlanForMonitorInterval(gap) ?? 'scale', current: plan });
     const id = randomUUID();
-    const secret = target.kind === 'webhook' ? newWebhookSecret() : undefined;
+    // The webhook helpers bring the HTTP client: loaded by the first webhook monitor, not at start.
+    const secret = target.kind === 'webhook' ? (await import('@wap/fetch')).newWebhookSecret() : undefined;
     const now = new Date();
     const row = await store.create(
       {
