@@ -33,12 +33,15 @@ const announcement = z.object({
 
 interface Known extends HostAnnouncement {
   seenAt: number;
+  /** The order announcements came in: two within one millisecond still have a last. */
+  heard: number;
 }
 
 export class BrowserHosts {
   private readonly hosts = new Map<string, Known>();
   private readonly clients = new Map<string, BrowserClient>();
   private subscription: Subscription | undefined;
+  private announcements = 0;
 
   constructor(
     private readonly nats: NatsLink,
@@ -60,7 +63,7 @@ export class BrowserHosts {
           return;
         }
         if (a.leaving) this.hosts.delete(a.hostId);
-        else this.hosts.set(a.hostId, { ...a, seenAt: Date.now() });
+        else this.hosts.set(a.hostId, { ...a, seenAt: Date.now(), heard: ++this.announcements });
       },
     });
   }
@@ -112,7 +115,7 @@ export class BrowserHosts {
    * announced (the caller then uses BROWSER_HOST_ADDR).
    */
   any(): BrowserClient | undefined {
-    const newest = this.alive().sort((a, b) => b.seenAt - a.seenAt)[0];
+    const newest = this.alive().sort((a, b) => b.heard - a.heard)[0];
     return newest ? this.client(newest.address) : undefined;
   }
 
