@@ -91,7 +91,14 @@ export async function billed<T>(
       await client.void({ holdId });
       holdId = (await authorize(`${prefix}:hold:${price}`, price)).holdId;
     }
-    const settled = await client.settle({ holdId, idempotencyKey: `${prefix}:settle`, meters: settles });
+    // Named as its call, so a retry is the same request whether it held alone or drew on a hold taken
+    // ahead (decision 0031); the usage row's reference is the hold's either way.
+    const settled = await client.settle({
+      holdId,
+      idempotencyKey: `${prefix}:settle`,
+      meters: settles,
+      reference: charge.reference ?? charge.operationId,
+    });
     // A settle that used the whole hold resolved it; only a remainder needs releasing.
     resolved = settled.holdRemainingMillicredits === 0n;
     return { result, usage: settled.usage ?? NO_USAGE };

@@ -33,7 +33,8 @@ BEGIN
                                 (a->>7)::timestamptz, (a->>8)::timestamptz, (a->>9)::uuid);
       WHEN 'ledger_settle' THEN
         r := "ledger_settle"((a->>0)::uuid, a->>1, a->>2, (a->>3)::jsonb, (a->>4)::bigint,
-                             (a->>5)::timestamptz, (a->>6)::timestamptz, (a->>7)::timestamptz, (a->>8)::uuid);
+                             (a->>5)::timestamptz, (a->>6)::timestamptz, (a->>7)::timestamptz, (a->>8)::uuid,
+                             a->>9);
       WHEN 'ledger_charge' THEN
         r := "ledger_charge"(a->>0, a->>1, a->>2, a->>3, a->>4, (a->>5)::jsonb, (a->>6)::bigint,
                              (a->>7)::timestamptz, (a->>8)::timestamptz, (a->>9)::timestamptz, (a->>10)::uuid);

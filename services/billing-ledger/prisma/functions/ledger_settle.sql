@@ -1,8 +1,11 @@
 -- Settle never goes beyond the hold: a charge larger than what is left is
 -- refused whole (cap_exceeded), as is any charge on a resolved or expired hold.
+-- p_reference names the call billed when one hold serves many (a hold drawn
+-- down, decision 0031): its usage row is listed under it, not the hold's.
 CREATE OR REPLACE FUNCTION "ledger_settle"(
   p_hold_id uuid, p_key text, p_hash text, p_meters jsonb, p_priced bigint,
-  p_now timestamptz, p_period_start timestamptz, p_period_end timestamptz, p_usage_id uuid
+  p_now timestamptz, p_period_start timestamptz, p_period_end timestamptz, p_usage_id uuid,
+  p_reference text DEFAULT NULL
 ) RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -33,7 +36,7 @@ BEGIN
   IF collect > acc."allowance_mc" - acc."allowance_spent_mc" THEN
     collect := least(collect, acc."allowance_mc" - acc."allowance_spent_mc" + "ledger_grants_left"(ws, p_now));
   END IF;
-  PERFORM "ledger_record_usage"(acc, p_usage_id, p_hold_id, p_key, h."capability", h."reference",
+  PERFORM "ledger_record_usage"(acc, p_usage_id, p_hold_id, p_key, h."capability", coalesce(p_reference, h."reference"),
                                 p_meters, p_priced, collect, p_now, p_period_end);
   settled := h."settled_mc" + p_priced;
   UPDATE "holds"

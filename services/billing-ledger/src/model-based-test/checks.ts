@@ -21,10 +21,12 @@ export interface StoredState {
   holds: Map<string, StoredHold>;
   /** Every spend entry ever, across periods and sources. */
   spentByEntries: bigint;
+  /** What each usage row is listed under, by its idempotency key. */
+  usageReferences: Map<string, string>;
 }
 
 export async function storedState(pool: pg.Pool, workspaceId: string): Promise<StoredState> {
-  const [account, grants, allowanceEntries, holds, spent] = await Promise.all([
+  const [account, grants, allowanceEntries, holds, spent, usage] = await Promise.all([
     pool.query('SELECT * FROM "accounts" WHERE "workspace_id" = $1', [workspaceId]),
     pool.query(
       `SELECT g."id", g."amount_mc", g."spent_mc",
@@ -43,6 +45,7 @@ export async function storedState(pool: pg.Pool, workspaceId: string): Promise<S
       `SELECT coalesce(sum("amount_mc"), 0) AS sum FROM "entries" WHERE "workspace_id" = $1 AND "kind" = 'spend'`,
       [workspaceId],
     ),
+    pool.query('SELECT "idempotency_key", "reference" FROM "usage_records" WHERE "workspace_id" = $1', [workspaceId]),
   ]);
   const acc = account.rows[0];
   const state: StoredState = {
@@ -51,6 +54,7 @@ export async function storedState(pool: pg.Pool, workspaceId: string): Promise<S
     grants: new Map(),
     holds: new Map(),
     spentByEntries: BigInt(spent.rows[0].sum),
+    usageReferences: new Map(usage.rows.map((r) => [r.idempotency_key as string, r.reference as string])),
   };
   assert.ok(state.allowanceSpent >= 0n && state.allowanceSpent <= state.allowance, 'allowance within bounds');
   assert.equal(BigInt(allowanceEntries.rows[0].sum), state.allowanceSpent, 'allowance entries = allowance spent');

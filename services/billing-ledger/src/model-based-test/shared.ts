@@ -49,7 +49,10 @@ export class SharedDriver {
       const holdId = rng.pick([...this.holds.keys()]);
       if (!holdId) return;
       const meters = rng.chance(0.7) ? [{ meter: ledger.Meter.PAGE_LOAD, quantity: rng.big(0, 8) }] : randomMeters(rng);
-      await this.charged(client, rng, 'settle', { holdId, idempotencyKey: this.key(c), meters });
+      const idempotencyKey = this.key(c);
+      // Some name their call, as a hold drawn down for many calls settles each (decision 0031).
+      const reference = rng.chance(0.3) ? `call-${idempotencyKey}` : undefined;
+      await this.charged(client, rng, 'settle', { holdId, idempotencyKey, meters, ...(reference && { reference }) });
     } else if (op === 'charge') {
       const request = {
         workspaceId: this.workspaceId,

@@ -36,7 +36,18 @@ export class SoloDriver {
   readonly answered: UsageTally = { meters: new Map(), charged: 0n };
   steps = 0;
   /** How often each interesting path was taken, so the test can tell it did not test nothing. */
-  readonly seen = { quotaExceeded: 0, capExceeded: 0, shortfall: 0, retries: 0, conflicts: 0, voided: 0 };
+  readonly seen = {
+    quotaExceeded: 0,
+    capExceeded: 0,
+    shortfall: 0,
+    retries: 0,
+    conflicts: 0,
+    voided: 0,
+    /** A settle naming its call retried on another hold (decision 0031). */
+    redraws: 0,
+  };
+  /** The call each settle that named one was listed under: its usage row must say so. */
+  private readonly references = new Map<string, string>();
 
   constructor(
     private readonly client: LedgerClient,
@@ -52,7 +63,16 @@ export class SoloDriver {
 
   async step(): Promise<void> {
     this.steps++;
-    const op = this.rng.weighted({ authorize: 24, settle: 28, void: 8, charge: 18, grant: 5, retry: 12, conflict: 5 });
+    const op = this.rng.weighted({
+      authorize: 24,
+      settle: 28,
+      void: 8,
+      charge: 18,
+      grant: 5,
+      retry: 12,
+      conflict: 5,
+      redraw: 5,
+    });
     await this[op]();
   }
 
@@ -94,7 +114,10 @@ export class SoloDriver {
         ? [{ meter: ledger.Meter.PAGE_LOAD, quantity: this.rng.big(0, Number(left)) }]
         : randomMeters(this.rng);
     const price = priced(meters);
-    const request = { holdId, idempotencyKey: this.key(), meters };
+    // Some settles name their call, as a hold drawn down for many calls settles each (decision 0031).
+    const key = this.key();
+    const reference = this.rng.chance(0.3) ? `call-${this.seq}` : undefined;
+    const request = { holdId, idempotencyKey: key, meters, ...(reference && { reference }) };
     const expected = this.model.settle(holdId, price.meters, price.millicredits, this.clock.now());
     if ('error' in expected) {
       this.seen.capExceeded++;
@@ -109,6 +132,7 @@ export class SoloDriver {
       price.meters.map((m) => [m.meter, m.quantity, m.millicredits]),
     );
     tally(this.answered, response.usage);
+    if (reference) this.references.set(key, reference);
     this.sent.push({ op: 'settle', request, response });
   }
 
@@ -168,6 +192,20 @@ export class SoloDriver {
     assert.deepEqual(again, sent.response, `retry of ${sent.op} answers the first answer`);
   }
 
+  /**
+   * A settle that named its call, sent again on another hold of the workspace (a
+   * retried call drawing on the hold taken after): the first answer, nothing moves.
+   */
+  private async redraw() {
+    const sent = this.rng.pick(this.sent.filter((s) => s.op === 'settle' && s.request.reference));
+    const other = this.rng.pick([...this.model.holds.keys()].filter((id) => id !== sent?.request.holdId));
+    if (!sent || !other) return this.settle();
+    this.seen.redraws++;
+    this.model.roll(this.clock.now());
+    const again = await this.client.settle({ ...(sent.request as ledger.SettleRequest), holdId: other });
+    assert.deepEqual(again, sent.response, 'a redrawn settle answers the first answer');
+  }
+
   /** The same key with another request: refused, and nothing moves. */
   private async conflict() {
     const sent = this.rng.pick(this.sent);
@@ -204,5 +242,8 @@ export class SoloDriver {
       assert.equal(effectiveStatus(row, now), modelStatus, `${ws}: hold ${id} status`);
     }
     assert.equal(stored.spentByEntries, this.answered.charged, `${ws}: entries = sum of answers`);
+    for (const [key, reference] of this.references) {
+      assert.equal(stored.usageReferences.get(key), reference, `${ws}: settle ${key} listed under its call`);
+    }
   }
 }

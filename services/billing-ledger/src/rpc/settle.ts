@@ -11,9 +11,16 @@ export const settle = (deps: LedgerDeps) => async (req: ledger.SettleRequest) =>
   const issues = new Issues();
   const key = issues.text('idempotency_key', req.idempotencyKey, { max: 255 });
   const meters = issues.meters('meters', req.meters);
+  const reference = issues.text('reference', req.reference, { min: 0, max: 256 });
   issues.throwIfAny();
   const usage = priceUsage(meters);
-  const hash = requestHash('settle', { holdId, meters: quantitiesOf(usage) });
-  const answer = accepted(await deps.money.settle({ holdId, key, hash, usage }, clocked(deps.clock)), holdId);
+  // A settle naming its call is that call's bill whichever hold it draws on (decision 0031).
+  const hash = reference
+    ? requestHash('settle', { reference, meters: quantitiesOf(usage) })
+    : requestHash('settle', { holdId, meters: quantitiesOf(usage) });
+  const answer = accepted(
+    await deps.money.settle({ holdId, key, hash, usage, reference: reference || null }, clocked(deps.clock)),
+    holdId,
+  );
   return { usage: usageSummary(answer.usage), holdRemainingMillicredits: BigInt(answer.hold_remaining) };
 };

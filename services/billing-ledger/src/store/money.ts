@@ -136,7 +136,8 @@ export class MoneyStore {
     });
   }
 
-  settle(s: { holdId: string; key: string; hash: string; usage: PricedUsage }, at: Clocked) {
+  /** `reference`: the call billed, listed in its usage row instead of the hold's (a hold drawn down). */
+  settle(s: { holdId: string; key: string; hash: string; usage: PricedUsage; reference?: string | null }, at: Clocked) {
     const answer = this.batched<{ usage: StoredUsage; hold_remaining: number }>('ledger_settle', [
       s.holdId,
       s.key,
@@ -147,6 +148,7 @@ export class MoneyStore {
       at.period.start,
       at.period.end,
       randomUUID(),
+      s.reference ?? null,
     ]);
     return this.told(answer, (sink) => sink.hold(s.holdId));
   }
