@@ -91,6 +91,15 @@ export const env = baseEnv(50052).extend({
     .describe(
       "Tries of a URL whose failure is not the page's own (the browser host, the ledger or the database failing) before it is recorded failed (dead-lettered).",
     ),
+  SCRAPE_HOLD_AHEAD: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(1_000)
+    .default(32)
+    .describe(
+      'The most page loads held ahead for a workspace with more than one scrape under way (four per scrape under way), drawn down by its scrapes, each settled as its own call (decision 0031); 0 holds every scrape alone.',
+    ),
   CRAWL_RETENTION: duration({ min: '1s' })
     .prefault('7d')
     .describe('How long a settled crawl and its pages are kept (then 404).'),

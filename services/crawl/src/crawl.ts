@@ -10,6 +10,7 @@ import type { Logger } from '@wap/log';
 import { AllowList } from '@wap/netguard';
 import { browser, ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
+import { DrawnHolds } from './clients/drawn-holds.js';
 import { modelFormatsClient } from './clients/model-formats.js';
 import { searchProvider } from './clients/search-providers.js';
 import type { CrawlConfig } from './config.js';
@@ -83,6 +84,7 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
   });
   const deps: CrawlDeps = {
     ...pipeline,
+    holds: new DrawnHolds(ledgerClient, { pages: config.SCRAPE_HOLD_AHEAD }, log),
     crawls,
     pages,
     cache,

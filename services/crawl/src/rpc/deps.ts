@@ -2,6 +2,7 @@
 import type { LedgerClient } from '@wap/billing';
 import type { Logger } from '@wap/log';
 import type { crawl } from '@wap/proto';
+import type { DrawnHolds } from '../clients/drawn-holds.js';
 import type { ExtractClient } from '../clients/model-formats.js';
 import type { SearchProvider } from '../clients/search-providers.js';
 import type { PipelineDeps } from '../pipeline/scrape.js';
@@ -13,6 +14,8 @@ import type { QueuedUrl } from '../store/urls.js';
 
 export interface CrawlDeps extends PipelineDeps {
   ledger: LedgerClient;
+  /** A scrape's page, drawn from a hold taken ahead while its workspace is busy (decision 0031). */
+  holds: Pick<DrawnHolds, 'billed'>;
   log: Logger;
   crawls: CrawlStore;
   /** Delivered pages and failures, as CrawlResults and the crawl's view read them back. */

@@ -1,5 +1,4 @@
 import { create } from '@bufbuild/protobuf';
-import { billed } from '@wap/billing';
 import { crawl } from '@wap/proto';
 import type { CallContext } from '@wap/rpc';
 import { checkModelFormats, isModelFormat } from '../clients/model-formats.js';
@@ -10,12 +9,12 @@ import { cacheKey } from '../store/page-cache.js';
 import type { CrawlDeps } from './deps.js';
 import { requireOperation } from './parse.js';
 
-export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'ledger' | 'cache' | 'log' | 'modelFormats'>;
+export type ScrapeDeps = Pick<CrawlDeps, keyof PipelineDeps | 'holds' | 'cache' | 'log' | 'modelFormats'>;
 
 /**
  * crawl.Scrape: one URL (or a file the caller uploaded, read in its place), held as one page load and settled as what it read (a
- * PDF's pages). A page that could not be fetched or turned into the asked
- * formats voids the hold: not billed.
+ * PDF's pages): drawn from a hold taken ahead while the workspace is busy, else held alone (decision 0031). A page
+ * that could not be fetched or turned into the asked formats is not billed.
  */
 export function scrape(deps: ScrapeDeps) {
   return async (req: crawl.ScrapeRequest, ctx: CallContext): Promise<crawl.ScrapeResponse> => {
@@ -59,8 +58,7 @@ export function scrape(deps: ScrapeDeps) {
     // A caller that bills the page itself (a monitor's check) gets the page unbilled here.
     const { result, usage } = req.billedByCaller
       ? { result: (await work()).result, usage: undefined }
-      : await billed(
-          deps.ledger,
+      : await deps.holds.billed(
           {
             workspaceId: req.workspaceId,
             operationId: req.requestId,
