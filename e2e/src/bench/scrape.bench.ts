@@ -17,6 +17,27 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 /** Requests before the measured ones on each side (other pages), so neither side is timed cold. */
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 40);
 const CHILD = 'in-process-child';
+/**
+ * Fleets compared in one run: each `;`-separated list of NAME=value settings starts
+ * a fleet of its own, in turn each round (BENCH_ROUNDS, default 1), e.g.
+ * BENCH_VARIANTS='SCRAPE_HOLD_AHEAD=0;' for scrapes held alone, then drawn
+ * (decision 0031). The goals read the first variant's first round.
+ */
+const VARIANTS: Record<string, string>[] = (process.env.BENCH_VARIANTS ?? '').split(';').map((v) =>
+  Object.fromEntries(
+    v
+      .split(/\s+/)
+      .filter(Boolean)
+      .map((kv) => kv.split('=', 2) as [string, string]),
+  ),
+);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const variantName = (settings: Record<string, string>) => {
+  const text = Object.entries(settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+  return text ? ` (${text})` : '';
+};
 
 interface Run {
   ms: number;
@@ -117,34 +138,47 @@ async function main() {
     });
     const inProcessRequests = site.stats.total;
 
-    const fleet = await startBenchFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8' } });
-    let viaFleet: Run;
-    let fleetCpu: Record<string, number> = {};
-    try {
-      const { apiKey } = await fleet.workspace('scale');
-      const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-      const one = async (url: string) => {
-        const res = await fetch(`${fleet.gatewayUrl}/v1/scrape`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ url, formats: ['markdown'], maxAge: 0, engine: 'fetch' }),
-        });
-        const body = (await res.json()) as { data?: { markdown?: string }; code?: string };
-        if (res.status !== 200) throw new Error(`${res.status} ${body.code}`);
-        return body.data?.markdown ?? '';
-      };
-      await waitForQuiet();
-      await drive(urlsOf(warm), titlesOf(warm), one);
-      const cpu = cpuMeter();
-      viaFleet = await drive(urlsOf(measured), titlesOf(measured), one);
-      fleetCpu = cpu();
-    } finally {
-      await fleet.stop();
-      await fleet.dropDatabases();
+    interface FleetRun {
+      variant: string;
+      run: Run;
+      cpu: Record<string, number>;
+      siteRequests: number;
     }
-    const fleetRequests = site.stats.total - inProcessRequests;
+    const fleetRuns: FleetRun[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const settings of VARIANTS) {
+        const fetchedBefore = site.stats.total;
+        const fleet = await startBenchFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8', ...settings } });
+        try {
+          const { apiKey } = await fleet.workspace('scale');
+          const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+          const one = async (url: string) => {
+            const res = await fetch(`${fleet.gatewayUrl}/v1/scrape`, {
+              method: 'POST',
+              headers,
+              body: JSON.stringify({ url, formats: ['markdown'], maxAge: 0, engine: 'fetch' }),
+            });
+            const body = (await res.json()) as { data?: { markdown?: string }; code?: string };
+            if (res.status !== 200) throw new Error(`${res.status} ${body.code}`);
+            return body.data?.markdown ?? '';
+          };
+          await waitForQuiet();
+          await drive(urlsOf(warm), titlesOf(warm), one);
+          const cpu = cpuMeter();
+          const run = await drive(urlsOf(measured), titlesOf(measured), one);
+          fleetRuns.push({
+            variant: variantName(settings),
+            run,
+            cpu: cpu(),
+            siteRequests: site.stats.total - fetchedBefore,
+          });
+        } finally {
+          await fleet.stop();
+          await fleet.dropDatabases();
+        }
+      }
+    }
 
-    const f = summary(viaFleet);
     const p = summary(inProcess);
     const ms = (v: number) => `${v.toFixed(1)} ms`;
     const row = (target: string, s: ReturnType<typeof summary>, siteRequests: number) => ({
@@ -163,34 +197,46 @@ async function main() {
     );
     console.log(
       table([
-        row('fleet: POST /v1/scrape (maxAge 0)', f, fleetRequests),
+        ...fleetRuns.map((r) => row(`fleet${r.variant}: POST /v1/scrape (maxAge 0)`, summary(r.run), r.siteRequests)),
         row('in process: loadPage + toDocument', p, inProcessRequests),
       ]),
     );
-    const ratio = f.perSecond / p.perSecond;
     const round = (v: number) => Number(v.toFixed(1));
-    console.log(
-      `\nthroughput ratio fleet/in-process: ${ratio.toFixed(2)}; p50 ${(f.p50 / p.p50).toFixed(1)}x, p99 ${(f.p99 / p.p99).toFixed(1)}x the in-process latency`,
-    );
     // Where the fleet's CPU went, per page: the services, Postgres, NATS (the test site and client are not counted).
-    const perPage = Object.fromEntries(
-      Object.entries(fleetCpu)
-        .filter(([label, s]) => label !== 'bench process' && s > 0)
-        .sort((a, b) => b[1] - a[1])
-        .map(([label, s]) => [label, round((s * 1000) / REQUESTS)]),
-    );
-    const fleetCpuMs = Object.values(perPage).reduce((a, b) => a + b, 0);
-    console.log(
-      `fleet CPU per page: ${fleetCpuMs.toFixed(1)} ms (${Object.entries(perPage)
-        .map(([label, ms]) => `${label} ${ms}`)
-        .join(', ')}); in process: ${((inProcess.cpuMs ?? Number.NaN) / REQUESTS).toFixed(1)} ms`,
-    );
+    const perPageOf = (cpu: Record<string, number>) =>
+      Object.fromEntries(
+        Object.entries(cpu)
+          .filter(([label, s]) => label !== 'bench process' && s > 0)
+          .sort((a, b) => b[1] - a[1])
+          .map(([label, s]) => [label, round((s * 1000) / REQUESTS)]),
+      );
+    const total = (perPage: Record<string, number>) => Object.values(perPage).reduce((a, b) => a + b, 0);
+    for (const r of fleetRuns) {
+      const f = summary(r.run);
+      const perPage = perPageOf(r.cpu);
+      console.log(
+        `\nfleet${r.variant}: throughput ratio fleet/in-process ${(f.perSecond / p.perSecond).toFixed(2)}; p50 ${(f.p50 / p.p50).toFixed(1)}x, p99 ${(f.p99 / p.p99).toFixed(1)}x the in-process latency`,
+      );
+      console.log(
+        `fleet CPU per page: ${total(perPage).toFixed(1)} ms (${Object.entries(perPage)
+          .map(([label, ms]) => `${label} ${ms}`)
+          .join(', ')}); in process: ${((inProcess.cpuMs ?? Number.NaN) / REQUESTS).toFixed(1)} ms`,
+      );
+    }
+    // The goals read the first variant's first round.
+    const first = fleetRuns[0] as FleetRun;
+    const viaFleet = first.run;
+    const f = summary(viaFleet);
+    const ratio = f.perSecond / p.perSecond;
+    const perPage = perPageOf(first.cpu);
+    const fleetCpuMs = total(perPage);
     const goals = [
       goal('scrape throughput, fleet / in process', ratio, '>=', 0.5, '×'),
       goal('fleet CPU per scraped page', fleetCpuMs, '<=', 6, 'ms'),
     ];
     printGoals(goals);
-    for (const failure of [...viaFleet.failures, ...inProcess.failures].slice(0, 10)) console.log(`  ${failure}`);
+    for (const failure of [...fleetRuns.flatMap((r) => r.run.failures), ...inProcess.failures].slice(0, 10))
+      console.log(`  ${failure}`);
     console.log(
       JSON.stringify({
         bench: 'scrape',
@@ -200,10 +246,18 @@ async function main() {
         inProcess: { perSecond: round(p.perSecond), p50: round(p.p50), p99: round(p.p99), failed: p.failed },
         ratio: Number(ratio.toFixed(3)),
         cpuMsPerPage: { fleet: perPage, inProcess: round((inProcess.cpuMs ?? Number.NaN) / REQUESTS) },
+        ...(fleetRuns.length > 1 && {
+          variants: fleetRuns.map((r) => ({
+            variant: r.variant,
+            perSecond: round(summary(r.run).perSecond),
+            ratio: Number((summary(r.run).perSecond / p.perSecond).toFixed(3)),
+            cpuMsPerPage: round(total(perPageOf(r.cpu))),
+          })),
+        }),
         goals,
       }),
     );
-    if (f.failed > 0 || p.failed > 0) process.exitCode = 1;
+    if (fleetRuns.some((r) => r.run.failures.length > 0) || p.failed > 0) process.exitCode = 1;
   } finally {
     await site.close();
   }
