@@ -70,6 +70,40 @@ interface Plan {
   known: Set<string>;
   /** Blocks of pages this worker billed (the rest are billed again when the crawl ends). */
   billed: Set<number>;
+  /** Where this worker's pages of the crawl spent their time, for the log line of its end. */
+  phases: PhaseTimes;
+}
+
+/**
+ * A page's steps, in milliseconds summed over the crawl's pages here: waiting for
+ * a place at its host (`gate`), the take (`take`), fetch and extraction (`load`),
+ * delivery with its links (`deliver`), queueing the links (`publish`).
+ */
+type PhaseTimes = Record<'gate' | 'take' | 'load' | 'deliver' | 'publish', number> & { pages: number };
+
+const noPhases = (): PhaseTimes => ({ gate: 0, take: 0, load: 0, deliver: 0, publish: 0, pages: 0 });
+
+/** Runs `step`, adding its time to `phase`. */
+async function timed<T>(
+  phases: PhaseTimes,
+  phase: keyof Omit<PhaseTimes, 'pages'>,
+  step: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    phases[phase] += performance.now() - started;
+  }
+}
+
+/** Milliseconds per page of each step. */
+function perPage(phases: PhaseTimes) {
+  const { pages, ...steps } = phases;
+  return {
+    pages,
+    ...Object.fromEntries(Object.entries(steps).map(([k, ms]) => [k, Math.round((ms / Math.max(1, pages)) * 10) / 10])),
+  };
 }
 
 /** Keys a worker remembers per crawl; past this, links go to the database as they did. */
@@ -118,6 +152,7 @@ export class CrawlWorker {
         startKey: urlKey(start, { ignoreQuery: options.ignoreQueryParameters }) ?? row.url,
         known: new Set(),
         billed: new Set(),
+        phases: noPhases(),
       };
       if (this.plans.size > 1_000) this.plans.clear();
       this.plans.set(row.id, plan);
@@ -160,7 +195,9 @@ export class CrawlWorker {
     if (!plan) return undefined; // no such crawl (here): nothing to do
     const origin = new URL(url).origin;
     const maxPerHost = plan.options.maxConcurrencyPerHost || DEFAULT_MAX_PER_HOST;
-    const leave = await this.gates.enter(`${crawlId} ${host}`, maxPerHost, () => delivery.working());
+    const leave = await timed(plan.phases, 'gate', () =>
+      this.gates.enter(`${crawlId} ${host}`, maxPerHost, () => delivery.working()),
+    );
     if (!leave) return { retryInMs: 200 }; // this host has enough waiting here already
     try {
       return await this.takeAndFetch(delivery, plan, origin, maxPerHost, leave);
@@ -183,7 +220,9 @@ export class CrawlWorker {
       const allowed = robots?.allowed(url) ?? true;
       // A start page robots.txt forbids fails the crawl: nothing in it can be crawled, and it says why.
       if (!allowed && key === plan.startKey && (await this.refuseStart(plan, key, url))) return undefined;
-      const take = await urls.take(crawlId, key, { allowed, maxPerHost, leaseMs: this.leaseMs });
+      const take = await timed(plan.phases, 'take', () =>
+        urls.take(crawlId, key, { allowed, maxPerHost, leaseMs: this.leaseMs }),
+      );
       switch (take.kind) {
         case 'gone':
           return undefined;
@@ -273,11 +312,13 @@ export class CrawlWorker {
       const sitemaps = key === plan.startKey && row.sitemapsPending ? this.sitemapsOf(row, plan) : undefined;
       try {
         // A page that needs the browser waits for one of the workspace's browser slots.
-        const loaded = await loadPage(this.deps, url, plan.scrape, this.stopping.signal, {
-          withLinks: true,
-          slot: { workspaceId: row.workspaceId, wait: true },
-          request: { workspaceId: row.workspaceId, requestId: row.id },
-        });
+        const loaded = await timed(plan.phases, 'load', () =>
+          loadPage(this.deps, url, plan.scrape, this.stopping.signal, {
+            withLinks: true,
+            slot: { workspaceId: row.workspaceId, wait: true },
+            request: { workspaceId: row.workspaceId, requestId: row.id },
+          }),
+        );
         // Politeness counts requests out to the host, not pages being stored: the host's
         // place is given up now (recorded with this worker's next takes, which need it).
         urls.downloaded(row.id, key);
@@ -317,8 +358,9 @@ export class CrawlWorker {
           // Fetched but not stored (nor billed: pages are billed once delivered): fetched again later.
           .catch((err: unknown) => this.giveBack(plan, key, err, sitemaps));
       const further = pageLoads(document) - 1n;
-      const billing =
-        further > 0n ? await deliverDocument(this.deps, row, further, deliver) : { delivered: await deliver() };
+      const billing = await timed(plan.phases, 'deliver', async () =>
+        further > 0n ? await deliverDocument(this.deps, row, further, deliver) : { delivered: await deliver() },
+      );
       if ('refused' in billing) {
         const err = billing.refused;
         if (!isApiError(err) || err.code !== 'quota_exceeded') return await this.giveBack(plan, key, err, sitemaps);
@@ -333,7 +375,8 @@ export class CrawlWorker {
       if (delivered.seq % PAGES_PER_BLOCK === 0) this.billBlock(plan, delivered.seq / PAGES_PER_BLOCK - 1);
       if (tokens > 0n) this.recordTokens(plan, key, tokens);
       remember(plan, [key, ...links.map((l) => l.key), ...(landed ? [landed.key] : [])]);
-      await this.deps.frontier.publish(row.id, delivered.queued);
+      plan.phases.pages++;
+      await timed(plan.phases, 'publish', () => this.deps.frontier.publish(row.id, delivered.queued));
       if (!sitemaps) return delivered.mayHaveEnded;
       await this.addSitemapUrls(plan, key, sitemaps);
       return true;
@@ -489,7 +532,15 @@ export class CrawlWorker {
     }
     for (const { holdId } of ending.holds) await ledger.void({ holdId });
     if (await crawls.settle(crawlId))
-      log.info({ crawlId, outcome: closed.outcome, batching: urls.batching }, 'crawl settled');
+      log.info(
+        {
+          crawlId,
+          outcome: closed.outcome,
+          batching: urls.batching,
+          msPerPage: perPage(this.plans.get(crawlId)?.phases ?? noPhases()),
+        },
+        'crawl settled',
+      );
   }
 
   /**
