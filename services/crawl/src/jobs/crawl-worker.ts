@@ -30,6 +30,7 @@ import type { UrlStore } from '../store/urls.js';
 import { deliverDocument } from './document-pages.js';
 import type { Frontier, FrontierMessage } from './frontier.js';
 import { HostGates } from './host-gate.js';
+import { noPhases, type PhaseTimes, perPage, timed } from './page-phases.js';
 
 /** Errors that are the page's fault: recorded as the URL's failure, never retried, never billed. */
 const PAGE_FAILURES = new Set(['page_unreachable', 'document_unrepresentable', 'extraction_failed', 'bad_request']);
@@ -72,38 +73,6 @@ interface Plan {
   billed: Set<number>;
   /** Where this worker's pages of the crawl spent their time, for the log line of its end. */
   phases: PhaseTimes;
-}
-
-/**
- * A page's steps, in milliseconds summed over the crawl's pages here: waiting for
- * a place at its host (`gate`), the take (`take`), fetch and extraction (`load`),
- * delivery with its links (`deliver`), queueing the links (`publish`).
- */
-type PhaseTimes = Record<'gate' | 'take' | 'load' | 'deliver' | 'publish', number> & { pages: number };
-
-const noPhases = (): PhaseTimes => ({ gate: 0, take: 0, load: 0, deliver: 0, publish: 0, pages: 0 });
-
-/** Runs `step`, adding its time to `phase`. */
-async function timed<T>(
-  phases: PhaseTimes,
-  phase: keyof Omit<PhaseTimes, 'pages'>,
-  step: () => Promise<T>,
-): Promise<T> {
-  const started = performance.now();
-  try {
-    return await step();
-  } finally {
-    phases[phase] += performance.now() - started;
-  }
-}
-
-/** Milliseconds per page of each step. */
-function perPage(phases: PhaseTimes) {
-  const { pages, ...steps } = phases;
-  return {
-    pages,
-    ...Object.fromEntries(Object.entries(steps).map(([k, ms]) => [k, Math.round((ms / Math.max(1, pages)) * 10) / 10])),
-  };
 }
 
 /** Keys a worker remembers per crawl; past this, links go to the database as they did. */
