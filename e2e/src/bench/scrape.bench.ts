@@ -8,6 +8,7 @@
 
 import { goal, printGoals, startBenchFleet } from '@wap/testkit';
 import { startTestSite } from '@wap/testsite';
+import pg from 'pg';
 import { answerParent, runInChild } from './child.js';
 import { cpuMeter, waitForQuiet } from './cpu.js';
 import { table } from './run-load.js';
@@ -46,6 +47,24 @@ interface Run {
   failures: string[];
   /** User+system CPU of the process that did the work, in process runs only. */
   cpuMs?: number;
+}
+
+/** The workspace's holds and usage rows in the ledger's database, counted. */
+function ledgerRows(url: string, workspaceId: string) {
+  return async () => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ holds: string; usage: string }>(
+        `SELECT (SELECT count(*) FROM holds WHERE workspace_id = $1) AS holds,
+                (SELECT count(*) FROM usage_records WHERE workspace_id = $1) AS usage`,
+        [workspaceId],
+      );
+      return { holds: Number(rows[0]?.holds), usage: Number(rows[0]?.usage) };
+    } finally {
+      await client.end();
+    }
+  };
 }
 
 /** Runs `one` over `urls`, `concurrency` at a time; each page's markdown must hold its title. */
@@ -142,6 +161,8 @@ async function main() {
       variant: string;
       run: Run;
       cpu: Record<string, number>;
+      /** Holds authorized and usage rows written per measured page (the ledger's rows). */
+      ledger: { holds: number; usageRows: number };
       siteRequests: number;
     }
     const fleetRuns: FleetRun[] = [];
@@ -150,7 +171,7 @@ async function main() {
         const fetchedBefore = site.stats.total;
         const fleet = await startBenchFleet({ env: { LOG_LEVEL: 'warn', EGRESS_ALLOW: '127.0.0.0/8', ...settings } });
         try {
-          const { apiKey } = await fleet.workspace('scale');
+          const { apiKey, workspaceId } = await fleet.workspace('scale');
           const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
           const one = async (url: string) => {
             const res = await fetch(`${fleet.gatewayUrl}/v1/scrape`, {
@@ -164,12 +185,20 @@ async function main() {
           };
           await waitForQuiet();
           await drive(urlsOf(warm), titlesOf(warm), one);
+          const rows = ledgerRows(fleet.databaseUrl('billing-ledger'), workspaceId);
+          const rowsBefore = await rows();
           const cpu = cpuMeter();
           const run = await drive(urlsOf(measured), titlesOf(measured), one);
+          const spentCpu = cpu();
+          const rowsAfter = await rows();
           fleetRuns.push({
             variant: variantName(settings),
             run,
-            cpu: cpu(),
+            cpu: spentCpu,
+            ledger: {
+              holds: (rowsAfter.holds - rowsBefore.holds) / REQUESTS,
+              usageRows: (rowsAfter.usage - rowsBefore.usage) / REQUESTS,
+            },
             siteRequests: site.stats.total - fetchedBefore,
           });
         } finally {
@@ -218,6 +247,9 @@ async function main() {
         `\nfleet${r.variant}: throughput ratio fleet/in-process ${(f.perSecond / p.perSecond).toFixed(2)}; p50 ${(f.p50 / p.p50).toFixed(1)}x, p99 ${(f.p99 / p.p99).toFixed(1)}x the in-process latency`,
       );
       console.log(
+        `ledger rows per page: ${r.ledger.holds.toFixed(2)} holds authorized, ${r.ledger.usageRows.toFixed(2)} usage rows`,
+      );
+      console.log(
         `fleet CPU per page: ${total(perPage).toFixed(1)} ms (${Object.entries(perPage)
           .map(([label, ms]) => `${label} ${ms}`)
           .join(', ')}); in process: ${((inProcess.cpuMs ?? Number.NaN) / REQUESTS).toFixed(1)} ms`,
@@ -252,6 +284,7 @@ async function main() {
             perSecond: round(summary(r.run).perSecond),
             ratio: Number((summary(r.run).perSecond / p.perSecond).toFixed(3)),
             cpuMsPerPage: round(total(perPageOf(r.cpu))),
+            ledgerPerPage: r.ledger,
           })),
         }),
         goals,
