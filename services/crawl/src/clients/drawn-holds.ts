@@ -161,7 +161,8 @@ export class DrawnHolds {
 
   /** A page from the workspace's hold taken ahead, taking one when it is busy and has none that can serve. */
   private async draw(ws: Workspace, charge: Charge, mc: bigint, forMs: number): Promise<Ahead | undefined> {
-    if (this.settings.pages <= 0) return undefined;
+    // A scrape that may outlive any hold taken ahead (model formats: 15 minutes) holds alone.
+    if (this.settings.pages <= 0 || forMs > this.ttlSeconds * 1000) return undefined;
     for (let tries = 0; tries < 2; tries++) {
       const current = ws.current;
       if (current && !current.retired && current.left >= mc && Date.now() + forMs <= current.expiresAt) {
@@ -179,8 +180,7 @@ export class DrawnHolds {
         ws.taking = undefined;
       });
       ws.current = (await ws.taking) ?? ws.current;
-      // A hold too short-lived for this scrape (model formats may take 15 minutes) is not taken again for it.
-      if (!ws.current || Date.now() + forMs > ws.current.expiresAt) return undefined;
+      if (!ws.current) return undefined;
     }
     return undefined;
   }
