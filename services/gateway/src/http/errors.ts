@@ -67,7 +67,13 @@ export function errorHandler(
  */
 export function firecrawlErrorBody(body: ReturnType<typeof toErrorBody>) {
   const notOffered = body.details?.notOffered;
+  // Where a client acts on Firecrawl's own sentence (registry/firecrawl-v2.ts says which), it is the error.
+  const theirs = body.details?.firecrawlError;
   const error =
-    typeof notOffered === 'string' ? `${notOffered} is not offered by this server (Firecrawl v2 API).` : body.message;
+    typeof theirs === 'string'
+      ? theirs
+      : typeof notOffered === 'string'
+        ? `${notOffered} is not offered by this server (Firecrawl v2 API).`
+        : body.message;
   return { success: false as const, error, code: body.code, ...(body.details && { details: body.details }) };
 }

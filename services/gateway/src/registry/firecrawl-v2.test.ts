@@ -66,13 +66,30 @@ test('search: web results grouped under data.web; other sources refused by name'
   assert.deepEqual(search.request?.(input({ query: 'q', sources: ['web'], ignoreInvalidURLs: false })).body, {
     query: 'q',
   });
+  // firecrawl-mcp's every search: its catalogue's options, asking nothing without the catalogue.
+  const mcp = { query: 'q', limit: 3, sources: ['web'], domainTools: false, toolDetail: 'compact' };
+  assert.deepEqual(search.request?.(input(mcp)).body, { query: 'q', limit: 3 });
+  // Its first try asks for the catalogue of hosted tools: refused as Firecrawl refuses a team
+  // without it, the answer on which firecrawl-mcp searches the web alone.
+  const catalogue = { ...mcp, sources: ['web', 'alexandria'], domainTools: true };
+  assert.throws(
+    () => search.request?.(input(catalogue)),
+    (err) =>
+      isApiError(err) &&
+      err.status === 403 &&
+      firecrawlErrorBody(toErrorBody(err, 'r')).error === 'Exchange is not enabled for this team.' &&
+      JSON.stringify(err.details).includes('body.sources.1'),
+  );
   assert.throws(
     () => search.request?.(input({ query: 'q', sources: [{ type: 'web' }, { type: 'news' }] })),
     (err) => isApiError(err) && JSON.stringify(err.details).includes('body.sources.1'),
   );
-  assert.deepEqual(search.response?.({ success: true, data: [{ url: 'u' }] }, input({})), {
+  // Firecrawl's fields alone: firecrawl-mcp refuses an answer with any other.
+  const ours = { success: true, data: [{ url: 'u' }], provider: 'builtin', usage: { credits: 5, meters: {} } };
+  assert.deepEqual(search.response?.(ours, input({})), {
     success: true,
     data: { web: [{ url: 'u' }] },
+    creditsUsed: 5,
   });
 });
 

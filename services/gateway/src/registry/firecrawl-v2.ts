@@ -213,16 +213,49 @@ const parseFormats: Translation = {
   response: (body) => ({ success: true, data: { formats: isObject(body) ? body.formats : [] } }),
 };
 
-/** v2's search: web results only, answered grouped by source (`data.web`). */
+/**
+ * Search options of Firecrawl's catalogue of hosted tools (firecrawl-mcp sends them on every
+ * search): they shape tools answered beside the hits, and we answer none.
+ */
+const SEARCH_INERT: Record<string, unknown[]> = {
+  domainTools: [false],
+  toolDetail: ['compact', 'summary', 'full'],
+};
+
+/**
+ * Firecrawl's catalogue of hosted tools (`alexandria`) is not offered. firecrawl-mcp's search
+ * asks for it unless told otherwise, and on Firecrawl's own answer for a team without it (403,
+ * this `error`) searches the web alone, so that is the answer, naming the field.
+ */
+const noCatalogue = (path: string): never => {
+  throw new ApiError('plan_required', {
+    issues: [{ path: `body.${path}`, message: 'the catalogue of hosted tools is not offered by this server' }],
+    firecrawlError: 'Exchange is not enabled for this team.',
+  });
+};
+
+/**
+ * v2's search: web results only, answered as Firecrawl's body: the hits grouped by source
+ * (`data.web`) and `creditsUsed` a whole number. Nothing else at the top: firecrawl-mcp checks
+ * the answer against a schema that allows no other field.
+ */
 const search: Translation = {
   request: (input) =>
-    withBody(input, ({ sources, ignoreInvalidURLs: _i, scrapeOptions, ...body }) => {
+    withBody(input, (sent) => {
+      const { sources, ignoreInvalidURLs: _i, scrapeOptions, ...body } = withoutInert(sent, SEARCH_INERT);
       const names = Array.isArray(sources) ? sources.map((s) => (isObject(s) ? s.type : s)) : [];
+      const catalogue = names.findIndex((s) => s === 'alexandria' || s === 'exchange');
+      if (catalogue >= 0 || body.domainTools === true)
+        noCatalogue(catalogue >= 0 ? `sources.${catalogue}` : 'domainTools');
       const other = names.findIndex((s) => s !== 'web');
       if (other >= 0) refuse(`sources.${other}`, 'only `web` is offered by this server');
       return { ...body, ...(isObject(scrapeOptions) && { scrapeOptions: scrapeOptionsOf(scrapeOptions) }) };
     }),
-  response: (body) => (isObject(body) ? { ...body, data: { web: body.data } } : body),
+  response: (body) => {
+    if (!isObject(body)) return body;
+    const usage = isObject(body.usage) ? body.usage : {};
+    return { success: true, data: { web: body.data }, creditsUsed: Math.ceil(Number(usage.credits ?? 0)) };
+  },
 };
 
 /** Our balance in v2's words: credits as integers (theirs are), the plan's allowance and when it resets. */
