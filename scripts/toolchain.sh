@@ -55,5 +55,7 @@ virtualenv schemathesis scripts/schemathesis-requirements.txt
 ln -sf ../schemathesis/bin/st "$TOOLS/bin/st"
 # Firecrawl's Python client, for the e2e test that drives it against our API (e2e/src/firecrawl-sdk.test.ts).
 virtualenv firecrawl-py scripts/firecrawl-py-requirements.txt
+# LangChain's FireCrawlLoader, for the e2e suite of Firecrawl's ecosystem (e2e/src/firecrawl-ecosystem.suite.ts).
+virtualenv langchain-community scripts/firecrawl-ecosystem-requirements.txt
 # The Python SDK's generator, test runner and build tools (clients/python; its own code is not installed).
 virtualenv python-sdk clients/python/requirements-dev.txt

@@ -19,7 +19,8 @@
 //   Suites: connect, sessions, browser-isolation, agent-list, agent-submit, secret-frames, cli,
 //   console, console-run, sdk-typescript, sdk-python, detection (its site on 127.0.0.1 and
 //   127.0.0.2, both engines), model-formats (the scripted model answers scraped pages' json and
-//   summary too; EXTRACT_TIMEOUT 4 s).
+//   summary too; EXTRACT_TIMEOUT 4 s), firecrawl-v2-extract, firecrawl-ecosystem and
+//   firecrawl-aisdk (Firecrawl's extract and tools built on its clients, on the same model).
 //
 // The other files start fleets of their own, because they stop, kill or restart the fleet's
 // services, read or count what the whole fleet did, or need settings no other suite would run
