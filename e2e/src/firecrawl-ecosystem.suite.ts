@@ -109,6 +109,23 @@ describe('Firecrawl ecosystem tools', () => {
       assert.match(textOf(retired), /firecrawl_scrape/);
     });
 
+    test('firecrawl_scrape with the query format: the model’s answer to the question', async () => {
+      const url = `${site.url}/articles/8`;
+      const asked: string[] = [];
+      scripted.pages.set(url, (_format, prompt) => {
+        asked.push(prompt);
+        return { answer: site.article(8).title };
+      });
+      const doc = await ok('firecrawl_scrape', {
+        url,
+        formats: ['query'],
+        queryOptions: { prompt: 'What is the article called?' },
+      });
+      assert.equal(doc.answer, site.article(8).title);
+      assert.equal(doc.json, undefined);
+      assert.ok(asked.some((p) => p.includes('What is the article called?')));
+    });
+
     test('firecrawl_map lists every page the sitemaps name', async () => {
       const out = await ok('firecrawl_map', { url: site.url });
       const urls = new Set((out.links as { url: string }[]).map((l) => l.url));

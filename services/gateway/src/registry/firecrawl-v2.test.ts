@@ -40,6 +40,38 @@ test('scrape options: the Python client’s defaults are dropped, v2’s format 
   });
 });
 
+test('scrape: the query format is the json format with a one-string schema, its answer in answer', () => {
+  const scrape = routeOf('scrape', '/v2/scrape');
+  const sent = input({
+    url: 'https://a.test/',
+    formats: ['markdown', { type: 'query', prompt: 'Who?', mode: 'freeform' }],
+  });
+  const body = scrape.request?.(sent).body as { formats: unknown[] };
+  assert.deepEqual(body.formats[0], 'markdown');
+  assert.deepEqual(body.formats[1], {
+    type: 'json',
+    prompt: 'Answer this question about the page: Who?',
+    schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] },
+  });
+  const ours = { success: true, data: { markdown: '# A', json: { answer: 'Ada' }, metadata: {} } };
+  assert.deepEqual(scrape.response?.(ours, sent), {
+    success: true,
+    data: { markdown: '# A', answer: 'Ada', metadata: {} },
+  });
+  // What the json format cannot answer stays as sent, for the row to refuse by name.
+  for (const formats of [
+    [{ type: 'query', prompt: 'Who?', mode: 'directQuote' }],
+    [
+      { type: 'query', prompt: 'Who?' },
+      { type: 'json', prompt: 'x' },
+    ],
+  ]) {
+    const kept = input({ url: 'https://a.test/', formats });
+    assert.deepEqual((scrape.request?.(kept).body as { formats?: unknown } | undefined)?.formats, formats);
+    assert.deepEqual(scrape.response?.(ours, kept), ours);
+  }
+});
+
 test('crawl: maxDiscoveryDepth is maxDepth, and without crawlEntireDomain the paths under the start URL’s', () => {
   const crawl = routeOf('crawl', '/v2/crawl');
   const sent = {

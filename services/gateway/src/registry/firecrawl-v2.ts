@@ -64,7 +64,46 @@ const refuse = (path: string, message: string): never => {
   throw new ApiError('bad_request', { issues: [{ path: `body.${path}`, message }] });
 };
 
-const scrape: Translation = { request: (input) => withBody(input, scrapeOptionsOf) };
+/** The schema a `query` format's answer is asked in: one string. */
+const ANSWER_SCHEMA = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] };
+
+/** The index of a free-form `{ type: "query", prompt }` format that can be answered as `json`, or -1. */
+function queryFormat(formats: unknown): number {
+  if (!Array.isArray(formats) || formats.some((f) => f === 'json' || (isObject(f) && f.type === 'json'))) return -1;
+  return formats.findIndex(
+    (f) =>
+      isObject(f) &&
+      f.type === 'query' &&
+      typeof f.prompt === 'string' &&
+      (f.mode === undefined || f.mode === 'freeform') &&
+      Object.keys(f).every((k) => k === 'type' || k === 'prompt' || k === 'mode'),
+  );
+}
+
+/**
+ * v2's scrape. The `query` format (a question about the page, answered in `answer`; what
+ * firecrawl-mcp and firecrawl-aisdk tell their models to ask first) is our `json` format with
+ * a one-string schema, its answer moved to `answer`. Its `directQuote` mode, or a query beside
+ * a `json` format, stays as sent, for the row to refuse by name.
+ */
+const scrape: Translation = {
+  request: (input) =>
+    withBody(input, (sent) => {
+      const body = scrapeOptionsOf(sent);
+      const at = queryFormat(body.formats);
+      if (at < 0 || !Array.isArray(body.formats)) return body;
+      const { prompt } = body.formats[at] as Json;
+      const json = { type: 'json', prompt: `Answer this question about the page: ${prompt}`, schema: ANSWER_SCHEMA };
+      return { ...body, formats: body.formats.map((f, i) => (i === at ? json : f)) };
+    }),
+  response: (body, sent) => {
+    const asked = isObject(sent.body) ? queryFormat(scrapeOptionsOf(sent.body).formats) : -1;
+    if (asked < 0 || !isObject(body) || !isObject(body.data)) return body;
+    const { json, ...data } = body.data;
+    const answer = isObject(json) && typeof json.answer === 'string' ? json.answer : undefined;
+    return { ...body, data: { ...data, ...(answer !== undefined && { answer }) } };
+  },
+};
 
 /**
  * v2's crawl request in ours: `maxDiscoveryDepth` is our `maxDepth`; without
