@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import Firecrawl from '@mendable/firecrawl-js';
 import { ROOT } from '@wap/fleet';
+import { until } from '@wap/testkit';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 const run = promisify(execFile);
@@ -69,7 +70,7 @@ describe('Firecrawl v2 extract', () => {
     assert.equal(out.creditsUsed, 2);
   });
 
-  test('Python extract, and a pattern refused by name', async () => {
+  test('Python extract and get_extract_status, JS startExtract and getExtractStatus, a pattern refused by name', async () => {
     const py = async (method: string, args: unknown[], kwargs: Record<string, unknown>) => {
       const { stdout } = await run(
         path.join(ROOT, '.tools/firecrawl-py/bin/python'),
@@ -87,6 +88,18 @@ describe('Firecrawl v2 extract', () => {
     assert.ok(out.ok && out.result, JSON.stringify(out));
     assert.equal(out.result.status, 'completed');
     assert.deepEqual(merged(out.result.data), { name: 'Steel kettle', price: 31, related: ['cups', 'mugs'] });
+    // Started by one client, its status read by the other: the JS client's start and polls.
+    const app = new Firecrawl({ apiKey: key, apiUrl: fleet.gatewayUrl });
+    const started = await app.startExtract({ urls: pages(), schema: SCHEMA });
+    assert.equal(typeof started.id, 'string');
+    await until(
+      'the extract completed',
+      async () => (await app.getExtractStatus(started.id ?? '')).status === 'completed',
+    );
+    const status = await py('get_extract_status', [started.id], {});
+    assert.ok(status.ok && status.result, JSON.stringify(status));
+    assert.equal(status.result.status, 'completed');
+    assert.deepEqual(merged(status.result.data), { name: 'Steel kettle', price: 31, related: ['cups', 'mugs'] });
     const refused = await py('start_extract', [[`${base}/*`]], { prompt: 'the products' });
     assert.equal(refused.ok, false);
     assert.equal(refused.code, 'bad_request');

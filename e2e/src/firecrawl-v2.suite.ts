@@ -161,6 +161,21 @@ describe('Firecrawl v2 clients', () => {
       assert.deepEqual(errors.errors, []);
     });
 
+    test('Python wait_crawl and get_crawl_status_page read a started crawl to its end', async () => {
+      const started = pyOk(await py<{ id: string }>('start_crawl', [site.url], { limit: 4 }));
+      const job = pyOk(await py<{ status: string; data: unknown[] }>('wait_crawl', [started.id], { poll_interval: 1 }));
+      assert.equal(job.status, 'completed');
+      assert.equal(job.data.length, 4);
+      // A page of the results by its URL, as `next` gives one (the status URL is the first).
+      const page = pyOk(
+        await py<{ status: string; data: { metadata?: { url?: string } }[] }>('get_crawl_status_page', [
+          `${fleet.gatewayUrl}/v2/crawl/${started.id}`,
+        ]),
+      );
+      assert.equal(page.status, 'completed');
+      assert.equal(page.data.length, 4);
+    });
+
     test('watchers: progress over our WebSocket, each page once as it comes, then how it ended', async () => {
       const started = pyOk(await py<{ id: string }>('start_crawl', [site.url], { limit: 3 }));
       const watched = pyOk(await py<{ status: string; pages: number }>('watch', [started.id, 'crawl']));
@@ -256,6 +271,8 @@ describe('Firecrawl v2 clients', () => {
         listed.crawls.some((c) => c.id === started.id && c.url === `${slowSite.url}/slow/6000`),
         JSON.stringify(listed),
       );
+      const alias = pyOk(await py<{ crawls: { id: string }[] }>('active_crawls', []));
+      assert.ok(alias.crawls.some((c) => c.id === started.id));
       const { crawls } = await js().getActiveCrawls();
       assert.ok(!crawls.some((c) => c.id === started.id), 'another workspace’s crawl is not listed');
     });
@@ -309,6 +326,39 @@ describe('Firecrawl v2 clients', () => {
       assert.equal(typeof pyOk(await py<boolean>('cancel_batch_scrape', [started.id])), 'boolean');
     });
 
+    test('JS getBatchScrapeStatus, getBatchScrapeErrors and cancelBatchScrape', async () => {
+      const started = await js().startBatchScrape(urls(), { options: { formats: ['markdown'] } });
+      let status: Awaited<ReturnType<ReturnType<typeof js>['getBatchScrapeStatus']>> | undefined;
+      await until('the batch completed', async () => {
+        status = await js().getBatchScrapeStatus(started.id);
+        return status.status === 'completed';
+      });
+      assert.equal(status?.data.length, 4);
+      assert.equal(status?.creditsUsed, 4);
+      assert.deepEqual(await js().getBatchScrapeErrors(started.id), { errors: [], robotsBlocked: [] });
+      const slow = await js().startBatchScrape(
+        Array.from({ length: 20 }, (_, i) => `${slowSite.url}/articles/${i}`),
+        { options: { formats: ['markdown'] } },
+      );
+      assert.equal(await js().cancelBatchScrape(slow.id), true);
+      assert.equal((await js().getBatchScrapeStatus(slow.id)).status, 'cancelled');
+    });
+
+    test('Python get_batch_scrape_status and get_batch_scrape_status_page', async () => {
+      const started = pyOk(await py<{ id: string }>('start_batch_scrape', [urls()], { formats: ['markdown'] }));
+      await until('the batch completed', async () => {
+        const status = pyOk(await py<{ status: string }>('get_batch_scrape_status', [started.id]));
+        return status.status === 'completed';
+      });
+      const page = pyOk(
+        await py<{ status: string; data: unknown[] }>('get_batch_scrape_status_page', [
+          `${fleet.gatewayUrl}/v2/batch/scrape/${started.id}`,
+        ]),
+      );
+      assert.equal(page.status, 'completed');
+      assert.equal(page.data.length, 4);
+    });
+
     test('a retried start with the same idempotency key is the same batch', async () => {
       const first = pyOk(await py<{ id: string }>('start_batch_scrape', [urls()], { idempotency_key: 'batch-once-1' }));
       const again = pyOk(await py<{ id: string }>('start_batch_scrape', [urls()], { idempotency_key: 'batch-once-1' }));
@@ -358,10 +408,18 @@ describe('Firecrawl v2 clients', () => {
       const history = await js().getCreditUsageHistorical();
       assert.equal(history.periods.length, 1);
       assert.ok((history.periods[0]?.creditsUsed ?? 0) >= 1, JSON.stringify(history));
-      // firecrawl-py's Firecrawl does not expose the historical methods (its v2 class does).
       const tokens = await js().getTokenUsageHistorical();
       assert.deepEqual(
         tokens.periods.map((p) => p.tokensUsed),
+        [0],
+      );
+      // firecrawl-py's Firecrawl does not expose the historical methods: its v2 class does.
+      const pyHistory = pyOk(await py<{ periods: { creditsUsed: number }[] }>('v2.get_credit_usage_historical', []));
+      assert.equal(pyHistory.periods.length, 1);
+      assert.ok((pyHistory.periods[0]?.creditsUsed ?? 0) >= 1, JSON.stringify(pyHistory));
+      const pyTokens = pyOk(await py<{ periods: { tokensUsed: number }[] }>('v2.get_token_usage_historical', []));
+      assert.deepEqual(
+        pyTokens.periods.map((p) => p.tokensUsed),
         [0],
       );
     });

@@ -7,7 +7,9 @@ Prints one JSON line: `{"ok": true, "result": ...}` with what the call returned,
 `{"ok": false, "type": ..., "error": ..., "status": ..., "code": ...}` with the typed error it
 raised. The method `watch` (args: job id, kind) runs the client's watcher until its `done` or
 `error` event and answers that event's status and page count, and how many pages came one by
-one as `document` events (over the WebSocket). Run by e2e/src/firecrawl-v2.suite.ts with the virtualenv scripts/toolchain.sh makes.
+one as `document` events (over the WebSocket). A method named `v2.<name>` is called on the v2
+class behind the default one (`firecrawl.v2.client.FirecrawlClient`), for the methods the default
+class does not expose. Run by e2e/src/firecrawl-v2.suite.ts with the virtualenv scripts/toolchain.sh makes.
 """
 
 import json
@@ -16,6 +18,7 @@ import threading
 
 import pydantic
 from firecrawl import Firecrawl
+from firecrawl.v2.client import FirecrawlClient
 from firecrawl.v2.types import ParseOptions
 from firecrawl.v2.utils.error_handler import FirecrawlError
 
@@ -58,6 +61,10 @@ def watch(client, job_id, kind):
 def main():
     api_url, api_key, call = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     client = Firecrawl(api_key=api_key, api_url=api_url)
+    if call["method"].startswith("v2."):
+        # Methods the default class does not expose, on the v2 class behind it.
+        client = FirecrawlClient(api_key=api_key, api_url=api_url)
+        call["method"] = call["method"][len("v2.") :]
     try:
         if call["method"] == "watch":
             print(json.dumps({"ok": True, "result": watch(client, *call["args"])}))
