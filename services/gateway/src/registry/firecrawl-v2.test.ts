@@ -91,6 +91,14 @@ test('crawl: maxDiscoveryDepth is maxDepth, and without crawlEntireDomain the pa
   const whole = crawl.request?.(input({ url: 'https://a.test/docs/', crawlEntireDomain: true })).body;
   assert.deepEqual(whole, { url: 'https://a.test/docs/' });
   assert.deepEqual(crawl.request?.(input({ url: 'https://a.test/' })).body, { url: 'https://a.test/' });
+  // Where the job answers, on /v2 as Firecrawl's v2 answers it.
+  const started = { success: true, id: 'c1', url: 'https://api.test/v1/crawl/c1' };
+  assert.deepEqual(crawl.response?.(started, input({})), { ...started, url: 'https://api.test/v2/crawl/c1' });
+  const batch = routeOf('batch.scrape', '/v2/batch/scrape');
+  assert.deepEqual(batch.response?.({ ...started, url: 'https://api.test/v1/batch/scrape/c1' }, input({})), {
+    ...started,
+    url: 'https://api.test/v2/batch/scrape/c1',
+  });
 });
 
 test('search: web results grouped under data.web; other sources refused by name', () => {

@@ -105,6 +105,10 @@ const scrape: Translation = {
   },
 };
 
+/** A start's `url`, where the job answers, on /v2 as Firecrawl's v2 answers it (firecrawl-cli prints it). */
+const v2JobUrl = (from: string, to: string) => (body: unknown) =>
+  isObject(body) && typeof body.url === 'string' ? { ...body, url: body.url.replace(from, to) } : body;
+
 /**
  * v2's crawl request in ours: `maxDiscoveryDepth` is our `maxDepth`; without
  * `crawlEntireDomain` Firecrawl keeps to the paths under the start URL's, which is our
@@ -123,6 +127,7 @@ const crawlStart: Translation = {
         ...(isObject(scrapeOptions) && { scrapeOptions: scrapeOptionsOf(scrapeOptions) }),
       };
     }),
+  response: v2JobUrl('/v1/crawl/', '/v2/crawl/'),
 };
 
 /** `next` on /v2 points at /v2, where the client's next poll gets v2's errors. */
@@ -156,7 +161,10 @@ const errors: Translation = {
 };
 
 /** v2's batch request: the scrape options and the webhook at its top level, as ours. */
-const batchStart: Translation = { request: (input) => withBody(input, scrapeOptionsOf) };
+const batchStart: Translation = {
+  request: (input) => withBody(input, scrapeOptionsOf),
+  response: v2JobUrl('/v1/batch/scrape/', '/v2/batch/scrape/'),
+};
 
 /** The most pages one extract reads: its answer is merged from one status read of the batch. */
 export const MAX_EXTRACT_URLS = 100;
