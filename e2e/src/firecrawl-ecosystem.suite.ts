@@ -1,12 +1,14 @@
 // Tools of Firecrawl's ecosystem that take a self-hosted API URL, pointed at the fleet by that
 // setting alone and driven as their users drive them (docs/migrating-from-firecrawl.md, "Tools
 // built on Firecrawl"): Firecrawl's own MCP server (firecrawl-mcp, over stdio, FIRECRAWL_API_URL
-// and FIRECRAWL_API_KEY) through the MCP SDK's client, and LangChain's FireCrawlLoader
-// (langchain-community, Python) in each of its modes, against a local site with a robots.txt
-// and sitemaps. The browsers fleet: its scripted model answers the pages' json.
+// and FIRECRAWL_API_KEY) through the MCP SDK's client, LangChain's FireCrawlLoader
+// (langchain-community, Python) in each of its modes and Firecrawl's CLI (firecrawl-cli, the
+// same two settings), against a local site with a robots.txt and sitemaps. The browsers fleet: its scripted model answers the pages' json.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -14,6 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ERRORS } from '@wap/errors';
 import { ROOT } from '@wap/fleet';
+import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { availableCredits, call } from './api.js';
 import { fleet, scripted, sharedFleet } from './shared-fleet.js';
@@ -46,7 +49,7 @@ async function startMcp(apiKey: string): Promise<Client> {
 
 describe('Firecrawl ecosystem tools', () => {
   let site: TestSite;
-  const keys = { mcp: '', langchain: '', http: '' };
+  const keys = { mcp: '', langchain: '', cli: '', http: '' };
   let mcp: Client;
   const tool = async (name: string, args: Record<string, unknown>) =>
     (await mcp.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as ToolAnswer;
@@ -61,7 +64,7 @@ describe('Firecrawl ecosystem tools', () => {
   before(async () => {
     site = await startTestSite({ pages: PAGES, host: '127.0.0.1', extras: false });
     await sharedFleet('browsers');
-    for (const user of ['mcp', 'langchain', 'http'] as const) keys[user] = (await fleet.workspace('pro')).apiKey;
+    for (const user of ['mcp', 'langchain', 'cli', 'http'] as const) keys[user] = (await fleet.workspace('pro')).apiKey;
     for (let i = 0; i < PAGES; i++)
       scripted.pages.set(`${site.url}/articles/${i}`, () => ({ title: site.article(i).title }));
     mcp = await startMcp(keys.mcp);
@@ -182,6 +185,65 @@ describe('Firecrawl ecosystem tools', () => {
       } finally {
         await stranger.close();
       }
+    });
+  });
+
+  describe('firecrawl-cli', () => {
+    let home: string;
+    before(() => {
+      home = mkdtempSync(path.join(tmpdir(), 'wap-fc-cli-'));
+    });
+    after(() => rmSync(home, { recursive: true, force: true }));
+
+    /** `firecrawl <args>` as a user runs it in a folder of theirs, with the two settings. */
+    const cli = async (...args: string[]) => {
+      const bin = createRequire(__filename).resolve('firecrawl-cli/dist/index.js');
+      const { stdout } = await run(process.execPath, [bin, ...args], {
+        cwd: home,
+        timeout: 120_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: home,
+          FIRECRAWL_API_URL: fleet.gatewayUrl,
+          FIRECRAWL_API_KEY: keys.cli,
+          FIRECRAWL_NO_UPDATE_CHECK: '1',
+          NO_COLOR: '1',
+        },
+      });
+      return stdout;
+    };
+
+    test('scrape, map, search and credit-usage print what the API answered', async () => {
+      assert.ok((await cli('scrape', `${site.url}/articles/10`)).includes(site.article(10).title));
+      const mapped = JSON.parse(await cli('map', site.url, '--json')) as { data: { links: { url: string }[] } };
+      const urls = new Set(mapped.data.links.map((l) => l.url));
+      for (const url of every()) assert.ok(urls.has(url), url);
+      const word =
+        site
+          .article(10)
+          .title.split(' ')
+          .find((w) => w.length > 5) ?? site.article(10).title;
+      const found = JSON.parse(await cli('search', word, '--json')) as { data: { web: { url: string }[] } };
+      assert.ok(found.data.web.some((hit) => hit.url === `${site.url}/articles/10`));
+      const usage = JSON.parse(await cli('credit-usage', '--json')) as { data: { remainingCredits: number } };
+      assert.equal(usage.data.remainingCredits, Math.floor(await availableCredits(fleet.gatewayUrl, keys.cli)));
+    });
+
+    test('crawl --wait answers the pages; a started crawl’s --status, at its v2 URL', async () => {
+      const job = JSON.parse(await cli('crawl', site.url, '--limit', '3', '--wait', '--poll-interval', '1')) as {
+        status: string;
+        data: unknown[];
+      };
+      assert.equal(job.status, 'completed');
+      assert.equal(job.data.length, 3);
+      const started = JSON.parse(await cli('crawl', site.url, '--limit', '2')) as {
+        data: { jobId: string; url: string };
+      };
+      assert.equal(started.data.url, `${fleet.gatewayUrl}/v2/crawl/${started.data.jobId}`);
+      await until('the crawl completed', async () => {
+        const status = JSON.parse(await cli('crawl', started.data.jobId, '--status')) as { status: string };
+        return status.status === 'completed';
+      });
     });
   });
 
