@@ -6,7 +6,7 @@
 // same two settings), against a local site with a robots.txt and sitemaps. The browsers fleet: its scripted model answers the pages' json.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -127,6 +127,18 @@ describe('Firecrawl ecosystem tools', () => {
       assert.equal(doc.answer, site.article(8).title);
       assert.equal(doc.json, undefined);
       assert.ok(asked.some((p) => p.includes('What is the article called?')));
+    });
+
+    test('firecrawl_parse reads a file of the MCP server’s disk into markdown', async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'wap-fc-parse-'));
+      try {
+        const file = path.join(dir, 'notes.html');
+        writeFileSync(file, '<html><body><h1>Harbour notes</h1><p>The pier was rebuilt.</p></body></html>');
+        const out = await ok('firecrawl_parse', { filePath: file, formats: ['markdown'] });
+        assert.match(String((out.data as { markdown?: string }).markdown), /# Harbour notes/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     test('firecrawl_map lists every page the sitemaps name', async () => {

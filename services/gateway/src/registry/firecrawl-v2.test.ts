@@ -72,6 +72,12 @@ test('scrape: the query format is the json format with a one-string schema, its 
   }
 });
 
+test('parse: the document under data, nothing beside it (firecrawl-mcp allows no other field)', () => {
+  const parse = routeOf('parse', '/v2/parse');
+  const ours = { success: true, data: { markdown: '# A' }, usage: { credits: 1, meters: {} } };
+  assert.deepEqual(parse.response?.(ours, input({})), { success: true, data: { markdown: '# A' } });
+});
+
 test('crawl: maxDiscoveryDepth is maxDepth, and without crawlEntireDomain the paths under the start URL’s', () => {
   const crawl = routeOf('crawl', '/v2/crawl');
   const sent = {

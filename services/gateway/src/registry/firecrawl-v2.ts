@@ -253,6 +253,8 @@ const PARSE_INERT: Record<string, unknown[]> = { proxy: [undefined, 'auto', 'bas
  */
 const parse: Translation = {
   request: (input) => withBody(input, (body) => scrapeOptionsOf(withoutInert(body, PARSE_INERT))),
+  // Firecrawl's fields alone: firecrawl-mcp's parse tool checks the answer against a schema allowing no other.
+  response: (body) => (isObject(body) ? { success: body.success, data: body.data } : body),
 };
 
 /** The kinds parse reads, under v2's `data`. */
