@@ -97,7 +97,8 @@ const scrape: Translation = {
       return { ...body, formats: body.formats.map((f, i) => (i === at ? json : f)) };
     }),
   response: (body, sent) => {
-    const asked = isObject(sent.body) ? queryFormat(scrapeOptionsOf(sent.body).formats) : -1;
+    // The formats as sent: the rewriting above touches neither a query nor a json format.
+    const asked = isObject(sent.body) ? queryFormat(sent.body.formats) : -1;
     if (asked < 0 || !isObject(body) || !isObject(body.data)) return body;
     const { json, ...data } = body.data;
     const answer = isObject(json) && typeof json.answer === 'string' ? json.answer : undefined;
