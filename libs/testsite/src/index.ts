@@ -2,7 +2,7 @@ export { type CaptchaReport, type CaptchaSite, type CaptchaSiteOptions, startCap
 export { type FakeSolver, startFakeSolver } from './captcha/solver-fake.js';
 export { CHARSET_PAGES, type CharsetPage, JAPANESE_TEXT, WESTERN_TEXT } from './charsets.js';
 export { type Article, mainText, random } from './content.js';
-export { STILL_SEEN } from './detection/held-out.js';
+export { SEEN_WITH_RUNTIME, STILL_SEEN } from './detection/held-out.js';
 export {
   type DetectionSite,
   type DetectionSiteOptions,

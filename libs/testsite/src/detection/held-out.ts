@@ -96,8 +96,20 @@ export const EVERY_CHROME_GIVES: Record<string, string> = {
 export const STILL_SEEN: Record<string, string> = {
   'fpscanner.hasSwiftshaderRenderer':
     "WebGL's renderer is SwiftShader: the hosts have no GPU, and Mesa's GL does not run in headless Chromium; renaming it means patching getParameter where a page sees it",
+};
+
+/**
+ * What the held-out detectors see of a CDP client that has enabled Runtime
+ * on the page (docs/connect.md, "What a detector sees"): a console call of
+ * the page's is formatted for that client, getters and
+ * Error.prepareStackTrace included. Stock Puppeteer and Playwright enable it
+ * on every page they drive; the host's render pool and agent runs do not
+ * (docs/decisions/0033-no-runtime-enable.md), so this is seen only where a
+ * user's own client connects.
+ */
+export const SEEN_WITH_RUNTIME: Record<string, string> = {
   'fpscanner.hasCDP':
-    "a console.log of an Error calls Error.prepareStackTrace when a CDP client has enabled Runtime, which Puppeteer and Playwright do on every page they drive (the host's render pool drives with Puppeteer too)",
+    'a console.debug of an object calls its getters (and Error.prepareStackTrace) once a CDP client has enabled Runtime on the page, as stock Puppeteer and Playwright do',
 };
 
 /** Judges a held-out visit: every signal of every detector must say "not a bot". */

@@ -11,6 +11,7 @@ import { PoolRecorder } from '../recording/pool-recorder.js';
 import { type PipedChromium, spawnChromium } from '../sessions/chromium.js';
 import { type FaceKeeper, keepFace } from '../sessions/face-keeper.js';
 import { launchAs, type OsUser, type OsUsers } from '../sessions/os-users.js';
+import { quietRuntime } from '../sessions/quiet-runtime.js';
 
 /** How long a closing Chromium is given to exit before it is killed. */
 const EXIT_GRACE_MS = 5_000;
@@ -148,8 +149,13 @@ export class BrowserPool {
       throw new Error(`Chromium did not start (${err.message}): ${said}`);
     });
     if (face.userAgent) slot.faces = await keepFace(await chromium.hub.open(), face.userAgent);
-    // The window is the viewport (face.args): a page is not emulated into another size.
-    const browser = await puppeteer.connect({ transport, defaultViewport: null, protocolTimeout: 60_000 });
+    // The window is the viewport (face.args): a page is not emulated into another size. Runtime is never
+    // enabled on a page, so a page cannot tell it is driven from what its console calls (quiet-runtime.ts).
+    const browser = await puppeteer.connect({
+      transport: quietRuntime(transport),
+      defaultViewport: null,
+      protocolTimeout: 60_000,
+    });
     browser.on('disconnected', () => {
       if (!slot.retiring && !this.closed) log.warn('chromium exited; replacing it');
       this.retire(slot);
