@@ -25,7 +25,8 @@ import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 import { auth, workspaces } from './connect-fixtures.js';
-import { fleet, sharedFleet } from './shared-fleet.js';
+import { step } from './scripted-agent.js';
+import { fleet, scripted, sharedFleet } from './shared-fleet.js';
 
 let site: DetectionSite;
 const { workspace } = workspaces(() => fleet);
@@ -139,5 +140,24 @@ describe('the detection suite on every engine', () => {
 
   test('POST /v1/scrape with the browser engine, the held-out detectors', async () => {
     assertHeldOut('scrape, browser engine', await scrape('held-out'));
+  });
+
+  test("POST /v1/agent: the run's browser, the held-out detectors on its start page", async () => {
+    const { apiKey } = await workspace('pro');
+    const visit = site.visit('held-out');
+    // The run waits on its start page while the detectors run there, then finishes.
+    const task = `Read the detectors' page ${visit.id}`;
+    let steps = 0;
+    scripted.scripts.set(task, () =>
+      steps++ === 0
+        ? step([{ action: 'wait', seconds: 5 }])
+        : step([{ action: 'finish', success: true, answer: 'read' }]),
+    );
+    const submitted = await call<{ id: string }>(fleet.gatewayUrl, 'POST', '/v1/agent', {
+      key: apiKey,
+      body: { task, url: visit.url },
+    });
+    assert.equal(submitted.status, 202, JSON.stringify(submitted.body));
+    assertHeldOut('agent run', await site.verdict(visit.id, 90_000));
   });
 });

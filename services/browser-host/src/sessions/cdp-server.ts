@@ -18,6 +18,7 @@ import type { SolverProvider } from '../captcha/provider.js';
 import { CdpFilter } from './cdp-filter.js';
 import type { CdpChannel } from './cdp-hub.js';
 import type { SessionManager } from './manager.js';
+import { quietRuntime } from './quiet-runtime.js';
 import type { Session } from './session.js';
 
 const SESSION_PATH = /^\/devtools\/browser\/([0-9a-f-]{36})$/;
@@ -125,7 +126,8 @@ export class CdpServer {
     }
     // The host's own connection to Chromium: the client's request (its headers, its handshake) never reaches it.
     session.browser.openChannel().then(
-      (upstream) => {
+      (channel) => {
+        const upstream = session.quietRuntime ? quietRuntime(channel) : channel;
         // A client gone before its upgrade completes takes its connection to the browser with it.
         socket.once('close', () => upstream.close());
         this.wss.handleUpgrade(req, socket, head, (client) => this.join(session, client, upstream));

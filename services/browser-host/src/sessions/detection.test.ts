@@ -22,6 +22,7 @@ import { atPlace, browserFace } from '../domain/browser-face.js';
 import { placeFace } from '../domain/exit-place.js';
 import { sessionSettings } from '../domain/session-options.js';
 import { startTestHost } from '../test-support.js';
+import { quietRuntime } from './quiet-runtime.js';
 import { chromiumVersion, launchSessionBrowser } from './session-browser.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -38,7 +39,7 @@ const explain = (verdict: Verdict) => JSON.stringify(failed(verdict), null, 1);
 
 /** A visit of the detection page (or the held-out detectors') by a CDP client of a session browser launched with `options`. */
 async function sessionVerdict(
-  options: { stealth?: boolean; record?: boolean; page?: VisitPage; country?: string } = {},
+  options: { stealth?: boolean; record?: boolean; page?: VisitPage; country?: string; quiet?: boolean } = {},
 ): Promise<Verdict> {
   const settings = sessionSettings({ stealth: options.stealth ?? true } as Parameters<typeof sessionSettings>[0]);
   const face = browserFace(
@@ -48,7 +49,9 @@ async function sessionVerdict(
   const launched = await launchSessionBrowser(CHROMIUM, AllowList.parse('127.0.0.0/8'), face, {
     record: options.record ?? false,
   });
-  const client = await puppeteer.connect({ transport: await launched.openChannel(), defaultViewport: null });
+  const channel = await launched.openChannel();
+  const transport = options.quiet ? quietRuntime(channel) : channel;
+  const client = await puppeteer.connect({ transport, defaultViewport: null });
   try {
     const page = await client.newPage();
     const visit = site.visit(options.page);
@@ -92,6 +95,12 @@ test('the held-out detectors see no more in a session browser, recorded or not, 
       await sessionVerdict({ record, page: 'held-out', country: 'US' }),
       { runtimeEnabled: true },
     );
+});
+
+test("behind the quiet runtime (an agent run's session), the console trap is not sprung", async () => {
+  const verdict = await sessionVerdict({ record: true, page: 'held-out', country: 'US', quiet: true });
+  assertHeldOut('session browser, quiet runtime, recorded', verdict);
+  assert.ok(verdict.checks.some((c) => c.name === 'fpscanner.hasCDP' && c.passed));
 });
 
 test("a session browser's clock is UTC when nothing says where its traffic comes out", async () => {

@@ -240,6 +240,8 @@ export class SessionManager {
       session.billsProxyBytes = profile?.exit?.kind === 'residential';
       // The run meters its browser time itself: it stops the meter while the run is paused.
       session.metersTime = !agentRun;
+      // Its pages cannot tell the agent drives them from what their console calls (docs/decisions/0033-no-runtime-enable.md).
+      session.quietRuntime = agentRun !== undefined;
       const row = {
         id,
         workspaceId,

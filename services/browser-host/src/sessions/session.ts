@@ -56,6 +56,12 @@ export class Session {
   billsProxyBytes = false;
   /** Its browser time is billed here (context_seconds); false when the task it serves meters it (an agent run). */
   metersTime = true;
+  /**
+   * Its clients' Runtime.enable is answered by the host, never reaches Chromium
+   * (quiet-runtime.ts): an agent run's session, whose one client is the agent's
+   * Playwright, which evaluates in the DOM alone.
+   */
+  quietRuntime = false;
   private proxyBytesBilled = 0;
 
   constructor(
