@@ -16,6 +16,7 @@ const PAGES: Record<string, string> = {
     '<html><body><div id="app"></div><script>setTimeout(() => { document.getElementById("app").innerHTML = "<p id=late>Rendered by script</p>" }, 50)</script></body></html>',
   '/button':
     '<html><body><button id="b" onclick="document.body.insertAdjacentHTML(\'beforeend\', \'<p id=shown>Clicked!</p>\')">go</button></body></html>',
+  '/link': '<html><body><a id="next" href="/static">next</a></body></html>',
   '/metadata-probe':
     '<html><body><p>probe</p><script>fetch("http://169.254.169.254/latest/meta-data/").catch(() => {}); fetch("http://10.1.2.3/").catch(() => {})</script></body></html>',
 };
@@ -61,6 +62,21 @@ test('actions run before capture, and a screenshot is a PNG', async () => {
   );
   assert.match(out.html, /Clicked!/);
   assert.deepEqual([...out.screenshot.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47]);
+});
+
+test('an action that loads another document: waits, scrolls and the HTML are of the new one', async () => {
+  // Each new document's worlds are made anew for Puppeteer, without Runtime enabled (quiet-runtime.ts).
+  const out = await run(
+    request('/link', {
+      actions: [
+        create(proto.ActionSchema, { kind: { case: 'click', value: { selector: '#next' } } }),
+        create(proto.ActionSchema, { kind: { case: 'wait', value: { selector: 'p' } } }),
+        create(proto.ActionSchema, { kind: { case: 'scroll', value: { direction: 'down' } } }),
+      ],
+    }),
+  );
+  assert.equal(out.finalUrl, `${t.base}/static`);
+  assert.match(out.html, /Plain words\./);
 });
 
 test("a page's own requests to private and metadata addresses are refused", async () => {
