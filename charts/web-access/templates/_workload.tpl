@@ -302,15 +302,17 @@ out of rotation at once, leaving clients a refused connection instead of that
 service's 503 with Retry-After. The gRPC services: grpc.health.v1 answers
 SERVING only while the database and NATS answer, so it gates readiness; it is
 not a liveness signal (a database outage must not restart every pod), so
-liveness is the gRPC port accepting connections. Any probe set in values
-replaces its default.
+liveness is the gRPC port accepting connections, checked once a startup
+probe has seen the process listen (a slow start on a busy node is not
+restarted). Any probe set in values replaces its default.
 */}}
 {{- define "web-access.probes" -}}
 {{- $liveness := dict "tcpSocket" (dict "port" "grpc") "periodSeconds" 10 "timeoutSeconds" 3 "failureThreshold" 3 }}
 {{- $readiness := dict "grpc" (dict "port" (int .root.Values.grpcPort)) "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2 }}
-{{- $startup := dict }}
+{{- $startup := dict "tcpSocket" (dict "port" "grpc") "periodSeconds" 2 "timeoutSeconds" 3 "failureThreshold" 60 }}
 {{- if eq .name "gateway" }}
 {{- $liveness = dict "httpGet" (dict "path" "/healthz" "port" "http") "periodSeconds" 10 "timeoutSeconds" 3 "failureThreshold" 3 }}
+{{- $startup = dict "httpGet" (dict "path" "/healthz" "port" "http") "periodSeconds" 2 "timeoutSeconds" 3 "failureThreshold" 60 }}
 {{- $readiness = dict "httpGet" (dict "path" "/readyz?scope=gateway" "port" "http") "periodSeconds" 5 "timeoutSeconds" 3 "failureThreshold" 2 }}
 {{- end }}
 livenessProbe:
