@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A single-node Kubernetes on this machine, for `make test-k8s` (docs/cluster.md):
 #   cluster.sh up       build what is missing (cached outside the clone), start etcd, the control
-#                       plane, containerd, kubelet, kube-proxy and CoreDNS; wait for the node to be Ready
+#                       plane, containerd, kubelet, kube-proxy, kube-router's NetworkPolicy firewall
+#                       and CoreDNS; wait for the node to be Ready
 #   cluster.sh down     stop all of it and remove every trace: processes, mounts, network namespaces,
-#                       iptables chains, the bridge; IP forwarding back as it was
+#                       iptables chains and ipsets, the bridge; IP forwarding back as it was
 #   cluster.sh env      print KUBECONFIG=... for the running cluster, its containerd's socket
 #                       (CLUSTER_CONTAINERD_SOCK), and CLUSTER_DATABASE_ADMIN_URL and CLUSTER_NATS_URL
 #                       of its Postgres and NATS
@@ -38,6 +39,7 @@ install_packages() {
   [ -x "$CNI_BIN/bridge" ] || missing+=(containernetworking-plugins)
   command -v iptables >/dev/null || missing+=(iptables)
   command -v conntrack >/dev/null || missing+=(conntrack)
+  command -v ipset >/dev/null || missing+=(ipset)
   command -v openssl >/dev/null || missing+=(openssl)
   command -v jq >/dev/null || missing+=(jq)
   command -v gcc >/dev/null || missing+=(gcc libc6-dev)
@@ -103,6 +105,7 @@ subjectAltName=IP:$NODE_IP,DNS:$NODE"
   cert scheduler "/CN=system:kube-scheduler" "$client"
   cert node "/O=system:nodes/CN=system:node:$NODE" "$client"
   cert proxy "/CN=system:kube-proxy" "$client"
+  cert kube-router "/CN=system:kube-router" "$client"
   # What the API server presents to aggregated APIs (the custom metrics API of the HPA).
   cert front-proxy-client "/CN=front-proxy-client" "$client"
   [ -f "$STATE/pki/sa.key" ] || openssl genrsa -out "$STATE/pki/sa.key" 2048 2>/dev/null
@@ -112,6 +115,7 @@ subjectAltName=IP:$NODE_IP,DNS:$NODE"
   kubeconfig scheduler system:kube-scheduler
   kubeconfig node "system:node:$NODE"
   kubeconfig proxy system:kube-proxy
+  kubeconfig kube-router system:kube-router
 }
 
 # Runs a daemon in the background, its output in $STATE/logs, its pid in $PIDS.
@@ -297,6 +301,43 @@ YAML
     --metrics-bind-address=127.0.0.1:10249 --healthz-bind-address=127.0.0.1:10256
   wait_for "the node to be Ready" 120 sh -c "kubectl get node $NODE -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -q True"
 
+  # NetworkPolicies: kube-router's firewall alone (no routing, no service proxy), iptables and
+  # ipsets on the node beside the bridge plugin (docs/decisions/0030-network-policy-controller.md).
+  # Its rules go in the legacy iptables tables, kube-proxy's in nf_tables: kube-router saves and
+  # restores the whole filter table on every sync, which would put back kube-proxy's rules of a
+  # moment before (a Service's "no endpoints" REJECT outliving its first ready pod).
+  log "kube-router (NetworkPolicy firewall)"
+  mkdir -p "$STATE/kube-router-bin"
+  for cmd in iptables iptables-save iptables-restore; do
+    ln -sf "/usr/sbin/${cmd/iptables/iptables-legacy}" "$STATE/kube-router-bin/$cmd"
+  done
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: { name: "system:kube-router" }
+rules:
+  # What its informers watch, services and endpoints included even with the service proxy off.
+  - apiGroups: [""]
+    resources: [namespaces, pods, nodes, services, endpoints]
+    verbs: [get, list, watch]
+  - apiGroups: [discovery.k8s.io]
+    resources: [endpointslices]
+    verbs: [get, list, watch]
+  - apiGroups: [networking.k8s.io]
+    resources: [networkpolicies]
+    verbs: [get, list, watch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: { name: "system:kube-router" }
+roleRef: { apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: "system:kube-router" }
+subjects: [{ apiGroup: rbac.authorization.k8s.io, kind: User, name: "system:kube-router" }]
+YAML
+  daemon kube-router env PATH="$STATE/kube-router-bin:$PATH" "$bin/kube-router" --kubeconfig="$STATE/kube-router.kubeconfig" --hostname-override="$NODE" \
+    --run-firewall=true --run-router=false --run-service-proxy=false --run-loadbalancer=false --enable-cni=false \
+    --service-cluster-ip-range="$SERVICE_CIDR" --health-port=0 --metrics-port=0
+  wait_for "kube-router's firewall chains" 60 iptables-legacy -t filter -n -L KUBE-ROUTER-FORWARD
+
   log "CoreDNS"
   if [ ! -f "$STATE/images/coredns.tar" ]; then single_binary_image coredns "$bin/coredns" /coredns 65532 "docker.io/library/wap-coredns:local"; fi
   import_image "$STATE/images/coredns.tar"
@@ -395,7 +436,7 @@ down() {
     done
   fi
   [ -d "$STATE/infra" ] && infra stop
-  for name in kube-proxy kubelet containerd kube-scheduler kube-controller-manager kube-apiserver etcd; do
+  for name in kube-router kube-proxy kubelet containerd kube-scheduler kube-controller-manager kube-apiserver etcd; do
     [ -f "$PIDS/$name" ] || continue
     pid=$(cat "$PIDS/$name")
     kill "$pid" 2>/dev/null || true
@@ -416,14 +457,19 @@ down() {
   # iptables: kube-proxy's own cleanup, then every chain it or the CNI plugins made and the rules that jump to them.
   bin=$(ls -d "${WAP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wap}"/k8s/*/bin 2>/dev/null | head -1)
   if [ -n "$bin" ] && [ -x "$bin/kube-proxy" ]; then "$bin/kube-proxy" --cleanup --proxy-mode=iptables >/dev/null 2>&1 || true; fi
-  for table in filter nat mangle; do
-    iptables-save -t "$table" 2>/dev/null | grep -E '^-A ' | grep -E -- '-j (KUBE|CNI)-|^-A (KUBE|CNI)-' | while read -r rule; do
-      eval "iptables -t $table ${rule/-A/-D}" 2>/dev/null || true
+  # Both backends: kube-proxy's and the plugins' in nf_tables, kube-router's in the legacy tables.
+  for ipt in iptables iptables-legacy; do
+    for table in filter nat mangle; do
+      "$ipt-save" -t "$table" 2>/dev/null | grep -E '^-A ' | grep -E -- '-j (KUBE|CNI)-|^-A (KUBE|CNI)-' | while read -r rule; do
+        eval "$ipt -t $table ${rule/-A/-D}" 2>/dev/null || true
+      done
+      chains=$("$ipt-save" -t "$table" 2>/dev/null | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/\1/p')
+      for chain in $chains; do "$ipt" -t "$table" -F "$chain" 2>/dev/null || true; done
+      for chain in $chains; do "$ipt" -t "$table" -X "$chain" 2>/dev/null || true; done
     done
-    chains=$(iptables-save -t "$table" 2>/dev/null | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/\1/p')
-    for chain in $chains; do iptables -t "$table" -F "$chain" 2>/dev/null || true; done
-    for chain in $chains; do iptables -t "$table" -X "$chain" 2>/dev/null || true; done
   done
+  # kube-router's ipsets, once no rule refers to them.
+  for set in $(ipset list -n 2>/dev/null | grep -E '^(inet6:)?KUBE-'); do ipset destroy "$set" 2>/dev/null || true; done
   for veth in $(ip -o link show master "$BRIDGE" 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1); do
     ip link delete "$veth" 2>/dev/null || true
   done
@@ -441,7 +487,10 @@ traces() {
     ip -o link show "$BRIDGE" 2>/dev/null | sed 's/^/link /'
     ip netns list 2>/dev/null | awk '/^cni-/ {print "network namespace " $1}'
     awk -v s="$STATE" -v r="$RUN" 'index($2, s) == 1 || index($2, r) == 1 {print "mount " $2}' /proc/mounts
-    for table in filter nat mangle; do iptables-save -t "$table" 2>/dev/null | sed -n 's/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/iptables chain \1/p'; done
+    for ipt in iptables iptables-legacy; do
+      for table in filter nat mangle; do "$ipt-save" -t "$table" 2>/dev/null | sed -n "s/^:\(\(KUBE\|CNI\)-[^ ]*\) .*/$ipt chain \1/p"; done
+    done
+    ipset list -n 2>/dev/null | grep -E '^(inet6:)?KUBE-' | sed 's/^/ipset /'
     find /sys/fs/cgroup -maxdepth 3 -type d -name '*kubepods*' 2>/dev/null | sed 's/^/cgroup /'
     for d in "$STATE" "$RUN"; do [ -e "$d" ] && echo "directory $d"; done
   )

@@ -149,8 +149,20 @@ for prefix in /v1 /mcp /connect /console /oauth /.well-known /replay /snapshots;
   expect 1 "- path: $prefix" "$prefix routed to the gateway"
 done
 # NetworkPolicies (the six services enabled there): gRPC from the release's pods only, HTTP from
-# the ingress controller's namespace, metrics from the monitoring one (and the release's pods).
-expect 6 "policyTypes: [Ingress]" "a NetworkPolicy per service, on what comes in"
+# the ingress controller's namespace, metrics from the monitoring one (and the release's pods);
+# out, DNS, Postgres and NATS, the services each dials, and the internet.
+expect 6 "policyTypes: [Ingress, Egress]" "a NetworkPolicy per service, on what comes in and goes out"
+expect 6 "cidr: 0.0.0.0/0" "the internet (no private or metadata address) for every service"
+expect 4 "# The billing-ledger service it dials." "the ledger's gRPC for the gateway, crawl, the agent and browser-host"
+expect 3 "# The browser-host service it dials." "the browser hosts for the gateway, crawl and the agent"
+# A browser host, whose pages are anyone's, dials the ledger alone of the services.
+policy=$(awk 'BEGIN { RS = "\n---\n" } /kind: NetworkPolicy/ && /name: web-access-browser-host\n/' <<<"$rendered")
+if [ "$(grep -c "service it dials" <<<"$policy")" != 1 ] || ! grep -qF "# The billing-ledger service it dials." <<<"$policy"; then
+  echo "helm-check: FAIL: browser-host's NetworkPolicy lets it dial other services than the ledger:" >&2
+  echo "$policy" >&2
+  exit 1
+fi
+echo "rendered: browser-host dials the ledger alone of the services" >&2
 expect 6 "- port: grpc" "gRPC admitted on every service"
 expect 2 "kubernetes.io/metadata.name: ingress-nginx" "the HTTP ports (gateway, browser-host) admitted from the ingress controller"
 expect 2 "kubernetes.io/metadata.name: monitoring" "the metrics ports admitted from monitoring"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The binaries of a single-node Kubernetes, built from the Go module proxy and cached outside the
 # clone, keyed by version (docs/cluster.md): kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubelet, kube-proxy and kubectl from k8s.io/kubernetes, etcd, and CoreDNS.
-# About 12 minutes on 2 cores the first time; then nothing. Prints the cache's bin directory.
+# kube-scheduler, kubelet, kube-proxy and kubectl from k8s.io/kubernetes, etcd, CoreDNS, and
+# kube-router (its NetworkPolicy firewall alone: docs/decisions/0030-network-policy-controller.md).
+# About 14 minutes on 2 cores the first time; then nothing. Prints the cache's bin directory.
 set -euo pipefail
 K8S_VERSION=${K8S_VERSION:-v1.34.4}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.10}
 COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
+KUBE_ROUTER_VERSION=${KUBE_ROUTER_VERSION:-v2.1.0}
 CACHE=${WAP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wap}/k8s
 BIN="$CACHE/$K8S_VERSION-etcd$ETCD_VERSION-coredns$COREDNS_VERSION/bin"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
@@ -71,5 +73,15 @@ fi
 if ! built coredns; then
   echo "cluster: building CoreDNS $COREDNS_VERSION" >&2
   GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "github.com/coredns/coredns@$COREDNS_VERSION"
+fi
+# Keyed by a stamp beside it, so a new version is built without rebuilding Kubernetes.
+if [ "$(cat "$BIN/kube-router.version" 2>/dev/null)" != "$KUBE_ROUTER_VERSION" ]; then
+  echo "cluster: building kube-router $KUBE_ROUTER_VERSION" >&2
+  start=$SECONDS
+  GOBIN="$BIN" go install -trimpath \
+    -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$KUBE_ROUTER_VERSION" \
+    "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION"
+  echo "$KUBE_ROUTER_VERSION" >"$BIN/kube-router.version"
+  echo "cluster: kube-router built in $((SECONDS - start)) s" >&2
 fi
 echo "$BIN"

@@ -200,8 +200,14 @@ spec:
 {{- end }}
 
 {{/*
-gRPC only from this release's pods; the HTTP port from networkPolicy.httpFrom,
-the metrics port from networkPolicy.metricsFrom (any when empty).
+In: gRPC only from this release's pods; the HTTP port from
+networkPolicy.httpFrom, the metrics port from networkPolicy.metricsFrom (any
+when empty). Out, with networkPolicy.egress.enabled: the cluster's DNS,
+Postgres and NATS (egress.datastores), the gRPC port (and a browser host's
+CDP port) of each service it dials, the internet (egress.internet: no private,
+link-local or metadata address), and egress.common and egress.extra.<service>;
+nothing else, so a browser host reaches no other service, no Kubernetes API
+and no cloud metadata.
 */}}
 {{- define "web-access.networkPolicy" -}}
 apiVersion: networking.k8s.io/v1
@@ -215,7 +221,8 @@ spec:
   podSelector:
     matchLabels:
       {{- include "web-access.selectorLabels" . | nindent 6 }}
-  policyTypes: [Ingress]
+  {{- $egress := .root.Values.networkPolicy.egress }}
+  policyTypes: [{{ if $egress.enabled }}Ingress, Egress{{ else }}Ingress{{ end }}]
   ingress:
     - from:
         - podSelector:
@@ -249,4 +256,41 @@ spec:
         {{- toYaml . | nindent 8 }}
       {{- end }}
     {{- end }}
+  {{- if $egress.enabled }}
+  egress:
+    {{- with $egress.dns }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- if .s.database.enabled }}
+    {{- with $egress.datastores }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- end }}
+    {{- range $upstream := splitList " " (include "web-access.upstreams" .name) }}
+    {{- $u := index $.root.Values (include "web-access.valuesKey" $upstream) }}
+    {{- if and $upstream $u.enabled }}
+    # The {{ $upstream }} service it dials.
+    - to:
+        - podSelector:
+            matchLabels:
+              {{- include "web-access.selectorLabels" (dict "root" $.root "name" $upstream) | nindent 14 }}
+      ports:
+        - port: {{ $.root.Values.grpcPort }}
+          protocol: TCP
+        {{- if and (eq $upstream "browser-host") $u.httpPort }}
+        - port: {{ $u.httpPort }}
+          protocol: TCP
+        {{- end }}
+    {{- end }}
+    {{- end }}
+    {{- with $egress.internet }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- with $egress.common }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+    {{- with (get ($egress.extra | default dict) .name) }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+  {{- end }}
 {{- end }}

@@ -2,11 +2,14 @@
 // (scripts/cluster.sh) from the images `make images` built, with the host's
 // Postgres and NATS behind the Services `postgres` and `nats`. What a user of
 // the chart relies on: it installs and becomes ready with its migrations run as
-// hooks, `helm test` scrapes a page inside the cluster and bills it, an upgrade
-// and a rollback drop no request of a client reading throughout, Pod Security
-// Admission `restricted` admits every pod, the browser hosts scale out and back
-// in on busy browsers, and every service crashed and then deleted in the middle
-// of a crawl loses no page of it. Figures go to stdout.
+// hooks, `helm test` scrapes a page inside the cluster and bills it, Pod
+// Security Admission `baseline` admits every pod, its NetworkPolicies (enforced
+// by kube-router's firewall) keep a browser host and its pages off the other
+// services, the Kubernetes API and metadata addresses, an upgrade and a rollback
+// drop no request of a client reading throughout, the browser hosts scale out
+// and back in on busy browsers with each session's files and proxy its own, and
+// every service crashed and then deleted in the middle of a crawl loses no page
+// of it. Figures go to stdout.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { Resolver } from 'node:dns/promises';
@@ -15,6 +18,7 @@ import { promisify } from 'node:util';
 import { SERVICES } from '@wap/config';
 import { until } from '@wap/testkit';
 import { call, upgrade } from '../api.js';
+import { reach, STAND_INS, startOtherApp, startStandIns, type Target, twoSessions, visit } from './isolation.js';
 import {
   apply,
   clusterIp,
@@ -44,6 +48,9 @@ const figure = (text: string) => {
 
 let gateway = '';
 let key = '';
+let stopStandIns = async () => {};
+const IMAGE = 'docker.io/library/web-access:0.1.0';
+const PUBLIC_PAGE = `http://${STAND_INS.public.address}:${STAND_INS.public.port}/`;
 
 /** A site of `pages` pages, each linking to the next two, answering after `delayMs`; one pod of the services image. */
 const SITE = `
@@ -123,6 +130,7 @@ before(async () => {
     );
   }
   await helm('uninstall', RELEASE, '--wait', '--ignore-not-found');
+  stopStandIns = await startStandIns();
 
   const started = Date.now();
   await helm(
@@ -150,6 +158,7 @@ before(async () => {
 });
 
 after(async () => {
+  await stopStandIns();
   if (process.env.K8S_TEST_KEEP) return;
   await helm('uninstall', RELEASE, '--wait', '--ignore-not-found').catch(() => undefined);
   await kubectl('delete', 'namespace', NAMESPACE, '--ignore-not-found', '--wait=true').catch(() => undefined);
@@ -201,11 +210,103 @@ describe('the chart on a real cluster', () => {
     assert.ok(offenders.length > 0, dryRun);
     for (const pod of offenders) assert.match(pod as string, new RegExp(`^${FULLNAME}-browser-host-`), dryRun);
     const policies = await json<{ items: unknown[] }>('get', 'networkpolicies');
-    assert.equal(
-      policies.items.length,
-      SERVICES.length,
-      'a NetworkPolicy per service (not enforced by the bridge CNI)',
+    assert.equal(policies.items.length, SERVICES.length, 'a NetworkPolicy per service');
+  });
+
+  test('NetworkPolicies enforced: a browser host reaches what its process needs and the internet, no other service, no Kubernetes API, no metadata; its pages the internet alone', async () => {
+    const ip = async (service: string) => {
+      const address = (await pods(service)).find(isReady)?.status.podIP;
+      assert.ok(address, `${service} has a ready pod`);
+      return address;
+    };
+    const host = (await pods('browser-host')).find(isReady);
+    assert.ok(host?.status.podIP, 'a ready browser host');
+    const other = await startOtherApp(IMAGE);
+    const grpc = async (service: string): Promise<Target> => ({ host: await ip(service), port: 50051 });
+    const outside: Record<string, Target> = {
+      postgres: { host: nodeIp, port: 5432 },
+      nats: { host: nodeIp, port: 4222 },
+      kubernetesApi: { host: '10.96.0.1', port: 443 },
+      kubelet: { host: nodeIp, port: 10250 },
+      metadata: { host: STAND_INS.metadata.address, port: STAND_INS.metadata.port },
+      internet: { host: STAND_INS.public.address, port: STAND_INS.public.port },
+    };
+    const services: Record<string, Target> = {
+      ledger: await grpc('billing-ledger'),
+      agent: await grpc('agent'),
+      crawl: await grpc('crawl'),
+      monitor: await grpc('monitor'),
+      recorder: await grpc('session-recorder'),
+      gatewayGrpc: await grpc('gateway'),
+      gatewayHttp: { host: await ip('gateway'), port: 8080 },
+    };
+    // Each of them answers a pod no policy holds back (the other application's), or one whose policy
+    // lets it dial them all (a gateway's): what the browser host is refused below, the policy refuses.
+    const fromOther = await reach('other-app', 'app', outside);
+    assert.deepEqual(fromOther, { ...Object.fromEntries(Object.keys(outside).map((k) => [k, 'open'])), dns: 'open' });
+    const gatewayPod = (await pods('gateway')).find(isReady)?.metadata.name ?? '';
+    const fromGateway = await reach(gatewayPod, 'gateway', {
+      ledger: services.ledger as Target,
+      agent: services.agent as Target,
+      crawl: services.crawl as Target,
+      monitor: services.monitor as Target,
+      recorder: services.recorder as Target,
+      browserHost: { host: host.status.podIP, port: 50051 },
+      browserHostCdp: { host: host.status.podIP, port: 9222 },
+    });
+    assert.ok(
+      Object.values(fromGateway).every((v) => v === 'open'),
+      `the gateway dials every service: ${JSON.stringify(fromGateway)}`,
     );
+
+    // From the browser host's pod (any process in it: the host, or a session's Chromium taken over).
+    const fromHost = await reach(host.metadata.name, 'browser-host', {
+      ...outside,
+      ...services,
+      otherApp: { host: other.status.podIP ?? '', port: 8080 },
+    });
+    figure(`from a browser host's pod: ${JSON.stringify(fromHost)}`);
+    // Refused (the policy's REJECT), or a timeout where the node rations those answers.
+    const reached = Object.entries(fromHost)
+      .filter(([, v]) => v === 'open')
+      .map(([k]) => k);
+    assert.deepEqual(
+      reached.sort(),
+      // Its own process's: its database, NATS (its announcements, recordings to the recorder), the ledger.
+      ['dns', 'internet', 'ledger', 'nats', 'postgres'],
+      JSON.stringify(fromHost),
+    );
+    for (const [name, v] of Object.entries(fromHost)) {
+      if (v !== 'open') assert.match(v, /^(refused|timeout)$/, `${name}: ${v}`);
+    }
+
+    // From a page one of its browsers loads: the session's egress proxy is its one way out.
+    const page = (t: Target) => `http://${t.host}:${t.port}/`;
+    const visited = await visit(gateway, key, async (name) => (await clusterDns.resolve4(name))[0] ?? name, {
+      internet: PUBLIC_PAGE,
+      postgres: page(outside.postgres as Target),
+      nats: page(outside.nats as Target),
+      ledger: page(services.ledger as Target),
+      agent: page(services.agent as Target),
+      kubernetesApi: page(outside.kubernetesApi as Target),
+      kubernetesApiByName: 'http://kubernetes.default.svc.cluster.local:443/',
+      metadata: page(outside.metadata as Target),
+      otherApp: `http://${other.status.podIP}:8080/`,
+    });
+    figure(
+      `from a page: ${JSON.stringify(Object.fromEntries(Object.entries(visited).map(([k, v]) => [k, v.status])))}`,
+    );
+    assert.equal(visited.internet?.status, 200, JSON.stringify(visited.internet));
+    assert.match(visited.internet?.text ?? '', /A public site answered/);
+    // An address is refused by the guard before any connection; a name once the guard's lookup refuses
+    // its address, which the proxy answers as an upstream error.
+    const { kubernetesApiByName: byName, ...byAddress } = visited;
+    assert.equal(byName?.status, 599, JSON.stringify(byName));
+    for (const [name, seen] of Object.entries(byAddress).filter(([k]) => k !== 'internet')) {
+      assert.equal(seen.status, 403, `${name} from a page: ${JSON.stringify(seen)}`);
+      assert.match(seen.text, /Blocked by the egress guard/, name);
+    }
+    await kubectl('delete', 'pod', 'other-app', '--wait=false');
   });
 
   test('an upgrade to a changed value and a rollback drop no request of a client reading throughout', async () => {
@@ -277,6 +378,13 @@ describe('the chart on a real cluster', () => {
     assert.ok(uids.length >= 2, `session browsers: ${uids.join(', ')}`);
     for (const uid of uids) assert.ok(uid >= 200_000 && uid <= 209_999, `a session browser runs as ${uid}`);
     assert.equal(new Set(uids).size, uids.length, 'no two session browsers share a user');
+    // As one session's user: its own files and egress proxy, not another session's.
+    const apart = await twoSessions(`${hosts}-0`, PUBLIC_PAGE);
+    assert.deepEqual(
+      apart.asFirst,
+      { ownDir: 'read', otherDir: 'EACCES', ownProxy: 200, otherProxy: 403 },
+      JSON.stringify(apart),
+    );
     const full = Date.now();
     await until(
       'a second browser host ready',
