@@ -5,7 +5,7 @@ export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 # The services as libs/config/src/services.ts lists them (its services.test.ts checks this line).
 SERVICES := gateway billing-ledger crawl agent monitor session-recorder browser-host
 
-.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench images cluster cluster-down test-k8s clean
+.PHONY: help toolchain install generate build lint chart infra migrate up down test test-unit test-e2e bench images cluster cluster-down test-k8s test-k8s-scale clean
 
 help: ## Show the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN{FS=":.*## "} {printf "  make %-10s %s\n", $$1, $$2}'
@@ -73,6 +73,9 @@ cluster-down: ## Stop the local Kubernetes and remove every trace of it
 
 test-k8s: build ## Install the chart on the local cluster (make cluster) from fresh images and try it (root)
 	@scripts/test-k8s.sh
+
+test-k8s-scale: build ## The browser hosts on 100 simulated nodes (kwok) beside the local cluster (make cluster; root)
+	@scripts/test-k8s-scale.sh
 
 clean: ## Remove build output (keeps .data/)
 	@rm -rf libs/*/dist services/*/dist clients/*/dist e2e/dist

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Lints the Helm chart and validates every manifest it renders against the
 # Kubernetes JSON schemas, offline:
-#   1. helm lint --strict, with the default values, ci/lint-values.yaml and ci/cluster-values.yaml
-#      (those of make test-k8s)
+#   1. helm lint --strict, with the default values, ci/lint-values.yaml, ci/cluster-values.yaml
+#      (those of make test-k8s) and ci/scale-values.yaml (make test-k8s-scale's)
 #      (values.schema.json rejects unknown or mistyped values);
 #   2. helm template (hooks and tests included) | kubeconform -strict, for both
 #      value sets, against Kubernetes 1.27 (the chart's floor) and 1.37;
@@ -87,6 +87,7 @@ echo "== helm lint --strict" >&2
 "$HELM" lint --strict "$CHART"
 "$HELM" lint --strict -f "$CHART/ci/lint-values.yaml" "$CHART"
 "$HELM" lint --strict -f "$CHART/ci/cluster-values.yaml" "$CHART"
+"$HELM" lint --strict -f "$CHART/ci/scale-values.yaml" "$CHART"
 
 echo "== helm template | kubeconform -strict (offline schemas)" >&2
 # A kind without a schema is an error here (no -ignore-missing-schemas).

@@ -2,13 +2,15 @@
 # The binaries of a single-node Kubernetes, built from the Go module proxy and cached outside the
 # clone, keyed by version (docs/cluster.md): kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubelet, kube-proxy and kubectl from k8s.io/kubernetes, etcd, CoreDNS, and
-# kube-router (its NetworkPolicy firewall alone: docs/decisions/0030-network-policy-controller.md).
+# kube-router (its NetworkPolicy firewall alone: docs/decisions/0030-network-policy-controller.md),
+# and kwok (make test-k8s-scale's simulated nodes).
 # About 14 minutes on 2 cores the first time; then nothing. Prints the cache's bin directory.
 set -euo pipefail
 K8S_VERSION=${K8S_VERSION:-v1.34.4}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.10}
 COREDNS_VERSION=${COREDNS_VERSION:-v1.14.7}
 KUBE_ROUTER_VERSION=${KUBE_ROUTER_VERSION:-v2.1.0}
+KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
 CACHE=${WAP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/wap}/k8s
 BIN="$CACHE/$K8S_VERSION-etcd$ETCD_VERSION-coredns$COREDNS_VERSION/bin"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
@@ -83,5 +85,20 @@ if [ "$(cat "$BIN/kube-router.version" 2>/dev/null)" != "$KUBE_ROUTER_VERSION" ]
     "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION"
   echo "$KUBE_ROUTER_VERSION" >"$BIN/kube-router.version"
   echo "cluster: kube-router built in $((SECONDS - start)) s" >&2
+fi
+# kwok, for make test-k8s-scale's simulated nodes, and the stages it plays them with (the node's
+# start and heartbeat, a pod's start, end and deletion: its module's own, copied beside it).
+if [ "$(cat "$BIN/kwok.version" 2>/dev/null)" != "$KWOK_VERSION" ]; then
+  echo "cluster: building kwok $KWOK_VERSION" >&2
+  start=$SECONDS
+  GOBIN="$BIN" go install -trimpath -ldflags "-s -w" "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+  stages=$(cd "$(mktemp -d)" && go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | jq -r .Dir)/kustomize/stage
+  for f in node/fast/node-initialize node/heartbeat-with-lease/node-heartbeat-with-lease pod/fast/pod-ready \
+    pod/fast/pod-complete pod/fast/pod-delete; do
+    echo "---"
+    cat "$stages/$f.yaml"
+  done >"$BIN/kwok-stages.yaml"
+  echo "$KWOK_VERSION" >"$BIN/kwok.version"
+  echo "cluster: kwok built in $((SECONDS - start)) s" >&2
 fi
 echo "$BIN"
