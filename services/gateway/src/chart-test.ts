@@ -66,12 +66,11 @@ async function main(): Promise<void> {
   step(`${gateway}/readyz is 200`);
 
   const keyFile = path.join(process.env.TMPDIR ?? '/tmp', `chart-test-${randomUUID()}.key`);
-  const seed = await admin<{ apiKey: string; workspace: string }>(
-    'seed',
-    '--key-file',
-    keyFile,
-    '--workspace',
-    'helm-test',
+  // A pod a moment old may not reach the ledger yet: a NetworkPolicy controller admits a new pod's
+  // address to the ledger's ingress at its next sync (kube-router's takes a second or two), and until
+  // then seeding fails with "no free capacity". Asked again until the deadline, as a client would.
+  const seed = await until('a workspace and key seeded', () =>
+    admin<{ apiKey: string; workspace: string }>('seed', '--key-file', keyFile, '--workspace', 'helm-test'),
   );
   const key = seed.apiKey;
   const parsed = parseCredential(key);
