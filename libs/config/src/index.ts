@@ -10,6 +10,7 @@ export {
   port,
   url,
 } from './fields.js';
+export { knownTimezone, validLocale } from './intl.js';
 export { ConfigError, type ConfigProblem, type Env, loadConfig } from './load.js';
 export { RENAMED_SETTINGS, renamedReason } from './renamed.js';
 export { serviceEnv } from './service-env.js';

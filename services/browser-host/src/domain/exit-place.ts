@@ -15,6 +15,7 @@
 // From a country: its main language with the country (likely subtags, as
 // Intl has them: `DE` gives `de-DE`), and its zone (Intl's only zone for the
 // country, or the zone most of its people live in where it has several).
+import { knownTimezone, validLocale } from '@wap/config';
 import { z } from 'zod';
 
 /** What is known of a place; every field optional. */
@@ -32,21 +33,6 @@ export interface PlaceFace {
   knownBy?: string;
 }
 
-const isZone = (zone: string) => {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const isLocale = (locale: string) => {
-  try {
-    return Intl.getCanonicalLocales(locale).length === 1;
-  } catch {
-    return false;
-  }
-};
 /** Intl's time zones of a region: none for a code that names no country (XX, EU, UN). */
 const zonesOf = (region: string): string[] =>
   (new Intl.Locale(`und-${region}`) as Intl.Locale & { getTimeZones?(): string[] }).getTimeZones?.() ?? [];
@@ -55,8 +41,8 @@ const isCountry = (code: string) => /^[A-Za-z]{2}$/.test(code) && zonesOf(code.t
 /** The fields of a place, as an exit or EGRESS_PLACE spells them. */
 export const placeFields = {
   country: z.string().refine(isCountry, 'an ISO 3166-1 alpha-2 country code').optional(),
-  timezone: z.string().refine(isZone, 'an IANA time zone').optional(),
-  locale: z.string().refine(isLocale, 'a BCP 47 locale').optional(),
+  timezone: z.string().refine(knownTimezone, 'an IANA time zone').optional(),
+  locale: z.string().refine(validLocale, 'a BCP 47 locale').optional(),
 };
 
 /** EGRESS_PLACE: JSON of placeFields; empty: nothing known. Throws what is wrong. */

@@ -15,6 +15,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { create } from '@bufbuild/protobuf';
 import { type BrowserHosts, openOnHosts } from '@wap/browser-hosts';
+import { knownTimezone, validLocale } from '@wap/config';
 import { ApiError, toErrorBody } from '@wap/errors';
 import type { Logger } from '@wap/log';
 import { browser } from '@wap/proto';
@@ -28,24 +29,6 @@ import { principalOf } from './auth.js';
 const seconds = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** The session options a connect URL may carry; the same bounds as browser-host's defaults (docs/connect.md). */
-/** A time zone this runtime's ICU knows (the same data Chromium's pages use). */
-const knownTimezone = (tz: string) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** A well-formed BCP 47 tag. */
-const validLocale = (tag: string) => {
-  try {
-    return Intl.getCanonicalLocales(tag).length === 1;
-  } catch {
-    return false;
-  }
-};
 
 export const connectQuery = z.strictObject({
   idleTimeout: seconds(0, 3_600)
