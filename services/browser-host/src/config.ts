@@ -6,6 +6,15 @@ import { parseExits } from './domain/exits.js';
 import { parseUidRange } from './domain/uid-range.js';
 
 /** Every variable the service reads; each .describe() is its meaning in docs/settings.md. */
+/** A JSON setting `parse` must take: its error (or "not JSON") is the setting's problem. */
+const parsedBy = (parse: (json: string) => unknown) => (json: string, ctx: z.RefinementCtx) => {
+  try {
+    parse(json);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: err instanceof SyntaxError ? 'not JSON' : String((err as Error).message) });
+  }
+};
+
 export const env = baseEnv(50056).extend({
   CHROMIUM_PATH: z.string().default('/usr/bin/chromium').describe("Debian's Chromium; never a downloaded browser."),
   BROWSER_POOL_SIZE: z.coerce.number().int().min(1).max(64).default(2).describe('Chromium processes kept running.'),
@@ -128,32 +137,14 @@ export const env = baseEnv(50056).extend({
   EXITS: z
     .string()
     .default('')
-    .superRefine((json, ctx) => {
-      try {
-        parseExits(json);
-      } catch (err) {
-        ctx.addIssue({
-          code: 'custom',
-          message: err instanceof SyntaxError ? 'not JSON' : String((err as Error).message),
-        });
-      }
-    })
+    .superRefine(parsedBy(parseExits))
     .describe(
       'JSON array of exits profiles pin (docs/profiles.md): {id, kind: residential or datacenter, region, url (http:// or socks5:// proxy), and where it comes out when known: country (ISO 3166-1 alpha-2), timezone (IANA), locale (BCP 47)}; a session through it takes that time zone and locale unless it asks for its own. Empty: profiles go direct.',
     ),
   EGRESS_PLACE: z
     .string()
     .default('')
-    .superRefine((json, ctx) => {
-      try {
-        parsePlace(json);
-      } catch (err) {
-        ctx.addIssue({
-          code: 'custom',
-          message: err instanceof SyntaxError ? 'not JSON' : String((err as Error).message),
-        });
-      }
-    })
+    .superRefine(parsedBy(parsePlace))
     .describe(
       "Where the host's own traffic comes out (the render pool, sessions without an exit), as JSON {country (ISO 3166-1 alpha-2), timezone (IANA), locale (BCP 47)}, each optional: their pages' time zone and locale, unless a session asks for its own (docs/profiles.md, Exits). Empty: UTC and en-US.",
     ),
