@@ -6,7 +6,7 @@
 # Prints each file's spec output without its closing counts (scripts/test-reporter.mjs), then one
 # closing summary of all the files in the spec reporter's shape (ℹ tests N ... ℹ duration_ms N),
 # after the failed files and, for each failed test, its place and the first lines of its error;
-# exits 1 when a test or a file failed.
+# exits 1 when a test or a file failed. A file stopped is named with the test it was running.
 #   scripts/test-files.sh <file.test.js>...
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +27,7 @@ n=0
 for file in "$@"; do
   n=$((n + 1))
   # timeout puts the file's runner in a process group of its own and signals the whole group.
-  WAP_TEST_COUNTS="$dir/$n.json" WAP_TEST_FAILURES="$dir/$n.failures.json" timeout --kill-after=30s "$budget" node --test --enable-source-maps \
+  WAP_TEST_COUNTS="$dir/$n.json" WAP_TEST_RUNNING="$dir/$n.running.json" WAP_TEST_FAILURES="$dir/$n.failures.json" timeout --kill-after=30s "$budget" node --test --enable-source-maps \
     --disable-warning=ExperimentalWarning --test-reporter=./scripts/test-reporter.mjs "$file" &
   running=$!
   code=0
@@ -36,7 +36,15 @@ for file in "$@"; do
   echo "$code" >"$dir/$n.exit"
   if [ "$code" = 124 ] || [ "$code" = 137 ]; then
     echo "✖ $file did not finish within $budget: stopped, with every process it started"
-    failed+=("$file (did not finish within $budget)")
+    # Where it hung: the test running then, or (none running) a hook or a handle after the last one.
+    where=$(node -e '
+      const { existsSync, readFileSync } = require("node:fs");
+      const f = process.argv[1];
+      const { running = "", lastEnded = "" } = existsSync(f) ? JSON.parse(readFileSync(f, "utf8")) : {};
+      console.log(running ? `in: ${running}` : `in a hook or an open handle, after: ${lastEnded || "no test"}`);
+    ' "$dir/$n.running.json")
+    echo "  $where"
+    failed+=("$file (did not finish within $budget, $where)")
   elif [ "$code" != 0 ]; then
     failed+=("$file")
   fi

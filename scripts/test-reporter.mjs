@@ -2,7 +2,9 @@
 // which go to the JSON file WAP_TEST_COUNTS names instead: scripts/test-files.sh runs test
 // files one at a time and closes with one summary of them all, in the same shape. Each failed
 // test's name, place and first lines of its error go to the JSON file WAP_TEST_FAILURES names, for
-// that closing: a run's last lines then say what failed and why, not only which file.
+// that closing: a run's last lines then say what failed and why, not only which file. The test
+// running now (its suites › its name) is kept in the file WAP_TEST_RUNNING names, rewritten as each
+// test starts and ends: a file stopped for taking too long is then named with the test it hung in.
 import { writeFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { spec } from 'node:test/reporters';
@@ -20,8 +22,24 @@ function reasonOf(error) {
 export default async function* specWithoutClosingCounts(source) {
   const counts = {};
   const failures = [];
+  // Names of the test running and the suites around it, by nesting; the last test that ended.
+  const running = [];
+  let lastEnded = '';
+  const keepRunning = () => {
+    if (process.env.WAP_TEST_RUNNING)
+      writeFileSync(process.env.WAP_TEST_RUNNING, JSON.stringify({ running: running.join(' › '), lastEnded }));
+  };
   async function* events() {
     for await (const event of source) {
+      if (event.type === 'test:dequeue' && event.data.nesting >= 0) {
+        running.length = event.data.nesting;
+        running[event.data.nesting] = event.data.name;
+        keepRunning();
+      } else if (event.type === 'test:pass' || event.type === 'test:fail') {
+        lastEnded = [...running.slice(0, event.data.nesting), event.data.name].join(' › ');
+        running.length = Math.min(running.length, event.data.nesting);
+        keepRunning();
+      }
       // A suite whose tests failed says only that: its tests' own failures are the ones to show.
       if (event.type === 'test:fail' && event.data.details?.error?.failureType !== 'subtestsFailed')
         failures.push({
