@@ -109,7 +109,9 @@ start_pg() {
 start_nats() {
   nats_running && return 0
   mkdir -p "$DATA/nats"
-  nohup nats-server -a "$LISTEN" -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
+  # A session of its own, as pg_ctl gives Postgres: a Ctrl-C or a kill of the process group that
+  # started it (a terminal's `make up`, a job runner's cleanup) does not end it.
+  setsid nohup nats-server -a "$LISTEN" -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
     --pid "$DATA/nats.pid" -l "$DATA/nats.log" >/dev/null 2>&1 &
   for _ in $(seq 1 100); do nats_running && break; sleep 0.1; done
   nats_running || { echo "infra: nats-server did not start; see $DATA/nats.log" >&2; exit 1; }
