@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { browserHostsSubject, type HostAnnouncement, type NatsLink } from '@wap/events';
 import { browser } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { quietLog, testNats, uniqueNamespace, until } from '@wap/testkit';
+import { quietLog, TEST_SERVICE_TOKEN, testNats, uniqueNamespace, until } from '@wap/testkit';
 import { type BrowserClient, BrowserHosts } from './browser-hosts.js';
 
 // Placement as the gateway and the agent service see it: hosts announce on a
@@ -30,7 +30,7 @@ const announcement = (hostId: string, room: Partial<HostAnnouncement>): HostAnno
 
 async function directory(fallback?: BrowserClient) {
   const namespace = uniqueNamespace('hosts');
-  const hosts = new BrowserHosts(link, namespace, fallback, quietLog());
+  const hosts = new BrowserHosts(link, namespace, fallback, TEST_SERVICE_TOKEN, quietLog());
   hosts.start();
   await link.nc.flush();
   const say = (message: unknown) => link.nc.publish(browserHostsSubject(namespace), JSON.stringify(message));

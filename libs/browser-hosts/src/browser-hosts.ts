@@ -48,6 +48,8 @@ export class BrowserHosts {
     private readonly namespace: string,
     /** The host of BROWSER_HOST_ADDR: used while no host has announced. */
     private readonly fallback: BrowserClient | undefined,
+    /** The fleet's SERVICE_TOKEN, sent to every host announced. */
+    private readonly token: string,
     private readonly log: Logger,
   ) {}
 
@@ -77,7 +79,7 @@ export class BrowserHosts {
   private client(address: string): BrowserClient {
     let client = this.clients.get(address);
     if (!client) {
-      client = createClient(browser.BrowserService, address, { defaultTimeoutMs: 30_000 });
+      client = createClient(browser.BrowserService, address, { defaultTimeoutMs: 30_000, token: this.token });
       this.clients.set(address, client);
     }
     return client;

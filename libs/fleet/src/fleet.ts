@@ -114,6 +114,18 @@ export class Fleet {
     return `127.0.0.1:${this.ports.grpc[service]}`;
   }
 
+  /** The SERVICE_TOKEN this fleet's services send and check (a .env may set its own). */
+  get serviceToken(): string {
+    return this.settings.env?.SERVICE_TOKEN ?? this.derivedKey('wap-service-token');
+  }
+
+  /** A secret of this fleet's own, derived from its infra (whose admin URL holds a password) and database prefix. */
+  private derivedKey(label: string): string {
+    return createHash('sha256')
+      .update(`${label}:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
+      .digest('base64url');
+  }
+
   databaseUrl(service: ServiceName): string {
     return databaseUrlFor(this.settings.infra.adminUrl, this.databaseName(service));
   }
@@ -164,39 +176,26 @@ export class Fleet {
       HTTP_PORT: String(this.ports.http),
       // browser-host's CDP endpoint, where /connect sends clients.
       CDP_PORT: String(this.ports.cdp),
+      // Every service's gRPC calls carry it and every server checks it (docs/decisions/0035-service-credentials.md);
+      // derived like the keys below.
+      SERVICE_TOKEN: this.derivedKey('wap-service-token'),
       // Recording chunks are signed by browser-host and checked by session-recorder with one key (docs/sessions.md):
       // on loopback, one derived from this fleet's infra; a cluster sets a real secret.
-      RECORDING_KEY: createHash('sha256')
-        .update(`wap-recording:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      RECORDING_KEY: this.derivedKey('wap-recording'),
       // Profiles' stored states are sealed by browser hosts (docs/profiles.md); derived the same way, a different key.
-      PROFILE_KEY: createHash('sha256')
-        .update(`wap-profile:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      PROFILE_KEY: this.derivedKey('wap-profile'),
       // Monitors' target URLs and webhook secrets are sealed by the monitor service (docs/monitors.md); the same way.
-      MONITOR_KEY: createHash('sha256')
-        .update(`wap-monitor:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      MONITOR_KEY: this.derivedKey('wap-monitor'),
       // Crawls' webhook URLs, headers and secrets are sealed by the crawl service (docs/crawl.md); the same way.
-      CRAWL_KEY: createHash('sha256')
-        .update(`wap-crawl:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      CRAWL_KEY: this.derivedKey('wap-crawl'),
       // The OAuth sign-in pages' state is signed by the gateway (docs/oauth.md); derived the same way, a different key.
-      OAUTH_KEY: createHash('sha256')
-        .update(`wap-oauth:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      OAUTH_KEY: this.derivedKey('wap-oauth'),
       // Files handed to agent runs are sealed by the agent service (docs/agent.md); derived the same way, a different key.
-      AGENT_FILES_KEY: createHash('sha256')
-        .update(`wap-agent-files:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      AGENT_FILES_KEY: this.derivedKey('wap-agent-files'),
       // Stored secrets' data keys are wrapped by the agent service (docs/secrets.md); derived the same way, a different key.
-      AGENT_SECRETS_KEY: createHash('sha256')
-        .update(`wap-agent-secrets:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      AGENT_SECRETS_KEY: this.derivedKey('wap-agent-secrets'),
       // Replay links are signed by the gateway alone; derived the same way, a different key.
-      REPLAY_KEY: createHash('sha256')
-        .update(`wap-replay:${this.settings.infra.adminUrl}:${this.settings.dbPrefix}`)
-        .digest('base64url'),
+      REPLAY_KEY: this.derivedKey('wap-replay'),
       ...this.settings.env,
     };
   }

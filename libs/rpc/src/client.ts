@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { injectContext } from '@wap/telemetry';
 import { fromServiceError } from './errors.js';
 import { deserializer, methodPath, serializer } from './server.js';
+import { attachServiceToken } from './service-token.js';
 import type { CallOptions, GenService, GenServiceMethods, ServiceClient } from './types.js';
 
 export interface ClientSettings {
@@ -11,6 +12,8 @@ export interface ClientSettings {
    * it ends when the caller aborts or the server finishes it.
    */
   defaultTimeoutMs?: number;
+  /** The fleet's SERVICE_TOKEN, sent with every call; a health client needs none. */
+  token?: string;
   credentials?: grpc.ChannelCredentials;
   channelOptions?: grpc.ChannelOptions;
 }
@@ -19,9 +22,10 @@ export interface Closable {
   close(): void;
 }
 
-function callMetadata(options: CallOptions | undefined): grpc.Metadata {
+function callMetadata(options: CallOptions | undefined, token: string | undefined): grpc.Metadata {
   const metadata = options?.metadata?.clone() ?? new grpc.Metadata();
   injectContext((key, value) => metadata.set(key, value));
+  if (token !== undefined) attachServiceToken(metadata, token);
   return metadata;
 }
 
@@ -64,7 +68,7 @@ export function createClient<S extends GenServiceMethods>(
             serialize,
             deserialize,
             request,
-            callMetadata(options),
+            callMetadata(options, settings.token),
             { deadline: deadlineOf(options) },
             (err, response) => (err ? reject(fromServiceError(err)) : resolve(response)),
           );
@@ -73,9 +77,16 @@ export function createClient<S extends GenServiceMethods>(
     } else if (method.methodKind === 'server_streaming') {
       client[method.localName] = (request: unknown, options?: CallOptions) => ({
         async *[Symbol.asyncIterator]() {
-          const call = channel.makeServerStreamRequest(path, serialize, deserialize, request, callMetadata(options), {
-            deadline: options?.timeoutMs === undefined ? Number.POSITIVE_INFINITY : deadlineOf(options),
-          });
+          const call = channel.makeServerStreamRequest(
+            path,
+            serialize,
+            deserialize,
+            request,
+            callMetadata(options, settings.token),
+            {
+              deadline: options?.timeoutMs === undefined ? Number.POSITIVE_INFINITY : deadlineOf(options),
+            },
+          );
           options?.signal?.addEventListener('abort', () => call.cancel(), { once: true });
           try {
             for await (const message of call) yield message;

@@ -3,5 +3,5 @@ export { fromCallError, fromServiceError, toCallError, toServiceError } from './
 export { HealthService, type ReadinessProbe } from './health.js';
 export { isUuid, resourceId } from './ids.js';
 export { DEFAULT_PAGE_LIMIT, decodeCursor, encodeCursor, MAX_PAGE_LIMIT, pageLimit, pageOf } from './paging.js';
-export { addService, methodPath } from './server.js';
+export { addService, createServer, methodPath, type ServerSettings } from './server.js';
 export type { CallContext, CallOptions, ServiceClient, ServiceImpl } from './types.js';

@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Logger } from '@wap/log';
 import { inIncomingTrace } from '@wap/telemetry';
 import { toServiceError } from './errors.js';
+import { serviceTokenCheck } from './service-token.js';
 import type { CallContext, GenService, GenServiceMethods, ServiceImpl } from './types.js';
 
 export function methodPath(method: DescMethod): string {
@@ -34,6 +35,21 @@ function callContext(
   const abort = new AbortController();
   call.on('cancelled', () => abort.abort(new Error('call cancelled')));
   return { metadata: call.metadata, signal: abort.signal, method };
+}
+
+export interface ServerSettings {
+  /** The fleet's SERVICE_TOKEN: every call but a health check must carry it (service-token.ts). */
+  token: string;
+  /** Where refused calls are logged (never with the token). */
+  log: Logger;
+  options?: grpc.ServerOptions;
+}
+
+/** A gRPC server that refuses, UNAUTHENTICATED, every call without the service token, health checks aside. */
+export function createServer(settings: ServerSettings): grpc.Server {
+  if (settings.token === '') throw new Error('createServer: an empty service token would admit anyone');
+  const interceptors = [serviceTokenCheck(settings.token, settings.log), ...(settings.options?.interceptors ?? [])];
+  return new grpc.Server({ ...settings.options, interceptors });
 }
 
 /**

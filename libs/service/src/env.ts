@@ -17,6 +17,12 @@ export const baseEnv = (grpcPort: number) =>
     METRICS_PORT: port()
       .optional()
       .describe('Port of GET /metrics (Prometheus text format) on GRPC_HOST; unset, metrics are not served.'),
+    SERVICE_TOKEN: z
+      .string()
+      .min(32, 'expected a secret of 32 or more characters')
+      .describe(
+        'Shared secret (32+ characters), the same on every service: sent with each gRPC call to another service and asked of each call served, refused UNAUTHENTICATED without it (grpc.health.v1 stays open to probes). `make up` derives one per machine; the chart generates one (decision 0035).',
+      ),
     NATS_NAMESPACE: z
       .string()
       .regex(/^[a-z0-9_]*$/, 'lower-case letters, digits and _ only')

@@ -3,7 +3,7 @@ import { loadConfig } from '@wap/config';
 import { type ConsumerSpec, connectNats, ensureStreams, type NatsLink, type StreamSpec } from '@wap/events';
 import { createLogger, type Logger } from '@wap/log';
 import { health } from '@wap/proto';
-import { addService, HealthService, type ReadinessProbe } from '@wap/rpc';
+import { addService, createServer, HealthService, type ReadinessProbe } from '@wap/rpc';
 import { stopTelemetry } from '@wap/telemetry';
 import type { z } from 'zod';
 import type { BaseEnv } from './env.js';
@@ -101,7 +101,12 @@ export async function runService<Env extends z.ZodObject<z.ZodRawShape>, Db exte
   const healthService = new HealthService(definition.name, probes);
   const metrics = config.METRICS_PORT === undefined ? new Registry() : processMetrics();
   let metricsServer: MetricsServer | undefined;
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 16 * 1024 * 1024 });
+  // Every RPC but health refuses a call without the fleet's SERVICE_TOKEN (docs/decisions/0035-service-credentials.md).
+  const server = createServer({
+    token: config.SERVICE_TOKEN,
+    log,
+    options: { 'grpc.max_receive_message_length': 16 * 1024 * 1024 },
+  });
   addService(server, health.Health, healthService.impl, log);
 
   let stopping = false;

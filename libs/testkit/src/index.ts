@@ -12,7 +12,13 @@ export { readLogLines, startBenchFleet, startFleet } from './fleets.js';
 export { type Goal, goal, goalLines, printGoals } from './goals.js';
 export { uniqueNamespace } from './namespace.js';
 export { PrivateInfra } from './private-infra.js';
-export { type ServiceProcess, servesAndStops, spawnService, waitServing } from './service-process.js';
+export {
+  type ServiceProcess,
+  servesAndStops,
+  spawnService,
+  TEST_SERVICE_TOKEN,
+  waitServing,
+} from './service-process.js';
 export { until } from './wait.js';
 
 /** A logger that prints nothing, for the code under test. */

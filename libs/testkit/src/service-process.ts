@@ -2,6 +2,7 @@
 // with its environment, logging to a file (reading a loaded service's log
 // through a pipe would cost the test, or the bench, CPU it is measuring).
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +13,9 @@ import { createClient } from '@wap/rpc';
 import { uniqueNamespace } from './namespace.js';
 import { until } from './wait.js';
 
+/** The SERVICE_TOKEN of the services this test process runs, spawned or in-process: its clients send it. */
+export const TEST_SERVICE_TOKEN = `test-${randomBytes(24).toString('hex')}`;
+
 export interface ServiceProcess {
   proc: ChildProcess;
   exited: Promise<number | null>;
@@ -19,6 +23,8 @@ export interface ServiceProcess {
   logFile: string;
   /** Its gRPC address on loopback. */
   address: string;
+  /** The SERVICE_TOKEN it takes: a client of it sends this (createClient's `token`). */
+  token: string;
 }
 
 /**
@@ -48,6 +54,7 @@ export function spawnService(
         GRPC_PORT: String(port),
         LOG_LEVEL: 'warn',
         NATS_NAMESPACE: uniqueNamespace(service.replace(/-/g, '_')),
+        SERVICE_TOKEN: TEST_SERVICE_TOKEN,
         ...env,
       },
       stdio: ['ignore', fd, fd],
@@ -55,7 +62,7 @@ export function spawnService(
   );
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return { proc, exited, logFile, address: `127.0.0.1:${port}` };
+  return { proc, exited, logFile, address: `127.0.0.1:${port}`, token: env.SERVICE_TOKEN ?? TEST_SERVICE_TOKEN };
 }
 
 /** Waits until the gRPC health service at `address` reports SERVING. */

@@ -45,11 +45,12 @@ export function openAgent(
 ) {
   const store = new RunStore(db);
   const pauses = new PauseStore(db);
-  const ledger = ledgerClient(config.BILLING_LEDGER_ADDR);
+  const token = config.SERVICE_TOKEN;
+  const ledger = ledgerClient(config.BILLING_LEDGER_ADDR, token);
   const fallback = config.BROWSER_HOST_ADDR
-    ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
+    ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000, token })
     : undefined;
-  const hosts = new BrowserHosts(nats, config.NATS_NAMESPACE, fallback, log);
+  const hosts = new BrowserHosts(nats, config.NATS_NAMESPACE, fallback, token, log);
   const models = new ModelRegistry(config, options.models);
   const allow = AllowList.parse(config.EGRESS_ALLOW);
   // Secrets, their intents, runs' grants and integrations (docs/secrets.md).

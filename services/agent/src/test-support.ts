@@ -15,6 +15,7 @@ import {
   quietLog,
   type ServiceProcess,
   spawnService,
+  TEST_SERVICE_TOKEN,
   testNats,
   uniqueNamespace,
 } from '@wap/testkit';
@@ -228,14 +229,14 @@ export async function systemsFixture(options: { extraCa?: string[] } = {}) {
   const stores = testStores(db, options.extraCa);
   const nats = await testNats('agent-systems-test', quietLog());
   const namespace = uniqueNamespace('agent');
-  const ledger: LedgerClient = ledgerClient('127.0.0.1:9');
+  const ledger: LedgerClient = ledgerClient('127.0.0.1:9', TEST_SERVICE_TOKEN);
   const live: { browser: BrowserSystem; chromium: TestSessionBrowser }[] = [];
   /** What the run loop gives its systems, as the composition root builds it, on the fixture's stores and NATS. */
   const systemDeps = (opts: { filesKey?: string; approvalTimeoutMs?: number } = {}): SystemDeps => ({
     store: stores.store,
     pauses: stores.pauses,
     ledger,
-    hosts: new BrowserHosts(nats, namespace, undefined, quietLog()),
+    hosts: new BrowserHosts(nats, namespace, undefined, TEST_SERVICE_TOKEN, quietLog()),
     filesKey: opts.filesKey,
     policy: stores.policy,
     approvalTimeoutMs: opts.approvalTimeoutMs ?? 60_000,

@@ -15,6 +15,7 @@ import {
   type LedgerClient,
   type LedgerProcess,
   spawnLedger,
+  TEST_SERVICE_TOKEN,
   type TestDatabase,
   waitServing,
 } from './test-support.js';
@@ -53,7 +54,7 @@ test('SIGKILL mid-burst, restart, replay: every charge applied exactly once', { 
   const address = `127.0.0.1:${port}`;
   running = spawnLedger(database.url, port);
   await waitServing(address);
-  const setup = createClient(ledger.LedgerService, address);
+  const setup = createClient(ledger.LedgerService, address, { token: TEST_SERVICE_TOKEN });
   const workspaceId = 'crash-ws';
   await setup.ensureAccount({ workspaceId, plan: ledger.Plan.PRO });
   const holds: string[] = [];
@@ -76,7 +77,7 @@ test('SIGKILL mid-burst, restart, replay: every charge applied exactly once', { 
   let killed = false;
   const senders = Array.from({ length: SENDERS }, async (_, s) => {
     // Only the kill may fail a call: a deadline a busy machine could pass would fail one too.
-    const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 30_000 });
+    const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 30_000, token: TEST_SERVICE_TOKEN });
     for (let i = 0; !killed; i++) {
       const meters = [
         { meter: ledger.Meter.PAGE_LOAD, quantity: BigInt(1 + ((s + i) % 3)) },
@@ -117,7 +118,7 @@ test('SIGKILL mid-burst, restart, replay: every charge applied exactly once', { 
 
   running = spawnLedger(database.url, port);
   await waitServing(address);
-  const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 10_000 });
+  const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 10_000, token: TEST_SERVICE_TOKEN });
   for (const item of sent) {
     const answer = await call(client, item);
     const first = firstAnswers.get(item.request.idempotencyKey);

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { MeteredHold, type MeteredState, recoverMetered } from '@wap/billing';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { until } from '@wap/testkit';
+import { TEST_SERVICE_TOKEN, until } from '@wap/testkit';
 import { freshDatabase, type InProcessLedger, serveLedger, TestClock, type TestDatabase } from './test-support.js';
 
 let database: TestDatabase;
@@ -158,7 +158,10 @@ test('a hold the ledger could not release at the end is released as soon as the 
   // A ledger of its own that goes away and comes back at the same address, as a restarted pod does.
   const first = await serveLedger(database.url, clock.now);
   const port = Number(first.address.split(':').at(-1));
-  const client = createClient(ledger.LedgerService, first.address, { defaultTimeoutMs: 2_000 });
+  const client = createClient(ledger.LedgerService, first.address, {
+    defaultTimeoutMs: 2_000,
+    token: TEST_SERVICE_TOKEN,
+  });
   try {
     const session = await MeteredHold.open(client, charge(workspaceId), { aheadMc: 5_000n });
     assert.equal((await credits(workspaceId)).heldMillicredits, 5_000n);

@@ -3,15 +3,21 @@
 // with a clock the test moves, or run as its own process like the fleet does.
 import path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import { type FreshDatabase, freshServiceDatabase, type ServiceProcess, spawnService } from '@wap/testkit';
+import {
+  type FreshDatabase,
+  freshServiceDatabase,
+  type ServiceProcess,
+  spawnService,
+  TEST_SERVICE_TOKEN,
+} from '@wap/testkit';
 
-export { freePort, infra, waitServing } from '@wap/testkit';
+export { freePort, infra, TEST_SERVICE_TOKEN, waitServing } from '@wap/testkit';
 
 import assert from 'node:assert/strict';
 import { type ApiError, isApiError } from '@wap/errors';
 import { createLogger } from '@wap/log';
 import { ledger } from '@wap/proto';
-import { addService, createClient } from '@wap/rpc';
+import { addService, createClient, createServer } from '@wap/rpc';
 import { env } from './config.js';
 import { openLedger } from './ledger.js';
 import type { BatcherSettings } from './store/batcher.js';
@@ -66,7 +72,7 @@ export async function serveLedger(
 ): Promise<InProcessLedger> {
   const db = new LedgerDatabase(url);
   // No NATS: a test that listens to the announcements hands its own `announce`.
-  const config = env.parse({ DATABASE_URL: url, NATS_URL: 'nats://127.0.0.1:4222' });
+  const config = env.parse({ DATABASE_URL: url, NATS_URL: 'nats://127.0.0.1:4222', SERVICE_TOKEN: TEST_SERVICE_TOKEN });
   const log = createLogger({ service: 'billing-ledger', level: 'warn' });
   const { deps, impl, changes } = openLedger(config, db, undefined, log, {
     clock,
@@ -74,7 +80,8 @@ export async function serveLedger(
     ...(batching && { batching }),
     ...(announce && { announce }),
   });
-  const server = new grpc.Server();
+  // As the service serves: a call without the test's service token is refused.
+  const server = createServer({ token: TEST_SERVICE_TOKEN, log });
   addService(server, ledger.LedgerService, impl, log);
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (e, p) =>
@@ -82,7 +89,7 @@ export async function serveLedger(
     ),
   );
   const address = `127.0.0.1:${bound}`;
-  const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 15_000 });
+  const client = createClient(ledger.LedgerService, address, { defaultTimeoutMs: 15_000, token: TEST_SERVICE_TOKEN });
   return {
     client,
     db,

@@ -55,7 +55,7 @@ export function openBrowserHost(
   // Each browser's own OS user where the host runs as root (docs/connect.md, "Isolation").
   const users = OsUsers.start(config.SESSION_UIDS, config.CHROMIUM_PATH, log);
   const ledger: LedgerClient | undefined = config.BILLING_LEDGER_ADDR
-    ? ledgerClient(config.BILLING_LEDGER_ADDR)
+    ? ledgerClient(config.BILLING_LEDGER_ADDR, config.SERVICE_TOKEN)
     : undefined;
   const store = db ? new SessionStore(db, nats ? sessionStreamNames(namespace).lifecycle : undefined) : undefined;
   const publisher = nats && new Publisher(nats.nc);

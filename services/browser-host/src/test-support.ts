@@ -4,7 +4,14 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import path from 'node:path';
 import type { browser as proto } from '@wap/proto';
-import { type FreshDatabase, freshServiceDatabase, quietLog, type ServiceProcess, spawnService } from '@wap/testkit';
+import {
+  type FreshDatabase,
+  freshServiceDatabase,
+  quietLog,
+  type ServiceProcess,
+  spawnService,
+  TEST_SERVICE_TOKEN,
+} from '@wap/testkit';
 import { WebSocketServer } from 'ws';
 import { openBrowserHost } from './browser-host.js';
 import { type BrowserHostConfig, env } from './config.js';
@@ -32,7 +39,11 @@ export const spawnBrowserHost = (databaseUrl: string, port: number, env: Record<
  * runs what production runs), with CDP on a free port, then `overrides`.
  */
 export function testHostConfig(overrides: Partial<BrowserHostConfig> = {}): BrowserHostConfig {
-  const parsed = env.parse({ DATABASE_URL: 'postgresql://127.0.0.1/unused', NATS_URL: 'nats://127.0.0.1:4222' });
+  const parsed = env.parse({
+    DATABASE_URL: 'postgresql://127.0.0.1/unused',
+    NATS_URL: 'nats://127.0.0.1:4222',
+    SERVICE_TOKEN: TEST_SERVICE_TOKEN,
+  });
   return { ...parsed, CDP_PORT: 0, ...overrides };
 }
 

@@ -48,11 +48,12 @@ export function openCrawl(config: CrawlConfig, db: CrawlDatabase, nats: NatsLink
     memoryBytes: config.DOCUMENT_MEMORY_MB * 2 ** 20,
     idleMs: config.DOCUMENT_IDLE,
   });
-  const ledgerClient = createClient(ledger.LedgerService, config.BILLING_LEDGER_ADDR);
+  const token = config.SERVICE_TOKEN;
+  const ledgerClient = createClient(ledger.LedgerService, config.BILLING_LEDGER_ADDR, { token });
   const browserClient = config.BROWSER_HOST_ADDR
-    ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000 })
+    ? createClient(browser.BrowserService, config.BROWSER_HOST_ADDR, { defaultTimeoutMs: 60_000, token })
     : undefined;
-  const modelFormats = modelFormatsClient(config.AGENT_ADDR);
+  const modelFormats = modelFormatsClient(config.AGENT_ADDR, token);
   const crawls = new CrawlStore(db);
   const urls = new UrlStore(db);
   const hosts = new HostStore(db);

@@ -13,8 +13,16 @@ import {
 } from '@wap/billing-ledger/test-support';
 import { ensureStreams } from '@wap/events';
 import { crawl, ledger } from '@wap/proto';
-import { addService, createClient } from '@wap/rpc';
-import { type FreshDatabase, freshServiceDatabase, infra, quietLog, testNats, uniqueNamespace } from '@wap/testkit';
+import { addService, createClient, createServer } from '@wap/rpc';
+import {
+  type FreshDatabase,
+  freshServiceDatabase,
+  infra,
+  quietLog,
+  TEST_SERVICE_TOKEN,
+  testNats,
+  uniqueNamespace,
+} from '@wap/testkit';
 import { env } from './config.js';
 import { openCrawl } from './crawl.js';
 import { frontierStreams } from './jobs/frontier.js';
@@ -58,6 +66,7 @@ export async function serveCrawl(settings: Record<string, string> = {}): Promise
     BILLING_LEDGER_ADDR: ledger.address,
     EGRESS_ALLOW: '127.0.0.0/8',
     EXTRACT_THREADS: '0',
+    SERVICE_TOKEN: TEST_SERVICE_TOKEN,
     ...settings,
   });
   const nats = await testNats('crawl-test', log);
@@ -67,12 +76,15 @@ export async function serveCrawl(settings: Record<string, string> = {}): Promise
   const db = new CrawlDatabase(config.DATABASE_URL, 4);
   const running = openCrawl(config, db, nats, log);
   await running.start();
-  const server = new grpc.Server();
+  const server = createServer({ token: TEST_SERVICE_TOKEN, log });
   addService(server, crawl.CrawlService, running.impl, log);
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
   );
-  const client = createClient(crawl.CrawlService, `127.0.0.1:${port}`, { defaultTimeoutMs: 30_000 });
+  const client = createClient(crawl.CrawlService, `127.0.0.1:${port}`, {
+    defaultTimeoutMs: 30_000,
+    token: TEST_SERVICE_TOKEN,
+  });
   return {
     client,
     ledger,

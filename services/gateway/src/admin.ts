@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The operator's command: workspaces, plans, grants, the first accounts and
 // keys (people then manage keys and members in the console, docs/console.md).
-// It reads the gateway's own environment (DATABASE_URL, BILLING_LEDGER_ADDR).
+// It reads the gateway's own environment (DATABASE_URL, BILLING_LEDGER_ADDR, SERVICE_TOKEN).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ParseArgsOptionsConfig, parseArgs } from 'node:util';
@@ -62,7 +62,8 @@ function planOption(plan: string | undefined, fallback: PlanName = 'free'): Plan
 
 function ledgerClient() {
   const address = process.env.BILLING_LEDGER_ADDR;
-  return address ? createClient(ledger.LedgerService, address, { defaultTimeoutMs: 10_000 }) : undefined;
+  const token = process.env.SERVICE_TOKEN;
+  return address ? createClient(ledger.LedgerService, address, { defaultTimeoutMs: 10_000, token }) : undefined;
 }
 
 const millicredits = (credits: string) => {

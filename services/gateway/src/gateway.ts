@@ -82,7 +82,7 @@ export function openGateway(
   const upstreams = new Upstreams(config);
   const registry = (options.registry ?? buildRegistry)(upstreams);
   const hosts = upstreams.configured('browser-host')
-    ? new BrowserHosts(nats, config.NATS_NAMESPACE, upstreams.configuredBrowser, log)
+    ? new BrowserHosts(nats, config.NATS_NAMESPACE, upstreams.configuredBrowser, config.SERVICE_TOKEN, log)
     : undefined;
   // Any replica answers for profiles (they share a database): one that is alive, not only BROWSER_HOST_ADDR.
   if (hosts) upstreams.routeBrowser(() => hosts.any());

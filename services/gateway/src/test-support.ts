@@ -3,7 +3,14 @@
 import path from 'node:path';
 import { loadConfig } from '@wap/config';
 import type { NatsLink } from '@wap/events';
-import { type FreshDatabase, freshServiceDatabase, infra, quietLog, uniqueNamespace } from '@wap/testkit';
+import {
+  type FreshDatabase,
+  freshServiceDatabase,
+  infra,
+  quietLog,
+  TEST_SERVICE_TOKEN,
+  uniqueNamespace,
+} from '@wap/testkit';
 import { env } from './config.js';
 import { type GatewayOptions, openGateway } from './gateway.js';
 import { type GatewayDatabase, openGatewayDatabase } from './store/database.js';
@@ -50,6 +57,7 @@ export async function startGateway(
     NATS_URL: infra().natsUrl,
     NATS_NAMESPACE: uniqueNamespace('gateway'),
     HTTP_PORT: '0',
+    SERVICE_TOKEN: TEST_SERVICE_TOKEN,
     ...settings,
   });
   const gateway = openGateway(config, database.db, link, quietLog('gateway-test'), options);

@@ -32,9 +32,10 @@ export function snapshotLinks(config: MonitorConfig): SnapshotLinks | undefined 
 
 export function openMonitor(config: MonitorConfig, db: MonitorDatabase, nats: NatsLink, log: Logger) {
   const store = new MonitorStore(db);
-  const ledger = config.BILLING_LEDGER_ADDR ? ledgerClient(config.BILLING_LEDGER_ADDR) : undefined;
+  const token = config.SERVICE_TOKEN;
+  const ledger = config.BILLING_LEDGER_ADDR ? ledgerClient(config.BILLING_LEDGER_ADDR, token) : undefined;
   const crawlClient: CrawlClient | undefined = config.CRAWL_ADDR
-    ? createClient(crawl.CrawlService, config.CRAWL_ADDR, { defaultTimeoutMs: 90_000 })
+    ? createClient(crawl.CrawlService, config.CRAWL_ADDR, { defaultTimeoutMs: 90_000, token })
     : undefined;
   const announcements = { nc: nats.nc, subject: creditsChangedSubject(config.NATS_NAMESPACE) };
   const pauses =

@@ -21,7 +21,7 @@ before(async () => {
     MONITOR_KEY: 'the-monitor-key-of-this-test-run-0123456789',
   });
   await waitServing(service.address);
-  client = createClient(monitor.MonitorService, service.address);
+  client = createClient(monitor.MonitorService, service.address, { token: service.token });
 });
 after(async () => {
   client?.close();

@@ -40,7 +40,7 @@ before(async () => {
     RECORDING_SWEEP: '1s',
   });
   await waitServing(recorder.address);
-  client = createClient(sessions.SessionService, recorder.address);
+  client = createClient(sessions.SessionService, recorder.address, { token: recorder.token });
   nats = await testNats('recorder-test');
   publisher = new Publisher(nats.nc);
 });

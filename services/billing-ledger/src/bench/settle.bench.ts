@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ledger } from '@wap/proto';
 import { createClient } from '@wap/rpc';
-import { goal, printGoals, spawnService } from '@wap/testkit';
+import { goal, printGoals, spawnService, TEST_SERVICE_TOKEN } from '@wap/testkit';
 import pg from 'pg';
 import { freePort, freshDatabase, type LedgerClient, type LedgerProcess, waitServing } from '../test-support.js';
 
@@ -174,7 +174,9 @@ interface Ledger {
 async function run(target: Ledger, scenario: Scenario, side: PostgresSide): Promise<Result> {
   const { address, pid: ledgerPid } = target;
   const tag = randomBytes(3).toString('hex');
-  const clients: LedgerClient[] = Array.from({ length: CLIENTS }, () => createClient(ledger.LedgerService, address));
+  const clients: LedgerClient[] = Array.from({ length: CLIENTS }, () =>
+    createClient(ledger.LedgerService, address, { token: TEST_SERVICE_TOKEN }),
+  );
   const workspaces = Array.from({ length: scenario.workspaces }, (_, i) => `bench-${tag}-${i}`);
   for (const workspaceId of workspaces) {
     await clients[0]!.ensureAccount({ workspaceId, plan: ledger.Plan.SCALE });

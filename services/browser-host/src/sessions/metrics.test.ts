@@ -93,7 +93,7 @@ test('the metrics port serves the figures and the process metrics; the CDP port 
 test('a session opening and ending moves live and the busy ratio', async () => {
   const workspaceId = `ws-metrics-${randomUUID()}`;
   await served.client.ensureAccount({ workspaceId, plan: ledger.Plan.FREE, monthlyAllowanceMillicredits: 100_000n });
-  const client = createClient(browser.BrowserService, host.address, { defaultTimeoutMs: 30_000 });
+  const client = createClient(browser.BrowserService, host.address, { defaultTimeoutMs: 30_000, token: host.token });
   try {
     const opened = await client.openSession({ workspaceId, requestId: `op_${randomUUID()}`, sessionId: '' });
     assert.deepEqual(await figures(), { live: 1, capacity: 4, busy: 0.25 });

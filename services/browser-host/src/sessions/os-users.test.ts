@@ -108,7 +108,7 @@ test("each session's Chromium runs as a user of its own and reads neither anothe
   // Nor the host's environment: Chromium is given none of it.
   const environ = readFileSync(`/proc/${pids[0]}/environ`, 'utf8').split('\0');
   assert.deepEqual(
-    environ.filter((e) => /^(DATABASE_URL|NATS_URL|RECORDING_KEY|PROFILE_KEY)=/.test(e)),
+    environ.filter((e) => /^(DATABASE_URL|NATS_URL|SERVICE_TOKEN|RECORDING_KEY|PROFILE_KEY)=/.test(e)),
     [],
   );
 });

@@ -20,8 +20,10 @@ const MAX_MARKDOWN_CHARS = 2_000_000;
 
 export const isModelFormat = (format: crawl.Format) => MODEL_FORMATS.has(format);
 
-export function modelFormatsClient(address: string | undefined): ExtractClient | undefined {
-  return address ? createClient(extract.ExtractService, address, { defaultTimeoutMs: CALL_TIMEOUT_MS }) : undefined;
+export function modelFormatsClient(address: string | undefined, token: string): ExtractClient | undefined {
+  return address
+    ? createClient(extract.ExtractService, address, { defaultTimeoutMs: CALL_TIMEOUT_MS, token })
+    : undefined;
 }
 
 /** What the page answered for the model formats asked. */

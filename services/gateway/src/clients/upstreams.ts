@@ -43,6 +43,8 @@ export class Upstreams {
       Backend,
       string | undefined
     >;
+    // Every call but a health check carries the fleet's SERVICE_TOKEN (docs/decisions/0035-service-credentials.md).
+    const token = config.SERVICE_TOKEN;
     for (const { name } of BACKENDS) {
       const address = addresses[name];
       if (!address) continue;
@@ -52,6 +54,7 @@ export class Upstreams {
     }
     if (addresses.crawl) {
       this.crawlClient = createClient(crawl.CrawlService, addresses.crawl, {
+        token,
         defaultTimeoutMs: 60_000,
         // A page's answer carries every format asked: a document's rawHtml is its bytes in base64
         // (13 MB for a 10 MB upload), past grpc-js's 4 MiB default, which failed it as internal.
@@ -62,31 +65,33 @@ export class Upstreams {
     if (addresses['browser-host']) {
       // A session opens within a browser launch when the warm pool is empty.
       this.browserClient = createClient(browser.BrowserService, addresses['browser-host'], {
+        token,
         defaultTimeoutMs: 30_000,
       });
       this.closables.push(this.browserClient);
     }
     if (addresses.agent) {
       // A cancel waits for the run's loop to settle it (10 s at most); an events long poll for 30 s.
-      this.agentClient = createClient(agent.AgentService, addresses.agent, { defaultTimeoutMs: 40_000 });
+      this.agentClient = createClient(agent.AgentService, addresses.agent, { token, defaultTimeoutMs: 40_000 });
       // The agent service also keeps secrets, rules and integrations; a connect checks the server (15 s at most).
-      this.secretsClient = createClient(secrets.SecretService, addresses.agent);
+      this.secretsClient = createClient(secrets.SecretService, addresses.agent, { token });
       this.integrationsClient = createClient(integrations.IntegrationService, addresses.agent, {
+        token,
         defaultTimeoutMs: 30_000,
       });
-      this.rulesClient = createClient(rules.RuleService, addresses.agent, { defaultTimeoutMs: 30_000 });
+      this.rulesClient = createClient(rules.RuleService, addresses.agent, { token, defaultTimeoutMs: 30_000 });
       this.closables.push(this.agentClient, this.secretsClient, this.integrationsClient, this.rulesClient);
     }
     if (addresses.monitor) {
-      this.monitorClient = createClient(monitor.MonitorService, addresses.monitor);
+      this.monitorClient = createClient(monitor.MonitorService, addresses.monitor, { token });
       this.closables.push(this.monitorClient);
     }
     if (addresses['session-recorder']) {
-      this.sessionsClient = createClient(sessions.SessionService, addresses['session-recorder']);
+      this.sessionsClient = createClient(sessions.SessionService, addresses['session-recorder'], { token });
       this.closables.push(this.sessionsClient);
     }
     if (addresses['billing-ledger']) {
-      this.ledgerClient = createClient(ledger.LedgerService, addresses['billing-ledger']);
+      this.ledgerClient = createClient(ledger.LedgerService, addresses['billing-ledger'], { token });
       this.closables.push(this.ledgerClient);
     }
   }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '@wap/config';
 import { type NatsLink, sessionStreamNames } from '@wap/events';
-import { infra, quietLog, testNats, uniqueNamespace } from '@wap/testkit';
+import { infra, quietLog, TEST_SERVICE_TOKEN, testNats, uniqueNamespace } from '@wap/testkit';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
 import { CachedControlGate } from '../replay/control.js';
@@ -31,6 +31,7 @@ before(async () => {
   const config = loadConfig(env, {
     DATABASE_URL: database.url,
     NATS_URL: infra().natsUrl,
+    SERVICE_TOKEN: TEST_SERVICE_TOKEN,
     NATS_NAMESPACE: namespace,
     HTTP_PORT: '0',
     REPLAY_KEY: KEY,

@@ -7,7 +7,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '@wap/config';
 import type { NatsLink } from '@wap/events';
-import { infra, quietLog, testNats } from '@wap/testkit';
+import { infra, quietLog, TEST_SERVICE_TOKEN, testNats } from '@wap/testkit';
 import { z } from 'zod';
 import { env } from '../config.js';
 import { openGateway } from '../gateway.js';
@@ -121,6 +121,7 @@ before(async () => {
   const config = loadConfig(env, {
     DATABASE_URL: database.url,
     NATS_URL: infra().natsUrl,
+    SERVICE_TOKEN: TEST_SERVICE_TOKEN,
     NATS_NAMESPACE: `mount_${randomUUID().slice(0, 8)}_`,
     HTTP_PORT: '0',
     STRICT_CONTRACTS: 'true',

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { loadConfig } from '@wap/config';
 import { ApiError } from '@wap/errors';
 import type { NatsLink } from '@wap/events';
-import { infra, quietLog, testNats } from '@wap/testkit';
+import { infra, quietLog, TEST_SERVICE_TOKEN, testNats } from '@wap/testkit';
 import pg from 'pg';
 import { z } from 'zod';
 import { env } from '../config.js';
@@ -146,6 +146,7 @@ async function gateway(strictContracts: boolean): Promise<string> {
   const config = loadConfig(env, {
     DATABASE_URL: database.url,
     NATS_URL: infra().natsUrl,
+    SERVICE_TOKEN: TEST_SERVICE_TOKEN,
     NATS_NAMESPACE: `invoke_${randomUUID().slice(0, 8)}_`,
     HTTP_PORT: '0',
     MAX_BODY_BYTES: '10000',
