@@ -5,7 +5,9 @@
 #   infra.sh start     start whichever of the two is not running; records what it started
 #   infra.sh stop      stop what `start` started (and nothing else)
 #   infra.sh status    exit 0 when both answer
-#   infra.sh env       print DATABASE_ADMIN_URL and NATS_URL for the running servers
+#   infra.sh env       print DATABASE_ADMIN_URL and NATS_URL (with NATS's user and password) for the running servers
+# Both ask for a password, kept under the data directory (0600): pg.password, and nats.password that
+# nats.conf hands the server (docs/decisions/0035-service-credentials.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -106,12 +108,29 @@ start_pg() {
   touch "$DATA/pg.started-by-us"
 }
 
+nats_takes_credentials() { curl -fsS "http://$LISTEN:$NATS_MON_PORT/varz" 2>/dev/null | grep -q '"auth_required": *true'; }
+
+# NATS's user `wap` and its password, in a file the server reads: on its command line the password
+# would show in `ps` to every local user, a session's Chromium among them. A data directory from
+# before NATS took credentials gets them here; its streams are kept (the user is in the same account).
+nats_conf() {
+  [ -s "$DATA/nats.password" ] || (umask 077 && head -c 18 /dev/urandom | base64 | tr -d '/+=' >"$DATA/nats.password")
+  (umask 077 && printf 'authorization {\n  user: wap\n  password: "%s"\n}\n' "$(cat "$DATA/nats.password")" >"$DATA/nats.conf")
+}
+
 start_nats() {
-  nats_running && return 0
+  if nats_running; then
+    # Started before NATS took credentials (another checkout's script, or this one's before): left as it
+    # is, since others may be using it; `infra.sh env` then names no credentials, which it would refuse.
+    nats_takes_credentials ||
+      echo "infra: the NATS on port $NATS_PORT takes no credentials; \`scripts/infra.sh stop\` then \`start\` gives it them" >&2
+    return 0
+  fi
   mkdir -p "$DATA/nats"
+  nats_conf
   # A session of its own, as pg_ctl gives Postgres: a Ctrl-C or a kill of the process group that
   # started it (a terminal's `make up`, a job runner's cleanup) does not end it.
-  setsid nohup nats-server -a "$LISTEN" -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
+  setsid nohup nats-server -c "$DATA/nats.conf" -a "$LISTEN" -p "$NATS_PORT" -m "$NATS_MON_PORT" -js -sd "$DATA/nats" \
     --pid "$DATA/nats.pid" -l "$DATA/nats.log" >/dev/null 2>&1 &
   for _ in $(seq 1 100); do nats_running && break; sleep 0.1; done
   nats_running || { echo "infra: nats-server did not start; see $DATA/nats.log" >&2; exit 1; }
@@ -120,7 +139,11 @@ start_nats() {
 
 stop() {
   if [ -f "$DATA/nats.started-by-us" ] && [ -f "$DATA/nats.pid" ]; then
-    kill "$(cat "$DATA/nats.pid")" 2>/dev/null || true; rm -f "$DATA/nats.started-by-us"
+    local pid
+    pid=$(cat "$DATA/nats.pid")
+    kill "$pid" 2>/dev/null || true; rm -f "$DATA/nats.started-by-us"
+    # Gone before this returns: a `start` right after would otherwise find it still answering.
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   if [ -f "$DATA/pg.started-by-us" ] && pg_running; then
     as_pg "$PG_BIN/pg_ctl" -D "$(readlink -f "$DATA/pg")" -m fast -w stop >/dev/null || true; rm -f "$DATA/pg.started-by-us"
@@ -129,7 +152,12 @@ stop() {
 
 env_out() {
   echo "DATABASE_ADMIN_URL=postgresql://wap:$(cat "$DATA/pg.password")@$LISTEN:$PG_PORT/postgres"
-  echo "NATS_URL=nats://$LISTEN:$NATS_PORT"
+  # No password yet: a NATS started before it took credentials (start_nats), which wants none.
+  if [ -s "$DATA/nats.password" ]; then
+    echo "NATS_URL=nats://wap:$(cat "$DATA/nats.password")@$LISTEN:$NATS_PORT"
+  else
+    echo "NATS_URL=nats://$LISTEN:$NATS_PORT"
+  fi
 }
 
 case "${1:-}" in

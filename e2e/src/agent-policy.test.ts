@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { natsServers } from '@wap/events';
 import type { Fleet } from '@wap/fleet';
 import { startFleet, until } from '@wap/testkit';
 import {
@@ -151,7 +152,7 @@ before(async () => {
       AGENT_INTEGRATIONS_CA_FILE: caFile,
     },
   });
-  nats = await connect({ servers: fleet.settings.infra.natsUrl });
+  nats = await connect(natsServers(fleet.settings.infra.natsUrl));
   const sub = nats.subscribe('>');
   void (async () => {
     for await (const m of sub) {

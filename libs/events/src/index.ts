@@ -1,4 +1,4 @@
-export { connectNats, type NatsLink } from './connection.js';
+export { connectNats, type NatsLink, type NatsServers, natsServers } from './connection.js';
 export { Consumer, type ConsumeSettings, type Delivery, type Retry } from './consume.js';
 export { handleOnce } from './inbox.js';
 export {

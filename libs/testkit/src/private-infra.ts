@@ -22,7 +22,8 @@ interface NatsNode {
 
 /**
  * A private Postgres and NATS for tests that stop and restart them, so the
- * shared servers other tests use are never touched. `natsServers` above 1 makes
+ * shared servers other tests use are never touched. Its NATS asks for a user and
+ * password, which `infra.natsUrl` carries. `natsServers` above 1 makes
  * the NATS a cluster of that many servers on loopback, joined by routes, with
  * JetStream on each (a stream at NATS_REPLICAS 3 lives on three of them).
  */
@@ -31,6 +32,8 @@ export class PrivateInfra {
   private pgPort = 0;
   private nodes: NatsNode[] = [];
   private readonly password = randomBytes(12).toString('hex');
+  /** NATS's user `wap` has this password, as scripts/infra.sh gives one (docs/decisions/0035-service-credentials.md). */
+  readonly natsPassword = randomBytes(12).toString('hex');
 
   constructor(private readonly options: { natsServers?: number } = {}) {}
 
@@ -38,13 +41,13 @@ export class PrivateInfra {
   get infra(): Infra {
     return {
       adminUrl: `postgresql://wap:${this.password}@127.0.0.1:${this.pgPort}/postgres`,
-      natsUrl: this.nodes.map((n) => `nats://127.0.0.1:${n.port}`).join(','),
+      natsUrl: this.nodes.map((_, i) => this.natsServerUrl(i)).join(','),
     };
   }
 
-  /** The client URL of NATS server `i`. */
+  /** The client URL of NATS server `i`, with the user and password it asks for. */
   natsServerUrl(i: number): string {
-    return `nats://127.0.0.1:${this.node(i).port}`;
+    return `nats://wap:${this.natsPassword}@127.0.0.1:${this.node(i).port}`;
   }
 
   async init(): Promise<void> {
@@ -73,6 +76,12 @@ export class PrivateInfra {
     ]);
     execFileSync(cmd, args, { stdio: 'ignore' });
     await this.startPostgres();
+    // After the chown above: Postgres's user has no business reading it.
+    writeFileSync(
+      path.join(this.dir, 'nats.conf'),
+      `authorization {\n  user: wap\n  password: "${this.natsPassword}"\n}\n`,
+      { mode: 0o600 },
+    );
     await this.startNats();
   }
 
@@ -147,7 +156,8 @@ export class PrivateInfra {
   private spawnNats(i: number): void {
     const node = this.node(i);
     if (node.proc && node.proc.exitCode === null && node.proc.signalCode === null) return;
-    const args = ['-a', '127.0.0.1', '-p', String(node.port), '-m', String(node.monitorPort)];
+    const args = ['-c', path.join(this.dir, 'nats.conf'), '-a', '127.0.0.1', '-p', String(node.port)];
+    args.push('-m', String(node.monitorPort));
     args.push('-js', '-sd', path.join(this.dir, `nats-${i}`), '-n', `wap-${i}`);
     if (this.nodes.length > 1) {
       const routes = this.nodes.filter((n) => n !== node).map((n) => `nats://127.0.0.1:${n.routePort}`);
