@@ -127,6 +127,10 @@ refuse "too long for a StatefulSet" "browser-host's pod names would not fit a la
   --set fullnameOverride=a-release-name-of-forty-characters-xxxxx
 refuse "value must be one of" "the browser hosts' URL scheme is not ws or wss" \
   --set ingress.browserHosts.scheme=https
+refuse "nats.user and nats.password go together" "NATS has a password and no user" --set nats.password=secret
+refuse "nats.user and nats.password go together" "NATS has a user and no password" --set nats.user=wap
+refuse "name the credentials one way" "NATS's credentials come both from values and a Secret" \
+  --set nats.user=wap --set nats.existingSecret=nats-credentials
 
 echo "== what the chart must render" >&2
 # ci/lint-values.yaml: browser-host under an HPA of at most 4 pods, behind browsers.example.com.
@@ -173,5 +177,16 @@ expect 1 "name: v1beta2.custom.metrics.k8s.io" "the custom metrics API's APIServ
 expect 1 "name: extension-apiserver-authentication-reader" "the metrics API reading the front proxy's CA, and nothing more"
 expect 1 'value: "web-access-browser-host.web-access.svc.cluster.local"' "the metrics API finding the hosts by their DNS names"
 expect 1 'services/gateway/dist/chart-test.js' "helm test running the services image"
+# Credentials (docs/decisions/0035-service-credentials.md): SERVICE_TOKEN from the chart's Secret for the
+# seven services and the test pod; NATS's user and password in NATS_URL, percent-encoded, in a Secret.
+rendered=$("$HELM" template web-access "$CHART" --namespace web-access -f "$CHART/ci/cluster-values.yaml" \
+  --set nats.url='nats://a:4222\, nats://b:4222' --set nats.user=wap --set-string nats.password='p@ss word/1+')
+expect 8 "name: SERVICE_TOKEN" "SERVICE_TOKEN for every service and the test pod"
+# The Secret's own name, then each reference to it.
+expect 9 "name: web-access-service-token" "SERVICE_TOKEN from the chart's Secret"
+expect 1 'NATS_URL: "nats://wap:p%40ss%20word%2F1%2B@a:4222,nats://wap:p%40ss%20word%2F1%2B@b:4222"' \
+  "NATS's user and password in each server's URL, in a Secret"
+expect 9 "name: web-access-nats" "NATS_URL from that Secret"
+expect 0 'value: "nats://' "NATS_URL never a plain value there"
 
 echo "helm-check: chart OK" >&2

@@ -179,6 +179,42 @@ name in the cluster (clients in the cluster only).
 {{- .Values.sessionKeys.existingSecret | default (printf "%s-session-keys" (include "web-access.fullname" .)) }}
 {{- end }}
 
+{{/* The Secret with SERVICE_TOKEN: every service sends it on its gRPC calls and asks it of those it serves. */}}
+{{- define "web-access.serviceTokenSecretName" -}}
+{{- .Values.serviceToken.existingSecret | default (printf "%s-service-token" (include "web-access.fullname" .)) }}
+{{- end }}
+
+{{/*
+The Secret NATS_URL comes from: nats.existingSecret, or the chart's own when
+nats.user is set (NATS_URL with the user and password); empty: NATS_URL is a
+plain value.
+*/}}
+{{- define "web-access.natsSecretName" -}}
+{{- if and .Values.nats.existingSecret .Values.nats.user }}
+{{- fail "nats.user and nats.existingSecret: name the credentials one way (the Secret's NATS_URL carries them)" }}
+{{- end }}
+{{- if ne (empty .Values.nats.user) (empty .Values.nats.password) }}
+{{- fail "nats.user and nats.password go together (a token alone: nats.existingSecret with nats://<token>@...)" }}
+{{- end }}
+{{- if .Values.nats.existingSecret }}
+{{- .Values.nats.existingSecret }}
+{{- else if .Values.nats.user }}
+{{- printf "%s-nats" (include "web-access.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/* nats.url with nats.user and nats.password in each server's URL, percent-encoded as in web-access.databaseUrl. */}}
+{{- define "web-access.natsUrlWithCredentials" -}}
+{{- $auth := urlquery .Values.nats.user | replace "+" "%20" }}
+{{- $auth = printf "%s:%s" $auth (urlquery .Values.nats.password | replace "+" "%20") }}
+{{- $servers := list }}
+{{- range $server := splitList "," .Values.nats.url }}
+{{- $server = trim $server }}
+{{- $servers = append $servers (regexReplaceAll "^([a-z]+://)" $server (printf "${1}%s@" $auth)) }}
+{{- end }}
+{{- join "," $servers }}
+{{- end }}
+
 {{/* Pod and container security contexts: the global ones with the service's merged over. */}}
 {{- define "web-access.podSecurityContext" -}}
 {{- toYaml (mergeOverwrite (deepCopy .root.Values.podSecurityContext) (.s.podSecurityContext | default dict)) }}

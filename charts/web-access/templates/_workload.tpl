@@ -157,7 +157,7 @@ spec:
 
 {{/*
 The environment: POD_NAME for browser-host (first, so later values can say
-$(POD_NAME)), DATABASE_URL (and NATS_URL when it is secret) from Secrets,
+$(POD_NAME)), SERVICE_TOKEN, DATABASE_URL (and NATS_URL when it is secret) from Secrets,
 then the plain variables, sorted, with the global `env` and then the service's
 `env` merged over the defaults (a null value drops a default).
 */}}
@@ -172,7 +172,8 @@ then the plain variables, sorted, with the global `env` and then the service's
   "NATS_REPLICAS" $root.Values.nats.replicas
   "NODE_ENV" "production"
   "HOME" "/tmp" }}
-{{- if not $root.Values.nats.existingSecret }}
+{{- $natsSecret := include "web-access.natsSecretName" $root }}
+{{- if not $natsSecret }}
 {{- $_ := set $plain "NATS_URL" $root.Values.nats.url }}
 {{- end }}
 {{- with $root.Values.otel.endpoint }}
@@ -213,6 +214,11 @@ then the plain variables, sorted, with the global `env` and then the service's
     fieldRef:
       fieldPath: metadata.name
 {{- end }}
+- name: SERVICE_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "web-access.serviceTokenSecretName" $root }}
+      key: {{ $root.Values.serviceToken.existingSecretKey }}
 {{- if .s.database.enabled }}
 - name: DATABASE_URL
   valueFrom:
@@ -278,12 +284,12 @@ then the plain variables, sorted, with the global `env` and then the service's
       key: OAUTH_KEY
       optional: true
 {{- end }}
-{{- with $root.Values.nats.existingSecret }}
+{{- with $natsSecret }}
 - name: NATS_URL
   valueFrom:
     secretKeyRef:
       name: {{ . }}
-      key: {{ $root.Values.nats.existingSecretKey }}
+      key: {{ ternary $root.Values.nats.existingSecretKey "NATS_URL" (not (empty $root.Values.nats.existingSecret)) }}
 {{- end }}
 {{- range $name := keys $plain | sortAlpha }}
 {{- $value := get $plain $name }}
