@@ -16,9 +16,19 @@ import { Resolver } from 'node:dns/promises';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { SERVICES } from '@wap/config';
+import { natsServers } from '@wap/events';
 import { until } from '@wap/testkit';
 import { call, upgrade } from '../api.js';
-import { reach, STAND_INS, startOtherApp, startStandIns, type Target, twoSessions, visit } from './isolation.js';
+import {
+  reach,
+  STAND_INS,
+  startOtherApp,
+  startStandIns,
+  type Target,
+  twoSessions,
+  visit,
+  withoutCredentials,
+} from './isolation.js';
 import {
   apply,
   clusterIp,
@@ -40,6 +50,8 @@ const VALUES = `${CHART}/ci/cluster-values.yaml`;
 const adminUrl = process.env.CLUSTER_DATABASE_ADMIN_URL ?? '';
 const nodeIp = new URL(adminUrl || 'postgresql://x@10.244.0.1').hostname;
 const password = decodeURIComponent(new URL(adminUrl || 'postgresql://x@x').password);
+// NATS's user and password (scripts/infra.sh gives the cluster's NATS both), handed to the chart.
+const nats = natsServers(process.env.CLUSTER_NATS_URL ?? '');
 const figures: string[] = [];
 const figure = (text: string) => {
   figures.push(text);
@@ -84,6 +96,7 @@ const RESTRICTED_POD = { runAsNonRoot: true, runAsUser: 10001, seccompProfile: {
 
 before(async () => {
   assert.ok(adminUrl, 'CLUSTER_DATABASE_ADMIN_URL (scripts/cluster.sh env) names the cluster Postgres');
+  assert.ok(nats.user && nats.pass, 'CLUSTER_NATS_URL names the user and password of the cluster NATS');
   // The namespace enforces the `baseline` Pod Security Standard the chart's browser host needs, and warns of
   // anything past `restricted`.
   apply(
@@ -143,6 +156,10 @@ before(async () => {
     `postgres.password=${password}`,
     '--set-string',
     `postgres.adminUrl=postgresql://wap:${encodeURIComponent(password)}@postgres:5432/postgres`,
+    '--set-string',
+    `nats.user=${nats.user}`,
+    '--set-string',
+    `nats.password=${nats.pass}`,
     '--wait',
     '--timeout',
     '15m',
@@ -307,6 +324,33 @@ describe('the chart on a real cluster', () => {
       assert.match(seen.text, /Blocked by the egress guard/, name);
     }
     await kubectl('delete', 'pod', 'other-app', '--wait=false');
+  });
+
+  test("a process of a browser host's pod that is not the host: NATS and the ledger refuse it without the host's credentials, which it cannot read", async () => {
+    const host = (await pods('browser-host')).find(isReady);
+    const ledgerIp = (await pods('billing-ledger')).find(isReady)?.status.podIP;
+    assert.ok(host && ledgerIp, 'a ready browser host and ledger');
+    // A uid of the sessions' range (SESSION_UIDS), as a session's Chromium taken over would run.
+    const seen = await withoutCredentials(host.metadata.name, 209_999, {
+      nats: { host: nodeIp, port: 4222 },
+      ledger: { host: ledgerIp, port: 50051 },
+    });
+    figure(`a process of a browser host's pod, without credentials: ${JSON.stringify(seen)}`);
+    assert.deepEqual(
+      seen,
+      {
+        uid: 209_999,
+        // The host's environment holds SERVICE_TOKEN and NATS_URL: closed to another uid.
+        hostEnviron: 'EACCES',
+        natsAsksCredentials: true,
+        nats: "-ERR 'Authorization Violation' (closed)",
+        // UNAUTHENTICATED, from the ledger's port it reaches (the NetworkPolicy lets the pod in)...
+        ledgerCredits: '16',
+        // ...whose health answers the same caller.
+        ledgerHealth: '0',
+      },
+      JSON.stringify(seen),
+    );
   });
 
   test('an upgrade to a changed value and a rollback drop no request of a client reading throughout', async () => {

@@ -1,7 +1,8 @@
 // What a browser host's pod and the pages its browsers load can reach on the
 // cluster of `make cluster`, whose NetworkPolicies kube-router's firewall
-// enforces (docs/cluster.md), and how two sessions of one pod are kept apart
-// (docs/connect.md, "Isolation"). Used by chart.k8s.ts.
+// enforces (docs/cluster.md), how two sessions of one pod are kept apart
+// (docs/connect.md, "Isolation"), and what NATS and the ledger answer a process
+// of the pod without the host's credentials. Used by chart.k8s.ts.
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { promisify } from 'node:util';
@@ -218,4 +219,100 @@ export interface TwoSessions {
 export async function twoSessions(pod: string, target: string): Promise<TwoSessions> {
   const out = await kubectl('exec', pod, '-c', 'browser-host', '--', 'node', '-e', TWO_SESSIONS, target);
   return JSON.parse(out) as TwoSessions;
+}
+
+/**
+ * Run in a browser host's pod as a uid that is not the host's (setpriv, as a
+ * session's Chromium runs): reads the host process's environment, connects to
+ * NATS without credentials (its INFO, then CONNECT and PING: what the server
+ * answers), and calls the ledger's Credits and the health service over HTTP/2
+ * without a token (each call's grpc-status). Prints JSON.
+ */
+const AS_ANOTHER_UID = `
+const fs = require('node:fs'), net = require('node:net'), http2 = require('node:http2');
+const { nats, ledger } = JSON.parse(process.argv[1]);
+const host = fs.readdirSync('/proc').filter((p) => /^\\d+$/.test(p) && p !== String(process.pid)).find((pid) => {
+  try { return fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').split('\\0').some((a) => a.endsWith('services/browser-host/dist/main.js')); }
+  catch { return false; }
+});
+const environ = (() => {
+  if (!host) return 'no host process';
+  try { fs.readFileSync('/proc/' + host + '/environ'); return 'read'; } catch (err) { return err.code; }
+})();
+const natsAnswer = () => new Promise((resolve) => {
+  const socket = net.connect(nats);
+  let text = '';
+  socket.setTimeout(5000, () => { socket.destroy(); resolve({ text, end: 'timeout' }); });
+  socket.on('data', (chunk) => {
+    const before = text;
+    text += chunk;
+    if (!before.includes('\\r\\n') && text.includes('\\r\\n')) socket.write('CONNECT {"verbose":false,"pedantic":false}\\r\\nPING\\r\\n');
+  });
+  socket.on('close', () => resolve({ text, end: 'closed' }));
+  socket.on('error', (err) => resolve({ text, end: err.code }));
+});
+const grpcStatus = (path) => new Promise((resolve) => {
+  const session = http2.connect('http://' + ledger.host + ':' + ledger.port);
+  session.on('error', (err) => resolve(err.code));
+  const req = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
+  let status;
+  const take = (headers) => { if (headers['grpc-status'] !== undefined) status = headers['grpc-status']; };
+  req.on('response', take);
+  req.on('trailers', take);
+  req.on('data', () => {});
+  req.on('end', () => { session.close(); resolve(status ?? 'none'); });
+  req.on('error', (err) => { session.close(); resolve(err.code); });
+  req.setTimeout(5000, () => { req.close(); session.close(); resolve('timeout'); });
+  req.end(Buffer.alloc(5));
+});
+(async () => {
+  const info = await natsAnswer();
+  console.log(JSON.stringify({
+    uid: process.getuid(),
+    hostEnviron: environ,
+    natsAsksCredentials: /"auth_required":\\s*true/.test(info.text),
+    nats: info.text.split('\\r\\n').filter((l) => l && !l.startsWith('INFO ')).join(' | ') + ' (' + info.end + ')',
+    ledgerCredits: await grpcStatus('/wap.billing.v1.LedgerService/Credits'),
+    ledgerHealth: await grpcStatus('/grpc.health.v1.Health/Check'),
+  }));
+})();
+`;
+
+export interface WithoutCredentials {
+  uid: number;
+  hostEnviron: string;
+  natsAsksCredentials: boolean;
+  nats: string;
+  ledgerCredits: string;
+  ledgerHealth: string;
+}
+
+/**
+ * What a process of a browser host's pod running as `uid` (not the host's, as a
+ * session's Chromium) gets from NATS and the ledger at `targets`, having no
+ * credentials: it cannot read them from the host's environment.
+ */
+export async function withoutCredentials(
+  pod: string,
+  uid: number,
+  targets: { nats: Target; ledger: Target },
+): Promise<WithoutCredentials> {
+  const asUid = ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--no-new-privs'];
+  const out = await kubectl(
+    'exec',
+    pod,
+    '-c',
+    'browser-host',
+    '--',
+    ...asUid,
+    // From /, which any uid may enter.
+    'env',
+    '-C',
+    '/',
+    'node',
+    '-e',
+    AS_ANOTHER_UID,
+    JSON.stringify(targets),
+  );
+  return JSON.parse(out) as WithoutCredentials;
 }
