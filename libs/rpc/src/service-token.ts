@@ -15,16 +15,17 @@ export function attachServiceToken(metadata: grpc.Metadata, token: string): void
   metadata.set(SERVICE_TOKEN_METADATA, `Bearer ${token}`);
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
 /**
- * Whether a call's metadata carries `token`: compared in constant time (over
- * SHA-256 digests, so a wrong length says nothing either).
+ * Whether a call's metadata carries the token whose SHA-256 is `expected`:
+ * compared in constant time, digest to digest, so a wrong length says nothing either.
  */
-export function carriesServiceToken(metadata: grpc.Metadata, token: string): boolean {
+function carriesServiceToken(metadata: grpc.Metadata, expected: Buffer): boolean {
   const values = metadata.get(SERVICE_TOKEN_METADATA);
   if (values.length !== 1 || typeof values[0] !== 'string') return false;
   const presented = values[0].startsWith('Bearer ') ? values[0].slice('Bearer '.length) : '';
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(presented), digest(token));
+  return timingSafeEqual(digest(presented), expected);
 }
 
 /**
@@ -33,13 +34,14 @@ export function carriesServiceToken(metadata: grpc.Metadata, token: string): boo
  * call (grpc-js holds its message until then). Health calls pass untouched.
  */
 export function serviceTokenCheck(token: string, log: Logger): grpc.ServerInterceptor {
+  const expected = digest(token);
   return (method, call) => {
     if (method.path.startsWith(HEALTH_PREFIX)) return new grpc.ServerInterceptingCall(call);
     return new grpc.ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, pass) => {
-            if (carriesServiceToken(metadata, token)) {
+            if (carriesServiceToken(metadata, expected)) {
               pass(metadata);
               return;
             }
