@@ -3,6 +3,7 @@
 // Prisma's per-query work (measured: docs/decisions/0004-ledger-concurrency.md).
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { inTransaction } from './transaction';
 
 export interface PrismaLike {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
@@ -29,19 +30,8 @@ export class PooledDatabase<P extends PrismaLike> {
    * Runs `work` in one transaction on one pooled connection: committed when
    * it returns, rolled back when it throws (the error is rethrown).
    */
-  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
 
   async $disconnect(): Promise<void> {

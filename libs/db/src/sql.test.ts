@@ -69,3 +69,35 @@ test('a transaction commits whole when its work returns, and leaves nothing when
       await db.$disconnect();
     }
   }));
+
+test('a connection the server drops mid-transaction fails that transaction, not the process', () =>
+  withDatabase('sql_tx_dropped', async (url) => {
+    const db = new SqlDatabase(url, { max: 1 });
+    const admin = new SqlDatabase(url, { max: 1 });
+    try {
+      await db.execute`CREATE TABLE t (n int PRIMARY KEY)`;
+      // The connection the transaction takes, to wait for its end.
+      let ended: Promise<unknown> = Promise.resolve();
+      db.pool.once('acquire', (client) => {
+        // Not events.once: it would listen for 'error' too, and handle what this test is about.
+        ended = new Promise((resolve) => client.once('end', resolve));
+      });
+      await assert.rejects(
+        db.transaction(async (tx) => {
+          await tx.execute`INSERT INTO t VALUES (${1})`;
+          const [{ pid } = { pid: 0 }] = await tx.query<{ pid: number }>`SELECT pg_backend_pid() AS pid`;
+          // As a restart or a failover does: the server ends the connection between two statements.
+          await admin.query`SELECT pg_terminate_backend(${pid}::int)`;
+          // The client hears of it while idle: without a listener of its own, the 'error' event
+          // that comes with its end, which nobody would handle, ends this process here.
+          await ended;
+          await tx.execute`INSERT INTO t VALUES (${2})`;
+        }),
+      );
+      // Nothing of it was kept, and the pool's one connection was replaced, not handed on broken.
+      assert.deepEqual(await db.query`SELECT n FROM t`, []);
+    } finally {
+      await admin.$disconnect();
+      await db.$disconnect();
+    }
+  }));

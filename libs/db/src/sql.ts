@@ -10,6 +10,7 @@
 // Buffer; the row type is the caller's, usually the model's type imported from
 // the generated client with `import type` (which loads nothing at run time).
 import pg from 'pg';
+import { inTransaction } from './transaction';
 
 /** What runs statements: the database, or one transaction of it. */
 export interface Sql {
@@ -106,23 +107,8 @@ export class SqlDatabase extends Statements {
   }
 
   /** Runs `work` in one transaction on one connection: committed when it returns, rolled back when it throws. */
-  async transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(new Statements(client));
-      await client.query('COMMIT');
-      return result;
-    } catch (err) {
-      // A connection that cannot even roll back is closed, not handed to the next caller.
-      await client.query('ROLLBACK').catch((e: Error) => {
-        broken = e;
-      });
-      throw err;
-    } finally {
-      client.release(broken);
-    }
+  transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, (client) => work(new Statements(client)));
   }
 
   $transaction<T>(work: (tx: Sql) => Promise<T>): Promise<T> {
