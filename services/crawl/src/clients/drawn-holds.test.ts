@@ -5,11 +5,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { isApiError } from '@wap/errors';
+import { ApiError, isApiError } from '@wap/errors';
 import { ledger } from '@wap/proto';
+import { until } from '@wap/testkit';
 import { startTestSite, type TestSite } from '@wap/testsite';
 import { type InProcessCrawl, proWorkspace, serveCrawl } from '../test-support.js';
-import type { DrawnHolds } from './drawn-holds.js';
+import { DrawnHolds } from './drawn-holds.js';
 
 let served: InProcessCrawl;
 let site: TestSite;
@@ -141,4 +142,26 @@ test('a balance too small to hold pages ahead is spent page by page, exactly', a
     (await holdRows(workspaceId)).every((h) => h.reference !== 'scrape held ahead' || h.status !== 'active'),
     'no hold ahead left active',
   );
+});
+
+test('a hold ahead the ledger could not void when the workspace went idle is voided once it can', async () => {
+  const workspaceId = await proWorkspace(served);
+  // The real ledger, reached through a link that loses the first void asked of it (as when the
+  // ledger's database restarts just then).
+  let lost = 0;
+  const client = new Proxy(served.ledger.client, {
+    get: (target, name, receiver) =>
+      name === 'void' && lost++ === 0
+        ? () => Promise.reject(new ApiError('no_capacity'))
+        : Reflect.get(target, name, receiver),
+  });
+  const drawn = new DrawnHolds(client, { pages: 32 }, { warn: () => undefined });
+  const page = [{ meter: 'page_load' as const, quantity: 1n }];
+  const charge = () => ({ workspaceId, operationId: randomUUID(), capability: 'scrape', reference: randomUUID() });
+  await Promise.all([1, 2, 3].map(() => drawn.billed(charge(), page, async () => ({ result: undefined, used: page }))));
+  assert.equal(drawn.taken, 1, 'the three drew on one hold taken ahead');
+  assert.ok(lost >= 1, 'its first void was lost');
+  // Asked again a second later, not left to lapse in ten minutes.
+  await until('the hold ahead voided', async () => (await credits(workspaceId)).heldMillicredits === 0n, 10_000);
+  assert.equal((await credits(workspaceId)).allowanceSpentMillicredits, 3_000n);
 });

@@ -47,6 +47,8 @@ const DEFAULT_TTL_SECONDS = 600;
 /** What a scrape's own work may take beyond its hold's lifetime, as margin. */
 const MARGIN_MS = 30_000;
 const PAGES_PER_SCRAPE = 4;
+/** The first wait before a void the ledger could not take is asked again. */
+const VOID_RETRY_MS = 1_000;
 const PAGE_MC = priceUsage([{ meter: 'page_load', quantity: 1n }]).millicredits;
 
 /**
@@ -231,9 +233,28 @@ export class DrawnHolds {
   private async release(ahead: Ahead): Promise<void> {
     if (ahead.left === 0n) return;
     ahead.left = 0n;
-    // It also lapses by itself.
-    await this.client
-      .void({ holdId: ahead.holdId })
-      .catch((err) => this.log.warn({ err }, 'hold taken ahead not voided'));
+    if (await this.voided(ahead)) return;
+    // The ledger could not void it now (its database restarting): asked again, a second later and
+    // doubling, so the workspace's credits come back soon after the ledger does, not when it lapses.
+    const again = (waitMs: number) =>
+      setTimeout(async () => {
+        if (!(await this.voided(ahead)) && Date.now() + waitMs < ahead.expiresAt) again(Math.min(waitMs * 2, 30_000));
+      }, waitMs).unref();
+    again(VOID_RETRY_MS);
+  }
+
+  /**
+   * Voids the hold: false when the ledger could not take it now (worth asking again); true when it
+   * did, or refused it for good (an unknown hold: nothing to ask again; it lapses by itself).
+   */
+  private voided(ahead: Ahead): Promise<boolean> {
+    return this.client.void({ holdId: ahead.holdId }).then(
+      () => true,
+      (err) => {
+        const final = isApiError(err) && (err.code === 'not_found' || err.code === 'bad_request');
+        this.log.warn({ err, holdId: ahead.holdId }, `hold taken ahead not voided${final ? '' : '; asked again'}`);
+        return final;
+      },
+    );
   }
 }
