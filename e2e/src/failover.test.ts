@@ -249,7 +249,15 @@ describe('a Postgres restart under a stream of scrapes', () => {
       },
       60_000,
     ).catch(() => undefined);
-    assert.deepEqual(await ledger(), { spent: ok, billed: ok }, JSON.stringify(answers));
+    const byPhase = Object.entries(
+      Object.groupBy(answers, (a) => `${a.at} ${a.status}${a.code ? ` ${a.code}` : ''}`),
+    ).map(([k, v]) => `${k}: ${v?.length}`);
+    const final = await ledger();
+    assert.deepEqual(
+      final,
+      { spent: ok, billed: ok },
+      `${JSON.stringify(final)} for ${ok} answered; ${byPhase.join(', ')}`,
+    );
   });
 });
 
