@@ -103,12 +103,26 @@ function audit() {
 const EXTRA_GLOBALS = `
 function extraGlobals() {
   const frame = document.createElement('iframe');
+  frame.setAttribute('data-detector', '');
   document.body.append(frame);
   const fresh = new Set(Object.getOwnPropertyNames(frame.contentWindow));
   frame.remove();
   // Frames are named by their index: the detector's own frame is one.
   return Object.getOwnPropertyNames(window).filter((n) => !fresh.has(n) && !/^[0-9]+$/.test(n));
 }`;
+
+/**
+ * Elements added to the document that the page's own script did not add (each
+ * of its own carries data-detector): a recorder's or a driver's, seen by a
+ * MutationObserver the page sets before anything else of its script runs.
+ */
+const FOREIGN_NODES = `
+const foreign = [];
+new MutationObserver((records) => {
+  for (const record of records)
+    for (const node of record.addedNodes)
+      if (node.nodeType === 1 && !node.hasAttribute('data-detector')) foreign.push(node.nodeName + (node.id ? '#' + node.id : ''));
+}).observe(document, { childList: true, subtree: true });`;
 
 /** Fonts every Debian GNOME desktop has (docs/connect.md, "What a detector sees"). */
 export const DESKTOP_FONTS = [
@@ -133,6 +147,7 @@ function fonts() {
   const span = document.createElement('span');
   span.textContent = 'mmmmmmmmmmlli\u{1F600}';
   span.style.cssText = 'font-size:72px;position:absolute;left:-9999px';
+  span.setAttribute('data-detector', '');
   document.body.append(span);
   const size = (family) => { span.style.fontFamily = family; return span.offsetWidth + 'x' + span.offsetHeight; };
   const present = ${JSON.stringify(DESKTOP_FONTS)}.filter((f) => ['monospace', 'serif', 'sans-serif'].some((base) => size("'" + f + "'," + base) !== size(base)));
@@ -166,6 +181,7 @@ document.body.append(done);`;
 export function detectionScript(base: string, frameUrl: string): string {
   // In a function of its own: nothing of the detector's is a global the audit would find.
   return `(() => {
+${FOREIGN_NODES}
 ${WORKER_PROBE}
 ${AUDIT}
 ${EXTRA_GLOBALS}
@@ -212,12 +228,14 @@ const safely = (make) => within(5000, (async () => make())().catch((e) => ({ err
     addEventListener('message', (e) => { if (e.data && e.data.fromFrame) resolve(e.data.answer); });
     const frame = document.createElement('iframe');
     frame.src = '${frameUrl}';
+    frame.setAttribute('data-detector', '');
     document.body.append(frame);
   }));
   answers.fonts = fonts();
   answers.media = await safely(async () => (await navigator.mediaDevices.enumerateDevices()).map((d) => [d.kind, d.label, d.deviceId]));
   answers.audit = audit();
   answers.extraGlobals = extraGlobals();
+  answers.foreignNodes = foreign;
 ${reportAnswers(base)}
 })();
 })();`;

@@ -48,6 +48,7 @@ function chrome() {
     sizes: { inner: [1280, 800], outer: [1280, 887], screen: [1920, 1080], avail: [1920, 1048], visual: [1280, 800] },
     audit: { seen: 10_000, found: [] as string[], count: 0 },
     extraGlobals: [] as string[],
+    foreignNodes: [] as string[],
     fonts: { present: [...DESKTOP_FONTS], colourEmoji: true },
     media: [
       ['audioinput', '', ''],
@@ -156,6 +157,12 @@ test('each tell fails the check that names it', () => {
       'nativesReadNative',
       (c) => {
         c.answers.audit = { seen: 10_000, found: ['Element.prototype.x'], count: 1 };
+      },
+    ],
+    [
+      'noForeignNodes',
+      (c) => {
+        c.answers.foreignNodes = ['IFRAME'];
       },
     ],
     [

@@ -66,6 +66,8 @@ interface Answers {
   sizes?: { inner?: number[]; outer?: number[]; screen?: number[]; avail?: number[]; visual?: number[] | null };
   audit?: { seen?: number; found?: string[]; count?: number };
   extraGlobals?: string[];
+  /** Elements added to the document by anyone but the page's script. */
+  foreignNodes?: string[];
   fonts?: { present?: string[]; colourEmoji?: boolean };
   /** enumerateDevices(): [kind, label, deviceId] each. */
   media?: string[][] | { error?: string };
@@ -262,6 +264,12 @@ export function judge(answers: Answers, requests: Received[]): Verdict {
     'own',
     Array.isArray(answers.extraGlobals) && answers.extraGlobals.length === 0,
     answers.extraGlobals,
+  );
+  check(
+    'noForeignNodes',
+    'own',
+    Array.isArray(answers.foreignNodes) && answers.foreignNodes.length === 0,
+    answers.foreignNodes,
   );
   const proxied = requests.flatMap((r) =>
     PROXY_HEADERS.filter((h) => header(r, h).length > 0).map((h) => `${r.path}: ${h}`),
