@@ -24,6 +24,8 @@ const PAGE = (frame: string) => `<!doctype html><html><body>
 <input id="card" autocomplete="cc-number">
 <button id="go" onclick="document.getElementById('out').textContent = 'Thanks, ' + document.getElementById('name').value">Pay</button>
 <p id="out"></p>
+<card-badge>Verified</card-badge><card-later>Not defined</card-later>
+<script>customElements.define('card-badge', class extends HTMLElement {});</script>
 <iframe src="${frame}"></iframe>
 </body></html>`;
 
@@ -93,7 +95,20 @@ test('a page and its cross-origin frame are recorded from the start, in signed o
     1,
     'one document (the frame is not a page)',
   );
+  // The recorder's world has no custom element registry: the page's defined elements are told by :defined.
+  const snapshot = events.find((e) => e.type === 2) as unknown as { data: { node: SnapshotNode } };
+  assert.equal(nodeNamed(snapshot.data.node, 'card-badge')?.isCustom, true, 'a defined custom element');
+  assert.equal(nodeNamed(snapshot.data.node, 'card-later')?.isCustom, undefined, 'a name never defined');
 });
+
+interface SnapshotNode {
+  tagName?: string;
+  isCustom?: boolean;
+  childNodes?: SnapshotNode[];
+}
+
+const nodeNamed = (node: SnapshotNode, tag: string): SnapshotNode | undefined =>
+  node.tagName === tag ? node : node.childNodes?.map((c) => nodeNamed(c, tag)).find((n) => n);
 
 /** A page its scripts change without a DOM mutation, after its snapshot: as CSS-in-JS, forms and web components do. */
 const SCRIPTED = `<!doctype html><h1>Scripted</h1><style id="sc">.a { color: red; }</style>
