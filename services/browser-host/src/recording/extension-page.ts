@@ -96,15 +96,17 @@ const INPUT_TYPES = [
 ];
 
 /**
- * When a frame starts recording (its full snapshot, then its observers).
- * A frame inside another starts at DOMContentLoaded: it passes its events to
- * its parent's recorder, which must already listen. A top document starts in
- * a task after its load event, so its snapshot does not hold up the page
- * load (measured 2026-11-24: a 50-page walk, 36 ms a page unrecorded, 57 ms
- * snapshotting at DOMContentLoaded, 41-46 ms after load), or a second after
- * DOMContentLoaded if load is slow to come; but at once when it has a frame
- * or gets one (a frame's recorder reports to it), and before it goes away
- * (pagehide). Whatever changed before the start is in the snapshot.
+ * When a frame starts recording (rrweb's module, its full snapshot and
+ * observers, the snapshot sent). A frame inside another starts at
+ * DOMContentLoaded: it passes its events to its parent's recorder, which must
+ * already listen. A top document starts after its load event, so its
+ * snapshot does not hold up the page load (measured 2026-11-24: a 50-page
+ * walk, 36 ms a page unrecorded, 57 ms snapshotting at DOMContentLoaded,
+ * 41-46 ms after load), or a second after DOMContentLoaded if load is slow
+ * to come, each part in a task of its own (startSoon); but at once when it
+ * has a frame or gets one (a frame's recorder reports to it), and before it
+ * goes away (pagehide). Whatever changed before the start is in the
+ * snapshot.
  *
  * `whenAsked`: a top document does not start at load but when the host asks
  * for what it holds (a pool browser's render, docs/sessions.md, "Scrapes":
@@ -117,19 +119,18 @@ const hasFrames = () => document.querySelector('iframe, frame, object, embed') !
 if (window !== window.top) {
   if (document.readyState === 'loading') addListener('DOMContentLoaded', start, { once: true }); else start();
 } else {
-  const later = () => setTimeout(start, 0);
   const onReady = () => {
     if (hasFrames()) return start();
     const watch = new MutationObserver(() => { if (hasFrames()) { watch.disconnect(); start(); } });
     watch.observe(document, { childList: true, subtree: true });
     if (${whenAsked}) return;
-    const stop = () => { watch.disconnect(); start(); };
-    addListener('load', () => { watch.disconnect(); later(); }, { once: true });
+    const stop = () => { watch.disconnect(); startSoon(); };
+    addListener('load', () => { watch.disconnect(); startSoon(); }, { once: true });
     setTimeout(stop, 1000);
   };
   if (document.readyState === 'loading') addListener('DOMContentLoaded', onReady, { once: true });
   else if (${whenAsked} || document.readyState === 'interactive') onReady();
-  else later();
+  else startSoon();
 }
 `;
 
@@ -184,10 +185,17 @@ const wapToParent = (message) => post({ wapUp: message, name: frameName });
 // rrweb takes its child frames' events from the handler it would have listened to the page's messages with.
 let fromChildren = null;
 const wapListen = (target, handler) => { if (target === window && !fromChildren) fromChildren = handler; };
-const module = { exports: {} }; const exports = module.exports; const define = undefined;
+// rrweb, run when the frame starts recording rather than at document_start: its module's own start-up (a few ms a
+// frame) comes after the page's load, as the snapshot does. Its code is compiled once a renderer (V8 keeps the
+// script compiled: the same text in the same world), so what each frame pays is running it.
+let rrweb = null;
+let mirror = null;
+const loadRrweb = () => {
+  const module = { exports: {} }; const exports = module.exports; const define = undefined;
 ${rrwebForExtension()}
-const rrweb = module.exports;
-const mirror = rrweb.record.mirror;
+  rrweb = module.exports;
+  mirror = rrweb.record.mirror;
+};
 // The frame whose rrweb records this document: this one, or the nearest ancestor of the same origin below the top
 // or below another origin (rrweb records same-origin frames from there).
 const recorderWindow = () => {
@@ -209,8 +217,9 @@ const sensitive = ${SENSITIVE};
 const maskInputOptions = {};
 for (const type of ${JSON.stringify(INPUT_TYPES)}) maskInputOptions[type] = true;
 let started = false;
-const start = () => {
-  if (started) return;
+// The snapshot and what later looks compare with it, taken in one task: a value a script set between the two would
+// be in neither.
+const record = () => {
   started = true;
   try {
     rrweb.record({
@@ -222,11 +231,31 @@ const start = () => {
       sampling: { mousemove: 50, scroll: 150 },
     });
   } catch (err) {}
-  // What the snapshot holds is what later looks compare with.
+  // A stylesheet added to the document from now on is known as rrweb records it, so rules a script inserts before
+  // the next look are compared with what the recording holds. (Not from document_start: before its recorder
+  // started, rrweb has numbered no node of the document, and the page's parse would feed this observer for nothing.)
+  new MutationObserver((records) => {
+    const r = recorderOf();
+    if (!r) return;
+    for (const change of records)
+      for (const node of change.addedNodes) if (node.nodeName === 'STYLE' || node.nodeName === 'LINK') r.onSeen('added', node);
+  }).observe(document, { childList: true, subtree: true });
   look();
-  // The page's first snapshot leaves at once: a page navigated away soon after (another site's page
-  // unloads in a process being swapped out, where a last message may be dropped) is still recorded.
-  flush();
+};
+// A start's three parts: rrweb's module, the snapshot, sending it. The page's first snapshot leaves at once: a page
+// navigated away soon after (another site's page unloads in a process being swapped out, where a last message may
+// be dropped) is still recorded.
+const parts = [() => { try { loadRrweb(); } catch (err) {} }, record, flush];
+let done = 0;
+const start = () => { while (done < parts.length) parts[done++](); };
+// A start the page's load asked for runs its parts in tasks of their own, so the page's own tasks (an input, its
+// scripts' work after load) run between them rather than after the whole.
+const startSoon = () => {
+  const next = () => {
+    if (done < parts.length) parts[done++]();
+    if (done < parts.length) setTimeout(next, 0);
+  };
+  setTimeout(next, 0);
 };
 // Stylesheets whose rules a script changed: what the replay holds of each (its rules and their text), and which
 // changed since. Compared when the script's task is done, in one go however many rules it inserted.
@@ -302,7 +331,7 @@ const checkout = () => {
 // root whose content rrweb has not numbered (\`shadow\`, on its host); a stylesheet's rules compared with what
 // the replay holds of them (\`sheet\`, on its owner), known from when rrweb recorded its owner (\`added\`).
 const onSeen = (kind, node) => {
-  if (!started || !node) return;
+  if (!started || !mirror || !node) return;
   if (kind === 'adopted') {
     if (mirror.getId(node) !== -1) checkout();
     return;
@@ -399,14 +428,6 @@ const look = () => {
     }
   }
 };
-// A stylesheet added to the document is known as rrweb records it, so rules a script inserts before the next look
-// are compared with what the recording holds.
-new MutationObserver((records) => {
-  const r = recorderOf();
-  if (!r) return;
-  for (const record of records)
-    for (const node of record.addedNodes) if (node.nodeName === 'STYLE' || node.nodeName === 'LINK') r.onSeen('added', node);
-}).observe(document, { childList: true, subtree: true });
 setInterval(() => { if (started) look(); }, ${PAGE_FLUSH_MS});
 ${policy}
 addListener('pagehide', () => { start(); look(); flush(); }, true);

@@ -1,7 +1,8 @@
 // The recorder extension (docs/sessions.md): written into each session
-// browser's user-data dir and loaded at launch. rrweb records every frame from
-// document_start in the extension's isolated world, and nothing runs in the
-// page's (extension-page.ts); the events
+// browser's user-data dir and loaded at launch. Its script is in every frame
+// from document_start, in the extension's isolated world, and rrweb records
+// from there once the frame starts (after load for a top document); nothing
+// runs in the page's world (extension-page.ts); the events
 // reach the extension's service worker and leave through the session's own
 // egress proxy, which alone answers the recording host (extension-worker.ts).
 import { createHash, randomBytes } from 'node:crypto';
