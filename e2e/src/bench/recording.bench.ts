@@ -40,6 +40,14 @@ const PAGES = Number(process.env.BENCH_WALK_PAGES ?? 50);
 const TURNS = Number(process.env.BENCH_WALK_TURNS ?? 15);
 const PAGES_A_TURN = 10;
 const quietLog = { info() {}, warn() {}, error() {}, debug() {} } as never;
+/**
+ * What a recorded browser runs (BENCH_RECORD_PARTS), to tell what each part costs: `all` (the default settings: the
+ * recorder extension, the network log, and the screencast while watched), `rrweb` (the extension alone), `network`
+ * (the network log and the screencast alone; no replay to time).
+ */
+const PARTS = process.env.BENCH_RECORD_PARTS ?? 'all';
+if (!['all', 'rrweb', 'network'].includes(PARTS))
+  throw new Error(`BENCH_RECORD_PARTS: all, rrweb or network, not ${PARTS}`);
 
 /** How a browser runs: not recorded; recorded (the default settings); recorded while a live view watches. */
 type Mode = 'off' | 'recorded' | 'watched';
@@ -80,7 +88,7 @@ async function walker(mode: Mode): Promise<Walker> {
     CHROMIUM,
     AllowList.parse('127.0.0.0/8'),
     browserFace(sessionSettings(undefined), chromiumVersion(CHROMIUM)),
-    { record },
+    { record: record && PARTS !== 'network' },
   );
   const chunks: { kind: string; body: Uint8Array }[] = [];
   /** A live view's ask for the latest frames, as the gateway's live view makes it. */
@@ -107,7 +115,7 @@ async function walker(mode: Mode): Promise<Walker> {
     const screencastIntervalMs = browserHostEnv.shape.SCREENCAST_INTERVAL.parse(
       process.env.SCREENCAST_INTERVAL || undefined,
     );
-    await launched.captureNetwork(recording, { bodies: false, screencastIntervalMs });
+    if (PARTS !== 'rrweb') await launched.captureNetwork(recording, { bodies: false, screencastIntervalMs });
   }
   // The live view asks as it opens and says it still watches every 10 s (the gateway's LIVE_WATCH_MS).
   if (mode === 'watched') ask?.();
@@ -213,7 +221,7 @@ async function main() {
     }
     const bytes = recorded.chunks.reduce((n, c) => n + c.body.length, 0);
     const perMinute = bytes / (recorded.walkingMs / 60_000);
-    const ttff = await timeToFirstFrame(recorded.chunks, site.article(0).title);
+    const ttff = PARTS === 'network' ? 0 : await timeToFirstFrame(recorded.chunks, site.article(0).title);
     const slower = quantile(ratios.recorded, 0.5) - 1;
     const slowerWatched = quantile(ratios.watched, 0.5) - 1;
     const ms = (v: number) => `${v.toFixed(0)} ms`;
