@@ -1,5 +1,6 @@
 // The recorder extension's scripts in each frame (docs/sessions.md,
-// "Recording"; why: docs/decisions/0018-recorder-forgery.md).
+// "Recording"; why: docs/decisions/0018-recorder-forgery.md; what each part
+// costs the page's load: docs/decisions/0034-recorder-off-the-page-load.md).
 //
 // rrweb runs in the extension's ISOLATED world, not in the page's: the main
 // world is the page's and its client's, and anything that runs there can be
