@@ -98,6 +98,84 @@ test('only what was parsed goes on, serialised anew: a repeated key is judged as
   });
 });
 
+test('hostile text: what goes on is the one reading the rules judged, written anew, the session last', () => {
+  const filter = new CdpFilter();
+  const forward = (text: string) => {
+    const verdict = filter.fromClient(text);
+    assert.equal(verdict.kind, 'forward', text);
+    return (verdict as { text: string }).text;
+  };
+  // Repeated keys, at the top and inside params: one of each goes on, the one JSON.parse kept and the rules judged.
+  assert.equal(
+    forward('{"id":1,"id":2,"method":"Page.enable","method":"Runtime.enable","sessionId":"A","sessionId":"B"}'),
+    '{"id":2,"method":"Runtime.enable","sessionId":"B"}',
+  );
+  assert.equal(
+    forward('{"id":3,"method":"Runtime.evaluate","params":{"expression":"1","expression":"2"}}'),
+    '{"id":3,"method":"Runtime.evaluate","params":{"expression":"2"}}',
+  );
+  assert.match(
+    answered(
+      filter.fromClient(
+        '{"id":4,"method":"Target.createTarget","params":{"url":"https://a.test/","url":"file:///etc/passwd"}}',
+      ),
+    ).error?.message ?? '',
+    /urlSchemeNotAllowed/,
+  );
+  // Escapes in a method, a key or a session id are read as JSON reads them, and written without them.
+  assert.match(
+    answered(filter.fromClient('{"id":5,"method":"Page.navig\\u0061te","params":{"url":"file:///etc/passwd"}}')).error
+      ?.message ?? '',
+    /urlSchemeNotAllowed/,
+  );
+  assert.equal(
+    forward('{"id":6,"method":"Runtime.evaluate","session\\u0049d":"S\\u0031","params":{"expression":"1"}}'),
+    '{"id":6,"method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"S1"}',
+  );
+  // Ids as JSON writes numbers: one integer, written plainly; past a safe integer, no command.
+  assert.equal(forward('{"id":1e3,"method":"Page.enable"}'), '{"id":1000,"method":"Page.enable"}');
+  assert.equal(forward('{"id":-0,"method":"Page.enable"}'), '{"id":0,"method":"Page.enable"}');
+  assert.equal(
+    forward('{"id":9007199254740991,"method":"Page.enable"}'),
+    '{"id":9007199254740991,"method":"Page.enable"}',
+  );
+  for (const text of [
+    '{"id":9007199254740992,"method":"Page.enable"}',
+    '{"id":1e400,"method":"Page.enable"}',
+    '{"id":123456789012345678901234567890,"method":"Page.enable"}',
+    // Not an object.
+    'null',
+    '7',
+    '"Page.enable"',
+    'true',
+    // Members the host does not take are dropped, but a message that is not one JSON value is no command.
+    '{"id":7,"method":"Page.enable"}\u0000{"id":8,"method":"Page.navigate"}',
+    '{"id":7,"method":"Page.enable"}\u0000',
+    '\ufeff{"id":7,"method":"Page.enable"}',
+    // A session id must be one Chromium could have given: no escapes it would read apart.
+    '{"id":7,"method":"Page.enable","sessionId":"S\\"}',
+    '{"id":7,"method":"Page.enable","sessionId":"S1\\",\\"x"}',
+    '{"id":7,"method":"Page.enable","sessionId":""}',
+  ])
+    assert.equal(filter.fromClient(text).kind, 'violation', text);
+  // Whatever the client's text held, what goes on is well-formed, and a prototype key is plain data.
+  const broken = forward(`{"id":9,"method":"Runtime.evaluate","params":{"expression":"'\uFFFD\\ud800'"}}`);
+  assert.equal(broken.isWellFormed(), true);
+  assert.deepEqual(JSON.parse(broken).params, { expression: "'\uFFFD\ud800'" });
+  const proto = forward(
+    '{"id":10,"method":"Runtime.evaluate","params":{"__proto__":{"url":"file:///"},"expression":"1"}}',
+  );
+  assert.equal(
+    proto,
+    '{"id":10,"method":"Runtime.evaluate","params":{"__proto__":{"url":"file:///"},"expression":"1"}}',
+  );
+  assert.match(
+    answered(filter.fromClient('{"id":11,"method":"Page.navigate","params":{"__proto__":{"url":"https://a.test/"}}}'))
+      .error?.message ?? '',
+    /urlSchemeNotAllowed/,
+  );
+});
+
 test('a refused command is answered by the host under its id and session; a browser close ends the session', () => {
   const refused: string[] = [];
   const filter = new CdpFilter({ refused: (method) => refused.push(method) });

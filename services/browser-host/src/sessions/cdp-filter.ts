@@ -25,16 +25,13 @@
 // own Captcha domain: the host answers those (captcha/cdp-domain.ts), told
 // the page target of the session the command came on.
 
+import { commandText, headId, headMethod, tailSession } from './cdp-message.js';
 import { EXTENSION, isObject, type Json, ruleFor } from './cdp-rules.js';
 
 export { type Rule, ruleFor } from './cdp-rules.js';
 
 const METHOD = /^[A-Za-z][A-Za-z0-9]*\.[A-Za-z][A-Za-z0-9]*$/;
 const SESSION_ID = /^[A-Za-z0-9]{1,64}$/;
-/** Chromium appends a flat session's id as the last member of what it sends. */
-const TAIL_SESSION = /,"sessionId":"([A-Za-z0-9]{1,64})"\}$/;
-const HEAD_METHOD = /^\{"method":"([A-Za-z0-9.]+)"/;
-const HEAD_ID = /^\{"id":(-?\d+),/;
 /** The host's own CDP domains: answered by the host, never sent to Chromium (captcha/cdp-domain.ts). */
 const HOST_DOMAIN = /^Captcha\./;
 
@@ -126,6 +123,15 @@ const READ_EVENTS = new Set([
   'ServiceWorker.workerVersionUpdated',
 ]);
 
+/** What the client sees of one of Chromium's messages (nothing when hidden), and what the host sends Chromium for it. */
+export interface FromBrowser {
+  toClient: string | undefined;
+  toBrowser: readonly string[];
+}
+
+const NOTHING: readonly string[] = Object.freeze([]);
+const DROP: FromBrowser = Object.freeze({ toClient: undefined, toBrowser: NOTHING });
+
 export interface FilterHooks {
   /** A command the rules refused (for the log). */
   refused?(method: string, reason: string): void;
@@ -185,12 +191,10 @@ export class CdpFilter {
     if (params !== undefined && !isObject(params)) return { violation: 'params must be an object' };
     if (sessionId !== undefined && (typeof sessionId !== 'string' || !SESSION_ID.test(sessionId)))
       return { violation: 'sessionId must be a session id' };
-    return {
-      id,
-      method,
-      ...(params !== undefined && { params }),
-      ...(sessionId !== undefined && { sessionId }),
-    };
+    const command: Command = { id, method };
+    if (params !== undefined) command.params = params;
+    if (sessionId !== undefined) command.sessionId = sessionId;
+    return command;
   }
 
   fromClient(text: string): ClientVerdict {
@@ -217,15 +221,8 @@ export class CdpFilter {
     if (rule.kind === 'close') return { kind: 'closeBrowser', text: answer(command, { result: {} }) };
     if (READ_RESULTS.has(command.method)) this.pending.set(`${command.sessionId ?? ''}|${command.id}`, command.method);
     const params = rule.kind === 'rewrite' ? rule.params : command.params;
-    return {
-      kind: 'forward',
-      text: JSON.stringify({
-        id: command.id,
-        method: command.method,
-        ...(params !== undefined && { params }),
-        ...(command.sessionId !== undefined && { sessionId: command.sessionId }),
-      }),
-    };
+    // What was parsed, serialised anew: no byte of the client's text reaches Chromium.
+    return { kind: 'forward', text: commandText(command.id, command.method, params, command.sessionId) };
   }
 
   /** What of the hidden the command names, if anything: a target, a context, a script, a call frame. */
@@ -238,15 +235,16 @@ export class CdpFilter {
     if (this.isHiddenTarget(p.targetId)) return 'target';
     if (p.sessionId !== undefined && this.hiddenSessions.has(String(p.sessionId))) return 'session';
     const scope = this.scope(command.sessionId);
-    for (const key of ['contextId', 'executionContextId'] as const)
-      if (p[key] !== undefined && !(typeof p[key] === 'number' && scope.contexts.has(p[key]))) return 'context';
+    const shownContext = (id: unknown) => id === undefined || (typeof id === 'number' && scope.contexts.has(id));
+    if (!shownContext(p.contextId) || !shownContext(p.executionContextId)) return 'context';
     if (p.uniqueContextId !== undefined && !scope.uniqueContexts.has(String(p.uniqueContextId))) return 'context';
     if (p.callFrameId !== undefined && !scope.callFrames.has(String(p.callFrameId))) return 'callFrame';
-    for (const scriptId of scriptIds(p)) if (!scope.scripts.has(scriptId)) return 'script';
-    for (const objectId of idsOf(p, 'objectId')) {
-      const context = contextOfObject(objectId);
-      if (context !== undefined && scope.hiddenContexts.has(context)) return 'object';
-    }
+    if (someValue(p, 'scriptId', (scriptId) => !scope.scripts.has(String(scriptId)))) return 'script';
+    const hiddenObject = (objectId: unknown) => {
+      const context = contextOfObject(String(objectId));
+      return context !== undefined && scope.hiddenContexts.has(context);
+    };
+    if (scope.hiddenContexts.size > 0 && someValue(p, 'objectId', hiddenObject)) return 'object';
     // Sent blindly while the host has not yet resumed a pause in hidden code, it would change what that code returns.
     if (command.method === 'Debugger.setReturnValue' && !scope.paused) return 'notPaused';
     if (command.method.startsWith('ServiceWorker.')) {
@@ -259,35 +257,36 @@ export class CdpFilter {
   }
 
   /** Chromium's message in: what the client sees of it (nothing when hidden), and what the host sends back. */
-  fromBrowser(text: string): { toClient: string | undefined; toBrowser: string[] } {
-    const pass = { toClient: text, toBrowser: [] as string[] };
-    const drop = { toClient: undefined, toBrowser: [] as string[] };
-    const sessionId = TAIL_SESSION.exec(text)?.[1];
-    if (sessionId !== undefined && this.hiddenSessions.has(sessionId)) return drop;
-    const id = HEAD_ID.exec(text)?.[1];
+  fromBrowser(text: string): FromBrowser {
+    const pass = { toClient: text, toBrowser: NOTHING };
+    const sessionId = tailSession(text);
+    if (sessionId !== undefined && this.hiddenSessions.has(sessionId)) return DROP;
+    const id = headId(text);
     if (id !== undefined) {
-      if (Number(id) < 0) return drop;
-      const method = this.pending.get(`${sessionId ?? ''}|${id}`);
+      if (id < 0) return DROP;
+      if (this.pending.size === 0) return pass;
+      const key = `${sessionId ?? ''}|${id}`;
+      const method = this.pending.get(key);
       if (method === undefined) return pass;
-      this.pending.delete(`${sessionId ?? ''}|${id}`);
+      this.pending.delete(key);
       return this.readResult(method, text, sessionId);
     }
-    const event = HEAD_METHOD.exec(text)?.[1];
+    const event = headMethod(text);
     if (event !== undefined && !READ_EVENTS.has(event)) return pass;
     // An event the filter reads, or a message of a shape it did not expect: read it whole.
     let message: Json;
     try {
       const value: unknown = JSON.parse(text);
-      if (!isObject(value)) return drop;
+      if (!isObject(value)) return DROP;
       message = value;
     } catch {
-      return drop;
+      return DROP;
     }
     const sid = typeof message.sessionId === 'string' ? message.sessionId : undefined;
-    if (sid !== undefined && this.hiddenSessions.has(sid)) return drop;
+    if (sid !== undefined && this.hiddenSessions.has(sid)) return DROP;
     if (typeof message.method !== 'string') {
       // A response whose head was not where Chromium puts it.
-      if (typeof message.id === 'number' && message.id < 0) return drop;
+      if (typeof message.id === 'number' && message.id < 0) return DROP;
       return pass;
     }
     const params = isObject(message.params) ? message.params : {};
@@ -312,14 +311,9 @@ export class CdpFilter {
     return hidden;
   }
 
-  private readEvent(
-    method: string,
-    params: Json,
-    sessionId: string | undefined,
-    text: string,
-  ): { toClient: string | undefined; toBrowser: string[] } {
-    const pass = { toClient: text, toBrowser: [] as string[] };
-    const drop = { toClient: undefined, toBrowser: [] as string[] };
+  private readEvent(method: string, params: Json, sessionId: string | undefined, text: string): FromBrowser {
+    const pass = { toClient: text, toBrowser: NOTHING };
+    const drop = DROP;
     const scope = this.scope(sessionId);
     switch (method) {
       case 'Target.targetCreated':
@@ -403,7 +397,7 @@ export class CdpFilter {
         for (const f of shown) if (typeof f.callFrameId === 'string') scope.callFrames.add(f.callFrameId);
         scope.paused = true;
         if (shown.length === frames.length) return pass;
-        return { toClient: rewriteParams(text, { ...params, callFrames: shown }, sessionId), toBrowser: [] };
+        return { toClient: rewriteParams(text, { ...params, callFrames: shown }, sessionId), toBrowser: NOTHING };
       }
       case 'Debugger.resumed':
         scope.paused = false;
@@ -421,32 +415,31 @@ export class CdpFilter {
         });
         if (shown.length === items.length) return pass;
         const key = method.endsWith('RegistrationUpdated') ? 'registrations' : 'versions';
-        return { toClient: rewriteParams(text, { ...params, [key]: shown }, sessionId), toBrowser: [] };
+        return { toClient: rewriteParams(text, { ...params, [key]: shown }, sessionId), toBrowser: NOTHING };
       }
     }
     return pass;
   }
 
-  private readResult(
-    method: string,
-    text: string,
-    sessionId: string | undefined,
-  ): { toClient: string | undefined; toBrowser: string[] } {
+  private readResult(method: string, text: string, sessionId: string | undefined): FromBrowser {
     let message: Json;
     try {
       const value: unknown = JSON.parse(text);
-      if (!isObject(value)) return { toClient: undefined, toBrowser: [] };
+      if (!isObject(value)) return DROP;
       message = value;
     } catch {
-      return { toClient: undefined, toBrowser: [] };
+      return DROP;
     }
     const result = isObject(message.result) ? message.result : undefined;
-    if (!result) return { toClient: text, toBrowser: [] };
+    if (!result) return { toClient: text, toBrowser: NOTHING };
     const scope = this.scope(sessionId);
     if (method === 'Target.getTargets' && Array.isArray(result.targetInfos)) {
       const shown = result.targetInfos.filter((info) => !this.hideIfExtension(info));
-      if (shown.length === result.targetInfos.length) return { toClient: text, toBrowser: [] };
-      return { toClient: JSON.stringify({ ...message, result: { ...result, targetInfos: shown } }), toBrowser: [] };
+      if (shown.length === result.targetInfos.length) return { toClient: text, toBrowser: NOTHING };
+      return {
+        toClient: JSON.stringify({ ...message, result: { ...result, targetInfos: shown } }),
+        toBrowser: NOTHING,
+      };
     }
     if (method === 'Page.createIsolatedWorld' && typeof result.executionContextId === 'number')
       scope.contexts.add(result.executionContextId);
@@ -465,7 +458,7 @@ export class CdpFilter {
           toBrowser: [this.own('Runtime.releaseObject', { objectId }, sessionId)],
         };
     }
-    return { toClient: text, toBrowser: [] };
+    return { toClient: text, toBrowser: NOTHING };
   }
 }
 
@@ -480,28 +473,24 @@ function answer(command: Command, body: { result: Json } | { error: { code: numb
 
 /** An event re-serialised with other params. */
 function rewriteParams(text: string, params: Json, sessionId: string | undefined): string {
-  const method = HEAD_METHOD.exec(text)?.[1] ?? (JSON.parse(text) as { method: string }).method;
+  const method = headMethod(text) ?? (JSON.parse(text) as { method: string }).method;
   return JSON.stringify({ method, params, ...(sessionId !== undefined && { sessionId }) });
 }
 
-/** Every scriptId a command's params name (the script, a location, a range's ends). */
-const scriptIds = (params: Json): string[] => idsOf(params, 'scriptId');
-
-/** Every value of `key` in a command's params, a few levels deep (a call's arguments, a location). */
-function idsOf(params: Json, key: string): string[] {
-  const out: string[] = [];
-  const visit = (value: unknown, depth: number) => {
-    if (depth > 3) return;
-    if (Array.isArray(value)) {
-      for (const v of value) visit(v, depth + 1);
-      return;
-    }
-    if (!isObject(value)) return;
-    for (const [name, v] of Object.entries(value)) {
-      if (name === key) out.push(String(v));
-      else if (typeof v === 'object' && v !== null) visit(v, depth + 1);
-    }
-  };
-  visit(params, 0);
-  return out;
+/**
+ * Whether some value of `key` in a command's params, a few levels deep (a
+ * script, a location, a range's ends, a call's arguments), is `bad`.
+ */
+function someValue(value: unknown, key: string, bad: (v: unknown) => boolean, depth = 0): boolean {
+  if (depth > 3 || typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) {
+    for (const v of value) if (someValue(v, key, bad, depth + 1)) return true;
+    return false;
+  }
+  for (const name in value) {
+    if (!Object.hasOwn(value, name)) continue;
+    const v = (value as Json)[name];
+    if (name === key ? bad(v) : someValue(v, key, bad, depth + 1)) return true;
+  }
+  return false;
 }

@@ -11,12 +11,15 @@
 // Chromium serialises every message with the flat session's id as its last
 // member, and the host serialises what it sends the same way (cdp-filter.ts
 // re-serialises each client command; puppeteer puts sessionId last), so the
-// session of a message is read from its tail without parsing the message.
+// session of a message is read from its tail without parsing the message
+// (cdp-message.ts). What the connections send in one turn of the event loop
+// goes to Chromium in one write.
 import type { Readable, Writable } from 'node:stream';
+import { tailSessionStart } from './cdp-message.js';
 
-const TAIL_SESSION = /,"sessionId":"([A-Za-z0-9]{1,64})"\}$/;
-const ATTACHED = /^\{"method":"Target\.attachedToTarget"/;
-const DETACHED = /^\{"method":"Target\.detachedFromTarget"/;
+const SESSION_MEMBER = ',"sessionId":"';
+const ATTACHED = '{"method":"Target.attachedToTarget"';
+const DETACHED = '{"method":"Target.detachedFromTarget"';
 
 /** One connection to the browser, shaped as puppeteer's ConnectionTransport. */
 export interface CdpChannel {
@@ -57,6 +60,8 @@ export class CdpHub {
   private nextId = 0;
   private chunks: Buffer[] = [];
   private paused = 0;
+  /** Writes towards Chromium are held until the end of this turn, then go in one. */
+  private corked = false;
   private ended = false;
   /** Opening one connection at a time: its attach's answer is known for its own. */
   private opening: Promise<unknown> = Promise.resolve();
@@ -132,17 +137,28 @@ export class CdpHub {
     });
   }
 
+  private readonly uncork = () => {
+    this.corked = false;
+    this.toBrowser.uncork();
+  };
+
   private write(message: string): void {
+    if (!this.corked) {
+      this.corked = true;
+      this.toBrowser.cork();
+      process.nextTick(this.uncork);
+    }
     this.toBrowser.write(`${message}\0`);
   }
 
   private fromChannel(channel: Channel, message: string): void {
-    const named = TAIL_SESSION.exec(message)?.[1];
-    if (named === undefined) {
+    const tail = tailSessionStart(message);
+    if (tail === -1) {
       if (!message.endsWith('}')) return;
-      this.write(`${message.slice(0, -1)},"sessionId":"${channel.browserSession}"}`);
+      this.write(`${message.slice(0, -1)}${SESSION_MEMBER}${channel.browserSession}"}`);
       return;
     }
+    const named = message.slice(tail + SESSION_MEMBER.length, -2);
     if (named === channel.browserSession || this.owners.get(named) === channel) {
       this.write(message);
       return;
@@ -164,8 +180,12 @@ export class CdpHub {
     let end = chunk.indexOf(0);
     while (end !== -1) {
       const head = chunk.subarray(start, end);
-      const whole = this.chunks.length > 0 ? Buffer.concat([...this.chunks, head]) : head;
-      this.chunks = [];
+      let whole = head;
+      if (this.chunks.length > 0) {
+        this.chunks.push(head);
+        whole = Buffer.concat(this.chunks);
+        this.chunks = [];
+      }
       this.route(whole.toString('utf8'));
       start = end + 1;
       end = chunk.indexOf(0, start);
@@ -174,16 +194,16 @@ export class CdpHub {
   }
 
   private route(message: string): void {
-    const tail = TAIL_SESSION.exec(message);
-    if (!tail) {
+    const tail = tailSessionStart(message);
+    if (tail === -1) {
       this.fromRoot(message);
       return;
     }
-    const sessionId = tail[1] as string;
+    const sessionId = message.slice(tail + SESSION_MEMBER.length, -2);
     const own = this.channels.get(sessionId);
     if (own) {
       // The connection's browser session is the connection itself: it sees no sessionId.
-      const text = `${message.slice(0, -tail[0].length)}}`;
+      const text = `${message.slice(0, tail)}}`;
       this.learn(own, text);
       deliver(own, text);
       return;
@@ -196,8 +216,8 @@ export class CdpHub {
 
   /** Sessions attached through a connection are its own; detached ones are no one's. */
   private learn(channel: Channel, message: string): void {
-    const attached = ATTACHED.test(message);
-    if (!attached && !DETACHED.test(message)) return;
+    const attached = message.startsWith(ATTACHED);
+    if (!attached && !message.startsWith(DETACHED)) return;
     const { params } = JSON.parse(message) as { params?: { sessionId?: unknown } };
     const child = params?.sessionId;
     if (typeof child !== 'string') return;

@@ -23,11 +23,17 @@
 // `Runtime.disable` is answered too. Everything else passes untouched.
 import { randomBytes } from 'node:crypto';
 import type { CdpChannel } from './cdp-hub.js';
+import { headId, headMethod } from './cdp-message.js';
 
 /** The ids of the shim's own commands: far above any a client reaches. */
 const OWN_IDS = 1_500_000_000;
-const HEAD_ID = /^\{"id":(\d+),/;
-const HEAD_METHOD = /^\{"method":"([A-Za-z0-9.]+)"/;
+/**
+ * The commands this reads, as every writer here spells them (JSON.stringify:
+ * the filter's and puppeteer's, no escapes in a method): every other command
+ * passes unparsed.
+ */
+const READ_COMMANDS =
+  /"method":"(?:Runtime\.enable|Runtime\.disable|Page\.addScriptToEvaluateOnNewDocument|Page\.createIsolatedWorld)"/;
 
 interface Message {
   id?: number;
@@ -150,6 +156,10 @@ export function quietRuntime(inner: CdpChannel): CdpChannel {
   };
 
   const fromClient = (text: string) => {
+    if (!READ_COMMANDS.test(text)) {
+      inner.send(text);
+      return;
+    }
     let message: Message;
     try {
       message = JSON.parse(text) as Message;
@@ -176,17 +186,17 @@ export function quietRuntime(inner: CdpChannel): CdpChannel {
   };
 
   const fromBrowser = (text: string) => {
-    const id = HEAD_ID.exec(text)?.[1];
+    const id = headId(text);
     if (id !== undefined) {
-      const own = waiting.get(Number(id));
+      const own = waiting.get(id);
       if (own) {
-        waiting.delete(Number(id));
+        waiting.delete(id);
         own.resolve(JSON.parse(text) as Message);
         return;
       }
-      const world = asked.get(Number(id));
+      const world = asked.get(id);
       if (world) {
-        asked.delete(Number(id));
+        asked.delete(id);
         const contextId = (JSON.parse(text) as Message).result?.executionContextId;
         if (typeof contextId === 'number' && sessions.get(world.sessionId)?.enabled)
           announce(world.sessionId, world.frameId, world.name, contextId);
@@ -194,7 +204,7 @@ export function quietRuntime(inner: CdpChannel): CdpChannel {
       outer.onmessage?.(text);
       return;
     }
-    const method = HEAD_METHOD.exec(text)?.[1];
+    const method = headMethod(text);
     if (method === 'Page.frameNavigated') {
       const { params, sessionId } = JSON.parse(text) as Message;
       const frameId = (params?.frame as { id?: unknown } | undefined)?.id;
