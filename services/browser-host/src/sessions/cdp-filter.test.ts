@@ -176,6 +176,32 @@ test('hostile text: what goes on is the one reading the rules judged, written an
   );
 });
 
+test("a client's text goes on as it came only where it reads alike to JSON.parse and Chromium", () => {
+  const filter = new CdpFilter();
+  const forward = (text: string) => (filter.fromClient(text) as { text: string }).text;
+  // Playwright writes as the host writes: its text goes on as it is.
+  const playwright =
+    '{"id":1,"method":"Runtime.evaluate","params":{"expression":"1 + \\"}\\"","returnByValue":true},"sessionId":"S1"}';
+  assert.equal(forward(playwright), playwright);
+  // Puppeteer puts the method first: written anew, as the host writes.
+  assert.equal(
+    forward('{"method":"Runtime.evaluate","params":{"expression":"1"},"id":2,"sessionId":"S1"}'),
+    '{"id":2,"method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"S1"}',
+  );
+  // A rewritten command never goes on as the client wrote it.
+  assert.equal(
+    forward('{"id":3,"method":"Browser.setDownloadBehavior","params":{"behavior":"allow","downloadPath":"/tmp"}}'),
+    '{"id":3,"method":"Browser.setDownloadBehavior","params":{"behavior":"deny"}}',
+  );
+  // A key twice deep in params: the one judged goes on, alone.
+  assert.equal(
+    forward(
+      '{"id":4,"method":"Input.dispatchDragEvent","params":{"type":"drop","data":{"items":[],"files":["/etc/passwd"],"files":[]}}}',
+    ),
+    '{"id":4,"method":"Input.dispatchDragEvent","params":{"type":"drop","data":{"items":[],"files":[]}}}',
+  );
+});
+
 test('a refused command is answered by the host under its id and session; a browser close ends the session', () => {
   const refused: string[] = [];
   const filter = new CdpFilter({ refused: (method) => refused.push(method) });

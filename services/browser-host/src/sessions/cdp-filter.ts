@@ -3,8 +3,10 @@
 // whole messages, never frames: each client message must be one JSON object
 // (an integer `id` of at least 0, a `Domain.method` name, optional `params`
 // object and `sessionId` string), and only what was parsed goes on to
-// Chromium, serialised anew. Anything else closes the connection: a byte
-// Chromium would read differently from us never reaches it.
+// Chromium: the client's own text where it is written as the host writes a
+// command and no reader could take another meaning from it (cdp-message.ts,
+// readsAsParsed), else serialised anew. Anything else closes the connection:
+// a byte Chromium would read differently from us never reaches it.
 //
 // Commands pass the host's rules (cdp-rules.ts): some refused, some rewritten.
 //
@@ -25,7 +27,7 @@
 // own Captcha domain: the host answers those (captcha/cdp-domain.ts), told
 // the page target of the session the command came on.
 
-import { commandText, headId, headMethod, tailSession } from './cdp-message.js';
+import { commandText, headId, headMethod, readsAsParsed, tailSession } from './cdp-message.js';
 import { EXTENSION, isObject, type Json, ruleFor } from './cdp-rules.js';
 
 export { type Rule, ruleFor } from './cdp-rules.js';
@@ -220,9 +222,14 @@ export class CdpFilter {
       return error({ code: -32000, message: `Refused by the browser host: ${rule.reason}` }, rule.reason);
     if (rule.kind === 'close') return { kind: 'closeBrowser', text: answer(command, { result: {} }) };
     if (READ_RESULTS.has(command.method)) this.pending.set(`${command.sessionId ?? ''}|${command.id}`, command.method);
-    const params = rule.kind === 'rewrite' ? rule.params : command.params;
-    // What was parsed, serialised anew: no byte of the client's text reaches Chromium.
-    return { kind: 'forward', text: commandText(command.id, command.method, params, command.sessionId) };
+    if (rule.kind === 'rewrite')
+      return { kind: 'forward', text: commandText(command.id, command.method, rule.params, command.sessionId) };
+    // The client's own text where Chromium must read it as JSON.parse did (cdp-message.ts), else written anew.
+    const same = readsAsParsed(text, command);
+    return {
+      kind: 'forward',
+      text: same ? text : commandText(command.id, command.method, command.params, command.sessionId),
+    };
   }
 
   /** What of the hidden the command names, if anything: a target, a context, a script, a call frame. */

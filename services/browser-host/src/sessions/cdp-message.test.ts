@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { commandText, headId, headMethod, tailSession, tailSessionStart } from './cdp-message.js';
+import { commandText, headId, headMethod, readsAsParsed, tailSession, tailSessionStart } from './cdp-message.js';
 
 // What the relay read with regular expressions until docs/decisions/0036: the scans must read exactly the same.
 const TAIL_SESSION = /,"sessionId":"([A-Za-z0-9]{1,64})"\}$/;
@@ -98,4 +98,90 @@ test('a command is written as JSON.stringify writes it, session last, and reads 
     assert.equal(text.isWellFormed(), true);
   }
   assert.equal(commandText(-0, 'Page.enable', undefined, undefined), '{"id":0,"method":"Page.enable"}');
+});
+
+/** The command JSON.parse reads from `text`, as the filter takes it. */
+function parsed(text: string): { id: number; method: string; params?: object; sessionId?: string } {
+  const { id, method, params, sessionId } = JSON.parse(text) as Record<string, unknown>;
+  return {
+    id: id as number,
+    method: method as string,
+    ...(params !== undefined && { params: params as object }),
+    ...(sessionId !== undefined && { sessionId: sessionId as string }),
+  };
+}
+
+test("a client's text goes on as it is only where no reader could read it as another command", () => {
+  const through = [
+    '{"id":1,"method":"Page.enable"}',
+    `{"id":2,"method":"Runtime.evaluate","params":{"expression":"1"},"sessionId":"${ID}"}`,
+    // Playwright's own writing: JSON.stringify of id, method, params, sessionId.
+    `{"id":3,"method":"Runtime.callFunctionOn","params":{"functionDeclaration":"(a) => a + \\"}\\\\\\"\\"","arguments":[{"value":{"a":[1,2,{"b":null}],"c":"\\u0000"}}],"returnByValue":true},"sessionId":"S1"}`,
+    '{"id":4,"method":"Page.navigate","params":{ "url" : "https://a.test/é\u{1F600}" , "referrer":"" }}',
+    '{"id":5,"method":"Target.setAutoAttach","params":{}}',
+    // A session named inside params is no session of the message's: the hub adds the connection's own at the end.
+    '{"id":7,"method":"Target.detachFromTarget","params":{"sessionId":"B"}}',
+    '{"id":6,"method":"X.y","params":{"a":{"a":{"a":{"a":1}}},"b":[[],[{}],{"a":1,"b":2}],"c":1e300,"d":-0.5e-3}}',
+  ];
+  for (const text of through) {
+    assert.equal(readsAsParsed(text, parsed(text)), true, text);
+    // What goes on means what commandText would have said.
+    const { id, method, params, sessionId } = parsed(text);
+    assert.deepEqual(JSON.parse(text), JSON.parse(commandText(id, method, params, sessionId)));
+  }
+  const rewritten = [
+    // A key twice, at any depth, or spelt with an escape: two readers could keep different ones.
+    '{"id":1,"method":"Page.navigate","params":{"url":"https://a.test/","url":"file:///etc/passwd"}}',
+    '{"id":1,"method":"X.y","params":{"a":{"b":1,"b":2}}}',
+    '{"id":1,"method":"X.y","params":{"a":[{"b":[{"c":1,"d":2,"c":3}]}]}}',
+    `{"id":1,"method":"X.y","params":{${Array.from({ length: 40 }, (_, i) => `"k${i % 39}":${i}`).join(',')}}}`,
+    '{"id":1,"method":"Page.navigate","params":{"u\\u0072l":"https://a.test/","url":"file:///x"}}',
+    '{"id":1,"method":"Page.navigate","params":{"\\u0075rl":"file:///x"}}',
+    // Members past the params, params twice, or members out of the host's order.
+    '{"id":1,"method":"X.y","params":{},"params":{"a":1}}',
+    '{"id":1,"method":"X.y","params":{"a":1},"x":2}',
+    `{"id":1,"method":"X.y","params":{"a":1},"x":2,"sessionId":"${ID}"}`,
+    `{"id":1,"method":"X.y","sessionId":"${ID}","params":{"a":1}}`,
+    `{"method":"X.y","id":1,"params":{"a":1},"sessionId":"${ID}"}`,
+    `{"id":1,"method":"X.y","sessionId":"A","sessionId":"${ID}"}`,
+    // Not written as the host writes: spaces between members, an id or a method spelt otherwise.
+    '{ "id":1,"method":"X.y"}',
+    '{"id":1,"method":"X.y" }',
+    '{"id":1e0,"method":"X.y"}',
+    '{"id":-0,"method":"X.y"}',
+    '{"id":1,"method":"X.\\u0079"}',
+    `{"id":1,"method":"X.y","sessionId":"${ID.slice(0, 31)}\\u0041"}`,
+    // Nested past what is read through.
+    `{"id":1,"method":"X.y","params":{"a":${'['.repeat(80)}${']'.repeat(80)}}}`,
+  ];
+  for (const text of rewritten) assert.equal(readsAsParsed(text, parsed(text)), false, text);
+});
+
+test('read through or written anew, the command JSON.parse read is the one that goes on', () => {
+  const parts = [
+    ['{"id":1,"method":"X.y"', '{"id":2,"method":"Page.navigate"', '{"method":"X.y","id":1'],
+    ['', ',"params":'],
+    ['{', '{ '],
+    ['"a":1', '"url":"file:///"', '"a":{"a":1,"a":2}', '"a":[1,{"b":"\\""}]', '"\\u0061":1', '"a":"}"'],
+    ['', ',"a":2', ',"b":3', ',"url":"https://a.test/"', ',"b":{}'],
+    ['}', ' }'],
+    ['', ',"x":1', ',"params":{"a":3}'],
+    ['}', `,"sessionId":"${ID}"}`, ',"sessionId":"S1"}'],
+  ];
+  let through = 0;
+  for (const text of strings(5, 5_000, parts)) {
+    let command: ReturnType<typeof parsed>;
+    try {
+      command = parsed(text);
+    } catch {
+      continue;
+    }
+    if (typeof command.params !== 'object') continue;
+    if (!readsAsParsed(text, command)) continue;
+    through++;
+    const { id, method, params, sessionId } = command;
+    assert.deepEqual(JSON.parse(text), JSON.parse(commandText(id, method, params, sessionId)), text);
+    assert.ok(!/"a":\{"a":1,"a":2\}|\\u0061/.test(text), `a repeated or escaped key went through: ${text}`);
+  }
+  assert.ok(through > 100, `${through} read through`);
 });

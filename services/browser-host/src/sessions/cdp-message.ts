@@ -84,3 +84,110 @@ export function commandText(id: number, method: string, params: object | undefin
       : `{"id":${id},"method":"${method}","params":${JSON.stringify(params)}`;
   return sessionId === undefined ? `${head}}` : `${head},"sessionId":"${sessionId}"}`;
 }
+
+const PARAMS_MEMBER = ',"params":';
+/** Deeper than this, the client's text is written anew rather than read through (Chromium's own limit is 300). */
+const MAX_DEPTH = 64;
+
+/**
+ * Whether a client's own text may go to Chromium in place of commandText's
+ * serialisation of the command parsed from it: when both readers, JSON.parse
+ * (which the filter judged) and Chromium's, must read it as that command. The
+ * text must already have parsed (JSON.parse: no comments, no stray bytes, no
+ * bad escapes), and be written as commandText writes it, id, method and
+ * session alike, but for the params object, which may be as the client wrote
+ * it so long as no object in it repeats a key or spells a key with an escape
+ * (where two readers could keep different ones). Anything else is written
+ * anew; this is only the cheaper road to the same bytes' meaning.
+ */
+export function readsAsParsed(
+  text: string,
+  command: { id: number; method: string; params?: object; sessionId?: string },
+): boolean {
+  const { id, method, sessionId } = command;
+  const head = `{"id":${id},"method":"${method}"`;
+  if (!text.startsWith(head)) return false;
+  let end = text.length - 1;
+  if (sessionId === undefined) {
+    if (text.charCodeAt(end) !== 0x7d) return false;
+  } else {
+    end = text.length - (SESSION_MEMBER.length + sessionId.length + 2);
+    if (end < head.length || !text.startsWith(`${SESSION_MEMBER}${sessionId}"}`, end)) return false;
+  }
+  if (command.params === undefined) return end === head.length;
+  if (!text.startsWith(PARAMS_MEMBER, head.length)) return false;
+  const from = head.length + PARAMS_MEMBER.length;
+  return text.charCodeAt(from) === 0x7b && valueEnd(text, from, 0) === end && text.isWellFormed();
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+function skipSpace(text: string, i: number): number {
+  while (isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Where the string opening at `i` ends (after its closing quote), in text JSON.parse accepted. */
+function stringEnd(text: string, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote === -1) return -1;
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/**
+ * Where the JSON value at `i` ends, in text JSON.parse accepted; -1 when an
+ * object in it repeats a key, spells one with an escape, or it nests too deep.
+ */
+function valueEnd(text: string, i: number, depth: number): number {
+  const c = text.charCodeAt(i);
+  if (c === 0x22) return stringEnd(text, i);
+  if (c !== 0x7b && c !== 0x5b) {
+    // A number, true, false or null: up to the next delimiter.
+    while (i < text.length) {
+      const d = text.charCodeAt(i);
+      if (d === 0x2c || d === 0x7d || d === 0x5d || isSpace(d)) break;
+      i++;
+    }
+    return i;
+  }
+  if (depth >= MAX_DEPTH) return -1;
+  const object = c === 0x7b;
+  const close = object ? 0x7d : 0x5d;
+  let keys: string[] | Set<string> | undefined;
+  i = skipSpace(text, i + 1);
+  if (text.charCodeAt(i) === close) return i + 1;
+  for (;;) {
+    if (object) {
+      const keyEnd = stringEnd(text, i);
+      if (keyEnd === -1) return -1;
+      const key = text.slice(i + 1, keyEnd - 1);
+      if (key.includes('\\')) return -1;
+      if (keys === undefined) keys = [key];
+      else if (Array.isArray(keys)) {
+        if (keys.includes(key)) return -1;
+        keys.push(key);
+        // Many keys: a set, so a long object costs its length, not its square.
+        if (keys.length > 16) keys = new Set(keys);
+      } else {
+        if (keys.has(key)) return -1;
+        keys.add(key);
+      }
+      i = skipSpace(text, keyEnd);
+      if (text.charCodeAt(i) !== 0x3a) return -1;
+      i = skipSpace(text, i + 1);
+    }
+    i = valueEnd(text, i, depth + 1);
+    if (i === -1) return -1;
+    i = skipSpace(text, i);
+    const next = text.charCodeAt(i);
+    if (next === close) return i + 1;
+    if (next !== 0x2c) return -1;
+    i = skipSpace(text, i + 1);
+  }
+}

@@ -3,8 +3,9 @@
 // single-use ticket is joined to that session's Chromium, as a connection of
 // its own on the browser's pipe (cdp-hub.ts). The host ends the client's
 // WebSocket itself: it reads the client's messages whole, passes each through
-// the host's rules (cdp-filter.ts) and sends Chromium only what it parsed,
-// anew; Chromium's messages go back less what the filter hides. Nothing of the
+// the host's rules (cdp-filter.ts) and sends Chromium only what it parsed
+// (the client's text where both readers read it alike, else written anew);
+// Chromium's messages go back less what the filter hides. Nothing of the
 // client's request reaches Chromium: not its handshake, nor Authorization,
 // Cookie or Origin, nor any frame as the client framed it.
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
