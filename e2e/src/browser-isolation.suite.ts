@@ -95,6 +95,23 @@ describe('the CDP endpoint under attack', () => {
     third.sendFrame(JSON.stringify(navigate(4)), { opcode: 0x2 });
     await third.closed;
     assert.equal(third.closeCode, 1003);
+    // Bytes that are no UTF-8 inside the URL: no text at all, closed before anything reads it.
+    const fourth = await RawWebSocket.open((await open(apiKey, `?session=${sessionId}`)).url);
+    const [head, tail] = JSON.stringify(navigate(5)).split('passwd');
+    fourth.sendFrame(
+      Buffer.concat([Buffer.from(`${head}passwd`), Buffer.from([0xff, 0xc0, 0x80]), Buffer.from(tail ?? '')]),
+    );
+    await fourth.closed;
+    assert.equal(fourth.closeCode, 1007, 'closed as invalid text');
+    // Text two readers could read apart: a key twice, a method spelt with an escape. What goes on is what was judged.
+    const fifth = await RawWebSocket.open((await open(apiKey, `?session=${sessionId}`)).url);
+    fifth.sendFrame(
+      '{"id":6,"method":"Target.createTarget","params":{"url":"file:///etc/passwd","url":"about:blank"}}',
+    );
+    assert.ok((await fifth.answer(6))?.result, 'the about:blank JSON.parse read is created');
+    fifth.sendFrame('{"id":7,"method":"Target.create\\u0054arget","params":{"url":"file:///etc/passwd"}}');
+    assert.match((await fifth.answer(7))?.error?.message ?? '', /urlSchemeNotAllowed/);
+    fifth.end();
     // Chromium ran none of them: no target shows a file.
     const browser = await puppeteer.connect({
       browserWSEndpoint: (await open(apiKey, `?session=${sessionId}`)).url,
