@@ -15,7 +15,7 @@ import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
 import { call } from './api.js';
 import { auth, type ConnectSite, startConnectSite, workspaces } from './connect-fixtures.js';
-import { sessionChromium } from './session-chromium.js';
+import { hostChromiums, sessionChromium } from './session-chromium.js';
 
 let fleet: Fleet;
 let site: ConnectSite;
@@ -137,6 +137,30 @@ describe('a session whose browser, client, host or recorder fails', () => {
       });
     } finally {
       await ledger.end();
+    }
+  });
+
+  test("connects refused over the plan's limit spend no browser: the warm one waits for the next session", async () => {
+    const { apiKey } = await workspace('free');
+    const host = fleet.pid('browser-host') as number;
+    const first = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    const second = await puppeteer.connect({ browserWSEndpoint: `${wsBase()}/connect`, headers: auth(apiKey) });
+    try {
+      // Two sessions' browsers and one warm.
+      await until('the pool refilled', async () => hostChromiums(host).length === 3);
+      const before = hostChromiums(host);
+      // Each refused connect took the warm browser while the ledger answered, and gave it back.
+      for (let i = 0; i < 5; i++) {
+        const refused = await call(fleet.gatewayUrl, 'GET', '/connect/json/version', { key: apiKey });
+        assert.equal(refused.status, 429);
+      }
+      await first.close();
+      // The first session's browser goes; the warm one stays, and none was launched for the refused connects.
+      await until('the first browser gone', async () => hostChromiums(host).length === 2);
+      const after = hostChromiums(host);
+      assert.equal(after.filter((pid) => before.includes(pid)).length, 2, "the second session's and the warm one");
+    } finally {
+      await second.close();
     }
   });
 

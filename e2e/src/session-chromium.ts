@@ -33,3 +33,24 @@ export function ancestorWith(pid: number, part: string): number | undefined {
   for (let at = parentOf(pid); at > 1; at = parentOf(at)) if (argsOf(at).some((a) => a.includes(part))) return at;
   return undefined;
 }
+
+/** The browser processes (not renderers or helpers) a browser host started: its sessions' and its warm ones. */
+export function hostChromiums(hostPid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const args = argsOf(pid);
+      if (!/\/chromium$/.test(args[0] ?? '') || args.some((a) => a.startsWith('--type='))) continue;
+      for (let at = parentOf(pid); at > 1; at = parentOf(at))
+        if (at === hostPid) {
+          out.push(pid);
+          break;
+        }
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  return out.sort((a, b) => a - b);
+}

@@ -177,6 +177,36 @@ export class SessionManager {
   }
 
   /**
+   * A warm browser for a session of `settings`, taken now, when the face is the
+   * default one and one is warm; undefined otherwise (its browser comes after
+   * the slot and the hold, as a launch does: a connect refused costs no launch).
+   */
+  private takeWarm(settings: SessionSettings): Promise<SessionBrowser> | undefined {
+    const next =
+      this.warm.length > 0 && this.face(settings).key === this.defaultFace.key ? this.warm.shift() : undefined;
+    if (!next) return undefined;
+    // Not refilled yet: a connect refused gives it back (giveBack), and no launch was spent on it.
+    const taken = next.then(
+      (ready) => (ready.browser.connected ? ready : ready.close().then(() => this.browser(settings))),
+      () => this.browser(settings),
+    );
+    // Awaited only once the slot and the hold are granted: a failed launch meanwhile is no unhandled rejection.
+    taken.catch(() => undefined);
+    return taken;
+  }
+
+  /** A warm browser taken for a session that was then refused goes back, unused: no client ever saw it. */
+  private giveBack(taken: Promise<SessionBrowser> | undefined): void {
+    void taken?.then(
+      (b) => {
+        if (!this.stopped && b.browser.connected) this.warm.unshift(Promise.resolve(b));
+        else void b.close().catch(() => undefined);
+      },
+      () => undefined,
+    );
+  }
+
+  /**
    * A new session for the workspace: a browser slot (429 concurrency_limit at
    * once over the plan's limit), a hold for its first minutes (402 when the
    * credit cannot cover it), a browser, and a ticket to connect with.
@@ -196,12 +226,20 @@ export class SessionManager {
     let settings: SessionSettings = sessionSettings(options);
     // An agent run's session holds its slot under the run, as the agent service took it at submit: one lease.
     const agentRun = task?.kind === 'agent' && task.runId ? task.runId : undefined;
-    const lease = await SlotLease.acquire(ledger, {
-      workspaceId,
-      holder: agentRun ? `agent:${agentRun}` : `session:${id}`,
-      wait: false,
-      onRenewFailed: (err) => this.settings.log.warn({ err, sessionId: id }, 'session slot renewal failed'),
-    });
+    // Its warm browser is readied while the ledger grants the slot and the hold, not after them.
+    const warm = settings.profileId ? undefined : this.takeWarm(this.placed(settings, options));
+    let lease: SlotLease;
+    try {
+      lease = await SlotLease.acquire(ledger, {
+        workspaceId,
+        holder: agentRun ? `agent:${agentRun}` : `session:${id}`,
+        wait: false,
+        onRenewFailed: (err) => this.settings.log.warn({ err, sessionId: id }, 'session slot renewal failed'),
+      });
+    } catch (err) {
+      this.giveBack(warm);
+      throw err;
+    }
     let hold: MeteredHold | undefined;
     let profile: Attached | undefined;
     let launched = false;
@@ -222,7 +260,9 @@ export class SessionManager {
         profile = await profiles.attach(workspaceId, settings.profileId, { sessionId: id, host: this.host });
       }
       settings = this.placed(settings, options, profile?.exit);
-      const sessionBrowser = await this.browser(settings, profile);
+      // The warm browser is this session's now: the pool launches the next.
+      if (warm) this.refill();
+      const sessionBrowser = await (warm ?? this.browser(settings, profile));
       launched = true;
       const { store, log } = this.settings;
       const session = new Session(id, workspaceId, settings, sessionBrowser, lease, hold, log, {
@@ -272,6 +312,7 @@ export class SessionManager {
     } catch (err) {
       // A browser launched lets the profile go when it closes; one that never launched, here.
       if (profile && !launched) await profile.release(undefined).catch(() => undefined);
+      if (!launched) this.giveBack(warm);
       await hold?.close().catch(() => undefined);
       await lease.release().catch(() => undefined);
       throw err;
