@@ -11,20 +11,26 @@ const parentOf = (pid: number) => {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 };
 
-/** The browser process (not a renderer or helper) of the session opened with `viewportWidth`; undefined while none. */
-export function sessionChromium(viewportWidth: number): number | undefined {
+/** Every Chromium browser process on the machine (not a renderer or helper), with its command line. */
+function* chromiums(): Generator<{ pid: number; args: string[] }> {
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
+    let args: string[];
     try {
-      const args = argsOf(pid);
-      // Chromium itself: not Debian's launcher script, nor the wall or the user switch it runs under.
-      if (!/\/chromium$/.test(args[0] ?? '') || args.some((a) => a.startsWith('--type='))) continue;
-      if (args.some((a) => a.startsWith(`--window-size=${viewportWidth},`))) return pid;
+      args = argsOf(pid);
     } catch {
-      // gone between the listing and the read
+      continue; // gone between the listing and the read
     }
+    // Chromium itself: not Debian's launcher script, nor the wall or the user switch it runs under.
+    if (/\/chromium$/.test(args[0] ?? '') && !args.some((a) => a.startsWith('--type='))) yield { pid, args };
   }
+}
+
+/** The browser process (not a renderer or helper) of the session opened with `viewportWidth`; undefined while none. */
+export function sessionChromium(viewportWidth: number): number | undefined {
+  for (const { pid, args } of chromiums())
+    if (args.some((a) => a.startsWith(`--window-size=${viewportWidth},`))) return pid;
   return undefined;
 }
 
@@ -34,23 +40,19 @@ export function ancestorWith(pid: number, part: string): number | undefined {
   return undefined;
 }
 
+/** Whether `pid` descends from `ancestor`; false once either is gone. */
+function descendsFrom(pid: number, ancestor: number): boolean {
+  try {
+    for (let at = parentOf(pid); at > 1; at = parentOf(at)) if (at === ancestor) return true;
+  } catch {
+    // gone meanwhile
+  }
+  return false;
+}
+
 /** The browser processes (not renderers or helpers) a browser host started: its sessions' and its warm ones. */
 export function hostChromiums(hostPid: number): number[] {
   const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const args = argsOf(pid);
-      if (!/\/chromium$/.test(args[0] ?? '') || args.some((a) => a.startsWith('--type='))) continue;
-      for (let at = parentOf(pid); at > 1; at = parentOf(at))
-        if (at === hostPid) {
-          out.push(pid);
-          break;
-        }
-    } catch {
-      // gone between the listing and the read
-    }
-  }
+  for (const { pid } of chromiums()) if (descendsFrom(pid, hostPid)) out.push(pid);
   return out.sort((a, b) => a - b);
 }
