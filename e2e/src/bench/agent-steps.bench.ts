@@ -14,6 +14,7 @@ import { startBenchFleet } from '@wap/testkit';
 import { type ModelRequest, startFakeOpenAi } from '@wap/testsite';
 import { startTaskSite, tasks } from '../agent-tasks/index.js';
 import { type AgentEvent, agentApi, allEvents, percentile, submitLatency } from '../agent-tasks/runner.js';
+import { cpuMeter, formatCpu } from './cpu.js';
 
 const RUNS = Number(process.env.AGENT_STEPS_RUNS ?? 6);
 const MAX_STEPS = Number(process.env.AGENT_STEPS_MAX_STEPS ?? 12);
@@ -110,12 +111,16 @@ async function main() {
     }
     await api.cancel(read.id);
     const floor = spread(reads);
+    const meter = cpuMeter();
     const burst = await submitLatency(api, probe, SUBMITS);
+    const burstCpu = meter();
     console.log(`\nPOST /v1/agent one at a time (30): p50 ${alone.p50} ms, p99 ${alone.p99} ms`);
     console.log(`GET /v1/agent/{id} one at a time (30): p50 ${floor.p50} ms, p99 ${floor.p99} ms`);
     console.log(
       `POST /v1/agent, ${SUBMITS} at once: p50 ${burst.p50} ms, p99 ${burst.p99} ms, max ${burst.max} ms; accepted ${burst.accepted}`,
     );
+    // The submits, their cancels and the runs they woke: the burst's CPU by process, per submit.
+    console.log(`CPU during the burst: ${formatCpu(burstCpu)}`);
     console.log(
       JSON.stringify({
         bench: 'agent-steps',
@@ -125,6 +130,9 @@ async function main() {
         submitAloneMs: alone,
         readAloneMs: floor,
         submitBurstMs: burst,
+        burstCpuMsPerSubmit: Object.fromEntries(
+          Object.entries(burstCpu).map(([k, v]) => [k, Math.round((v * 1000 * 10) / SUBMITS) / 10]),
+        ),
       }),
     );
     if (burst.accepted < SUBMITS || timings.length === 0) process.exitCode = 1;
