@@ -43,6 +43,7 @@ import {
   type Pod,
   pods,
   RELEASE,
+  serviceDiagnosis,
 } from './kube.js';
 
 const CHART = 'charts/web-access';
@@ -489,7 +490,9 @@ describe('the chart on a real cluster', () => {
       'the site to answer through its Service',
       async () => (await fetch(site).catch(() => undefined))?.ok ?? false,
       120_000,
-    );
+    ).catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await serviceDiagnosis('test-site', 8080, '/p/0')}`);
+    });
     const usageBefore = await pageLoads();
     const started = await call<{ id: string }>(gateway, 'POST', '/v1/crawl', {
       key,

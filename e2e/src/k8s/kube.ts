@@ -74,6 +74,39 @@ export async function clusterIp(service: string): Promise<string> {
   return (await kubectl('get', 'service', service, '-o', 'jsonpath={.spec.clusterIP}')).trim();
 }
 
+/**
+ * Why a Service does not answer from the node, for a failure's message: its endpoints and whether
+ * they are ready, whether its pods answer at their own addresses, and kube-proxy's NAT and filter
+ * rules that name it (nf_tables, where cluster.sh has kube-proxy write; a "has no endpoints" REJECT
+ * left behind is the cause decision 0030 found once).
+ */
+export async function serviceDiagnosis(service: string, port: number, path: string): Promise<string> {
+  const lines: string[] = [];
+  const attempt = async (what: string, fn: () => Promise<string>) => {
+    lines.push(`${what}: ${await fn().catch((err: Error) => `(failed: ${err.message.split('\n')[0]})`)}`);
+  };
+  type Slices = { items: { endpoints?: { addresses: string[]; conditions?: { ready?: boolean } }[] }[] };
+  let addresses: string[] = [];
+  await attempt('endpoints', async () => {
+    const slices = await json<Slices>('get', 'endpointslices', '-l', `kubernetes.io/service-name=${service}`);
+    const endpoints = slices.items.flatMap((s) => s.endpoints ?? []);
+    addresses = endpoints.flatMap((e) => e.addresses);
+    return JSON.stringify(endpoints.map((e) => ({ addresses: e.addresses, ready: e.conditions?.ready })));
+  });
+  for (const address of addresses)
+    await attempt(`pod ${address}:${port}${path} directly`, async () => {
+      const res = await fetch(`http://${address}:${port}${path}`, { signal: AbortSignal.timeout(5_000) });
+      return String(res.status);
+    });
+  for (const table of ['nat', 'filter'])
+    await attempt(`kube-proxy's ${table} rules naming it`, async () => {
+      const { stdout } = await run('iptables-nft-save', ['-t', table], { maxBuffer: 32 << 20 });
+      const named = stdout.split('\n').filter((l) => l.includes(`${NAMESPACE}/${service}`));
+      return named.length === 0 ? 'none' : `\n  ${named.join('\n  ')}`;
+    });
+  return lines.join('\n');
+}
+
 /** The gateway's admin command in one of its pods (workspaces, keys). */
 export async function gatewayAdmin<T>(...args: string[]): Promise<T> {
   const out = await kubectl(
