@@ -15,9 +15,8 @@
 // (cdp-message.ts). What the connections send in one turn of the event loop
 // goes to Chromium in one write.
 import type { Readable, Writable } from 'node:stream';
-import { tailSessionStart } from './cdp-message.js';
+import { SESSION_MEMBER, sessionAt, tailSessionStart } from './cdp-message.js';
 
-const SESSION_MEMBER = ',"sessionId":"';
 const ATTACHED = '{"method":"Target.attachedToTarget"';
 const DETACHED = '{"method":"Target.detachedFromTarget"';
 
@@ -158,7 +157,7 @@ export class CdpHub {
       this.write(`${message.slice(0, -1)}${SESSION_MEMBER}${channel.browserSession}"}`);
       return;
     }
-    const named = message.slice(tail + SESSION_MEMBER.length, -2);
+    const named = sessionAt(message, tail);
     if (named === channel.browserSession || this.owners.get(named) === channel) {
       this.write(message);
       return;
@@ -199,7 +198,7 @@ export class CdpHub {
       this.fromRoot(message);
       return;
     }
-    const sessionId = message.slice(tail + SESSION_MEMBER.length, -2);
+    const sessionId = sessionAt(message, tail);
     const own = this.channels.get(sessionId);
     if (own) {
       // The connection's browser session is the connection itself: it sees no sessionId.

@@ -9,7 +9,8 @@
 // a few dozen characters, whatever its length; what does not have that shape
 // reads as having none, and its reader parses it whole.
 
-const SESSION_MEMBER = ',"sessionId":"';
+/** How a flat session's id is written as a message's last member. */
+export const SESSION_MEMBER = ',"sessionId":"';
 const ID_HEAD = '{"id":';
 const METHOD_HEAD = '{"method":"';
 /** Chromium's session ids are 32 hex digits; the hub accepts what its clients may name (cdp-filter.ts). */
@@ -37,10 +38,13 @@ export function tailSessionStart(text: string): number {
   return member >= 0 && text.startsWith(SESSION_MEMBER, member) ? member : -1;
 }
 
+/** The session id of the trailing member that begins at `member` (as `tailSessionStart` found it). */
+export const sessionAt = (text: string, member: number): string => text.slice(member + SESSION_MEMBER.length, -2);
+
 /** The session id `text` ends with, as `tailSessionStart` finds it. */
 export function tailSession(text: string): string | undefined {
   const member = tailSessionStart(text);
-  return member === -1 ? undefined : text.slice(member + SESSION_MEMBER.length, -2);
+  return member === -1 ? undefined : sessionAt(text, member);
 }
 
 /** The id an answer begins with (`{"id":-12,` or `{"id":7,`), or undefined when it does not begin so. */
